@@ -1,0 +1,218 @@
+//===- HandleRegistry.h - Operation handles that survive rewrites -*- C++ -*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A HandleRegistry maps live `Operation *`s to handle records. A handle
+// (`OpHandle`) is either live (it refers to an existing op: the original or
+// its replacement), erased, or invalidated; it is never a dangling pointer.
+//
+// Invariant: after every notification the registry holds no address of an op
+// that no longer exists, so an address reused by the allocator can never be
+// mistaken for an old op (no ABA).
+//
+// Records are indexed by their *scope*: the nearest proper ancestor that is
+// isolated from above, or the top-level op. Pass anchors are always scopes,
+// so the handles under an anchor are found from the registry alone, without
+// touching IR that another thread may be rewriting.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_HANDLEREGISTRY_H
+#define MLIR_TRACKING_HANDLEREGISTRY_H
+
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+class Operation;
+class Block;
+
+namespace tracking {
+
+/// The state of a handle, as described in the handle contract.
+enum class HandleState {
+  /// The handle refers to an existing op.
+  Live,
+  /// The op was erased, or replaced by values without an acceptable
+  /// replacement op.
+  Erased,
+  /// A pass that does not report its rewrites ran over an ancestor.
+  Invalidated,
+};
+
+/// Returns "live", "erased" or "invalidated".
+llvm::StringRef stringifyHandleState(HandleState state);
+
+/// One thing that happened to a tracked op. Strings are captured when the
+/// event happens, so an event stays printable after its op is gone.
+struct TrackingEvent {
+  enum class Kind { Replaced, Erased, Invalidated, Moved };
+  Kind kind;
+  /// The op as last seen: "arith.addi at loc(...)".
+  std::string op;
+  /// For Replaced: the replacement op, same format as `op`.
+  std::string replacement;
+  /// The pass that was running ("" outside a pass) and its anchor
+  /// ("func.func @f").
+  std::string pass;
+  std::string anchor;
+  /// The pattern that was being applied, when known.
+  std::string pattern;
+  /// Why: "no replacement op ...", "pass is not precise", "merged with ...".
+  std::string reason;
+  /// The handle record this event happened to; only used to group events
+  /// (for example by the tool's --debug-tracking), never dereferenced.
+  const void *recordKey = nullptr;
+  /// The pass instance and anchor op that produced the event (keys only).
+  const void *passKey = nullptr;
+  const void *anchorKey = nullptr;
+
+  /// One line: "erased (pattern: X) in canonicalize on func.func @f".
+  std::string str() const;
+};
+
+namespace detail {
+struct HandleRecord;
+struct RegistryImpl;
+} // namespace detail
+
+/// A shared, copyable reference to a tracked op. Cheap to copy; the record is
+/// dropped from the registry when the last handle to it goes away.
+class OpHandle {
+public:
+  OpHandle() = default;
+
+  /// Returns the op if the handle is live, nullptr otherwise.
+  Operation *get() const;
+  HandleState getState() const;
+  bool isLive() const { return getState() == HandleState::Live; }
+  explicit operator bool() const { return record != nullptr; }
+
+  /// The op's name and location as last seen (at creation or replacement).
+  std::string getLastName() const;
+  std::string getLastLocation() const;
+  /// Every event of this handle, oldest first (bounded).
+  std::vector<TrackingEvent> getHistory() const;
+  /// A sentence for an error: what the handle was, and what happened to it.
+  std::string describe() const;
+
+  /// Handles are equal when they refer to the same op (or, once not live, are
+  /// the same handle). A handle that followed a replacement onto an op that
+  /// had a handle of its own is equal to that handle from then on.
+  bool operator==(const OpHandle &other) const;
+  bool operator!=(const OpHandle &other) const { return !(*this == other); }
+  /// A hash consistent with operator==.
+  size_t hash() const;
+  /// A key identifying the handle record (stable across merges: the key of
+  /// the record this one was merged into).
+  const void *getKey() const;
+
+private:
+  friend struct detail::RegistryImpl;
+  friend class HandleRegistry;
+  explicit OpHandle(std::shared_ptr<detail::HandleRecord> record)
+      : record(std::move(record)) {}
+  std::shared_ptr<detail::HandleRecord> record;
+};
+
+/// Owns the tracking state for one MLIRContext. Thread-safe: every member may
+/// be called from several threads at once.
+class HandleRegistry {
+public:
+  /// Creates the registry of `context`. At most one registry per context may
+  /// exist; it must be destroyed before the context.
+  explicit HandleRegistry(MLIRContext *context);
+  /// Ends tracking: live handles become erased ("tracking ended").
+  ~HandleRegistry();
+  HandleRegistry(const HandleRegistry &) = delete;
+  HandleRegistry &operator=(const HandleRegistry &) = delete;
+
+  /// Returns the registry of `context`, or nullptr.
+  static HandleRegistry *lookup(MLIRContext *context);
+
+  MLIRContext *getContext() const { return context; }
+
+  /// Returns the handle of `op`, creating one if needed. Must not be called
+  /// while a pass is rewriting the IR that contains `op`.
+  OpHandle getHandle(Operation *op);
+  /// Returns the handle of `op` if one exists, an empty handle otherwise.
+  OpHandle lookupHandle(Operation *op) const;
+  /// Returns true if `op` has a handle. Cheap: a listener checks this before
+  /// doing any work for a notification.
+  bool isTracked(Operation *op) const;
+  /// Number of ops that currently have a live handle.
+  size_t getNumTrackedOps() const;
+  /// Calls `fn` with every op that currently has a live handle.
+  void forEachTrackedOp(llvm::function_ref<void(Operation *)> fn) const;
+
+  //===--------------------------------------------------------------------===//
+  // Notifications (from TrackingListener and the pass instrumentation).
+  //===--------------------------------------------------------------------===//
+
+  /// Where an event comes from, for the history.
+  struct EventSource {
+    std::string pass;
+    std::string anchor;
+    std::string pattern;
+    const void *passKey = nullptr;
+    const void *anchorKey = nullptr;
+  };
+
+  /// Fires when `op` was replaced and `replacement` (found by the listener's
+  /// rules) takes its place. The handle of `op` follows it.
+  void notifyOperationReplaced(Operation *op, Operation *replacement,
+                               const EventSource &source);
+  /// Fires when `op` is about to be erased, or was replaced without an
+  /// acceptable replacement op (`reason` says which).
+  void notifyOperationErased(Operation *op, const EventSource &source,
+                             llvm::StringRef reason);
+  /// Fires after `op` was moved or inserted. `oldScope` is the op that was
+  /// the scope of `op`'s body before the move (see `getBodyScope`), or
+  /// nullptr if `op` had no parent.
+  void notifyOperationMoved(Operation *op, Operation *oldScope);
+  /// Fires after `block` moved between regions; `oldScope` as above for the
+  /// region it left.
+  void notifyBlockMoved(Block *block, Operation *oldScope);
+
+  /// The scope that ops nested directly in `op`'s regions belong to: `op`
+  /// itself if it is isolated from above or top-level, else `op`'s scope.
+  static Operation *getBodyScope(Operation *op);
+
+  /// Takes every record strictly nested in `anchor` out of the address map
+  /// (before a pass that does not report its rewrites runs on `anchor`), and
+  /// returns a token for `invalidateDetached`.
+  using DetachedRecords =
+      std::vector<std::shared_ptr<detail::HandleRecord>>;
+  DetachedRecords detachNestedRecords(Operation *anchor);
+  /// Marks the detached records invalidated (after that pass ran). The
+  /// caller destroys `records` afterwards, outside any registry call.
+  void invalidateDetached(DetachedRecords &records, const EventSource &source,
+                          llvm::StringRef reason);
+
+  /// Installs a callback run on every event (under the registry lock: it
+  /// must not call back into the registry).
+  void setEventObserver(std::function<void(const TrackingEvent &)> observer);
+
+  /// Checks the invariants against the IR under `root`: every address in the
+  /// map belongs to an op nested in (or equal to) `root` with the recorded
+  /// name. Returns a description of each violation. For tests and fuzzing;
+  /// walks the whole IR.
+  std::vector<std::string> verifyAgainst(Operation *root) const;
+
+private:
+  MLIRContext *context;
+  std::shared_ptr<detail::RegistryImpl> impl;
+};
+
+} // namespace tracking
+} // namespace mlir
+
+#endif // MLIR_TRACKING_HANDLEREGISTRY_H

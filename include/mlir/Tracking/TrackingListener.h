@@ -1,0 +1,113 @@
+//===- TrackingListener.h - Keeps handles in step with rewrites -*- C++ -*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// TrackingListener is a RewriterBase::Listener that updates a HandleRegistry
+// on every replace, erase and move. It finds replacement ops with the rules of
+// the transform dialect's `transform::TrackingListener`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_TRACKINGLISTENER_H
+#define MLIR_TRACKING_TRACKINGLISTENER_H
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Tracking/HandleRegistry.h"
+
+namespace mlir {
+class Pass;
+
+namespace tracking {
+
+/// The knobs of `transform::TrackingListenerConfig`, with the same defaults.
+struct TrackingListenerConfig {
+  /// Only accept a replacement op with the same name as the replaced op
+  /// (a ConstantLike replacement is always accepted). Dialect conversion
+  /// turns this off: the replacement of `arith.addi` is `llvm.add`.
+  bool requireMatchingReplacementOpName = true;
+  /// Look through ops implementing CastOpInterface when searching for the
+  /// replacement op.
+  bool skipCastOps = true;
+};
+
+/// Updates the handle registry as the IR is rewritten. Chainable: every
+/// notification is also forwarded to `next`.
+class TrackingListener : public RewriterBase::ForwardingListener {
+public:
+  /// With a null `registry`, each notification goes to the registry of the
+  /// notified op's context, if there is one; such a listener is stateless
+  /// and may be shared by all threads (see `getGlobalTrackingListener`).
+  explicit TrackingListener(TrackingListenerConfig config = {},
+                            HandleRegistry *registry = nullptr,
+                            OpBuilder::Listener *next = nullptr);
+
+  /// Finds the op that replaces `op` when its results are replaced by
+  /// `newValues`: the common defining op of all values, looking through cast
+  /// ops and FindPayloadReplacementOpInterface ops, if it has `op`'s name or
+  /// is ConstantLike. On failure, `reason` (if given) says why.
+  FailureOr<Operation *> findReplacementOp(Operation *op,
+                                           ValueRange newValues,
+                                           std::string *reason = nullptr) const;
+
+  /// Labels for changes made outside any pattern (folding and dead-code
+  /// removal in the greedy driver, the rewrites of CSE).
+  void setUnpatternedLabels(StringRef replaceLabel, StringRef eraseLabel) {
+    unpatternedReplaceLabel = replaceLabel.str();
+    unpatternedEraseLabel = eraseLabel.str();
+  }
+
+  const TrackingListenerConfig &getConfig() const { return config; }
+
+  /// Fires when an op is inserted or moved: moved handles stay live.
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint previous) override;
+  /// Fires when a block moves to another region (region inlining).
+  void notifyBlockInserted(Block *block, Region *previous,
+                           Region::iterator previousIt) override;
+  /// Fires before `op`'s results are replaced; the handle follows the
+  /// replacement op or becomes erased.
+  void notifyOperationReplaced(Operation *op, ValueRange newValues) override;
+  void notifyOperationReplaced(Operation *op, Operation *newOp) override;
+  /// Fires before `op` is erased (nested ops first, post-order).
+  void notifyOperationErased(Operation *op) override;
+  /// Fire around each pattern application: the pattern name goes into the
+  /// history of the handles it changes.
+  void notifyPatternBegin(const Pattern &pattern, Operation *op) override;
+  void notifyPatternEnd(const Pattern &pattern, LogicalResult status) override;
+
+private:
+  HandleRegistry *getRegistry(Operation *op) const;
+  HandleRegistry::EventSource getEventSource(bool replaced) const;
+
+  TrackingListenerConfig config;
+  HandleRegistry *registry;
+  std::string unpatternedReplaceLabel = "folded";
+  std::string unpatternedEraseLabel = "dead code or region simplification";
+};
+
+/// The process-wide stateless listener (registry looked up per op) that the
+/// precise passes attach to their rewrites, with the default configuration.
+TrackingListener &getGlobalTrackingListener();
+
+/// Attributes the rewrites made on this thread to `pass` running on `anchor`
+/// while alive. The pass instrumentation sets it around each pass; set it
+/// yourself to attribute rewrites made outside a pass manager.
+class ScopedRewriteAttribution {
+public:
+  ScopedRewriteAttribution(StringRef passName, Operation *anchor,
+                           const void *passKey = nullptr);
+  ~ScopedRewriteAttribution();
+  ScopedRewriteAttribution(const ScopedRewriteAttribution &) = delete;
+  ScopedRewriteAttribution &
+  operator=(const ScopedRewriteAttribution &) = delete;
+};
+
+/// "func.func @f", "builtin.module": how an anchor is named in events.
+std::string describeAnchor(Operation *anchor);
+
+} // namespace tracking
+} // namespace mlir
+
+#endif // MLIR_TRACKING_TRACKINGLISTENER_H

@@ -1,0 +1,228 @@
+//===- TrackingListener.cpp - Keeps handles in step with rewrites ---------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/Tracking/TrackingListener.h"
+
+#include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/CastInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::tracking;
+
+namespace {
+/// What this thread is doing, for the history of the handles it changes.
+struct ThreadAttribution {
+  struct Frame {
+    std::string pass;
+    Operation *anchor;
+    const void *passKey;
+  };
+  SmallVector<Frame, 2> frames;
+  /// The pattern being applied, if any (patterns do not nest).
+  const Pattern *pattern = nullptr;
+};
+thread_local ThreadAttribution attribution;
+
+std::string describePattern(const Pattern &pattern) {
+  if (!pattern.getDebugName().empty())
+    return ("pattern " + pattern.getDebugName()).str();
+  if (std::optional<OperationName> root = pattern.getRootKind())
+    return ("unnamed pattern on " + root->getStringRef()).str();
+  return "unnamed pattern";
+}
+
+/// The single op defining all `values`, or nullptr (like the transform
+/// dialect's `TrackingListener::getCommonDefiningOp`).
+Operation *getCommonDefiningOp(ValueRange values) {
+  Operation *defOp = nullptr;
+  for (Value value : values) {
+    if (!value)
+      continue;
+    if (!defOp) {
+      defOp = value.getDefiningOp();
+      if (!defOp)
+        return nullptr;
+      continue;
+    }
+    if (value.getDefiningOp() != defOp)
+      return nullptr;
+  }
+  return defOp;
+}
+} // namespace
+
+std::string mlir::tracking::describeAnchor(Operation *anchor) {
+  std::string text = anchor->getName().getStringRef().str();
+  if (auto name = anchor->getAttrOfType<StringAttr>(
+          SymbolTable::getSymbolAttrName()))
+    text += " @" + name.getValue().str();
+  return text;
+}
+
+ScopedRewriteAttribution::ScopedRewriteAttribution(StringRef passName,
+                                                   Operation *anchor,
+                                                   const void *passKey) {
+  attribution.frames.push_back({passName.str(), anchor, passKey});
+}
+
+ScopedRewriteAttribution::~ScopedRewriteAttribution() {
+  attribution.frames.pop_back();
+}
+
+TrackingListener &mlir::tracking::getGlobalTrackingListener() {
+  static TrackingListener listener;
+  return listener;
+}
+
+TrackingListener::TrackingListener(TrackingListenerConfig config,
+                                   HandleRegistry *registry,
+                                   OpBuilder::Listener *next)
+    : RewriterBase::ForwardingListener(next), config(config),
+      registry(registry) {}
+
+HandleRegistry *TrackingListener::getRegistry(Operation *op) const {
+  return registry ? registry : HandleRegistry::lookup(op->getContext());
+}
+
+HandleRegistry::EventSource
+TrackingListener::getEventSource(bool replaced) const {
+  HandleRegistry::EventSource source;
+  if (!attribution.frames.empty()) {
+    const ThreadAttribution::Frame &frame = attribution.frames.back();
+    source.pass = frame.pass;
+    source.passKey = frame.passKey;
+    source.anchorKey = frame.anchor;
+    if (frame.anchor)
+      source.anchor = describeAnchor(frame.anchor);
+  }
+  if (attribution.pattern)
+    source.pattern = describePattern(*attribution.pattern);
+  else
+    source.pattern = replaced ? unpatternedReplaceLabel : unpatternedEraseLabel;
+  return source;
+}
+
+FailureOr<Operation *>
+TrackingListener::findReplacementOp(Operation *op, ValueRange newValues,
+                                    std::string *reason) const {
+  auto fail = [&](const Twine &why) -> FailureOr<Operation *> {
+    if (reason)
+      *reason = why.str();
+    return failure();
+  };
+  SmallVector<Value> values(newValues.begin(), newValues.end());
+  if (values.empty())
+    return fail("replaced by no values");
+  do {
+    Operation *defOp = getCommonDefiningOp(values);
+    if (!defOp)
+      return fail("replacement values have no single defining op");
+    if (!config.requireMatchingReplacementOpName ||
+        defOp->getName() == op->getName())
+      return defOp;
+    // Folding to a constant is the most common canonicalization.
+    if (defOp->hasTrait<OpTrait::ConstantLike>())
+      return defOp;
+
+    values.clear();
+    if (auto findReplacement =
+            dyn_cast<transform::FindPayloadReplacementOpInterface>(defOp)) {
+      values.assign(findReplacement.getNextOperands());
+      continue;
+    }
+    if (config.skipCastOps && isa<CastOpInterface>(defOp)) {
+      values.assign(defOp->getOperands().begin(), defOp->getOperands().end());
+      continue;
+    }
+    return fail("replacement op '" + defOp->getName().getStringRef() +
+                "' has another name and is not constant-like");
+  } while (!values.empty());
+  return fail("no replacement op found through casts");
+}
+
+void TrackingListener::notifyOperationInserted(Operation *op,
+                                               OpBuilder::InsertPoint previous) {
+  if (HandleRegistry *target = getRegistry(op)) {
+    // The scope that held `op`'s body before: `op` itself if it is a scope or
+    // was detached, else the scope of the block it came from.
+    Operation *oldScope = op;
+    if (previous.isSet() &&
+        !op->hasTrait<OpTrait::IsIsolatedFromAbove>()) {
+      if (Operation *oldParent = previous.getBlock()->getParentOp())
+        oldScope = HandleRegistry::getBodyScope(oldParent);
+    }
+    target->notifyOperationMoved(op, oldScope);
+  }
+  ForwardingListener::notifyOperationInserted(op, previous);
+}
+
+void TrackingListener::notifyBlockInserted(Block *block, Region *previous,
+                                           Region::iterator previousIt) {
+  Operation *parent = block->getParentOp();
+  if (previous && parent) {
+    if (HandleRegistry *target = getRegistry(parent)) {
+      Operation *oldParent = previous->getParentOp();
+      target->notifyBlockMoved(
+          block, oldParent ? HandleRegistry::getBodyScope(oldParent) : nullptr);
+    }
+  }
+  ForwardingListener::notifyBlockInserted(block, previous, previousIt);
+}
+
+void TrackingListener::notifyOperationReplaced(Operation *op,
+                                               ValueRange newValues) {
+  HandleRegistry *target = getRegistry(op);
+  if (target && target->isTracked(op)) {
+    std::string reason;
+    FailureOr<Operation *> replacement =
+        findReplacementOp(op, newValues, &reason);
+    if (succeeded(replacement))
+      target->notifyOperationReplaced(op, *replacement,
+                                      getEventSource(/*replaced=*/true));
+    else
+      target->notifyOperationErased(op, getEventSource(/*replaced=*/true),
+                                    reason);
+  }
+  ForwardingListener::notifyOperationReplaced(op, newValues);
+}
+
+void TrackingListener::notifyOperationReplaced(Operation *op,
+                                               Operation *newOp) {
+  HandleRegistry *target = getRegistry(op);
+  if (target && target->isTracked(op)) {
+    std::string reason;
+    FailureOr<Operation *> replacement =
+        findReplacementOp(op, newOp->getResults(), &reason);
+    if (succeeded(replacement))
+      target->notifyOperationReplaced(op, *replacement,
+                                      getEventSource(/*replaced=*/true));
+    else
+      target->notifyOperationErased(op, getEventSource(/*replaced=*/true),
+                                    reason);
+  }
+  ForwardingListener::notifyOperationReplaced(op, newOp);
+}
+
+void TrackingListener::notifyOperationErased(Operation *op) {
+  if (HandleRegistry *target = getRegistry(op))
+    target->notifyOperationErased(op, getEventSource(/*replaced=*/false),
+                                  /*reason=*/"");
+  ForwardingListener::notifyOperationErased(op);
+}
+
+void TrackingListener::notifyPatternBegin(const Pattern &pattern,
+                                          Operation *op) {
+  attribution.pattern = &pattern;
+  ForwardingListener::notifyPatternBegin(pattern, op);
+}
+
+void TrackingListener::notifyPatternEnd(const Pattern &pattern,
+                                        LogicalResult status) {
+  attribution.pattern = nullptr;
+  ForwardingListener::notifyPatternEnd(pattern, status);
+}

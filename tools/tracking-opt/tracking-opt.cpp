@@ -1,0 +1,36 @@
+//===- tracking-opt.cpp - mlir-opt with tracked operation handles ---------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every upstream dialect, extension and pass, with `canonicalize` and `cse`
+// replaced by their precise (tracked) versions, plus --track-ops and
+// --debug-tracking.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Tracking/Passes.h"
+#include "mlir/Tracking/TrackingOptMain.h"
+
+namespace mlir::tracking::test {
+void registerTestPasses();
+} // namespace mlir::tracking::test
+
+int main(int argc, char **argv) {
+  // Ours first: the first registration of a pass argument wins.
+  mlir::tracking::registerTrackedPasses();
+  mlir::registerAllPasses();
+  mlir::tracking::test::registerTestPasses();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  return mlir::asMainReturnCode(
+      mlir::tracking::trackingOptMain(argc, argv, "tracking-opt", registry));
+}
