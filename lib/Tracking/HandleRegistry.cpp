@@ -220,8 +220,7 @@ std::string printLocation(Location loc) {
 
 /// "arith.addi at loc("f.mlir":3:8)".
 std::string describeOp(Operation *op) {
-  return (op->getName().getStringRef() + " at " +
-          printLocation(op->getLoc()))
+  return (op->getName().getStringRef() + " at " + printLocation(op->getLoc()))
       .str();
 }
 
@@ -287,8 +286,8 @@ std::string TrackingEvent::str() const {
   if (!pattern.empty())
     os << " (" << pattern << ")";
   if (!reason.empty())
-    os << (kind == Kind::Invalidated && pattern.empty() ? " (" : "; ")
-       << reason << (kind == Kind::Invalidated && pattern.empty() ? ")" : "");
+    os << (kind == Kind::Invalidated && pattern.empty() ? " (" : "; ") << reason
+       << (kind == Kind::Invalidated && pattern.empty() ? ")" : "");
   return text;
 }
 
@@ -355,9 +354,8 @@ std::vector<TrackingEvent> OpHandle::getHistory() const {
   size_t start = 0;
   for (const HandleRecord *current = record.get(); current;
        current = current->forward.get()) {
-    size_t skip = start > current->historyDropped
-                      ? start - current->historyDropped
-                      : 0;
+    size_t skip =
+        start > current->historyDropped ? start - current->historyDropped : 0;
     for (size_t i = skip; i < current->history.size(); ++i)
       result.push_back(current->history[i]);
     start = current->forwardHistoryStart;
@@ -436,8 +434,7 @@ HandleRegistry *HandleRegistry::lookup(MLIRContext *context) {
 }
 
 Operation *HandleRegistry::getBodyScope(Operation *op) {
-  if (!op->getParentOp() ||
-      op->hasTrait<OpTrait::IsIsolatedFromAbove>())
+  if (!op->getParentOp() || op->hasTrait<OpTrait::IsIsolatedFromAbove>())
     return op;
   return RegistryImpl::scopeOf(op);
 }
@@ -490,7 +487,8 @@ void HandleRegistry::notifyOperationReplaced(Operation *op,
   HandleRecord *record = it->second;
   impl->unmap(record);
 
-  TrackingEvent event = makeEvent(TrackingEvent::Kind::Replaced, record, source);
+  TrackingEvent event =
+      makeEvent(TrackingEvent::Kind::Replaced, record, source);
   event.replacement = describeOp(replacement);
   if (std::shared_ptr<HandleRecord> existing = impl->lookup(replacement)) {
     // Both handles now speak for the same op: merge into the existing one.
@@ -517,7 +515,8 @@ void HandleRegistry::notifyOperationErased(Operation *op,
     impl->unmap(record);
     record->op = nullptr;
     record->state = HandleState::Erased;
-    TrackingEvent event = makeEvent(TrackingEvent::Kind::Erased, record, source);
+    TrackingEvent event =
+        makeEvent(TrackingEvent::Kind::Erased, record, source);
     event.reason = reason.str();
     impl->record(record, std::move(event));
   }
@@ -635,12 +634,10 @@ void HandleRegistry::setEventObserver(
   impl->observer = std::move(observer);
 }
 
-std::vector<std::string>
-HandleRegistry::verifyAgainst(Operation *root) const {
+std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
   llvm::DenseMap<Operation *, StringRef> present;
-  root->walk([&](Operation *op) {
-    present[op] = op->getName().getStringRef();
-  });
+  root->walk(
+      [&](Operation *op) { present[op] = op->getName().getStringRef(); });
   std::vector<std::string> problems;
   std::lock_guard<std::mutex> lock(impl->mutex);
   for (auto &entry : impl->byOp) {

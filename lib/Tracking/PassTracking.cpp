@@ -134,7 +134,6 @@ void TrackingInstrumentation::runAfterPassFailed(Pass *pass,
   finishPass(pass, anchor);
 }
 
-void mlir::tracking::enableTracking(PassManager &pm,
-                                    HandleRegistry &registry) {
+void mlir::tracking::enableTracking(PassManager &pm, HandleRegistry &registry) {
   pm.addInstrumentation(std::make_unique<TrackingInstrumentation>(registry));
 }

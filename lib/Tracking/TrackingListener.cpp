@@ -29,8 +29,13 @@ struct ThreadAttribution {
 thread_local ThreadAttribution attribution;
 
 std::string describePattern(const Pattern &pattern) {
-  if (!pattern.getDebugName().empty())
-    return ("pattern " + pattern.getDebugName()).str();
+  StringRef name = pattern.getDebugName();
+  // Type names of patterns in anonymous namespaces, as clang and gcc spell
+  // them: the prefix says nothing to the reader.
+  name.consume_front("(anonymous namespace)::");
+  name.consume_front("{anonymous}::");
+  if (!name.empty())
+    return ("pattern " + name).str();
   if (std::optional<OperationName> root = pattern.getRootKind())
     return ("unnamed pattern on " + root->getStringRef()).str();
   return "unnamed pattern";
@@ -58,8 +63,8 @@ Operation *getCommonDefiningOp(ValueRange values) {
 
 std::string mlir::tracking::describeAnchor(Operation *anchor) {
   std::string text = anchor->getName().getStringRef().str();
-  if (auto name = anchor->getAttrOfType<StringAttr>(
-          SymbolTable::getSymbolAttrName()))
+  if (auto name =
+          anchor->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
     text += " @" + name.getValue().str();
   return text;
 }
@@ -145,14 +150,13 @@ TrackingListener::findReplacementOp(Operation *op, ValueRange newValues,
   return fail("no replacement op found through casts");
 }
 
-void TrackingListener::notifyOperationInserted(Operation *op,
-                                               OpBuilder::InsertPoint previous) {
+void TrackingListener::notifyOperationInserted(
+    Operation *op, OpBuilder::InsertPoint previous) {
   if (HandleRegistry *target = getRegistry(op)) {
     // The scope that held `op`'s body before: `op` itself if it is a scope or
     // was detached, else the scope of the block it came from.
     Operation *oldScope = op;
-    if (previous.isSet() &&
-        !op->hasTrait<OpTrait::IsIsolatedFromAbove>()) {
+    if (previous.isSet() && !op->hasTrait<OpTrait::IsIsolatedFromAbove>()) {
       if (Operation *oldParent = previous.getBlock()->getParentOp())
         oldScope = HandleRegistry::getBodyScope(oldParent);
     }

@@ -4,16 +4,15 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// - test-tracking-swap-addi: a third-party pattern pass opted in as precise
+// - test-tracking-add-nsw: a third-party pattern pass opted in as precise
 //   (the documented recipe in PassTracking.h and docs/precise-passes.md);
-// - test-tracking-swap-addi-untracked: the same rewrite, not opted in, so the
+// - test-tracking-add-nsw-untracked: the same rewrite, not opted in, so the
 //   fallback invalidates the handles under its anchor;
 // - test-tracking-fail: changes nothing and fails.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -23,29 +22,29 @@
 using namespace mlir;
 
 namespace {
-/// `addi(constant, x)` -> `addi(x, constant)`, as a new op (so that handles
-/// have to follow a replacement).
-struct SwapConstantLhsOfAddI : public OpRewritePattern<arith::AddIOp> {
+/// `addi(x, y)` -> a new `addi(x, y) overflow<nsw>`, so that handles have
+/// to follow a replacement. (Not a valid optimization: a test rewrite.)
+struct MarkAddINoSignedWrap : public OpRewritePattern<arith::AddIOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(arith::AddIOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!matchPattern(op.getLhs(), m_Constant()) ||
-        matchPattern(op.getRhs(), m_Constant()))
-      return rewriter.notifyMatchFailure(op, "lhs is not the only constant");
-    rewriter.replaceOpWithNewOp<arith::AddIOp>(op, op.getRhs(), op.getLhs(),
-                                               op.getOverflowFlagsAttr());
+    if (bitEnumContainsAll(op.getOverflowFlags(),
+                           arith::IntegerOverflowFlags::nsw))
+      return rewriter.notifyMatchFailure(op, "already nsw");
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(
+        op, op.getLhs(), op.getRhs(), arith::IntegerOverflowFlags::nsw);
     return success();
   }
 };
 
 template <typename DerivedT>
-struct SwapAddIPassBase : public PassWrapper<DerivedT, OperationPass<>> {
+struct AddNswPassBase : public PassWrapper<DerivedT, OperationPass<>> {
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<arith::ArithDialect>();
   }
   void runOnOperation() override {
     RewritePatternSet patterns(&this->getContext());
-    patterns.add<SwapConstantLhsOfAddI>(&this->getContext());
+    patterns.add<MarkAddINoSignedWrap>(&this->getContext());
     GreedyRewriteConfig config;
     // The opt-in: every rewrite goes through the tracking listener.
     config.setListener(tracking::getTrackingListener());
@@ -55,22 +54,22 @@ struct SwapAddIPassBase : public PassWrapper<DerivedT, OperationPass<>> {
   }
 };
 
-struct TestSwapAddIPass : public SwapAddIPassBase<TestSwapAddIPass> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestSwapAddIPass)
-  StringRef getArgument() const final { return "test-tracking-swap-addi"; }
+struct TestAddNswPass : public AddNswPassBase<TestAddNswPass> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestAddNswPass)
+  StringRef getArgument() const final { return "test-tracking-add-nsw"; }
   StringRef getDescription() const final {
-    return "Swap a constant lhs of arith.addi (precise: opted in)";
+    return "Rebuild each arith.addi with overflow<nsw> (precise: opted in)";
   }
 };
 
-struct TestSwapAddIUntrackedPass
-    : public SwapAddIPassBase<TestSwapAddIUntrackedPass> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestSwapAddIUntrackedPass)
+struct TestAddNswUntrackedPass
+    : public AddNswPassBase<TestAddNswUntrackedPass> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestAddNswUntrackedPass)
   StringRef getArgument() const final {
-    return "test-tracking-swap-addi-untracked";
+    return "test-tracking-add-nsw-untracked";
   }
   StringRef getDescription() const final {
-    return "Swap a constant lhs of arith.addi (not declared precise)";
+    return "Rebuild each arith.addi with overflow<nsw> (not declared precise)";
   }
 };
 
@@ -89,9 +88,9 @@ struct TestFailPass : public PassWrapper<TestFailPass, OperationPass<>> {
 
 namespace mlir::tracking::test {
 void registerTestPasses() {
-  PassRegistration<TestSwapAddIPass>();
-  tracking::registerPrecisePass<TestSwapAddIPass>();
-  PassRegistration<TestSwapAddIUntrackedPass>();
+  PassRegistration<TestAddNswPass>();
+  tracking::registerPrecisePass<TestAddNswPass>();
+  PassRegistration<TestAddNswUntrackedPass>();
   PassRegistration<TestFailPass>();
 }
 } // namespace mlir::tracking::test

@@ -1,4 +1,5 @@
-//===- HandleRegistry.h - Operation handles that survive rewrites -*- C++ -*-===//
+//===- HandleRegistry.h - Operation handles that survive rewrites -*- C++
+//-*-===//
 //
 // Part of the mlir-tracking project.
 //
@@ -189,8 +190,7 @@ public:
   /// Takes every record strictly nested in `anchor` out of the address map
   /// (before a pass that does not report its rewrites runs on `anchor`), and
   /// returns a token for `invalidateDetached`.
-  using DetachedRecords =
-      std::vector<std::shared_ptr<detail::HandleRecord>>;
+  using DetachedRecords = std::vector<std::shared_ptr<detail::HandleRecord>>;
   DetachedRecords detachNestedRecords(Operation *anchor);
   /// Marks the detached records invalidated (after that pass ran). The
   /// caller destroys `records` afterwards, outside any registry call.

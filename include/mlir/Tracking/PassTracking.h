@@ -41,8 +41,7 @@ namespace tracking {
 /// Declares that every pass with `passID` reports all of its IR changes to
 /// `getTrackingListener()`. Its handles are then never blanket-invalidated.
 void registerPrecisePass(TypeID passID);
-template <typename PassT>
-void registerPrecisePass() {
+template <typename PassT> void registerPrecisePass() {
   registerPrecisePass(TypeID::get<PassT>());
 }
 

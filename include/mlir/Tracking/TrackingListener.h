@@ -47,8 +47,7 @@ public:
   /// `newValues`: the common defining op of all values, looking through cast
   /// ops and FindPayloadReplacementOpInterface ops, if it has `op`'s name or
   /// is ConstantLike. On failure, `reason` (if given) says why.
-  FailureOr<Operation *> findReplacementOp(Operation *op,
-                                           ValueRange newValues,
+  FailureOr<Operation *> findReplacementOp(Operation *op, ValueRange newValues,
                                            std::string *reason = nullptr) const;
 
   /// Labels for changes made outside any pattern (folding and dead-code

@@ -32,7 +32,8 @@ TypeID getUpstreamCSEID() {
 class CSEStatisticsListener : public tracking::TrackingListener {
 public:
   CSEStatisticsListener() {
-    setUnpatternedLabels("duplicate removed by cse", "dead code removed by cse");
+    setUnpatternedLabels("duplicate removed by cse",
+                         "dead code removed by cse");
   }
   void notifyOperationReplaced(Operation *op, Operation *newOp) override {
     // CSE notifies the replacement, then erases the op.

@@ -32,8 +32,9 @@ public:
   TrackedCanonicalizerPass() : OperationPass<>(getUpstreamCanonicalizerID()) {
     tracking::registerPreciseInstance(this);
   }
+  // Clones (one per worker thread) share the patterns built by initialize().
   TrackedCanonicalizerPass(const TrackedCanonicalizerPass &other)
-      : OperationPass<>(other) {
+      : OperationPass<>(other), config(other.config), patterns(other.patterns) {
     tracking::registerPreciseInstance(this);
   }
   ~TrackedCanonicalizerPass() override {
