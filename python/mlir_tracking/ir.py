@@ -1,0 +1,66 @@
+"""IR objects with upstream ``mlir.ir`` names, where operations are tracked.
+
+See docs/python.md for the handle semantics.
+"""
+
+from ._errors import (
+    DiagnosticInfo,
+    DiagnosticSeverity,
+    InvalidatedHandleError,
+    MLIRError,
+)
+from ._mlirTracking.ir import (
+    Attribute,
+    Block,
+    BlockArgument,
+    BlockArgumentList,
+    BlockList,
+    Context,
+    InsertionPoint,
+    Location,
+    Module,
+    NamedAttribute,
+    OpAttributeMap,
+    OpOperand,
+    OpOperandList,
+    OpResult,
+    OpResultList,
+    Operation,
+    OperationList,
+    Region,
+    RegionSequence,
+    Type,
+    Value,
+    WalkOrder,
+    WalkResult,
+)
+
+__all__ = [
+    "Attribute",
+    "Block",
+    "BlockArgument",
+    "BlockArgumentList",
+    "BlockList",
+    "Context",
+    "DiagnosticInfo",
+    "DiagnosticSeverity",
+    "InsertionPoint",
+    "InvalidatedHandleError",
+    "Location",
+    "MLIRError",
+    "Module",
+    "NamedAttribute",
+    "OpAttributeMap",
+    "OpOperand",
+    "OpOperandList",
+    "OpResult",
+    "OpResultList",
+    "Operation",
+    "OperationList",
+    "Region",
+    "RegionSequence",
+    "Type",
+    "Value",
+    "WalkOrder",
+    "WalkResult",
+]

@@ -1,0 +1,419 @@
+//===- Core.cpp - Contexts, ownership and handle identity -----------------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Core.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Tracking/TrackingListener.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::python;
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The exception classes of `mlir_tracking._errors`. Never destroyed: they
+/// must outlive every translation, including at interpreter exit.
+py::object *invalidatedHandleErrorClass = nullptr;
+py::object *mlirErrorClass = nullptr;
+py::object *diagnosticInfoClass = nullptr;
+py::object *diagnosticSeverityClass = nullptr;
+
+const char *severityName(DiagnosticSeverity severity) {
+  switch (severity) {
+  case DiagnosticSeverity::Error:
+    return "ERROR";
+  case DiagnosticSeverity::Warning:
+    return "WARNING";
+  case DiagnosticSeverity::Note:
+    return "NOTE";
+  case DiagnosticSeverity::Remark:
+    return "REMARK";
+  }
+  return "ERROR";
+}
+
+DiagnosticRecord recordDiagnostic(Diagnostic &diag) {
+  DiagnosticRecord record{
+      diag.getSeverity(), diag.getLocation(), diag.str(), {}};
+  for (Diagnostic &note : diag.getNotes())
+    record.notes.push_back(recordDiagnostic(note));
+  return record;
+}
+
+py::object toPython(PyMlirContext *context, const DiagnosticRecord &record);
+} // namespace
+
+// Locations are converted through the ir.Location class registered in
+// IRCore.cpp; declared here to avoid a header for one function.
+namespace mlir::tracking::python {
+py::object makeLocation(PyMlirContext &context, Location location);
+} // namespace mlir::tracking::python
+
+namespace {
+py::object toPython(PyMlirContext *context, const DiagnosticRecord &record) {
+  py::list notes;
+  for (const DiagnosticRecord &note : record.notes)
+    notes.append(toPython(context, note));
+  py::object location =
+      context ? makeLocation(*context, record.location) : py::none();
+  return (*diagnosticInfoClass)(
+      diagnosticSeverityClass->attr(severityName(record.severity)), location,
+      record.message, py::tuple(notes));
+}
+} // namespace
+
+void mlir::tracking::python::registerExceptionTranslators(py::module_ errors) {
+  invalidatedHandleErrorClass =
+      new py::object(errors.attr("InvalidatedHandleError"));
+  mlirErrorClass = new py::object(errors.attr("MLIRError"));
+  diagnosticInfoClass = new py::object(errors.attr("DiagnosticInfo"));
+  diagnosticSeverityClass = new py::object(errors.attr("DiagnosticSeverity"));
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p)
+        std::rethrow_exception(p);
+    } catch (const InvalidatedHandleException &e) {
+      PyErr_SetString(invalidatedHandleErrorClass->ptr(), e.what());
+    } catch (const MLIRErrorException &e) {
+      py::list diagnostics;
+      for (const DiagnosticRecord &record : e.diagnostics) {
+        PyMlirContext *context =
+            PyMlirContext::lookup(record.location->getContext());
+        diagnostics.append(toPython(context, record));
+      }
+      py::object error = (*mlirErrorClass)(e.message, diagnostics);
+      PyErr_SetObject(mlirErrorClass->ptr(), error.ptr());
+    }
+  });
+}
+
+py::object mlir::tracking::python::getInvalidatedHandleErrorClass() {
+  return *invalidatedHandleErrorClass;
+}
+
+DiagnosticCapture::DiagnosticCapture(MLIRContext *context) : context(context) {
+  id = context->getDiagEngine().registerHandler([this](Diagnostic &diag) {
+    if (diag.getSeverity() != DiagnosticSeverity::Error)
+      return failure();
+    std::lock_guard<std::mutex> lock(mutex);
+    diagnostics.push_back(recordDiagnostic(diag));
+    return success();
+  });
+}
+
+DiagnosticCapture::~DiagnosticCapture() {
+  context->getDiagEngine().eraseHandler(id);
+}
+
+std::vector<DiagnosticRecord> DiagnosticCapture::take() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return std::move(diagnostics);
+}
+
+void DiagnosticCapture::raise(const std::string &message) {
+  throw MLIRErrorException{message, take()};
+}
+
+//===----------------------------------------------------------------------===//
+// RootOwner
+//===----------------------------------------------------------------------===//
+
+RootOwner::RootOwner(PyMlirContext &context, Operation *root, bool owning)
+    : context(context), root(root), owning(owning) {}
+
+RootOwner::~RootOwner() {
+  if (!root)
+    return;
+  auto it = context.owners.find(root);
+  if (it != context.owners.end() && it->second.expired())
+    context.owners.erase(it);
+  if (!owning)
+    return;
+  Operation *op = root;
+  root = nullptr;
+  HandleRegistry &registry = context.getRegistry();
+  HandleRegistry::EventSource source;
+  source.pass = "python";
+  // Take every handle under the root out of the address map before any op
+  // is freed, then mark them; the root's own handle is erased.
+  HandleRegistry::DetachedRecords detached = registry.detachNestedRecords(op);
+  registry.invalidateDetached(detached, source, "its IR was destroyed");
+  registry.notifyOperationErased(op, source,
+                                 "its IR was destroyed (last reference "
+                                 "dropped)");
+  // Uses from IR elsewhere (a detached op may still use values of the tree
+  // it came from, or the reverse) must not point at freed values.
+  op->walk([](Operation *nested) {
+    nested->dropAllUses();
+    for (Region &region : nested->getRegions())
+      for (Block &block : region)
+        for (BlockArgument argument : block.getArguments())
+          argument.dropAllUses();
+  });
+  op->dropAllReferences();
+  op->erase();
+  detached.clear();
+}
+
+void RootOwner::forgetRoot() {
+  if (!root)
+    return;
+  auto it = context.owners.find(root);
+  if (it != context.owners.end() && it->second.lock().get() == this)
+    context.owners.erase(it);
+  root = nullptr;
+}
+
+void RootOwner::forwardTo(std::shared_ptr<RootOwner> into) {
+  forgetRoot();
+  if (into.get() != this)
+    forward = std::move(into);
+}
+
+void RootOwner::release() { forgetRoot(); }
+
+std::shared_ptr<RootOwner>
+RootOwner::resolve(std::shared_ptr<RootOwner> owner) {
+  while (owner && owner->forward)
+    owner = owner->forward;
+  return owner;
+}
+
+//===----------------------------------------------------------------------===//
+// PyMlirContext
+//===----------------------------------------------------------------------===//
+
+namespace {
+llvm::DenseMap<MLIRContext *, PyMlirContext *> &getContexts() {
+  static auto *contexts = new llvm::DenseMap<MLIRContext *, PyMlirContext *>();
+  return *contexts;
+}
+} // namespace
+
+PyMlirContext::PyMlirContext() {
+  DialectRegistry dialects;
+  registerAllDialects(dialects);
+  registerAllExtensions(dialects);
+  context = std::make_unique<MLIRContext>(dialects);
+  context->loadAllAvailableDialects();
+  registry = std::make_unique<HandleRegistry>(context.get());
+  getContexts()[context.get()] = this;
+}
+
+PyMlirContext::~PyMlirContext() {
+  getContexts().erase(context.get());
+  // Every Python object that refers to IR keeps its context alive, so no
+  // owner and no handle object is left: the registry goes first, then the
+  // context it belongs to.
+  registry.reset();
+  context.reset();
+}
+
+py::object PyMlirContext::getObject() {
+  return py::cast(this, py::return_value_policy::reference);
+}
+
+PyMlirContext *PyMlirContext::lookup(MLIRContext *context) {
+  return getContexts().lookup(context);
+}
+
+PyMlirContext &PyMlirContext::resolve(const py::object &context) {
+  if (!context.is_none())
+    return context.cast<PyMlirContext &>();
+  py::object current = getCurrentContext();
+  if (current.is_none())
+    throw py::value_error(
+        "an MLIR function requires a Context but none was provided in the "
+        "call or from the surrounding environment; either pass one with "
+        "'context=' or establish a default with 'with Context():'");
+  return current.cast<PyMlirContext &>();
+}
+
+std::shared_ptr<RootOwner> PyMlirContext::getOwner(Operation *root) {
+  auto it = owners.find(root);
+  if (it != owners.end())
+    if (std::shared_ptr<RootOwner> owner = it->second.lock())
+      return owner;
+  // IR this extension did not create (it came in through a capsule): refer
+  // to it without owning it.
+  auto owner = std::make_shared<RootOwner>(*this, root, /*owning=*/false);
+  owners[root] = owner;
+  return owner;
+}
+
+std::shared_ptr<RootOwner> PyMlirContext::adoptRoot(Operation *root) {
+  auto owner = std::make_shared<RootOwner>(*this, root, /*owning=*/true);
+  owners[root] = owner;
+  return owner;
+}
+
+void PyMlirContext::rehome(Operation *subtree) {
+  std::shared_ptr<RootOwner> owner = getOwner(getRootOf(subtree));
+  std::vector<PyOperation *> affected;
+  for (auto &entry : liveOperations) {
+    Operation *op = entry.second->getIfLive();
+    if (op && subtree->isAncestor(op))
+      affected.push_back(entry.second);
+  }
+  // Merged handles share a key; they are not in the map but still hold an
+  // owner: they are found lazily by PyOperation::get.
+  for (PyOperation *operation : affected)
+    operation->setOwner(owner);
+}
+
+Operation *mlir::tracking::python::getRootOf(Operation *op) {
+  while (Operation *parent = op->getParentOp())
+    op = parent;
+  return op;
+}
+
+//===----------------------------------------------------------------------===//
+// PyOperation
+//===----------------------------------------------------------------------===//
+
+PyOperation::PyOperation(PyMlirContext &context, OpHandle handle,
+                         std::shared_ptr<RootOwner> owner)
+    : context(&context), contextObject(context.getObject()),
+      owner(std::move(owner)), handle(std::move(handle)) {}
+
+PyOperation::~PyOperation() {
+  auto it = context->liveOperations.find(registeredKey);
+  if (it != context->liveOperations.end() && it->second == this)
+    context->liveOperations.erase(it);
+  // Release the handle before the owner may destroy the IR it refers to.
+  handle = OpHandle();
+  owner.reset();
+}
+
+py::object PyOperation::forOperation(PyMlirContext &context, Operation *op) {
+  OpHandle handle = context.getRegistry().getHandle(op);
+  const void *key = handle.getKey();
+  auto it = context.liveOperations.find(key);
+  if (it != context.liveOperations.end())
+    return py::cast(it->second, py::return_value_policy::reference);
+  auto *operation = new PyOperation(context, std::move(handle),
+                                    context.getOwner(getRootOf(op)));
+  operation->registeredKey = key;
+  context.liveOperations[key] = operation;
+  return py::cast(operation, py::return_value_policy::take_ownership);
+}
+
+py::object PyOperation::adopt(PyMlirContext &context, Operation *op) {
+  assert(!op->getBlock() && "only detached ops can be adopted");
+  // Hold the new owner until the handle holds it.
+  std::shared_ptr<RootOwner> owner = context.adoptRoot(op);
+  return forOperation(context, op);
+}
+
+Operation *PyOperation::get() {
+  Operation *op = handle.get();
+  if (!op)
+    throw InvalidatedHandleException(handle.describe());
+  // Keep the owner in step with the op's root (forwards after insertion).
+  if (!owner || owner->getRoot() != getRootOf(op)) {
+    std::shared_ptr<RootOwner> resolved = RootOwner::resolve(owner);
+    Operation *root = getRootOf(op);
+    if (!resolved || resolved->getRoot() != root)
+      resolved = context->getOwner(root);
+    setOwner(std::move(resolved));
+  }
+  return op;
+}
+
+void PyOperation::setOwner(std::shared_ptr<RootOwner> newOwner) {
+  // The old owner may destroy other IR: swap first, release after.
+  std::shared_ptr<RootOwner> old = std::move(owner);
+  owner = std::move(newOwner);
+  old.reset();
+}
+
+//===----------------------------------------------------------------------===//
+// Thread context stack
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Strong references held by hand: the vector may be destroyed at thread
+/// exit without the GIL, so it must not own py::objects.
+struct Frame {
+  FrameKind kind;
+  PyObject *entered;
+  PyObject *context;
+  PyObject *location;
+  PyObject *insertionPoint;
+};
+thread_local std::vector<Frame> frames;
+
+py::object borrow(PyObject *object) {
+  if (!object)
+    return py::none();
+  return py::reinterpret_borrow<py::object>(object);
+}
+} // namespace
+
+void mlir::tracking::python::pushFrame(FrameKind kind, const py::object &object,
+                                       const py::object &context) {
+  Frame frame{kind, object.ptr(), nullptr, nullptr, nullptr};
+  if (!frames.empty()) {
+    frame.location = frames.back().location;
+    frame.insertionPoint = frames.back().insertionPoint;
+  }
+  frame.context = context.ptr();
+  if (kind == FrameKind::Location)
+    frame.location = object.ptr();
+  if (kind == FrameKind::InsertionPoint)
+    frame.insertionPoint = object.ptr();
+  // A location or insertion point of another context does not apply.
+  if (!frames.empty() && frames.back().context != frame.context) {
+    if (kind != FrameKind::Location)
+      frame.location = nullptr;
+    if (kind != FrameKind::InsertionPoint)
+      frame.insertionPoint = nullptr;
+  }
+  for (PyObject *held :
+       {frame.entered, frame.context, frame.location, frame.insertionPoint})
+    Py_XINCREF(held);
+  frames.push_back(frame);
+}
+
+void mlir::tracking::python::popFrame(FrameKind kind,
+                                      const py::object &object) {
+  if (frames.empty() || frames.back().entered != object.ptr() ||
+      frames.back().kind != kind)
+    throw std::runtime_error(
+        "unbalanced exit from a Context, Location or InsertionPoint manager");
+  Frame frame = frames.back();
+  frames.pop_back();
+  for (PyObject *held :
+       {frame.entered, frame.context, frame.location, frame.insertionPoint})
+    Py_XDECREF(held);
+}
+
+py::object mlir::tracking::python::getCurrentContext() {
+  return frames.empty() ? py::none() : borrow(frames.back().context);
+}
+
+py::object mlir::tracking::python::getCurrentLocation() {
+  return frames.empty() ? py::none() : borrow(frames.back().location);
+}
+
+py::object mlir::tracking::python::getCurrentInsertionPoint() {
+  return frames.empty() ? py::none() : borrow(frames.back().insertionPoint);
+}
+
+std::string mlir::tracking::python::printOperation(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  return text;
+}

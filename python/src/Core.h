@@ -1,0 +1,240 @@
+//===- Core.h - Shared state of the _mlirTracking extension -----*- C++ -*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The C++ side of the Python objects of `mlir_tracking.ir`. Internal to the
+// extension; every class here is used with the GIL held.
+//
+// Ownership in one paragraph: a PyMlirContext owns an MLIRContext and its
+// HandleRegistry. Every top-level op handed to Python (a parsed module, an op
+// created, cloned or detached from Python) has a RootOwner that destroys it
+// when the last reference goes. Every PyOperation holds the RootOwner of its
+// op's current root, so a handle keeps its IR alive; Values, Blocks, Regions
+// and attribute maps hold the PyOperation they were reached through. When a
+// root is inserted under another op, its owner forwards to the destination's
+// owner; when an op is detached or moved to another root, the Python handles
+// under it are rehomed to the new root's owner.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_PYTHON_CORE_H
+#define MLIR_TRACKING_PYTHON_CORE_H
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Tracking/HandleRegistry.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mlir::tracking::python {
+namespace py = pybind11;
+
+class PyMlirContext;
+class PyOperation;
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+/// Translated to `ir.InvalidatedHandleError` (a RuntimeError).
+struct InvalidatedHandleException : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// One captured diagnostic, kept as C++ data until it is raised (the handler
+/// may run without the GIL).
+struct DiagnosticRecord {
+  DiagnosticSeverity severity;
+  Location location;
+  std::string message;
+  std::vector<DiagnosticRecord> notes;
+};
+
+/// Translated to `ir.MLIRError(message, error_diagnostics)`.
+struct MLIRErrorException {
+  std::string message;
+  std::vector<DiagnosticRecord> diagnostics;
+};
+
+/// Collects the error diagnostics of `context` while alive; other severities
+/// go on to the context's other handlers. Thread-safe.
+class DiagnosticCapture {
+public:
+  explicit DiagnosticCapture(MLIRContext *context);
+  ~DiagnosticCapture();
+  DiagnosticCapture(const DiagnosticCapture &) = delete;
+  DiagnosticCapture &operator=(const DiagnosticCapture &) = delete;
+
+  /// Throws MLIRErrorException with `message` and the captured errors.
+  [[noreturn]] void raise(const std::string &message);
+  std::vector<DiagnosticRecord> take();
+
+private:
+  MLIRContext *context;
+  DiagnosticEngine::HandlerID id;
+  std::mutex mutex;
+  std::vector<DiagnosticRecord> diagnostics;
+};
+
+/// Registers the exception translators; `errors` is the pure-Python module
+/// `mlir_tracking._errors` that defines the exception classes.
+void registerExceptionTranslators(py::module_ errors);
+/// The Python exception classes (borrowed from `mlir_tracking._errors`).
+py::object getInvalidatedHandleErrorClass();
+
+//===----------------------------------------------------------------------===//
+// Context
+//===----------------------------------------------------------------------===//
+
+/// Owns a root op (a top-level op) on behalf of the Python objects that
+/// refer to IR under it.
+class RootOwner {
+public:
+  RootOwner(PyMlirContext &context, Operation *root, bool owning);
+  /// Destroys the root if it is still owned: first every handle under it is
+  /// invalidated, so the registry never keeps a freed address.
+  ~RootOwner();
+  RootOwner(const RootOwner &) = delete;
+  RootOwner &operator=(const RootOwner &) = delete;
+
+  /// The root op, or nullptr once released or forwarded.
+  Operation *getRoot() const { return root; }
+  /// Fires when the root was inserted under another root owned by `into`:
+  /// this owner stops owning and keeps `into` alive instead.
+  void forwardTo(std::shared_ptr<RootOwner> into);
+  /// Fires when the root was erased through the rewriter: stop owning.
+  void release();
+  /// Follows forwards to the owner that currently owns the IR.
+  static std::shared_ptr<RootOwner> resolve(std::shared_ptr<RootOwner> owner);
+
+private:
+  void forgetRoot();
+  PyMlirContext &context;
+  Operation *root;
+  bool owning;
+  std::shared_ptr<RootOwner> forward;
+};
+
+/// The C++ side of `ir.Context`.
+class PyMlirContext {
+public:
+  PyMlirContext();
+  ~PyMlirContext();
+  PyMlirContext(const PyMlirContext &) = delete;
+  PyMlirContext &operator=(const PyMlirContext &) = delete;
+
+  MLIRContext *get() const { return context.get(); }
+  HandleRegistry &getRegistry() const { return *registry; }
+  /// The Python object of this context (it exists while `this` does).
+  py::object getObject();
+
+  /// The context created by this extension for `context`, or nullptr.
+  static PyMlirContext *lookup(MLIRContext *context);
+  /// The context of the `context=` argument, or the current one.
+  static PyMlirContext &resolve(const py::object &context);
+
+  /// The owner of `root` (a top-level op). A root this extension did not
+  /// create gets a non-owning owner.
+  std::shared_ptr<RootOwner> getOwner(Operation *root);
+  /// Makes this extension the owner of the detached op `root`.
+  [[nodiscard]] std::shared_ptr<RootOwner> adoptRoot(Operation *root);
+  /// Points every Python handle under `subtree` at the owner of its current
+  /// root (after `subtree` moved to another root).
+  void rehome(Operation *subtree);
+
+  /// Number of Python Operation objects alive (for tests).
+  size_t getNumLiveOperations() const { return liveOperations.size(); }
+
+private:
+  friend class RootOwner;
+  friend class PyOperation;
+  std::unique_ptr<MLIRContext> context;
+  std::unique_ptr<HandleRegistry> registry;
+  /// Handle key -> the Python Operation object of that handle (identity).
+  llvm::DenseMap<const void *, PyOperation *> liveOperations;
+  /// Root op -> its owner. Entries go away when the root is destroyed,
+  /// erased or inserted elsewhere, so no key is ever a freed op.
+  llvm::DenseMap<Operation *, std::weak_ptr<RootOwner>> owners;
+};
+
+/// Returns the top-level ancestor of `op` (or `op`).
+Operation *getRootOf(Operation *op);
+
+//===----------------------------------------------------------------------===//
+// Operation
+//===----------------------------------------------------------------------===//
+
+/// The C++ side of `ir.Operation`: a tracked handle.
+class PyOperation {
+public:
+  /// Returns the Python object for `op` (the same object while one exists).
+  static py::object forOperation(PyMlirContext &context, Operation *op);
+  /// Takes ownership of the detached op `op` and returns its Python object.
+  static py::object adopt(PyMlirContext &context, Operation *op);
+
+  ~PyOperation();
+
+  /// The op, or throws InvalidatedHandleException if the handle is not live.
+  Operation *get();
+  /// The op or nullptr; never throws.
+  Operation *getIfLive() const { return handle.get(); }
+  const OpHandle &getHandle() const { return handle; }
+  PyMlirContext &getContext() const { return *context; }
+  py::object getContextObject() const { return contextObject; }
+  /// Replaces the owner (see PyMlirContext::rehome).
+  void setOwner(std::shared_ptr<RootOwner> newOwner);
+
+private:
+  PyOperation(PyMlirContext &context, OpHandle handle,
+              std::shared_ptr<RootOwner> owner);
+  friend class PyMlirContext;
+
+  // Destroyed in reverse order: the handle, then the owner (which may
+  // destroy IR and needs the context), then the context.
+  PyMlirContext *context;
+  py::object contextObject;
+  std::shared_ptr<RootOwner> owner;
+  OpHandle handle;
+  const void *registeredKey = nullptr;
+};
+
+/// The Operation* of an `ir.Operation` or `ir.Module` argument.
+PyOperation &castToOperation(const py::handle &object);
+
+//===----------------------------------------------------------------------===//
+// Thread context stack (Context / Location / InsertionPoint managers).
+//===----------------------------------------------------------------------===//
+
+enum class FrameKind { Context, Location, InsertionPoint };
+void pushFrame(FrameKind kind, const py::object &object,
+               const py::object &context);
+void popFrame(FrameKind kind, const py::object &object);
+/// The current Context / Location / InsertionPoint object, or None.
+py::object getCurrentContext();
+py::object getCurrentLocation();
+py::object getCurrentInsertionPoint();
+
+//===----------------------------------------------------------------------===//
+// Module population.
+//===----------------------------------------------------------------------===//
+
+void populateIRCore(py::module_ &m);
+void populateIRStructure(py::module_ &m);
+void populatePassManager(py::module_ &m);
+
+/// Prints `op` (for __str__).
+std::string printOperation(Operation *op);
+
+} // namespace mlir::tracking::python
+
+#endif // MLIR_TRACKING_PYTHON_CORE_H

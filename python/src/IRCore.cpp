@@ -1,0 +1,927 @@
+//===- IRCore.cpp - Context, Location, Type, Attribute, Module, Operation -===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IRObjects.h"
+#include "Mutation.h"
+
+#include "mlir-c/Bindings/Python/Interop.h"
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/stl.h>
+
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::python;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+template <typename T> std::string printToString(T &&object) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  object.print(os);
+  return text;
+}
+
+void *unwrapCapsule(const py::object &capsule, const char *name) {
+  void *pointer = PyCapsule_GetPointer(capsule.ptr(), name);
+  if (!pointer)
+    throw py::error_already_set();
+  return pointer;
+}
+
+PyMlirContext &contextOf(MLIRContext *context) {
+  PyMlirContext *result = PyMlirContext::lookup(context);
+  if (!result)
+    throw py::value_error("the MLIRContext of this object was not created by "
+                          "mlir_tracking; create IR with mlir_tracking.ir");
+  return *result;
+}
+
+/// Upstream's WalkResult values.
+enum class PyWalkResult { Advance, Interrupt, Skip };
+
+OpPrintingFlags makePrintingFlags(std::optional<int64_t> largeElementsLimit,
+                                  bool enableDebugInfo, bool prettyDebugInfo,
+                                  bool printGenericOpForm, bool useLocalScope,
+                                  bool assumeVerified, bool skipRegions) {
+  OpPrintingFlags flags;
+  if (largeElementsLimit)
+    flags.elideLargeElementsAttrs(*largeElementsLimit);
+  if (enableDebugInfo)
+    flags.enableDebugInfo(/*enable=*/true, prettyDebugInfo);
+  if (printGenericOpForm)
+    flags.printGenericOpForm();
+  if (useLocalScope)
+    flags.useLocalScope();
+  if (assumeVerified)
+    flags.assumeVerified();
+  if (skipRegions)
+    flags.skipRegions();
+  return flags;
+}
+
+py::object getAsm(Operation *op, bool binary,
+                  std::optional<int64_t> largeElementsLimit,
+                  bool enableDebugInfo, bool prettyDebugInfo,
+                  bool printGenericOpForm, bool useLocalScope,
+                  bool assumeVerified, bool skipRegions) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (binary) {
+    if (failed(writeBytecodeToFile(op, os)))
+      throw py::value_error("failed to write bytecode");
+    return py::bytes(text);
+  }
+  op->print(os, makePrintingFlags(largeElementsLimit, enableDebugInfo,
+                                  prettyDebugInfo, printGenericOpForm,
+                                  useLocalScope, assumeVerified, skipRegions));
+  return py::str(text);
+}
+
+PyOperation &asOperation(const py::handle &object) {
+  return castToOperation(object);
+}
+
+const char *kOperationDoc =
+    R"(A tracked handle to an MLIR operation.
+
+The handle follows its op through rewrites that go through a rewriter
+(precise passes such as canonicalize and cse, and every mutation made from
+Python). `handle_state` is "live", "erased" or "invalidated"; using a handle
+that is not live raises InvalidatedHandleError, whose message says what
+happened to the op. The same live op always gives the same Python object.)";
+} // namespace
+
+PyOperation &mlir::tracking::python::castToOperation(const py::handle &object) {
+  if (py::isinstance<PyModule>(object))
+    return object.cast<PyModule &>().getOperation();
+  return object.cast<PyOperation &>();
+}
+
+py::object mlir::tracking::python::makeLocation(PyMlirContext &context,
+                                                Location location) {
+  return py::cast(PyLocation{context.getObject(), location});
+}
+
+py::object mlir::tracking::python::makeType(PyMlirContext &context, Type type) {
+  return py::cast(PyType{context.getObject(), type});
+}
+
+py::object mlir::tracking::python::makeAttribute(PyMlirContext &context,
+                                                 Attribute attribute) {
+  return py::cast(PyAttribute{context.getObject(), attribute});
+}
+
+Location mlir::tracking::python::resolveLocation(const py::object &loc,
+                                                 PyMlirContext &context) {
+  if (!loc.is_none())
+    return loc.cast<PyLocation &>().location;
+  py::object current = getCurrentLocation();
+  if (!current.is_none()) {
+    auto &location = current.cast<PyLocation &>();
+    if (location.location->getContext() == context.get())
+      return location.location;
+  }
+  return UnknownLoc::get(context.get());
+}
+
+//===----------------------------------------------------------------------===//
+// Bindings
+//===----------------------------------------------------------------------===//
+
+namespace {
+void populateContext(py::module_ &m) {
+  py::class_<PyMlirContext>(m, "Context",
+                            "An MLIR context with every upstream dialect and "
+                            "extension, and the registry of its handles.")
+      .def(py::init<>(), "Creates a context with every upstream dialect "
+                         "loaded.")
+      .def(
+          "__enter__",
+          [](py::object self) {
+            pushFrame(FrameKind::Context, self, self);
+            return self;
+          },
+          "Makes this the current context.")
+      .def(
+          "__exit__",
+          [](py::object self, py::object, py::object, py::object) {
+            popFrame(FrameKind::Context, self);
+          },
+          "Restores the previous current context.", py::arg("exc_type"),
+          py::arg("exc_value"), py::arg("traceback"))
+      .def_property_readonly_static(
+          "current", [](py::object) { return getCurrentContext(); },
+          "The current context, or None.")
+      .def_property(
+          "allow_unregistered_dialects",
+          [](PyMlirContext &self) {
+            return self.get()->allowsUnregisteredDialects();
+          },
+          [](PyMlirContext &self, bool allow) {
+            self.get()->allowUnregisteredDialects(allow);
+          },
+          "Whether ops of unknown dialects may be parsed and created.")
+      .def(
+          "enable_multithreading",
+          [](PyMlirContext &self, bool enable) {
+            self.get()->enableMultithreading(enable);
+          },
+          py::arg("enable"),
+          "Turns the context's thread pool (and so the multi-threaded pass "
+          "manager) on or off.")
+      .def_property_readonly(
+          "is_multithreading_enabled",
+          [](PyMlirContext &self) {
+            return self.get()->isMultithreadingEnabled();
+          },
+          "Whether the multi-threaded pass manager is on.")
+      .def(
+          "is_registered_operation",
+          [](PyMlirContext &self, const std::string &name) {
+            return RegisteredOperationName::lookup(name, self.get())
+                .has_value();
+          },
+          py::arg("operation_name"),
+          "Returns True if `operation_name` is a registered operation.")
+      .def(
+          "load_all_available_dialects",
+          [](PyMlirContext &self) { self.get()->loadAllAvailableDialects(); },
+          "Loads every registered dialect (done at creation).")
+      .def(
+          "_get_live_operation_count",
+          [](PyMlirContext &self) { return self.getNumLiveOperations(); },
+          "Number of Operation objects alive (for tests).")
+      .def(
+          "_get_tracked_operation_count",
+          [](PyMlirContext &self) {
+            return self.getRegistry().getNumTrackedOps();
+          },
+          "Number of ops with a live handle in the registry (for tests).")
+      .def_property_readonly(
+          "_CAPIPtr",
+          [](PyMlirContext &self) {
+            return py::reinterpret_steal<py::object>(PyCapsule_New(
+                wrap(self.get()).ptr, MLIR_PYTHON_CAPSULE_CONTEXT, nullptr));
+          },
+          "A capsule with the MlirContext, for upstream bindings.")
+      .def_static(
+          "_CAPICreate",
+          [](py::object capsule) {
+            auto *context = static_cast<MLIRContext *>(
+                unwrapCapsule(capsule, MLIR_PYTHON_CAPSULE_CONTEXT));
+            return contextOf(context).getObject();
+          },
+          py::arg("capsule"),
+          "Returns the Context of a capsule made by `_CAPIPtr`.")
+      .def("__repr__", [](PyMlirContext &self) {
+        return "<mlir_tracking.ir.Context: " +
+               std::to_string(self.getNumLiveOperations()) +
+               " live operation objects>";
+      });
+}
+
+void populateLocation(py::module_ &m) {
+  py::class_<PyLocation>(m, "Location", "A source location.")
+      .def_static(
+          "unknown",
+          [](py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            return makeLocation(ctx, UnknownLoc::get(ctx.get()));
+          },
+          py::arg("context") = py::none(), "An unknown location.")
+      .def_static(
+          "file",
+          [](const std::string &filename, unsigned line, unsigned col,
+             py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            return makeLocation(
+                ctx, FileLineColLoc::get(ctx.get(), filename, line, col));
+          },
+          py::arg("filename"), py::arg("line"), py::arg("col"),
+          py::arg("context") = py::none(), "A file:line:column location.")
+      .def_static(
+          "name",
+          [](const std::string &name, py::object childLoc, py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            Location child = childLoc.is_none()
+                                 ? Location(UnknownLoc::get(ctx.get()))
+                                 : childLoc.cast<PyLocation &>().location;
+            return makeLocation(
+                ctx, NameLoc::get(StringAttr::get(ctx.get(), name), child));
+          },
+          py::arg("name"), py::arg("childLoc") = py::none(),
+          py::arg("context") = py::none(), "A named location.")
+      .def_property_readonly_static(
+          "current", [](py::object) { return getCurrentLocation(); },
+          "The current location, or None.")
+      .def(
+          "__enter__",
+          [](py::object self) {
+            pushFrame(FrameKind::Location, self,
+                      self.cast<PyLocation &>().context);
+            return self;
+          },
+          "Makes this the current location (and its context current).")
+      .def(
+          "__exit__",
+          [](py::object self, py::object, py::object, py::object) {
+            popFrame(FrameKind::Location, self);
+          },
+          py::arg("exc_type"), py::arg("exc_value"), py::arg("traceback"),
+          "Restores the previous location.")
+      .def_property_readonly(
+          "context", [](PyLocation &self) { return self.context; },
+          "The context of the location.")
+      .def(
+          "__eq__",
+          [](PyLocation &self, py::object other) {
+            return py::isinstance<PyLocation>(other) &&
+                   other.cast<PyLocation &>().location == self.location;
+          },
+          py::arg("other"), "Locations are uniqued: equal if identical.")
+      .def(
+          "__hash__",
+          [](PyLocation &self) {
+            return std::hash<const void *>()(
+                self.location.getAsOpaquePointer());
+          },
+          "Hash of the uniqued location.")
+      .def_property_readonly(
+          "_CAPIPtr",
+          [](PyLocation &self) {
+            return py::reinterpret_steal<py::object>(
+                PyCapsule_New(const_cast<void *>(wrap(self.location).ptr),
+                              MLIR_PYTHON_CAPSULE_LOCATION, nullptr));
+          },
+          "A capsule with the MlirLocation.")
+      .def(
+          "__str__",
+          [](PyLocation &self) { return printToString(self.location); },
+          "The location as MLIR prints it.")
+      .def(
+          "__repr__",
+          [](PyLocation &self) { return printToString(self.location); },
+          "The location as MLIR prints it.");
+}
+
+void populateTypeAndAttribute(py::module_ &m) {
+  py::class_<PyType>(m, "Type", "An MLIR type.")
+      .def_static(
+          "parse",
+          [](const std::string &asm_, py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            DiagnosticCapture capture(ctx.get());
+            Type type = parseType(asm_, ctx.get());
+            if (!type)
+              capture.raise("Unable to parse type: '" + asm_ + "'");
+            return makeType(ctx, type);
+          },
+          py::arg("asm"), py::arg("context") = py::none(),
+          "Parses a type; raises MLIRError on failure.")
+      .def_property_readonly(
+          "context", [](PyType &self) { return self.context; },
+          "The context of the type.")
+      .def(
+          "__eq__",
+          [](PyType &self, py::object other) {
+            return py::isinstance<PyType>(other) &&
+                   other.cast<PyType &>().type == self.type;
+          },
+          py::arg("other"), "Types are uniqued: equal if identical.")
+      .def(
+          "__hash__",
+          [](PyType &self) {
+            return std::hash<const void *>()(self.type.getAsOpaquePointer());
+          },
+          "Hash of the uniqued type.")
+      .def_property_readonly(
+          "_CAPIPtr",
+          [](PyType &self) {
+            return py::reinterpret_steal<py::object>(
+                PyCapsule_New(const_cast<void *>(wrap(self.type).ptr),
+                              MLIR_PYTHON_CAPSULE_TYPE, nullptr));
+          },
+          "A capsule with the MlirType.")
+      .def_static(
+          "_CAPICreate",
+          [](py::object capsule) {
+            Type type = Type::getFromOpaquePointer(
+                unwrapCapsule(capsule, MLIR_PYTHON_CAPSULE_TYPE));
+            return makeType(contextOf(type.getContext()), type);
+          },
+          py::arg("capsule"), "Returns the Type of a capsule.")
+      .def(
+          "__str__", [](PyType &self) { return printToString(self.type); },
+          "The type as MLIR prints it.")
+      .def(
+          "__repr__",
+          [](PyType &self) { return "Type(" + printToString(self.type) + ")"; },
+          "Type(<type>).");
+
+  py::class_<PyAttribute>(m, "Attribute", "An MLIR attribute.")
+      .def_static(
+          "parse",
+          [](const std::string &asm_, py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            DiagnosticCapture capture(ctx.get());
+            Attribute attribute = parseAttribute(asm_, ctx.get());
+            if (!attribute)
+              capture.raise("Unable to parse attribute: '" + asm_ + "'");
+            return makeAttribute(ctx, attribute);
+          },
+          py::arg("asm"), py::arg("context") = py::none(),
+          "Parses an attribute; raises MLIRError on failure.")
+      .def_property_readonly(
+          "context", [](PyAttribute &self) { return self.context; },
+          "The context of the attribute.")
+      .def_property_readonly(
+          "type",
+          [](PyAttribute &self) -> py::object {
+            auto typed = dyn_cast<TypedAttr>(self.attribute);
+            if (!typed)
+              return py::none();
+            return makeType(self.context.cast<PyMlirContext &>(),
+                            typed.getType());
+          },
+          "The type of a typed attribute, or None.")
+      .def(
+          "__eq__",
+          [](PyAttribute &self, py::object other) {
+            return py::isinstance<PyAttribute>(other) &&
+                   other.cast<PyAttribute &>().attribute == self.attribute;
+          },
+          py::arg("other"), "Attributes are uniqued: equal if identical.")
+      .def(
+          "__hash__",
+          [](PyAttribute &self) {
+            return std::hash<const void *>()(
+                self.attribute.getAsOpaquePointer());
+          },
+          "Hash of the uniqued attribute.")
+      .def_property_readonly(
+          "_CAPIPtr",
+          [](PyAttribute &self) {
+            return py::reinterpret_steal<py::object>(
+                PyCapsule_New(const_cast<void *>(wrap(self.attribute).ptr),
+                              MLIR_PYTHON_CAPSULE_ATTRIBUTE, nullptr));
+          },
+          "A capsule with the MlirAttribute.")
+      .def_static(
+          "_CAPICreate",
+          [](py::object capsule) {
+            Attribute attribute = Attribute::getFromOpaquePointer(
+                unwrapCapsule(capsule, MLIR_PYTHON_CAPSULE_ATTRIBUTE));
+            return makeAttribute(contextOf(attribute.getContext()), attribute);
+          },
+          py::arg("capsule"), "Returns the Attribute of a capsule.")
+      .def(
+          "__str__",
+          [](PyAttribute &self) { return printToString(self.attribute); },
+          "The attribute as MLIR prints it.")
+      .def(
+          "__repr__",
+          [](PyAttribute &self) {
+            return "Attribute(" + printToString(self.attribute) + ")";
+          },
+          "Attribute(<attribute>).");
+
+  py::class_<PyNamedAttribute>(m, "NamedAttribute", "A (name, attribute) pair.")
+      .def_property_readonly(
+          "name", [](PyNamedAttribute &self) { return self.name; },
+          "The attribute name.")
+      .def_property_readonly(
+          "attr", [](PyNamedAttribute &self) { return self.attr; },
+          "The attribute.")
+      .def(
+          "__repr__",
+          [](PyNamedAttribute &self) {
+            return "NamedAttribute(" + self.name + "=" +
+                   py::str(self.attr).cast<std::string>() + ")";
+          },
+          "NamedAttribute(name=attr).");
+}
+
+void populateModule(py::module_ &m) {
+  py::class_<PyModule>(m, "Module",
+                       "A `builtin.module`: a view of its (tracked) "
+                       "operation, which owns the IR.")
+      .def_static(
+          "parse",
+          [](const std::string &asm_, py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            DiagnosticCapture capture(ctx.get());
+            ParserConfig config(ctx.get());
+            OwningOpRef<ModuleOp> module =
+                parseSourceString<ModuleOp>(asm_, config);
+            if (!module)
+              capture.raise("Unable to parse module assembly");
+            Operation *op = module.release().getOperation();
+            return PyModule{PyOperation::adopt(ctx, op)};
+          },
+          py::arg("asm"), py::arg("context") = py::none(),
+          "Parses a module; raises MLIRError with the diagnostics on "
+          "failure.")
+      .def_static(
+          "create",
+          [](py::object loc) {
+            PyMlirContext &ctx = PyMlirContext::resolve(
+                loc.is_none() ? py::object(py::none())
+                              : loc.cast<PyLocation &>().context);
+            ModuleOp module = ModuleOp::create(resolveLocation(loc, ctx));
+            return PyModule{PyOperation::adopt(ctx, module.getOperation())};
+          },
+          py::arg("loc") = py::none(), "Creates an empty module.")
+      .def_property_readonly(
+          "operation", [](PyModule &self) { return self.operation; },
+          "The module's operation (a tracked handle).")
+      .def_property_readonly(
+          "body",
+          [](PyModule &self) {
+            PyOperation &operation = self.getOperation();
+            Operation *op = operation.get();
+            return PyBlock{self.operation, &op->getRegion(0).front()};
+          },
+          "The module's only block.")
+      .def_property_readonly(
+          "context",
+          [](PyModule &self) { return self.getOperation().getContextObject(); },
+          "The context of the module.")
+      .def(
+          "dump", [](PyModule &self) { self.getOperation().get()->dump(); },
+          "Prints the module to stderr.")
+      .def_property_readonly(
+          "_CAPIPtr",
+          [](PyModule &self) {
+            ModuleOp module = cast<ModuleOp>(self.getOperation().get());
+            return py::reinterpret_steal<py::object>(
+                PyCapsule_New(const_cast<void *>(wrap(module).ptr),
+                              MLIR_PYTHON_CAPSULE_MODULE, nullptr));
+          },
+          "A capsule with the MlirModule (the IR stays owned by this "
+          "package).")
+      .def_static(
+          "_CAPICreate",
+          [](py::object capsule) {
+            auto *op = static_cast<Operation *>(
+                unwrapCapsule(capsule, MLIR_PYTHON_CAPSULE_MODULE));
+            return PyModule{
+                PyOperation::forOperation(contextOf(op->getContext()), op)};
+          },
+          py::arg("capsule"), "Returns a Module for a capsule.")
+      .def(
+          "__str__",
+          [](PyModule &self) {
+            return printOperation(self.getOperation().get());
+          },
+          "The module as MLIR prints it.")
+      .def(
+          "__repr__",
+          [](PyModule &self) {
+            PyOperation &operation = self.getOperation();
+            return "<mlir_tracking.ir.Module (" +
+                   stringifyHandleState(operation.getHandle().getState())
+                       .str() +
+                   ")>";
+          },
+          "A short description.");
+}
+
+void populateOperation(py::module_ &m) {
+  py::enum_<WalkOrder>(m, "WalkOrder", "The order of Operation.walk.")
+      .value("PRE_ORDER", WalkOrder::PreOrder)
+      .value("POST_ORDER", WalkOrder::PostOrder);
+  py::enum_<PyWalkResult>(m, "WalkResult",
+                          "What a walk callback returns (None: ADVANCE).")
+      .value("ADVANCE", PyWalkResult::Advance)
+      .value("INTERRUPT", PyWalkResult::Interrupt)
+      .value("SKIP", PyWalkResult::Skip);
+
+  py::class_<PyOperation>(m, "Operation", kOperationDoc)
+      .def_static(
+          "create",
+          [](const std::string &name, py::object results, py::object operands,
+             py::object attributes, py::object successors, int regions,
+             py::object loc, py::object ip) {
+            py::object contextObject = py::none();
+            if (!loc.is_none())
+              contextObject = loc.cast<PyLocation &>().context;
+            else if (!ip.is_none() && !ip.is(py::bool_(false)))
+              contextObject = asOperation(ip.cast<PyInsertionPoint &>()
+                                              .block.cast<PyBlock &>()
+                                              .operation)
+                                  .getContextObject();
+            PyMlirContext &ctx = PyMlirContext::resolve(contextObject);
+            MLIRContext *mlirContext = ctx.get();
+            OperationName opName(name, mlirContext);
+            if (!opName.isRegistered() &&
+                !mlirContext->allowsUnregisteredDialects())
+              throw py::value_error(
+                  "unregistered operation '" + name +
+                  "' (set Context.allow_unregistered_dialects to create it)");
+            OperationState state(resolveLocation(loc, ctx), opName);
+            if (!results.is_none())
+              for (py::handle type : results)
+                state.addTypes(type.cast<PyType &>().type);
+            if (!operands.is_none())
+              for (py::handle operand : operands)
+                state.addOperands(operand.cast<PyValue &>().get());
+            if (!attributes.is_none())
+              for (auto item : attributes.cast<py::dict>())
+                state.addAttribute(item.first.cast<std::string>(),
+                                   item.second.cast<PyAttribute &>().attribute);
+            if (!successors.is_none())
+              for (py::handle successor : successors)
+                state.addSuccessors(successor.cast<PyBlock &>().get());
+            for (int i = 0; i < regions; ++i)
+              state.addRegion();
+            Operation *op = Operation::create(state);
+            py::object result = PyOperation::adopt(ctx, op);
+            maybeInsert(result.cast<PyOperation &>(), ip);
+            return result;
+          },
+          py::arg("name"), py::arg("results") = py::none(),
+          py::arg("operands") = py::none(), py::arg("attributes") = py::none(),
+          py::arg("successors") = py::none(), py::arg("regions") = 0,
+          py::arg("loc") = py::none(), py::arg("ip") = py::none(),
+          "Creates an operation. It is inserted at `ip` (None: the current "
+          "insertion point, if any; False: nowhere); otherwise it stays "
+          "detached and is owned by its handle.")
+      .def_property_readonly(
+          "name",
+          [](PyOperation &self) {
+            return self.get()->getName().getStringRef().str();
+          },
+          "The operation name, e.g. 'arith.addi'.")
+      .def_property_readonly(
+          "context", [](PyOperation &self) { return self.getContextObject(); },
+          "The context of the operation.")
+      .def_property_readonly(
+          "location",
+          [](PyOperation &self) {
+            return makeLocation(self.getContext(), self.get()->getLoc());
+          },
+          "The location of the operation.")
+      .def_property_readonly(
+          "operation", [](py::object self) { return self; },
+          "The operation itself (upstream OpView compatibility).")
+      .def_property_readonly(
+          "attributes",
+          [](py::object self) {
+            asOperation(self).get();
+            return PyOpAttributeMap{self};
+          },
+          "The attributes, as a mapping from name to Attribute.")
+      .def_property_readonly(
+          "operands",
+          [](py::object self) {
+            asOperation(self).get();
+            return PyOpOperandList{self};
+          },
+          "The operands (Values).")
+      .def_property_readonly(
+          "results",
+          [](py::object self) {
+            asOperation(self).get();
+            return PyOpResultList{self};
+          },
+          "The results (OpResults).")
+      .def_property_readonly(
+          "result",
+          [](py::object self) {
+            Operation *op = asOperation(self).get();
+            if (op->getNumResults() != 1)
+              throw py::value_error(
+                  "cannot call .result on an operation with " +
+                  std::to_string(op->getNumResults()) + " results");
+            return py::cast(PyOpResult{{self, 0, true}});
+          },
+          "The only result; ValueError unless there is exactly one.")
+      .def_property_readonly(
+          "regions",
+          [](py::object self) {
+            asOperation(self).get();
+            return PyRegionSequence{self};
+          },
+          "The regions.")
+      .def_property_readonly(
+          "parent",
+          [](PyOperation &self) -> py::object {
+            Operation *parent = self.get()->getParentOp();
+            if (!parent)
+              return py::none();
+            return PyOperation::forOperation(self.getContext(), parent);
+          },
+          "The parent operation, or None if detached or top-level.")
+      .def_property_readonly(
+          "block",
+          [](PyOperation &self) -> py::object {
+            Block *block = self.get()->getBlock();
+            if (!block)
+              return py::none();
+            return PyBlock::create(self.getContext(), block);
+          },
+          "The block containing the operation, or None if detached.")
+      .def_property_readonly(
+          "is_valid",
+          [](PyOperation &self) { return self.getIfLive() != nullptr; },
+          "True while the handle is live.")
+      .def_property_readonly(
+          "handle_state",
+          [](PyOperation &self) {
+            return stringifyHandleState(self.getHandle().getState()).str();
+          },
+          "'live', 'erased' or 'invalidated'.")
+      .def_property_readonly(
+          "handle_history",
+          [](PyOperation &self) {
+            std::vector<std::string> history;
+            for (const TrackingEvent &event : self.getHandle().getHistory())
+              history.push_back(event.str());
+            return history;
+          },
+          "What happened to the op, oldest first, one str per event.")
+      .def(
+          "walk",
+          [](PyOperation &self, py::function callback, WalkOrder order) {
+            Operation *op = self.get();
+            PyMlirContext &ctx = self.getContext();
+            std::optional<py::error_already_set> error;
+            auto visit = [&](Operation *nested) -> WalkResult {
+              try {
+                py::object result =
+                    callback(PyOperation::forOperation(ctx, nested));
+                if (result.is_none())
+                  return WalkResult::advance();
+                switch (result.cast<PyWalkResult>()) {
+                case PyWalkResult::Advance:
+                  return WalkResult::advance();
+                case PyWalkResult::Interrupt:
+                  return WalkResult::interrupt();
+                case PyWalkResult::Skip:
+                  return order == WalkOrder::PreOrder ? WalkResult::skip()
+                                                      : WalkResult::advance();
+                }
+              } catch (py::error_already_set &e) {
+                error = std::move(e);
+              } catch (py::cast_error &) {
+                error = py::error_already_set(
+                    (PyErr_SetString(PyExc_TypeError,
+                                     "walk callback must return a "
+                                     "WalkResult or None"),
+                     py::error_already_set()));
+              }
+              return WalkResult::interrupt();
+            };
+            if (order == WalkOrder::PreOrder)
+              op->walk<WalkOrder::PreOrder>(visit);
+            else
+              op->walk<WalkOrder::PostOrder>(visit);
+            if (error)
+              throw std::move(*error);
+          },
+          py::arg("callback"), py::arg("walk_order") = WalkOrder::PostOrder,
+          "Calls `callback(op)` on this op and every op nested in it. The "
+          "callback returns a WalkResult (None means ADVANCE); in post-order "
+          "it may erase the op it is given, and nothing else.")
+      .def(
+          "clone",
+          [](PyOperation &self, py::object ip) {
+            Operation *copy = self.get()->clone();
+            py::object result = PyOperation::adopt(self.getContext(), copy);
+            maybeInsert(result.cast<PyOperation &>(), ip);
+            return result;
+          },
+          py::arg("ip") = py::none(),
+          "A deep copy, inserted at `ip` (None: the current insertion point "
+          "if any; False: nowhere), else detached and owned by its handle.")
+      .def(
+          "erase", [](PyOperation &self) { eraseOperation(self); },
+          "Erases the op and everything in it; their handles become erased. "
+          "ValueError if a result is still used outside it.")
+      .def(
+          "detach_from_parent",
+          [](py::object self) {
+            detachOperation(asOperation(self));
+            return self;
+          },
+          "Removes the op from its block; its handle then owns it.")
+      .def(
+          "move_before",
+          [](PyOperation &self, PyOperation &other) {
+            Operation *ref = other.get();
+            self.get();
+            if (!ref->getBlock())
+              throw py::value_error("reference operation is detached");
+            placeOperation(self, ref->getBlock(), ref->getIterator(),
+                           "Operation.move_before");
+          },
+          py::arg("other"), "Moves (or inserts) the op before `other`.")
+      .def(
+          "move_after",
+          [](PyOperation &self, PyOperation &other) {
+            Operation *ref = other.get();
+            self.get();
+            if (!ref->getBlock())
+              throw py::value_error("reference operation is detached");
+            placeOperation(self, ref->getBlock(), std::next(ref->getIterator()),
+                           "Operation.move_after");
+          },
+          py::arg("other"), "Moves (or inserts) the op after `other`.")
+      .def(
+          "replace_all_uses_with",
+          [](PyOperation &self, py::object values) {
+            Operation *op = self.get();
+            std::vector<Value> replacements;
+            if (py::isinstance<PyOperation>(values)) {
+              for (Value value : asOperation(values).get()->getResults())
+                replacements.push_back(value);
+            } else {
+              for (py::handle value : values)
+                replacements.push_back(value.cast<PyValue &>().get());
+            }
+            if (replacements.size() != op->getNumResults())
+              throw py::value_error("expected " +
+                                    std::to_string(op->getNumResults()) +
+                                    " replacement values, got " +
+                                    std::to_string(replacements.size()));
+            for (auto [from, to] : llvm::zip(op->getResults(), replacements))
+              replaceAllUsesWith(self.getContext(), from, to);
+          },
+          py::arg("values"),
+          "Replaces every use of the op's results with `values` (a list of "
+          "Values or an Operation). The handle stays on this op.")
+      .def(
+          "verify",
+          [](PyOperation &self) {
+            Operation *op = self.get();
+            DiagnosticCapture capture(op->getContext());
+            if (failed(mlir::verify(op)))
+              capture.raise("Verification failed");
+            return true;
+          },
+          "Verifies the op; raises MLIRError with the diagnostics on failure.")
+      .def(
+          "get_asm",
+          [](PyOperation &self, bool binary,
+             std::optional<int64_t> largeElementsLimit, bool enableDebugInfo,
+             bool prettyDebugInfo, bool printGenericOpForm, bool useLocalScope,
+             bool assumeVerified, bool skipRegions) {
+            return getAsm(self.get(), binary, largeElementsLimit,
+                          enableDebugInfo, prettyDebugInfo, printGenericOpForm,
+                          useLocalScope, assumeVerified, skipRegions);
+          },
+          py::arg("binary") = false,
+          py::arg("large_elements_limit") = py::none(),
+          py::arg("enable_debug_info") = false,
+          py::arg("pretty_debug_info") = false,
+          py::arg("print_generic_op_form") = false,
+          py::arg("use_local_scope") = false,
+          py::arg("assume_verified") = false, py::arg("skip_regions") = false,
+          "The op as text (or bytecode bytes if `binary`).")
+      .def(
+          "print",
+          [](PyOperation &self, std::optional<int64_t> largeElementsLimit,
+             bool enableDebugInfo, bool prettyDebugInfo,
+             bool printGenericOpForm, bool useLocalScope, bool assumeVerified,
+             py::object file, bool binary, bool skipRegions) {
+            py::object text =
+                getAsm(self.get(), binary, largeElementsLimit, enableDebugInfo,
+                       prettyDebugInfo, printGenericOpForm, useLocalScope,
+                       assumeVerified, skipRegions);
+            if (file.is_none())
+              file =
+                  py::module_::import("sys").attr(binary ? "stdout" : "stdout");
+            if (binary && !py::hasattr(file, "buffer"))
+              file.attr("write")(text);
+            else if (binary)
+              file.attr("buffer").attr("write")(text);
+            else
+              file.attr("write")(text);
+          },
+          py::arg("large_elements_limit") = py::none(),
+          py::arg("enable_debug_info") = false,
+          py::arg("pretty_debug_info") = false,
+          py::arg("print_generic_op_form") = false,
+          py::arg("use_local_scope") = false,
+          py::arg("assume_verified") = false, py::arg("file") = py::none(),
+          py::arg("binary") = false, py::arg("skip_regions") = false,
+          "Prints the op to `file` (default: sys.stdout).")
+      .def(
+          "__str__",
+          [](PyOperation &self) { return printOperation(self.get()); },
+          "The op as MLIR prints it.")
+      .def(
+          "__repr__",
+          [](PyOperation &self) {
+            const OpHandle &handle = self.getHandle();
+            return "<mlir_tracking.ir.Operation '" + handle.getLastName() +
+                   "' at " + handle.getLastLocation() + " (" +
+                   stringifyHandleState(handle.getState()).str() + ")>";
+          },
+          "A short description that never raises.")
+      .def(
+          "__eq__",
+          [](PyOperation &self, py::object other) {
+            if (py::isinstance<PyModule>(other))
+              other = other.cast<PyModule &>().operation;
+            return py::isinstance<PyOperation>(other) &&
+                   other.cast<PyOperation &>().getHandle() == self.getHandle();
+          },
+          py::arg("other"),
+          "Equal when both handles refer to the same op (also after one "
+          "followed a replacement onto the other's op).")
+      .def(
+          "__hash__", [](PyOperation &self) { return self.getHandle().hash(); },
+          "Consistent with ==.")
+      .def_property_readonly(
+          "_CAPIPtr",
+          [](PyOperation &self) {
+            return py::reinterpret_steal<py::object>(PyCapsule_New(
+                wrap(self.get()).ptr, MLIR_PYTHON_CAPSULE_OPERATION, nullptr));
+          },
+          "A capsule with the MlirOperation (raises if not live).")
+      .def_static(
+          "_CAPICreate",
+          [](py::object capsule) {
+            auto *op = static_cast<Operation *>(
+                unwrapCapsule(capsule, MLIR_PYTHON_CAPSULE_OPERATION));
+            return PyOperation::forOperation(contextOf(op->getContext()), op);
+          },
+          py::arg("capsule"),
+          "The Operation for a capsule: the existing object if there is "
+          "one (`Operation._CAPICreate(op._CAPIPtr) is op`).")
+      .def(
+          "_verify_tracking",
+          [](PyOperation &self) {
+            return self.getContext().getRegistry().verifyAgainst(
+                getRootOf(self.get()));
+          },
+          "Checks the registry against the IR of this op's root; returns "
+          "the problems found (for tests).");
+}
+} // namespace
+
+void mlir::tracking::python::populateIRCore(py::module_ &m) {
+  populateContext(m);
+  populateLocation(m);
+  populateTypeAndAttribute(m);
+  populateModule(m);
+  populateOperation(m);
+}

@@ -1,0 +1,137 @@
+//===- IRObjects.h - Python objects reached through operations --*- C++ -*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Value-like wrappers (Location, Type, Attribute) hold their context. The
+// structural ones (Block, Region, Value, the lists and the attribute map)
+// hold the Python Operation they were reached through and check, on every
+// access, that its handle is live and that what they refer to still exists
+// in that op, so they never touch freed IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_PYTHON_IROBJECTS_H
+#define MLIR_TRACKING_PYTHON_IROBJECTS_H
+
+#include "Core.h"
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/Block.h"
+#include "mlir/IR/Region.h"
+#include "mlir/IR/Types.h"
+#include "mlir/IR/Value.h"
+
+namespace mlir::tracking::python {
+
+/// `ir.Location`.
+struct PyLocation {
+  py::object context;
+  Location location;
+};
+
+/// `ir.Type`.
+struct PyType {
+  py::object context;
+  Type type;
+};
+
+/// `ir.Attribute`.
+struct PyAttribute {
+  py::object context;
+  Attribute attribute;
+};
+
+/// `ir.NamedAttribute`.
+struct PyNamedAttribute {
+  std::string name;
+  py::object attr;
+};
+
+py::object makeLocation(PyMlirContext &context, Location location);
+py::object makeType(PyMlirContext &context, Type type);
+py::object makeAttribute(PyMlirContext &context, Attribute attribute);
+/// The location of the `loc=` argument, the current one, or unknown.
+Location resolveLocation(const py::object &loc, PyMlirContext &context);
+
+/// `ir.Module`: a view of a `builtin.module` operation.
+struct PyModule {
+  py::object operation;
+  PyOperation &getOperation() const { return operation.cast<PyOperation &>(); }
+};
+
+/// `ir.Region`: region `index` of an operation.
+struct PyRegion {
+  py::object operation;
+  unsigned index;
+  Region *get() const;
+};
+
+/// `ir.Block`.
+struct PyBlock {
+  py::object operation;
+  Block *block;
+  /// The block, or throws if the op is not live or no longer has it.
+  Block *get() const;
+  static py::object create(PyMlirContext &context, Block *block);
+};
+
+/// `ir.Value` and its subclasses `ir.OpResult` and `ir.BlockArgument`:
+/// result `index` of an Operation, or argument `index` of a Block.
+struct PyValue {
+  py::object parent;
+  unsigned index;
+  bool isResult;
+  Value get() const;
+  PyMlirContext &getContext() const;
+  static py::object create(PyMlirContext &context, Value value);
+};
+struct PyOpResult : PyValue {};
+struct PyBlockArgument : PyValue {};
+
+/// `ir.OpOperand`: operand `number` of an operation.
+struct PyOpOperand {
+  py::object operation;
+  unsigned number;
+};
+
+/// The list-like views.
+struct PyOperationList {
+  py::object block;
+};
+struct PyBlockArgumentList {
+  py::object block;
+};
+struct PyRegionSequence {
+  py::object operation;
+};
+struct PyBlockList {
+  py::object region;
+};
+struct PyOpOperandList {
+  py::object operation;
+};
+struct PyOpResultList {
+  py::object operation;
+};
+struct PyOpAttributeMap {
+  py::object operation;
+};
+
+/// `ir.InsertionPoint`: before `refOperation`, or at the end of `block` when
+/// `refOperation` is None.
+struct PyInsertionPoint {
+  py::object block;
+  py::object refOperation;
+  /// Inserts the detached op `operation` here.
+  void insert(PyOperation &operation) const;
+};
+
+/// Inserts `op` (a detached op) at the current or given insertion point:
+/// `ip` None means the current one if any; returns true if inserted.
+bool maybeInsert(PyOperation &operation, const py::object &ip);
+
+} // namespace mlir::tracking::python
+
+#endif // MLIR_TRACKING_PYTHON_IROBJECTS_H

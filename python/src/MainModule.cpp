@@ -1,0 +1,36 @@
+//===- MainModule.cpp - The _mlirTracking extension module ----------------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Core.h"
+
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tracking/Passes.h"
+
+using namespace mlir::tracking::python;
+
+PYBIND11_MODULE(_mlirTracking, m) {
+  m.doc() = "The C++ side of mlir_tracking: MLIR IR objects whose "
+            "operations are tracked handles. Use mlir_tracking.ir and "
+            "mlir_tracking.passmanager.";
+  // Ours first: the first registration of a pass argument wins, so
+  // `canonicalize` and `cse` are the precise ones.
+  static bool registered = [] {
+    mlir::tracking::registerTrackedPasses();
+    mlir::registerAllPasses();
+    return true;
+  }();
+  (void)registered;
+
+  registerExceptionTranslators(py::module_::import("mlir_tracking._errors"));
+
+  py::module_ ir =
+      m.def_submodule("ir", "IR objects (upstream mlir.ir names).");
+  populateIRCore(ir);
+  populateIRStructure(ir);
+  py::module_ passmanager =
+      m.def_submodule("passmanager", "The tracked pass manager.");
+  populatePassManager(passmanager);
+}

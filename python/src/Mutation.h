@@ -1,0 +1,40 @@
+//===- Mutation.h - IR changes made from Python -----------------*- C++ -*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every change Python makes to the IR goes through these functions: they use
+// an IRRewriter whose listener is a TrackingListener for the context's
+// registry (events attributed to "python"), and they keep the ownership of
+// roots in step (see Core.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_PYTHON_MUTATION_H
+#define MLIR_TRACKING_PYTHON_MUTATION_H
+
+#include "Core.h"
+
+#include "mlir/IR/Block.h"
+
+namespace mlir::tracking::python {
+
+/// Inserts (if detached) or moves `operation` before `before` in `block`
+/// (`block->end()` for the end).
+void placeOperation(PyOperation &operation, Block *block,
+                    Block::iterator before, llvm::StringRef label);
+/// Erases `operation` and everything nested in it; their handles become
+/// erased. Refuses if a result is still used outside the op.
+void eraseOperation(PyOperation &operation);
+/// Detaches `operation` from its block; Python then owns it.
+void detachOperation(PyOperation &operation);
+/// Replaces every use of `from` with `to`.
+void replaceAllUsesWith(PyMlirContext &context, Value from, Value to);
+/// Sets operand `index` of `op`.
+void setOperand(PyMlirContext &context, Operation *op, unsigned index,
+                Value value);
+
+} // namespace mlir::tracking::python
+
+#endif // MLIR_TRACKING_PYTHON_MUTATION_H

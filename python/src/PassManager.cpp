@@ -1,0 +1,180 @@
+//===- PassManager.cpp - passmanager.PassManager
+//---------------------------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Core.h"
+
+#include "mlir-c/Bindings/Python/Interop.h"
+#include "mlir/CAPI/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Tracking/PassTracking.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/stl.h>
+
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::python;
+
+namespace {
+/// `passmanager.PassManager`: an mlir::PassManager with the tracking
+/// instrumentation, so handles survive (or are invalidated) precisely.
+struct PyPassManager {
+  PyPassManager(PyMlirContext &context, StringRef anchor)
+      : contextObject(context.getObject()), context(&context),
+        passManager(std::make_unique<PassManager>(context.get(), anchor)) {
+    enableTracking(*passManager, context.getRegistry());
+  }
+  py::object contextObject;
+  PyMlirContext *context;
+  std::unique_ptr<PassManager> passManager;
+};
+
+std::string printPipeline(OpPassManager &pm) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  pm.printAsTextualPipeline(os);
+  return text;
+}
+} // namespace
+
+void mlir::tracking::python::populatePassManager(py::module_ &m) {
+  py::class_<PyPassManager>(
+      m, "PassManager",
+      "A pass manager whose runs keep operation handles precise: precise "
+      "passes (canonicalize, cse, opted-in passes) update them, every other "
+      "pass invalidates only the handles nested in its anchor.")
+      .def(py::init([](const std::string &anchorOp, py::object context) {
+             return std::make_unique<PyPassManager>(
+                 PyMlirContext::resolve(context), anchorOp);
+           }),
+           py::arg("anchor_op") = "any", py::arg("context") = py::none(),
+           "Creates an empty pass manager anchored on `anchor_op`.")
+      .def_static(
+          "parse",
+          [](const std::string &pipeline, py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            std::string errors;
+            llvm::raw_string_ostream os(errors);
+            FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, os);
+            if (failed(parsed))
+              throw py::value_error(errors);
+            auto result =
+                std::make_unique<PyPassManager>(ctx, parsed->getOpAnchorName());
+            static_cast<OpPassManager &>(*result->passManager) =
+                std::move(*parsed);
+            return result;
+          },
+          py::arg("pipeline"), py::arg("context") = py::none(),
+          "Parses a pipeline such as 'builtin.module(canonicalize,cse)'; "
+          "ValueError (naming the unknown pass) on failure.")
+      .def(
+          "add",
+          [](PyPassManager &self, const std::string &pipeline) {
+            std::string errors;
+            llvm::raw_string_ostream os(errors);
+            if (failed(parsePassPipeline(pipeline, *self.passManager, os)))
+              throw py::value_error(errors);
+          },
+          py::arg("pipeline"),
+          "Adds passes from a textual pipeline such as 'canonicalize,cse'; "
+          "ValueError on failure.")
+      .def(
+          "run",
+          [](PyPassManager &self, py::object operation) {
+            PyOperation &target = castToOperation(operation);
+            Operation *op = target.get();
+            if (&target.getContext() != self.context)
+              throw py::value_error("the operation belongs to another context");
+            DiagnosticCapture capture(self.context->get());
+            LogicalResult result = failure();
+            {
+              py::gil_scoped_release release;
+              result = self.passManager->run(op);
+            }
+            if (failed(result))
+              capture.raise("Failure while executing pass pipeline");
+          },
+          py::arg("operation"),
+          "Runs the pipeline on `operation` (an Operation or a Module) with "
+          "the GIL released; raises MLIRError with the diagnostics if a pass "
+          "fails.")
+      .def(
+          "enable_ir_printing",
+          [](PyPassManager &self, bool printBeforeAll, bool printAfterAll,
+             bool printModuleScope, bool printAfterChange,
+             bool printAfterFailure, std::optional<int64_t> largeElementsLimit,
+             bool enableDebugInfo, bool printGenericOpForm,
+             std::optional<std::string> treePrintingDirPath) {
+            if (printModuleScope &&
+                self.context->get()->isMultithreadingEnabled())
+              throw py::value_error(
+                  "print_module_scope needs multi-threading disabled first "
+                  "(Context.enable_multithreading(False))");
+            auto before = [printBeforeAll](Pass *, Operation *) {
+              return printBeforeAll;
+            };
+            auto after = [printAfterAll](Pass *, Operation *) {
+              return printAfterAll;
+            };
+            OpPrintingFlags flags;
+            if (largeElementsLimit)
+              flags.elideLargeElementsAttrs(*largeElementsLimit);
+            if (enableDebugInfo)
+              flags.enableDebugInfo();
+            if (printGenericOpForm)
+              flags.printGenericOpForm();
+            if (treePrintingDirPath)
+              self.passManager->enableIRPrintingToFileTree(
+                  before, after, printModuleScope, printAfterChange,
+                  printAfterFailure, *treePrintingDirPath, flags);
+            else
+              self.passManager->enableIRPrinting(
+                  before, after, printModuleScope, printAfterChange,
+                  printAfterFailure, llvm::errs(), flags);
+          },
+          py::arg("print_before_all") = false,
+          py::arg("print_after_all") = true,
+          py::arg("print_module_scope") = false,
+          py::arg("print_after_change") = false,
+          py::arg("print_after_failure") = false,
+          py::arg("large_elements_limit") = py::none(),
+          py::arg("enable_debug_info") = false,
+          py::arg("print_generic_op_form") = false,
+          py::arg("tree_printing_dir_path") = py::none(),
+          "Prints the IR around passes to stderr (or to a file tree).")
+      .def(
+          "enable_verifier",
+          [](PyPassManager &self, bool enable) {
+            self.passManager->enableVerifier(enable);
+          },
+          py::arg("enable"), "Turns the verifier after each pass on or off.")
+      .def_property_readonly(
+          "context", [](PyPassManager &self) { return self.contextObject; },
+          "The context of the pass manager.")
+      .def_property_readonly(
+          "_CAPIPtr",
+          [](PyPassManager &self) {
+            return py::reinterpret_steal<py::object>(
+                PyCapsule_New(wrap(self.passManager.get()).ptr,
+                              MLIR_PYTHON_CAPSULE_PASS_MANAGER, nullptr));
+          },
+          "A capsule with the MlirPassManager.")
+      .def(
+          "__str__",
+          [](PyPassManager &self) { return printPipeline(*self.passManager); },
+          "The pipeline as text.")
+      .def(
+          "__repr__",
+          [](PyPassManager &self) {
+            return "<mlir_tracking.passmanager.PassManager '" +
+                   printPipeline(*self.passManager) + "'>";
+          },
+          "A short description.");
+}
