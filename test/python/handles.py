@@ -1,0 +1,331 @@
+# RUN: %PYTHON %s | FileCheck %s
+# Tracked handles: identity, mutations from Python, lifetime, stale handles.
+
+import gc
+
+from mlir_tracking import ir
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    return f
+
+
+ASM = """
+func.func @f(%a: i32) -> i32 {
+  %c1 = arith.constant 1 : i32
+  %0 = arith.addi %a, %c1 : i32
+  %1 = scf.execute_region -> i32 {
+    %2 = arith.muli %0, %0 : i32
+    scf.yield %2 : i32
+  }
+  return %1 : i32
+}
+"""
+
+
+def ops_of(module):
+    func = module.body.operations[0]
+    return func, list(func.regions[0].blocks[0].operations)
+
+
+# CHECK-LABEL: TEST: test_identity
+@run
+def test_identity():
+    with ir.Context():
+        m = ir.Module.parse(ASM)
+        func, (c1, addi, region_op, ret) = ops_of(m)
+        # CHECK: True True True
+        print(m.body.operations[0] is func, addi.operands[1].owner is c1,
+              ir.Operation._CAPICreate(addi._CAPIPtr) is addi)
+        # CHECK: True True
+        print(addi == m.body.operations[0].regions[0].blocks[0].operations[1],
+              hash(addi) == hash(func.regions[0].blocks[0].operations[1]))
+        # CHECK: False
+        print(addi == c1)
+        # CHECK: mlir.ir.Operation._CAPIPtr
+        import ctypes
+        get_name = ctypes.pythonapi.PyCapsule_GetName
+        get_name.restype = ctypes.c_char_p
+        get_name.argtypes = [ctypes.py_object]
+        print(get_name(addi._CAPIPtr).decode())
+        # Dropping every reference and reaching the op again gives a new
+        # object for the same op.
+        before = m.context._get_live_operation_count()
+        del c1
+        gc.collect()
+        # CHECK: True
+        print(m.context._get_live_operation_count() == before - 1)
+
+
+# CHECK-LABEL: TEST: test_erase_parent
+@run
+def test_erase_parent():
+    with ir.Context():
+        m = ir.Module.parse(ASM)
+        func, (c1, addi, region_op, ret) = ops_of(m)
+        muli = region_op.regions[0].blocks[0].operations[0]
+        block = region_op.regions[0].blocks[0]
+        result = muli.result
+        ret.erase()
+        region_op.erase()
+        # CHECK: erased erased
+        print(region_op.handle_state, muli.handle_state)
+        # CHECK: python: arith.muli at loc("-":6:10): erased (Operation.erase)
+        print(muli.handle_history[-1])
+        try:
+            block.operations
+        except ir.InvalidatedHandleError as e:
+            # CHECK: operation handle to 'scf.execute_region' {{.*}} is erased
+            print(e)
+        try:
+            result.type
+        except ir.InvalidatedHandleError as e:
+            # CHECK: operation handle to 'arith.muli' {{.*}} is erased
+            print(e)
+        # CHECK: live live
+        print(addi.handle_state, func.handle_state)
+        # Erasing an op whose result is still used is refused.
+        try:
+            c1.erase()
+        except ValueError as e:
+            # CHECK: still used by 'arith.addi'
+            print(e)
+        # CHECK: []
+        print(m.operation._verify_tracking())
+
+
+# CHECK-LABEL: TEST: test_detach_move_clone
+@run
+def test_detach_move_clone():
+    with ir.Context():
+        m = ir.Module.parse(ASM)
+        func, (c1, addi, region_op, ret) = ops_of(m)
+        muli = region_op.regions[0].blocks[0].operations[0]
+        # Detach a region op with nested handles; it is ours now.
+        ret.erase()
+        region_op.detach_from_parent()
+        # CHECK: None None live live
+        print(region_op.parent, region_op.block, region_op.handle_state,
+              muli.handle_state)
+        # CHECK: True
+        print(muli.parent is region_op)
+        # Move it back after addi.
+        region_op.move_after(addi)
+        # CHECK: True
+        print(region_op.parent is func)
+        c1.move_before(addi)
+        # Move addi to the end, then back.
+        addi.move_after(region_op)
+        addi.move_before(region_op)
+        names = [op.name for op in func.regions[0].blocks[0].operations]
+        # CHECK: ['arith.constant', 'arith.addi', 'scf.execute_region']
+        print(names)
+        # Clone: detached, a fresh handle, its own nested ops.
+        copy = region_op.clone()
+        # CHECK: True False False
+        print(copy.parent is None, copy == region_op, copy is region_op)
+        copy_muli = copy.regions[0].blocks[0].operations[0]
+        # CHECK: False
+        print(copy_muli == muli)
+        # Clone at an insertion point.
+        with ir.InsertionPoint(func.regions[0].blocks[0]):
+            copy2 = addi.clone()
+        # CHECK: True
+        print(copy2.parent is func)
+        copy2.erase()
+        # Insert the detached clone into the function: its handle follows.
+        ir.InsertionPoint(func.regions[0].blocks[0]).insert(copy)
+        # CHECK: True live
+        print(copy.parent is func, copy_muli.handle_state)
+        try:
+            ir.InsertionPoint(func.regions[0].blocks[0]).insert(copy)
+        except ValueError as e:
+            # CHECK: already attached
+            print(e)
+        try:
+            region_op.move_before(muli)
+        except ValueError as e:
+            # CHECK: into itself
+            print(e)
+        # CHECK: []
+        print(m.operation._verify_tracking())
+
+
+# CHECK-LABEL: TEST: test_drop_module_keeps_ir_alive
+@run
+def test_drop_module_keeps_ir_alive():
+    with ir.Context() as ctx:
+        m = ir.Module.parse(ASM)
+        func, (c1, addi, region_op, ret) = ops_of(m)
+        muli = region_op.regions[0].blocks[0].operations[0]
+        value = muli.result
+        del m, func, c1, region_op, ret
+        gc.collect()
+        # The handles keep the IR alive.
+        # CHECK: arith.muli live i32
+        print(muli.name, addi.handle_state, value.type)
+        # CHECK: builtin.module
+        print(addi.parent.parent.name)
+        del addi, muli
+        gc.collect()
+        # CHECK: i32
+        print(value.type)
+        del value
+        gc.collect()
+        # CHECK: 0 0
+        print(ctx._get_live_operation_count(), ctx._get_tracked_operation_count())
+
+
+# CHECK-LABEL: TEST: test_detached_ops_across_gc
+@run
+def test_detached_ops_across_gc():
+    with ir.Context() as ctx, ir.Location.unknown():
+        i32 = ir.Type.parse("i32")
+        children = []
+        parents = []
+        for i in range(500):
+            parent = ir.Operation.create("scf.execute_region", results=[i32],
+                                         regions=1)
+            block = parent.regions[0].blocks.append()
+            with ir.InsertionPoint(block):
+                c = ir.Operation.create(
+                    "arith.constant", results=[i32],
+                    attributes={"value": ir.Attribute.parse(f"{i} : i32")})
+                ir.Operation.create("scf.yield", operands=[c.result])
+            children.append(c)
+            if i % 2 == 0:
+                parents.append(parent)
+        del parent, block, c
+        gc.collect()
+        # Every child keeps its detached parent alive.
+        values = [int(str(c.attributes["value"]).split(" ")[0]) for c in children]
+        # CHECK: True
+        print(values == list(range(500)))
+        # CHECK: True
+        print(all(c.parent.name == "scf.execute_region" for c in children))
+        del parents
+        gc.collect()
+        # CHECK: 499
+        print(str(children[-1].attributes["value"]).split(" ")[0])
+        # Insert half of them into a module; drop the module.
+        m = ir.Module.create()
+        for child in children[:250]:
+            m.body.append(child.parent)
+        del child
+        # CHECK: 250
+        print(len(m.body.operations))
+        del m
+        gc.collect()
+        # CHECK: builtin.module
+        print(children[0].parent.parent.name)
+        del children
+        gc.collect()
+        # CHECK: 0 0
+        print(ctx._get_live_operation_count(), ctx._get_tracked_operation_count())
+
+
+# CHECK-LABEL: TEST: test_erase_detached_root
+@run
+def test_erase_detached_root():
+    with ir.Context(), ir.Location.unknown():
+        i32 = ir.Type.parse("i32")
+        op = ir.Operation.create("arith.constant", results=[i32],
+                                 attributes={"value": ir.Attribute.parse("3 : i32")})
+        op.erase()
+        # CHECK: erased
+        print(op.handle_state)
+        del op
+        gc.collect()
+
+
+def stale_uses(op, value, block, region, attrs, operands, results):
+    """Every method and property of a stale handle (and what came from it)."""
+    other = ir.Operation.create("arith.constant", results=[ir.Type.parse("i32")],
+                                attributes={"value": ir.Attribute.parse("0 : i32")})
+    return {
+        "name": lambda: op.name,
+        "location": lambda: op.location,
+        "attributes": lambda: op.attributes,
+        "operands": lambda: op.operands,
+        "results": lambda: op.results,
+        "result": lambda: op.result,
+        "regions": lambda: op.regions,
+        "parent": lambda: op.parent,
+        "block": lambda: op.block,
+        "walk": lambda: op.walk(lambda o: None),
+        "clone": lambda: op.clone(),
+        "erase": lambda: op.erase(),
+        "detach_from_parent": lambda: op.detach_from_parent(),
+        "move_before": lambda: op.move_before(other),
+        "move_after": lambda: op.move_after(other),
+        "replace_all_uses_with": lambda: op.replace_all_uses_with([]),
+        "verify": lambda: op.verify(),
+        "print": lambda: op.print(),
+        "str": lambda: str(op),
+        "get_asm": lambda: op.get_asm(),
+        "_CAPIPtr": lambda: op._CAPIPtr,
+        "InsertionPoint.before": lambda: ir.InsertionPoint.before(op),
+        "value.type": lambda: value.type,
+        "value.owner": lambda: value.owner,
+        "value.uses": lambda: value.uses,
+        "value.get_name": lambda: value.get_name(),
+        "value.str": lambda: str(value),
+        "value._CAPIPtr": lambda: value._CAPIPtr,
+        "block.operations": lambda: block.operations,
+        "block.arguments": lambda: block.arguments,
+        "block.owner": lambda: block.owner,
+        "block.str": lambda: str(block),
+        "region.blocks": lambda: region.blocks,
+        "region.owner": lambda: region.owner,
+        "attrs.len": lambda: len(attrs),
+        "attrs.get": lambda: attrs["value"],
+        "attrs.set": lambda: attrs.__setitem__("x", ir.Attribute.parse("1")),
+        "operands.len": lambda: len(operands),
+        "results.len": lambda: len(results),
+        "results.get": lambda: results[0],
+    }
+
+
+# CHECK-LABEL: TEST: test_every_method_on_stale_handle
+@run
+def test_every_method_on_stale_handle():
+    with ir.Context(), ir.Location.unknown():
+        m = ir.Module.parse(ASM)
+        func, (c1, addi, region_op, ret) = ops_of(m)
+        muli = region_op.regions[0].blocks[0].operations[0]
+        value = muli.result
+        block = region_op.regions[0].blocks[0]
+        region = region_op.regions[0]
+        attrs = muli.attributes
+        operands = muli.operands
+        results = muli.results
+        ret.erase()
+        region_op.erase()
+        uses = stale_uses(muli, value, block, region, attrs, operands, results)
+        failures = []
+        for name, use in uses.items():
+            try:
+                use()
+                failures.append(name)
+            except ir.InvalidatedHandleError as e:
+                assert isinstance(e, RuntimeError)
+                assert "arith.muli" in str(e) or "execute_region" in str(e), str(e)
+        # CHECK: did not raise: []
+        print("did not raise:", failures)
+        # These never raise.
+        # CHECK: False erased
+        print(muli.is_valid, muli.handle_state)
+        # CHECK: <mlir_tracking.ir.Operation 'arith.muli' at loc("-":6:10) (erased)>
+        print(repr(muli))
+        # CHECK: True
+        print(muli == muli and isinstance(hash(muli), int))
+        # CHECK: <mlir_tracking.ir.Value of a handle that is not live>
+        print(repr(value))
+        try:
+            func.regions[0].blocks[0].append(muli)
+        except ir.InvalidatedHandleError as e:
+            # CHECK: Block.append: operation handle to 'arith.muli'
+            print("Block.append:", e)
