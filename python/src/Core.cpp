@@ -11,6 +11,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Tracking/TrackingListener.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -270,6 +271,25 @@ void PyMlirContext::rehome(Operation *subtree) {
   // owner: they are found lazily by PyOperation::get.
   for (PyOperation *operation : affected)
     operation->setOwner(owner);
+}
+
+std::vector<std::string> PyMlirContext::verifyTracking() const {
+  std::vector<std::string> problems;
+  llvm::DenseSet<Operation *> present;
+  for (auto &entry : owners) {
+    Operation *root = entry.first;
+    root->walk([&](Operation *op) { present.insert(op); });
+    // Per root, only the records of that root are expected.
+    for (std::string &problem : registry->verifyAgainst(root))
+      if (!StringRef(problem).starts_with("registry maps an op that is not"))
+        problems.push_back(std::move(problem));
+  }
+  registry->forEachTrackedOp([&](Operation *op) {
+    if (!present.contains(op))
+      problems.push_back("registry maps an address that is not an op of any "
+                         "IR held from Python");
+  });
+  return problems;
 }
 
 Operation *mlir::tracking::python::getRootOf(Operation *op) {

@@ -152,6 +152,10 @@ public:
   /// root (after `subtree` moved to another root).
   void rehome(Operation *subtree);
 
+  /// Checks the registry against every root Python refers to: each tracked
+  /// address must be an op of that IR, indexed consistently (for tests).
+  std::vector<std::string> verifyTracking() const;
+
   /// Number of Python Operation objects alive (for tests).
   size_t getNumLiveOperations() const { return liveOperations.size(); }
 

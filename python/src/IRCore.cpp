@@ -209,6 +209,11 @@ void populateContext(py::module_ &m) {
           [](PyMlirContext &self) { return self.getNumLiveOperations(); },
           "Number of Operation objects alive (for tests).")
       .def(
+          "_verify_tracking",
+          [](PyMlirContext &self) { return self.verifyTracking(); },
+          "Checks the handle registry against all IR held from Python; "
+          "returns the problems found (for tests).")
+      .def(
           "_get_tracked_operation_count",
           [](PyMlirContext &self) {
             return self.getRegistry().getNumTrackedOps();
@@ -906,15 +911,7 @@ void populateOperation(py::module_ &m) {
           },
           py::arg("capsule"),
           "The Operation for a capsule: the existing object if there is "
-          "one (`Operation._CAPICreate(op._CAPIPtr) is op`).")
-      .def(
-          "_verify_tracking",
-          [](PyOperation &self) {
-            return self.getContext().getRegistry().verifyAgainst(
-                getRootOf(self.get()));
-          },
-          "Checks the registry against the IR of this op's root; returns "
-          "the problems found (for tests).");
+          "one (`Operation._CAPICreate(op._CAPIPtr) is op`).");
 }
 } // namespace
 

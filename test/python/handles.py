@@ -94,7 +94,7 @@ def test_erase_parent():
             # CHECK: still used by 'arith.addi'
             print(e)
         # CHECK: []
-        print(m.operation._verify_tracking())
+        print(m.context._verify_tracking())
 
 
 # CHECK-LABEL: TEST: test_detach_move_clone
@@ -151,7 +151,7 @@ def test_detach_move_clone():
             # CHECK: into itself
             print(e)
         # CHECK: []
-        print(m.operation._verify_tracking())
+        print(m.context._verify_tracking())
 
 
 # CHECK-LABEL: TEST: test_drop_module_keeps_ir_alive

@@ -1,0 +1,470 @@
+# RUN: %PYTHON %s | FileCheck %s
+# Handles across pass pipelines: precise passes follow ops, other passes
+# invalidate only under their anchor; errors; identity with mlir-opt output.
+
+import ctypes
+import gc
+import shutil
+import subprocess
+import tempfile
+
+from mlir_tracking import ir, passmanager
+from mlir_tracking.passmanager import PassManager
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    return f
+
+
+def address(op):
+    pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    pointer.restype = ctypes.c_void_p
+    pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    return pointer(op._CAPIPtr, b"mlir.ir.Operation._CAPIPtr")
+
+
+def body(func):
+    return list(func.regions[0].blocks[0].operations)
+
+
+# CHECK-LABEL: TEST: test_post_pass_op_invalidation_precise
+@run
+def test_post_pass_op_invalidation_precise():
+    # Upstream's testPostPassOpInvalidation, where run(invalidate_ops=True)
+    # invalidated everything: here only what canonicalize erased dies.
+    with ir.Context():
+        module = ir.Module.parse("""
+          module {
+            arith.constant 10
+            func.func @foo() {
+              arith.constant 10
+              return
+            }
+          }""")
+        outer_const, func = module.body.operations
+        inner_const, ret = body(func)
+        PassManager.parse("builtin.module(canonicalize)").run(module)
+        # CHECK: outer erased
+        print("outer", outer_const.handle_state)
+        # CHECK: func live func.func
+        print("func", func.handle_state, func.name)
+        # CHECK: inner erased
+        print("inner", inner_const.handle_state)
+        # CHECK: return live
+        print("return", ret.handle_state)
+        # CHECK: module live
+        print("module", module.operation.handle_state)
+        # CHECK: canonicalize on builtin.module: arith.constant at loc("-":5:15): erased
+        print(inner_const.handle_history[-1])
+        # CHECK: func.func @foo() {
+        # CHECK-NEXT: return
+        print(func)
+        try:
+            inner_const.attributes
+        except ir.InvalidatedHandleError as e:
+            # CHECK: operation handle to 'arith.constant' at loc("-":5:15) is erased: canonicalize on builtin.module
+            print(e)
+
+
+# CHECK-LABEL: TEST: test_fold_to_constant_followed
+@run
+def test_fold_to_constant_followed():
+    with ir.Context():
+        module = ir.Module.parse("""
+          func.func @f() -> i32 {
+            %c1 = arith.constant 1 : i32
+            %c2 = arith.constant 2 : i32
+            %0 = arith.addi %c1, %c2 : i32
+            return %0 : i32
+          }""")
+        func = module.body.operations[0]
+        c1, c2, addi, ret = body(func)
+        PassManager.parse("builtin.module(func.func(canonicalize))").run(module)
+        # CHECK: live arith.constant 3 : i32
+        print(addi.handle_state, addi.name, addi.attributes["value"])
+        # CHECK: replaced by arith.constant
+        print(addi.handle_history[-1])
+        # CHECK: True
+        print(ret.operands[0].owner == addi)
+
+
+# CHECK-LABEL: TEST: test_cse_followed
+@run
+def test_cse_followed():
+    with ir.Context():
+        module = ir.Module.parse("""
+          func.func @f(%a: i32, %b: i32) -> (i32, i32) {
+            %0 = arith.addi %a, %b : i32
+            %1 = arith.addi %a, %b : i32
+            return %0, %1 : i32, i32
+          }""")
+        func = module.body.operations[0]
+        first, second, ret = body(func)
+        PassManager.parse("builtin.module(cse)").run(module)
+        # CHECK: live live True True False
+        print(first.handle_state, second.handle_state, first == second,
+              hash(first) == hash(second), first is second)
+        # CHECK: cse on builtin.module: arith.addi at loc("-":4:18): replaced by arith.addi at loc("-":3:18)
+        print(second.handle_history[0])
+        # CHECK: True
+        print(ret.operands[1].owner == second)
+        # CHECK: 2
+        print(len(body(func)))
+
+
+# CHECK-LABEL: TEST: test_inlined_out_of_region_survives
+@run
+def test_inlined_out_of_region_survives():
+    with ir.Context():
+        module = ir.Module.parse("""
+          func.func @f(%a: i32) -> i32 {
+            %true = arith.constant true
+            %0 = scf.if %true -> i32 {
+              %1 = arith.muli %a, %a : i32
+              scf.yield %1 : i32
+            } else {
+              scf.yield %a : i32
+            }
+            return %0 : i32
+          }""")
+        func = module.body.operations[0]
+        cond, if_op, ret = body(func)
+        muli = if_op.regions[0].blocks[0].operations[0]
+        PassManager.parse("builtin.module(canonicalize)").run(module)
+        # CHECK: scf.if erased
+        print("scf.if", if_op.handle_state)
+        # CHECK: muli live True
+        print("muli", muli.handle_state, muli.parent is func)
+        # CHECK: arith.muli %arg0, %arg0
+        print(muli)
+        # CHECK: []
+        print(module.context._verify_tracking())
+
+
+# CHECK-LABEL: TEST: test_non_precise_pass_under_func
+@run
+def test_non_precise_pass_under_func():
+    with ir.Context():
+        module = ir.Module.parse("""
+          memref.global "private" @gv : memref<4xi32>
+          func.func @f(%n: index, %x: i32) -> i32 {
+            %c0 = arith.constant 0 : index
+            %c1 = arith.constant 1 : index
+            %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> i32 {
+              %inv = arith.muli %x, %x : i32
+              %s = arith.addi %acc, %inv : i32
+              scf.yield %s : i32
+            }
+            return %r : i32
+          }
+          func.func @g(%x: i32) -> i32 {
+            return %x : i32
+          }""")
+        glob, f, g = module.body.operations
+        c0, c1, loop, ret = body(f)
+        (g_ret,) = body(g)
+        inv = loop.regions[0].blocks[0].operations[0]
+        pm = PassManager.parse(
+            "builtin.module(func.func(loop-invariant-code-motion))")
+        pm.run(module)
+        # The anchors and everything outside them survive.
+        # CHECK: live live live live
+        print(module.operation.handle_state, glob.handle_state,
+              f.handle_state, g.handle_state)
+        # Everything inside the functions is invalidated.
+        # CHECK: invalidated invalidated invalidated invalidated
+        print(c0.handle_state, loop.handle_state, inv.handle_state,
+              g_ret.handle_state)
+        # CHECK: loop-invariant-code-motion on func.func @f: arith.muli at loc("-":7:22): invalidated (pass is not precise)
+        print(inv.handle_history[-1])
+        # The IR was changed as mlir-opt would: the muli moved out.
+        ops = [op.name for op in body(f)]
+        # CHECK: ['arith.constant', 'arith.constant', 'arith.muli', 'scf.for', 'func.return']
+        print(ops)
+        # A fresh handle to the hoisted op is live.
+        # CHECK: True
+        print(body(f)[2].is_valid)
+
+
+# CHECK-LABEL: TEST: test_address_reuse_issue_69730
+@run
+def test_address_reuse_issue_69730():
+    # Upstream issue 69730: a pass erases an op; the allocator hands its
+    # address to a clone; the old Python object must not become the clone.
+    text = """
+      func.func private @dead() -> i32 {
+        %c7 = arith.constant 7 : i32
+        return %c7 : i32
+      }
+      func.func @live() -> i32 {
+        %c7 = arith.constant 7 : i32
+        %c9 = arith.constant 9 : i32
+        return %c7 : i32
+      }"""
+    for pipeline in ["builtin.module(canonicalize)", "builtin.module(symbol-dce)"]:
+        with ir.Context():
+            module = ir.Module.parse(text)
+            dead_func, live_func = module.body.operations
+            # Clone from another module that the pass does not touch.
+            other = ir.Module.parse(text)
+            other_dead, other_live = other.body.operations
+            if "canonicalize" in pipeline:
+                victim = body(live_func)[1]  # the unused %c9
+                template = body(other_live)[1]
+            else:
+                victim = dead_func  # erased by symbol-dce
+                template = other_dead
+            old_address = address(victim)
+            PassManager.parse(pipeline).run(module)
+            state = victim.handle_state
+            clones = []
+            reused = False
+            for _ in range(2000):
+                clone = template.clone()
+                clones.append(clone)
+                if address(clone) == old_address:
+                    reused = True
+                    assert clone is not victim and clone != victim
+                    assert victim.handle_state == state
+                    assert not victim.is_valid
+                    try:
+                        victim.name
+                        raise AssertionError("stale handle aliased a clone")
+                    except ir.InvalidatedHandleError:
+                        pass
+                    break
+            # CHECK: address reused: True; old handle erased, clone live
+            # CHECK: address reused: True; old handle invalidated, clone live
+            print(f"address reused: {reused}; old handle {victim.handle_state},"
+                  f" clone {clone.handle_state}")
+            assert module.context._verify_tracking() == []
+
+
+# CHECK-LABEL: TEST: test_many_functions_multithreaded
+@run
+def test_many_functions_multithreaded():
+    count = 200
+    text = "\n".join(f"""
+      func.func @f{i}(%a: i32) -> i32 {{
+        %k{i} = arith.constant {i} : i32
+        %c1 = arith.constant 1 : i32
+        %0 = arith.addi %k{i}, %c1 : i32
+        %1 = arith.addi %a, %0 : i32
+        %2 = arith.addi %a, %0 : i32
+        %3 = arith.muli %1, %2 : i32
+        return %3 : i32
+      }}""" for i in range(count))
+    with ir.Context() as ctx:
+        # CHECK: True
+        print(ctx.is_multithreading_enabled)
+        module = ir.Module.parse(text)
+        funcs = list(module.body.operations)
+        held = [body(f) for f in funcs]
+        PassManager.parse("builtin.module(func.func(canonicalize,cse))").run(module)
+        ok = True
+        for i, (func, ops) in enumerate(zip(funcs, held)):
+            ci, c1, fold, add1, add2, mul, ret = ops
+            ok &= func.is_valid and ret.is_valid
+            ok &= fold.is_valid and fold.name == "arith.constant"
+            ok &= str(fold.attributes["value"]) == f"{i + 1} : i32"
+            ok &= add1 == add2 and add1.is_valid
+            ok &= not ci.is_valid and not c1.is_valid
+            ok &= mul.operands[0].owner == add1
+        # CHECK: all followed: True
+        print("all followed:", bool(ok))
+        # CHECK: []
+        print(module.context._verify_tracking())
+        # A non-precise pass in the same multi-threaded pipeline.
+        PassManager.parse(
+            "builtin.module(func.func(canonicalize,loop-invariant-code-motion,cse))"
+        ).run(module)
+        states = {op.handle_state for ops in held for op in ops[2:]}
+        # CHECK: ['invalidated']
+        print(sorted(states))
+        # CHECK: True
+        print(all(f.is_valid for f in funcs))
+
+
+# CHECK-LABEL: TEST: test_errors
+@run
+def test_errors():
+    with ir.Context():
+        try:
+            ir.Module.parse("func.func @f() { %0 = arith.addi }")
+        except ir.MLIRError as e:
+            # CHECK: Unable to parse module assembly:
+            # CHECK-NEXT: error: "-":1:{{[0-9]+}}: expected SSA operand
+            print(e)
+            # CHECK: 1 ERROR
+            print(len(e.error_diagnostics), e.error_diagnostics[0].severity.name)
+        try:
+            PassManager.parse("builtin.module(no-such-pass)")
+        except ValueError as e:
+            # CHECK: 'no-such-pass' does not refer to a registered pass
+            print(e)
+        pm = PassManager()
+        try:
+            pm.add("canonicalize,also-missing")
+        except ValueError as e:
+            # CHECK: 'also-missing' does not refer to a registered pass
+            print(e)
+        # A pass that fails with a diagnostic: one-shot-bufferize cannot
+        # bufferize an unknown op.
+        ir.Context.current.allow_unregistered_dialects = True
+        module = ir.Module.parse("""
+          func.func @f(%t: tensor<4xf32>) -> tensor<4xf32> {
+            %0 = "my.op"(%t) : (tensor<4xf32>) -> tensor<4xf32>
+            return %0 : tensor<4xf32>
+          }""")
+        func = module.body.operations[0]
+        unknown = body(func)[0]
+        try:
+            PassManager.parse("builtin.module(one-shot-bufferize)").run(module)
+        except ir.MLIRError as e:
+            # CHECK: Failure while executing pass pipeline:
+            # CHECK-NEXT: error: "-":3:18: op was not bufferized
+            print(e)
+        # The pass is not precise: the handles under its anchor are
+        # invalidated, also on failure; the anchor stays.
+        # CHECK: invalidated invalidated live
+        print(unknown.handle_state, func.handle_state,
+              module.operation.handle_state)
+        # A pass that fails without a diagnostic.
+        try:
+            PassManager.parse(
+                "builtin.module(canonicalize{max-iterations=1 test-convergence=true})"
+            ).run(ir.Module.parse("""
+              func.func @f(%a: i32) -> i32 {
+                %c0 = arith.constant 0 : i32
+                %0 = arith.addi %a, %c0 : i32
+                %1 = arith.addi %0, %c0 : i32
+                return %1 : i32
+              }"""))
+        except ir.MLIRError as e:
+            # CHECK: Failure while executing pass pipeline []
+            print(e, e.error_diagnostics)
+        # A pipeline anchored on another op.
+        try:
+            PassManager.parse("func.func(cse)").run(module)
+        except ir.MLIRError as e:
+            # CHECK: can't run 'func.func' pass manager on 'builtin.module' op
+            print(e)
+        # Verification failure.
+        func = module.body.operations[0]
+        bad = ir.Operation.create("func.return",
+                                  operands=[func.regions[0].blocks[0].arguments[0]],
+                                  loc=ir.Location.unknown())
+        try:
+            bad.verify()
+        except ir.MLIRError as e:
+            # CHECK: Verification failed:
+            # CHECK-NEXT: error: unknown: 'func.return' op expects parent op 'func.func'
+            print(e)
+
+
+# CHECK-LABEL: TEST: test_pass_manager_api
+@run
+def test_pass_manager_api():
+    with ir.Context() as ctx:
+        pm = PassManager("builtin.module")
+        pm.add("canonicalize")
+        pm.add("func.func(cse)")
+        # CHECK: builtin.module(canonicalize{{.*}},func.func(cse))
+        print(pm)
+        # CHECK: <mlir_tracking.passmanager.PassManager 'builtin.module(
+        print(repr(pm))
+        # CHECK: True
+        print(pm.context is ctx and passmanager.PassManager is PassManager)
+        module = ir.Module.parse("""
+          func.func @f(%a: i32) -> i32 {
+            %0 = arith.addi %a, %a : i32
+            %1 = arith.addi %a, %a : i32
+            %2 = arith.addi %0, %1 : i32
+            return %2 : i32
+          }""")
+        func = module.body.operations[0]
+        ops = body(func)
+        # Single-threaded, with IR printing (to stderr).
+        ctx.enable_multithreading(False)
+        pm.enable_ir_printing(print_after_all=True, print_module_scope=True)
+        pm.enable_verifier(True)
+        pm.run(module)
+        # CHECK: True
+        print(ops[0] == ops[1])
+        ctx.enable_multithreading(True)
+        # Run a func.func pipeline on a function directly: the function is
+        # the anchor, the module and its other ops are outside.
+        PassManager.parse("func.func(loop-invariant-code-motion)").run(func)
+        # CHECK: live live invalidated
+        print(module.operation.handle_state, func.handle_state, ops[0].handle_state)
+
+
+# CHECK-LABEL: TEST: test_identical_to_mlir_opt
+@run
+def test_identical_to_mlir_opt():
+    mlir_opt = shutil.which("mlir-opt") or "/usr/lib/llvm-22/bin/mlir-opt"
+    cases = [
+        ("""
+          func.func @f(%a: i32, %b: i32) -> i32 {
+            %c0 = arith.constant 0 : i32
+            %c2 = arith.constant 2 : i32
+            %0 = arith.addi %a, %c0 : i32
+            %1 = arith.muli %0, %c2 : i32
+            %2 = arith.muli %0, %c2 : i32
+            %3 = arith.addi %1, %2 : i32
+            %true = arith.constant true
+            %4 = scf.if %true -> i32 {
+              scf.yield %3 : i32
+            } else {
+              scf.yield %b : i32
+            }
+            return %4 : i32
+          }""", "builtin.module(canonicalize,cse)"),
+        ("""
+          func.func private @unused()
+          func.func @g(%n: index, %x: f32) -> f32 {
+            %c0 = arith.constant 0 : index
+            %c1 = arith.constant 1 : index
+            %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> f32 {
+              %inv = arith.mulf %x, %x : f32
+              %s = arith.addf %acc, %inv : f32
+              scf.yield %s : f32
+            }
+            return %r : f32
+          }""", "builtin.module(func.func(loop-invariant-code-motion,canonicalize),symbol-dce,cse)"),
+        ("""
+          func.func @h(%arg0: memref<8xf32>) {
+            %c0 = arith.constant 0 : index
+            %c8 = arith.constant 8 : index
+            %c1 = arith.constant 1 : index
+            scf.for %i = %c0 to %c8 step %c1 {
+              %v = memref.load %arg0[%i] : memref<8xf32>
+              %w = arith.addf %v, %v : f32
+              memref.store %w, %arg0[%i] : memref<8xf32>
+            }
+            return
+          }""", "builtin.module(canonicalize{max-iterations=3},sccp,cse,canonicalize)"),
+    ]
+    same = []
+    for text, pipeline in cases:
+        with ir.Context():
+            module = ir.Module.parse(text)
+            held = []
+            module.operation.walk(lambda op: held.append(op))
+            PassManager.parse(pipeline).run(module)
+            ours = str(module)
+        with tempfile.NamedTemporaryFile("w", suffix=".mlir") as f:
+            f.write(text)
+            f.flush()
+            theirs = subprocess.run(
+                [mlir_opt, f.name, f"--pass-pipeline={pipeline}"],
+                check=True, capture_output=True, text=True).stdout
+        # mlir-opt ends its output with one more newline.
+        same.append(ours + "\n" == theirs)
+        if ours + "\n" != theirs:
+            print("OURS:\n" + ours + "\nMLIR-OPT:\n" + theirs)
+    # CHECK: identical to mlir-opt: [True, True, True]
+    print("identical to mlir-opt:", same)
