@@ -1,0 +1,29 @@
+# Hand-kept type stub for mlir_tracking.passmanager (keep in step with
+# python/src/PassManager.cpp).
+from typing import Optional, Union
+
+from .ir import Context, Module, Operation
+
+class PassManager:
+    def __init__(self, anchor_op: str = "any", context: Optional[Context] = None) -> None: ...
+    @staticmethod
+    def parse(pipeline: str, context: Optional[Context] = None) -> PassManager: ...
+    def add(self, pipeline: str) -> None: ...
+    def run(self, operation: Union[Operation, Module]) -> None: ...
+    def enable_ir_printing(
+        self,
+        print_before_all: bool = False,
+        print_after_all: bool = True,
+        print_module_scope: bool = False,
+        print_after_change: bool = False,
+        print_after_failure: bool = False,
+        large_elements_limit: Optional[int] = None,
+        enable_debug_info: bool = False,
+        print_generic_op_form: bool = False,
+        tree_printing_dir_path: Optional[str] = None,
+    ) -> None: ...
+    def enable_verifier(self, enable: bool) -> None: ...
+    @property
+    def context(self) -> Context: ...
+    @property
+    def _CAPIPtr(self) -> object: ...
