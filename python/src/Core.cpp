@@ -6,6 +6,7 @@
 
 #include "Core.h"
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
@@ -153,14 +154,21 @@ RootOwner::~RootOwner() {
   registry.notifyOperationErased(op, source,
                                  "its IR was destroyed (last reference "
                                  "dropped)");
-  // Uses from IR elsewhere (a detached op may still use values of the tree
-  // it came from, or the reverse) must not point at freed values.
-  op->walk([](Operation *nested) {
-    nested->dropAllUses();
+  // IR elsewhere may still use values of this tree (an op moved, cloned or
+  // detached out of it): point those uses at a placeholder instead of freed
+  // values (a null operand would crash the printer and the verifier).
+  auto redirectUses = [&](Value value) {
+    for (OpOperand &use : llvm::make_early_inc_range(value.getUses()))
+      if (!op->isAncestor(use.getOwner()))
+        use.set(context.getPlaceholder(value.getType()));
+  };
+  op->walk([&](Operation *nested) {
+    for (Value result : nested->getResults())
+      redirectUses(result);
     for (Region &region : nested->getRegions())
       for (Block &block : region)
         for (BlockArgument argument : block.getArguments())
-          argument.dropAllUses();
+          redirectUses(argument);
   });
   op->dropAllReferences();
   op->erase();
@@ -217,6 +225,9 @@ PyMlirContext::~PyMlirContext() {
   // Every Python object that refers to IR keeps its context alive, so no
   // owner and no handle object is left: the registry goes first, then the
   // context it belongs to.
+  placeholders.clear();
+  if (graveyard)
+    graveyard->erase();
   registry.reset();
   context.reset();
 }
@@ -273,11 +284,28 @@ void PyMlirContext::rehome(Operation *subtree) {
     operation->setOwner(owner);
 }
 
+Value PyMlirContext::getPlaceholder(Type type) {
+  auto it = placeholders.find(type);
+  if (it != placeholders.end())
+    return it->second;
+  if (!graveyard)
+    graveyard = ModuleOp::create(UnknownLoc::get(get())).getOperation();
+  OpBuilder builder = OpBuilder::atBlockEnd(&graveyard->getRegion(0).front());
+  Value placeholder =
+      UnrealizedConversionCastOp::create(builder, UnknownLoc::get(get()),
+                                         TypeRange{type}, ValueRange{})
+          .getResult(0);
+  placeholders[type] = placeholder;
+  return placeholder;
+}
+
 std::vector<std::string> PyMlirContext::verifyTracking() const {
   std::vector<std::string> problems;
   llvm::DenseSet<Operation *> present;
   for (auto &entry : owners) {
     Operation *root = entry.first;
+    if (root == graveyard)
+      continue;
     root->walk([&](Operation *op) { present.insert(op); });
     // Per root, only the records of that root are expected.
     for (std::string &problem : registry->verifyAgainst(root))

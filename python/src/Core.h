@@ -25,6 +25,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/Types.h"
+#include "mlir/IR/Value.h"
 #include "mlir/Tracking/HandleRegistry.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -156,6 +158,12 @@ public:
   /// address must be an op of that IR, indexed consistently (for tests).
   std::vector<std::string> verifyTracking() const;
 
+  /// A value of `type` that stands in for uses of values whose IR was
+  /// destroyed while other IR still used them (a zero-operand
+  /// `builtin.unrealized_conversion_cast` in a module only this context
+  /// holds).
+  Value getPlaceholder(Type type);
+
   /// Number of Python Operation objects alive (for tests).
   size_t getNumLiveOperations() const { return liveOperations.size(); }
 
@@ -169,6 +177,9 @@ private:
   /// Root op -> its owner. Entries go away when the root is destroyed,
   /// erased or inserted elsewhere, so no key is ever a freed op.
   llvm::DenseMap<Operation *, std::weak_ptr<RootOwner>> owners;
+  /// Holds the placeholders; destroyed with the context, after all other IR.
+  Operation *graveyard = nullptr;
+  llvm::DenseMap<Type, Value> placeholders;
 };
 
 /// Returns the top-level ancestor of `op` (or `op`).

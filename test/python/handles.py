@@ -329,3 +329,34 @@ def test_every_method_on_stale_handle():
         except ir.InvalidatedHandleError as e:
             # CHECK: Block.append: operation handle to 'arith.muli'
             print("Block.append:", e)
+
+
+# CHECK-LABEL: TEST: test_uses_across_roots_survive_destruction
+@run
+def test_uses_across_roots_survive_destruction():
+    with ir.Context() as ctx:
+        m1 = ir.Module.parse(ASM)
+        m2 = ir.Module.parse("func.func @g() { return }")
+        func, (c1, addi, region_op, ret) = ops_of(m1)
+        g_ret = m2.body.operations[0].regions[0].blocks[0].operations[0]
+        # addi still uses %a and %c1 of m1 after moving into m2.
+        addi.move_before(g_ret)
+        # CHECK: True
+        print(addi.parent.parent is m2.operation)
+        del m1, func, c1, region_op, ret
+        gc.collect()
+        # m1 is gone: the uses point at a placeholder, never at freed values.
+        # CHECK: <<UNKNOWN SSA VALUE>>
+        print(m2.operation.get_asm(print_generic_op_form=True))
+        # CHECK: Value(%0 = unrealized_conversion_cast to i32)
+        print(addi.operands[1])
+        # CHECK: []
+        print(ctx._verify_tracking())
+        # Erasing a module's operation: everything in it is erased.
+        g = m2.body.operations[0]
+        addi.result  # still fine
+        m2_op = m2.operation
+        addi.erase()
+        m2_op.erase()
+        # CHECK: erased erased
+        print(g.handle_state, m2.operation.handle_state)
