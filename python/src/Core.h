@@ -38,218 +38,222 @@
 #include <string>
 #include <vector>
 
-namespace mlir::tracking::python {
-namespace py = pybind11;
+namespace mlir::tracking {
+// Internal to the extension: hidden like pybind11's own types, whose
+// objects these classes hold.
+namespace __attribute__((visibility("hidden"))) python {
+  namespace py = pybind11;
 
-class PyMlirContext;
-class PyOperation;
+  class PyMlirContext;
+  class PyOperation;
 
-//===----------------------------------------------------------------------===//
-// Errors
-//===----------------------------------------------------------------------===//
+  //===----------------------------------------------------------------------===//
+  // Errors
+  //===----------------------------------------------------------------------===//
 
-/// Translated to `ir.InvalidatedHandleError` (a RuntimeError).
-struct InvalidatedHandleException : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+  /// Translated to `ir.InvalidatedHandleError` (a RuntimeError).
+  struct InvalidatedHandleException : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
 
-/// One captured diagnostic, kept as C++ data until it is raised (the handler
-/// may run without the GIL).
-struct DiagnosticRecord {
-  DiagnosticSeverity severity;
-  Location location;
-  std::string message;
-  std::vector<DiagnosticRecord> notes;
-};
+  /// One captured diagnostic, kept as C++ data until it is raised (the handler
+  /// may run without the GIL).
+  struct DiagnosticRecord {
+    DiagnosticSeverity severity;
+    Location location;
+    std::string message;
+    std::vector<DiagnosticRecord> notes;
+  };
 
-/// Translated to `ir.MLIRError(message, error_diagnostics)`.
-struct MLIRErrorException {
-  std::string message;
-  std::vector<DiagnosticRecord> diagnostics;
-};
+  /// Translated to `ir.MLIRError(message, error_diagnostics)`.
+  struct MLIRErrorException {
+    std::string message;
+    std::vector<DiagnosticRecord> diagnostics;
+  };
 
-/// Collects the error diagnostics of `context` while alive; other severities
-/// go on to the context's other handlers. Thread-safe.
-class DiagnosticCapture {
-public:
-  explicit DiagnosticCapture(MLIRContext *context);
-  ~DiagnosticCapture();
-  DiagnosticCapture(const DiagnosticCapture &) = delete;
-  DiagnosticCapture &operator=(const DiagnosticCapture &) = delete;
+  /// Collects the error diagnostics of `context` while alive; other severities
+  /// go on to the context's other handlers. Thread-safe.
+  class DiagnosticCapture {
+  public:
+    explicit DiagnosticCapture(MLIRContext *context);
+    ~DiagnosticCapture();
+    DiagnosticCapture(const DiagnosticCapture &) = delete;
+    DiagnosticCapture &operator=(const DiagnosticCapture &) = delete;
 
-  /// Throws MLIRErrorException with `message` and the captured errors.
-  [[noreturn]] void raise(const std::string &message);
-  std::vector<DiagnosticRecord> take();
+    /// Throws MLIRErrorException with `message` and the captured errors.
+    [[noreturn]] void raise(const std::string &message);
+    std::vector<DiagnosticRecord> take();
 
-private:
-  MLIRContext *context;
-  DiagnosticEngine::HandlerID id;
-  std::mutex mutex;
-  std::vector<DiagnosticRecord> diagnostics;
-};
+  private:
+    MLIRContext *context;
+    DiagnosticEngine::HandlerID id;
+    std::mutex mutex;
+    std::vector<DiagnosticRecord> diagnostics;
+  };
 
-/// Registers the exception translators; `errors` is the pure-Python module
-/// `mlir_tracking._errors` that defines the exception classes.
-void registerExceptionTranslators(py::module_ errors);
-/// The Python exception classes (borrowed from `mlir_tracking._errors`).
-py::object getInvalidatedHandleErrorClass();
+  /// Registers the exception translators; `errors` is the pure-Python module
+  /// `mlir_tracking._errors` that defines the exception classes.
+  void registerExceptionTranslators(py::module_ errors);
+  /// The Python exception classes (borrowed from `mlir_tracking._errors`).
+  py::object getInvalidatedHandleErrorClass();
 
-//===----------------------------------------------------------------------===//
-// Context
-//===----------------------------------------------------------------------===//
+  //===----------------------------------------------------------------------===//
+  // Context
+  //===----------------------------------------------------------------------===//
 
-/// Owns a root op (a top-level op) on behalf of the Python objects that
-/// refer to IR under it.
-class RootOwner {
-public:
-  RootOwner(PyMlirContext &context, Operation *root, bool owning);
-  /// Destroys the root if it is still owned: first every handle under it is
-  /// invalidated, so the registry never keeps a freed address.
-  ~RootOwner();
-  RootOwner(const RootOwner &) = delete;
-  RootOwner &operator=(const RootOwner &) = delete;
+  /// Owns a root op (a top-level op) on behalf of the Python objects that
+  /// refer to IR under it.
+  class RootOwner {
+  public:
+    RootOwner(PyMlirContext &context, Operation *root, bool owning);
+    /// Destroys the root if it is still owned: first every handle under it is
+    /// invalidated, so the registry never keeps a freed address.
+    ~RootOwner();
+    RootOwner(const RootOwner &) = delete;
+    RootOwner &operator=(const RootOwner &) = delete;
 
-  /// The root op, or nullptr once released or forwarded.
-  Operation *getRoot() const { return root; }
-  /// Fires when the root was inserted under another root owned by `into`:
-  /// this owner stops owning and keeps `into` alive instead.
-  void forwardTo(std::shared_ptr<RootOwner> into);
-  /// Fires when the root was erased through the rewriter: stop owning.
-  void release();
-  /// Follows forwards to the owner that currently owns the IR.
-  static std::shared_ptr<RootOwner> resolve(std::shared_ptr<RootOwner> owner);
+    /// The root op, or nullptr once released or forwarded.
+    Operation *getRoot() const { return root; }
+    /// Fires when the root was inserted under another root owned by `into`:
+    /// this owner stops owning and keeps `into` alive instead.
+    void forwardTo(std::shared_ptr<RootOwner> into);
+    /// Fires when the root was erased through the rewriter: stop owning.
+    void release();
+    /// Follows forwards to the owner that currently owns the IR.
+    static std::shared_ptr<RootOwner> resolve(std::shared_ptr<RootOwner> owner);
 
-private:
-  void forgetRoot();
-  PyMlirContext &context;
-  Operation *root;
-  bool owning;
-  std::shared_ptr<RootOwner> forward;
-};
+  private:
+    void forgetRoot();
+    PyMlirContext &context;
+    Operation *root;
+    bool owning;
+    std::shared_ptr<RootOwner> forward;
+  };
 
-/// The C++ side of `ir.Context`.
-class PyMlirContext {
-public:
-  PyMlirContext();
-  ~PyMlirContext();
-  PyMlirContext(const PyMlirContext &) = delete;
-  PyMlirContext &operator=(const PyMlirContext &) = delete;
+  /// The C++ side of `ir.Context`.
+  class PyMlirContext {
+  public:
+    PyMlirContext();
+    ~PyMlirContext();
+    PyMlirContext(const PyMlirContext &) = delete;
+    PyMlirContext &operator=(const PyMlirContext &) = delete;
 
-  MLIRContext *get() const { return context.get(); }
-  HandleRegistry &getRegistry() const { return *registry; }
-  /// The Python object of this context (it exists while `this` does).
-  py::object getObject();
+    MLIRContext *get() const { return context.get(); }
+    HandleRegistry &getRegistry() const { return *registry; }
+    /// The Python object of this context (it exists while `this` does).
+    py::object getObject();
 
-  /// The context created by this extension for `context`, or nullptr.
-  static PyMlirContext *lookup(MLIRContext *context);
-  /// The context of the `context=` argument, or the current one.
-  static PyMlirContext &resolve(const py::object &context);
+    /// The context created by this extension for `context`, or nullptr.
+    static PyMlirContext *lookup(MLIRContext *context);
+    /// The context of the `context=` argument, or the current one.
+    static PyMlirContext &resolve(const py::object &context);
 
-  /// The owner of `root` (a top-level op). A root this extension did not
-  /// create gets a non-owning owner.
-  std::shared_ptr<RootOwner> getOwner(Operation *root);
-  /// Makes this extension the owner of the detached op `root`.
-  [[nodiscard]] std::shared_ptr<RootOwner> adoptRoot(Operation *root);
-  /// Points every Python handle under `subtree` at the owner of its current
-  /// root (after `subtree` moved to another root).
-  void rehome(Operation *subtree);
+    /// The owner of `root` (a top-level op). A root this extension did not
+    /// create gets a non-owning owner.
+    std::shared_ptr<RootOwner> getOwner(Operation *root);
+    /// Makes this extension the owner of the detached op `root`.
+    [[nodiscard]] std::shared_ptr<RootOwner> adoptRoot(Operation *root);
+    /// Points every Python handle under `subtree` at the owner of its current
+    /// root (after `subtree` moved to another root).
+    void rehome(Operation *subtree);
 
-  /// Checks the registry against every root Python refers to: each tracked
-  /// address must be an op of that IR, indexed consistently (for tests).
-  std::vector<std::string> verifyTracking() const;
+    /// Checks the registry against every root Python refers to: each tracked
+    /// address must be an op of that IR, indexed consistently (for tests).
+    std::vector<std::string> verifyTracking() const;
 
-  /// A value of `type` that stands in for uses of values whose IR was
-  /// destroyed while other IR still used them (a zero-operand
-  /// `builtin.unrealized_conversion_cast` in a module only this context
-  /// holds).
-  Value getPlaceholder(Type type);
+    /// A value of `type` that stands in for uses of values whose IR was
+    /// destroyed while other IR still used them (a zero-operand
+    /// `builtin.unrealized_conversion_cast` in a module only this context
+    /// holds).
+    Value getPlaceholder(Type type);
 
-  /// Number of Python Operation objects alive (for tests).
-  size_t getNumLiveOperations() const { return liveOperations.size(); }
+    /// Number of Python Operation objects alive (for tests).
+    size_t getNumLiveOperations() const { return liveOperations.size(); }
 
-private:
-  friend class RootOwner;
-  friend class PyOperation;
-  std::unique_ptr<MLIRContext> context;
-  std::unique_ptr<HandleRegistry> registry;
-  /// Handle key -> the Python Operation object of that handle (identity).
-  llvm::DenseMap<const void *, PyOperation *> liveOperations;
-  /// Root op -> its owner. Entries go away when the root is destroyed,
-  /// erased or inserted elsewhere, so no key is ever a freed op.
-  llvm::DenseMap<Operation *, std::weak_ptr<RootOwner>> owners;
-  /// Holds the placeholders; destroyed with the context, after all other IR.
-  Operation *graveyard = nullptr;
-  llvm::DenseMap<Type, Value> placeholders;
-};
+  private:
+    friend class RootOwner;
+    friend class PyOperation;
+    std::unique_ptr<MLIRContext> context;
+    std::unique_ptr<HandleRegistry> registry;
+    /// Handle key -> the Python Operation object of that handle (identity).
+    llvm::DenseMap<const void *, PyOperation *> liveOperations;
+    /// Root op -> its owner. Entries go away when the root is destroyed,
+    /// erased or inserted elsewhere, so no key is ever a freed op.
+    llvm::DenseMap<Operation *, std::weak_ptr<RootOwner>> owners;
+    /// Holds the placeholders; destroyed with the context, after all other IR.
+    Operation *graveyard = nullptr;
+    llvm::DenseMap<Type, Value> placeholders;
+  };
 
-/// Returns the top-level ancestor of `op` (or `op`).
-Operation *getRootOf(Operation *op);
+  /// Returns the top-level ancestor of `op` (or `op`).
+  Operation *getRootOf(Operation * op);
 
-//===----------------------------------------------------------------------===//
-// Operation
-//===----------------------------------------------------------------------===//
+  //===----------------------------------------------------------------------===//
+  // Operation
+  //===----------------------------------------------------------------------===//
 
-/// The C++ side of `ir.Operation`: a tracked handle.
-class PyOperation {
-public:
-  /// Returns the Python object for `op` (the same object while one exists).
-  static py::object forOperation(PyMlirContext &context, Operation *op);
-  /// Takes ownership of the detached op `op` and returns its Python object.
-  static py::object adopt(PyMlirContext &context, Operation *op);
+  /// The C++ side of `ir.Operation`: a tracked handle.
+  class PyOperation {
+  public:
+    /// Returns the Python object for `op` (the same object while one exists).
+    static py::object forOperation(PyMlirContext &context, Operation *op);
+    /// Takes ownership of the detached op `op` and returns its Python object.
+    static py::object adopt(PyMlirContext &context, Operation *op);
 
-  ~PyOperation();
+    ~PyOperation();
 
-  /// The op, or throws InvalidatedHandleException if the handle is not live.
-  Operation *get();
-  /// The op or nullptr; never throws.
-  Operation *getIfLive() const { return handle.get(); }
-  const OpHandle &getHandle() const { return handle; }
-  PyMlirContext &getContext() const { return *context; }
-  py::object getContextObject() const { return contextObject; }
-  /// Replaces the owner (see PyMlirContext::rehome).
-  void setOwner(std::shared_ptr<RootOwner> newOwner);
+    /// The op, or throws InvalidatedHandleException if the handle is not live.
+    Operation *get();
+    /// The op or nullptr; never throws.
+    Operation *getIfLive() const { return handle.get(); }
+    const OpHandle &getHandle() const { return handle; }
+    PyMlirContext &getContext() const { return *context; }
+    py::object getContextObject() const { return contextObject; }
+    /// Replaces the owner (see PyMlirContext::rehome).
+    void setOwner(std::shared_ptr<RootOwner> newOwner);
 
-private:
-  PyOperation(PyMlirContext &context, OpHandle handle,
-              std::shared_ptr<RootOwner> owner);
-  friend class PyMlirContext;
+  private:
+    PyOperation(PyMlirContext &context, OpHandle handle,
+                std::shared_ptr<RootOwner> owner);
+    friend class PyMlirContext;
 
-  // Destroyed in reverse order: the handle, then the owner (which may
-  // destroy IR and needs the context), then the context.
-  PyMlirContext *context;
-  py::object contextObject;
-  std::shared_ptr<RootOwner> owner;
-  OpHandle handle;
-  const void *registeredKey = nullptr;
-};
+    // Destroyed in reverse order: the handle, then the owner (which may
+    // destroy IR and needs the context), then the context.
+    PyMlirContext *context;
+    py::object contextObject;
+    std::shared_ptr<RootOwner> owner;
+    OpHandle handle;
+    const void *registeredKey = nullptr;
+  };
 
-/// The Operation* of an `ir.Operation` or `ir.Module` argument.
-PyOperation &castToOperation(const py::handle &object);
+  /// The Operation* of an `ir.Operation` or `ir.Module` argument.
+  PyOperation &castToOperation(const py::handle &object);
 
-//===----------------------------------------------------------------------===//
-// Thread context stack (Context / Location / InsertionPoint managers).
-//===----------------------------------------------------------------------===//
+  //===----------------------------------------------------------------------===//
+  // Thread context stack (Context / Location / InsertionPoint managers).
+  //===----------------------------------------------------------------------===//
 
-enum class FrameKind { Context, Location, InsertionPoint };
-void pushFrame(FrameKind kind, const py::object &object,
-               const py::object &context);
-void popFrame(FrameKind kind, const py::object &object);
-/// The current Context / Location / InsertionPoint object, or None.
-py::object getCurrentContext();
-py::object getCurrentLocation();
-py::object getCurrentInsertionPoint();
+  enum class FrameKind { Context, Location, InsertionPoint };
+  void pushFrame(FrameKind kind, const py::object &object,
+                 const py::object &context);
+  void popFrame(FrameKind kind, const py::object &object);
+  /// The current Context / Location / InsertionPoint object, or None.
+  py::object getCurrentContext();
+  py::object getCurrentLocation();
+  py::object getCurrentInsertionPoint();
 
-//===----------------------------------------------------------------------===//
-// Module population.
-//===----------------------------------------------------------------------===//
+  //===----------------------------------------------------------------------===//
+  // Module population.
+  //===----------------------------------------------------------------------===//
 
-void populateIRCore(py::module_ &m);
-void populateIRStructure(py::module_ &m);
-void populatePassManager(py::module_ &m);
+  void populateIRCore(py::module_ & m);
+  void populateIRStructure(py::module_ & m);
+  void populatePassManager(py::module_ & m);
 
-/// Prints `op` (for __str__).
-std::string printOperation(Operation *op);
+  /// Prints `op` (for __str__).
+  std::string printOperation(Operation * op);
 
-} // namespace mlir::tracking::python
+} // namespace python
+} // namespace mlir::tracking
 
 #endif // MLIR_TRACKING_PYTHON_CORE_H

@@ -23,115 +23,121 @@
 #include "mlir/IR/Types.h"
 #include "mlir/IR/Value.h"
 
-namespace mlir::tracking::python {
+namespace mlir::tracking {
+// Internal to the extension: hidden like pybind11's own types, whose
+// objects these classes hold.
+namespace __attribute__((visibility("hidden"))) python {
 
-/// `ir.Location`.
-struct PyLocation {
-  py::object context;
-  Location location;
-};
+  /// `ir.Location`.
+  struct PyLocation {
+    py::object context;
+    Location location;
+  };
 
-/// `ir.Type`.
-struct PyType {
-  py::object context;
-  Type type;
-};
+  /// `ir.Type`.
+  struct PyType {
+    py::object context;
+    Type type;
+  };
 
-/// `ir.Attribute`.
-struct PyAttribute {
-  py::object context;
-  Attribute attribute;
-};
+  /// `ir.Attribute`.
+  struct PyAttribute {
+    py::object context;
+    Attribute attribute;
+  };
 
-/// `ir.NamedAttribute`.
-struct PyNamedAttribute {
-  std::string name;
-  py::object attr;
-};
+  /// `ir.NamedAttribute`.
+  struct PyNamedAttribute {
+    std::string name;
+    py::object attr;
+  };
 
-py::object makeLocation(PyMlirContext &context, Location location);
-py::object makeType(PyMlirContext &context, Type type);
-py::object makeAttribute(PyMlirContext &context, Attribute attribute);
-/// The location of the `loc=` argument, the current one, or unknown.
-Location resolveLocation(const py::object &loc, PyMlirContext &context);
+  py::object makeLocation(PyMlirContext & context, Location location);
+  py::object makeType(PyMlirContext & context, Type type);
+  py::object makeAttribute(PyMlirContext & context, Attribute attribute);
+  /// The location of the `loc=` argument, the current one, or unknown.
+  Location resolveLocation(const py::object &loc, PyMlirContext &context);
 
-/// `ir.Module`: a view of a `builtin.module` operation.
-struct PyModule {
-  py::object operation;
-  PyOperation &getOperation() const { return operation.cast<PyOperation &>(); }
-};
+  /// `ir.Module`: a view of a `builtin.module` operation.
+  struct PyModule {
+    py::object operation;
+    PyOperation &getOperation() const {
+      return operation.cast<PyOperation &>();
+    }
+  };
 
-/// `ir.Region`: region `index` of an operation.
-struct PyRegion {
-  py::object operation;
-  unsigned index;
-  Region *get() const;
-};
+  /// `ir.Region`: region `index` of an operation.
+  struct PyRegion {
+    py::object operation;
+    unsigned index;
+    Region *get() const;
+  };
 
-/// `ir.Block`.
-struct PyBlock {
-  py::object operation;
-  Block *block;
-  /// The block, or throws if the op is not live or no longer has it.
-  Block *get() const;
-  static py::object create(PyMlirContext &context, Block *block);
-};
+  /// `ir.Block`.
+  struct PyBlock {
+    py::object operation;
+    Block *block;
+    /// The block, or throws if the op is not live or no longer has it.
+    Block *get() const;
+    static py::object create(PyMlirContext &context, Block *block);
+  };
 
-/// `ir.Value` and its subclasses `ir.OpResult` and `ir.BlockArgument`:
-/// result `index` of an Operation, or argument `index` of a Block.
-struct PyValue {
-  py::object parent;
-  unsigned index;
-  bool isResult;
-  Value get() const;
-  PyMlirContext &getContext() const;
-  static py::object create(PyMlirContext &context, Value value);
-};
-struct PyOpResult : PyValue {};
-struct PyBlockArgument : PyValue {};
+  /// `ir.Value` and its subclasses `ir.OpResult` and `ir.BlockArgument`:
+  /// result `index` of an Operation, or argument `index` of a Block.
+  struct PyValue {
+    py::object parent;
+    unsigned index;
+    bool isResult;
+    Value get() const;
+    PyMlirContext &getContext() const;
+    static py::object create(PyMlirContext &context, Value value);
+  };
+  struct PyOpResult : PyValue {};
+  struct PyBlockArgument : PyValue {};
 
-/// `ir.OpOperand`: operand `number` of an operation.
-struct PyOpOperand {
-  py::object operation;
-  unsigned number;
-};
+  /// `ir.OpOperand`: operand `number` of an operation.
+  struct PyOpOperand {
+    py::object operation;
+    unsigned number;
+  };
 
-/// The list-like views.
-struct PyOperationList {
-  py::object block;
-};
-struct PyBlockArgumentList {
-  py::object block;
-};
-struct PyRegionSequence {
-  py::object operation;
-};
-struct PyBlockList {
-  py::object region;
-};
-struct PyOpOperandList {
-  py::object operation;
-};
-struct PyOpResultList {
-  py::object operation;
-};
-struct PyOpAttributeMap {
-  py::object operation;
-};
+  /// The list-like views.
+  struct PyOperationList {
+    py::object block;
+  };
+  struct PyBlockArgumentList {
+    py::object block;
+  };
+  struct PyRegionSequence {
+    py::object operation;
+  };
+  struct PyBlockList {
+    py::object region;
+  };
+  struct PyOpOperandList {
+    py::object operation;
+  };
+  struct PyOpResultList {
+    py::object operation;
+  };
+  struct PyOpAttributeMap {
+    py::object operation;
+  };
 
-/// `ir.InsertionPoint`: before `refOperation`, or at the end of `block` when
-/// `refOperation` is None.
-struct PyInsertionPoint {
-  py::object block;
-  py::object refOperation;
-  /// Inserts the detached op `operation` here.
-  void insert(PyOperation &operation) const;
-};
+  /// `ir.InsertionPoint`: before `refOperation`, or at the end of `block` when
+  /// `refOperation` is None.
+  struct PyInsertionPoint {
+    py::object block;
+    py::object refOperation;
+    /// Inserts the detached op `operation` here.
+    void insert(PyOperation &operation) const;
+  };
 
-/// Inserts `op` (a detached op) at the current or given insertion point:
-/// `ip` None means the current one if any; returns true if inserted.
-bool maybeInsert(PyOperation &operation, const py::object &ip);
+  /// Inserts `op` (a detached op) at the current or given insertion point:
+  /// `ip` None means the current one if any; returns true if inserted.
+  bool maybeInsert(PyOperation & operation, const py::object &ip);
 
-} // namespace mlir::tracking::python
+} // namespace python
+} // namespace mlir::tracking
 
 #endif // MLIR_TRACKING_PYTHON_IROBJECTS_H

@@ -18,23 +18,27 @@
 
 #include "mlir/IR/Block.h"
 
-namespace mlir::tracking::python {
+namespace mlir::tracking {
+// Internal to the extension: hidden like pybind11's own types, whose
+// objects these classes hold.
+namespace __attribute__((visibility("hidden"))) python {
 
-/// Inserts (if detached) or moves `operation` before `before` in `block`
-/// (`block->end()` for the end).
-void placeOperation(PyOperation &operation, Block *block,
-                    Block::iterator before, llvm::StringRef label);
-/// Erases `operation` and everything nested in it; their handles become
-/// erased. Refuses if a result is still used outside the op.
-void eraseOperation(PyOperation &operation);
-/// Detaches `operation` from its block; Python then owns it.
-void detachOperation(PyOperation &operation);
-/// Replaces every use of `from` with `to`.
-void replaceAllUsesWith(PyMlirContext &context, Value from, Value to);
-/// Sets operand `index` of `op`.
-void setOperand(PyMlirContext &context, Operation *op, unsigned index,
-                Value value);
+  /// Inserts (if detached) or moves `operation` before `before` in `block`
+  /// (`block->end()` for the end).
+  void placeOperation(PyOperation & operation, Block * block,
+                      Block::iterator before, llvm::StringRef label);
+  /// Erases `operation` and everything nested in it; their handles become
+  /// erased. Refuses if a result is still used outside the op.
+  void eraseOperation(PyOperation & operation);
+  /// Detaches `operation` from its block; Python then owns it.
+  void detachOperation(PyOperation & operation);
+  /// Replaces every use of `from` with `to`.
+  void replaceAllUsesWith(PyMlirContext & context, Value from, Value to);
+  /// Sets operand `index` of `op`.
+  void setOperand(PyMlirContext & context, Operation * op, unsigned index,
+                  Value value);
 
-} // namespace mlir::tracking::python
+} // namespace python
+} // namespace mlir::tracking
 
 #endif // MLIR_TRACKING_PYTHON_MUTATION_H

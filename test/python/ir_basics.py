@@ -402,3 +402,33 @@ def test_value_replace_all_uses_with():
         print(ret)
         # CHECK: live
         print(muli.handle_state)
+
+
+# CHECK-LABEL: TEST: test_insertion_point_variants
+@run
+def test_insertion_point_variants():
+    with ir.Context(), ir.Location.unknown():
+        m = ir.Module.parse(ASM)
+        block = m.body.operations[0].regions[0].blocks[0]
+        i32 = ir.Type.parse("i32")
+        ip = ir.InsertionPoint.at_block_terminator(block)
+        # CHECK: True
+        print(ip.ref_operation is block.operations[-1] and ip.block == block)
+        with ip:
+            c = ir.Operation.create("arith.constant", results=[i32],
+                                    attributes={"value": ir.Attribute.parse("4 : i32")})
+            # ip=False: not inserted even inside an insertion point.
+            d = ir.Operation.create("arith.constant", results=[i32],
+                                    attributes={"value": ir.Attribute.parse("5 : i32")},
+                                    ip=False)
+            e = c.clone(ip=False)
+        # CHECK: True None None
+        print(c.parent is m.body.operations[0], d.parent, e.parent)
+        # CHECK: arith.constant 4 : i32
+        # CHECK-NEXT: return
+        print(block)
+        try:
+            ir.InsertionPoint.at_block_terminator(m.body)
+        except ValueError as err:
+            # CHECK: no terminator
+            print(err)
