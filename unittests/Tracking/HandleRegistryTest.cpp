@@ -1,0 +1,344 @@
+//===- HandleRegistryTest.cpp - Tests for the handle registry -------------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtils.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Tracking/HandleRegistry.h"
+#include "mlir/Tracking/TrackingListener.h"
+
+#include <memory>
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::test;
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TRACKING_HAS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TRACKING_HAS_ASAN 1
+#endif
+#endif
+
+namespace {
+
+constexpr llvm::StringLiteral kTwoAdds = R"mlir(
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %0 = arith.addi %a, %b {tag = "add0"} : i32
+  %1 = arith.addi %0, %b {tag = "add1"} : i32
+  %2 = arith.addi %a, %a {tag = "dead"} : i32
+  return %1 : i32
+}
+)mlir";
+
+class HandleRegistryTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    loadTestDialects(context);
+    module = parseModule(context, kTwoAdds);
+    ASSERT_TRUE(module);
+    registry = std::make_unique<HandleRegistry>(&context);
+  }
+  void TearDown() override {
+    registry.reset();
+    module = nullptr;
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  std::unique_ptr<HandleRegistry> registry;
+};
+
+TEST_F(HandleRegistryTest, LookupFindsTheRegistryOfTheContext) {
+  EXPECT_EQ(HandleRegistry::lookup(&context), registry.get());
+  EXPECT_EQ(registry->getContext(), &context);
+  MLIRContext other;
+  EXPECT_EQ(HandleRegistry::lookup(&other), nullptr);
+  registry.reset();
+  EXPECT_EQ(HandleRegistry::lookup(&context), nullptr);
+}
+
+TEST_F(HandleRegistryTest, SameOpGivesEqualHandle) {
+  Operation *add0 = findTagged(*module, "add0");
+  Operation *add1 = findTagged(*module, "add1");
+  OpHandle first = registry->getHandle(add0);
+  OpHandle second = registry->getHandle(add0);
+  OpHandle other = registry->getHandle(add1);
+
+  EXPECT_TRUE(static_cast<bool>(first));
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(first.hash(), second.hash());
+  EXPECT_EQ(first.getKey(), second.getKey());
+  EXPECT_NE(first, other);
+  EXPECT_NE(first.getKey(), other.getKey());
+  EXPECT_EQ(first.get(), add0);
+  EXPECT_EQ(other.get(), add1);
+  EXPECT_EQ(registry->lookupHandle(add0), first);
+  EXPECT_TRUE(registry->isTracked(add0));
+  EXPECT_EQ(registry->getNumTrackedOps(), 2u);
+}
+
+TEST_F(HandleRegistryTest, EmptyHandle) {
+  OpHandle empty;
+  EXPECT_FALSE(static_cast<bool>(empty));
+  EXPECT_EQ(empty.get(), nullptr);
+  EXPECT_EQ(empty.getState(), HandleState::Erased);
+  EXPECT_EQ(empty.describe(), "empty operation handle");
+  EXPECT_TRUE(empty.getHistory().empty());
+  EXPECT_EQ(empty, OpHandle());
+  // An untracked op has no handle.
+  Operation *add0 = findTagged(*module, "add0");
+  EXPECT_FALSE(static_cast<bool>(registry->lookupHandle(add0)));
+  EXPECT_FALSE(registry->isTracked(add0));
+}
+
+TEST_F(HandleRegistryTest, StatesAndStrings) {
+  EXPECT_EQ(stringifyHandleState(HandleState::Live), "live");
+  EXPECT_EQ(stringifyHandleState(HandleState::Erased), "erased");
+  EXPECT_EQ(stringifyHandleState(HandleState::Invalidated), "invalidated");
+
+  Operation *add0 = findTagged(*module, "add0");
+  OpHandle handle = registry->getHandle(add0);
+  EXPECT_EQ(handle.getState(), HandleState::Live);
+  EXPECT_TRUE(handle.isLive());
+  EXPECT_EQ(handle.getLastName(), "arith.addi");
+  EXPECT_NE(handle.getLastLocation().find("input.mlir"), std::string::npos)
+      << handle.getLastLocation();
+  EXPECT_TRUE(handle.getHistory().empty());
+  std::string description = handle.describe();
+  EXPECT_NE(description.find("'arith.addi'"), std::string::npos) << description;
+  EXPECT_NE(description.find("is live"), std::string::npos) << description;
+}
+
+TEST_F(HandleRegistryTest, HistoryAndDescribeAfterTrackedErase) {
+  auto func = collectOps<func::FuncOp>(*module).front();
+  Operation *dead = findTagged(*module, "dead");
+  OpHandle handle = registry->getHandle(dead);
+  std::string location = handle.getLastLocation();
+
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  {
+    ScopedRewriteAttribution attribution("my-pass", func);
+    rewriter.eraseOp(dead);
+  }
+
+  EXPECT_EQ(handle.getState(), HandleState::Erased);
+  EXPECT_FALSE(handle.isLive());
+  EXPECT_EQ(handle.get(), nullptr);
+  // The name and location stay printable after the op is gone.
+  EXPECT_EQ(handle.getLastName(), "arith.addi");
+  EXPECT_EQ(handle.getLastLocation(), location);
+
+  std::vector<TrackingEvent> history = handle.getHistory();
+  ASSERT_EQ(history.size(), 1u);
+  const TrackingEvent &event = history.front();
+  EXPECT_EQ(event.kind, TrackingEvent::Kind::Erased);
+  EXPECT_EQ(event.pass, "my-pass");
+  EXPECT_EQ(event.anchor, "func.func @f");
+  EXPECT_EQ(event.anchorKey, func.getOperation());
+  EXPECT_EQ(event.op, "arith.addi at " + location);
+  EXPECT_EQ(event.recordKey, handle.getKey());
+  std::string line = event.str();
+  EXPECT_EQ(line.rfind("my-pass on func.func @f: arith.addi at ", 0), 0u)
+      << line;
+  EXPECT_NE(line.find(": erased"), std::string::npos) << line;
+
+  std::string description = handle.describe();
+  EXPECT_NE(description.find("is erased"), std::string::npos) << description;
+  EXPECT_NE(description.find("my-pass"), std::string::npos) << description;
+  EXPECT_TRUE(registry->verifyAgainst(*module).empty());
+  EXPECT_EQ(registry->getNumTrackedOps(), 0u);
+}
+
+TEST_F(HandleRegistryTest, EventObserverSeesEvents) {
+  std::vector<std::string> seen;
+  registry->setEventObserver(
+      [&](const TrackingEvent &event) { seen.push_back(event.str()); });
+  Operation *dead = findTagged(*module, "dead");
+  OpHandle handle = registry->getHandle(dead);
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.eraseOp(dead);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_NE(seen.front().find("erased"), std::string::npos) << seen.front();
+}
+
+/// Erases an op through a tracked rewriter, then allocates ops of the same
+/// kind until one lands at the freed address: the old handle must stay erased
+/// and the new op must not inherit it.
+TEST_F(HandleRegistryTest, ReusedAddressIsNeverConfused) {
+  Operation *dead = findTagged(*module, "dead");
+  Operation *add0 = findTagged(*module, "add0");
+  OpHandle old = registry->getHandle(dead);
+  OpHandle neighbour = registry->getHandle(add0);
+  const void *oldAddress = dead;
+
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(add0);
+  // A detached template to clone from: same op kind, same size.
+  Operation *prototype = add0->clone();
+  rewriter.eraseOp(dead);
+  ASSERT_EQ(old.getState(), HandleState::Erased);
+
+  bool repeated = false;
+  for (int i = 0; i < 1000 && !repeated; ++i) {
+    Operation *fresh =
+        (i % 2) ? rewriter.clone(*prototype)
+                : rewriter.create(
+                      prototype->getLoc(), prototype->getName().getIdentifier(),
+                      prototype->getOperands(), prototype->getResultTypes(),
+                      prototype->getAttrs());
+    repeated = static_cast<const void *>(fresh) == oldAddress;
+    // Whether or not the address repeated, nothing refers to the new op.
+    EXPECT_FALSE(static_cast<bool>(registry->lookupHandle(fresh)));
+    EXPECT_FALSE(registry->isTracked(fresh));
+    EXPECT_EQ(old.get(), nullptr);
+    EXPECT_EQ(old.getState(), HandleState::Erased);
+    if (repeated) {
+      OpHandle renewed = registry->getHandle(fresh);
+      EXPECT_NE(renewed, old);
+      EXPECT_EQ(renewed.get(), fresh);
+      EXPECT_TRUE(renewed.getHistory().empty());
+      EXPECT_EQ(old.get(), nullptr);
+      EXPECT_EQ(old.getHistory().size(), 1u);
+    }
+  }
+  prototype->destroy();
+#ifndef TRACKING_HAS_ASAN
+  // The allocator reuses a freed block of the same size right away; under
+  // AddressSanitizer the quarantine prevents that.
+  EXPECT_TRUE(repeated) << "the freed address was never reused";
+#endif
+  EXPECT_EQ(neighbour.get(), add0);
+  EXPECT_TRUE(registry->verifyAgainst(*module).empty())
+      << joinProblems(registry->verifyAgainst(*module));
+}
+
+TEST_F(HandleRegistryTest, DroppingLastHandleRemovesEntry) {
+  Operation *add0 = findTagged(*module, "add0");
+  Operation *add1 = findTagged(*module, "add1");
+  EXPECT_EQ(registry->getNumTrackedOps(), 0u);
+  {
+    OpHandle first = registry->getHandle(add0);
+    OpHandle copy = first;
+    {
+      OpHandle other = registry->getHandle(add1);
+      EXPECT_EQ(registry->getNumTrackedOps(), 2u);
+    }
+    EXPECT_EQ(registry->getNumTrackedOps(), 1u);
+    EXPECT_FALSE(registry->isTracked(add1));
+    first = OpHandle();
+    // `copy` still holds the record.
+    EXPECT_EQ(registry->getNumTrackedOps(), 1u);
+    EXPECT_EQ(registry->lookupHandle(add0), copy);
+  }
+  EXPECT_EQ(registry->getNumTrackedOps(), 0u);
+  EXPECT_FALSE(registry->isTracked(add0));
+  EXPECT_FALSE(static_cast<bool>(registry->lookupHandle(add0)));
+
+  // A new handle to the same op is a fresh record.
+  OpHandle again = registry->getHandle(add0);
+  EXPECT_EQ(again.get(), add0);
+  EXPECT_EQ(registry->getNumTrackedOps(), 1u);
+}
+
+TEST_F(HandleRegistryTest, ForEachTrackedOpVisitsLiveHandles) {
+  Operation *add0 = findTagged(*module, "add0");
+  Operation *add1 = findTagged(*module, "add1");
+  OpHandle h0 = registry->getHandle(add0);
+  OpHandle h1 = registry->getHandle(add1);
+  std::vector<Operation *> seen;
+  registry->forEachTrackedOp([&](Operation *op) { seen.push_back(op); });
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_TRUE(llvm::is_contained(seen, add0));
+  EXPECT_TRUE(llvm::is_contained(seen, add1));
+}
+
+TEST_F(HandleRegistryTest, RegistryDestroyedWhileHandlesHeld) {
+  Operation *add0 = findTagged(*module, "add0");
+  OpHandle handle = registry->getHandle(add0);
+  OpHandle moduleHandle = registry->getHandle(*module);
+  registry.reset();
+
+  EXPECT_EQ(handle.getState(), HandleState::Erased);
+  EXPECT_EQ(handle.get(), nullptr);
+  EXPECT_EQ(moduleHandle.get(), nullptr);
+  EXPECT_EQ(handle.getLastName(), "arith.addi");
+  std::string description = handle.describe();
+  EXPECT_NE(description.find("tracking ended"), std::string::npos)
+      << description;
+  // Copying and dropping handles after the registry is gone is fine.
+  OpHandle copy = handle;
+  EXPECT_EQ(copy, handle);
+  handle = OpHandle();
+  EXPECT_EQ(copy.getState(), HandleState::Erased);
+
+  // The IR can go away too; the handles only hold text.
+  module = nullptr;
+  EXPECT_EQ(copy.getLastName(), "arith.addi");
+  EXPECT_EQ(moduleHandle.getLastName(), "builtin.module");
+
+  // A new registry can be created for the same context.
+  registry = std::make_unique<HandleRegistry>(&context);
+  EXPECT_EQ(registry->getNumTrackedOps(), 0u);
+}
+
+TEST(HandleRegistryStandaloneTest, HandlesOutliveContext) {
+  OpHandle handle;
+  {
+    MLIRContext context;
+    loadTestDialects(context);
+    OwningOpRef<ModuleOp> module = parseModule(context, kTwoAdds);
+    HandleRegistry registry(&context);
+    handle = registry.getHandle(findTagged(*module, "add1"));
+    EXPECT_TRUE(handle.isLive());
+  }
+  EXPECT_EQ(handle.getState(), HandleState::Erased);
+  EXPECT_EQ(handle.get(), nullptr);
+  EXPECT_NE(handle.describe().find("'arith.addi'"), std::string::npos);
+}
+
+TEST_F(HandleRegistryTest, VerifyAgainstIsCleanForUntouchedIR) {
+  std::vector<OpHandle> handles;
+  module->walk(
+      [&](Operation *op) { handles.push_back(registry->getHandle(op)); });
+  EXPECT_EQ(registry->getNumTrackedOps(), handles.size());
+  std::vector<std::string> problems = registry->verifyAgainst(*module);
+  EXPECT_TRUE(problems.empty()) << joinProblems(problems);
+}
+
+/// Erasing an op behind the registry's back leaves a stale entry; the checker
+/// must report it (this is what the other tests rely on).
+TEST_F(HandleRegistryTest, VerifyAgainstReportsUnnotifiedErase) {
+  Operation *dead = findTagged(*module, "dead");
+  OpHandle handle = registry->getHandle(dead);
+  OpHandle other = registry->getHandle(findTagged(*module, "add0"));
+  ASSERT_TRUE(registry->verifyAgainst(*module).empty());
+
+  dead->erase(); // No listener: the registry is not told.
+
+  std::vector<std::string> problems = registry->verifyAgainst(*module);
+  ASSERT_EQ(problems.size(), 1u) << joinProblems(problems);
+  EXPECT_NE(problems.front().find("not in the IR"), std::string::npos)
+      << problems.front();
+  EXPECT_NE(problems.front().find("arith.addi"), std::string::npos)
+      << problems.front();
+}
+
+/// A handle whose op was moved out of `root` is also reported: verifyAgainst
+/// only accepts ops nested in the root it is given.
+TEST_F(HandleRegistryTest, VerifyAgainstReportsOpsOutsideRoot) {
+  auto func = collectOps<func::FuncOp>(*module).front();
+  OpHandle moduleHandle = registry->getHandle(*module);
+  EXPECT_TRUE(registry->verifyAgainst(*module).empty());
+  std::vector<std::string> problems = registry->verifyAgainst(func);
+  EXPECT_EQ(problems.size(), 1u) << joinProblems(problems);
+}
+
+} // namespace

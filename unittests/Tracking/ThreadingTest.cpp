@@ -1,0 +1,290 @@
+//===- ThreadingTest.cpp - Tracking under the multi-threaded pass manager -===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtils.h"
+
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Tracking/HandleRegistry.h"
+#include "mlir/Tracking/PassTracking.h"
+#include "mlir/Tracking/Passes.h"
+
+#include <atomic>
+#include <memory>
+#include <thread>
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::test;
+
+namespace {
+
+/// Replaces every nested `arith.addi` by a clone, untracked: addresses are
+/// freed and reused while other threads run precise passes.
+struct UntrackedRewritePass
+    : public PassWrapper<UntrackedRewritePass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(UntrackedRewritePass)
+  StringRef getArgument() const final { return "test-untracked-rewrite"; }
+  void runOnOperation() override {
+    SmallVector<Operation *> adds;
+    getOperation()->walk([&](arith::AddIOp add) { adds.push_back(add); });
+    for (Operation *add : adds) {
+      OpBuilder builder(add);
+      Operation *clone = builder.clone(*add);
+      add->replaceAllUsesWith(clone);
+      add->erase();
+    }
+  }
+};
+
+/// The body ops of each function, in order.
+enum BodyOp { C0, C1, C2, Sum, AddZero, Mul, MulDup, R, T, Return, NumBodyOps };
+
+constexpr llvm::StringLiteral kFunctionBody = R"mlir((%a: i32, %b: i32) -> i32 {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %s = arith.addi %c1, %c2 : i32
+  %x = arith.addi %a, %c0 : i32
+  %m = arith.muli %x, %b : i32
+  %m2 = arith.muli %x, %b : i32
+  %r = arith.addi %m, %m2 : i32
+  %t = arith.addi %r, %s : i32
+  return %t : i32
+}
+)mlir";
+
+/// A module with `numTop` functions at the top level and `numNested` nested
+/// modules holding one function each.
+std::string makeModule(int numTop, int numNested) {
+  std::string text;
+  for (int i = 0; i < numTop; ++i)
+    text += "func.func @f" + std::to_string(i) + kFunctionBody.str();
+  for (int i = 0; i < numNested; ++i)
+    text += "module @m" + std::to_string(i) + " {\nfunc.func @g" +
+            std::to_string(i) + kFunctionBody.str() + "}\n";
+  return text;
+}
+
+/// Handles to a function and each op of its body.
+struct FunctionHandles {
+  OpHandle func;
+  std::vector<OpHandle> body;
+};
+
+std::vector<FunctionHandles> takeHandles(HandleRegistry &registry,
+                                         ModuleOp module) {
+  std::vector<FunctionHandles> result;
+  module->walk([&](func::FuncOp func) {
+    FunctionHandles handles;
+    handles.func = registry.getHandle(func);
+    for (Operation &op : func.getBody().front())
+      handles.body.push_back(registry.getHandle(&op));
+    EXPECT_EQ(handles.body.size(), static_cast<size_t>(NumBodyOps));
+    result.push_back(std::move(handles));
+  });
+  return result;
+}
+
+bool isInNestedModule(const OpHandle &func) {
+  Operation *op = func.get();
+  return op && op->getParentOp() && op->getParentOp()->getParentOp();
+}
+
+class ThreadingTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    loadTestDialects(context);
+    context.enableMultithreading(true);
+    ASSERT_TRUE(context.isMultithreadingEnabled());
+    registry = std::make_unique<HandleRegistry>(&context);
+  }
+  void TearDown() override { registry.reset(); }
+
+  void expectConsistent(ModuleOp module) {
+    std::vector<std::string> problems = registry->verifyAgainst(module);
+    EXPECT_TRUE(problems.empty()) << joinProblems(problems);
+  }
+
+  /// Checks the handles of a function that only saw precise passes
+  /// (canonicalize, then cse).
+  void expectPrecisRun(const FunctionHandles &handles) {
+    ASSERT_TRUE(handles.func.isLive());
+    auto func = cast<func::FuncOp>(handles.func.get());
+    for (const OpHandle &handle : handles.body) {
+      EXPECT_NE(handle.getState(), HandleState::Invalidated)
+          << handle.describe();
+      if (Operation *op = handle.get())
+        EXPECT_EQ(op->getParentOp(), func.getOperation());
+    }
+    // 1 + 2 folded to a constant 3.
+    auto sum = dyn_cast_or_null<arith::ConstantOp>(handles.body[Sum].get());
+    ASSERT_TRUE(sum) << handles.body[Sum].describe();
+    EXPECT_EQ(cast<IntegerAttr>(sum.getValue()).getInt(), 3);
+    // %a + 0 folded to a block argument.
+    EXPECT_EQ(handles.body[AddZero].getState(), HandleState::Erased);
+    // The duplicate multiplication merged into the first one.
+    EXPECT_TRUE(handles.body[Mul].isLive());
+    EXPECT_EQ(handles.body[MulDup], handles.body[Mul]);
+    for (BodyOp kept : {R, T, Return})
+      EXPECT_TRUE(handles.body[kept].isLive()) << handles.body[kept].describe();
+    EXPECT_EQ(handles.body[Return].get(),
+              func.getBody().front().getTerminator());
+  }
+
+  /// Checks the handles of a function whose pipeline ended with a pass that
+  /// is not precise.
+  void expectInvalidatedRun(const FunctionHandles &handles) {
+    ASSERT_TRUE(handles.func.isLive());
+    for (const OpHandle &handle : handles.body) {
+      EXPECT_FALSE(handle.isLive()) << handle.describe();
+      EXPECT_EQ(handle.get(), nullptr);
+    }
+    EXPECT_EQ(handles.body[AddZero].getState(), HandleState::Erased);
+    for (BodyOp invalidated : {Sum, Mul, MulDup, R, T, Return})
+      EXPECT_EQ(handles.body[invalidated].getState(), HandleState::Invalidated)
+          << handles.body[invalidated].describe();
+  }
+
+  MLIRContext context;
+  std::unique_ptr<HandleRegistry> registry;
+};
+
+TEST_F(ThreadingTest, ManyFunctionsNonPrecisePipeline) {
+  for (int iteration = 0; iteration < 3; ++iteration) {
+    OwningOpRef<ModuleOp> module = parseModule(context, makeModule(200, 0));
+    ASSERT_TRUE(module);
+    OpHandle moduleHandle = registry->getHandle(*module);
+    std::vector<FunctionHandles> handles = takeHandles(*registry, *module);
+    ASSERT_EQ(handles.size(), 200u);
+
+    PassManager pm(&context);
+    enableTracking(pm, *registry);
+    OpPassManager &nested = pm.nest<func::FuncOp>();
+    nested.addPass(createTrackedCanonicalizerPass());
+    nested.addPass(createTrackedCSEPass());
+    nested.addPass(std::make_unique<UntrackedRewritePass>());
+    ASSERT_TRUE(succeeded(pm.run(*module)));
+
+    EXPECT_TRUE(moduleHandle.isLive());
+    for (const FunctionHandles &function : handles)
+      expectInvalidatedRun(function);
+    // Only the module and the functions are still mapped.
+    EXPECT_EQ(registry->getNumTrackedOps(), 201u);
+    expectConsistent(*module);
+  }
+}
+
+TEST_F(ThreadingTest, ManyFunctionsPreciseOnlyPipeline) {
+  for (int iteration = 0; iteration < 3; ++iteration) {
+    OwningOpRef<ModuleOp> module = parseModule(context, makeModule(200, 0));
+    ASSERT_TRUE(module);
+    std::vector<FunctionHandles> handles = takeHandles(*registry, *module);
+    PassManager pm(&context);
+    enableTracking(pm, *registry);
+    OpPassManager &nested = pm.nest<func::FuncOp>();
+    nested.addPass(createTrackedCanonicalizerPass());
+    nested.addPass(createTrackedCSEPass());
+    ASSERT_TRUE(succeeded(pm.run(*module)));
+    for (const FunctionHandles &function : handles)
+      expectPrecisRun(function);
+    expectConsistent(*module);
+  }
+}
+
+/// Top-level functions get a pipeline ending in a non-precise pass while
+/// the functions in nested modules are only canonicalized and CSE'd, in the
+/// same parallel adaptor: precise rewrites allocate ops while the untracked
+/// pass frees others.
+TEST_F(ThreadingTest, MixedPreciseAndNonPreciseInParallel) {
+  for (int iteration = 0; iteration < 3; ++iteration) {
+    OwningOpRef<ModuleOp> module = parseModule(context, makeModule(100, 100));
+    ASSERT_TRUE(module);
+    OpHandle moduleHandle = registry->getHandle(*module);
+    std::vector<FunctionHandles> handles = takeHandles(*registry, *module);
+    ASSERT_EQ(handles.size(), 200u);
+    std::vector<bool> nestedModule;
+    for (const FunctionHandles &function : handles)
+      nestedModule.push_back(isInNestedModule(function.func));
+    ASSERT_EQ(llvm::count(nestedModule, true), 100);
+
+    PassManager pm(&context);
+    enableTracking(pm, *registry);
+    OpPassManager &funcs = pm.nest<func::FuncOp>();
+    funcs.addPass(createTrackedCanonicalizerPass());
+    funcs.addPass(createTrackedCSEPass());
+    funcs.addPass(std::make_unique<UntrackedRewritePass>());
+    OpPassManager &modules = pm.nest<ModuleOp>();
+    modules.addPass(createTrackedCanonicalizerPass());
+    modules.addPass(createTrackedCSEPass());
+    ASSERT_TRUE(succeeded(pm.run(*module)));
+
+    EXPECT_TRUE(moduleHandle.isLive());
+    for (size_t i = 0; i < handles.size(); ++i) {
+      if (nestedModule[i])
+        expectPrecisRun(handles[i]);
+      else
+        expectInvalidatedRun(handles[i]);
+    }
+    expectConsistent(*module);
+
+    // Run again on the same IR with fresh handles on everything.
+    std::vector<OpHandle> all;
+    module->walk(
+        [&](Operation *op) { all.push_back(registry->getHandle(op)); });
+    ASSERT_TRUE(succeeded(pm.run(*module)));
+    expectConsistent(*module);
+    for (size_t i = 0; i < handles.size(); ++i)
+      EXPECT_TRUE(handles[i].func.isLive());
+  }
+}
+
+/// Many threads take and drop handles to the same ops while nothing
+/// rewrites: identity holds and every entry goes away with its last handle.
+TEST_F(ThreadingTest, ConcurrentGetHandleAndDrop) {
+  OwningOpRef<ModuleOp> module = parseModule(context, makeModule(200, 0));
+  ASSERT_TRUE(module);
+  std::vector<Operation *> ops;
+  module->walk([&](Operation *op) { ops.push_back(op); });
+  // Handles held by the main thread for the first 100 ops.
+  std::vector<OpHandle> held;
+  for (size_t i = 0; i < 100; ++i)
+    held.push_back(registry->getHandle(ops[i]));
+
+  constexpr int kThreads = 4;
+  constexpr int kIterations = 20000;
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<OpHandle> kept;
+      for (int k = 0; k < kIterations; ++k) {
+        size_t index = (static_cast<size_t>(t) * 7919 + k * 31) % ops.size();
+        OpHandle handle = registry->getHandle(ops[index]);
+        if (handle.get() != ops[index] || !handle.isLive())
+          ++mismatches;
+        if (registry->lookupHandle(ops[index]) != handle)
+          ++mismatches;
+        if (index < held.size() &&
+            (handle != held[index] || handle.hash() != held[index].hash()))
+          ++mismatches;
+        if (k % 7 == 0)
+          kept.push_back(handle);
+        if (kept.size() > 64)
+          kept.erase(kept.begin(), kept.begin() + 32);
+      }
+    });
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(registry->getNumTrackedOps(), held.size());
+  expectConsistent(*module);
+  held.clear();
+  EXPECT_EQ(registry->getNumTrackedOps(), 0u);
+}
+
+} // namespace

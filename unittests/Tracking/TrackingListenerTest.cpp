@@ -1,0 +1,678 @@
+//===- TrackingListenerTest.cpp - Tests for the tracking listener ---------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtils.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Tracking/HandleRegistry.h"
+#include "mlir/Tracking/TrackingListener.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <memory>
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::test;
+
+namespace {
+
+constexpr llvm::StringLiteral kInput = R"mlir(
+func.func @f(%a: i32, %b: i32, %i: index, %j: index, %c: i1) -> (i32, i1) {
+  %0 = arith.addi %a, %b {tag = "add"} : i32
+  %1 = arith.muli %0, %b {tag = "mul"} : i32
+  %s, %o = arith.addui_extended %1, %a {tag = "ext"} : i32, i1
+  %2 = arith.addi %s, %a {tag = "other"} : i32
+  scf.if %c {
+    %3 = arith.addi %a, %a {tag = "inner"} : i32
+    %4 = arith.muli %3, %3 {tag = "inner2"} : i32
+  } {tag = "if"}
+  return %2, %o : i32, i1
+}
+func.func @g(%a: i32) -> i32 {
+  %0 = arith.addi %a, %a {tag = "g.add"} : i32
+  %1 = arith.muli %0, %a {tag = "g.mul"} : i32
+  return %1 : i32
+}
+)mlir";
+
+/// Counts the notifications it receives (as the `next` listener).
+struct RecordingListener : public RewriterBase::Listener {
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint previous) override {
+    ++inserted;
+  }
+  void notifyBlockInserted(Block *block, Region *previous,
+                           Region::iterator previousIt) override {
+    ++blocksInserted;
+  }
+  void notifyOperationReplaced(Operation *op, ValueRange values) override {
+    replaced.push_back(op);
+  }
+  void notifyOperationErased(Operation *op) override { erased.push_back(op); }
+  int inserted = 0;
+  int blocksInserted = 0;
+  std::vector<Operation *> replaced;
+  std::vector<Operation *> erased;
+};
+
+class TrackingListenerTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    loadTestDialects(context);
+    module = parseModule(context, kInput);
+    ASSERT_TRUE(module);
+    registry = std::make_unique<HandleRegistry>(&context);
+  }
+  void TearDown() override {
+    registry.reset();
+    module = nullptr;
+  }
+
+  Operation *op(StringRef tag) { return findTagged(*module, tag); }
+  func::FuncOp func(StringRef name) {
+    return module->lookupSymbol<func::FuncOp>(name);
+  }
+  Value arg(StringRef funcName, unsigned index) {
+    return func(funcName).getArgument(index);
+  }
+  void expectConsistent() {
+    std::vector<std::string> problems = registry->verifyAgainst(*module);
+    EXPECT_TRUE(problems.empty()) << joinProblems(problems);
+  }
+  /// The reason of the last event of `handle`.
+  static std::string lastReason(const OpHandle &handle) {
+    std::vector<TrackingEvent> history = handle.getHistory();
+    return history.empty() ? "" : history.back().reason;
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  std::unique_ptr<HandleRegistry> registry;
+};
+
+//===----------------------------------------------------------------------===//
+// Replacement rules
+//===----------------------------------------------------------------------===//
+
+TEST_F(TrackingListenerTest, FollowsSameNameReplacement) {
+  Operation *add = op("add");
+  OpHandle handle = registry->getHandle(add);
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(add);
+  auto swapped =
+      arith::AddIOp::create(rewriter, add->getLoc(), arg("f", 1), arg("f", 0));
+  rewriter.replaceOp(add, swapped);
+
+  EXPECT_TRUE(handle.isLive());
+  EXPECT_EQ(handle.get(), swapped.getOperation());
+  EXPECT_EQ(registry->lookupHandle(swapped), handle);
+  std::vector<TrackingEvent> history = handle.getHistory();
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history.front().kind, TrackingEvent::Kind::Replaced);
+  EXPECT_NE(history.front().replacement.find("arith.addi"), std::string::npos);
+  EXPECT_EQ(registry->getNumTrackedOps(), 1u);
+  expectConsistent();
+}
+
+TEST_F(TrackingListenerTest, FollowsReplaceOpWithOpOverload) {
+  // replaceOp(Operation *, Operation *) reports notifyOperationReplaced with
+  // the new op.
+  Operation *add = op("add");
+  OpHandle handle = registry->getHandle(add);
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(add);
+  Operation *clone = rewriter.clone(*add);
+  rewriter.replaceOp(add, clone);
+  EXPECT_EQ(handle.get(), clone);
+  expectConsistent();
+}
+
+TEST_F(TrackingListenerTest, FollowsConstantReplacement) {
+  Operation *add = op("add");
+  OpHandle handle = registry->getHandle(add);
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(add);
+  auto constant = arith::ConstantIntOp::create(rewriter, add->getLoc(),
+                                               rewriter.getI32Type(), 42);
+  rewriter.replaceOp(add, constant);
+
+  EXPECT_TRUE(handle.isLive());
+  EXPECT_EQ(handle.get(), constant.getOperation());
+  EXPECT_EQ(handle.getLastName(), "arith.constant");
+  expectConsistent();
+}
+
+/// Builds `arith.addi` on index values, then `arith.index_cast` to i64 and
+/// `arith.trunci` to i32: a chain of CastOpInterface ops over a same-name op.
+static Value buildCastChain(RewriterBase &rewriter, Location loc, Value i,
+                            Value j, Operation **innerAdd,
+                            Operation **outerCast) {
+  auto add = arith::AddIOp::create(rewriter, loc, i, j);
+  auto indexCast =
+      arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), add);
+  auto trunc =
+      arith::TruncIOp::create(rewriter, loc, rewriter.getI32Type(), indexCast);
+  *innerAdd = add;
+  *outerCast = trunc;
+  return trunc;
+}
+
+TEST_F(TrackingListenerTest, SkipsCastChain) {
+  Operation *add = op("add");
+  OpHandle handle = registry->getHandle(add);
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(add);
+  Operation *innerAdd, *outerCast;
+  Value value = buildCastChain(rewriter, add->getLoc(), arg("f", 2),
+                               arg("f", 3), &innerAdd, &outerCast);
+  std::string reason;
+  FailureOr<Operation *> found =
+      listener.findReplacementOp(add, value, &reason);
+  ASSERT_TRUE(succeeded(found)) << reason;
+  EXPECT_EQ(*found, innerAdd);
+  rewriter.replaceOp(add, value);
+
+  EXPECT_EQ(handle.get(), innerAdd);
+  expectConsistent();
+}
+
+TEST_F(TrackingListenerTest, StopsAtCastWhenNotSkippingCasts) {
+  Operation *add = op("add");
+  OpHandle handle = registry->getHandle(add);
+  TrackingListenerConfig config;
+  config.skipCastOps = false;
+  TrackingListener listener(config, registry.get());
+  EXPECT_FALSE(listener.getConfig().skipCastOps);
+  IRRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(add);
+  Operation *innerAdd, *outerCast;
+  Value value = buildCastChain(rewriter, add->getLoc(), arg("f", 2),
+                               arg("f", 3), &innerAdd, &outerCast);
+  std::string reason;
+  EXPECT_TRUE(failed(listener.findReplacementOp(add, value, &reason)));
+  EXPECT_NE(reason.find("arith.trunci"), std::string::npos) << reason;
+  rewriter.replaceOp(add, value);
+
+  EXPECT_EQ(handle.getState(), HandleState::Erased);
+  EXPECT_EQ(handle.get(), nullptr);
+  EXPECT_NE(lastReason(handle).find("arith.trunci"), std::string::npos)
+      << lastReason(handle);
+  EXPECT_FALSE(registry->isTracked(innerAdd));
+  expectConsistent();
+}
+
+/// builtin.unrealized_conversion_cast does not implement CastOpInterface in
+/// MLIR 22, so, as in the transform dialect's listener, it is not looked
+/// through: the handle is erased.
+TEST_F(TrackingListenerTest, UnrealizedConversionCastIsNotSkipped) {
+  Operation *add = op("add");
+  OpHandle handle = registry->getHandle(add);
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(add);
+  Operation *clone = rewriter.clone(*add);
+  auto unrealized = UnrealizedConversionCastOp::create(
+      rewriter, add->getLoc(), TypeRange{rewriter.getI32Type()},
+      ValueRange{clone->getResult(0)});
+  rewriter.replaceOp(add, unrealized);
+  EXPECT_EQ(handle.getState(), HandleState::Erased);
+  EXPECT_NE(lastReason(handle).find("builtin.unrealized_conversion_cast"),
+            std::string::npos)
+      << lastReason(handle);
+  expectConsistent();
+}
+
+TEST_F(TrackingListenerTest, DifferentOpNameErasesWithReason) {
+  Operation *add = op("add");
+  OpHandle handle = registry->getHandle(add);
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(add);
+  auto mul =
+      arith::MulIOp::create(rewriter, add->getLoc(), arg("f", 0), arg("f", 1));
+  rewriter.replaceOp(add, mul);
+
+  EXPECT_EQ(handle.getState(), HandleState::Erased);
+  EXPECT_EQ(handle.get(), nullptr);
+  EXPECT_NE(lastReason(handle).find("'arith.muli' has another name"),
+            std::string::npos)
+      << lastReason(handle);
+  EXPECT_NE(handle.describe().find("arith.muli"), std::string::npos)
+      << handle.describe();
+  EXPECT_FALSE(registry->isTracked(mul));
+  EXPECT_EQ(registry->getNumTrackedOps(), 0u);
+  expectConsistent();
+}
+
+TEST_F(TrackingListenerTest, DifferentOpNameAcceptedWithoutNameRequirement) {
+  Operation *add = op("add");
+  OpHandle handle = registry->getHandle(add);
+  TrackingListenerConfig config;
+  config.requireMatchingReplacementOpName = false;
+  TrackingListener listener(config, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(add);
+  auto mul =
+      arith::MulIOp::create(rewriter, add->getLoc(), arg("f", 0), arg("f", 1));
+  rewriter.replaceOp(add, mul);
+
+  EXPECT_TRUE(handle.isLive());
+  EXPECT_EQ(handle.get(), mul.getOperation());
+  EXPECT_EQ(handle.getLastName(), "arith.muli");
+  expectConsistent();
+}
+
+TEST_F(TrackingListenerTest, BlockArgumentReplacementErases) {
+  Operation *add = op("add");
+  OpHandle handle = registry->getHandle(add);
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.replaceOp(add, arg("f", 0));
+
+  EXPECT_EQ(handle.getState(), HandleState::Erased);
+  EXPECT_NE(lastReason(handle).find("no single defining op"), std::string::npos)
+      << lastReason(handle);
+  EXPECT_EQ(registry->getNumTrackedOps(), 0u);
+  expectConsistent();
+}
+
+TEST_F(TrackingListenerTest, ValuesFromTwoOpsErase) {
+  Operation *ext = op("ext");
+  OpHandle handle = registry->getHandle(ext);
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(ext);
+  Operation *first = rewriter.clone(*ext);
+  Operation *second = rewriter.clone(*ext);
+  // One result from each clone: both have the right name, but no single op
+  // replaces `ext`.
+  SmallVector<Value> values = {first->getResult(0), second->getResult(1)};
+  std::string reason;
+  EXPECT_TRUE(failed(listener.findReplacementOp(ext, values, &reason)));
+  rewriter.replaceOp(ext, values);
+
+  EXPECT_EQ(handle.getState(), HandleState::Erased);
+  EXPECT_NE(lastReason(handle).find("no single defining op"), std::string::npos)
+      << lastReason(handle);
+  EXPECT_FALSE(registry->isTracked(first));
+  EXPECT_FALSE(registry->isTracked(second));
+  expectConsistent();
+}
+
+TEST_F(TrackingListenerTest, ReplacementByNoValuesFails) {
+  TrackingListener listener({}, registry.get());
+  std::string reason;
+  EXPECT_TRUE(failed(listener.findReplacementOp(op("add"), {}, &reason)));
+  EXPECT_FALSE(reason.empty());
+}
+
+//===----------------------------------------------------------------------===//
+// Erasure
+//===----------------------------------------------------------------------===//
+
+TEST_F(TrackingListenerTest, ErasingRegionOpErasesNestedHandlesPostOrder) {
+  Operation *ifOp = op("if");
+  Operation *inner = op("inner");
+  Operation *inner2 = op("inner2");
+  OpHandle ifHandle = registry->getHandle(ifOp);
+  OpHandle innerHandle = registry->getHandle(inner);
+  OpHandle inner2Handle = registry->getHandle(inner2);
+  OpHandle outside = registry->getHandle(op("other"));
+
+  // The observer runs under the registry lock: compare keys taken before.
+  const void *ifKey = ifHandle.getKey();
+  const void *innerKey = innerHandle.getKey();
+  const void *inner2Key = inner2Handle.getKey();
+  std::vector<std::string> order;
+  registry->setEventObserver([&](const TrackingEvent &event) {
+    if (event.kind != TrackingEvent::Kind::Erased)
+      return;
+    order.push_back(event.recordKey == ifKey       ? "if"
+                    : event.recordKey == innerKey  ? "inner"
+                    : event.recordKey == inner2Key ? "inner2"
+                                                   : "?");
+  });
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.eraseOp(ifOp);
+
+  EXPECT_EQ(ifHandle.getState(), HandleState::Erased);
+  EXPECT_EQ(innerHandle.getState(), HandleState::Erased);
+  EXPECT_EQ(inner2Handle.getState(), HandleState::Erased);
+  EXPECT_TRUE(outside.isLive());
+  // Nested ops first (post-order; the block's ops in reverse), then the op.
+  EXPECT_EQ(order, (std::vector<std::string>{"inner2", "inner", "if"}));
+  EXPECT_EQ(registry->getNumTrackedOps(), 1u);
+  expectConsistent();
+}
+
+TEST_F(TrackingListenerTest, ErasingFunctionErasesEverythingInside) {
+  func::FuncOp g = func("g");
+  OpHandle funcHandle = registry->getHandle(g);
+  OpHandle add = registry->getHandle(op("g.add"));
+  OpHandle mul = registry->getHandle(op("g.mul"));
+  OpHandle other = registry->getHandle(op("other"));
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.eraseOp(g);
+
+  EXPECT_EQ(funcHandle.getState(), HandleState::Erased);
+  EXPECT_EQ(add.getState(), HandleState::Erased);
+  EXPECT_EQ(mul.getState(), HandleState::Erased);
+  EXPECT_TRUE(other.isLive());
+  EXPECT_EQ(registry->getNumTrackedOps(), 1u);
+  expectConsistent();
+}
+
+//===----------------------------------------------------------------------===//
+// Moves
+//===----------------------------------------------------------------------===//
+
+TEST_F(TrackingListenerTest, MoveWithinFunctionKeepsHandle) {
+  Operation *add = op("add");
+  Operation *other = op("other");
+  OpHandle handle = registry->getHandle(add);
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.moveOpBefore(add, add->getBlock()->getTerminator());
+  rewriter.moveOpBefore(add, other);
+  EXPECT_EQ(handle.get(), add);
+  expectConsistent();
+}
+
+TEST_F(TrackingListenerTest, MoveAcrossFunctionsFollowsScope) {
+  func::FuncOp f = func("f");
+  func::FuncOp g = func("g");
+  Operation *add = op("g.add");
+  OpHandle handle = registry->getHandle(add);
+  OpHandle stay = registry->getHandle(op("g.mul"));
+  OpHandle inF = registry->getHandle(op("other"));
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  // Move `g.add` into @f (its operands become dangling, which the registry
+  // does not care about).
+  rewriter.moveOpBefore(add, f.getBody().front().getTerminator());
+  EXPECT_EQ(handle.get(), add);
+  expectConsistent();
+
+  // The scope index followed: @f's handles now include the moved op, @g's
+  // do not.
+  HandleRegistry::DetachedRecords fromG = registry->detachNestedRecords(g);
+  EXPECT_EQ(fromG.size(), 1u);
+  registry->invalidateDetached(fromG, {}, "test");
+  fromG.clear();
+  EXPECT_EQ(stay.getState(), HandleState::Invalidated);
+  EXPECT_TRUE(handle.isLive());
+  HandleRegistry::DetachedRecords fromF = registry->detachNestedRecords(f);
+  EXPECT_EQ(fromF.size(), 2u);
+  registry->invalidateDetached(fromF, {}, "test");
+  fromF.clear();
+  EXPECT_EQ(handle.getState(), HandleState::Invalidated);
+  EXPECT_EQ(inF.getState(), HandleState::Invalidated);
+  // Move back so the module can be destroyed with consistent use-lists.
+  rewriter.moveOpBefore(add, &g.getBody().front().front());
+}
+
+TEST_F(TrackingListenerTest, InlineBlockBeforeKeepsHandles) {
+  auto ifOp = cast<scf::IfOp>(op("if"));
+  OpHandle ifHandle = registry->getHandle(ifOp);
+  OpHandle inner = registry->getHandle(op("inner"));
+  OpHandle inner2 = registry->getHandle(op("inner2"));
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  Block *thenBlock = ifOp.thenBlock();
+  rewriter.eraseOp(thenBlock->getTerminator());
+  rewriter.inlineBlockBefore(thenBlock, ifOp);
+  rewriter.eraseOp(ifOp);
+
+  EXPECT_EQ(ifHandle.getState(), HandleState::Erased);
+  EXPECT_TRUE(inner.isLive());
+  EXPECT_TRUE(inner2.isLive());
+  EXPECT_EQ(inner.get()->getParentOp(), func("f").getOperation());
+  expectConsistent();
+}
+
+TEST_F(TrackingListenerTest, ScfIfInlinedByCanonicalizationKeepsHandles) {
+  // A constant condition makes scf.if's canonicalization inline the region.
+  OwningOpRef<ModuleOp> input = parseModule(context, R"mlir(
+    func.func @h(%a: i32) -> i32 {
+      %true = arith.constant true
+      %r = scf.if %true -> i32 {
+        %x = arith.muli %a, %a {tag = "then"} : i32
+        scf.yield %x : i32
+      } else {
+        %y = arith.addi %a, %a {tag = "else"} : i32
+        scf.yield %y : i32
+      }
+      return %r : i32
+    }
+  )mlir");
+  ASSERT_TRUE(input);
+  OpHandle thenOp = registry->getHandle(findTagged(*input, "then"));
+  OpHandle elseOp = registry->getHandle(findTagged(*input, "else"));
+  OpHandle ifOp = registry->getHandle(collectOps<scf::IfOp>(*input).front());
+
+  RewritePatternSet patterns(&context);
+  scf::IfOp::getCanonicalizationPatterns(patterns, &context);
+  TrackingListener listener({}, registry.get());
+  GreedyRewriteConfig config;
+  config.setListener(&listener);
+  ASSERT_TRUE(
+      succeeded(applyPatternsGreedily(*input, std::move(patterns), config)));
+
+  EXPECT_TRUE(collectOps<scf::IfOp>(*input).empty());
+  EXPECT_TRUE(thenOp.isLive());
+  EXPECT_EQ(thenOp.get()->getParentOp(),
+            collectOps<func::FuncOp>(*input).front().getOperation());
+  EXPECT_EQ(elseOp.getState(), HandleState::Erased);
+  EXPECT_NE(ifOp.getState(), HandleState::Live);
+  std::vector<std::string> problems = registry->verifyAgainst(*input);
+  EXPECT_TRUE(problems.empty()) << joinProblems(problems);
+}
+
+TEST_F(TrackingListenerTest, InlineRegionBeforeFollowsScope) {
+  func::FuncOp f = func("f");
+  func::FuncOp g = func("g");
+  OpHandle gAdd = registry->getHandle(op("g.add"));
+  OpHandle gMul = registry->getHandle(op("g.mul"));
+  OpHandle fOther = registry->getHandle(op("other"));
+  OpHandle fInner = registry->getHandle(op("inner"));
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  // Move @g's body (a block) into @f's region, then @f's whole region into
+  // @g: nested records must be re-indexed under the new function each time.
+  rewriter.inlineRegionBefore(g.getBody(), f.getBody(), f.getBody().end());
+  EXPECT_TRUE(g.getBody().empty());
+  EXPECT_EQ(gAdd.get()->getParentOp(), f.getOperation());
+  expectConsistent();
+
+  rewriter.inlineRegionBefore(f.getBody(), g.getBody(), g.getBody().end());
+  EXPECT_EQ(fInner.get()->getParentOfType<func::FuncOp>(), g);
+  EXPECT_TRUE(gAdd.isLive());
+  EXPECT_TRUE(gMul.isLive());
+  EXPECT_TRUE(fOther.isLive());
+  expectConsistent();
+
+  // Everything is under @g now.
+  HandleRegistry::DetachedRecords none = registry->detachNestedRecords(f);
+  EXPECT_TRUE(none.empty());
+  HandleRegistry::DetachedRecords all = registry->detachNestedRecords(g);
+  EXPECT_EQ(all.size(), 4u);
+  registry->invalidateDetached(all, {}, "test");
+}
+
+TEST_F(TrackingListenerTest, MovingFunctionIntoNestedModuleReparentsScope) {
+  OwningOpRef<ModuleOp> input = parseModule(context, R"mlir(
+    module {
+      func.func @f(%a: i32) -> i32 {
+        %x = arith.addi %a, %a {tag = "x"} : i32
+        return %x : i32
+      }
+      module @inner {
+        func.func private @decl()
+      }
+    }
+  )mlir");
+  ASSERT_TRUE(input);
+  auto f = input->lookupSymbol<func::FuncOp>("f");
+  auto inner = input->lookupSymbol<ModuleOp>("inner");
+  OpHandle funcHandle = registry->getHandle(f);
+  OpHandle x = registry->getHandle(findTagged(*input, "x"));
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.moveOpBefore(f, &inner.getBody()->front());
+  EXPECT_TRUE(funcHandle.isLive());
+  EXPECT_TRUE(x.isLive());
+  std::vector<std::string> problems = registry->verifyAgainst(*input);
+  EXPECT_TRUE(problems.empty()) << joinProblems(problems);
+
+  // A non-precise pass on the nested module now reaches @f and its body.
+  HandleRegistry::DetachedRecords detached =
+      registry->detachNestedRecords(inner);
+  EXPECT_EQ(detached.size(), 2u);
+  registry->invalidateDetached(detached, {}, "test");
+  EXPECT_EQ(x.getState(), HandleState::Invalidated);
+  EXPECT_EQ(funcHandle.getState(), HandleState::Invalidated);
+}
+
+//===----------------------------------------------------------------------===//
+// Merging
+//===----------------------------------------------------------------------===//
+
+TEST_F(TrackingListenerTest, ReplacementOntoHandledOpMerges) {
+  Operation *first = op("g.add");
+  OpHandle firstHandle = registry->getHandle(first);
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPointAfter(first);
+  Operation *second = rewriter.clone(*first);
+  OpHandle secondHandle = registry->getHandle(second);
+  ASSERT_NE(firstHandle, secondHandle);
+
+  rewriter.replaceOp(first, second);
+  EXPECT_EQ(firstHandle, secondHandle);
+  EXPECT_EQ(firstHandle.hash(), secondHandle.hash());
+  EXPECT_EQ(firstHandle.getKey(), secondHandle.getKey());
+  EXPECT_EQ(firstHandle.get(), second);
+  EXPECT_EQ(registry->lookupHandle(second), firstHandle);
+  EXPECT_EQ(registry->getNumTrackedOps(), 1u);
+  expectConsistent();
+
+  // The merged op is replaced again: both follow.
+  rewriter.setInsertionPointAfter(second);
+  Operation *third = rewriter.clone(*second);
+  rewriter.replaceOp(second, third);
+  EXPECT_EQ(firstHandle.get(), third);
+  EXPECT_EQ(secondHandle.get(), third);
+  EXPECT_EQ(firstHandle, secondHandle);
+  // The first handle's history shows the merge and what happened after it.
+  std::vector<TrackingEvent> history = firstHandle.getHistory();
+  ASSERT_EQ(history.size(), 2u);
+  EXPECT_NE(history[0].reason.find("merged"), std::string::npos);
+  EXPECT_EQ(history[1].kind, TrackingEvent::Kind::Replaced);
+  expectConsistent();
+
+  // Dropping the handle that was merged into keeps the entry alive.
+  secondHandle = OpHandle();
+  EXPECT_EQ(registry->getNumTrackedOps(), 1u);
+  EXPECT_EQ(registry->lookupHandle(third), firstHandle);
+
+  rewriter.eraseOp(third);
+  EXPECT_EQ(firstHandle.getState(), HandleState::Erased);
+  EXPECT_EQ(registry->getNumTrackedOps(), 0u);
+  expectConsistent();
+}
+
+//===----------------------------------------------------------------------===//
+// Chaining and the global listener
+//===----------------------------------------------------------------------===//
+
+TEST_F(TrackingListenerTest, ForwardsToNextListener) {
+  RecordingListener recorder;
+  TrackingListener listener({}, registry.get(), &recorder);
+  IRRewriter rewriter(&context, &listener);
+  Operation *add = op("add");
+  OpHandle handle = registry->getHandle(add);
+  rewriter.setInsertionPoint(add);
+  Operation *clone = rewriter.clone(*add);
+  EXPECT_EQ(recorder.inserted, 1);
+  rewriter.replaceOp(add, clone);
+  EXPECT_EQ(handle.get(), clone);
+  ASSERT_EQ(recorder.replaced.size(), 1u);
+  EXPECT_EQ(recorder.replaced.front(), add);
+  ASSERT_EQ(recorder.erased.size(), 1u);
+  EXPECT_EQ(recorder.erased.front(), add);
+
+  // Untracked ops are forwarded too.
+  Operation *dead = op("g.mul");
+  rewriter.replaceOp(dead, arg("g", 0));
+  EXPECT_EQ(recorder.replaced.size(), 2u);
+
+  rewriter.inlineRegionBefore(func("g").getBody(), func("f").getBody(),
+                              func("f").getBody().end());
+  EXPECT_EQ(recorder.blocksInserted, 1);
+}
+
+TEST_F(TrackingListenerTest, GlobalListenerUsesContextRegistry) {
+  Operation *add = op("add");
+  OpHandle handle = registry->getHandle(add);
+  IRRewriter rewriter(&context, &getGlobalTrackingListener());
+  rewriter.setInsertionPoint(add);
+  Operation *clone = rewriter.clone(*add);
+  rewriter.replaceOp(add, clone);
+  EXPECT_EQ(handle.get(), clone);
+
+  // Without a registry for the context, the global listener does nothing.
+  MLIRContext other;
+  loadTestDialects(other);
+  OwningOpRef<ModuleOp> otherModule = parseModule(other, kInput);
+  ASSERT_TRUE(otherModule);
+  IRRewriter otherRewriter(&other, &getGlobalTrackingListener());
+  otherRewriter.eraseOp(findTagged(*otherModule, "inner2"));
+  EXPECT_TRUE(handle.isLive());
+}
+
+TEST_F(TrackingListenerTest, PatternNameGoesIntoHistory) {
+  struct SwapAddOperands : public OpRewritePattern<arith::AddIOp> {
+    using OpRewritePattern::OpRewritePattern;
+    LogicalResult matchAndRewrite(arith::AddIOp add,
+                                  PatternRewriter &rewriter) const override {
+      if (add->hasAttr("swapped"))
+        return failure();
+      auto swapped = arith::AddIOp::create(rewriter, add.getLoc(), add.getRhs(),
+                                           add.getLhs());
+      swapped->setAttr("swapped", rewriter.getUnitAttr());
+      rewriter.replaceOp(add, swapped);
+      return success();
+    }
+  };
+  OpHandle handle = registry->getHandle(op("g.add"));
+  RewritePatternSet patterns(&context);
+  patterns.add<SwapAddOperands>(&context);
+  TrackingListener listener({}, registry.get());
+  GreedyRewriteConfig config;
+  config.setListener(&listener);
+  config.enableFolding(false);
+  {
+    ScopedRewriteAttribution attribution("swap", func("g"));
+    ASSERT_TRUE(succeeded(
+        applyPatternsGreedily(func("g"), std::move(patterns), config)));
+  }
+  ASSERT_TRUE(handle.isLive());
+  EXPECT_TRUE(handle.get()->hasAttr("swapped"));
+  std::vector<TrackingEvent> history = handle.getHistory();
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_NE(history[0].pattern.find("SwapAddOperands"), std::string::npos)
+      << history[0].pattern;
+  EXPECT_EQ(history[0].pass, "swap");
+  expectConsistent();
+}
+
+} // namespace
