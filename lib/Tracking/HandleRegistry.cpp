@@ -218,12 +218,6 @@ std::string printLocation(Location loc) {
   return text;
 }
 
-/// "arith.addi at loc("f.mlir":3:8)".
-std::string describeOp(Operation *op) {
-  return (op->getName().getStringRef() + " at " + printLocation(op->getLoc()))
-      .str();
-}
-
 void bind(HandleRecord *record, Operation *op) {
   record->lastName = op->getName().getStringRef().str();
   record->lastLocation = printLocation(op->getLoc());
@@ -489,7 +483,10 @@ void HandleRegistry::notifyOperationReplaced(Operation *op,
 
   TrackingEvent event =
       makeEvent(TrackingEvent::Kind::Replaced, record, source);
-  event.replacement = describeOp(replacement);
+  // Print the replacement's location once: for the event and for the record.
+  std::string replacementName = replacement->getName().getStringRef().str();
+  std::string replacementLocation = printLocation(replacement->getLoc());
+  event.replacement = replacementName + " at " + replacementLocation;
   if (std::shared_ptr<HandleRecord> existing = impl->lookup(replacement)) {
     // Both handles now speak for the same op: merge into the existing one.
     event.reason = "merged with the handle that already referred to it";
@@ -501,7 +498,8 @@ void HandleRegistry::notifyOperationReplaced(Operation *op,
     return;
   }
   impl->record(record, std::move(event));
-  bind(record, replacement);
+  record->lastName = std::move(replacementName);
+  record->lastLocation = std::move(replacementLocation);
   impl->map(record, replacement);
 }
 
