@@ -1,0 +1,15 @@
+# Sourced by scripts/sanitize.sh: the runtime options of the sanitizer build.
+# SANITIZER_DIR must point at this directory.
+#
+# ASan: the defaults (leak detection on, halt on the first error) plus
+#   detect_stack_use_after_return=1  stack frames outlive their function
+#   check_initialization_order=1     static initialisation order fiasco
+#   strict_string_checks=1           string functions read whole strings
+# Memory that libMLIR.so allocates comes from the intercepted malloc, so a
+# use of a freed Operation in our (instrumented) code is reported even though
+# libMLIR itself is not instrumented.
+export ASAN_OPTIONS="detect_stack_use_after_return=1:check_initialization_order=1:strict_string_checks=1:detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export LSAN_OPTIONS="suppressions=$SANITIZER_DIR/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# UBSan: the build passes -fno-sanitize-recover=undefined, so any report
+# stops the process; the stack trace says where.
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$SANITIZER_DIR/ubsan.supp${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
