@@ -162,13 +162,21 @@ RootOwner::~RootOwner() {
       if (!op->isAncestor(use.getOwner()))
         use.set(context.getPlaceholder(value.getType()));
   };
+  // Likewise for branches elsewhere whose successors are blocks of this tree.
+  auto redirectSuccessorUses = [&](Block &block) {
+    for (BlockOperand &use : llvm::make_early_inc_range(block.getUses()))
+      if (!op->isAncestor(use.getOwner()))
+        use.set(context.getPlaceholderBlock());
+  };
   op->walk([&](Operation *nested) {
     for (Value result : nested->getResults())
       redirectUses(result);
     for (Region &region : nested->getRegions())
-      for (Block &block : region)
+      for (Block &block : region) {
+        redirectSuccessorUses(block);
         for (BlockArgument argument : block.getArguments())
           redirectUses(argument);
+      }
   });
   op->dropAllReferences();
   op->erase();
@@ -226,8 +234,13 @@ PyMlirContext::~PyMlirContext() {
   // owner and no handle object is left: the registry goes first, then the
   // context it belongs to.
   placeholders.clear();
-  if (graveyard)
+  placeholderBlock = nullptr;
+  if (graveyard) {
+    // Branches in the graveyard's placeholder block may be used by IR that
+    // is already gone; drop every reference before freeing.
+    graveyard->dropAllReferences();
     graveyard->erase();
+  }
   registry.reset();
   context.reset();
 }
@@ -282,6 +295,17 @@ void PyMlirContext::rehome(Operation *subtree) {
   // owner: they are found lazily by PyOperation::get.
   for (PyOperation *operation : affected)
     operation->setOwner(owner);
+}
+
+Block *PyMlirContext::getPlaceholderBlock() {
+  if (placeholderBlock)
+    return placeholderBlock;
+  if (!graveyard)
+    graveyard = ModuleOp::create(UnknownLoc::get(get())).getOperation();
+  OpBuilder builder = OpBuilder::atBlockEnd(&graveyard->getRegion(0).front());
+  ModuleOp holder = ModuleOp::create(builder, UnknownLoc::get(get()));
+  placeholderBlock = &holder.getBodyRegion().front();
+  return placeholderBlock;
 }
 
 Value PyMlirContext::getPlaceholder(Type type) {

@@ -166,6 +166,9 @@ namespace __attribute__((visibility("hidden"))) python {
     /// `builtin.unrealized_conversion_cast` in a module only this context
     /// holds).
     Value getPlaceholder(Type type);
+    /// A block that stands in for successors pointing into destroyed IR (a
+    /// branch moved out of its region keeps pointing at blocks there).
+    Block *getPlaceholderBlock();
 
     /// Number of Python Operation objects alive (for tests).
     size_t getNumLiveOperations() const { return liveOperations.size(); }
@@ -183,6 +186,7 @@ namespace __attribute__((visibility("hidden"))) python {
     /// Holds the placeholders; destroyed with the context, after all other IR.
     Operation *graveyard = nullptr;
     llvm::DenseMap<Type, Value> placeholders;
+    Block *placeholderBlock = nullptr;
   };
 
   /// Returns the top-level ancestor of `op` (or `op`).

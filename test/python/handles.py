@@ -360,3 +360,35 @@ def test_uses_across_roots_survive_destruction():
         m2_op.erase()
         # CHECK: erased erased
         print(g.handle_state, m2.operation.handle_state)
+
+
+# CHECK-LABEL: TEST: test_successors_across_roots_survive_destruction
+@run
+def test_successors_across_roots_survive_destruction():
+    # A branch moved out of its region keeps pointing at blocks there; when
+    # those blocks' IR is destroyed, the successors go to a placeholder block
+    # instead of freed memory (this corrupted the heap before).
+    with ir.Context() as ctx:
+        source = ir.Module.parse(
+            """
+func.func @a(%c: i1) {
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  return
+^bb2:
+  return
+}"""
+        )
+        target = ir.Module.parse("func.func @b() { return }")
+        branch = source.body.operations[0].regions[0].blocks[0].operations[0]
+        ret = target.body.operations[0].regions[0].blocks[0].operations[0]
+        branch.move_before(ret)
+        del source
+        gc.collect()
+        # CHECK: "cf.cond_br"(<<UNKNOWN SSA VALUE>>)[INVALIDBLOCK, INVALIDBLOCK]
+        print(target.operation.get_asm(print_generic_op_form=True))
+        # CHECK: live []
+        print(branch.handle_state, ctx._verify_tracking())
+        branch.erase()
+        # CHECK: erased
+        print(branch.handle_state)
