@@ -137,6 +137,25 @@ struct RegistryImpl {
     pruneScope(oldParent);
   }
 
+  /// After a move, re-indexes under `newScope` the records and child scopes
+  /// of `oldScope` for which `isInside` holds (the moved part of the IR).
+  void moveBetweenScopes(Operation *oldScope, Operation *newScope,
+                         llvm::function_ref<bool(Operation *)> isInside) {
+    if (oldScope == newScope)
+      return;
+    auto oldIt = scopes.find(oldScope);
+    if (oldIt == scopes.end())
+      return;
+    auto records = llvm::to_vector(oldIt->second.records);
+    auto children = llvm::to_vector(oldIt->second.children);
+    for (HandleRecord *record : records)
+      if (isInside(record->op))
+        setScope(record, newScope);
+    for (Operation *child : children)
+      if (isInside(child))
+        reparentScope(child, newScope);
+  }
+
   /// The scope of an op: the body scope of its parent, or nullptr at the top.
   static Operation *scopeOf(Operation *op) {
     if (!op)
@@ -548,22 +567,11 @@ void HandleRegistry::notifyOperationMoved(Operation *op, Operation *oldScope) {
   if (impl->scopes.count(op) && getBodyScope(op) == op)
     impl->reparentScope(op, RegistryImpl::scopeOf(op));
 
-  Operation *newScope = getBodyScope(op);
-  if (oldScope == newScope)
-    return;
-  auto oldIt = impl->scopes.find(oldScope);
-  if (oldIt == impl->scopes.end())
-    return;
   // Records and scopes below `op` that were indexed under the old scope now
   // belong to the new one.
-  auto records = llvm::to_vector(oldIt->second.records);
-  auto children = llvm::to_vector(oldIt->second.children);
-  for (HandleRecord *record : records)
-    if (record->op != op && op->isProperAncestor(record->op))
-      impl->setScope(record, newScope);
-  for (Operation *child : children)
-    if (op->isProperAncestor(child))
-      impl->reparentScope(child, newScope);
+  impl->moveBetweenScopes(oldScope, getBodyScope(op), [&](Operation *nested) {
+    return op->isProperAncestor(nested);
+  });
 }
 
 void HandleRegistry::notifyBlockMoved(Block *block, Operation *oldScope) {
@@ -571,20 +579,9 @@ void HandleRegistry::notifyBlockMoved(Block *block, Operation *oldScope) {
   if (!parent)
     return;
   std::lock_guard<std::mutex> lock(impl->mutex);
-  Operation *newScope = getBodyScope(parent);
-  if (oldScope == newScope)
-    return;
-  auto oldIt = impl->scopes.find(oldScope);
-  if (oldIt == impl->scopes.end())
-    return;
-  auto records = llvm::to_vector(oldIt->second.records);
-  auto children = llvm::to_vector(oldIt->second.children);
-  for (HandleRecord *record : records)
-    if (block->findAncestorOpInBlock(*record->op))
-      impl->setScope(record, newScope);
-  for (Operation *child : children)
-    if (block->findAncestorOpInBlock(*child))
-      impl->reparentScope(child, newScope);
+  impl->moveBetweenScopes(
+      oldScope, getBodyScope(parent),
+      [&](Operation *nested) { return block->findAncestorOpInBlock(*nested); });
 }
 
 HandleRegistry::DetachedRecords

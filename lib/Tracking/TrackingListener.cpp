@@ -178,37 +178,30 @@ void TrackingListener::notifyBlockInserted(Block *block, Region *previous,
   ForwardingListener::notifyBlockInserted(block, previous, previousIt);
 }
 
+void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
+  HandleRegistry *target = getRegistry(op);
+  if (!target || !target->isTracked(op))
+    return;
+  std::string reason;
+  FailureOr<Operation *> replacement =
+      findReplacementOp(op, newValues, &reason);
+  if (succeeded(replacement))
+    target->notifyOperationReplaced(op, *replacement,
+                                    getEventSource(/*replaced=*/true));
+  else
+    target->notifyOperationErased(op, getEventSource(/*replaced=*/true),
+                                  reason);
+}
+
 void TrackingListener::notifyOperationReplaced(Operation *op,
                                                ValueRange newValues) {
-  HandleRegistry *target = getRegistry(op);
-  if (target && target->isTracked(op)) {
-    std::string reason;
-    FailureOr<Operation *> replacement =
-        findReplacementOp(op, newValues, &reason);
-    if (succeeded(replacement))
-      target->notifyOperationReplaced(op, *replacement,
-                                      getEventSource(/*replaced=*/true));
-    else
-      target->notifyOperationErased(op, getEventSource(/*replaced=*/true),
-                                    reason);
-  }
+  trackReplacement(op, newValues);
   ForwardingListener::notifyOperationReplaced(op, newValues);
 }
 
 void TrackingListener::notifyOperationReplaced(Operation *op,
                                                Operation *newOp) {
-  HandleRegistry *target = getRegistry(op);
-  if (target && target->isTracked(op)) {
-    std::string reason;
-    FailureOr<Operation *> replacement =
-        findReplacementOp(op, newOp->getResults(), &reason);
-    if (succeeded(replacement))
-      target->notifyOperationReplaced(op, *replacement,
-                                      getEventSource(/*replaced=*/true));
-    else
-      target->notifyOperationErased(op, getEventSource(/*replaced=*/true),
-                                    reason);
-  }
+  trackReplacement(op, newOp->getResults());
   ForwardingListener::notifyOperationReplaced(op, newOp);
 }
 

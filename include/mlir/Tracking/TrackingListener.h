@@ -77,6 +77,8 @@ public:
   void notifyPatternEnd(const Pattern &pattern, LogicalResult status) override;
 
 private:
+  /// Follows `op`'s handle to its replacement, or marks it erased.
+  void trackReplacement(Operation *op, ValueRange newValues);
   HandleRegistry *getRegistry(Operation *op) const;
   HandleRegistry::EventSource getEventSource(bool replaced) const;
 
