@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 BUILD_DIR=${ASAN_BUILD_DIR:-build-asan}
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \

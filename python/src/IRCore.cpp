@@ -111,6 +111,9 @@ happened to the op. The same live op always gives the same Python object.)";
 PyOperation &mlir::tracking::python::castToOperation(const py::handle &object) {
   if (py::isinstance<PyModule>(object))
     return object.cast<PyModule &>().getOperation();
+  if (!py::isinstance<PyOperation>(object))
+    throw py::type_error("expected an ir.Operation or ir.Module, got " +
+                         py::repr(py::type::of(object)).cast<std::string>());
   return object.cast<PyOperation &>();
 }
 

@@ -64,7 +64,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             llvm::raw_string_ostream os(errors);
             FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, os);
             if (failed(parsed))
-              throw py::value_error(errors);
+              throw py::value_error(StringRef(errors).trim().str());
             auto result =
                 std::make_unique<PyPassManager>(ctx, parsed->getOpAnchorName());
             static_cast<OpPassManager &>(*result->passManager) =
@@ -80,7 +80,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             std::string errors;
             llvm::raw_string_ostream os(errors);
             if (failed(parsePassPipeline(pipeline, *self.passManager, os)))
-              throw py::value_error(errors);
+              throw py::value_error(StringRef(errors).trim().str());
           },
           py::arg("pipeline"),
           "Adds passes from a textual pipeline such as 'canonicalize,cse'; "

@@ -1,0 +1,219 @@
+# RUN: %PYTHON %s | FileCheck %s
+# The bad-input matrix, Python side: wrong argument types, malformed IR,
+# invalid pipelines and options, verification failures, deeply nested IR and
+# a large module. Each gets a clear Python exception, never a crash, and the
+# user's IR is unchanged (or correctly reported) afterwards.
+
+import gc
+
+from mlir_tracking import ir
+from mlir_tracking.passmanager import PassManager
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    return f
+
+
+def expect(exception_type, fn):
+    """Prints the exception type and the first line of its message."""
+    try:
+        fn()
+    except exception_type as error:
+        print(type(error).__name__ + ":", str(error).splitlines()[0])
+        return error
+    print("no exception")
+
+
+ASM = """
+func.func @f(%a: i32) -> i32 {
+  %c0 = arith.constant 0 : i32
+  %0 = arith.addi %a, %c0 : i32
+  return %0 : i32
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_wrong_argument_types
+@run
+def test_wrong_argument_types():
+    with ir.Context():
+        module = ir.Module.parse(ASM)
+        func = module.body.operations[0]
+        add = func.regions[0].blocks[0].operations[1]
+        # CHECK: TypeError: parse(): incompatible function arguments.
+        expect(TypeError, lambda: ir.Module.parse(42))
+        # CHECK: TypeError: move_before(): incompatible function arguments.
+        expect(TypeError, lambda: add.move_before("not an op"))
+        # CHECK: TypeError: __setitem__(): incompatible function arguments.
+        expect(TypeError, lambda: add.attributes.__setitem__("x", 3))
+        # CHECK: TypeError: {{.*}}incompatible function arguments.
+        expect(TypeError, lambda: add.operands[None])
+        # CHECK: IndexError
+        expect(IndexError, lambda: add.operands[7])
+        # CHECK: IndexError
+        expect(IndexError, lambda: func.regions[3])
+        # CHECK: KeyError
+        expect(KeyError, lambda: add.attributes["no_such_attribute"])
+        # CHECK: TypeError: {{.*}}incompatible function arguments.
+        expect(TypeError, lambda: ir.Operation.create(5))
+        # CHECK: TypeError: {{.*}}
+        expect(TypeError, lambda: PassManager.parse(["canonicalize"]))
+        # CHECK: TypeError: expected an ir.Operation or ir.Module, got <class 'int'>
+        expect(TypeError, lambda: PassManager.parse("builtin.module(cse)").run(3))
+        # CHECK: TypeError: {{.*}}
+        expect(TypeError, lambda: ir.Type.parse(None))
+        # Nothing above touched the IR.
+        # CHECK: arith.addi %arg0, %c0_i32 : i32
+        print(module)
+        # CHECK: []
+        print(ir.Context.current._verify_tracking())
+
+
+# CHECK-LABEL: TEST: test_malformed_ir
+@run
+def test_malformed_ir():
+    with ir.Context():
+        # CHECK: MLIRError: Unable to parse module assembly:
+        error = expect(ir.MLIRError, lambda: ir.Module.parse("func.func @f( {"))
+        # The diagnostics are in the message.
+        # CHECK: True
+        print("expected" in str(error))
+        # CHECK: MLIRError: Unable to parse module assembly:
+        expect(ir.MLIRError, lambda: ir.Module.parse("%0 = arith.addi : i32"))
+        # An op that does not verify.
+        # CHECK: MLIRError: Unable to parse module assembly:
+        error = expect(
+            ir.MLIRError,
+            lambda: ir.Module.parse(
+                "func.func @f() -> i32 {\n  %0 = arith.constant 1 : i64\n"
+                "  return %0 : i64\n}"
+            ),
+        )
+        # CHECK: True
+        print("type of return operand" in str(error))
+        # CHECK: MLIRError: {{.*}}
+        expect(ir.MLIRError, lambda: ir.Type.parse("!not.a_type<"))
+        # CHECK: MLIRError: {{.*}}
+        expect(ir.MLIRError, lambda: ir.Attribute.parse("#unknown<"))
+
+
+# CHECK-LABEL: TEST: test_invalid_pipelines
+@run
+def test_invalid_pipelines():
+    with ir.Context():
+        module = ir.Module.parse(ASM)
+        before = str(module)
+        # CHECK: ValueError: {{.*}}no-such-pass
+        expect(ValueError, lambda: PassManager.parse("builtin.module(no-such-pass)"))
+        # LLVM's option parser also prints the reason to stderr.
+        # CHECK: ValueError: failed to add `canonicalize` with options `max-iterations=lots`
+        expect(
+            ValueError,
+            lambda: PassManager.parse(
+                "builtin.module(canonicalize{max-iterations=lots})"
+            ),
+        )
+        # CHECK: ValueError: expected pass pipeline to be wrapped
+        expect(ValueError, lambda: PassManager.parse("builtin.module(cse"))
+        # A function pipeline run on a module: the anchor does not match.
+        pm = PassManager.parse("func.func(cse)")
+        # CHECK: MLIRError: {{.*}}
+        expect(ir.MLIRError, lambda: pm.run(module.operation))
+        # CHECK: True
+        print(str(module) == before)
+
+
+# CHECK-LABEL: TEST: test_verification_failure_before_a_pass
+@run
+def test_verification_failure_before_a_pass():
+    with ir.Context():
+        module = ir.Module.parse(ASM)
+        func = module.body.operations[0]
+        ret = func.regions[0].blocks[0].operations[2]
+        # Break the IR from Python: the block loses its terminator.
+        ret.erase()
+        # CHECK: MLIRError: Verification failed:
+        expect(ir.MLIRError, lambda: module.operation.verify())
+        # Like upstream, the pass manager does not verify its input: the pass
+        # runs (canonicalize erases the now unused addi, and says so), then
+        # the verifier after it fails with a clear error.
+        add = func.regions[0].blocks[0].operations[1]
+        # CHECK: MLIRError: Failure while executing pass pipeline:
+        error = expect(
+            ir.MLIRError,
+            lambda: PassManager.parse("builtin.module(canonicalize)").run(module),
+        )
+        # CHECK: True
+        print("empty block: expect at least a terminator" in str(error))
+        # CHECK: live erased
+        print(func.handle_state, add.handle_state)
+        # CHECK: canonicalize on builtin.module: arith.addi at {{.*}}: erased (dead code or region simplification)
+        print(add.handle_history[-1])
+        # The handles are still consistent.
+        # CHECK: []
+        print(ir.Context.current._verify_tracking())
+
+
+# CHECK-LABEL: TEST: test_deeply_nested_ir
+@run
+def test_deeply_nested_ir():
+    depth = 1000
+    text = "func.func @deep(%a: i32) -> i32 {\n"
+    for i in range(depth):
+        text += "  " * (i + 1) + f"%r{i} = scf.execute_region -> i32 {{\n"
+    text += "  " * (depth + 1) + "%x = arith.addi %a, %a : i32\n"
+    text += "  " * (depth + 1) + "scf.yield %x : i32\n"
+    for i in reversed(range(depth)):
+        text += "  " * (i + 1) + "}\n"
+        if i > 0:
+            text += "  " * i + f"scf.yield %r{i} : i32\n"
+    text += "  return %r0 : i32\n}\n"
+    with ir.Context():
+        module = ir.Module.parse(text)
+        ops = []
+        module.operation.walk(lambda op: ops.append(op))
+        innermost = [op for op in ops if op.name == "arith.addi"][0]
+        # CHECK: 1000 True
+        print(sum(op.name == "scf.execute_region" for op in ops), innermost.is_valid)
+        # canonicalize inlines every region: the innermost op is moved, not
+        # replaced, and keeps its handle.
+        PassManager.parse("builtin.module(canonicalize)").run(module)
+        # CHECK: live arith.addi
+        print(innermost.handle_state, innermost.name)
+        # CHECK: []
+        print(ir.Context.current._verify_tracking())
+
+
+# CHECK-LABEL: TEST: test_large_module
+@run
+def test_large_module():
+    functions = 2000
+    text = "".join(
+        f"func.func @f{i}(%a: i32) -> i32 {{\n"
+        f"  %c0 = arith.constant 0 : i32\n"
+        f"  %0 = arith.addi %a, %c0 : i32\n"
+        f"  %1 = arith.muli %0, %0 : i32\n"
+        f"  %2 = arith.muli %0, %0 : i32\n"
+        f"  %3 = arith.addi %1, %2 : i32\n"
+        f"  return %3 : i32\n}}\n"
+        for i in range(functions)
+    )
+    with ir.Context():
+        module = ir.Module.parse(text)
+        muls = []
+        module.operation.walk(
+            lambda op: muls.append(op) if op.name == "arith.muli" else None
+        )
+        PassManager.parse("builtin.module(func.func(canonicalize,cse))").run(module)
+        # Every duplicate multiplication was merged into the first one.
+        # CHECK: 4000 4000 True
+        print(
+            len(muls),
+            sum(op.is_valid for op in muls),
+            all(muls[i] == muls[i + 1] for i in range(0, len(muls), 2)),
+        )
+        # CHECK: []
+        print(ir.Context.current._verify_tracking())
