@@ -292,9 +292,6 @@ std::string TrackingEvent::str() const {
   case Kind::Invalidated:
     os << "invalidated";
     break;
-  case Kind::Moved:
-    os << "moved";
-    break;
   }
   if (!pattern.empty())
     os << " (" << pattern << ")";

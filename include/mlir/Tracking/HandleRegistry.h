@@ -23,7 +23,7 @@
 #ifndef MLIR_TRACKING_HANDLEREGISTRY_H
 #define MLIR_TRACKING_HANDLEREGISTRY_H
 
-#include "mlir/IR/Location.h"
+#include "mlir/Support/LLVM.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <functional>
@@ -55,7 +55,7 @@ llvm::StringRef stringifyHandleState(HandleState state);
 /// One thing that happened to a tracked op. Strings are captured when the
 /// event happens, so an event stays printable after its op is gone.
 struct TrackingEvent {
-  enum class Kind { Replaced, Erased, Invalidated, Moved };
+  enum class Kind { Replaced, Erased, Invalidated };
   Kind kind;
   /// The op as last seen: "arith.addi at loc(...)".
   std::string op;
