@@ -206,9 +206,14 @@ void TrackingListener::notifyOperationReplaced(Operation *op,
 }
 
 void TrackingListener::notifyOperationErased(Operation *op) {
-  if (HandleRegistry *target = getRegistry(op))
-    target->notifyOperationErased(op, getEventSource(/*replaced=*/false),
-                                  /*reason=*/"");
+  if (HandleRegistry *target = getRegistry(op)) {
+    // Describing the source costs string work: only for tracked ops. (The
+    // registry still sees every erase, to drop a scope being erased.)
+    HandleRegistry::EventSource source;
+    if (target->isTracked(op))
+      source = getEventSource(/*replaced=*/false);
+    target->notifyOperationErased(op, source, /*reason=*/"");
+  }
   ForwardingListener::notifyOperationErased(op);
 }
 
