@@ -60,9 +60,9 @@ struct ScopeInfo {
 };
 
 struct RegistryImpl {
-  /// Exclusive for changes; shared for reads and for the quick checks that
-  /// let notifications about untracked ops skip the exclusive lock.
-  mutable std::shared_mutex mutex;
+  /// One lock for everything. (A reader-writer lock was tried: with two
+  /// threads notifying at full speed it made tracked pipelines 4x slower.)
+  mutable std::mutex mutex;
   llvm::DenseMap<Operation *, HandleRecord *> byOp;
   llvm::DenseMap<Operation *, ScopeInfo> scopes;
   std::function<void(const TrackingEvent &)> observer;
@@ -324,7 +324,7 @@ struct RecordDeleter {
   std::shared_ptr<RegistryImpl> impl;
   void operator()(HandleRecord *record) const {
     {
-      std::lock_guard<std::shared_mutex> lock(impl->mutex);
+      std::lock_guard<std::mutex> lock(impl->mutex);
       impl->unmap(record);
     }
     // Destroying the record may release the record it was merged into, whose
@@ -333,7 +333,7 @@ struct RecordDeleter {
   }
 };
 
-std::shared_mutex &getMutex(const std::shared_ptr<HandleRecord> &record) {
+std::mutex &getMutex(const std::shared_ptr<HandleRecord> &record) {
   return record->registry->mutex;
 }
 } // namespace
@@ -341,7 +341,7 @@ std::shared_mutex &getMutex(const std::shared_ptr<HandleRecord> &record) {
 Operation *OpHandle::get() const {
   if (!record)
     return nullptr;
-  std::shared_lock<std::shared_mutex> lock(getMutex(record));
+  std::lock_guard<std::mutex> lock(getMutex(record));
   HandleRecord *target = RegistryImpl::canonical(record.get());
   return target->state == HandleState::Live ? target->op : nullptr;
 }
@@ -349,21 +349,21 @@ Operation *OpHandle::get() const {
 HandleState OpHandle::getState() const {
   if (!record)
     return HandleState::Erased;
-  std::shared_lock<std::shared_mutex> lock(getMutex(record));
+  std::lock_guard<std::mutex> lock(getMutex(record));
   return RegistryImpl::canonical(record.get())->state;
 }
 
 std::string OpHandle::getLastName() const {
   if (!record)
     return "";
-  std::shared_lock<std::shared_mutex> lock(getMutex(record));
+  std::lock_guard<std::mutex> lock(getMutex(record));
   return RegistryImpl::canonical(record.get())->lastName;
 }
 
 std::string OpHandle::getLastLocation() const {
   if (!record)
     return "";
-  std::shared_lock<std::shared_mutex> lock(getMutex(record));
+  std::lock_guard<std::mutex> lock(getMutex(record));
   return RegistryImpl::canonical(record.get())->lastLocation;
 }
 
@@ -371,7 +371,7 @@ std::vector<TrackingEvent> OpHandle::getHistory() const {
   std::vector<TrackingEvent> result;
   if (!record)
     return result;
-  std::shared_lock<std::shared_mutex> lock(getMutex(record));
+  std::lock_guard<std::mutex> lock(getMutex(record));
   // Own events, then those of each record it was merged into since the merge.
   size_t start = 0;
   for (const HandleRecord *current = record.get(); current;
@@ -409,7 +409,7 @@ size_t OpHandle::hash() const { return std::hash<const void *>()(getKey()); }
 const void *OpHandle::getKey() const {
   if (!record)
     return nullptr;
-  std::shared_lock<std::shared_mutex> lock(getMutex(record));
+  std::lock_guard<std::mutex> lock(getMutex(record));
   return RegistryImpl::canonical(record.get());
 }
 
@@ -433,7 +433,7 @@ HandleRegistry::~HandleRegistry() {
     std::unique_lock<std::shared_mutex> lock(registries.mutex);
     registries.map.erase(context);
   }
-  std::lock_guard<std::shared_mutex> lock(impl->mutex);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   for (auto &entry : impl->byOp) {
     HandleRecord *record = entry.second;
     record->mapped = false;
@@ -462,7 +462,7 @@ Operation *HandleRegistry::getBodyScope(Operation *op) {
 }
 
 OpHandle HandleRegistry::getHandle(Operation *op) {
-  std::lock_guard<std::shared_mutex> lock(impl->mutex);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   if (std::shared_ptr<HandleRecord> existing = impl->lookup(op))
     return OpHandle(std::move(existing));
   std::shared_ptr<HandleRecord> record(new HandleRecord(impl.get()),
@@ -473,17 +473,17 @@ OpHandle HandleRegistry::getHandle(Operation *op) {
 }
 
 OpHandle HandleRegistry::lookupHandle(Operation *op) const {
-  std::lock_guard<std::shared_mutex> lock(impl->mutex);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   return OpHandle(impl->lookup(op));
 }
 
 bool HandleRegistry::isTracked(Operation *op) const {
-  std::shared_lock<std::shared_mutex> lock(impl->mutex);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   return impl->byOp.count(op);
 }
 
 size_t HandleRegistry::getNumTrackedOps() const {
-  std::shared_lock<std::shared_mutex> lock(impl->mutex);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   return impl->byOp.size();
 }
 
@@ -491,7 +491,7 @@ void HandleRegistry::forEachTrackedOp(
     llvm::function_ref<void(Operation *)> fn) const {
   std::vector<Operation *> ops;
   {
-    std::shared_lock<std::shared_mutex> lock(impl->mutex);
+    std::lock_guard<std::mutex> lock(impl->mutex);
     for (auto &entry : impl->byOp)
       ops.push_back(entry.first);
   }
@@ -502,7 +502,7 @@ void HandleRegistry::forEachTrackedOp(
 void HandleRegistry::notifyOperationReplaced(Operation *op,
                                              Operation *replacement,
                                              const EventSource &source) {
-  std::lock_guard<std::shared_mutex> lock(impl->mutex);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   auto it = impl->byOp.find(op);
   if (it == impl->byOp.end())
     return;
@@ -534,13 +534,7 @@ void HandleRegistry::notifyOperationReplaced(Operation *op,
 void HandleRegistry::notifyOperationErased(Operation *op,
                                            const EventSource &source,
                                            StringRef reason) {
-  {
-    // Most erased ops have no handle and hold none below them.
-    std::shared_lock<std::shared_mutex> lock(impl->mutex);
-    if (!impl->byOp.count(op) && !impl->scopes.count(op))
-      return;
-  }
-  std::lock_guard<std::shared_mutex> lock(impl->mutex);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   auto it = impl->byOp.find(op);
   if (it != impl->byOp.end()) {
     HandleRecord *record = it->second;
@@ -577,14 +571,7 @@ void HandleRegistry::notifyOperationErased(Operation *op,
 
 void HandleRegistry::notifyOperationMoved(Operation *op, Operation *oldScope) {
   Operation *newScope = getBodyScope(op);
-  {
-    // Most inserted ops are new: no handle, nothing indexed below them.
-    std::shared_lock<std::shared_mutex> lock(impl->mutex);
-    if (!impl->byOp.count(op) && !impl->scopes.count(op) &&
-        (oldScope == newScope || !impl->scopes.count(oldScope)))
-      return;
-  }
-  std::lock_guard<std::shared_mutex> lock(impl->mutex);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   if (auto it = impl->byOp.find(op); it != impl->byOp.end())
     impl->setScope(it->second, RegistryImpl::scopeOf(op));
   if (impl->scopes.count(op) && getBodyScope(op) == op)
@@ -601,7 +588,7 @@ void HandleRegistry::notifyBlockMoved(Block *block, Operation *oldScope) {
   Operation *parent = block->getParentOp();
   if (!parent)
     return;
-  std::lock_guard<std::shared_mutex> lock(impl->mutex);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   impl->moveBetweenScopes(
       oldScope, getBodyScope(parent),
       [&](Operation *nested) { return block->findAncestorOpInBlock(*nested); });
@@ -610,7 +597,7 @@ void HandleRegistry::notifyBlockMoved(Block *block, Operation *oldScope) {
 HandleRegistry::DetachedRecords
 HandleRegistry::detachNestedRecords(Operation *anchor) {
   DetachedRecords detached;
-  std::lock_guard<std::shared_mutex> lock(impl->mutex);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   if (!impl->scopes.count(anchor))
     return detached;
   // Collect the scope subtree rooted at `anchor` from the index alone: the IR
@@ -633,7 +620,7 @@ HandleRegistry::detachNestedRecords(Operation *anchor) {
 void HandleRegistry::invalidateDetached(DetachedRecords &records,
                                         const EventSource &source,
                                         StringRef reason) {
-  std::lock_guard<std::shared_mutex> lock(impl->mutex);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   for (const std::shared_ptr<HandleRecord> &record : records) {
     if (record->state != HandleState::Live || record->mapped)
       continue;
@@ -648,7 +635,7 @@ void HandleRegistry::invalidateDetached(DetachedRecords &records,
 
 void HandleRegistry::setEventObserver(
     std::function<void(const TrackingEvent &)> observer) {
-  std::lock_guard<std::shared_mutex> lock(impl->mutex);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   impl->observer = std::move(observer);
 }
 
@@ -657,7 +644,7 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
   root->walk(
       [&](Operation *op) { present[op] = op->getName().getStringRef(); });
   std::vector<std::string> problems;
-  std::shared_lock<std::shared_mutex> lock(impl->mutex);
+  std::lock_guard<std::mutex> lock(impl->mutex);
   for (auto &entry : impl->byOp) {
     HandleRecord *record = entry.second;
     auto it = present.find(entry.first);
