@@ -10,6 +10,7 @@
 #include "mlir/Tracking/HandleRegistry.h"
 #include "mlir/Tracking/TrackingListener.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #include <memory>
 
@@ -672,6 +673,35 @@ TEST_F(TrackingListenerTest, PatternNameGoesIntoHistory) {
   EXPECT_NE(history[0].pattern.find("SwapAddOperands"), std::string::npos)
       << history[0].pattern;
   EXPECT_EQ(history[0].pass, "swap");
+  expectConsistent();
+}
+
+TEST_F(TrackingListenerTest, WalkPatternDriverIsPreciseWithTheListener) {
+  // walkAndApplyPatterns takes a listener too: with the tracking listener,
+  // handles follow its rewrites (docs/precise-passes.md).
+  struct RebuildMul : public OpRewritePattern<arith::MulIOp> {
+    using OpRewritePattern::OpRewritePattern;
+    LogicalResult matchAndRewrite(arith::MulIOp mul,
+                                  PatternRewriter &rewriter) const override {
+      if (mul->hasAttr("rebuilt"))
+        return failure();
+      auto rebuilt = arith::MulIOp::create(rewriter, mul.getLoc(), mul.getLhs(),
+                                           mul.getRhs());
+      rebuilt->setAttr("rebuilt", rewriter.getUnitAttr());
+      rewriter.replaceOp(mul, rebuilt);
+      return success();
+    }
+  };
+  OpHandle mul = registry->getHandle(op("g.mul"));
+  OpHandle add = registry->getHandle(op("g.add"));
+  RewritePatternSet patterns(&context);
+  patterns.add<RebuildMul>(&context);
+  TrackingListener listener({}, registry.get());
+  walkAndApplyPatterns(func("g"), std::move(patterns), &listener);
+  ASSERT_TRUE(mul.isLive());
+  EXPECT_TRUE(mul.get()->hasAttr("rebuilt"));
+  EXPECT_EQ(mul.get()->getName().getStringRef(), "arith.muli");
+  EXPECT_TRUE(add.isLive());
   expectConsistent();
 }
 
