@@ -154,6 +154,15 @@ double runPipeline(MLIRContext &context, ModuleOp module, StringRef pipeline,
   });
 }
 
+/// "  <label>   <ms> ms  ratio <r>x" (no ratio without a baseline).
+void printRow(StringRef label, double time, double baseline = 0) {
+  llvm::outs() << llvm::format("  %-26s%8.2f ms", label.str().c_str(),
+                               time * 1e3);
+  if (baseline > 0)
+    llvm::outs() << llvm::format("  ratio %.2fx", time / baseline);
+  llvm::outs() << "\n";
+}
+
 /// Every `stride`-th op of the module.
 std::vector<Operation *> pickOps(ModuleOp module, unsigned count) {
   std::vector<Operation *> all;
@@ -212,18 +221,12 @@ int main(int argc, char **argv) {
   });
   double trackedTenth = trackedWith(10);
   double trackedAll = trackedWith(1);
-  llvm::outs() << "precise pipeline " << precise << "\n"
-               << llvm::format("  untracked                 %8.2f ms\n",
-                               untracked * 1e3)
-               << llvm::format("  tracked, no handles       %8.2f ms  "
-                               "ratio %.2fx\n",
-                               trackedNone * 1e3, trackedNone / untracked)
-               << llvm::format("  tracked, 10%% of ops held  %8.2f ms  "
-                               "ratio %.2fx\n",
-                               trackedTenth * 1e3, trackedTenth / untracked)
-               << llvm::format("  tracked, every op held    %8.2f ms  "
-                               "ratio %.2fx\n\n",
-                               trackedAll * 1e3, trackedAll / untracked);
+  llvm::outs() << "precise pipeline " << precise << "\n";
+  printRow("untracked", untracked);
+  printRow("tracked, no handles", trackedNone, untracked);
+  printRow("tracked, 10% of ops held", trackedTenth, untracked);
+  printRow("tracked, every op held", trackedAll, untracked);
+  llvm::outs() << "\n";
 
   // 2. Fallback for a non-precise pass, few handles held.
   const char *fallback = "func.func(bench-noop)";
@@ -244,17 +247,11 @@ int main(int argc, char **argv) {
     return runPipeline(context, module, fallback, nullptr, &handles);
   });
   llvm::outs() << "non-precise pass " << fallback << ", " << heldHandles
-               << " handles held\n"
-               << llvm::format("  no tracking               %8.2f ms\n",
-                               bare * 1e3)
-               << llvm::format("  walk everything           %8.2f ms  "
-                               "ratio %.2fx\n",
-                               walk * 1e3, walk / bare)
-               << llvm::format("  scope index (ours)        %8.2f ms  "
-                               "ratio %.2fx\n",
-                               ours * 1e3, ours / bare)
-               << llvm::format("  ours vs walk everything             "
-                               "ratio %.2fx\n",
-                               ours / walk);
+               << " handles held\n";
+  printRow("no tracking", bare);
+  printRow("walk everything", walk, bare);
+  printRow("scope index (ours)", ours, bare);
+  llvm::outs() << llvm::format("  %-26s%8s     ratio %.2fx\n",
+                               "ours vs walk everything", "", ours / walk);
   return 0;
 }

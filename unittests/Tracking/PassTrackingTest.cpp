@@ -59,23 +59,8 @@ struct FailingPass : public PassWrapper<FailingPass, OperationPass<>> {
   }
 };
 
-/// Swaps the operands of each `arith.addi` once, through the greedy driver
-/// with the tracking listener: a third-party pass that opted in.
-struct SwapAddOperands : public OpRewritePattern<arith::AddIOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(arith::AddIOp add,
-                                PatternRewriter &rewriter) const override {
-    if (add->hasAttr("swapped"))
-      return failure();
-    auto swapped = arith::AddIOp::create(rewriter, add.getLoc(), add.getRhs(),
-                                         add.getLhs());
-    swapped->setAttrs(add->getAttrs());
-    swapped->setAttr("swapped", rewriter.getUnitAttr());
-    rewriter.replaceOp(add, swapped);
-    return success();
-  }
-};
-
+/// A third-party pattern pass that opted in: SwapAddOperands through the
+/// greedy driver with the tracking listener.
 struct PrecisePatternPass
     : public PassWrapper<PrecisePatternPass, OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PrecisePatternPass)

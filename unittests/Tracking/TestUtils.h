@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Tracking/HandleRegistry.h"
 
@@ -74,6 +75,23 @@ inline std::string joinProblems(const std::vector<std::string> &problems) {
     text += problem + "\n";
   return text;
 }
+
+/// Rebuilds each `arith.addi` once with swapped operands (a new op, marked
+/// `swapped`), so that handles have to follow a replacement.
+struct SwapAddOperands : public OpRewritePattern<arith::AddIOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::AddIOp add,
+                                PatternRewriter &rewriter) const override {
+    if (add->hasAttr("swapped"))
+      return failure();
+    auto swapped = arith::AddIOp::create(rewriter, add.getLoc(), add.getRhs(),
+                                         add.getLhs());
+    swapped->setAttrs(add->getAttrs());
+    swapped->setAttr("swapped", rewriter.getUnitAttr());
+    rewriter.replaceOp(add, swapped);
+    return success();
+  }
+};
 
 } // namespace mlir::tracking::test
 

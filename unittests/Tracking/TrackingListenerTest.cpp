@@ -641,19 +641,6 @@ TEST_F(TrackingListenerTest, GlobalListenerUsesContextRegistry) {
 }
 
 TEST_F(TrackingListenerTest, PatternNameGoesIntoHistory) {
-  struct SwapAddOperands : public OpRewritePattern<arith::AddIOp> {
-    using OpRewritePattern::OpRewritePattern;
-    LogicalResult matchAndRewrite(arith::AddIOp add,
-                                  PatternRewriter &rewriter) const override {
-      if (add->hasAttr("swapped"))
-        return failure();
-      auto swapped = arith::AddIOp::create(rewriter, add.getLoc(), add.getRhs(),
-                                           add.getLhs());
-      swapped->setAttr("swapped", rewriter.getUnitAttr());
-      rewriter.replaceOp(add, swapped);
-      return success();
-    }
-  };
   OpHandle handle = registry->getHandle(op("g.add"));
   RewritePatternSet patterns(&context);
   patterns.add<SwapAddOperands>(&context);
