@@ -41,6 +41,55 @@ size_t normalizeIndex(intptr_t index, size_t size) {
   return static_cast<size_t>(index);
 }
 
+/// Defines the sequence protocol of a list class: `__len__`, `__getitem__`
+/// (Python-style negative indices), `__iter__` over a snapshot and
+/// `__repr__` ("<mlir_tracking.ir.Name of <owner>>"). `size` and `item`
+/// access the IR through the owner, so they raise on a stale handle.
+/// `snapshot` lists every element at once, for lists whose `item` is not
+/// constant-time.
+template <typename ListT, typename SizeFn, typename ItemFn, typename SnapshotFn>
+py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
+                                  py::object ListT::*owner, const char *what,
+                                  SizeFn size, ItemFn item,
+                                  SnapshotFn snapshot) {
+  std::string noun = what;
+  cls.def(
+         "__len__", [size](ListT &self) { return size(self); },
+         ("Number of " + noun + "s.").c_str())
+      .def(
+          "__getitem__",
+          [size, item](ListT &self, intptr_t index) {
+            return item(self, normalizeIndex(index, size(self)));
+          },
+          py::arg("index"), ("The " + noun + " at `index`.").c_str())
+      .def(
+          "__iter__",
+          [snapshot](ListT &self) { return py::iter(snapshot(self)); },
+          ("Iterates over the " + noun + "s (a snapshot).").c_str())
+      .def(
+          "__repr__",
+          [name, owner](ListT &self) {
+            return std::string("<mlir_tracking.ir.") + name + " of " +
+                   py::repr(self.*owner).template cast<std::string>() + ">";
+          },
+          "A short description.");
+  return cls;
+}
+
+/// As above, iterating by index.
+template <typename ListT, typename SizeFn, typename ItemFn>
+py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
+                                  py::object ListT::*owner, const char *what,
+                                  SizeFn size, ItemFn item) {
+  return defineSequence(cls, name, owner, what, size, item,
+                        [size, item](ListT &self) {
+                          py::list elements;
+                          for (size_t i = 0, e = size(self); i < e; ++i)
+                            elements.append(item(self, i));
+                          return elements;
+                        });
+}
+
 template <typename T> std::string printToString(T &&object) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -178,96 +227,55 @@ void populateRegionsAndBlocks(py::module_ &m) {
           },
           "A short description.");
 
-  py::class_<PyBlockList>(m, "BlockList", "The blocks of a region.")
-      .def(
-          "__len__",
-          [](PyBlockList &self) {
-            return self.region.cast<PyRegion &>().get()->getBlocks().size();
-          },
-          "Number of blocks.")
-      .def(
-          "__getitem__",
-          [](PyBlockList &self, intptr_t index) {
-            auto &region = self.region.cast<PyRegion &>();
-            Region *r = region.get();
-            size_t i = normalizeIndex(index, r->getBlocks().size());
-            return PyBlock{region.operation, &*std::next(r->begin(), i)};
-          },
-          py::arg("index"), "The block at `index`.")
-      .def(
-          "__iter__",
-          [](PyBlockList &self) {
-            auto &region = self.region.cast<PyRegion &>();
-            py::list blocks;
-            for (Block &block : *region.get())
-              blocks.append(PyBlock{region.operation, &block});
-            return py::iter(blocks);
-          },
-          "Iterates over the blocks (a snapshot).")
-      .def(
-          "append",
-          [](PyBlockList &self, py::args argTypes, py::object argLocs) {
-            auto &region = self.region.cast<PyRegion &>();
-            Region *r = region.get();
-            PyMlirContext &ctx = operationOf(region.operation).getContext();
-            auto *block = new Block();
-            size_t i = 0;
-            for (py::handle type : argTypes) {
-              Location loc = argLocs.is_none()
-                                 ? resolveLocation(py::none(), ctx)
-                                 : argLocs.cast<py::list>()[i]
-                                       .cast<PyLocation &>()
-                                       .location;
-              block->addArgument(type.cast<PyType &>().type, loc);
-              ++i;
-            }
-            r->push_back(block);
-            return PyBlock{region.operation, block};
-          },
-          py::arg("arg_locs") = py::none(),
-          "Appends a new block with arguments of the given types.")
-      .def(
-          "__repr__",
-          [](PyBlockList &self) {
-            return "<mlir_tracking.ir.BlockList of " +
-                   py::repr(self.region).cast<std::string>() + ">";
-          },
-          "A short description.");
+  py::class_<PyBlockList> blockList(m, "BlockList", "The blocks of a region.");
+  defineSequence(
+      blockList, "BlockList", &PyBlockList::region, "block",
+      [](PyBlockList &self) {
+        return self.region.cast<PyRegion &>().get()->getBlocks().size();
+      },
+      [](PyBlockList &self, size_t i) {
+        auto &region = self.region.cast<PyRegion &>();
+        return PyBlock{region.operation, &*std::next(region.get()->begin(), i)};
+      },
+      [](PyBlockList &self) {
+        auto &region = self.region.cast<PyRegion &>();
+        py::list blocks;
+        for (Block &block : *region.get())
+          blocks.append(PyBlock{region.operation, &block});
+        return blocks;
+      });
+  blockList.def(
+      "append",
+      [](PyBlockList &self, py::args argTypes, py::object argLocs) {
+        auto &region = self.region.cast<PyRegion &>();
+        Region *r = region.get();
+        PyMlirContext &ctx = operationOf(region.operation).getContext();
+        auto *block = new Block();
+        size_t i = 0;
+        for (py::handle type : argTypes) {
+          Location loc =
+              argLocs.is_none()
+                  ? resolveLocation(py::none(), ctx)
+                  : argLocs.cast<py::list>()[i].cast<PyLocation &>().location;
+          block->addArgument(type.cast<PyType &>().type, loc);
+          ++i;
+        }
+        r->push_back(block);
+        return PyBlock{region.operation, block};
+      },
+      py::arg("arg_locs") = py::none(),
+      "Appends a new block with arguments of the given types.");
 
-  py::class_<PyRegionSequence>(m, "RegionSequence",
-                               "The regions of an operation.")
-      .def(
-          "__len__",
-          [](PyRegionSequence &self) {
-            return operationOf(self.operation).get()->getNumRegions();
-          },
-          "Number of regions.")
-      .def(
-          "__getitem__",
-          [](PyRegionSequence &self, intptr_t index) {
-            Operation *op = operationOf(self.operation).get();
-            return PyRegion{self.operation,
-                            static_cast<unsigned>(
-                                normalizeIndex(index, op->getNumRegions()))};
-          },
-          py::arg("index"), "The region at `index`.")
-      .def(
-          "__iter__",
-          [](PyRegionSequence &self) {
-            Operation *op = operationOf(self.operation).get();
-            py::list regions;
-            for (unsigned i = 0, e = op->getNumRegions(); i < e; ++i)
-              regions.append(PyRegion{self.operation, i});
-            return py::iter(regions);
-          },
-          "Iterates over the regions.")
-      .def(
-          "__repr__",
-          [](PyRegionSequence &self) {
-            return "<mlir_tracking.ir.RegionSequence of " +
-                   py::repr(self.operation).cast<std::string>() + ">";
-          },
-          "A short description.");
+  py::class_<PyRegionSequence> regions(m, "RegionSequence",
+                                       "The regions of an operation.");
+  defineSequence(
+      regions, "RegionSequence", &PyRegionSequence::operation, "region",
+      [](PyRegionSequence &self) {
+        return operationOf(self.operation).get()->getNumRegions();
+      },
+      [](PyRegionSequence &self, size_t i) {
+        return PyRegion{self.operation, static_cast<unsigned>(i)};
+      });
 
   py::class_<PyBlock>(m, "Block", "A block of a region.")
       .def_property_readonly(
@@ -360,89 +368,49 @@ void populateRegionsAndBlocks(py::module_ &m) {
           },
           "A short description.");
 
-  py::class_<PyOperationList>(m, "OperationList", "The operations of a block.")
-      .def(
-          "__len__",
-          [](PyOperationList &self) {
-            return self.block.cast<PyBlock &>().get()->getOperations().size();
-          },
-          "Number of operations.")
-      .def(
-          "__getitem__",
-          [](PyOperationList &self, intptr_t index) {
-            auto &block = self.block.cast<PyBlock &>();
-            Block *b = block.get();
-            size_t i = normalizeIndex(index, b->getOperations().size());
-            return PyOperation::forOperation(
-                operationOf(block.operation).getContext(),
-                &*std::next(b->begin(), i));
-          },
-          py::arg("index"), "The operation at `index`.")
-      .def(
-          "__iter__",
-          [](PyOperationList &self) {
-            auto &block = self.block.cast<PyBlock &>();
-            PyMlirContext &ctx = operationOf(block.operation).getContext();
-            py::list ops;
-            for (Operation &op : *block.get())
-              ops.append(PyOperation::forOperation(ctx, &op));
-            return py::iter(ops);
-          },
-          "Iterates over the operations (a snapshot of handles).")
-      .def(
-          "__repr__",
-          [](PyOperationList &self) {
-            return "<mlir_tracking.ir.OperationList of " +
-                   py::repr(self.block).cast<std::string>() + ">";
-          },
-          "A short description.");
+  py::class_<PyOperationList> operations(m, "OperationList",
+                                         "The operations of a block.");
+  defineSequence(
+      operations, "OperationList", &PyOperationList::block, "operation",
+      [](PyOperationList &self) {
+        return self.block.cast<PyBlock &>().get()->getOperations().size();
+      },
+      [](PyOperationList &self, size_t i) {
+        auto &block = self.block.cast<PyBlock &>();
+        return PyOperation::forOperation(
+            operationOf(block.operation).getContext(),
+            &*std::next(block.get()->begin(), i));
+      },
+      [](PyOperationList &self) {
+        auto &block = self.block.cast<PyBlock &>();
+        PyMlirContext &ctx = operationOf(block.operation).getContext();
+        py::list ops;
+        for (Operation &op : *block.get())
+          ops.append(PyOperation::forOperation(ctx, &op));
+        return ops;
+      });
 
-  py::class_<PyBlockArgumentList>(m, "BlockArgumentList",
-                                  "The arguments of a block.")
-      .def(
-          "__len__",
-          [](PyBlockArgumentList &self) {
-            return self.block.cast<PyBlock &>().get()->getNumArguments();
-          },
-          "Number of arguments.")
-      .def(
-          "__getitem__",
-          [](PyBlockArgumentList &self, intptr_t index) {
-            Block *b = self.block.cast<PyBlock &>().get();
-            return PyBlockArgument{{self.block,
-                                    static_cast<unsigned>(normalizeIndex(
-                                        index, b->getNumArguments())),
-                                    false}};
-          },
-          py::arg("index"), "The argument at `index`.")
-      .def(
-          "__iter__",
-          [](PyBlockArgumentList &self) {
-            Block *b = self.block.cast<PyBlock &>().get();
-            py::list arguments;
-            for (unsigned i = 0, e = b->getNumArguments(); i < e; ++i)
-              arguments.append(PyBlockArgument{{self.block, i, false}});
-            return py::iter(arguments);
-          },
-          "Iterates over the arguments.")
-      .def_property_readonly(
-          "types",
-          [](PyBlockArgumentList &self) {
-            auto &block = self.block.cast<PyBlock &>();
-            PyMlirContext &ctx = operationOf(block.operation).getContext();
-            py::list types;
-            for (BlockArgument argument : block.get()->getArguments())
-              types.append(makeType(ctx, argument.getType()));
-            return types;
-          },
-          "The argument types.")
-      .def(
-          "__repr__",
-          [](PyBlockArgumentList &self) {
-            return "<mlir_tracking.ir.BlockArgumentList of " +
-                   py::repr(self.block).cast<std::string>() + ">";
-          },
-          "A short description.");
+  py::class_<PyBlockArgumentList> arguments(m, "BlockArgumentList",
+                                            "The arguments of a block.");
+  defineSequence(
+      arguments, "BlockArgumentList", &PyBlockArgumentList::block, "argument",
+      [](PyBlockArgumentList &self) {
+        return self.block.cast<PyBlock &>().get()->getNumArguments();
+      },
+      [](PyBlockArgumentList &self, size_t i) {
+        return PyBlockArgument{{self.block, static_cast<unsigned>(i), false}};
+      });
+  arguments.def_property_readonly(
+      "types",
+      [](PyBlockArgumentList &self) {
+        auto &block = self.block.cast<PyBlock &>();
+        PyMlirContext &ctx = operationOf(block.operation).getContext();
+        py::list types;
+        for (BlockArgument argument : block.get()->getArguments())
+          types.append(makeType(ctx, argument.getType()));
+        return types;
+      },
+      "The argument types.");
 }
 
 void populateValues(py::module_ &m) {
@@ -600,96 +568,47 @@ void populateValues(py::module_ &m) {
           },
           "A short description.");
 
-  py::class_<PyOpOperandList>(m, "OpOperandList",
-                              "The operands of an operation.")
-      .def(
-          "__len__",
-          [](PyOpOperandList &self) {
-            return operationOf(self.operation).get()->getNumOperands();
-          },
-          "Number of operands.")
-      .def(
-          "__getitem__",
-          [](PyOpOperandList &self, intptr_t index) {
-            PyOperation &op = operationOf(self.operation);
-            Operation *owner = op.get();
-            return PyValue::create(op.getContext(),
-                                   owner->getOperand(normalizeIndex(
-                                       index, owner->getNumOperands())));
-          },
-          py::arg("index"), "The value used as operand `index`.")
-      .def(
-          "__setitem__",
-          [](PyOpOperandList &self, intptr_t index, PyValue &value) {
-            PyOperation &op = operationOf(self.operation);
-            Operation *owner = op.get();
-            setOperand(op.getContext(), owner,
-                       normalizeIndex(index, owner->getNumOperands()),
-                       value.get());
-          },
-          py::arg("index"), py::arg("value"), "Sets operand `index`.")
-      .def(
-          "__iter__",
-          [](PyOpOperandList &self) {
-            PyOperation &op = operationOf(self.operation);
-            py::list values;
-            for (Value value : op.get()->getOperands())
-              values.append(PyValue::create(op.getContext(), value));
-            return py::iter(values);
-          },
-          "Iterates over the operand values.")
-      .def(
-          "__repr__",
-          [](PyOpOperandList &self) {
-            return "<mlir_tracking.ir.OpOperandList of " +
-                   py::repr(self.operation).cast<std::string>() + ">";
-          },
-          "A short description.");
+  py::class_<PyOpOperandList> operands(m, "OpOperandList",
+                                       "The operands of an operation.");
+  defineSequence(
+      operands, "OpOperandList", &PyOpOperandList::operation, "operand",
+      [](PyOpOperandList &self) {
+        return operationOf(self.operation).get()->getNumOperands();
+      },
+      [](PyOpOperandList &self, size_t i) {
+        PyOperation &op = operationOf(self.operation);
+        return PyValue::create(op.getContext(), op.get()->getOperand(i));
+      });
+  operands.def(
+      "__setitem__",
+      [](PyOpOperandList &self, intptr_t index, PyValue &value) {
+        PyOperation &op = operationOf(self.operation);
+        Operation *owner = op.get();
+        setOperand(op.getContext(), owner,
+                   normalizeIndex(index, owner->getNumOperands()), value.get());
+      },
+      py::arg("index"), py::arg("value"), "Sets operand `index`.");
 
-  py::class_<PyOpResultList>(m, "OpResultList", "The results of an operation.")
-      .def(
-          "__len__",
-          [](PyOpResultList &self) {
-            return operationOf(self.operation).get()->getNumResults();
-          },
-          "Number of results.")
-      .def(
-          "__getitem__",
-          [](PyOpResultList &self, intptr_t index) {
-            Operation *owner = operationOf(self.operation).get();
-            return PyOpResult{{self.operation,
-                               static_cast<unsigned>(normalizeIndex(
-                                   index, owner->getNumResults())),
-                               true}};
-          },
-          py::arg("index"), "The result at `index`.")
-      .def(
-          "__iter__",
-          [](PyOpResultList &self) {
-            Operation *owner = operationOf(self.operation).get();
-            py::list results;
-            for (unsigned i = 0, e = owner->getNumResults(); i < e; ++i)
-              results.append(PyOpResult{{self.operation, i, true}});
-            return py::iter(results);
-          },
-          "Iterates over the results.")
-      .def_property_readonly(
-          "types",
-          [](PyOpResultList &self) {
-            PyOperation &op = operationOf(self.operation);
-            py::list types;
-            for (Type type : op.get()->getResultTypes())
-              types.append(makeType(op.getContext(), type));
-            return types;
-          },
-          "The result types.")
-      .def(
-          "__repr__",
-          [](PyOpResultList &self) {
-            return "<mlir_tracking.ir.OpResultList of " +
-                   py::repr(self.operation).cast<std::string>() + ">";
-          },
-          "A short description.");
+  py::class_<PyOpResultList> results(m, "OpResultList",
+                                     "The results of an operation.");
+  defineSequence(
+      results, "OpResultList", &PyOpResultList::operation, "result",
+      [](PyOpResultList &self) {
+        return operationOf(self.operation).get()->getNumResults();
+      },
+      [](PyOpResultList &self, size_t i) {
+        return PyOpResult{{self.operation, static_cast<unsigned>(i), true}};
+      });
+  results.def_property_readonly(
+      "types",
+      [](PyOpResultList &self) {
+        PyOperation &op = operationOf(self.operation);
+        py::list types;
+        for (Type type : op.get()->getResultTypes())
+          types.append(makeType(op.getContext(), type));
+        return types;
+      },
+      "The result types.");
 }
 
 void populateAttributeMap(py::module_ &m) {
