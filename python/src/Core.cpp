@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Core.h"
+#include "RegistryNotifier.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -145,13 +146,13 @@ RootOwner::~RootOwner() {
   Operation *op = root;
   root = nullptr;
   HandleRegistry &registry = context.getRegistry();
-  HandleRegistry::EventSource source;
+  tracking::detail::EventSource source;
   source.pass = "python";
-  // Take every handle under the root out of the address map before any op
-  // is freed, then mark them; the root's own handle is erased.
-  HandleRegistry::DetachedRecords detached = registry.detachNestedRecords(op);
-  registry.invalidateDetached(detached, source, "its IR was destroyed");
-  registry.notifyOperationErased(op, source,
+  // Invalidate every handle under the root (taking it out of the address
+  // map) before any op is freed; the root's own handle is erased.
+  tracking::detail::RegistryNotifier notifier(registry);
+  notifier.invalidateNested(op, source, "its IR was destroyed");
+  notifier.notifyOperationErased(op, source,
                                  "its IR was destroyed (last reference "
                                  "dropped)");
   // IR elsewhere may still use values of this tree (an op moved, cloned or
@@ -180,7 +181,6 @@ RootOwner::~RootOwner() {
   });
   op->dropAllReferences();
   op->erase();
-  detached.clear();
 }
 
 void RootOwner::forgetRoot() {

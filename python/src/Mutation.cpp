@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Mutation.h"
+#include "RegistryNotifier.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Tracking/TrackingListener.h"
@@ -92,9 +93,11 @@ void mlir::tracking::python::detachOperation(PyOperation &operation) {
     throw py::value_error("operation is already detached");
   Operation *oldParent = op->getParentOp();
   Operation *oldScope =
-      oldParent ? HandleRegistry::getBodyScope(oldParent) : nullptr;
+      oldParent ? tracking::detail::RegistryNotifier::getBodyScope(oldParent)
+                : nullptr;
   op->remove();
-  context.getRegistry().notifyOperationMoved(op, oldScope);
+  tracking::detail::RegistryNotifier(context.getRegistry())
+      .notifyOperationMoved(op, oldScope);
   // Hold the new owner until the handles under `op` hold it.
   std::shared_ptr<RootOwner> owner = context.adoptRoot(op);
   context.rehome(op);
