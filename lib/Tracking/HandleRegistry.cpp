@@ -606,6 +606,10 @@ const void *OpHandle::getKey() const {
   return RegistryImpl::findRoot(record.get(), tx);
 }
 
+bool OpHandle::sameOp(const OpHandle &other) const {
+  return getKey() == other.getKey();
+}
+
 //===----------------------------------------------------------------------===//
 // HandleRegistry
 //===----------------------------------------------------------------------===//
