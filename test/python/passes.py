@@ -137,7 +137,7 @@ def test_inlined_out_of_region_survives():
         # CHECK: scf.if erased
         print("scf.if", if_op.handle_state)
         # CHECK: muli live True
-        print("muli", muli.handle_state, muli.parent is func)
+        print("muli", muli.handle_state, muli.parent is func.operation)
         # CHECK: arith.muli %arg0, %arg0
         print(muli)
         # CHECK: []
