@@ -925,8 +925,9 @@ void populateOperation(py::module_ &m) {
           [](PyOperation &self) {
             return PyOperation::forOperation(self.getContext(), self.get());
           },
-          "The handle of the op this handle refers to now: the object every "
-          "path to the op returns (`block.operations[i]`, `parent`, walks). "
+          "The handle of the op this handle refers to now: the Operation every "
+          "path to the op returns (`parent`, walks, the `.operation` of the "
+          "views `block.operations[i]` returns). "
           "It is `self` unless this handle was merged onto an op that "
           "already had one (CSE). Raises InvalidatedHandleError if not "
           "live.")

@@ -483,7 +483,7 @@ PyOpView::PyOpView(py::object operation) : operation(std::move(operation)) {}
 
 PyOpView::~PyOpView() {
   auto &views = registries().views;
-  auto it = views.find(&getOperation());
+  auto it = views.find(&operation.cast<PyOperation &>());
   if (it != views.end() && it->second == this)
     views.erase(it);
 }
@@ -651,9 +651,15 @@ void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
           "__repr__",
           [](py::object self) {
             py::object type = py::type::of(self);
-            return "<" + type.attr("__module__").cast<std::string>() + "." +
-                   type.attr("__qualname__").cast<std::string>() + " of " +
-                   reprOf(self.cast<PyOpView &>().getOperationObject()) + ">";
+            std::string name = type.attr("__module__").cast<std::string>() +
+                               "." +
+                               type.attr("__qualname__").cast<std::string>();
+            try {
+              return "<" + name + " of " +
+                     reprOf(self.cast<PyOpView &>().getOperationObject()) + ">";
+            } catch (py::type_error &) {
+              return "<" + name + " (not initialized)>";
+            }
           },
           "A short description that never raises.");
   for (const char *name :

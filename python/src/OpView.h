@@ -24,6 +24,8 @@
 
 #include "Core.h"
 
+#include <cstring>
+
 namespace mlir::tracking {
 namespace __attribute__((visibility("hidden"))) python {
 
@@ -35,10 +37,28 @@ namespace __attribute__((visibility("hidden"))) python {
     PyOpView(const PyOpView &) = delete;
     PyOpView &operator=(const PyOpView &) = delete;
 
+    /// The wrapped Operation; TypeError on a view that was never
+    /// initialized.
     PyOperation &getOperation() const {
-      return operation.cast<PyOperation &>();
+      return getOperationObject().cast<PyOperation &>();
     }
-    py::object getOperationObject() const { return operation; }
+    py::object getOperationObject() const {
+      if (!operation)
+        throw py::type_error("this OpView was never initialized (call "
+                             "OpView.__init__ with an Operation)");
+      return operation;
+    }
+
+    /// Zeroed storage: on an instance made by `OpView.__new__` alone,
+    /// pybind11 allocates the C++ object without constructing it when a
+    /// method is called; zeroed, it reads as "not initialized" instead of
+    /// garbage.
+    static void *operator new(size_t size) {
+      void *storage = ::operator new(size);
+      std::memset(storage, 0, size);
+      return storage;
+    }
+    static void operator delete(void *storage) { ::operator delete(storage); }
 
   private:
     py::object operation;

@@ -93,6 +93,22 @@ def test_wrap():
         print(ir.OpView(op).operation is op, ir.OpView(m).operation is m.operation)
         expect_error(TypeError, lambda: ir.OpView(42))
         # CHECK: TypeError: expected an ir.Operation, ir.OpView or ir.Module, got int
+    # A view made by __new__ alone (as upstream's constructDerived does before
+    # calling __init__) refuses to be used instead of reading garbage.
+    bare = ir.OpView.__new__(ir.OpView)
+    # CHECK: <mlir_tracking.ir.OpView (not initialized)>
+    print(repr(bare))
+    expect_error(TypeError, lambda: bare.operation)
+    # CHECK: TypeError: this OpView was never initialized
+    expect_error(TypeError, lambda: bare.name)
+    # CHECK: TypeError: this OpView was never initialized
+
+    class NoSuper(ir.OpView):
+        def __init__(self):
+            pass
+
+    expect_error(TypeError, NoSuper)
+    # CHECK: TypeError: {{.*}}__init__() must be called when overriding __init__
 
 
 class _Dialect(ir.Dialect):

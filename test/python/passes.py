@@ -110,7 +110,8 @@ def test_cse_followed():
         print(first.handle_state, second.handle_state, first == second,
               first.same_op(second), first is second)
         # CHECK: True True
-        print(second.canonical_handle is first, first.canonical_handle is first)
+        print(second.canonical_handle is first.operation,
+              first.canonical_handle is first.operation)
         # CHECK: cse on builtin.module: arith.addi at loc("-":4:18): replaced by arith.addi at loc("-":3:18)
         print(second.handle_history[0])
         # CHECK: True True

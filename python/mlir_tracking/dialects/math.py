@@ -3,3 +3,7 @@ from the installed MLIR 22 definitions (upstream ``mlir.dialects.math``)."""
 
 from ._math_ops_gen import *  # noqa: F401,F403
 from ._math_ops_gen import _Dialect  # noqa: F401
+
+# The fastmath attributes of these ops are arith's: register their builders
+# (arith.FastMathFlags values) without importing the arith module.
+from . import _arith_enum_gen as _arith_enum_gen  # noqa: E402,F401

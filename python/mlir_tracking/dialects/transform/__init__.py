@@ -9,3 +9,76 @@ handles).
 from .._transform_ops_gen import *  # noqa: F401,F403
 from .._transform_ops_gen import _Dialect  # noqa: F401
 from .._transform_enum_gen import *  # noqa: F401,F403
+
+from .._ods_common import _cext as _ods_cext
+from .._ods_common import get_op_results_or_values as _get_op_results_or_values
+from ...ir import FunctionType as _FunctionType
+from ...ir import OpView as _OpView
+from ...ir import Operation as _Operation
+from ...ir import Type as _Type
+from ...ir import TypeAttr as _TypeAttr
+from ...ir import Value as _Value
+
+
+class _BodyMixin:
+    @property
+    def body(self):
+        """The body block."""
+        return self.regions[0].blocks[0]
+
+    @property
+    def bodyTarget(self):
+        """The block argument bound to the target (the root handle)."""
+        return self.body.arguments[0]
+
+    @property
+    def bodyExtraArgs(self):
+        """The other block arguments."""
+        return self.body.arguments[1:]
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class SequenceOp(_BodyMixin, SequenceOp):  # noqa: F405
+    """``transform.sequence`` with its body block."""
+
+    def __init__(self, failure_propagation_mode, results, target,
+                 extra_bindings=None, *, loc=None, ip=None):
+        """`target` is the root handle (a Value) or, for a top-level
+        sequence, its type; `extra_bindings` are more values (or an op whose
+        results they are) bound to body arguments."""
+        root = None if isinstance(target, _Type) else target
+        root_type = target if isinstance(target, _Type) else target.type
+        if extra_bindings is None:
+            extra_bindings = []
+        extra_bindings = list(_get_op_results_or_values(extra_bindings))
+        super().__init__(list(results), failure_propagation_mode,
+                         extra_bindings, root=root, loc=loc, ip=ip)
+        self.regions[0].blocks.append(root_type,
+                                      *[b.type for b in extra_bindings])
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class NamedSequenceOp(_BodyMixin, NamedSequenceOp):  # noqa: F405
+    """``transform.named_sequence`` from a name and its input and result
+    types, with its body block."""
+
+    def __init__(self, sym_name, input_types, result_types, *,
+                 sym_visibility=None, arg_attrs=None, res_attrs=None,
+                 loc=None, ip=None):
+        function_type = _TypeAttr.get(_FunctionType.get(list(input_types),
+                                                        list(result_types)))
+        super().__init__(sym_name, function_type,
+                         sym_visibility=sym_visibility, arg_attrs=arg_attrs,
+                         res_attrs=res_attrs, loc=loc, ip=ip)
+        self.regions[0].blocks.append(*input_types)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class YieldOp(YieldOp):  # noqa: F405
+    """``transform.yield`` of values (none by default)."""
+
+    def __init__(self, operands=None, *, loc=None, ip=None):
+        if operands is None:
+            operands = []
+        super().__init__(list(_get_op_results_or_values(operands)),
+                         loc=loc, ip=ip)
