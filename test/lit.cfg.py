@@ -27,7 +27,7 @@ tool_dirs = [config.mlir_tracking_tools_dir, config.llvm_tools_dir]
 tools = [
     "tracking-opt",
     "tracking-fuzz",
-    ToolSubst("mlir-tracking-capi-test", unresolved="ignore"),
+    "mlir-tracking-capi-test",
     ToolSubst("%PYTHON", config.python_executable, unresolved="ignore"),
     # The upstream tool we compare against.
     ToolSubst("%mlir_opt", FindTool("mlir-opt")),
