@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the build in build/ to a temporary prefix and uses it the way a
 # downstream project would: examples/consumer is configured against it with
-# find_package(MLIRTracking), built and run (its output checked with
-# FileCheck), and the installed Python package is imported from the prefix to
+# find_package(MLIRTracking), built and run (its C++ and its C API program,
+# their output checked with FileCheck), and the installed Python package is imported from the prefix to
 # run examples/quickstart.py. KEEP_PREFIX=1 keeps the prefix for a look.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,7 @@ PREFIX=$WORK/prefix
 echo "check-install: installing to $PREFIX"
 cmake --install "$BUILD_DIR" --prefix "$PREFIX" >/dev/null
 for path in \
-    include/mlir/Tracking/HandleRegistry.h \
+    include/mlir/Tracking/HandleRegistry.h include/mlir-c/Tracking.h \
     lib/cmake/mlir-tracking/MLIRTrackingConfig.cmake \
     lib/cmake/mlir-tracking/MLIRTrackingConfigVersion.cmake \
     bin/tracking-opt bin/tracking-fuzz \
@@ -45,6 +45,9 @@ cmake --build "$WORK/consumer" >>"$WORK/consumer.log" ||
 "$WORK/consumer/tracking-consumer" |
   "$LLVM_TOOLS_DIR/FileCheck" examples/consumer/consumer.cpp
 echo "check-install: tracking-consumer passed"
+"$WORK/consumer/tracking-consumer-c" |
+  "$LLVM_TOOLS_DIR/FileCheck" examples/consumer/consumer-c.c
+echo "check-install: tracking-consumer-c (C API) passed"
 
 if [ -d "$PREFIX/python_packages/mlir_tracking" ]; then
   echo "check-install: Python package from the install"
