@@ -31,7 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlir/Tracking/Fuzz.h"
+#include "Fuzz.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
