@@ -253,6 +253,8 @@ namespace __attribute__((visibility("hidden"))) python {
   void populateIRCore(py::module_ & m);
   void populateIRStructure(py::module_ & m);
   void populatePassManager(py::module_ & m);
+  /// `_benchmark`: the bare-wrapper baseline of benchmarks/python_bench.py.
+  void populateBenchmarkSupport(py::module_ & m);
 
   /// Prints `op` (for __str__).
   std::string printOperation(Operation * op);

@@ -33,4 +33,7 @@ PYBIND11_MODULE(_mlirTracking, m) {
   py::module_ passmanager =
       m.def_submodule("passmanager", "The tracked pass manager.");
   populatePassManager(passmanager);
+  py::module_ benchmark = m.def_submodule(
+      "_benchmark", "Baselines for benchmarks/python_bench.py (not API).");
+  populateBenchmarkSupport(benchmark);
 }
