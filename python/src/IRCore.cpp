@@ -6,6 +6,7 @@
 
 #include "IRObjects.h"
 #include "Mutation.h"
+#include "OpView.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/AsmParser/AsmParser.h"
@@ -111,6 +112,8 @@ happened to the op. The same live op always gives the same Python object.)";
 PyOperation &mlir::tracking::python::castToOperation(const py::handle &object) {
   if (py::isinstance<PyModule>(object))
     return object.cast<PyModule &>().getOperation();
+  if (PyOperation *viewed = unwrapOpView(object))
+    return *viewed;
   if (!py::isinstance<PyOperation>(object))
     throw py::type_error("expected an ir.Operation or ir.Module, got " +
                          py::repr(py::type::of(object)).cast<std::string>());
@@ -754,7 +757,7 @@ void populateOperation(py::module_ &m) {
             Operation *copy = self.get()->clone();
             py::object result = PyOperation::adopt(self.getContext(), copy);
             maybeInsert(result.cast<PyOperation &>(), ip);
-            return result;
+            return createOpView(result);
           },
           py::arg("ip") = py::none(),
           "A deep copy, inserted at `ip` (None: the current insertion point "
@@ -889,15 +892,45 @@ void populateOperation(py::module_ &m) {
           [](PyOperation &self, py::object other) {
             if (py::isinstance<PyModule>(other))
               other = other.cast<PyModule &>().operation;
+            if (PyOperation *viewed = unwrapOpView(other))
+              other = py::cast(viewed, py::return_value_policy::reference);
             return py::isinstance<PyOperation>(other) &&
-                   other.cast<PyOperation &>().getHandle() == self.getHandle();
+                   other.cast<PyOperation &>().getHandle().getIdentityKey() ==
+                       self.getHandle().getIdentityKey();
           },
           py::arg("other"),
-          "Equal when both handles refer to the same op (also after one "
-          "followed a replacement onto the other's op).")
+          "Equal when both are the same handle. Never changes over the "
+          "handle's life, so handles are safe in dicts and sets across "
+          "pipelines; use `same_op` to ask whether two handles refer to the "
+          "same op now.")
       .def(
-          "__hash__", [](PyOperation &self) { return self.getHandle().hash(); },
-          "Consistent with ==.")
+          "__hash__",
+          [](PyOperation &self) {
+            return std::hash<const void *>()(
+                self.getHandle().getIdentityKey());
+          },
+          "Consistent with ==; never changes.")
+      .def(
+          "same_op",
+          [](PyOperation &self, py::object other) {
+            return self.getHandle().sameOp(castToOperation(other).getHandle());
+          },
+          py::arg("other"),
+          "True if this handle and `other` (an Operation or Module) refer to "
+          "the same op now: the same handle, or one that followed a "
+          "replacement (a CSE merge) onto the other's op. Two handles that "
+          "are not live are the same op only if they were merged before.")
+      .def_property_readonly(
+          "canonical_handle",
+          [](PyOperation &self) {
+            return PyOperation::forOperation(self.getContext(), self.get());
+          },
+          "The handle of the op this handle refers to now: the Operation every "
+          "path to the op returns (`parent`, walks, the `.operation` of the "
+          "views `block.operations[i]` returns). "
+          "It is `self` unless this handle was merged onto an op that "
+          "already had one (CSE). Raises InvalidatedHandleError if not "
+          "live.")
       .def_property_readonly(
           "_CAPIPtr",
           [](PyOperation &self) {
