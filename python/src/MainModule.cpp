@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Core.h"
+#include "Downcast.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tracking/Passes.h"
@@ -30,6 +31,9 @@ PYBIND11_MODULE(_mlirTracking, m) {
       m.def_submodule("ir", "IR objects (upstream mlir.ir names).");
   populateIRCore(ir);
   populateIRStructure(ir);
+  populateIRTypes(ir);
+  populateIRAttributes(ir);
+  populateIRAffine(ir);
   py::module_ passmanager =
       m.def_submodule("passmanager", "The tracked pass manager.");
   populatePassManager(passmanager);
