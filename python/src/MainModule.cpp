@@ -6,6 +6,7 @@
 
 #include "Core.h"
 #include "Downcast.h"
+#include "OpView.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tracking/Passes.h"
@@ -34,6 +35,8 @@ PYBIND11_MODULE(_mlirTracking, m) {
   populateIRTypes(ir);
   populateIRAttributes(ir);
   populateIRAffine(ir);
+  populateOpView(m, ir);
+  populateStructuredOpHelpers(m);
   py::module_ passmanager =
       m.def_submodule("passmanager", "The tracked pass manager.");
   populatePassManager(passmanager);
