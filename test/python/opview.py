@@ -61,6 +61,9 @@ def test_views_returned_by_the_api():
         print(add == add.operation, add.operation == add)
         # CHECK: True
         print(hash(add) == hash(add.operation))
+        # Value and OpResult are generic, as the generated annotations need.
+        # CHECK: mlir_tracking._mlirTracking.ir.Value[int] True
+        print(ir.Value[int], isinstance(add.result, ir.OpResult[int].__origin__))
 
 
 # CHECK-LABEL: TEST: test_forwarding
