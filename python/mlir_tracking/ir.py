@@ -220,5 +220,5 @@ __all__ += [
     "register_type_caster",
 ]
 
-# Last: the attribute builders refer back to this module.
+# Last: the builders refer back to this module.
 from ._attr_builders import register_attribute_builder  # noqa: E402

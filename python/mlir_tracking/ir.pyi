@@ -339,93 +339,6 @@ class InsertionPoint:
     def __enter__(self) -> InsertionPoint: ...
     def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> None: ...
 
-_OperationLike = Union[Operation, OpView, Module]
-_ValueLike = Union[Value, Operation, OpView, OpResultList]
-
-class OpView:
-    """A typed view of a tracked Operation; generated op classes derive
-    from it. Names it does not define are looked up on `operation`."""
-    OPERATION_NAME: str
-    _ODS_REGIONS: tuple[int, bool]
-    _ODS_OPERAND_SEGMENTS: Optional[list[int]]
-    _ODS_RESULT_SEGMENTS: Optional[list[int]]
-    @overload
-    def __init__(self, operation: _OperationLike) -> None: ...
-    @overload
-    def __init__(
-        self,
-        name: str,
-        opRegionSpec: tuple[int, bool],
-        operandSegmentSpecObj: Optional[Sequence[int]] = None,
-        resultSegmentSpecObj: Optional[Sequence[int]] = None,
-        results: Optional[Sequence[Any]] = None,
-        operands: Optional[Sequence[Any]] = None,
-        attributes: Optional[dict[str, Attribute]] = None,
-        successors: Optional[Sequence[Block]] = None,
-        regions: Optional[int] = None,
-        loc: Optional[Location] = None,
-        ip: _InsertionPointArg = None,
-    ) -> None: ...
-    @classmethod
-    def build_generic(
-        cls,
-        results: Optional[Sequence[Any]] = None,
-        operands: Optional[Sequence[Any]] = None,
-        attributes: Optional[dict[str, Attribute]] = None,
-        successors: Optional[Sequence[Block]] = None,
-        regions: Optional[int] = None,
-        loc: Optional[Location] = None,
-        ip: _InsertionPointArg = None,
-    ) -> Operation: ...
-    @property
-    def operation(self) -> Operation: ...
-    @property
-    def opview(self) -> OpView: ...
-    @property
-    def context(self) -> Context: ...
-    @property
-    def location(self) -> Location: ...
-    @property
-    def name(self) -> Any: ...
-    @property
-    def attributes(self) -> OpAttributeMap: ...
-    @property
-    def operands(self) -> OpOperandList: ...
-    @property
-    def results(self) -> OpResultList: ...
-    @property
-    def result(self) -> OpResult: ...
-    @property
-    def regions(self) -> RegionSequence: ...
-    @property
-    def parent(self) -> Optional[Operation]: ...
-    @property
-    def block(self) -> Optional[Block]: ...
-    def __getattr__(self, name: str) -> Any: ...
-    def __eq__(self, other: object) -> bool: ...
-    def __hash__(self) -> int: ...
-
-class Dialect:
-    """Base of the `_Dialect` classes of generated modules."""
-    DIALECT_NAMESPACE: str
-    def __init__(self, descriptor: Any) -> None: ...
-    @property
-    def descriptor(self) -> Any: ...
-
-class AttrBuilder:
-    """Attribute builders by ODS attribute kind (e.g. "I64Attr")."""
-    @staticmethod
-    def contains(attribute_kind: str) -> bool: ...
-    @staticmethod
-    def get(attribute_kind: str) -> Callable[..., Attribute]: ...
-    @staticmethod
-    def insert(
-        attribute_kind: str, attr_builder: Callable[..., Attribute], replace: bool = False
-    ) -> None: ...
-
-def register_attribute_builder(
-    kind: str, replace: bool = False
-) -> Callable[[Callable[..., Attribute]], Callable[..., Attribute]]: ...
 # --- Typed types and attributes, TypeID, affine (python/src/IRTypes.cpp,
 # IRAttributes.cpp, IRAffine.cpp). Every Type/Attribute the API returns is
 # an instance of the most specific class below.
@@ -1237,3 +1150,90 @@ class VectorType(ShapedType):
     def scalable_dims(self) -> list[bool]: ...
     type_name: ClassVar[str]
 
+_OperationLike = Union[Operation, OpView, Module]
+_ValueLike = Union[Value, Operation, OpView, OpResultList]
+
+class OpView:
+    """A typed view of a tracked Operation; generated op classes derive
+    from it. Names it does not define are looked up on `operation`."""
+    OPERATION_NAME: str
+    _ODS_REGIONS: tuple[int, bool]
+    _ODS_OPERAND_SEGMENTS: Optional[list[int]]
+    _ODS_RESULT_SEGMENTS: Optional[list[int]]
+    @overload
+    def __init__(self, operation: _OperationLike) -> None: ...
+    @overload
+    def __init__(
+        self,
+        name: str,
+        opRegionSpec: tuple[int, bool],
+        operandSegmentSpecObj: Optional[Sequence[int]] = None,
+        resultSegmentSpecObj: Optional[Sequence[int]] = None,
+        results: Optional[Sequence[Any]] = None,
+        operands: Optional[Sequence[Any]] = None,
+        attributes: Optional[dict[str, Attribute]] = None,
+        successors: Optional[Sequence[Block]] = None,
+        regions: Optional[int] = None,
+        loc: Optional[Location] = None,
+        ip: _InsertionPointArg = None,
+    ) -> None: ...
+    @classmethod
+    def build_generic(
+        cls,
+        results: Optional[Sequence[Any]] = None,
+        operands: Optional[Sequence[Any]] = None,
+        attributes: Optional[dict[str, Attribute]] = None,
+        successors: Optional[Sequence[Block]] = None,
+        regions: Optional[int] = None,
+        loc: Optional[Location] = None,
+        ip: _InsertionPointArg = None,
+    ) -> Operation: ...
+    @property
+    def operation(self) -> Operation: ...
+    @property
+    def opview(self) -> OpView: ...
+    @property
+    def context(self) -> Context: ...
+    @property
+    def location(self) -> Location: ...
+    @property
+    def name(self) -> Any: ...
+    @property
+    def attributes(self) -> OpAttributeMap: ...
+    @property
+    def operands(self) -> OpOperandList: ...
+    @property
+    def results(self) -> OpResultList: ...
+    @property
+    def result(self) -> OpResult: ...
+    @property
+    def regions(self) -> RegionSequence: ...
+    @property
+    def parent(self) -> Optional[Operation]: ...
+    @property
+    def block(self) -> Optional[Block]: ...
+    def __getattr__(self, name: str) -> Any: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class Dialect:
+    """Base of the `_Dialect` classes of generated modules."""
+    DIALECT_NAMESPACE: str
+    def __init__(self, descriptor: Any) -> None: ...
+    @property
+    def descriptor(self) -> Any: ...
+
+class AttrBuilder:
+    """Attribute builders by ODS attribute kind (e.g. "I64Attr")."""
+    @staticmethod
+    def contains(attribute_kind: str) -> bool: ...
+    @staticmethod
+    def get(attribute_kind: str) -> Callable[..., Attribute]: ...
+    @staticmethod
+    def insert(
+        attribute_kind: str, attr_builder: Callable[..., Attribute], replace: bool = False
+    ) -> None: ...
+
+def register_attribute_builder(
+    kind: str, replace: bool = False
+) -> Callable[[Callable[..., Attribute]], Callable[..., Attribute]]: ...
