@@ -43,7 +43,8 @@ size_t normalizeIndex(intptr_t index, size_t size) {
 }
 
 /// Defines the sequence protocol of a list class: `__len__`, `__getitem__`
-/// (Python-style negative indices), `__iter__` over a snapshot and
+/// (Python-style negative indices, or a slice giving a list), `__iter__`
+/// over a snapshot and
 /// `__repr__` ("<mlir_tracking.ir.Name of <owner>>"). `size` and `item`
 /// access the IR through the owner, so they raise on a stale handle.
 /// `snapshot` lists every element at once, for lists whose `item` is not
@@ -63,6 +64,15 @@ py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
             return item(self, normalizeIndex(index, size(self)));
           },
           py::arg("index"), ("The " + noun + " at `index`.").c_str())
+      .def(
+          "__getitem__",
+          [snapshot](ListT &self, py::slice slice) {
+            // Generated accessors of variadic groups slice operand and
+            // result lists; a Python list of the elements.
+            return py::list(snapshot(self)[slice]);
+          },
+          py::arg("index"),
+          ("The " + noun + "s of a slice, as a list.").c_str())
       .def(
           "__iter__",
           [snapshot](ListT &self) { return py::iter(snapshot(self)); },
@@ -378,9 +388,9 @@ void populateRegionsAndBlocks(py::module_ &m) {
       },
       [](PyOperationList &self, size_t i) {
         auto &block = self.block.cast<PyBlock &>();
-        return createOpView(PyOperation::forOperation(
-            operationOf(block.operation).getContext(),
-            &*std::next(block.get()->begin(), i)));
+        return createOpView(
+            PyOperation::forOperation(operationOf(block.operation).getContext(),
+                                      &*std::next(block.get()->begin(), i)));
       },
       [](PyOperationList &self) {
         auto &block = self.block.cast<PyBlock &>();

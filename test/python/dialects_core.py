@@ -248,7 +248,7 @@ def test_scf_for_and_if():
         # CHECK: True index 1 True
         print(loop.induction_variable == loop.body.arguments[0],
               loop.induction_variable.type, len(loop.inner_iter_args),
-              loop.operands[3] == init)
+              loop.initArgs[0] == init)
         # CHECK: ForOp IfOp
         block = f.entry_block
         print(type(block.operations[2]).__name__, type(block.operations[3]).__name__)
