@@ -6,6 +6,7 @@
 
 #include "TestUtils.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Pass/Pass.h"
@@ -184,12 +185,14 @@ TEST_F(TrackedRewriteTest, GreedyBlockSplitAndMerge) {
   ASSERT_TRUE(m.isLive() && retHandle.isLive());
   EXPECT_NE(m.get()->getBlock(), retHandle.get()->getBlock());
   expectConsistent();
-  // Region simplification merges the blocks back (erasing the branch and the
-  // second block); the moved ops stay tracked.
+  // The branch canonicalization merges the blocks back (erasing the branch
+  // and the second block); the moved ops stay tracked.
   config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Aggressive);
+  RewritePatternSet merge(&context);
+  cf::BranchOp::getCanonicalizationPatterns(merge, &context);
   ASSERT_TRUE(succeeded(applyPatternsGreedilyTracked(
-      module->getOperation(),
-      FrozenRewritePatternSet(RewritePatternSet(&context)), config)));
+      module->getOperation(), FrozenRewritePatternSet(std::move(merge)),
+      config)));
   ASSERT_TRUE(m.isLive() && retHandle.isLive());
   EXPECT_EQ(m.get()->getBlock(), retHandle.get()->getBlock());
   EXPECT_EQ(dead.getState(), HandleState::Erased);
@@ -237,7 +240,8 @@ TEST_F(TrackedRewriteTest, ConversionCommitFollowsAcrossDialects) {
   ASSERT_TRUE(m.isLive());
   EXPECT_TRUE(isa<LLVM::MulOp>(m.get()));
   EXPECT_NE(m.getHistory().back().pattern.find("MulIToLLVM"),
-            std::string::npos);
+            std::string::npos)
+      << m.getHistory().back().str();
   EXPECT_TRUE(x.isLive());
   expectConsistent();
 }

@@ -645,5 +645,6 @@ bool mlir::tracking::fuzz::isPreciseElement(StringRef element) {
     });
   }
   StringRef name = element.take_until([](char c) { return c == '{'; });
-  return name == "canonicalize" || name == "cse";
+  return name == "canonicalize" || name == "cse" ||
+         name == "convert-arith-to-llvm";
 }
