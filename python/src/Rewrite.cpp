@@ -316,6 +316,11 @@ PyMlirContext &checkSameContext(PyOperation &target, py::object context) {
   if (&target.getContext() != &context.cast<PyMlirContext &>())
     throw py::value_error("the operation and the patterns belong to "
                           "different contexts");
+  // A driver started from a pattern would change IR behind the running
+  // driver's back (its worklist would keep erased ops).
+  if (getActiveRewriter(target.getContext()))
+    throw std::runtime_error("cannot run a rewrite driver from inside a "
+                             "rewrite pattern; use the PatternRewriter");
   return target.getContext();
 }
 

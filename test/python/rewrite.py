@@ -275,6 +275,28 @@ def test_rewriter_expires():
             print("only valid inside the pattern call" in str(e))
 
 
+# CHECK-LABEL: TEST: test_nested_driver_refused
+@run
+def test_nested_driver_refused():
+    with ir.Context():
+        module = ir.Module.parse(ARITH)
+        inner = rewrite.RewritePatternSet()
+        inner.add("arith.muli", swap_muli)
+        inner = inner.freeze()
+
+        def nested(op, rewriter):
+            rewrite.apply_patterns_and_fold_greedily(module, inner)
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("arith.subi", nested)
+        try:
+            rewrite.walk_and_apply_patterns(module, patterns.freeze())
+        except RuntimeError as e:
+            # CHECK: cannot run a rewrite driver from inside a rewrite pattern
+            print(str(e).split(";")[0])
+        check()
+
+
 # CHECK-LABEL: TEST: test_detach_refused_in_pattern
 @run
 def test_detach_refused_in_pattern():
