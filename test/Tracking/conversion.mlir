@@ -9,23 +9,23 @@
 // RUN: %mlir_opt %s --convert-arith-to-llvm > %t.upstream.mlir
 // RUN: diff %t.tracked.mlir %t.upstream.mlir
 
-// COMMIT: tracking: tracking 10 ops
+// COMMIT: tracking: tracking 11 ops
 // COMMIT: tracking: test-tracking-conversion on builtin.module: arith.muli at loc({{.*}}:[[@LINE+18]]:8): replaced by llvm.mul at loc({{.*}}:[[@LINE+18]]:8) (pattern MulIToLLVM)
 // COMMIT: tracking: test-tracking-conversion on builtin.module: arith.muli at loc({{.*}}:[[@LINE+28]]:8): replaced by llvm.mul at loc({{.*}}:[[@LINE+28]]:8) (pattern MulIToLLVM)
-// COMMIT: tracking: summary: 10 tracked ops: 10 live, 0 erased, 0 invalidated
+// COMMIT: tracking: summary: 11 tracked ops: 11 live, 0 erased, 0 invalidated
 
 // The muli is converted first, then the constant fails the full conversion:
 // everything is rolled back.
 // ROLLBACK: error: failed to legalize operation 'arith.constant'
 // ROLLBACK-NOT: replaced
-// ROLLBACK: tracking: summary: 10 tracked ops: 10 live, 0 erased, 0 invalidated
+// ROLLBACK: tracking: summary: 11 tracked ops: 11 live, 0 erased, 0 invalidated
 
 // LLVM-DAG: arith.subi at loc({{.*}}:[[@LINE+10]]:8): replaced by llvm.sub at loc({{.*}}:[[@LINE+10]]:8) (pattern {{.*}}VectorConvertToLLVMPattern<mlir::arith::SubIOp
 // LLVM-DAG: arith.muli at loc({{.*}}:[[@LINE+7]]:8): replaced by llvm.mul at loc({{.*}}:[[@LINE+7]]:8)
 // LLVM-DAG: arith.constant at loc({{.*}}:[[@LINE+7]]:9): replaced by llvm.mlir.constant at loc({{.*}}:[[@LINE+7]]:9) (pattern ConstantOpLowering)
 // LLVM-DAG: arith.muli at loc({{.*}}:[[@LINE+14]]:8): replaced by llvm.mul at loc({{.*}}:[[@LINE+14]]:8)
 // LLVM-DAG: arith.addi at loc({{.*}}:[[@LINE+14]]:8): replaced by llvm.add at loc({{.*}}:[[@LINE+14]]:8)
-// LLVM: tracking: summary: 10 tracked ops: 10 live, 0 erased, 0 invalidated
+// LLVM: tracking: summary: 11 tracked ops: 11 live, 0 erased, 0 invalidated
 
 func.func @f(%a: i32, %b: i32) -> i32 {
   %1 = arith.muli %a, %b : i32
