@@ -110,6 +110,8 @@ def test_value_follows_its_value_not_its_position():
         if_op, ret = body(func)
         unused, used = if_op.results
         then_block = if_op.regions[0].blocks[0]
+        then_region = if_op.regions[0]
+        region_hash = hash(then_region)
         PassManager.parse("builtin.module(canonicalize)").run(module)
         # canonicalize rebuilt the scf.if with one result: the handle follows
         # the op, `used` follows its value (now result #0), `unused` had no
@@ -127,6 +129,12 @@ def test_value_follows_its_value_not_its_position():
         # The then-block moved into the new op: the same block, still live.
         # CHECK: True True
         print(then_block.is_valid, then_block.owner is if_op)
+        # A Region is region #i of the op its handle refers to: hash and ==
+        # unchanged, and it holds the same (moved) block.
+        # CHECK: True True True
+        print(hash(then_region) == region_hash,
+              then_region == if_op.regions[0],
+              then_region.blocks[0] == then_block)
 
 
 # CHECK-LABEL: TEST: test_value_follows_fold_to_block_argument
