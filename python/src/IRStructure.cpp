@@ -6,6 +6,7 @@
 
 #include "IRObjects.h"
 #include "Mutation.h"
+#include "OpView.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/CAPI/IR.h"
@@ -204,7 +205,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "owner",
           [](PyRegion &self) {
             self.get();
-            return self.operation;
+            return createOpView(self.operation);
           },
           "The operation that has the region.")
       .def(
@@ -309,7 +310,8 @@ void populateRegionsAndBlocks(py::module_ &m) {
             Operation *parent = self.get()->getParentOp();
             if (!parent)
               return py::none();
-            return PyOperation::forOperation(self.getContext(), parent);
+            return createOpView(
+                PyOperation::forOperation(self.getContext(), parent));
           },
           "The operation whose region contains the block now.")
       .def_property_readonly(
@@ -401,15 +403,15 @@ void populateRegionsAndBlocks(py::module_ &m) {
       },
       [](PyOperationList &self, size_t i) {
         auto &block = self.block.cast<PyBlock &>();
-        return PyOperation::forOperation(block.getContext(),
-                                         &*std::next(block.get()->begin(), i));
+        return createOpView(PyOperation::forOperation(
+            block.getContext(), &*std::next(block.get()->begin(), i)));
       },
       [](PyOperationList &self) {
         auto &block = self.block.cast<PyBlock &>();
         PyMlirContext &ctx = block.getContext();
         py::list ops;
         for (Operation &op : *block.get())
-          ops.append(PyOperation::forOperation(ctx, &op));
+          ops.append(createOpView(PyOperation::forOperation(ctx, &op)));
         return ops;
       });
 
@@ -452,8 +454,8 @@ void populateValues(py::module_ &m) {
           [](PyValue &self) -> py::object {
             Value value = self.get();
             if (auto result = dyn_cast<OpResult>(value))
-              return PyOperation::forOperation(self.getContext(),
-                                               result.getOwner());
+              return createOpView(PyOperation::forOperation(
+                  self.getContext(), result.getOwner()));
             return PyBlock::create(self.getContext(),
                                    cast<BlockArgument>(value).getOwner());
           },
@@ -609,7 +611,7 @@ void populateValues(py::module_ &m) {
           "owner",
           [](PyOpOperand &self) {
             operationOf(self.operation).get();
-            return self.operation;
+            return createOpView(self.operation);
           },
           "The operation that uses the value.")
       .def_property_readonly(
