@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Downcast.h"
 #include "IRObjects.h"
 #include "Mutation.h"
 #include "OpView.h"
@@ -126,12 +127,12 @@ py::object mlir::tracking::python::makeLocation(PyMlirContext &context,
 }
 
 py::object mlir::tracking::python::makeType(PyMlirContext &context, Type type) {
-  return py::cast(PyType{context.getObject(), type});
+  return downcastType(context, type);
 }
 
 py::object mlir::tracking::python::makeAttribute(PyMlirContext &context,
                                                  Attribute attribute) {
-  return py::cast(PyAttribute{context.getObject(), attribute});
+  return downcastAttribute(context, attribute);
 }
 
 Location mlir::tracking::python::resolveLocation(const py::object &loc,

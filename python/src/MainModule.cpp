@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Core.h"
+#include "Downcast.h"
 #include "OpView.h"
 
 #include "mlir/InitAllPasses.h"
@@ -31,6 +32,9 @@ PYBIND11_MODULE(_mlirTracking, m) {
       m.def_submodule("ir", "IR objects (upstream mlir.ir names).");
   populateIRCore(ir);
   populateIRStructure(ir);
+  populateIRTypes(ir);
+  populateIRAttributes(ir);
+  populateIRAffine(ir);
   populateOpView(m, ir);
   populateStructuredOpHelpers(m);
   py::module_ passmanager =
