@@ -92,18 +92,40 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
 void mlir::tracking::python::eraseOperation(PyOperation &operation) {
   Operation *op = operation.get();
   PyMlirContext &context = operation.getContext();
-  // Erasing an op whose results are used elsewhere would leave those uses
-  // dangling (upstream asserts in debug builds only).
+  // Erasing an op whose results, block arguments or blocks are used
+  // elsewhere would leave those uses dangling (upstream asserts in debug
+  // builds only): refuse before anything changes.
+  auto refuse = [&](const std::string &what, Operation *user) {
+    throw py::value_error(
+        "cannot erase '" + op->getName().getStringRef().str() + "': " + what +
+        " is still used by '" + user->getName().getStringRef().str() +
+        "' outside it (replace or move that use first)");
+  };
+  auto describeIn = [](Operation *nested) {
+    return "'" + nested->getName().getStringRef().str() + "'";
+  };
   op->walk([&](Operation *nested) {
     for (OpResult result : nested->getResults())
       for (Operation *user : result.getUsers())
         if (!op->isAncestor(user))
-          throw py::value_error(
-              "cannot erase '" + op->getName().getStringRef().str() +
-              "': result #" + std::to_string(result.getResultNumber()) +
-              " of '" + nested->getName().getStringRef().str() +
-              "' is still used by '" + user->getName().getStringRef().str() +
-              "' (replace its uses first)");
+          refuse("result #" + std::to_string(result.getResultNumber()) +
+                     " of " + describeIn(nested),
+                 user);
+    for (Region &region : nested->getRegions())
+      for (Block &block : region) {
+        for (BlockArgument argument : block.getArguments())
+          for (Operation *user : argument.getUsers())
+            if (!op->isAncestor(user))
+              refuse("block argument #" +
+                         std::to_string(argument.getArgNumber()) +
+                         " of a block in " + describeIn(nested),
+                     user);
+        for (BlockOperand &use : block.getUses())
+          if (!op->isAncestor(use.getOwner()))
+            refuse("a block in " + describeIn(nested) +
+                       " (as a branch successor)",
+                   use.getOwner());
+      }
   });
   std::shared_ptr<RootOwner> rootOwner;
   if (!op->getBlock())

@@ -47,7 +47,8 @@ namespace __attribute__((visibility("hidden"))) python {
   void placeOperation(PyOperation & operation, Block * block,
                       Block::iterator before, llvm::StringRef label);
   /// Erases `operation` and everything nested in it; their handles become
-  /// erased. Refuses if a result is still used outside the op.
+  /// erased. Refuses if a result, block argument or block of it is still
+  /// used outside it.
   void eraseOperation(PyOperation & operation);
   /// Detaches `operation` from its block; Python then owns it.
   void detachOperation(PyOperation & operation);
