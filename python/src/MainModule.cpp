@@ -6,6 +6,7 @@
 
 #include "Core.h"
 #include "Downcast.h"
+#include "IRCompat.h"
 #include "OpView.h"
 
 #include "mlir/InitAllPasses.h"
@@ -37,6 +38,9 @@ PYBIND11_MODULE(_mlirTracking, m) {
   populateIRAffine(ir);
   populateOpView(m, ir);
   populateStructuredOpHelpers(m);
+  populateIRDiagnostics(ir);
+  populateIRSymbols(ir);
+  populateIRCompat(ir);
   py::module_ passmanager =
       m.def_submodule("passmanager", "The tracked pass manager.");
   populatePassManager(passmanager);
