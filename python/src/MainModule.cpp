@@ -8,6 +8,7 @@
 #include "Downcast.h"
 #include "IRCompat.h"
 #include "OpView.h"
+#include "Rewrite.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tracking/Passes.h"
@@ -44,4 +45,9 @@ PYBIND11_MODULE(_mlirTracking, m) {
   py::module_ passmanager =
       m.def_submodule("passmanager", "The tracked pass manager.");
   populatePassManager(passmanager);
+  populatePythonPasses(passmanager);
+  populatePassVerification(passmanager);
+  py::module_ rewrite = m.def_submodule(
+      "rewrite", "Pattern rewriting and dialect conversion, tracked.");
+  populateRewrite(rewrite);
 }
