@@ -33,4 +33,7 @@ PYBIND11_MODULE(_mlirTracking, m) {
   py::module_ passmanager =
       m.def_submodule("passmanager", "The tracked pass manager.");
   populatePassManager(passmanager);
+  py::module_ transformInterpreter = m.def_submodule(
+      "transform_interpreter", "The transform interpreter with tracking.");
+  populateTransformInterpreter(transformInterpreter);
 }
