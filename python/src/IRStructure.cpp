@@ -6,6 +6,7 @@
 
 #include "IRObjects.h"
 #include "Mutation.h"
+#include "OpView.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/CAPI/IR.h"
@@ -205,7 +206,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "owner",
           [](PyRegion &self) {
             self.get();
-            return self.operation;
+            return createOpView(self.operation);
           },
           "The operation that has the region.")
       .def(
@@ -296,7 +297,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "owner",
           [](PyBlock &self) {
             self.get();
-            return self.operation;
+            return createOpView(self.operation);
           },
           "The operation whose region contains the block.")
       .def_property_readonly(
@@ -377,16 +378,16 @@ void populateRegionsAndBlocks(py::module_ &m) {
       },
       [](PyOperationList &self, size_t i) {
         auto &block = self.block.cast<PyBlock &>();
-        return PyOperation::forOperation(
+        return createOpView(PyOperation::forOperation(
             operationOf(block.operation).getContext(),
-            &*std::next(block.get()->begin(), i));
+            &*std::next(block.get()->begin(), i)));
       },
       [](PyOperationList &self) {
         auto &block = self.block.cast<PyBlock &>();
         PyMlirContext &ctx = operationOf(block.operation).getContext();
         py::list ops;
         for (Operation &op : *block.get())
-          ops.append(PyOperation::forOperation(ctx, &op));
+          ops.append(createOpView(PyOperation::forOperation(ctx, &op)));
         return ops;
       });
 
@@ -427,7 +428,7 @@ void populateValues(py::module_ &m) {
           "owner",
           [](PyValue &self) {
             self.get();
-            return self.parent;
+            return self.isResult ? createOpView(self.parent) : self.parent;
           },
           "The defining Operation (for a result) or Block (for an "
           "argument).")
@@ -549,7 +550,7 @@ void populateValues(py::module_ &m) {
           "owner",
           [](PyOpOperand &self) {
             operationOf(self.operation).get();
-            return self.operation;
+            return createOpView(self.operation);
           },
           "The operation that uses the value.")
       .def_property_readonly(
