@@ -45,6 +45,9 @@ PYBIND11_MODULE(_mlirTracking, m) {
   py::module_ passmanager =
       m.def_submodule("passmanager", "The tracked pass manager.");
   populatePassManager(passmanager);
+  py::module_ transformInterpreter = m.def_submodule(
+      "transform_interpreter", "The transform interpreter with tracking.");
+  populateTransformInterpreter(transformInterpreter);
   populatePythonPasses(passmanager);
   populatePassVerification(passmanager);
   py::module_ rewrite = m.def_submodule(
