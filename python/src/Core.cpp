@@ -5,9 +5,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Core.h"
+#include "IRCompat.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -105,13 +107,16 @@ py::object mlir::tracking::python::getInvalidatedHandleErrorClass() {
 }
 
 DiagnosticCapture::DiagnosticCapture(MLIRContext *context) : context(context) {
-  id = context->getDiagEngine().registerHandler([this](Diagnostic &diag) {
-    if (diag.getSeverity() != DiagnosticSeverity::Error)
-      return failure();
-    std::lock_guard<std::mutex> lock(mutex);
-    diagnostics.push_back(recordDiagnostic(diag));
-    return success();
-  });
+  // Read under the GIL here: the handler may run on other threads.
+  bool propagate = getEmitErrorDiagnostics(context);
+  id = context->getDiagEngine().registerHandler(
+      [this, propagate](Diagnostic &diag) {
+        if (diag.getSeverity() != DiagnosticSeverity::Error)
+          return failure();
+        std::lock_guard<std::mutex> lock(mutex);
+        diagnostics.push_back(recordDiagnostic(diag));
+        return propagate ? failure() : success();
+      });
 }
 
 DiagnosticCapture::~DiagnosticCapture() {
@@ -227,6 +232,7 @@ PyMlirContext::PyMlirContext() {
   DialectRegistry dialects;
   registerAllDialects(dialects);
   registerAllExtensions(dialects);
+  appendPluginDialects(dialects);
   context = std::make_unique<MLIRContext>(dialects);
   context->loadAllAvailableDialects();
   registry = std::make_unique<HandleRegistry>(context.get());
@@ -236,6 +242,7 @@ PyMlirContext::PyMlirContext() {
 
 PyMlirContext::~PyMlirContext() {
   getContexts().erase(context.get());
+  setEmitErrorDiagnostics(context.get(), false);
   // Every Python object that refers to IR keeps its context alive, so no
   // owner and no handle object is left: the registry goes first, then the
   // context it belongs to.
@@ -253,6 +260,30 @@ PyMlirContext::~PyMlirContext() {
 
 py::object PyMlirContext::getObject() {
   return py::cast(this, py::return_value_policy::reference);
+}
+
+size_t mlir::tracking::python::getNumLiveContexts() {
+  return getContexts().size();
+}
+
+namespace {
+/// The contexts with `Context.emit_error_diagnostics` set.
+llvm::DenseSet<MLIRContext *> &emitErrorContexts() {
+  static auto *contexts = new llvm::DenseSet<MLIRContext *>();
+  return *contexts;
+}
+} // namespace
+
+bool mlir::tracking::python::getEmitErrorDiagnostics(MLIRContext *context) {
+  return emitErrorContexts().contains(context);
+}
+
+void mlir::tracking::python::setEmitErrorDiagnostics(MLIRContext *context,
+                                                     bool value) {
+  if (value)
+    emitErrorContexts().insert(context);
+  else
+    emitErrorContexts().erase(context);
 }
 
 PyMlirContext *PyMlirContext::lookup(MLIRContext *context) {
