@@ -637,6 +637,53 @@ void HandleRegistry::invalidateDetached(DetachedRecords &records,
   }
 }
 
+void HandleRegistry::resolveDetached(const OpHandle &handle, Operation *op,
+                                     HandleState state,
+                                     const EventSource &source,
+                                     StringRef reason) {
+  if (!handle.record)
+    return;
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  HandleRecord *record = RegistryImpl::canonical(handle.record.get());
+  if (record->state != HandleState::Live || record->mapped)
+    return;
+  if (!op) {
+    record->op = nullptr;
+    record->state = state;
+    TrackingEvent event = makeEvent(state == HandleState::Erased
+                                        ? TrackingEvent::Kind::Erased
+                                        : TrackingEvent::Kind::Invalidated,
+                                    record, source);
+    event.reason = reason.str();
+    impl->record(record, std::move(event));
+    return;
+  }
+  // The old address is only compared, never dereferenced: it may be freed.
+  bool replaced = record->op != op;
+  std::string name = op->getName().getStringRef().str();
+  std::string location = printLocation(op->getLoc());
+  std::shared_ptr<HandleRecord> existing = impl->lookup(op);
+  if (replaced || existing) {
+    TrackingEvent event =
+        makeEvent(TrackingEvent::Kind::Replaced, record, source);
+    event.replacement = name + " at " + location;
+    event.reason = reason.str();
+    if (existing) {
+      event.reason = "merged with the handle that already referred to it";
+      impl->record(record, std::move(event));
+      record->op = nullptr;
+      record->forwardHistoryStart =
+          existing->historyDropped + existing->history.size();
+      record->forward = std::move(existing);
+      return;
+    }
+    impl->record(record, std::move(event));
+  }
+  record->lastName = std::move(name);
+  record->lastLocation = std::move(location);
+  impl->map(record, op);
+}
+
 void HandleRegistry::setEventObserver(
     std::function<void(const TrackingEvent &)> observer) {
   std::lock_guard<std::mutex> lock(impl->mutex);
@@ -671,6 +718,56 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
       problems.push_back("handle to '" + record->lastName + "' at " +
                          record->lastLocation +
                          " is indexed under the wrong scope");
+  }
+  return problems;
+}
+
+std::vector<std::string>
+HandleRegistry::verifyNested(Operation *anchor, const EventSource *repair) {
+  llvm::DenseMap<Operation *, StringRef> present;
+  anchor->walk([&](Operation *op) {
+    if (op != anchor)
+      present[op] = op->getName().getStringRef();
+  });
+  std::vector<std::string> problems;
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  if (!impl->scopes.count(anchor))
+    return problems;
+  // The scope subtree from the index alone; keys of scopes that a pass freed
+  // behind the listener's back are compared, never dereferenced.
+  SmallVector<Operation *> worklist = {anchor};
+  SmallVector<HandleRecord *> records;
+  for (size_t i = 0; i < worklist.size(); ++i) {
+    ScopeInfo &info = impl->scopes[worklist[i]];
+    records.append(info.records.begin(), info.records.end());
+    worklist.append(info.children.begin(), info.children.end());
+  }
+  for (HandleRecord *record : records) {
+    std::string problem;
+    auto it = present.find(record->op);
+    if (it == present.end())
+      problem = "handle to '" + record->lastName + "' at " +
+                record->lastLocation +
+                " maps an op that is no longer in the IR";
+    else if (it->second != record->lastName)
+      problem = "handle to '" + record->lastName + "' at " +
+                record->lastLocation + " now points at '" + it->second.str() +
+                "'";
+    else if (record->scope != RegistryImpl::scopeOf(record->op))
+      problem = "handle to '" + record->lastName + "' at " +
+                record->lastLocation + " is indexed under the wrong scope";
+    if (problem.empty())
+      continue;
+    problems.push_back(problem);
+    if (!repair)
+      continue;
+    impl->unmap(record);
+    record->op = nullptr;
+    record->state = HandleState::Invalidated;
+    TrackingEvent event =
+        makeEvent(TrackingEvent::Kind::Invalidated, record, *repair);
+    event.reason = "tracking verification: " + problem;
+    impl->record(record, std::move(event));
   }
   return problems;
 }

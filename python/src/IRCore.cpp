@@ -508,7 +508,7 @@ void populateModule(py::module_ &m) {
           [](PyModule &self) {
             PyOperation &operation = self.getOperation();
             Operation *op = operation.get();
-            return PyBlock{self.operation, &op->getRegion(0).front()};
+            return PyBlock::make(self.operation, &op->getRegion(0).front());
           },
           "The module's only block.")
       .def_property_readonly(
@@ -662,7 +662,8 @@ void populateOperation(py::module_ &m) {
               throw py::value_error(
                   "cannot call .result on an operation with " +
                   std::to_string(op->getNumResults()) + " results");
-            return py::cast(PyOpResult{{self, 0, true}});
+            return PyValue::create(asOperation(self).getContext(),
+                                   op->getResult(0));
           },
           "The only result; ValueError unless there is exactly one.")
       .def_property_readonly(
@@ -907,8 +908,7 @@ void populateOperation(py::module_ &m) {
       .def(
           "__hash__",
           [](PyOperation &self) {
-            return std::hash<const void *>()(
-                self.getHandle().getIdentityKey());
+            return std::hash<const void *>()(self.getHandle().getIdentityKey());
           },
           "Consistent with ==; never changes.")
       .def(

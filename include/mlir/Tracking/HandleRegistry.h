@@ -205,6 +205,15 @@ public:
   /// caller destroys `records` afterwards, outside any registry call.
   void invalidateDetached(DetachedRecords &records, const EventSource &source,
                           llvm::StringRef reason);
+  /// Settles one handle taken out by `detachNestedRecords` (still detached
+  /// and live) when the caller learnt what became of its op, e.g. from the
+  /// transform interpreter's own tracking. Fires after the IR change. A
+  /// non-null `op` makes the handle live on `op` (a "replaced" event if it is
+  /// not the handle's old op; merged into `op`'s handle if `op` has one);
+  /// with a null `op` the handle becomes `state` (erased or invalidated).
+  /// Handles not detached, or already settled, are left alone.
+  void resolveDetached(const OpHandle &handle, Operation *op, HandleState state,
+                       const EventSource &source, llvm::StringRef reason);
 
   /// Installs a callback run on every event (under the registry lock: it
   /// must not call back into the registry).
@@ -215,6 +224,16 @@ public:
   /// name. Returns a description of each violation. For tests and fuzzing;
   /// walks the whole IR.
   std::vector<std::string> verifyAgainst(Operation *root) const;
+
+  /// Checks the records strictly nested in `anchor` (found from the scope
+  /// index, as for `detachNestedRecords`) against the IR under `anchor`: each
+  /// must map an op that is still there, with its recorded name and scope.
+  /// Only walks `anchor`, so it may run while other threads rewrite other
+  /// anchors. With `repair`, each record found wrong is taken out of the map
+  /// and invalidated with `source` and the problem as reason, so that no
+  /// freed address stays in the registry. Returns one line per problem.
+  std::vector<std::string> verifyNested(Operation *anchor,
+                                        const EventSource *repair = nullptr);
 
 private:
   MLIRContext *context;
