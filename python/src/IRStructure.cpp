@@ -6,6 +6,7 @@
 
 #include "IRObjects.h"
 #include "Mutation.h"
+#include "RunGuard.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/CAPI/IR.h"
@@ -239,6 +240,8 @@ void populateRegionsAndBlocks(py::module_ &m) {
       },
       [](PyBlockList &self) {
         auto &region = self.region.cast<PyRegion &>();
+        // Allocating may run a finalizer that lets another thread in.
+        IRPin pin(operationOf(region.operation), "iterating a BlockList");
         py::list blocks;
         for (Block &block : *region.get())
           blocks.append(PyBlock{region.operation, &block});
@@ -257,7 +260,15 @@ void populateRegionsAndBlocks(py::module_ &m) {
               argLocs.is_none()
                   ? resolveLocation(py::none(), ctx)
                   : argLocs.cast<py::list>()[i].cast<PyLocation &>().location;
-          block->addArgument(type.cast<PyType &>().type, loc);
+          Type argType = type.cast<PyType &>().type;
+          try {
+            checkSameContext(ctx, argType.getContext(), "an argument type");
+            checkSameContext(ctx, loc->getContext(), "an argument location");
+          } catch (...) {
+            delete block;
+            throw;
+          }
+          block->addArgument(argType, loc);
           ++i;
         }
         r->push_back(block);
@@ -311,6 +322,10 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "add_argument",
           [](PyBlock &self, PyType &type, PyLocation &loc) {
             Block *block = self.get();
+            PyMlirContext &ctx = operationOf(self.operation).getContext();
+            checkSameContext(ctx, type.type.getContext(), "an argument type");
+            checkSameContext(ctx, loc.location->getContext(),
+                             "an argument location");
             BlockArgument argument =
                 block->addArgument(type.type, loc.location);
             return PyValue::create(operationOf(self.operation).getContext(),
@@ -331,15 +346,21 @@ void populateRegionsAndBlocks(py::module_ &m) {
           [](PyRegion &parent, py::list argTypes, py::object argLocs) {
             Region *region = parent.get();
             PyMlirContext &ctx = operationOf(parent.operation).getContext();
-            auto *block = new Block();
+            std::vector<std::pair<Type, Location>> arguments;
             for (size_t i = 0; i < argTypes.size(); ++i) {
               Location loc = argLocs.is_none()
                                  ? resolveLocation(py::none(), ctx)
                                  : argLocs.cast<py::list>()[i]
                                        .cast<PyLocation &>()
                                        .location;
-              block->addArgument(argTypes[i].cast<PyType &>().type, loc);
+              Type type = argTypes[i].cast<PyType &>().type;
+              checkSameContext(ctx, type.getContext(), "an argument type");
+              checkSameContext(ctx, loc->getContext(), "an argument location");
+              arguments.emplace_back(type, loc);
             }
+            auto *block = new Block();
+            for (auto [type, loc] : arguments)
+              block->addArgument(type, loc);
             region->push_front(block);
             return PyBlock{parent.operation, block};
           },
@@ -384,6 +405,8 @@ void populateRegionsAndBlocks(py::module_ &m) {
       [](PyOperationList &self) {
         auto &block = self.block.cast<PyBlock &>();
         PyMlirContext &ctx = operationOf(block.operation).getContext();
+        // Allocating may run a finalizer that lets another thread in.
+        IRPin pin(operationOf(block.operation), "iterating an OperationList");
         py::list ops;
         for (Operation &op : *block.get())
           ops.append(PyOperation::forOperation(ctx, &op));
@@ -440,6 +463,12 @@ void populateValues(py::module_ &m) {
           [](PyValue &self) {
             Value value = self.get();
             PyMlirContext &ctx = self.getContext();
+            // Allocating may run a finalizer that lets another thread in.
+            IRPin pin(
+                operationOf(self.isResult
+                                ? self.parent
+                                : self.parent.cast<PyBlock &>().operation),
+                "Value.uses");
             py::list uses;
             for (OpOperand &use : value.getUses())
               uses.append(
@@ -504,6 +533,8 @@ void populateValues(py::module_ &m) {
             if (!context)
               throw py::value_error(
                   "the value's context was not created by mlir_tracking");
+            // A raw pointer may point into IR a pipeline is running on.
+            checkNoRunIn(*context, "Value._CAPICreate");
             return PyValue::create(*context, value);
           },
           py::arg("capsule"), "The Value of a capsule.")
@@ -521,6 +552,9 @@ void populateValues(py::module_ &m) {
             } catch (const InvalidatedHandleException &) {
               return std::string("<mlir_tracking.ir.Value of a handle that "
                                  "is not live>");
+            } catch (const IRInUseException &) {
+              return std::string("<mlir_tracking.ir.Value in IR a pass "
+                                 "pipeline is running on>");
             }
           },
           "Like str(); never raises.");
@@ -654,9 +688,11 @@ void populateAttributeMap(py::module_ &m) {
           "__setitem__",
           [](PyOpAttributeMap &self, const std::string &name,
              PyAttribute &attribute) {
-            operationOf(self.operation)
-                .get()
-                ->setAttr(name, attribute.attribute);
+            PyOperation &op = operationOf(self.operation);
+            Operation *owner = op.get();
+            checkSameContext(op.getContext(), attribute.attribute.getContext(),
+                             "an attribute");
+            owner->setAttr(name, attribute.attribute);
           },
           py::arg("name"), py::arg("attr"), "Sets attribute `name`.")
       .def(
