@@ -57,7 +57,13 @@ def main():
         PassManager.parse("builtin.module(canonicalize,cse)").run(module)
         for label, op in held.items():
             fate(label, op)
-        print(f"  %ax == %ax_again: {held['%ax'] == held['%ax_again']}")
+        # CSE merged %ax_again into %ax: both handles now refer to one op
+        # (`same_op`), yet they stay distinct dict keys (`==` and `hash`
+        # never change), and `canonical_handle` is the op's own handle.
+        ax, ax_again = held["%ax"], held["%ax_again"]
+        print(f"  %ax_again.same_op(%ax): {ax_again.same_op(ax)}, "
+              f"%ax_again == %ax: {ax_again == ax}, "
+              f"canonical_handle is %ax: {ax_again.canonical_handle is ax}")
 
         print()
         print("== func.func(loop-invariant-code-motion) (not precise)")

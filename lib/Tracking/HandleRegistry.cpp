@@ -413,6 +413,10 @@ const void *OpHandle::getKey() const {
   return RegistryImpl::canonical(record.get());
 }
 
+bool OpHandle::sameOp(const OpHandle &other) const {
+  return getKey() == other.getKey();
+}
+
 //===----------------------------------------------------------------------===//
 // HandleRegistry
 //===----------------------------------------------------------------------===//

@@ -405,7 +405,9 @@ PyOperation::~PyOperation() {
 
 py::object PyOperation::forOperation(PyMlirContext &context, Operation *op) {
   OpHandle handle = context.getRegistry().getHandle(op);
-  const void *key = handle.getKey();
+  // The record mapped at `op` is the canonical one for it: its identity key
+  // is the key of the object every path to `op` returns.
+  const void *key = handle.getIdentityKey();
   auto it = context.liveOperations.find(key);
   if (it != context.liveOperations.end())
     return py::cast(it->second, py::return_value_policy::reference);

@@ -890,14 +890,41 @@ void populateOperation(py::module_ &m) {
             if (py::isinstance<PyModule>(other))
               other = other.cast<PyModule &>().operation;
             return py::isinstance<PyOperation>(other) &&
-                   other.cast<PyOperation &>().getHandle() == self.getHandle();
+                   other.cast<PyOperation &>().getHandle().getIdentityKey() ==
+                       self.getHandle().getIdentityKey();
           },
           py::arg("other"),
-          "Equal when both handles refer to the same op (also after one "
-          "followed a replacement onto the other's op).")
+          "Equal when both are the same handle. Never changes over the "
+          "handle's life, so handles are safe in dicts and sets across "
+          "pipelines; use `same_op` to ask whether two handles refer to the "
+          "same op now.")
       .def(
-          "__hash__", [](PyOperation &self) { return self.getHandle().hash(); },
-          "Consistent with ==.")
+          "__hash__",
+          [](PyOperation &self) {
+            return std::hash<const void *>()(
+                self.getHandle().getIdentityKey());
+          },
+          "Consistent with ==; never changes.")
+      .def(
+          "same_op",
+          [](PyOperation &self, py::object other) {
+            return self.getHandle().sameOp(castToOperation(other).getHandle());
+          },
+          py::arg("other"),
+          "True if this handle and `other` (an Operation or Module) refer to "
+          "the same op now: the same handle, or one that followed a "
+          "replacement (a CSE merge) onto the other's op. Two handles that "
+          "are not live are the same op only if they were merged before.")
+      .def_property_readonly(
+          "canonical_handle",
+          [](PyOperation &self) {
+            return PyOperation::forOperation(self.getContext(), self.get());
+          },
+          "The handle of the op this handle refers to now: the object every "
+          "path to the op returns (`block.operations[i]`, `parent`, walks). "
+          "It is `self` unless this handle was merged onto an op that "
+          "already had one (CSE). Raises InvalidatedHandleError if not "
+          "live.")
       .def_property_readonly(
           "_CAPIPtr",
           [](PyOperation &self) {

@@ -116,6 +116,15 @@ public:
   /// the record this one was merged into).
   const void *getKey() const;
 
+  // Identity (Python's `==`/`hash` rule: never changes over a handle's life).
+  /// A key naming this handle's own record: unlike `getKey()` it does not
+  /// change when the handle is merged into another one, so it is safe as a
+  /// key of hash maps and sets held across rewrites.
+  const void *getIdentityKey() const { return record.get(); }
+  /// True if both handles refer to the same op now (after a merge, the
+  /// handle followed onto the op of `other`), or are the same handle.
+  bool sameOp(const OpHandle &other) const;
+
 private:
   friend struct detail::RegistryImpl;
   friend class HandleRegistry;
