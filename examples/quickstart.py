@@ -63,7 +63,7 @@ def main():
         ax, ax_again = held["%ax"], held["%ax_again"]
         print(f"  %ax_again.same_op(%ax): {ax_again.same_op(ax)}, "
               f"%ax_again == %ax: {ax_again == ax}, "
-              f"canonical_handle is %ax: {ax_again.canonical_handle is ax}")
+              f"canonical_handle is %ax: {ax_again.canonical_handle is ax.operation}")
 
         print()
         print("== func.func(loop-invariant-code-motion) (not precise)")

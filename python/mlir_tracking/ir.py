@@ -10,12 +10,14 @@ from ._errors import (
     MLIRError,
 )
 from ._mlirTracking.ir import (
+    AttrBuilder,
     Attribute,
     Block,
     BlockArgument,
     BlockArgumentList,
     BlockList,
     Context,
+    Dialect,
     InsertionPoint,
     Location,
     Module,
@@ -25,6 +27,7 @@ from ._mlirTracking.ir import (
     OpOperandList,
     OpResult,
     OpResultList,
+    OpView,
     Operation,
     OperationList,
     Region,
@@ -36,6 +39,7 @@ from ._mlirTracking.ir import (
 )
 
 __all__ = [
+    "AttrBuilder",
     "Attribute",
     "Block",
     "BlockArgument",
@@ -43,6 +47,7 @@ __all__ = [
     "BlockList",
     "Context",
     "DiagnosticInfo",
+    "Dialect",
     "DiagnosticSeverity",
     "InsertionPoint",
     "InvalidatedHandleError",
@@ -55,6 +60,7 @@ __all__ = [
     "OpOperandList",
     "OpResult",
     "OpResultList",
+    "OpView",
     "Operation",
     "OperationList",
     "Region",
@@ -63,4 +69,8 @@ __all__ = [
     "Value",
     "WalkOrder",
     "WalkResult",
+    "register_attribute_builder",
 ]
+
+# Last: the builders refer back to this module.
+from ._attr_builders import register_attribute_builder  # noqa: E402

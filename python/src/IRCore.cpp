@@ -6,6 +6,7 @@
 
 #include "IRObjects.h"
 #include "Mutation.h"
+#include "OpView.h"
 #include "RunGuard.h"
 #include "Walk.h"
 
@@ -110,6 +111,8 @@ happened to the op. The same live op always gives the same Python object.)";
 PyOperation &mlir::tracking::python::castToOperation(const py::handle &object) {
   if (py::isinstance<PyModule>(object))
     return object.cast<PyModule &>().getOperation();
+  if (PyOperation *viewed = unwrapOpView(object))
+    return *viewed;
   if (!py::isinstance<PyOperation>(object))
     throw py::type_error("expected an ir.Operation or ir.Module, got " +
                          py::repr(py::type::of(object)).cast<std::string>());
@@ -750,7 +753,7 @@ void populateOperation(py::module_ &m) {
             Operation *copy = self.get()->clone();
             py::object result = PyOperation::adopt(self.getContext(), copy);
             maybeInsert(result.cast<PyOperation &>(), ip);
-            return result;
+            return createOpView(result);
           },
           py::arg("ip") = py::none(),
           "A deep copy, inserted at `ip` (None: the current insertion point "
@@ -889,6 +892,8 @@ void populateOperation(py::module_ &m) {
           [](PyOperation &self, py::object other) {
             if (py::isinstance<PyModule>(other))
               other = other.cast<PyModule &>().operation;
+            if (PyOperation *viewed = unwrapOpView(other))
+              other = py::cast(viewed, py::return_value_policy::reference);
             return py::isinstance<PyOperation>(other) &&
                    other.cast<PyOperation &>().getHandle().getIdentityKey() ==
                        self.getHandle().getIdentityKey();
@@ -920,8 +925,9 @@ void populateOperation(py::module_ &m) {
           [](PyOperation &self) {
             return PyOperation::forOperation(self.getContext(), self.get());
           },
-          "The handle of the op this handle refers to now: the object every "
-          "path to the op returns (`block.operations[i]`, `parent`, walks). "
+          "The handle of the op this handle refers to now: the Operation every "
+          "path to the op returns (`parent`, walks, the `.operation` of the "
+          "views `block.operations[i]` returns). "
           "It is `self` unless this handle was merged onto an op that "
           "already had one (CSE). Raises InvalidatedHandleError if not "
           "live.")

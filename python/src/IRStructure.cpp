@@ -6,6 +6,7 @@
 
 #include "IRObjects.h"
 #include "Mutation.h"
+#include "OpView.h"
 #include "RunGuard.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
@@ -206,7 +207,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "owner",
           [](PyRegion &self) {
             self.get();
-            return self.operation;
+            return createOpView(self.operation);
           },
           "The operation that has the region.")
       .def(
@@ -307,7 +308,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "owner",
           [](PyBlock &self) {
             self.get();
-            return self.operation;
+            return createOpView(self.operation);
           },
           "The operation whose region contains the block.")
       .def_property_readonly(
@@ -398,9 +399,9 @@ void populateRegionsAndBlocks(py::module_ &m) {
       },
       [](PyOperationList &self, size_t i) {
         auto &block = self.block.cast<PyBlock &>();
-        return PyOperation::forOperation(
+        return createOpView(PyOperation::forOperation(
             operationOf(block.operation).getContext(),
-            &*std::next(block.get()->begin(), i));
+            &*std::next(block.get()->begin(), i)));
       },
       [](PyOperationList &self) {
         auto &block = self.block.cast<PyBlock &>();
@@ -409,7 +410,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
         IRPin pin(operationOf(block.operation), "iterating an OperationList");
         py::list ops;
         for (Operation &op : *block.get())
-          ops.append(PyOperation::forOperation(ctx, &op));
+          ops.append(createOpView(PyOperation::forOperation(ctx, &op)));
         return ops;
       });
 
@@ -450,7 +451,7 @@ void populateValues(py::module_ &m) {
           "owner",
           [](PyValue &self) {
             self.get();
-            return self.parent;
+            return self.isResult ? createOpView(self.parent) : self.parent;
           },
           "The defining Operation (for a result) or Block (for an "
           "argument).")
@@ -583,7 +584,7 @@ void populateValues(py::module_ &m) {
           "owner",
           [](PyOpOperand &self) {
             operationOf(self.operation).get();
-            return self.operation;
+            return createOpView(self.operation);
           },
           "The operation that uses the value.")
       .def_property_readonly(

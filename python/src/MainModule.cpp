@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Core.h"
+#include "OpView.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tracking/Passes.h"
@@ -30,6 +31,8 @@ PYBIND11_MODULE(_mlirTracking, m) {
       m.def_submodule("ir", "IR objects (upstream mlir.ir names).");
   populateIRCore(ir);
   populateIRStructure(ir);
+  populateOpView(m, ir);
+  populateStructuredOpHelpers(m);
   py::module_ passmanager =
       m.def_submodule("passmanager", "The tracked pass manager.");
   populatePassManager(passmanager);

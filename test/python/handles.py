@@ -39,7 +39,7 @@ def test_identity():
         func, (c1, addi, region_op, ret) = ops_of(m)
         # CHECK: True True True
         print(m.body.operations[0] is func, addi.operands[1].owner is c1,
-              ir.Operation._CAPICreate(addi._CAPIPtr) is addi)
+              ir.Operation._CAPICreate(addi._CAPIPtr) is addi.operation)
         # CHECK: True True
         print(addi == m.body.operations[0].regions[0].blocks[0].operations[1],
               hash(addi) == hash(func.regions[0].blocks[0].operations[1]))
@@ -111,11 +111,11 @@ def test_detach_move_clone():
         print(region_op.parent, region_op.block, region_op.handle_state,
               muli.handle_state)
         # CHECK: True
-        print(muli.parent is region_op)
+        print(muli.parent is region_op.operation)
         # Move it back after addi.
         region_op.move_after(addi)
         # CHECK: True
-        print(region_op.parent is func)
+        print(region_op.parent is func.operation)
         c1.move_before(addi)
         # Move addi to the end, then back.
         addi.move_after(region_op)
@@ -134,12 +134,12 @@ def test_detach_move_clone():
         with ir.InsertionPoint(func.regions[0].blocks[0]):
             copy2 = addi.clone()
         # CHECK: True
-        print(copy2.parent is func)
+        print(copy2.parent is func.operation)
         copy2.erase()
         # Insert the detached clone into the function: its handle follows.
         ir.InsertionPoint(func.regions[0].blocks[0]).insert(copy)
         # CHECK: True live
-        print(copy.parent is func, copy_muli.handle_state)
+        print(copy.parent is func.operation, copy_muli.handle_state)
         try:
             ir.InsertionPoint(func.regions[0].blocks[0]).insert(copy)
         except ValueError as e:

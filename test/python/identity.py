@@ -56,7 +56,7 @@ def test_merged_handles_in_dict_and_set():
               first.same_op(muli))
         # The op's own handle is what every path to the op returns.
         # CHECK: True True True
-        print(second.canonical_handle is first,
+        print(second.canonical_handle is first.operation,
               ret.operands[1].owner is first,
               second.canonical_handle.same_op(second))
         # same_op accepts a Module (its operation) and rejects other objects.

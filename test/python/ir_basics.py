@@ -227,7 +227,7 @@ def test_operation_properties():
         # CHECK: <mlir_tracking.ir.Operation 'arith.addi' at loc("-":3:8) (live)>
         print(repr(addi))
         # CHECK: True
-        print(addi.operation is addi)
+        print(addi.operation.operation is addi.operation)
 
 
 # CHECK-LABEL: TEST: test_attributes
@@ -380,7 +380,7 @@ def test_walk():
         m.operation.walk(lambda op: seen.append(op))
         func = m.body.operations[0]
         # CHECK: True
-        print(seen[3] is func)
+        print(seen[3] is func.operation)
 
 
 # CHECK-LABEL: TEST: test_value_replace_all_uses_with
@@ -413,7 +413,7 @@ def test_insertion_point_variants():
         i32 = ir.Type.parse("i32")
         ip = ir.InsertionPoint.at_block_terminator(block)
         # CHECK: True
-        print(ip.ref_operation is block.operations[-1] and ip.block == block)
+        print(ip.ref_operation is block.operations[-1].operation and ip.block == block)
         with ip:
             c = ir.Operation.create("arith.constant", results=[i32],
                                     attributes={"value": ir.Attribute.parse("4 : i32")})
@@ -423,7 +423,7 @@ def test_insertion_point_variants():
                                     ip=False)
             e = c.clone(ip=False)
         # CHECK: True None None
-        print(c.parent is m.body.operations[0], d.parent, e.parent)
+        print(c.parent is m.body.operations[0].operation, d.parent, e.parent)
         # CHECK: arith.constant 4 : i32
         # CHECK-NEXT: return
         print(block)

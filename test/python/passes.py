@@ -110,7 +110,8 @@ def test_cse_followed():
         print(first.handle_state, second.handle_state, first == second,
               first.same_op(second), first is second)
         # CHECK: True True
-        print(second.canonical_handle is first, first.canonical_handle is first)
+        print(second.canonical_handle is first.operation,
+              first.canonical_handle is first.operation)
         # CHECK: cse on builtin.module: arith.addi at loc("-":4:18): replaced by arith.addi at loc("-":3:18)
         print(second.handle_history[0])
         # CHECK: True True
@@ -142,7 +143,7 @@ def test_inlined_out_of_region_survives():
         # CHECK: scf.if erased
         print("scf.if", if_op.handle_state)
         # CHECK: muli live True
-        print("muli", muli.handle_state, muli.parent is func)
+        print("muli", muli.handle_state, muli.parent is func.operation)
         # CHECK: arith.muli %arg0, %arg0
         print(muli)
         # CHECK: []

@@ -23,7 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlir/Tracking/Fuzz.h"
+#include "Fuzz.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // Upstream's `cse` run through `eliminateCommonSubExpressions` with a rewriter
-// whose listener is the tracking listener. Like the tracked canonicalizer it
-// keeps upstream's TypeID and is marked precise per instance.
+// whose listener is the tracking listener. Its argument, name, description and
+// statistics come from MLIR's installed `mlir/Transforms/Passes.td` through
+// `mlir-tblgen -gen-pass-decls`. Like the tracked canonicalizer it keeps
+// upstream's TypeID (see `resolveTypeID`) and is marked precise per instance.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,13 +22,15 @@
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/Passes.h"
 
+namespace mlir::tracking {
+#define GEN_PASS_DECL_CSE
+#define GEN_PASS_DEF_CSE
+#include "UpstreamTransformsPasses.h.inc"
+} // namespace mlir::tracking
+
 using namespace mlir;
 
 namespace {
-TypeID getUpstreamCSEID() {
-  static TypeID id = createCSEPass()->getTypeID();
-  return id;
-}
 
 /// Tracks what CSE does and counts it for upstream's statistics.
 class CSEStatisticsListener : public tracking::TrackingListener {
@@ -54,24 +58,20 @@ private:
   llvm::SmallPtrSet<Operation *, 16> replaced;
 };
 
-class TrackedCSEPass : public OperationPass<> {
+class TrackedCSEPass : public tracking::impl::CSEBase<TrackedCSEPass> {
 public:
-  TrackedCSEPass() : OperationPass<>(getUpstreamCSEID()) {
-    tracking::registerPreciseInstance(this);
+  /// The TypeID the generated base gives this pass (through
+  /// `TypeID::get<TrackedCSEPass>()`): upstream's, not our own.
+  static TypeID resolveTypeID() {
+    static TypeID id = createCSEPass()->getTypeID();
+    return id;
   }
-  TrackedCSEPass(const TrackedCSEPass &other) : OperationPass<>(other) {
+
+  TrackedCSEPass() { tracking::registerPreciseInstance(this); }
+  TrackedCSEPass(const TrackedCSEPass &other) : Base(other) {
     tracking::registerPreciseInstance(this);
   }
   ~TrackedCSEPass() override { tracking::unregisterPreciseInstance(this); }
-
-  StringRef getArgument() const override { return "cse"; }
-  StringRef getDescription() const override {
-    return "Eliminate common sub-expressions";
-  }
-  StringRef getName() const override { return "CSE"; }
-  std::unique_ptr<Pass> clonePass() const override {
-    return std::make_unique<TrackedCSEPass>(*this);
-  }
 
   void runOnOperation() override {
     CSEStatisticsListener listener;
@@ -85,10 +85,6 @@ public:
       return markAllAnalysesPreserved();
     markAnalysesPreserved<DominanceInfo, PostDominanceInfo>();
   }
-
-private:
-  Statistic numCSE{this, "num-cse'd", "Number of operations CSE'd"};
-  Statistic numDCE{this, "num-dce'd", "Number of operations DCE'd"};
 };
 } // namespace
 

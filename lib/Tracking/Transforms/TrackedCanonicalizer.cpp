@@ -5,9 +5,14 @@
 //===----------------------------------------------------------------------===//
 //
 // Upstream's `canonicalize`, with the tracking listener attached to the greedy
-// driver. It keeps upstream's pass TypeID so that it can take the
-// `canonicalize` registration (the pass registry rejects two TypeIDs for one
-// argument); it is marked precise per instance because upstream's own
+// driver. Its argument, name, description and options (names, types,
+// defaults, descriptions) are upstream's: the base class is generated at build
+// time by `mlir-tblgen -gen-pass-decls` from MLIR's installed
+// `mlir/Transforms/Passes.td`.
+//
+// It keeps upstream's pass TypeID (see `resolveTypeID` below) so that it can
+// take the `canonicalize` registration (the pass registry rejects two TypeIDs
+// for one argument); it is marked precise per instance because upstream's own
 // instances share that TypeID but report nothing.
 //
 //===----------------------------------------------------------------------===//
@@ -19,35 +24,33 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
+namespace mlir::tracking {
+#define GEN_PASS_DECL_CANONICALIZER
+#define GEN_PASS_DEF_CANONICALIZER
+#include "UpstreamTransformsPasses.h.inc"
+} // namespace mlir::tracking
+
 using namespace mlir;
 
 namespace {
-TypeID getUpstreamCanonicalizerID() {
-  static TypeID id = createCanonicalizerPass()->getTypeID();
-  return id;
-}
-
-class TrackedCanonicalizerPass : public OperationPass<> {
+class TrackedCanonicalizerPass
+    : public tracking::impl::CanonicalizerBase<TrackedCanonicalizerPass> {
 public:
-  TrackedCanonicalizerPass() : OperationPass<>(getUpstreamCanonicalizerID()) {
-    tracking::registerPreciseInstance(this);
+  /// The TypeID the generated base gives this pass (through
+  /// `TypeID::get<TrackedCanonicalizerPass>()`): upstream's, not our own.
+  static TypeID resolveTypeID() {
+    static TypeID id = createCanonicalizerPass()->getTypeID();
+    return id;
   }
+
+  TrackedCanonicalizerPass() { tracking::registerPreciseInstance(this); }
   // Clones (one per worker thread) share the patterns built by initialize().
   TrackedCanonicalizerPass(const TrackedCanonicalizerPass &other)
-      : OperationPass<>(other), config(other.config), patterns(other.patterns) {
+      : Base(other), config(other.config), patterns(other.patterns) {
     tracking::registerPreciseInstance(this);
   }
   ~TrackedCanonicalizerPass() override {
     tracking::unregisterPreciseInstance(this);
-  }
-
-  StringRef getArgument() const override { return "canonicalize"; }
-  StringRef getDescription() const override {
-    return "Canonicalize operations";
-  }
-  StringRef getName() const override { return "Canonicalizer"; }
-  std::unique_ptr<Pass> clonePass() const override {
-    return std::make_unique<TrackedCanonicalizerPass>(*this);
   }
 
   LogicalResult initialize(MLIRContext *context) override {
@@ -76,47 +79,6 @@ public:
   }
 
 private:
-  // Upstream's options, under upstream's names and defaults.
-  Option<bool> topDownProcessingEnabled{
-      *this, "top-down",
-      llvm::cl::desc("Seed the worklist in general top-down order"),
-      llvm::cl::init(true)};
-  Option<GreedySimplifyRegionLevel> regionSimplifyLevel{
-      *this, "region-simplify",
-      llvm::cl::desc("Perform control flow optimizations to the region tree"),
-      llvm::cl::init(GreedySimplifyRegionLevel::Normal),
-      llvm::cl::values(
-          clEnumValN(GreedySimplifyRegionLevel::Disabled, "disabled",
-                     "Don't run any control-flow simplification."),
-          clEnumValN(GreedySimplifyRegionLevel::Normal, "normal",
-                     "Perform simple control-flow simplifications (e.g. dead "
-                     "args elimination)."),
-          clEnumValN(GreedySimplifyRegionLevel::Aggressive, "aggressive",
-                     "Perform aggressive control-flow simplification (e.g. "
-                     "block merging)."))};
-  Option<int64_t> maxIterations{
-      *this, "max-iterations",
-      llvm::cl::desc(
-          "Max. iterations between applying patterns / simplifying regions"),
-      llvm::cl::init(10)};
-  Option<int64_t> maxNumRewrites{
-      *this, "max-num-rewrites",
-      llvm::cl::desc("Max. number of pattern rewrites within an iteration"),
-      llvm::cl::init(-1)};
-  Option<bool> testConvergence{
-      *this, "test-convergence",
-      llvm::cl::desc(
-          "Test only: Fail pass on non-convergence to detect cyclic pattern"),
-      llvm::cl::init(false)};
-  ListOption<std::string> disabledPatterns{
-      *this, "disable-patterns",
-      llvm::cl::desc(
-          "Labels of patterns that should be filtered out during application")};
-  ListOption<std::string> enabledPatterns{
-      *this, "enable-patterns",
-      llvm::cl::desc("Labels of patterns that should be used during "
-                     "application, all other patterns are filtered out")};
-
   GreedyRewriteConfig config;
   std::shared_ptr<const FrozenRewritePatternSet> patterns;
 };

@@ -1,0 +1,92 @@
+//===- OpView.h - ir.OpView and the dialect class registry ------*- C++ -*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// `ir.OpView` is a typed view of a tracked `ir.Operation`: the classes that
+// mlir-tblgen-22 -gen-python-op-bindings generates derive from it and
+// register themselves by operation name (`_cext.register_operation`). Every
+// place of the API that returns an op as upstream's `createOpView` does goes
+// through `createOpView` here, which returns an instance of the registered
+// class for the op's current name.
+//
+// Identity: a view holds its Operation (so it keeps the handle and the IR
+// alive). While a view of an op is alive, `createOpView` returns that same
+// view object if its class is still the one registered for the op's name, so
+// `block.operations[0] is block.operations[0]` holds for views as it does for
+// operations (upstream makes a new view object each time).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_PYTHON_OPVIEW_H
+#define MLIR_TRACKING_PYTHON_OPVIEW_H
+
+#include "Core.h"
+
+#include <cstring>
+
+namespace mlir::tracking {
+namespace __attribute__((visibility("hidden"))) python {
+
+  /// The C++ side of `ir.OpView`.
+  class PyOpView {
+  public:
+    explicit PyOpView(py::object operation);
+    ~PyOpView();
+    PyOpView(const PyOpView &) = delete;
+    PyOpView &operator=(const PyOpView &) = delete;
+
+    /// The wrapped Operation; TypeError on a view that was never
+    /// initialized.
+    PyOperation &getOperation() const {
+      return getOperationObject().cast<PyOperation &>();
+    }
+    py::object getOperationObject() const {
+      if (!operation)
+        throw py::type_error("this OpView was never initialized (call "
+                             "OpView.__init__ with an Operation)");
+      return operation;
+    }
+
+    /// Zeroed storage: on an instance made by `OpView.__new__` alone,
+    /// pybind11 allocates the C++ object without constructing it when a
+    /// method is called; zeroed, it reads as "not initialized" instead of
+    /// garbage.
+    static void *operator new(size_t size) {
+      void *storage = ::operator new(size);
+      std::memset(storage, 0, size);
+      return storage;
+    }
+    static void operator delete(void *storage) { ::operator delete(storage); }
+
+  private:
+    py::object operation;
+  };
+
+  /// The view of `operation` (an `ir.Operation` object): the live cached view
+  /// if it has the registered class of the op's name, else a new instance of
+  /// that class (plain `ir.OpView` if none is registered). Raises
+  /// InvalidatedHandleError if the handle is not live.
+  py::object createOpView(const py::object &operation);
+
+  /// The Operation wrapped by `object` if it is an `ir.OpView`, else nullptr.
+  PyOperation *unwrapOpView(const py::handle &object);
+
+  /// The registered Python class for dialect `dialectNamespace` / operation
+  /// `operationName`, or None.
+  py::object lookupDialectClass(const std::string &dialectNamespace);
+  py::object lookupOperationClass(const std::string &operationName);
+
+  /// Defines `OpView`, `Dialect`, `AttrBuilder` and `Operation.opview` in
+  /// `ir`, and `register_dialect`, `register_operation` and `globals` in the
+  /// extension module `m`.
+  void populateOpView(py::module_ & m, py::module_ & ir);
+
+  /// Defines `_linalg_fill_structured_region` in `m` (StructuredOps.cpp).
+  void populateStructuredOpHelpers(py::module_ & m);
+
+} // namespace python
+} // namespace mlir::tracking
+
+#endif // MLIR_TRACKING_PYTHON_OPVIEW_H

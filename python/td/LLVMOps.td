@@ -1,0 +1,14 @@
+//===- LLVMOps.td - Input of mlir-tblgen-22 for Python -----*- tablegen -*-===//
+//
+// Part of the mlir-tracking project. Includes the installed MLIR 22
+// definitions that the Python dialect module is generated from.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_PYTHON_LLVMOps
+#define MLIR_TRACKING_PYTHON_LLVMOps
+
+include "mlir/Dialect/LLVMIR/LLVMOps.td"
+include "mlir/Dialect/LLVMIR/LLVMIntrinsicOps.td"
+
+#endif

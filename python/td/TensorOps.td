@@ -1,0 +1,13 @@
+//===- TensorOps.td - Input of mlir-tblgen-22 for Python ---*- tablegen -*-===//
+//
+// Part of the mlir-tracking project. Includes the installed MLIR 22
+// definitions that the Python dialect module is generated from.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_PYTHON_TensorOps
+#define MLIR_TRACKING_PYTHON_TensorOps
+
+include "mlir/Dialect/Tensor/IR/TensorOps.td"
+
+#endif

@@ -1,0 +1,314 @@
+# RUN: %PYTHON %s | FileCheck %s
+# ir.OpView: wrapping, the class registry, the generic builder (segments,
+# result type inference, errors) and view identity. Uses only the core `ir`
+# module; the generated dialect modules are tested in dialects_*.py.
+
+import gc
+
+from mlir_tracking import _cext, ir
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    return f
+
+
+ASM = """
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %0 = arith.addi %a, %b : i32
+  return %0 : i32
+}
+"""
+
+
+def expect_error(kind, f):
+    try:
+        f()
+    except kind as e:
+        print(f"{kind.__name__}: {e}")
+    else:
+        print("no error")
+
+
+# CHECK-LABEL: TEST: test_views_returned_by_the_api
+@run
+def test_views_returned_by_the_api():
+    with ir.Context():
+        m = ir.Module.parse(ASM)
+        func = m.body.operations[0]
+        # CHECK: OpView True
+        print(type(func).__name__, isinstance(func, ir.OpView))
+        add = func.regions[0].blocks[0].operations[0]
+        # The same view object while one is alive, from every route that
+        # returns views.
+        # CHECK: True True True True
+        print(add is func.regions[0].blocks[0].operations[0],
+              add.result.uses is not None and
+              list(add.result.uses)[0].owner is func.regions[0].blocks[0].operations[1],
+              add.operands[0].owner == func.regions[0].blocks[0],
+              func.regions[0].blocks[0].owner is func)
+        # Routes that return Operations (as upstream) give the handle.
+        # CHECK: Operation True True
+        print(type(add.parent).__name__, add.parent is func.operation,
+              add.parent == func)
+        # op.opview / view.operation round-trip.
+        # CHECK: True True True
+        print(add.operation.opview is add, add.opview is add,
+              add.operation is add.operation)
+        # CHECK: True True
+        print(add == add.operation, add.operation == add)
+        # CHECK: True
+        print(hash(add) == hash(add.operation))
+
+
+# CHECK-LABEL: TEST: test_forwarding
+@run
+def test_forwarding():
+    with ir.Context():
+        m = ir.Module.parse(ASM)
+        add = m.body.operations[0].regions[0].blocks[0].operations[0]
+        # CHECK: arith.addi 2 1 i32 0
+        print(add.name, len(add.operands), len(add.results), add.result.type,
+              len(add.regions))
+        # Anything else is looked up on the Operation, tracking included.
+        # CHECK: live True
+        print(add.handle_state, add.verify())
+        # CHECK: %0 = arith.addi %arg0, %arg1 : i32
+        print(add)
+        # CHECK: <mlir_tracking.ir.OpView of <mlir_tracking.ir.Operation 'arith.addi'
+        print(repr(add))
+        expect_error(AttributeError, lambda: add.no_such_attribute)
+        # CHECK: AttributeError: {{.*}}no_such_attribute
+
+
+# CHECK-LABEL: TEST: test_wrap
+@run
+def test_wrap():
+    with ir.Context():
+        m = ir.Module.parse(ASM)
+        op = m.body.operations[0].operation
+        # CHECK: True True
+        print(ir.OpView(op).operation is op, ir.OpView(m).operation is m.operation)
+        expect_error(TypeError, lambda: ir.OpView(42))
+        # CHECK: TypeError: expected an ir.Operation, ir.OpView or ir.Module, got int
+    # A view made by __new__ alone (as upstream's constructDerived does before
+    # calling __init__) refuses to be used instead of reading garbage.
+    bare = ir.OpView.__new__(ir.OpView)
+    # CHECK: <mlir_tracking.ir.OpView (not initialized)>
+    print(repr(bare))
+    expect_error(TypeError, lambda: bare.operation)
+    # CHECK: TypeError: this OpView was never initialized
+    expect_error(TypeError, lambda: bare.name)
+    # CHECK: TypeError: this OpView was never initialized
+
+    class NoSuper(ir.OpView):
+        def __init__(self):
+            pass
+
+    expect_error(TypeError, NoSuper)
+    # CHECK: TypeError: {{.*}}__init__() must be called when overriding __init__
+
+
+class _Dialect(ir.Dialect):
+    DIALECT_NAMESPACE = "test_opview"
+
+
+# CHECK-LABEL: TEST: test_registration
+@run
+def test_registration():
+    _cext.register_dialect(_Dialect)
+
+    @_cext.register_operation(_Dialect)
+    class MyAddOp(ir.OpView):
+        OPERATION_NAME = "arith.addi"
+        _ODS_REGIONS = (0, True)
+
+        def __init__(self, lhs, rhs, *, loc=None, ip=None):
+            super().__init__(self.OPERATION_NAME, self._ODS_REGIONS,
+                             operands=[lhs, rhs], loc=loc, ip=ip)
+
+        @property
+        def lhs(self):
+            return self.operation.operands[0]
+
+    # CHECK: True True
+    print(_Dialect.MyAddOp is MyAddOp,
+          _cext.globals._get_operation_class("arith.addi") is MyAddOp)
+    expect_error(RuntimeError, lambda: _cext.register_operation(_Dialect)(MyAddOp))
+    # CHECK: RuntimeError: Operation 'arith.addi' is already registered with class
+
+    with ir.Context(), ir.Location.unknown():
+        m = ir.Module.parse(ASM)
+        block = m.body.operations[0].regions[0].blocks[0]
+        add = block.operations[0]
+        # CHECK: MyAddOp True
+        print(type(add).__name__, add.lhs == block.arguments[0])
+        # Building infers the result type (results=None) and inserts at the
+        # current insertion point; the new op is a tracked handle.
+        with ir.InsertionPoint(block.operations[1]):
+            new = MyAddOp(add.result, block.arguments[1])
+        # CHECK: %1 = arith.addi %0, %arg1 : i32
+        print(new)
+        # CHECK: True live True
+        print(block.operations[1] is new, new.operation.handle_state,
+              new.result.type == ir.Type.parse("i32"))
+        # The view follows the registry: a replaced class gives new views.
+        @_cext.register_operation(_Dialect, replace=True)
+        class OtherAddOp(ir.OpView):
+            OPERATION_NAME = "arith.addi"
+
+        # CHECK: OtherAddOp True
+        print(type(block.operations[1]).__name__,
+              block.operations[1].operation is new.operation)
+
+
+# CHECK-LABEL: TEST: test_build_generic
+@run
+def test_build_generic():
+    class AllocOp(ir.OpView):
+        OPERATION_NAME = "memref.alloc"
+        _ODS_OPERAND_SEGMENTS = [-1, -1]
+
+    with ir.Context() as ctx, ir.Location.unknown():
+        m = ir.Module.parse("""
+          func.func @f(%n: index) {
+            return
+          }""")
+        block = m.body.operations[0].regions[0].blocks[0]
+        n = block.arguments[0]
+        t = ir.Type.parse("memref<?x4xf32>")
+        with ir.InsertionPoint.at_block_begin(block):
+            op = AllocOp.build_generic(results=[t], operands=[[n], []])
+        # CHECK: Operation
+        print(type(op).__name__)
+        # CHECK: %alloc = memref.alloc(%arg0) : memref<?x4xf32>
+        print(op)
+        # CHECK: array<i32: 1, 0>
+        print(op.attributes["operandSegmentSizes"])
+        # A single-result op stands for its value.
+        with ir.InsertionPoint(block.operations[-1]):
+            dealloc = ir.OpView("memref.dealloc", (0, True), results=[],
+                                operands=[op])
+        # CHECK: memref.dealloc %alloc : memref<?x4xf32>
+        print(dealloc)
+        # CHECK: True
+        print(m.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_build_errors
+@run
+def test_build_errors():
+    with ir.Context() as ctx, ir.Location.unknown():
+        m = ir.Module.parse(ASM)
+        block = m.body.operations[0].regions[0].blocks[0]
+        a, b = block.arguments
+        i32 = ir.Type.parse("i32")
+        spec = (0, True)
+        expect_error(ValueError, lambda: ir.OpView("arith.addi", spec, operands=[a, 3]))
+        # CHECK: ValueError: Operand 1 of operation "arith.addi" must be a Value (got int)
+        expect_error(ValueError, lambda: ir.OpView("arith.addi", spec, operands=[a, None]))
+        # CHECK: ValueError: Operand 1 of operation "arith.addi" must be a Value (was None and it is not optional)
+        expect_error(ValueError, lambda: ir.OpView("arith.addi", spec, results=["i32"], operands=[a, b]))
+        # CHECK: ValueError: Result 0 of operation "arith.addi" must be a Type (got str)
+        expect_error(ValueError, lambda: ir.OpView("memref.alloc", spec, results=None))
+        # CHECK: ValueError: operation "memref.alloc" does not implement InferTypeOpInterface
+        expect_error(ValueError, lambda: ir.OpView("memref.alloc", spec, [-1, -1], operands=[[]]))
+        # CHECK: ValueError: Operation "memref.alloc" requires 2 operand segments but was provided 1
+        expect_error(ValueError, lambda: ir.OpView("memref.alloc", spec, [1, -1], operands=[None, []]))
+        # CHECK: ValueError: Operand 0 of operation "memref.alloc" must be a Value (was None and it is not optional)
+        expect_error(ValueError, lambda: ir.OpView("memref.alloc", spec, [-1, -1], operands=[a, []]))
+        # CHECK: ValueError: Operand 0 of operation "memref.alloc" must be a Sequence of Values (got BlockArgument)
+        expect_error(ValueError, lambda: ir.OpView("scf.if", (2, True), results=[], operands=[a], regions=1))
+        # CHECK: ValueError: Operation "scf.if" requires a minimum of 2 regions but was built with regions=1
+        expect_error(ValueError, lambda: ir.OpView("scf.if", (2, True), results=[], operands=[a], regions=3))
+        # CHECK: ValueError: Operation "scf.if" requires a maximum of 2 regions
+        expect_error(ValueError, lambda: ir.OpView("arith.constant", spec, results=[i32], attributes={"value": 1}))
+        # CHECK: ValueError: Invalid attribute value for the key "value" when attempting to create the operation "arith.constant" (expected an ir.Attribute, got int: 1)
+        # An inherent attribute of the wrong kind would leave a null property.
+        expect_error(TypeError, lambda: ir.OpView("arith.cmpi", spec, results=[ir.Type.parse("i1")], operands=[a, b], attributes={"predicate": ir.Attribute.parse('"slt"')}))
+        # CHECK: TypeError: attribute 'predicate' of operation "arith.cmpi" has the wrong kind
+        expect_error(ValueError, lambda: ir.OpView("nosuch.op", spec))
+        # CHECK: ValueError: unregistered operation 'nosuch.op'
+        expect_error(ValueError, lambda: ir.OpView("memref.alloc", spec, [-1, -1], operands=[[], []], attributes={"operandSegmentSizes": ir.Attribute.parse("array<i32: 0, 0>")}, results=[ir.Type.parse("memref<f32>")]))
+        # CHECK: ValueError: Manually setting a 'resultSegmentSizes' or 'operandSegmentSizes' attribute is unsupported
+        # Inference that fails reports the diagnostics.
+        expect_error(ir.MLIRError, lambda: ir.OpView("arith.constant", spec))
+        # CHECK: MLIRError: Operation creation failed: the operands or attributes of "arith.constant" do not satisfy its constraints, so its result types cannot be inferred
+        # CHECK-NEXT: error: unknown: 'arith.constant' op requires attribute 'value'
+        # Inference code assumes valid operands (cast<ComplexType>...): they
+        # are checked first instead of crashing.
+        for name, operands in (("complex.re", [a]), ("vector.extract", [a]),
+                               ("memref.load", [a])):
+            expect_error(ir.MLIRError, lambda: ir.OpView(name, spec, operands=operands))
+        # CHECK: MLIRError: Operation creation failed: the operands or attributes of "complex.re" do not satisfy
+        # CHECK: MLIRError: Operation creation failed: the operands or attributes of "vector.extract" do not satisfy
+        # CHECK: MLIRError: Operation creation failed: the operands or attributes of "memref.load" do not satisfy
+        # Nothing half-built was inserted.
+        # CHECK: 2
+        print(len(block.operations))
+        # Values of another context are refused.
+        with ir.Context():
+            other = ir.Module.parse(ASM)
+            foreign = other.body.operations[0].regions[0].blocks[0].arguments[0]
+        expect_error(ValueError, lambda: ir.OpView("arith.addi", spec, operands=[a, foreign]))
+        # CHECK: ValueError: an operand of operation "arith.addi" belongs to another Context
+
+
+# CHECK-LABEL: TEST: test_stale_views
+@run
+def test_stale_views():
+    with ir.Context():
+        m = ir.Module.parse(ASM)
+        block = m.body.operations[0].regions[0].blocks[0]
+        ret = block.operations[1]
+        ret.erase()
+        # CHECK: erased
+        print(ret.operation.handle_state)
+        # CHECK: <mlir_tracking.ir.OpView of <mlir_tracking.ir.Operation 'func.return' {{.*}} (erased)>>
+        print(repr(ret))
+        expect_error(ir.InvalidatedHandleError, lambda: ret.operands)
+        # CHECK: InvalidatedHandleError: {{.*}}func.return
+        expect_error(ir.InvalidatedHandleError, lambda: ret.operation.opview)
+        # CHECK: InvalidatedHandleError: {{.*}}func.return
+
+
+# CHECK-LABEL: TEST: test_view_lifetime
+@run
+def test_view_lifetime():
+    with ir.Context():
+        m = ir.Module.parse(ASM)
+        before = _cext.globals._live_view_count()
+        add = m.body.operations[0].regions[0].blocks[0].operations[0]
+        op = add.operation
+        # The view keeps its Operation (and so the IR) alive.
+        del m
+        gc.collect()
+        # CHECK: arith.addi live
+        print(add.name, op.handle_state)
+        del add
+        gc.collect()
+        # The views died with their last reference.
+        # CHECK: True
+        print(_cext.globals._live_view_count() == before)
+
+
+# CHECK-LABEL: TEST: test_attr_builder
+@run
+def test_attr_builder():
+    # CHECK: True False
+    print(ir.AttrBuilder.contains("I64Attr"), ir.AttrBuilder.contains("NoSuchAttr"))
+    expect_error(KeyError, lambda: ir.AttrBuilder.get("NoSuchAttr"))
+    # CHECK: KeyError: 'NoSuchAttr'
+
+    @ir.register_attribute_builder("TestOpviewAttr")
+    def _build(x, context):
+        return ir.Attribute.parse(f'"{x}"', context=context)
+
+    with ir.Context():
+        # CHECK: "hello"
+        print(ir.AttrBuilder.get("TestOpviewAttr")("hello", context=None))
+    expect_error(RuntimeError, lambda: ir.register_attribute_builder("TestOpviewAttr")(_build))
+    # CHECK: RuntimeError: Attribute builder for 'TestOpviewAttr' is already registered
+    ir.register_attribute_builder("TestOpviewAttr", replace=True)(_build)
