@@ -795,12 +795,14 @@ void populateOperation(py::module_ &m) {
           "replace_all_uses_with",
           [](PyOperation &self, py::object values) {
             // The iterable's Python code runs before any IR is resolved.
-            py::list valueList = py::isinstance<PyOperation>(values)
-                                     ? py::list()
-                                     : py::list(values);
+            // An Operation or an OpView: use its results.
+            bool isOperation = py::isinstance<PyOperation>(values) ||
+                               py::isinstance<PyModule>(values) ||
+                               unwrapOpView(values);
+            py::list valueList = isOperation ? py::list() : py::list(values);
             Operation *op = self.get();
             std::vector<Value> replacements;
-            if (py::isinstance<PyOperation>(values)) {
+            if (isOperation) {
               for (Value value : asOperation(values).get()->getResults())
                 replacements.push_back(value);
             } else {
@@ -906,8 +908,7 @@ void populateOperation(py::module_ &m) {
       .def(
           "__hash__",
           [](PyOperation &self) {
-            return std::hash<const void *>()(
-                self.getHandle().getIdentityKey());
+            return std::hash<const void *>()(self.getHandle().getIdentityKey());
           },
           "Consistent with ==; never changes.")
       .def(
