@@ -674,3 +674,53 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
   }
   return problems;
 }
+
+std::vector<std::string>
+HandleRegistry::verifyNested(Operation *anchor, const EventSource *repair) {
+  llvm::DenseMap<Operation *, StringRef> present;
+  anchor->walk([&](Operation *op) {
+    if (op != anchor)
+      present[op] = op->getName().getStringRef();
+  });
+  std::vector<std::string> problems;
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  if (!impl->scopes.count(anchor))
+    return problems;
+  // The scope subtree from the index alone; keys of scopes that a pass freed
+  // behind the listener's back are compared, never dereferenced.
+  SmallVector<Operation *> worklist = {anchor};
+  SmallVector<HandleRecord *> records;
+  for (size_t i = 0; i < worklist.size(); ++i) {
+    ScopeInfo &info = impl->scopes[worklist[i]];
+    records.append(info.records.begin(), info.records.end());
+    worklist.append(info.children.begin(), info.children.end());
+  }
+  for (HandleRecord *record : records) {
+    std::string problem;
+    auto it = present.find(record->op);
+    if (it == present.end())
+      problem = "handle to '" + record->lastName + "' at " +
+                record->lastLocation +
+                " maps an op that is no longer in the IR";
+    else if (it->second != record->lastName)
+      problem = "handle to '" + record->lastName + "' at " +
+                record->lastLocation + " now points at '" + it->second.str() +
+                "'";
+    else if (record->scope != RegistryImpl::scopeOf(record->op))
+      problem = "handle to '" + record->lastName + "' at " +
+                record->lastLocation + " is indexed under the wrong scope";
+    if (problem.empty())
+      continue;
+    problems.push_back(problem);
+    if (!repair)
+      continue;
+    impl->unmap(record);
+    record->op = nullptr;
+    record->state = HandleState::Invalidated;
+    TrackingEvent event =
+        makeEvent(TrackingEvent::Kind::Invalidated, record, *repair);
+    event.reason = "tracking verification: " + problem;
+    impl->record(record, std::move(event));
+  }
+  return problems;
+}

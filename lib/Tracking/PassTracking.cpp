@@ -6,6 +6,8 @@
 
 #include "mlir/Tracking/PassTracking.h"
 
+#include "BlockValueNotifications.h"
+
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Tracking/TrackingListener.h"
@@ -93,8 +95,22 @@ void TrackingInstrumentation::runBeforePass(Pass *pass, Operation *anchor) {
   execution.attribution = std::make_unique<ScopedRewriteAttribution>(
       pass->getArgument().empty() ? pass->getName() : pass->getArgument(),
       anchor, pass);
-  if (!isPrecisePass(*pass))
+  if (!isPrecisePass(*pass)) {
     execution.detached = registry.detachNestedRecords(anchor);
+    // Block and value handles under the anchor end before the pass runs.
+    detail::invalidateUnitsUnder(
+        anchor,
+        [&] {
+          HandleRegistry::EventSource source;
+          source.pass = pass->getArgument().empty() ? pass->getName().str()
+                                                    : pass->getArgument().str();
+          source.anchor = describeAnchor(anchor);
+          source.passKey = pass;
+          source.anchorKey = anchor;
+          return source;
+        },
+        "pass is not precise");
+  }
   std::lock_guard<std::mutex> lock(state->mutex);
   state->executions[{pass, anchor}] = std::move(execution);
 }

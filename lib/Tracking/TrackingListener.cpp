@@ -6,6 +6,8 @@
 
 #include "mlir/Tracking/TrackingListener.h"
 
+#include "BlockValueNotifications.h"
+
 #include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
@@ -196,13 +198,27 @@ void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
 void TrackingListener::notifyOperationReplaced(Operation *op,
                                                ValueRange newValues) {
   trackReplacement(op, newValues);
+  // Block and value handles (BlockValueRegistry).
+  detail::notifyUnitsOfReplacement(
+      op, newValues, [&] { return getEventSource(/*replaced=*/true); });
   ForwardingListener::notifyOperationReplaced(op, newValues);
 }
 
 void TrackingListener::notifyOperationReplaced(Operation *op,
                                                Operation *newOp) {
   trackReplacement(op, newOp->getResults());
+  // Block and value handles (BlockValueRegistry).
+  detail::notifyUnitsOfReplacement(op, newOp->getResults(), [&] {
+    return getEventSource(/*replaced=*/true);
+  });
   ForwardingListener::notifyOperationReplaced(op, newOp);
+}
+
+void TrackingListener::notifyBlockErased(Block *block) {
+  // Block and value handles (BlockValueRegistry).
+  detail::notifyUnitsOfErasedBlock(
+      block, [&] { return getEventSource(/*replaced=*/false); });
+  ForwardingListener::notifyBlockErased(block);
 }
 
 void TrackingListener::notifyOperationErased(Operation *op) {
@@ -214,6 +230,9 @@ void TrackingListener::notifyOperationErased(Operation *op) {
       source = getEventSource(/*replaced=*/false);
     target->notifyOperationErased(op, source, /*reason=*/"");
   }
+  // Block and value handles (BlockValueRegistry).
+  detail::notifyUnitsOfErasedOp(
+      op, [&] { return getEventSource(/*replaced=*/false); });
   ForwardingListener::notifyOperationErased(op);
 }
 

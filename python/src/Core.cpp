@@ -144,6 +144,30 @@ void DiagnosticCapture::raise(const std::string &message) {
 // RootOwner
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// True if an op outside `root` uses a value defined in `root` or has a
+/// block of `root` as a successor.
+bool isUsedFromOutside(Operation *root) {
+  auto outside = [&](Operation *user) { return !root->isAncestor(user); };
+  WalkResult result = root->walk([&](Operation *nested) {
+    for (Value value : nested->getResults())
+      if (llvm::any_of(value.getUsers(), outside))
+        return WalkResult::interrupt();
+    for (Region &region : nested->getRegions())
+      for (Block &block : region) {
+        for (BlockOperand &use : block.getUses())
+          if (outside(use.getOwner()))
+            return WalkResult::interrupt();
+        for (Value argument : block.getArguments())
+          if (llvm::any_of(argument.getUsers(), outside))
+            return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+} // namespace
+
 RootOwner::RootOwner(PyMlirContext &context, Operation *root, bool owning)
     : context(context), root(root), owning(owning) {}
 
@@ -157,40 +181,21 @@ RootOwner::~RootOwner() {
     return;
   Operation *op = root;
   root = nullptr;
+  if (isUsedFromOutside(op)) {
+    context.keepAlive(op);
+    return;
+  }
   HandleRegistry &registry = context.getRegistry();
   HandleRegistry::EventSource source;
   source.pass = "python";
-  // Take every handle under the root out of the address map before any op
+  // Take every handle under the root out of the address maps before any op
   // is freed, then mark them; the root's own handle is erased.
   HandleRegistry::DetachedRecords detached = registry.detachNestedRecords(op);
   registry.invalidateDetached(detached, source, "its IR was destroyed");
   registry.notifyOperationErased(op, source,
                                  "its IR was destroyed (last reference "
                                  "dropped)");
-  // IR elsewhere may still use values of this tree (an op moved, cloned or
-  // detached out of it): point those uses at a placeholder instead of freed
-  // values (a null operand would crash the printer and the verifier).
-  auto redirectUses = [&](Value value) {
-    for (OpOperand &use : llvm::make_early_inc_range(value.getUses()))
-      if (!op->isAncestor(use.getOwner()))
-        use.set(context.getPlaceholder(value.getType()));
-  };
-  // Likewise for branches elsewhere whose successors are blocks of this tree.
-  auto redirectSuccessorUses = [&](Block &block) {
-    for (BlockOperand &use : llvm::make_early_inc_range(block.getUses()))
-      if (!op->isAncestor(use.getOwner()))
-        use.set(context.getPlaceholderBlock());
-  };
-  op->walk([&](Operation *nested) {
-    for (Value result : nested->getResults())
-      redirectUses(result);
-    for (Region &region : nested->getRegions())
-      for (Block &block : region) {
-        redirectSuccessorUses(block);
-        for (BlockArgument argument : block.getArguments())
-          redirectUses(argument);
-      }
-  });
+  context.getUnits().eraseNested(op, "its IR was destroyed");
   op->dropAllReferences();
   op->erase();
   detached.clear();
@@ -240,6 +245,7 @@ PyMlirContext::PyMlirContext() {
   context = std::make_unique<MLIRContext>(dialects);
   context->loadAllAvailableDialects();
   registry = std::make_unique<HandleRegistry>(context.get());
+  units = std::make_unique<BlockValueRegistry>(context.get());
   getContexts()[context.get()] = this;
 }
 
@@ -248,14 +254,14 @@ PyMlirContext::~PyMlirContext() {
   // Every Python object that refers to IR keeps its context alive, so no
   // owner and no handle object is left: the registry goes first, then the
   // context it belongs to.
-  placeholders.clear();
-  placeholderBlock = nullptr;
-  if (graveyard) {
-    // Branches in the graveyard's placeholder block may be used by IR that
-    // is already gone; drop every reference before freeing.
-    graveyard->dropAllReferences();
-    graveyard->erase();
-  }
+  // Trees kept alive for their users may use each other: drop every
+  // reference before freeing any.
+  for (Operation *root : keptAlive)
+    root->dropAllReferences();
+  for (Operation *root : keptAlive)
+    root->erase();
+  keptAlive.clear();
+  units.reset();
   registry.reset();
   context.reset();
 }
@@ -285,6 +291,10 @@ std::shared_ptr<RootOwner> PyMlirContext::getOwner(Operation *root) {
   if (it != owners.end())
     if (std::shared_ptr<RootOwner> owner = it->second.lock())
       return owner;
+  // A tree kept alive for its users: Python holds it again, so its owner
+  // decides again when it dies (it may be inserted, erased or dropped).
+  if (keptAlive.remove(root))
+    return adoptRoot(root);
   // IR this extension did not create (it came in through a capsule): refer
   // to it without owning it.
   auto owner = std::make_shared<RootOwner>(*this, root, /*owning=*/false);
@@ -314,41 +324,24 @@ void PyMlirContext::rehome(Operation *subtree) {
     operation->setOwner(owner);
 }
 
-Block *PyMlirContext::getPlaceholderBlock() {
-  if (placeholderBlock)
-    return placeholderBlock;
-  if (!graveyard)
-    graveyard = ModuleOp::create(UnknownLoc::get(get())).getOperation();
-  OpBuilder builder = OpBuilder::atBlockEnd(&graveyard->getRegion(0).front());
-  ModuleOp holder = ModuleOp::create(builder, UnknownLoc::get(get()));
-  placeholderBlock = &holder.getBodyRegion().front();
-  return placeholderBlock;
-}
-
-Value PyMlirContext::getPlaceholder(Type type) {
-  auto it = placeholders.find(type);
-  if (it != placeholders.end())
-    return it->second;
-  if (!graveyard)
-    graveyard = ModuleOp::create(UnknownLoc::get(get())).getOperation();
-  OpBuilder builder = OpBuilder::atBlockEnd(&graveyard->getRegion(0).front());
-  Value placeholder =
-      UnrealizedConversionCastOp::create(builder, UnknownLoc::get(get()),
-                                         TypeRange{type}, ValueRange{})
-          .getResult(0);
-  placeholders[type] = placeholder;
-  return placeholder;
-}
-
 std::vector<std::string> PyMlirContext::verifyTracking() const {
   checkNoRunIn(*this, "Context._verify_tracking");
   std::vector<std::string> problems;
   llvm::DenseSet<Operation *> present;
+  llvm::DenseSet<const void *> presentUnits;
   for (auto &entry : owners) {
     Operation *root = entry.first;
-    if (root == graveyard)
-      continue;
-    root->walk([&](Operation *op) { present.insert(op); });
+    root->walk([&](Operation *op) {
+      present.insert(op);
+      for (Value result : op->getResults())
+        presentUnits.insert(result.getAsOpaquePointer());
+      for (Region &region : op->getRegions())
+        for (Block &block : region) {
+          presentUnits.insert(&block);
+          for (Value argument : block.getArguments())
+            presentUnits.insert(argument.getAsOpaquePointer());
+        }
+    });
     // Per root, only the records of that root are expected.
     for (std::string &problem : registry->verifyAgainst(root))
       if (!StringRef(problem).starts_with("registry maps an op that is not"))
@@ -358,6 +351,11 @@ std::vector<std::string> PyMlirContext::verifyTracking() const {
     if (!present.contains(op))
       problems.push_back("registry maps an address that is not an op of any "
                          "IR held from Python");
+  });
+  units->forEachTrackedAddress([&](const void *address) {
+    if (!presentUnits.contains(address))
+      problems.push_back("block/value registry maps an address that is not "
+                         "a block or value of any IR held from Python");
   });
   return problems;
 }

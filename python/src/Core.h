@@ -27,9 +27,11 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
 #include "mlir/IR/Value.h"
+#include "mlir/Tracking/BlockValueRegistry.h"
 #include "mlir/Tracking/HandleRegistry.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <pybind11/pybind11.h>
 
@@ -118,7 +120,10 @@ namespace __attribute__((visibility("hidden"))) python {
   public:
     RootOwner(PyMlirContext &context, Operation *root, bool owning);
     /// Destroys the root if it is still owned: first every handle under it is
-    /// invalidated, so the registry never keeps a freed address.
+    /// invalidated, so the registries never keep a freed address. A tree that
+    /// other IR still uses (an op moved, cloned or detached out of it uses its
+    /// values or branches to its blocks) is kept alive instead, until the
+    /// context dies: its users are never rewired nor left dangling.
     ~RootOwner();
     RootOwner(const RootOwner &) = delete;
     RootOwner &operator=(const RootOwner &) = delete;
@@ -162,6 +167,8 @@ namespace __attribute__((visibility("hidden"))) python {
     /// active pins. GIL-protected.
     unsigned numRunning = 0;
     std::vector<IRPin *> pins;
+    /// The handles of blocks and values of this context.
+    BlockValueRegistry &getUnits() const { return *units; }
     /// The Python object of this context (it exists while `this` does).
     py::object getObject();
 
@@ -171,7 +178,7 @@ namespace __attribute__((visibility("hidden"))) python {
     static PyMlirContext &resolve(const py::object &context);
 
     /// The owner of `root` (a top-level op). A root this extension did not
-    /// create gets a non-owning owner.
+    /// create gets a non-owning owner; a kept-alive root is owned again.
     std::shared_ptr<RootOwner> getOwner(Operation *root);
     /// Makes this extension the owner of the detached op `root`.
     [[nodiscard]] std::shared_ptr<RootOwner> adoptRoot(Operation *root);
@@ -183,14 +190,10 @@ namespace __attribute__((visibility("hidden"))) python {
     /// address must be an op of that IR, indexed consistently (for tests).
     std::vector<std::string> verifyTracking() const;
 
-    /// A value of `type` that stands in for uses of values whose IR was
-    /// destroyed while other IR still used them (a zero-operand
-    /// `builtin.unrealized_conversion_cast` in a module only this context
-    /// holds).
-    Value getPlaceholder(Type type);
-    /// A block that stands in for successors pointing into destroyed IR (a
-    /// branch moved out of its region keeps pointing at blocks there).
-    Block *getPlaceholderBlock();
+    /// Keeps `root` (a top-level op nobody owns any more) alive until the
+    /// context dies, because IR elsewhere still uses its values or blocks.
+    /// When Python reaches such a tree again, it owns it again (getOwner).
+    void keepAlive(Operation *root) { keptAlive.insert(root); }
 
     /// Number of Python Operation objects alive (for tests).
     size_t getNumLiveOperations() const { return liveOperations.size(); }
@@ -210,10 +213,10 @@ namespace __attribute__((visibility("hidden"))) python {
     /// Root op -> its owner. Entries go away when the root is destroyed,
     /// erased or inserted elsewhere, so no key is ever a freed op.
     llvm::DenseMap<Operation *, std::weak_ptr<RootOwner>> owners;
-    /// Holds the placeholders; destroyed with the context, after all other IR.
-    Operation *graveyard = nullptr;
-    llvm::DenseMap<Type, Value> placeholders;
-    Block *placeholderBlock = nullptr;
+    std::unique_ptr<BlockValueRegistry> units;
+    /// Trees whose owner died while other IR used their values or blocks;
+    /// destroyed with the context, after every reference into them.
+    llvm::SetVector<Operation *> keptAlive;
   };
 
   /// Returns the top-level ancestor of `op` (or `op`).

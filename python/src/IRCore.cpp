@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Downcast.h"
 #include "IRObjects.h"
 #include "Mutation.h"
 #include "OpView.h"
@@ -125,12 +126,12 @@ py::object mlir::tracking::python::makeLocation(PyMlirContext &context,
 }
 
 py::object mlir::tracking::python::makeType(PyMlirContext &context, Type type) {
-  return py::cast(PyType{context.getObject(), type});
+  return downcastType(context, type);
 }
 
 py::object mlir::tracking::python::makeAttribute(PyMlirContext &context,
                                                  Attribute attribute) {
-  return py::cast(PyAttribute{context.getObject(), attribute});
+  return downcastAttribute(context, attribute);
 }
 
 Location mlir::tracking::python::resolveLocation(const py::object &loc,
@@ -512,7 +513,7 @@ void populateModule(py::module_ &m) {
           [](PyModule &self) {
             PyOperation &operation = self.getOperation();
             Operation *op = operation.get();
-            return PyBlock{self.operation, &op->getRegion(0).front()};
+            return PyBlock::make(self.operation, &op->getRegion(0).front());
           },
           "The module's only block.")
       .def_property_readonly(
@@ -687,7 +688,8 @@ void populateOperation(py::module_ &m) {
               throw py::value_error(
                   "cannot call .result on an operation with " +
                   std::to_string(op->getNumResults()) + " results");
-            return py::cast(PyOpResult{{self, 0, true}});
+            return PyValue::create(asOperation(self).getContext(),
+                                   op->getResult(0));
           },
           "The only result; ValueError unless there is exactly one.")
       .def_property_readonly(

@@ -109,55 +109,60 @@ Region *PyRegion::get() const {
 }
 
 Block *PyBlock::get() const {
-  PyOperation &op = operationOf(operation);
-  Operation *owner = op.get();
-  // The op is live, but a rewrite may have erased or merged the block:
-  // only hand it out if the op still has it.
-  for (Region &region : owner->getRegions())
-    for (Block &candidate : region)
-      if (&candidate == block)
-        return block;
-  raiseGone(op, "a block");
+  // The run guard: `operation` is the block's parent op when the object was
+  // made, and moves from Python carry the block along with it.
+  checkIRAccess(*operationOf(operation).getResolvedOwner());
+  // The block registry knows whether this very block still exists: a block
+  // erased by a rewrite (or under a pass that is not precise) never comes
+  // back, even if a new block is allocated at its address.
+  Block *block = handle.get();
+  if (!block)
+    throw InvalidatedHandleException(handle.describe());
+  return block;
+}
+
+PyMlirContext &PyBlock::getContext() const {
+  return operationOf(operation).getContext();
+}
+
+PyBlock PyBlock::make(py::object operation, Block *block) {
+  BlockHandle handle =
+      operationOf(operation).getContext().getUnits().getBlockHandle(block);
+  return PyBlock{std::move(operation), std::move(handle)};
 }
 
 py::object PyBlock::create(PyMlirContext &context, Block *block) {
   Operation *parent = block->getParentOp();
   if (!parent)
     throw py::value_error("block is not in an operation");
-  return py::cast(PyBlock{PyOperation::forOperation(context, parent), block});
+  return py::cast(make(PyOperation::forOperation(context, parent), block));
 }
 
 PyMlirContext &PyValue::getContext() const {
-  if (isResult)
-    return operationOf(parent).getContext();
-  return operationOf(parent.cast<PyBlock &>().operation).getContext();
+  return operationOf(keepAlive).getContext();
 }
 
 Value PyValue::get() const {
-  if (isResult) {
-    PyOperation &op = operationOf(parent);
-    Operation *owner = op.get();
-    if (index >= owner->getNumResults())
-      raiseGone(op, "result #" + std::to_string(index));
-    return owner->getResult(index);
-  }
-  auto &block = parent.cast<PyBlock &>();
-  Block *owner = block.get();
-  if (index >= owner->getNumArguments())
-    raiseGone(operationOf(block.operation),
-              "block argument #" + std::to_string(index));
-  return owner->getArgument(index);
+  // The run guard: `keepAlive` defines the value (or holds its block), and
+  // moves from Python carry the value along with it.
+  checkIRAccess(*castToOperation(keepAlive).getResolvedOwner());
+  Value value = handle.get();
+  if (!value)
+    throw InvalidatedHandleException(handle.describe());
+  return value;
 }
 
 py::object PyValue::create(PyMlirContext &context, Value value) {
+  ValueHandle handle = context.getUnits().getValueHandle(value);
   if (auto result = dyn_cast<OpResult>(value))
-    return py::cast(
-        PyOpResult{{PyOperation::forOperation(context, result.getOwner()),
-                    result.getResultNumber(), true}});
-  auto argument = cast<BlockArgument>(value);
-  return py::cast(
-      PyBlockArgument{{PyBlock::create(context, argument.getOwner()),
-                       argument.getArgNumber(), false}});
+    return py::cast(PyOpResult{
+        {PyOperation::forOperation(context, result.getOwner()), handle}});
+  Operation *parent = cast<BlockArgument>(value).getOwner()->getParentOp();
+  if (!parent)
+    throw py::value_error("block argument of a block that is not in an "
+                          "operation");
+  return py::cast(PyBlockArgument{
+      {PyOperation::forOperation(context, parent), std::move(handle)}});
 }
 
 void PyInsertionPoint::insert(PyOperation &operation) const {
@@ -213,14 +218,25 @@ void populateRegionsAndBlocks(py::module_ &m) {
       .def(
           "__eq__",
           [](PyRegion &self, py::object other) {
-            return py::isinstance<PyRegion>(other) &&
-                   other.cast<PyRegion &>().get() == self.get();
+            if (!py::isinstance<PyRegion>(other))
+              return false;
+            auto &region = other.cast<PyRegion &>();
+            return region.index == self.index &&
+                   operationOf(region.operation).getHandle().getIdentityKey() ==
+                       operationOf(self.operation).getHandle().getIdentityKey();
           },
-          py::arg("other"), "Same region of the same op.")
+          py::arg("other"),
+          "Same region index of the same operation handle (every path to an "
+          "op gives its own handle). Never changes.")
       .def(
           "__hash__",
-          [](PyRegion &self) { return std::hash<void *>()(self.get()); },
-          "Consistent with ==.")
+          [](PyRegion &self) {
+            return std::hash<const void *>()(operationOf(self.operation)
+                                                 .getHandle()
+                                                 .getIdentityKey()) ^
+                   self.index;
+          },
+          "Never changes over the object's life.")
       .def(
           "__repr__",
           [](PyRegion &self) {
@@ -237,7 +253,8 @@ void populateRegionsAndBlocks(py::module_ &m) {
       },
       [](PyBlockList &self, size_t i) {
         auto &region = self.region.cast<PyRegion &>();
-        return PyBlock{region.operation, &*std::next(region.get()->begin(), i)};
+        return PyBlock::make(region.operation,
+                             &*std::next(region.get()->begin(), i));
       },
       [](PyBlockList &self) {
         auto &region = self.region.cast<PyRegion &>();
@@ -245,7 +262,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
         IRPin pin(operationOf(region.operation), "iterating a BlockList");
         py::list blocks;
         for (Block &block : *region.get())
-          blocks.append(PyBlock{region.operation, &block});
+          blocks.append(PyBlock::make(region.operation, &block));
         return blocks;
       });
   blockList.def(
@@ -273,7 +290,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
           ++i;
         }
         r->push_back(block);
-        return PyBlock{region.operation, block};
+        return PyBlock::make(region.operation, block);
       },
       py::arg("arg_locs") = py::none(),
       "Appends a new block with arguments of the given types.");
@@ -306,17 +323,24 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "The block arguments.")
       .def_property_readonly(
           "owner",
-          [](PyBlock &self) {
-            self.get();
-            return createOpView(self.operation);
+          [](PyBlock &self) -> py::object {
+            Operation *parent = self.get()->getParentOp();
+            if (!parent)
+              return py::none();
+            return createOpView(
+                PyOperation::forOperation(self.getContext(), parent));
           },
-          "The operation whose region contains the block.")
+          "The operation whose region contains the block now.")
       .def_property_readonly(
           "region",
           [](PyBlock &self) {
             Block *block = self.get();
-            return PyRegion{self.operation,
-                            block->getParent()->getRegionNumber()};
+            Operation *parent = block->getParentOp();
+            if (!parent)
+              throw py::value_error("block is not in an operation");
+            return PyRegion{
+                PyOperation::forOperation(self.getContext(), parent),
+                block->getParent()->getRegionNumber()};
           },
           "The region containing the block.")
       .def(
@@ -329,8 +353,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
                              "an argument location");
             BlockArgument argument =
                 block->addArgument(type.type, loc.location);
-            return PyValue::create(operationOf(self.operation).getContext(),
-                                   argument);
+            return PyValue::create(self.getContext(), argument);
           },
           py::arg("type"), py::arg("loc"),
           "Appends an argument of `type` and returns it.")
@@ -363,7 +386,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
             for (auto [type, loc] : arguments)
               block->addArgument(type, loc);
             region->push_front(block);
-            return PyBlock{parent.operation, block};
+            return PyBlock::make(parent.operation, block);
           },
           py::arg("parent"), py::arg("arg_types") = py::list(),
           py::arg("arg_locs") = py::none(),
@@ -372,13 +395,21 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "__eq__",
           [](PyBlock &self, py::object other) {
             return py::isinstance<PyBlock>(other) &&
-                   other.cast<PyBlock &>().get() == self.get();
+                   other.cast<PyBlock &>().handle.getIdentityKey() ==
+                       self.handle.getIdentityKey();
           },
-          py::arg("other"), "Same block.")
+          py::arg("other"),
+          "Same block (one handle per block while it lives). Works, and "
+          "never changes, after the block was erased.")
       .def(
           "__hash__",
-          [](PyBlock &self) { return std::hash<void *>()(self.get()); },
-          "Consistent with ==.")
+          [](PyBlock &self) {
+            return std::hash<const void *>()(self.handle.getIdentityKey());
+          },
+          "Consistent with ==; never changes.")
+      .def_property_readonly(
+          "is_valid", [](PyBlock &self) { return self.handle.isLive(); },
+          "True while the block exists (not erased or invalidated).")
       .def(
           "__str__", [](PyBlock &self) { return printToString(*self.get()); },
           "The block as MLIR prints it.")
@@ -400,12 +431,11 @@ void populateRegionsAndBlocks(py::module_ &m) {
       [](PyOperationList &self, size_t i) {
         auto &block = self.block.cast<PyBlock &>();
         return createOpView(PyOperation::forOperation(
-            operationOf(block.operation).getContext(),
-            &*std::next(block.get()->begin(), i)));
+            block.getContext(), &*std::next(block.get()->begin(), i)));
       },
       [](PyOperationList &self) {
         auto &block = self.block.cast<PyBlock &>();
-        PyMlirContext &ctx = operationOf(block.operation).getContext();
+        PyMlirContext &ctx = block.getContext();
         // Allocating may run a finalizer that lets another thread in.
         IRPin pin(operationOf(block.operation), "iterating an OperationList");
         py::list ops;
@@ -422,13 +452,14 @@ void populateRegionsAndBlocks(py::module_ &m) {
         return self.block.cast<PyBlock &>().get()->getNumArguments();
       },
       [](PyBlockArgumentList &self, size_t i) {
-        return PyBlockArgument{{self.block, static_cast<unsigned>(i), false}};
+        auto &block = self.block.cast<PyBlock &>();
+        return PyValue::create(block.getContext(), block.get()->getArgument(i));
       });
   arguments.def_property_readonly(
       "types",
       [](PyBlockArgumentList &self) {
         auto &block = self.block.cast<PyBlock &>();
-        PyMlirContext &ctx = operationOf(block.operation).getContext();
+        PyMlirContext &ctx = block.getContext();
         py::list types;
         for (BlockArgument argument : block.get()->getArguments())
           types.append(makeType(ctx, argument.getType()));
@@ -449,12 +480,25 @@ void populateValues(py::module_ &m) {
           "The type of the value.")
       .def_property_readonly(
           "owner",
-          [](PyValue &self) {
-            self.get();
-            return self.isResult ? createOpView(self.parent) : self.parent;
+          [](PyValue &self) -> py::object {
+            Value value = self.get();
+            if (auto result = dyn_cast<OpResult>(value))
+              return createOpView(PyOperation::forOperation(self.getContext(),
+                                                            result.getOwner()));
+            return PyBlock::create(self.getContext(),
+                                   cast<BlockArgument>(value).getOwner());
           },
           "The defining Operation (for a result) or Block (for an "
-          "argument).")
+          "argument) of the value this handle refers to now.")
+      .def_property_readonly(
+          "is_valid", [](PyValue &self) { return self.handle.isLive(); },
+          "True while the value (or the value that replaced it) exists.")
+      .def_property_readonly(
+          "handle_state",
+          [](PyValue &self) {
+            return stringifyHandleState(self.handle.getState()).str();
+          },
+          "'live', 'erased' or 'invalidated', as for Operation.")
       .def_property_readonly(
           "context",
           [](PyValue &self) { return self.getContext().getObject(); },
@@ -465,11 +509,7 @@ void populateValues(py::module_ &m) {
             Value value = self.get();
             PyMlirContext &ctx = self.getContext();
             // Allocating may run a finalizer that lets another thread in.
-            IRPin pin(
-                operationOf(self.isResult
-                                ? self.parent
-                                : self.parent.cast<PyBlock &>().operation),
-                "Value.uses");
+            IRPin pin(castToOperation(self.keepAlive), "Value.uses");
             py::list uses;
             for (OpOperand &use : value.getUses())
               uses.append(
@@ -505,15 +545,28 @@ void populateValues(py::module_ &m) {
           "__eq__",
           [](PyValue &self, py::object other) {
             return py::isinstance<PyValue>(other) &&
-                   other.cast<PyValue &>().get() == self.get();
+                   other.cast<PyValue &>().handle.getIdentityKey() ==
+                       self.handle.getIdentityKey();
           },
-          py::arg("other"), "Same SSA value.")
+          py::arg("other"),
+          "Same value handle: every path to a value gives its own handle, "
+          "so values reached twice are equal. A handle that followed a "
+          "replacement onto a value that had a handle keeps its own "
+          "identity (see `same_value`). Never changes.")
       .def(
           "__hash__",
           [](PyValue &self) {
-            return std::hash<void *>()(self.get().getAsOpaquePointer());
+            return std::hash<const void *>()(self.handle.getIdentityKey());
           },
-          "Consistent with ==.")
+          "Consistent with ==; never changes.")
+      .def(
+          "same_value",
+          [](PyValue &self, PyValue &other) {
+            return self.get() == other.get();
+          },
+          py::arg("other"),
+          "True if both refer to the same SSA value now (raises if either "
+          "is not live).")
       .def_property_readonly(
           "_CAPIPtr",
           [](PyValue &self) {
@@ -564,20 +617,30 @@ void populateValues(py::module_ &m) {
       .def_property_readonly(
           "result_number",
           [](PyOpResult &self) {
-            self.get();
-            return self.index;
+            auto result = dyn_cast<OpResult>(self.get());
+            if (!result)
+              throw py::value_error("the result was replaced by a block "
+                                    "argument: " +
+                                    self.handle.describe());
+            return result.getResultNumber();
           },
-          "The index of the result.");
+          "The index of the result (of the value this handle refers to "
+          "now).");
 
   py::class_<PyBlockArgument, PyValue>(m, "BlockArgument",
                                        "An argument of a block.")
       .def_property_readonly(
           "arg_number",
           [](PyBlockArgument &self) {
-            self.get();
-            return self.index;
+            auto argument = dyn_cast<BlockArgument>(self.get());
+            if (!argument)
+              throw py::value_error("the argument was replaced by an op "
+                                    "result: " +
+                                    self.handle.describe());
+            return argument.getArgNumber();
           },
-          "The index of the argument.");
+          "The index of the argument (of the value this handle refers to "
+          "now).");
 
   py::class_<PyOpOperand>(m, "OpOperand", "A use of a value.")
       .def_property_readonly(
@@ -632,7 +695,8 @@ void populateValues(py::module_ &m) {
         return operationOf(self.operation).get()->getNumResults();
       },
       [](PyOpResultList &self, size_t i) {
-        return PyOpResult{{self.operation, static_cast<unsigned>(i), true}};
+        PyOperation &op = operationOf(self.operation);
+        return PyValue::create(op.getContext(), op.get()->getResult(i));
       });
   results.def_property_readonly(
       "types",
@@ -799,8 +863,7 @@ void populateInsertionPoint(py::module_ &m) {
               return PyInsertionPoint{block, py::none()};
             return PyInsertionPoint{
                 block,
-                PyOperation::forOperation(operationOf(b.operation).getContext(),
-                                          &target->front())};
+                PyOperation::forOperation(b.getContext(), &target->front())};
           },
           py::arg("block"), "Before the first operation of `block`.")
       .def_static(
@@ -813,8 +876,7 @@ void populateInsertionPoint(py::module_ &m) {
               throw py::value_error("block has no terminator");
             return PyInsertionPoint{
                 block,
-                PyOperation::forOperation(operationOf(b.operation).getContext(),
-                                          &target->back())};
+                PyOperation::forOperation(b.getContext(), &target->back())};
           },
           py::arg("block"), "Before the terminator of `block`.")
       .def_static(

@@ -5,7 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Core.h"
+#include "Downcast.h"
 #include "OpView.h"
+#include "Rewrite.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tracking/Passes.h"
@@ -31,9 +33,17 @@ PYBIND11_MODULE(_mlirTracking, m) {
       m.def_submodule("ir", "IR objects (upstream mlir.ir names).");
   populateIRCore(ir);
   populateIRStructure(ir);
+  populateIRTypes(ir);
+  populateIRAttributes(ir);
+  populateIRAffine(ir);
   populateOpView(m, ir);
   populateStructuredOpHelpers(m);
   py::module_ passmanager =
       m.def_submodule("passmanager", "The tracked pass manager.");
   populatePassManager(passmanager);
+  populatePythonPasses(passmanager);
+  populatePassVerification(passmanager);
+  py::module_ rewrite = m.def_submodule(
+      "rewrite", "Pattern rewriting and dialect conversion, tracked.");
+  populateRewrite(rewrite);
 }

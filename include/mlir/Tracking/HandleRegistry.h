@@ -216,6 +216,16 @@ public:
   /// walks the whole IR.
   std::vector<std::string> verifyAgainst(Operation *root) const;
 
+  /// Checks the records strictly nested in `anchor` (found from the scope
+  /// index, as for `detachNestedRecords`) against the IR under `anchor`: each
+  /// must map an op that is still there, with its recorded name and scope.
+  /// Only walks `anchor`, so it may run while other threads rewrite other
+  /// anchors. With `repair`, each record found wrong is taken out of the map
+  /// and invalidated with `source` and the problem as reason, so that no
+  /// freed address stays in the registry. Returns one line per problem.
+  std::vector<std::string> verifyNested(Operation *anchor,
+                                        const EventSource *repair = nullptr);
+
 private:
   MLIRContext *context;
   std::shared_ptr<detail::RegistryImpl> impl;

@@ -13,4 +13,5 @@ using namespace mlir;
 void mlir::tracking::registerTrackedPasses() {
   registerPass(createTrackedCanonicalizerPass);
   registerPass(createTrackedCSEPass);
+  registerPass(createTrackedArithToLLVMPass);
 }
