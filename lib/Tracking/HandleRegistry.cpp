@@ -637,6 +637,53 @@ void HandleRegistry::invalidateDetached(DetachedRecords &records,
   }
 }
 
+void HandleRegistry::resolveDetached(const OpHandle &handle, Operation *op,
+                                     HandleState state,
+                                     const EventSource &source,
+                                     StringRef reason) {
+  if (!handle.record)
+    return;
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  HandleRecord *record = RegistryImpl::canonical(handle.record.get());
+  if (record->state != HandleState::Live || record->mapped)
+    return;
+  if (!op) {
+    record->op = nullptr;
+    record->state = state;
+    TrackingEvent event = makeEvent(state == HandleState::Erased
+                                        ? TrackingEvent::Kind::Erased
+                                        : TrackingEvent::Kind::Invalidated,
+                                    record, source);
+    event.reason = reason.str();
+    impl->record(record, std::move(event));
+    return;
+  }
+  // The old address is only compared, never dereferenced: it may be freed.
+  bool replaced = record->op != op;
+  std::string name = op->getName().getStringRef().str();
+  std::string location = printLocation(op->getLoc());
+  std::shared_ptr<HandleRecord> existing = impl->lookup(op);
+  if (replaced || existing) {
+    TrackingEvent event =
+        makeEvent(TrackingEvent::Kind::Replaced, record, source);
+    event.replacement = name + " at " + location;
+    event.reason = reason.str();
+    if (existing) {
+      event.reason = "merged with the handle that already referred to it";
+      impl->record(record, std::move(event));
+      record->op = nullptr;
+      record->forwardHistoryStart =
+          existing->historyDropped + existing->history.size();
+      record->forward = std::move(existing);
+      return;
+    }
+    impl->record(record, std::move(event));
+  }
+  record->lastName = std::move(name);
+  record->lastLocation = std::move(location);
+  impl->map(record, op);
+}
+
 void HandleRegistry::setEventObserver(
     std::function<void(const TrackingEvent &)> observer) {
   std::lock_guard<std::mutex> lock(impl->mutex);

@@ -4,6 +4,7 @@ See docs/python.md for the handle semantics.
 """
 
 from ._errors import (
+    Diagnostic,
     DiagnosticInfo,
     DiagnosticSeverity,
     InvalidatedHandleError,
@@ -219,6 +220,46 @@ __all__ += [
     "register_attribute_caster",
     "register_type_caster",
 ]
+
+# Diagnostics, symbol tables, dialects and plugins (python/src/IRDiagnostics.cpp,
+# IRSymbols.cpp, IRCompat.cpp).
+from ._mlirTracking.ir import (  # noqa: E402
+    DialectDescriptor,
+    DialectRegistry,
+    Dialects,
+    DiagnosticHandler,
+    SymbolTable,
+    load_dialect_plugin,
+)
+
+__all__ += [
+    "Diagnostic",
+    "DialectDescriptor",
+    "DialectRegistry",
+    "Dialects",
+    "DiagnosticHandler",
+    "SymbolTable",
+    "load_dialect_plugin",
+]
+
+
+def _register_sequences():
+    # Every list class behaves as a collections.abc.Sequence (len, indexing
+    # with negative indices and slices, in, index, count, reversed).
+    import collections.abc
+
+    for cls in (
+        BlockArgumentList,
+        BlockList,
+        OpOperandList,
+        OpResultList,
+        OperationList,
+        RegionSequence,
+    ):
+        collections.abc.Sequence.register(cls)
+
+
+_register_sequences()
 
 # Last: the builders refer back to this module.
 from ._attr_builders import register_attribute_builder  # noqa: E402

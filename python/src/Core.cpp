@@ -5,10 +5,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "Core.h"
+#include "IRCompat.h"
 #include "RunGuard.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -113,17 +115,20 @@ thread_local DiagnosticCapture *currentCapture = nullptr;
 DiagnosticCapture::DiagnosticCapture(MLIRContext *context)
     : context(context), previous(currentCapture) {
   currentCapture = this;
+  // Read under the GIL here: the handler may run on other threads.
+  bool propagate = getEmitErrorDiagnostics(context);
   // One handler per capture (the newest handler sees a diagnostic first),
   // but it only takes what its own thread emits: a capture of another
   // thread, or an outer one of this thread, passes it on.
-  id = context->getDiagEngine().registerHandler([this](Diagnostic &diag) {
-    if (diag.getSeverity() != DiagnosticSeverity::Error ||
-        currentCapture != this)
-      return failure();
-    std::lock_guard<std::mutex> lock(mutex);
-    diagnostics.push_back(recordDiagnostic(diag));
-    return success();
-  });
+  id = context->getDiagEngine().registerHandler(
+      [this, propagate](Diagnostic &diag) {
+        if (diag.getSeverity() != DiagnosticSeverity::Error ||
+            currentCapture != this)
+          return failure();
+        std::lock_guard<std::mutex> lock(mutex);
+        diagnostics.push_back(recordDiagnostic(diag));
+        return propagate ? failure() : success();
+      });
 }
 
 DiagnosticCapture::~DiagnosticCapture() {
@@ -242,6 +247,7 @@ PyMlirContext::PyMlirContext() {
   DialectRegistry dialects;
   registerAllDialects(dialects);
   registerAllExtensions(dialects);
+  appendPluginDialects(dialects);
   context = std::make_unique<MLIRContext>(dialects);
   context->loadAllAvailableDialects();
   registry = std::make_unique<HandleRegistry>(context.get());
@@ -251,6 +257,7 @@ PyMlirContext::PyMlirContext() {
 
 PyMlirContext::~PyMlirContext() {
   getContexts().erase(context.get());
+  setEmitErrorDiagnostics(context.get(), false);
   // Every Python object that refers to IR keeps its context alive, so no
   // owner and no handle object is left: the registry goes first, then the
   // context it belongs to.
@@ -268,6 +275,30 @@ PyMlirContext::~PyMlirContext() {
 
 py::object PyMlirContext::getObject() {
   return py::cast(this, py::return_value_policy::reference);
+}
+
+size_t mlir::tracking::python::getNumLiveContexts() {
+  return getContexts().size();
+}
+
+namespace {
+/// The contexts with `Context.emit_error_diagnostics` set.
+llvm::DenseSet<MLIRContext *> &emitErrorContexts() {
+  static auto *contexts = new llvm::DenseSet<MLIRContext *>();
+  return *contexts;
+}
+} // namespace
+
+bool mlir::tracking::python::getEmitErrorDiagnostics(MLIRContext *context) {
+  return emitErrorContexts().contains(context);
+}
+
+void mlir::tracking::python::setEmitErrorDiagnostics(MLIRContext *context,
+                                                     bool value) {
+  if (value)
+    emitErrorContexts().insert(context);
+  else
+    emitErrorContexts().erase(context);
 }
 
 PyMlirContext *PyMlirContext::lookup(MLIRContext *context) {

@@ -297,6 +297,7 @@ namespace __attribute__((visibility("hidden"))) python {
   void populateIRCore(py::module_ & m);
   void populateIRStructure(py::module_ & m);
   void populatePassManager(py::module_ & m);
+  void populateTransformInterpreter(py::module_ & m);
 
   /// Prints `op` (for __str__).
   std::string printOperation(Operation * op);

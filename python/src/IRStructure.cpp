@@ -65,9 +65,44 @@ py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
           },
           py::arg("index"), ("The " + noun + " at `index`.").c_str())
       .def(
+          "__getitem__",
+          [snapshot](ListT &self, const py::slice &slice) {
+            return py::list(snapshot(self).attr("__getitem__")(slice));
+          },
+          py::arg("index"),
+          ("A list of the " + noun + "s in the slice.").c_str())
+      .def(
           "__iter__",
           [snapshot](ListT &self) { return py::iter(snapshot(self)); },
           ("Iterates over the " + noun + "s (a snapshot).").c_str())
+      .def(
+          "__reversed__",
+          [snapshot](ListT &self) {
+            return py::iter(snapshot(self).attr("__reversed__")());
+          },
+          ("Iterates over the " + noun + "s backwards (a snapshot).").c_str())
+      .def(
+          "__contains__",
+          [snapshot](ListT &self, const py::object &value) {
+            return snapshot(self).contains(value);
+          },
+          py::arg("value"),
+          ("Whether `value` is one of the " + noun + "s.").c_str())
+      .def(
+          "index",
+          [snapshot](ListT &self, const py::object &value) {
+            return snapshot(self).attr("index")(value);
+          },
+          py::arg("value"),
+          ("The position of `value`; ValueError if it is not a " + noun +
+           " here.")
+              .c_str())
+      .def(
+          "count",
+          [snapshot](ListT &self, const py::object &value) {
+            return snapshot(self).attr("count")(value);
+          },
+          py::arg("value"), ("How many " + noun + "s equal `value`.").c_str())
       .def(
           "__repr__",
           [name, owner](ListT &self) {

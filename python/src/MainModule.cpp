@@ -6,6 +6,7 @@
 
 #include "Core.h"
 #include "Downcast.h"
+#include "IRCompat.h"
 #include "OpView.h"
 #include "Rewrite.h"
 
@@ -38,9 +39,15 @@ PYBIND11_MODULE(_mlirTracking, m) {
   populateIRAffine(ir);
   populateOpView(m, ir);
   populateStructuredOpHelpers(m);
+  populateIRDiagnostics(ir);
+  populateIRSymbols(ir);
+  populateIRCompat(ir);
   py::module_ passmanager =
       m.def_submodule("passmanager", "The tracked pass manager.");
   populatePassManager(passmanager);
+  py::module_ transformInterpreter = m.def_submodule(
+      "transform_interpreter", "The transform interpreter with tracking.");
+  populateTransformInterpreter(transformInterpreter);
   populatePythonPasses(passmanager);
   populatePassVerification(passmanager);
   py::module_ rewrite = m.def_submodule(

@@ -205,6 +205,15 @@ public:
   /// caller destroys `records` afterwards, outside any registry call.
   void invalidateDetached(DetachedRecords &records, const EventSource &source,
                           llvm::StringRef reason);
+  /// Settles one handle taken out by `detachNestedRecords` (still detached
+  /// and live) when the caller learnt what became of its op, e.g. from the
+  /// transform interpreter's own tracking. Fires after the IR change. A
+  /// non-null `op` makes the handle live on `op` (a "replaced" event if it is
+  /// not the handle's old op; merged into `op`'s handle if `op` has one);
+  /// with a null `op` the handle becomes `state` (erased or invalidated).
+  /// Handles not detached, or already settled, are left alone.
+  void resolveDetached(const OpHandle &handle, Operation *op, HandleState state,
+                       const EventSource &source, llvm::StringRef reason);
 
   /// Installs a callback run on every event (under the registry lock: it
   /// must not call back into the registry).
