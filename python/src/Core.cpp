@@ -6,6 +6,7 @@
 
 #include "Core.h"
 #include "IRCompat.h"
+#include "RunGuard.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -106,12 +107,23 @@ py::object mlir::tracking::python::getInvalidatedHandleErrorClass() {
   return *invalidatedHandleErrorClass;
 }
 
-DiagnosticCapture::DiagnosticCapture(MLIRContext *context) : context(context) {
+namespace {
+/// The innermost DiagnosticCapture of the current thread.
+thread_local DiagnosticCapture *currentCapture = nullptr;
+} // namespace
+
+DiagnosticCapture::DiagnosticCapture(MLIRContext *context)
+    : context(context), previous(currentCapture) {
+  currentCapture = this;
   // Read under the GIL here: the handler may run on other threads.
   bool propagate = getEmitErrorDiagnostics(context);
+  // One handler per capture (the newest handler sees a diagnostic first),
+  // but it only takes what its own thread emits: a capture of another
+  // thread, or an outer one of this thread, passes it on.
   id = context->getDiagEngine().registerHandler(
       [this, propagate](Diagnostic &diag) {
-        if (diag.getSeverity() != DiagnosticSeverity::Error)
+        if (diag.getSeverity() != DiagnosticSeverity::Error ||
+            currentCapture != this)
           return failure();
         std::lock_guard<std::mutex> lock(mutex);
         diagnostics.push_back(recordDiagnostic(diag));
@@ -121,6 +133,7 @@ DiagnosticCapture::DiagnosticCapture(MLIRContext *context) : context(context) {
 
 DiagnosticCapture::~DiagnosticCapture() {
   context->getDiagEngine().eraseHandler(id);
+  currentCapture = previous;
 }
 
 std::vector<DiagnosticRecord> DiagnosticCapture::take() {
@@ -229,6 +242,8 @@ llvm::DenseMap<MLIRContext *, PyMlirContext *> &getContexts() {
 } // namespace
 
 PyMlirContext::PyMlirContext() {
+  static unsigned nextId = 0;
+  id = ++nextId;
   DialectRegistry dialects;
   registerAllDialects(dialects);
   registerAllExtensions(dialects);
@@ -327,18 +342,21 @@ std::shared_ptr<RootOwner> PyMlirContext::adoptRoot(Operation *root) {
 void PyMlirContext::rehome(Operation *subtree) {
   std::shared_ptr<RootOwner> owner = getOwner(getRootOf(subtree));
   std::vector<PyOperation *> affected;
-  for (auto &entry : liveOperations) {
-    Operation *op = entry.second->getIfLive();
+  for (PyOperation *operation : allOperations) {
+    // Ops of a tree a pipeline runs on are not in `subtree` (it was just
+    // changed from Python) and must not be read.
+    if (operation->getResolvedOwner()->running)
+      continue;
+    Operation *op = operation->getIfLive();
     if (op && subtree->isAncestor(op))
-      affected.push_back(entry.second);
+      affected.push_back(operation);
   }
-  // Merged handles share a key; they are not in the map but still hold an
-  // owner: they are found lazily by PyOperation::get.
   for (PyOperation *operation : affected)
     operation->setOwner(owner);
 }
 
 std::vector<std::string> PyMlirContext::verifyTracking() const {
+  checkNoRunIn(*this, "Context._verify_tracking");
   std::vector<std::string> problems;
   llvm::DenseSet<Operation *> present;
   llvm::DenseSet<const void *> presentUnits;
@@ -373,6 +391,20 @@ std::vector<std::string> PyMlirContext::verifyTracking() const {
   return problems;
 }
 
+void mlir::tracking::python::checkSameContext(const PyMlirContext &expected,
+                                              MLIRContext *actual,
+                                              StringRef what) {
+  if (actual == expected.get())
+    return;
+  PyMlirContext *other = PyMlirContext::lookup(actual);
+  std::string otherName = other ? "context #" + std::to_string(other->getId())
+                                : "a context not created by mlir_tracking";
+  throw py::value_error("cannot use " + what.str() + " of " + otherName +
+                        " with IR of context #" +
+                        std::to_string(expected.getId()) +
+                        ": objects of different contexts cannot be mixed");
+}
+
 Operation *mlir::tracking::python::getRootOf(Operation *op) {
   while (Operation *parent = op->getParentOp())
     op = parent;
@@ -386,9 +418,12 @@ Operation *mlir::tracking::python::getRootOf(Operation *op) {
 PyOperation::PyOperation(PyMlirContext &context, OpHandle handle,
                          std::shared_ptr<RootOwner> owner)
     : context(&context), contextObject(context.getObject()),
-      owner(std::move(owner)), handle(std::move(handle)) {}
+      owner(std::move(owner)), handle(std::move(handle)) {
+  context.allOperations.insert(this);
+}
 
 PyOperation::~PyOperation() {
+  context->allOperations.erase(this);
   auto it = context->liveOperations.find(registeredKey);
   if (it != context->liveOperations.end() && it->second == this)
     context->liveOperations.erase(it);
@@ -423,12 +458,17 @@ Operation *PyOperation::get() {
   Operation *op = handle.get();
   if (!op)
     throw InvalidatedHandleException(handle.describe());
+  // Before reading anything: the owner (kept in step with the op's tree by
+  // forwards and rehome) says whether a pipeline runs on that tree.
+  std::shared_ptr<RootOwner> resolved = RootOwner::resolve(owner);
+  checkIRAccess(*resolved);
   // Keep the owner in step with the op's root (forwards after insertion).
-  if (!owner || owner->getRoot() != getRootOf(op)) {
-    std::shared_ptr<RootOwner> resolved = RootOwner::resolve(owner);
-    Operation *root = getRootOf(op);
-    if (!resolved || resolved->getRoot() != root)
+  Operation *root = getRootOf(op);
+  if (owner != resolved || owner->getRoot() != root) {
+    if (resolved->getRoot() != root) {
       resolved = context->getOwner(root);
+      checkIRAccess(*resolved);
+    }
     setOwner(std::move(resolved));
   }
   return op;

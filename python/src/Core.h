@@ -30,6 +30,7 @@
 #include "mlir/Tracking/BlockValueRegistry.h"
 #include "mlir/Tracking/HandleRegistry.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <pybind11/pybind11.h>
@@ -48,6 +49,8 @@ namespace __attribute__((visibility("hidden"))) python {
 
   class PyMlirContext;
   class PyOperation;
+  class IRPin;
+  struct RunningPipeline;
 
   //===----------------------------------------------------------------------===//
   // Errors
@@ -73,8 +76,14 @@ namespace __attribute__((visibility("hidden"))) python {
     std::vector<DiagnosticRecord> diagnostics;
   };
 
-  /// Collects the error diagnostics of `context` while alive; other severities
-  /// go on to the context's other handlers. Thread-safe.
+  /// Collects the error diagnostics of `context` emitted on the thread that
+  /// created it while alive (the innermost capture of that thread wins);
+  /// other severities, and errors of other threads, go on to the context's
+  /// other handlers. So concurrent runs, parses and verifications each get
+  /// exactly their own errors: MLIR's parallel helpers
+  /// (failableParallelForEach, used by the pass manager and the verifier)
+  /// re-emit worker-thread diagnostics on the thread that started them.
+  /// Create and destroy it on the same thread.
   class DiagnosticCapture {
   public:
     explicit DiagnosticCapture(MLIRContext *context);
@@ -89,6 +98,8 @@ namespace __attribute__((visibility("hidden"))) python {
   private:
     MLIRContext *context;
     DiagnosticEngine::HandlerID id;
+    /// The capture this one shadows on its thread.
+    DiagnosticCapture *previous;
     std::mutex mutex;
     std::vector<DiagnosticRecord> diagnostics;
   };
@@ -127,6 +138,10 @@ namespace __attribute__((visibility("hidden"))) python {
     /// Follows forwards to the owner that currently owns the IR.
     static std::shared_ptr<RootOwner> resolve(std::shared_ptr<RootOwner> owner);
 
+    /// The pipeline running on this tree, or nullptr (see RunGuard.h). Set
+    /// by RunLock on the resolved owner; read and written with the GIL.
+    const RunningPipeline *running = nullptr;
+
   private:
     void forgetRoot();
     PyMlirContext &context;
@@ -145,6 +160,13 @@ namespace __attribute__((visibility("hidden"))) python {
 
     MLIRContext *get() const { return context.get(); }
     HandleRegistry &getRegistry() const { return *registry; }
+    /// A number naming this context in errors ("context #3"), never reused.
+    unsigned getId() const { return id; }
+
+    /// The run guard's bookkeeping (RunGuard.cpp): runs in progress and
+    /// active pins. GIL-protected.
+    unsigned numRunning = 0;
+    std::vector<IRPin *> pins;
     /// The handles of blocks and values of this context.
     BlockValueRegistry &getUnits() const { return *units; }
     /// The Python object of this context (it exists while `this` does).
@@ -179,10 +201,15 @@ namespace __attribute__((visibility("hidden"))) python {
   private:
     friend class RootOwner;
     friend class PyOperation;
+    unsigned id;
     std::unique_ptr<MLIRContext> context;
     std::unique_ptr<HandleRegistry> registry;
     /// Handle key -> the Python Operation object of that handle (identity).
     llvm::DenseMap<const void *, PyOperation *> liveOperations;
+    /// Every Python Operation object, also those whose handle merged into
+    /// another one's key: rehome must reach them all, so that each object's
+    /// owner is its op's tree (the run guard relies on it).
+    llvm::DenseSet<PyOperation *> allOperations;
     /// Root op -> its owner. Entries go away when the root is destroyed,
     /// erased or inserted elsewhere, so no key is ever a freed op.
     llvm::DenseMap<Operation *, std::weak_ptr<RootOwner>> owners;
@@ -194,6 +221,13 @@ namespace __attribute__((visibility("hidden"))) python {
 
   /// Returns the top-level ancestor of `op` (or `op`).
   Operation *getRootOf(Operation * op);
+
+  /// Throws ValueError unless `actual` (the context of an object passed in,
+  /// described by `what`, e.g. "an operand") is `expected` (the context of
+  /// the IR it is used with). The one check that keeps objects of different
+  /// contexts apart; the message names both contexts.
+  void checkSameContext(const PyMlirContext &expected, MLIRContext *actual,
+                        llvm::StringRef what);
 
   //===----------------------------------------------------------------------===//
   // Operation
@@ -209,10 +243,17 @@ namespace __attribute__((visibility("hidden"))) python {
 
     ~PyOperation();
 
-    /// The op, or throws InvalidatedHandleException if the handle is not live.
+    /// The op, or throws InvalidatedHandleException if the handle is not
+    /// live, or IRInUseException if a pipeline runs on its IR tree. The choke
+    /// point every structural object goes through before touching IR.
     Operation *get();
-    /// The op or nullptr; never throws.
+    /// The op or nullptr; never throws. Does not check the run guard: only
+    /// for code that does not dereference the op.
     Operation *getIfLive() const { return handle.get(); }
+    /// The owner of the op's tree, following forwards; reads no IR.
+    std::shared_ptr<RootOwner> getResolvedOwner() const {
+      return RootOwner::resolve(owner);
+    }
     const OpHandle &getHandle() const { return handle; }
     PyMlirContext &getContext() const { return *context; }
     py::object getContextObject() const { return contextObject; }

@@ -7,6 +7,7 @@
 #include "IRObjects.h"
 #include "Mutation.h"
 #include "OpView.h"
+#include "RunGuard.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/CAPI/IR.h"
@@ -143,6 +144,9 @@ Region *PyRegion::get() const {
 }
 
 Block *PyBlock::get() const {
+  // The run guard: `operation` is the block's parent op when the object was
+  // made, and moves from Python carry the block along with it.
+  checkIRAccess(*operationOf(operation).getResolvedOwner());
   // The block registry knows whether this very block still exists: a block
   // erased by a rewrite (or under a pass that is not precise) never comes
   // back, even if a new block is allocated at its address.
@@ -174,6 +178,9 @@ PyMlirContext &PyValue::getContext() const {
 }
 
 Value PyValue::get() const {
+  // The run guard: `keepAlive` defines the value (or holds its block), and
+  // moves from Python carry the value along with it.
+  checkIRAccess(*castToOperation(keepAlive).getResolvedOwner());
   Value value = handle.get();
   if (!value)
     throw InvalidatedHandleException(handle.describe());
@@ -286,6 +293,8 @@ void populateRegionsAndBlocks(py::module_ &m) {
       },
       [](PyBlockList &self) {
         auto &region = self.region.cast<PyRegion &>();
+        // Allocating may run a finalizer that lets another thread in.
+        IRPin pin(operationOf(region.operation), "iterating a BlockList");
         py::list blocks;
         for (Block &block : *region.get())
           blocks.append(PyBlock::make(region.operation, &block));
@@ -304,7 +313,15 @@ void populateRegionsAndBlocks(py::module_ &m) {
               argLocs.is_none()
                   ? resolveLocation(py::none(), ctx)
                   : argLocs.cast<py::list>()[i].cast<PyLocation &>().location;
-          block->addArgument(type.cast<PyType &>().type, loc);
+          Type argType = type.cast<PyType &>().type;
+          try {
+            checkSameContext(ctx, argType.getContext(), "an argument type");
+            checkSameContext(ctx, loc->getContext(), "an argument location");
+          } catch (...) {
+            delete block;
+            throw;
+          }
+          block->addArgument(argType, loc);
           ++i;
         }
         r->push_back(block);
@@ -365,6 +382,10 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "add_argument",
           [](PyBlock &self, PyType &type, PyLocation &loc) {
             Block *block = self.get();
+            PyMlirContext &ctx = operationOf(self.operation).getContext();
+            checkSameContext(ctx, type.type.getContext(), "an argument type");
+            checkSameContext(ctx, loc.location->getContext(),
+                             "an argument location");
             BlockArgument argument =
                 block->addArgument(type.type, loc.location);
             return PyValue::create(self.getContext(), argument);
@@ -384,15 +405,21 @@ void populateRegionsAndBlocks(py::module_ &m) {
           [](PyRegion &parent, py::list argTypes, py::object argLocs) {
             Region *region = parent.get();
             PyMlirContext &ctx = operationOf(parent.operation).getContext();
-            auto *block = new Block();
+            std::vector<std::pair<Type, Location>> arguments;
             for (size_t i = 0; i < argTypes.size(); ++i) {
               Location loc = argLocs.is_none()
                                  ? resolveLocation(py::none(), ctx)
                                  : argLocs.cast<py::list>()[i]
                                        .cast<PyLocation &>()
                                        .location;
-              block->addArgument(argTypes[i].cast<PyType &>().type, loc);
+              Type type = argTypes[i].cast<PyType &>().type;
+              checkSameContext(ctx, type.getContext(), "an argument type");
+              checkSameContext(ctx, loc->getContext(), "an argument location");
+              arguments.emplace_back(type, loc);
             }
+            auto *block = new Block();
+            for (auto [type, loc] : arguments)
+              block->addArgument(type, loc);
             region->push_front(block);
             return PyBlock::make(parent.operation, block);
           },
@@ -444,6 +471,8 @@ void populateRegionsAndBlocks(py::module_ &m) {
       [](PyOperationList &self) {
         auto &block = self.block.cast<PyBlock &>();
         PyMlirContext &ctx = block.getContext();
+        // Allocating may run a finalizer that lets another thread in.
+        IRPin pin(operationOf(block.operation), "iterating an OperationList");
         py::list ops;
         for (Operation &op : *block.get())
           ops.append(createOpView(PyOperation::forOperation(ctx, &op)));
@@ -489,8 +518,8 @@ void populateValues(py::module_ &m) {
           [](PyValue &self) -> py::object {
             Value value = self.get();
             if (auto result = dyn_cast<OpResult>(value))
-              return createOpView(PyOperation::forOperation(
-                  self.getContext(), result.getOwner()));
+              return createOpView(PyOperation::forOperation(self.getContext(),
+                                                            result.getOwner()));
             return PyBlock::create(self.getContext(),
                                    cast<BlockArgument>(value).getOwner());
           },
@@ -514,6 +543,8 @@ void populateValues(py::module_ &m) {
           [](PyValue &self) {
             Value value = self.get();
             PyMlirContext &ctx = self.getContext();
+            // Allocating may run a finalizer that lets another thread in.
+            IRPin pin(castToOperation(self.keepAlive), "Value.uses");
             py::list uses;
             for (OpOperand &use : value.getUses())
               uses.append(
@@ -591,6 +622,8 @@ void populateValues(py::module_ &m) {
             if (!context)
               throw py::value_error(
                   "the value's context was not created by mlir_tracking");
+            // A raw pointer may point into IR a pipeline is running on.
+            checkNoRunIn(*context, "Value._CAPICreate");
             return PyValue::create(*context, value);
           },
           py::arg("capsule"), "The Value of a capsule.")
@@ -608,6 +641,9 @@ void populateValues(py::module_ &m) {
             } catch (const InvalidatedHandleException &) {
               return std::string("<mlir_tracking.ir.Value of a handle that "
                                  "is not live>");
+            } catch (const IRInUseException &) {
+              return std::string("<mlir_tracking.ir.Value in IR a pass "
+                                 "pipeline is running on>");
             }
           },
           "Like str(); never raises.");
@@ -752,9 +788,11 @@ void populateAttributeMap(py::module_ &m) {
           "__setitem__",
           [](PyOpAttributeMap &self, const std::string &name,
              PyAttribute &attribute) {
-            operationOf(self.operation)
-                .get()
-                ->setAttr(name, attribute.attribute);
+            PyOperation &op = operationOf(self.operation);
+            Operation *owner = op.get();
+            checkSameContext(op.getContext(), attribute.attribute.getContext(),
+                             "an attribute");
+            owner->setAttr(name, attribute.attribute);
           },
           py::arg("name"), py::arg("attr"), "Sets attribute `name`.")
       .def(

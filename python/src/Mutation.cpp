@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Mutation.h"
+#include "RunGuard.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Tracking/TrackingListener.h"
@@ -67,6 +68,8 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
   if (!destination)
     throw py::value_error("cannot insert into a block that has no parent "
                           "operation");
+  if (PyMlirContext *target = PyMlirContext::lookup(destination->getContext()))
+    checkSameContext(*target, op->getContext(), "an operation");
   if (op->isAncestor(destination))
     throw py::value_error("cannot move an operation into itself");
   if (before != block->end() && &*before == op)
@@ -84,9 +87,12 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
     oldOwner->forwardTo(context.getOwner(newRoot));
     return;
   }
+  std::shared_ptr<RootOwner> oldOwner = operation.getResolvedOwner();
   rewriter.get().moveOpBefore(op, block, before);
-  if (oldRoot != newRoot)
+  if (oldRoot != newRoot) {
     context.rehome(op);
+    propagatePins(context, oldOwner.get(), context.getOwner(newRoot));
+  }
 }
 
 void mlir::tracking::python::eraseOperation(PyOperation &operation) {
@@ -152,21 +158,26 @@ void mlir::tracking::python::detachOperation(PyOperation &operation) {
   Operation *oldParent = op->getParentOp();
   Operation *oldScope =
       oldParent ? HandleRegistry::getBodyScope(oldParent) : nullptr;
+  std::shared_ptr<RootOwner> oldOwner = operation.getResolvedOwner();
   op->remove();
   context.getRegistry().notifyOperationMoved(op, oldScope);
   // Hold the new owner until the handles under `op` hold it.
   std::shared_ptr<RootOwner> owner = context.adoptRoot(op);
   context.rehome(op);
+  propagatePins(context, oldOwner.get(), owner);
 }
 
 void mlir::tracking::python::replaceAllUsesWith(PyMlirContext &context,
                                                 Value from, Value to) {
+  checkSameContext(context, from.getContext(), "a value");
+  checkSameContext(context, to.getContext(), "a replacement value");
   PythonRewriter rewriter(context, "replace_all_uses_with");
   rewriter.get().replaceAllUsesWith(from, to);
 }
 
 void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
                                         unsigned index, Value value) {
+  checkSameContext(context, value.getContext(), "an operand value");
   PythonRewriter rewriter(context, "set operand");
   rewriter.get().modifyOpInPlace(op, [&] { op->setOperand(index, value); });
 }

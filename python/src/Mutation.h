@@ -43,7 +43,8 @@ namespace __attribute__((visibility("hidden"))) python {
   RewriterBase *getActiveRewriter(PyMlirContext & context);
 
   /// Inserts (if detached) or moves `operation` before `before` in `block`
-  /// (`block->end()` for the end).
+  /// (`block->end()` for the end). ValueError if `block` is of another
+  /// context.
   void placeOperation(PyOperation & operation, Block * block,
                       Block::iterator before, llvm::StringRef label);
   /// Erases `operation` and everything nested in it; their handles become
@@ -52,9 +53,11 @@ namespace __attribute__((visibility("hidden"))) python {
   void eraseOperation(PyOperation & operation);
   /// Detaches `operation` from its block; Python then owns it.
   void detachOperation(PyOperation & operation);
-  /// Replaces every use of `from` with `to`.
+  /// Replaces every use of `from` with `to` (ValueError if either is of
+  /// another context than `context`).
   void replaceAllUsesWith(PyMlirContext & context, Value from, Value to);
-  /// Sets operand `index` of `op`.
+  /// Sets operand `index` of `op` (ValueError if `value` is of another
+  /// context).
   void setOperand(PyMlirContext & context, Operation * op, unsigned index,
                   Value value);
 

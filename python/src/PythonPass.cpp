@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Rewrite.h"
+#include "RunGuard.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/CAPI/Pass.h"
@@ -24,6 +25,7 @@
 #include <pybind11/stl.h>
 
 #include <mutex>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::tracking;
@@ -92,6 +94,12 @@ public:
                          "mlir_tracking";
       return signalPassFailure();
     }
+    // The run locked this IR against other threads (RunGuard.h); the pass
+    // is part of that run, so its Python code may use the IR.
+    std::shared_ptr<RootOwner> tree = context->getOwner(getRootOf(op));
+    std::optional<ScopedRunAccess> access;
+    if (tree->running)
+      access.emplace(*tree->running);
     PythonRun run;
     std::string error;
     try {

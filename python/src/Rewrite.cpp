@@ -312,7 +312,7 @@ TrackingConfig resolveTracking(const py::object &tracking,
   return tracking.cast<PyTrackingConfig &>().config;
 }
 
-PyMlirContext &checkSameContext(PyOperation &target, py::object context) {
+PyMlirContext &checkTargetContext(PyOperation &target, py::object context) {
   if (&target.getContext() != &context.cast<PyMlirContext &>())
     throw py::value_error("the operation and the patterns belong to "
                           "different contexts");
@@ -401,7 +401,7 @@ void runConversion(py::object op, PyConversionTarget &target,
                    bool full) {
   PyOperation &pyTarget = castToOperation(op);
   Operation *root = pyTarget.get();
-  PyMlirContext &context = checkSameContext(pyTarget, set.context);
+  PyMlirContext &context = checkTargetContext(pyTarget, set.context);
   HandleRegistry &registry = context.getRegistry();
   llvm::DenseSet<Operation *> existing;
   root->walk([&](Operation *nested) { existing.insert(nested); });
@@ -909,7 +909,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
          std::optional<PyGreedyRewriteConfig> config, py::object tracking) {
         PyOperation &target = castToOperation(op);
         Operation *root = target.get();
-        checkSameContext(target, set.context);
+        checkTargetContext(target, set.context);
         PythonRun run;
         ScopedRewriteAttribution attribution("apply_patterns_and_fold_greedily",
                                              root);
@@ -1056,7 +1056,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
       [](py::object op, PyFrozenRewritePatternSet &set, py::object tracking) {
         PyOperation &target = castToOperation(op);
         Operation *root = target.get();
-        checkSameContext(target, set.context);
+        checkTargetContext(target, set.context);
         PythonRun run;
         ScopedRewriteAttribution attribution("walk_and_apply_patterns", root);
         walkAndApplyPatternsTracked(

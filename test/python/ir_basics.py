@@ -51,7 +51,7 @@ def test_context():
         # CHECK: False
         print(ctx.is_multithreading_enabled)
         ctx.enable_multithreading(True)
-        # CHECK: Context: 0 live operation objects
+        # CHECK: Context #{{[0-9]+}}: 0 live operation objects
         del m
         print(repr(ctx))
         # CHECK: mlir.ir.Context._CAPIPtr
