@@ -224,6 +224,8 @@ void ConversionTrackingListener::notifyOperationErased(Operation *op) {
 }
 
 void ConversionTrackingListener::notifyBlockErased(Block *block) {
+  // Block and value handles end with the block (never keep a freed Block*).
+  state->tracking.notifyBlockErased(block);
   if (state->next)
     state->next->notifyBlockErased(block);
 }
