@@ -239,8 +239,7 @@ TEST_F(TrackedRewriteTest, ConversionCommitFollowsAcrossDialects) {
       FrozenRewritePatternSet(std::move(patterns)))));
   ASSERT_TRUE(m.isLive());
   EXPECT_TRUE(isa<LLVM::MulOp>(m.get()));
-  EXPECT_NE(m.getHistory().back().pattern.find("MulIToLLVM"),
-            std::string::npos)
+  EXPECT_NE(m.getHistory().back().pattern.find("MulIToLLVM"), std::string::npos)
       << m.getHistory().back().str();
   // The driver folds `x = a + 0` to the block argument `a` (at commit): no
   // replacement op, so the handle is erased.

@@ -29,8 +29,9 @@ std::unique_ptr<Pass> createTrackedCSEPass();
 /// handles follow `arith` ops to their `llvm` replacements.
 std::unique_ptr<Pass> createTrackedArithToLLVMPass();
 
-/// Registers them under `canonicalize`, `cse` and `convert-arith-to-llvm`. Must run before upstream's
-/// registrations (the first registration of a pass argument wins).
+/// Registers them under `canonicalize`, `cse` and `convert-arith-to-llvm`. Must
+/// run before upstream's registrations (the first registration of a pass
+/// argument wins).
 void registerTrackedPasses();
 
 } // namespace tracking
