@@ -4,13 +4,21 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Prints, from one run, the ratios that matter:
-//  1. a precise pipeline (canonicalize, cse) with handles held, against the
-//     same pipeline untracked;
-//  2. the fallback for a non-precise function pass with few handles held:
-//     our scope index, against walking every op under each anchor (what
-//     `PassManager.run(invalidate_ops=True)` did), against nothing.
-// Times are the best of several repetitions on freshly parsed IR.
+// Prints, from one run, the ratios that matter, for each IR size and thread
+// count asked for:
+//  1. a precise pipeline, `func.func(canonicalize,cse)`: upstream's passes
+//     against ours with no registry at all, with an empty registry, and with
+//     a share of the ops held;
+//  2. a non-precise function pass that changes nothing, with a few handles
+//     held: no tracking, against walking every op under each anchor (what
+//     `PassManager.run(invalidate_ops=True)` did), against our scope index;
+//  3. the memory a held handle and a history event cost.
+//
+// Wall times on a shared machine swing by several times, so configurations
+// are interleaved: each round runs every configuration once, in an order
+// rotated from round to round, on a fresh clone of the IR. A ratio is taken
+// within each round and the rows print its median and range over the rounds,
+// for process CPU time and for wall time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,34 +32,62 @@
 #include "mlir/Tracking/HandleRegistry.h"
 #include "mlir/Tracking/PassTracking.h"
 #include "mlir/Tracking/Passes.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <ctime>
 #include <functional>
+#include <malloc.h>
 
 using namespace mlir;
 
 namespace {
-llvm::cl::opt<unsigned> numFunctions("functions",
-                                     llvm::cl::desc("Functions per module"),
-                                     llvm::cl::init(400));
-llvm::cl::opt<unsigned>
-    opsPerFunction("ops", llvm::cl::desc("Arithmetic ops per function"),
-                   llvm::cl::init(200));
-llvm::cl::opt<unsigned> repetitions("repetitions",
-                                    llvm::cl::desc("Runs per measurement"),
-                                    llvm::cl::init(5));
-llvm::cl::opt<std::string>
-    dumpModule("dump-module",
-               llvm::cl::desc("Write the generated module to this file"),
-               llvm::cl::init(""));
-llvm::cl::opt<unsigned>
-    heldHandles("handles",
-                llvm::cl::desc("Handles held for the fallback measurement"),
-                llvm::cl::init(20));
+llvm::cl::OptionCategory benchCategory("tracking-bench options");
+
+llvm::cl::list<unsigned>
+    sizes("sizes",
+          llvm::cl::desc("Approximate IR sizes in ops (comma-separated)"),
+          llvm::cl::CommaSeparated, llvm::cl::cat(benchCategory));
+llvm::cl::list<unsigned>
+    threadCounts("thread-counts",
+                 llvm::cl::desc("1: single-threaded pass manager; 2: the "
+                                "context's thread pool (comma-separated)"),
+                 llvm::cl::CommaSeparated, llvm::cl::cat(benchCategory));
+llvm::cl::list<unsigned>
+    heldPercents("held",
+                 llvm::cl::desc("Percent of ops held for the precise pipeline "
+                                "(comma-separated; default 0,10,100)"),
+                 llvm::cl::CommaSeparated, llvm::cl::cat(benchCategory));
+llvm::cl::opt<double> fallbackPercent(
+    "fallback-held",
+    llvm::cl::desc("Percent of ops held for the non-precise pass"),
+    llvm::cl::init(1.0), llvm::cl::cat(benchCategory));
+llvm::cl::opt<unsigned> rounds("rounds",
+                               llvm::cl::desc("Interleaved rounds per size"),
+                               llvm::cl::init(5), llvm::cl::cat(benchCategory));
+llvm::cl::opt<std::string> jsonOutput(
+    "json",
+    llvm::cl::desc("Also write every figure as JSON to this file "
+                   "('-' for stdout, the table then goes to stderr)"),
+    llvm::cl::init(""), llvm::cl::cat(benchCategory));
+llvm::cl::opt<bool>
+    skipMemory("skip-memory",
+               llvm::cl::desc("Do not measure memory per handle and event"),
+               llvm::cl::init(false), llvm::cl::cat(benchCategory));
+
+/// Ops the generator emits per function (measured once, see makeModule).
+constexpr unsigned kOpsPerFunction = 352;
+/// Arithmetic "steps" per function; each emits 1-2 ops.
+constexpr unsigned kStepsPerFunction = 200;
 
 /// A function pass that changes nothing and is not precise.
 struct NoOpFunctionPass
@@ -78,8 +114,9 @@ struct WalkEverythingInstrumentation : public PassInstrumentation {
   }
 };
 
-/// Foldable arithmetic, duplicates and dead code, `opsPerFunction` ops each.
-std::string makeModule() {
+/// Foldable arithmetic, duplicates and dead code: `numFunctions` functions
+/// of kOpsPerFunction ops each.
+std::string makeModule(unsigned numFunctions) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "module {\n";
@@ -87,7 +124,7 @@ std::string makeModule() {
     os << "  func.func @f" << f << "(%a: i32, %b: i32) -> i32 {\n";
     os << "    %c1 = arith.constant 1 : i32\n";
     os << "    %v0 = arith.addi %a, %b : i32\n";
-    for (unsigned i = 1; i < opsPerFunction; ++i) {
+    for (unsigned i = 1; i < kStepsPerFunction; ++i) {
       switch (i % 4) {
       case 0: // x + 0 folds away
         os << "    %z" << i << " = arith.constant 0 : i32\n";
@@ -108,150 +145,412 @@ std::string makeModule() {
         os << "    %v" << i << " = arith.xori %v" << i - 1 << ", %b : i32\n";
       }
     }
-    os << "    return %v" << opsPerFunction - 1 << " : i32\n  }\n";
+    os << "    return %v" << kStepsPerFunction - 1 << " : i32\n  }\n";
   }
   os << "}\n";
   return text;
 }
 
-double seconds(const std::function<void()> &fn) {
-  auto start = std::chrono::steady_clock::now();
+/// Process CPU time (all threads) and wall time of one call.
+struct Sample {
+  double cpu = 0;
+  double wall = 0;
+};
+
+double processCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+Sample timeIt(const std::function<void()> &fn) {
+  double cpuStart = processCpuSeconds();
+  auto wallStart = std::chrono::steady_clock::now();
   fn();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
+  Sample sample;
+  sample.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              wallStart)
+                    .count();
+  sample.cpu = processCpuSeconds() - cpuStart;
+  return sample;
 }
 
-/// Best time of `repetitions` runs of `run` on freshly parsed IR (parsing is
-/// not timed).
-double measure(MLIRContext &context, const std::string &text,
-               const std::function<double(ModuleOp)> &run) {
-  double best = 1e30;
-  for (unsigned i = 0; i < repetitions; ++i) {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
-    if (!module)
-      llvm::report_fatal_error("benchmark IR does not parse");
-    best = std::min(best, run(*module));
-  }
-  return best;
-}
-
-double runPipeline(MLIRContext &context, ModuleOp module, StringRef pipeline,
-                   tracking::HandleRegistry *registry,
-                   llvm::DenseMap<Operation *, bool> *walkHandles) {
-  // `pipeline` is the body of a builtin.module pipeline, like --pass-pipeline
-  // without its `builtin.module(...)`.
-  PassManager pm(&context);
-  if (failed(parsePassPipeline(pipeline, pm)))
-    llvm::report_fatal_error("bad benchmark pipeline");
-  if (registry)
-    tracking::enableTracking(pm, *registry);
-  if (walkHandles)
-    pm.addInstrumentation(
-        std::make_unique<WalkEverythingInstrumentation>(*walkHandles));
-  return seconds([&] {
-    if (failed(pm.run(module)))
-      llvm::report_fatal_error("benchmark pipeline failed");
-  });
-}
-
-/// "  <label>   <ms> ms  ratio <r>x" (no ratio without a baseline).
-void printRow(StringRef label, double time, double baseline = 0) {
-  llvm::outs() << llvm::format("  %-26s%8.2f ms", label.str().c_str(),
-                               time * 1e3);
-  if (baseline > 0)
-    llvm::outs() << llvm::format("  ratio %.2fx", time / baseline);
-  llvm::outs() << "\n";
-}
-
-/// Every `stride`-th op of the module.
-std::vector<Operation *> pickOps(ModuleOp module, unsigned count) {
-  std::vector<Operation *> all;
+/// Every op of the module but the module, in walk order.
+std::vector<Operation *> allOps(ModuleOp module) {
+  std::vector<Operation *> ops;
   module->walk([&](Operation *op) {
     if (op != module)
-      all.push_back(op);
+      ops.push_back(op);
   });
+  return ops;
+}
+
+/// `percent`% of `ops`, evenly spread.
+std::vector<Operation *> pickOps(ArrayRef<Operation *> ops, double percent) {
   std::vector<Operation *> picked;
-  size_t stride = std::max<size_t>(1, all.size() / std::max(1u, count));
-  for (size_t i = 0; i < all.size() && picked.size() < count; i += stride)
-    picked.push_back(all[i]);
+  if (percent <= 0)
+    return picked;
+  size_t count = std::max<size_t>(1, ops.size() * percent / 100.0);
+  double stride = double(ops.size()) / count;
+  for (size_t i = 0; i < count; ++i)
+    picked.push_back(ops[size_t(i * stride)]);
   return picked;
+}
+
+/// One configuration: `prepare` builds the pass manager (and whatever
+/// tracking state it needs) for a fresh module, untimed; the returned
+/// callable is the timed part.
+struct Config {
+  std::string group;
+  std::string name;
+  std::function<std::function<void()>(ModuleOp)> prepare;
+  std::vector<Sample> samples;
+};
+
+/// A pass manager for `pipeline` (the body of a builtin.module pipeline).
+std::unique_ptr<PassManager> makePassManager(MLIRContext &context,
+                                             StringRef pipeline) {
+  auto pm = std::make_unique<PassManager>(&context);
+  if (failed(parsePassPipeline(pipeline, *pm)))
+    llvm::report_fatal_error("bad benchmark pipeline");
+  return pm;
+}
+
+void runOrDie(PassManager &pm, ModuleOp module) {
+  if (failed(pm.run(module)))
+    llvm::report_fatal_error("benchmark pipeline failed");
+}
+
+struct Stats {
+  double median = 0, min = 0, max = 0;
+};
+
+Stats summarize(std::vector<double> values) {
+  Stats stats;
+  if (values.empty())
+    return stats;
+  llvm::sort(values);
+  stats.min = values.front();
+  stats.max = values.back();
+  size_t n = values.size();
+  stats.median =
+      n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  return stats;
+}
+
+/// Per-round ratios of `config` against `baseline`.
+Stats ratioStats(const Config &config, const Config &baseline, bool cpu) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < config.samples.size(); ++i) {
+    double a = cpu ? config.samples[i].cpu : config.samples[i].wall;
+    double b = cpu ? baseline.samples[i].cpu : baseline.samples[i].wall;
+    if (b > 0)
+      ratios.push_back(a / b);
+  }
+  return summarize(ratios);
+}
+
+Stats timeStats(const Config &config, bool cpu) {
+  std::vector<double> values;
+  for (const Sample &sample : config.samples)
+    values.push_back((cpu ? sample.cpu : sample.wall) * 1e3);
+  return summarize(values);
+}
+
+llvm::json::Object toJSON(const Stats &stats) {
+  return llvm::json::Object{
+      {"median", stats.median}, {"min", stats.min}, {"max", stats.max}};
+}
+
+/// The output streams: the table goes to stderr when JSON goes to stdout.
+llvm::raw_ostream &table() {
+  return jsonOutput == "-" ? llvm::errs() : llvm::outs();
+}
+
+/// "  <name>  cpu <median> ms  wall <median> ms  [ratio cpu x (min-max)
+/// wall x (min-max) vs <baseline>]".
+void printRow(const Config &config, const Config *baseline) {
+  Stats cpu = timeStats(config, /*cpu=*/true);
+  Stats wall = timeStats(config, /*cpu=*/false);
+  table() << llvm::format("  %-30s cpu %9.2f ms  wall %9.2f ms",
+                          config.name.c_str(), cpu.median, wall.median);
+  if (baseline) {
+    Stats rc = ratioStats(config, *baseline, true);
+    Stats rw = ratioStats(config, *baseline, false);
+    table() << llvm::format("  ratio cpu %.3fx (%.3f-%.3f) wall %.3fx "
+                            "(%.3f-%.3f) vs %s",
+                            rc.median, rc.min, rc.max, rw.median, rw.min,
+                            rw.max, baseline->name.c_str());
+  }
+  table() << "\n";
+}
+
+/// Runs every configuration `rounds` times, interleaved and rotated.
+void runInterleaved(MLIRContext &context, ModuleOp base,
+                    std::vector<Config> &configs) {
+  for (unsigned round = 0; round < rounds; ++round) {
+    for (size_t k = 0; k < configs.size(); ++k) {
+      Config &config = configs[(k + round) % configs.size()];
+      OwningOpRef<ModuleOp> module = cast<ModuleOp>(base->clone());
+      std::function<void()> timed = config.prepare(*module);
+      config.samples.push_back(timeIt(timed));
+    }
+  }
+}
+
+/// Heap in use, from glibc's allocator.
+/// Heap in use, from glibc's allocator (signed: the IR shrinks as passes
+/// run).
+int64_t heapInUse() { return int64_t(mallinfo2().uordblks); }
+
+struct MemoryFigures {
+  double bytesPerHandle = 0;
+  double bytesPerEvent = 0;
+  size_t handles = 0;
+  size_t events = 0;
+};
+
+/// Bytes per held handle (registry records for every op) and per history
+/// event (a tracked pipeline with every op held, against the same pipeline
+/// untracked: the difference is what the registry keeps).
+MemoryFigures measureMemory(MLIRContext &context, ModuleOp base) {
+  MemoryFigures figures;
+  const char *pipeline = "func.func(canonicalize,cse)";
+  // Untracked: how much the heap moves because the IR changes.
+  int64_t untrackedGrowth;
+  {
+    OwningOpRef<ModuleOp> module = cast<ModuleOp>(base->clone());
+    auto pm = makePassManager(context, pipeline);
+    int64_t before = heapInUse();
+    runOrDie(*pm, *module);
+    untrackedGrowth = heapInUse() - before;
+  }
+  OwningOpRef<ModuleOp> module = cast<ModuleOp>(base->clone());
+  std::vector<Operation *> ops = allOps(*module);
+  auto pm = makePassManager(context, pipeline);
+  tracking::HandleRegistry registry(&context);
+  std::atomic<size_t> events{0};
+  registry.setEventObserver([&](const tracking::TrackingEvent &) { ++events; });
+  tracking::enableTracking(*pm, registry);
+  int64_t beforeHandles = heapInUse();
+  std::vector<tracking::OpHandle> handles;
+  handles.reserve(ops.size());
+  int64_t vectorBytes = ops.size() * sizeof(tracking::OpHandle);
+  for (Operation *op : ops)
+    handles.push_back(registry.getHandle(op));
+  int64_t afterHandles = heapInUse();
+  figures.handles = handles.size();
+  figures.bytesPerHandle =
+      double(afterHandles - beforeHandles - vectorBytes) / handles.size() +
+      sizeof(tracking::OpHandle);
+  runOrDie(*pm, *module);
+  int64_t trackedGrowth = heapInUse() - afterHandles;
+  figures.events = events;
+  if (figures.events)
+    figures.bytesPerEvent =
+        (double(trackedGrowth) - double(untrackedGrowth)) / figures.events;
+  return figures;
 }
 } // namespace
 
 int main(int argc, char **argv) {
   tracking::registerTrackedPasses();
   PassRegistration<NoOpFunctionPass>();
-  llvm::cl::ParseCommandLineOptions(argc, argv, "mlir-tracking benchmark\n");
+  llvm::cl::HideUnrelatedOptions(benchCategory);
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv,
+      "mlir-tracking benchmark: the cost of tracking as ratios from one run\n");
+  if (sizes.empty())
+    sizes.push_back(140000);
+  if (threadCounts.empty()) {
+    threadCounts.push_back(1);
+    threadCounts.push_back(2);
+  }
+  if (heldPercents.empty())
+    for (unsigned percent : {0u, 10u, 100u})
+      heldPercents.push_back(percent);
 
   DialectRegistry dialects;
   dialects.insert<arith::ArithDialect, func::FuncDialect>();
   MLIRContext context(dialects);
   context.loadAllAvailableDialects();
-  std::string text = makeModule();
-  if (!dumpModule.empty()) {
-    std::error_code error;
-    llvm::raw_fd_ostream file(dumpModule, error);
-    file << text;
-  }
-  size_t numOps = 0;
-  {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
-    module->walk([&](Operation *) { ++numOps; });
-  }
-  llvm::outs() << "module: " << numFunctions << " functions, " << numOps
-               << " ops; best of " << repetitions << " runs\n\n";
 
-  // 1. Precise pipeline: the listener's cost.
+  llvm::json::Array jsonRows;
+  llvm::json::Array jsonMemory;
   const char *precise = "func.func(canonicalize,cse)";
-  double untracked = measure(context, text, [&](ModuleOp module) {
-    return runPipeline(context, module, precise, nullptr, nullptr);
-  });
-  auto trackedWith = [&](unsigned fraction) {
-    return measure(context, text, [&](ModuleOp module) {
-      tracking::HandleRegistry registry(&context);
-      std::vector<tracking::OpHandle> handles;
-      for (Operation *op : pickOps(module, numOps / fraction))
-        handles.push_back(registry.getHandle(op));
-      return runPipeline(context, module, precise, &registry, nullptr);
-    });
-  };
-  double trackedNone = measure(context, text, [&](ModuleOp module) {
-    tracking::HandleRegistry registry(&context);
-    return runPipeline(context, module, precise, &registry, nullptr);
-  });
-  double trackedTenth = trackedWith(10);
-  double trackedAll = trackedWith(1);
-  llvm::outs() << "precise pipeline " << precise << "\n";
-  printRow("untracked", untracked);
-  printRow("tracked, no handles", trackedNone, untracked);
-  printRow("tracked, 10% of ops held", trackedTenth, untracked);
-  printRow("tracked, every op held", trackedAll, untracked);
-  llvm::outs() << "\n";
-
-  // 2. Fallback for a non-precise pass, few handles held.
   const char *fallback = "func.func(bench-noop)";
-  double bare = measure(context, text, [&](ModuleOp module) {
-    return runPipeline(context, module, fallback, nullptr, nullptr);
-  });
-  double ours = measure(context, text, [&](ModuleOp module) {
-    tracking::HandleRegistry registry(&context);
-    std::vector<tracking::OpHandle> handles;
-    for (Operation *op : pickOps(module, heldHandles))
-      handles.push_back(registry.getHandle(op));
-    return runPipeline(context, module, fallback, &registry, nullptr);
-  });
-  double walk = measure(context, text, [&](ModuleOp module) {
-    llvm::DenseMap<Operation *, bool> handles;
-    for (Operation *op : pickOps(module, heldHandles))
-      handles[op] = true;
-    return runPipeline(context, module, fallback, nullptr, &handles);
-  });
-  llvm::outs() << "non-precise pass " << fallback << ", " << heldHandles
-               << " handles held\n";
-  printRow("no tracking", bare);
-  printRow("walk everything", walk, bare);
-  printRow("scope index (ours)", ours, bare);
-  llvm::outs() << llvm::format("  %-26s%8s     ratio %.2fx\n",
-                               "ours vs walk everything", "", ours / walk);
+
+  for (unsigned size : sizes) {
+    unsigned numFunctions = std::max(1u, size / kOpsPerFunction);
+    OwningOpRef<ModuleOp> base =
+        parseSourceString<ModuleOp>(makeModule(numFunctions), &context);
+    if (!base)
+      llvm::report_fatal_error("benchmark IR does not parse");
+    size_t numOps = allOps(*base).size() + 1;
+
+    for (unsigned threads : threadCounts) {
+      context.enableMultithreading(threads > 1);
+      table() << "module: " << numFunctions << " functions, " << numOps
+              << " ops; " << threads << " thread" << (threads > 1 ? "s" : "")
+              << "; " << rounds << " interleaved rounds\n";
+
+      // 1. Precise pipeline.
+      std::vector<Config> configs;
+      // Upstream's own canonicalize and cse, built directly (the registered
+      // names are ours).
+      configs.push_back({"precise", "upstream passes", [&](ModuleOp module) {
+                           auto pm = std::make_shared<PassManager>(&context);
+                           OpPassManager &fpm = pm->nest<func::FuncOp>();
+                           fpm.addPass(createCanonicalizerPass());
+                           fpm.addPass(createCSEPass());
+                           return std::function<void()>(
+                               [pm, module] { runOrDie(*pm, module); });
+                         }});
+      configs.push_back({"precise", "ours, no registry", [&](ModuleOp module) {
+                           std::shared_ptr<PassManager> pm =
+                               makePassManager(context, precise);
+                           return std::function<void()>(
+                               [pm, module] { runOrDie(*pm, module); });
+                         }});
+      for (unsigned percent : heldPercents) {
+        configs.push_back(
+            {"precise", "ours, " + std::to_string(percent) + "% held",
+             [&, percent](ModuleOp module) {
+               // The registry and handles die after the timed run, with the
+               // state the std::function holds.
+               auto registry =
+                   std::make_shared<tracking::HandleRegistry>(&context);
+               auto handles =
+                   std::make_shared<std::vector<tracking::OpHandle>>();
+               for (Operation *op : pickOps(allOps(module), percent))
+                 handles->push_back(registry->getHandle(op));
+               std::shared_ptr<PassManager> pm =
+                   makePassManager(context, precise);
+               tracking::enableTracking(*pm, *registry);
+               return std::function<void()>(
+                   [pm, module, handles, registry] { runOrDie(*pm, module); });
+             }});
+      }
+
+      // 2. Non-precise pass.
+      configs.push_back({"fallback", "no tracking", [&](ModuleOp module) {
+                           std::shared_ptr<PassManager> pm =
+                               makePassManager(context, fallback);
+                           return std::function<void()>(
+                               [pm, module] { runOrDie(*pm, module); });
+                         }});
+      configs.push_back(
+          {"fallback", "walk everything", [&](ModuleOp module) {
+             auto handles =
+                 std::make_shared<llvm::DenseMap<Operation *, bool>>();
+             for (Operation *op : pickOps(allOps(module), fallbackPercent))
+               (*handles)[op] = true;
+             std::shared_ptr<PassManager> pm =
+                 makePassManager(context, fallback);
+             pm->addInstrumentation(
+                 std::make_unique<WalkEverythingInstrumentation>(*handles));
+             return std::function<void()>(
+                 [pm, module, handles] { runOrDie(*pm, module); });
+           }});
+      configs.push_back(
+          {"fallback", "scope index (ours)", [&](ModuleOp module) {
+             auto registry =
+                 std::make_shared<tracking::HandleRegistry>(&context);
+             auto handles = std::make_shared<std::vector<tracking::OpHandle>>();
+             for (Operation *op : pickOps(allOps(module), fallbackPercent))
+               handles->push_back(registry->getHandle(op));
+             std::shared_ptr<PassManager> pm =
+                 makePassManager(context, fallback);
+             tracking::enableTracking(*pm, *registry);
+             return std::function<void()>(
+                 [pm, module, handles, registry] { runOrDie(*pm, module); });
+           }});
+
+      runInterleaved(context, *base, configs);
+
+      auto find = [&](StringRef name) -> const Config * {
+        for (const Config &config : configs)
+          if (config.name == name)
+            return &config;
+        return nullptr;
+      };
+      const Config *upstream = find("upstream passes");
+      const Config *none = find("no tracking");
+      const Config *walk = find("walk everything");
+      table() << "precise pipeline " << precise << "\n";
+      for (const Config &config : configs) {
+        if (config.group != "precise")
+          continue;
+        printRow(config, &config == upstream ? nullptr : upstream);
+      }
+      table() << "non-precise pass " << fallback << ", "
+              << llvm::format("%g", double(fallbackPercent))
+              << "% of ops held\n";
+      for (const Config &config : configs)
+        if (config.group == "fallback")
+          printRow(config, &config == none ? nullptr : none);
+      const Config *ours = find("scope index (ours)");
+      Stats oursVsWalk = ratioStats(*ours, *walk, true);
+      table() << llvm::format("  %-30s ratio cpu %.3fx (%.3f-%.3f)\n",
+                              "scope index vs walk everything",
+                              oursVsWalk.median, oursVsWalk.min,
+                              oursVsWalk.max);
+      table() << "\n";
+
+      for (const Config &config : configs) {
+        const Config *baseline = config.group == "precise" ? upstream : none;
+        llvm::json::Object row{
+            {"group", config.group},
+            {"config", config.name},
+            {"ops", int64_t(numOps)},
+            {"threads", int64_t(threads)},
+            {"cpu_ms", toJSON(timeStats(config, true))},
+            {"wall_ms", toJSON(timeStats(config, false))},
+        };
+        if (&config != baseline) {
+          row["baseline"] = baseline->name;
+          row["ratio_cpu"] = toJSON(ratioStats(config, *baseline, true));
+          row["ratio_wall"] = toJSON(ratioStats(config, *baseline, false));
+        }
+        jsonRows.push_back(std::move(row));
+      }
+    }
+
+    if (!skipMemory) {
+      context.enableMultithreading(false);
+      MemoryFigures memory = measureMemory(context, *base);
+      table() << llvm::format(
+          "memory at %zu ops: %.0f B per held handle (%zu handles), %.0f B "
+          "per history event (%zu events)\n\n",
+          numOps, memory.bytesPerHandle, memory.handles, memory.bytesPerEvent,
+          memory.events);
+      jsonMemory.push_back(
+          llvm::json::Object{{"ops", int64_t(numOps)},
+                             {"bytes_per_handle", memory.bytesPerHandle},
+                             {"bytes_per_event", memory.bytesPerEvent},
+                             {"handles", int64_t(memory.handles)},
+                             {"events", int64_t(memory.events)}});
+    }
+  }
+
+  if (!jsonOutput.empty()) {
+    llvm::json::Value document =
+        llvm::json::Object{{"rounds", int64_t(rounds)},
+                           {"fallback_held_percent", double(fallbackPercent)},
+                           {"rows", std::move(jsonRows)},
+                           {"memory", std::move(jsonMemory)}};
+    if (jsonOutput == "-") {
+      llvm::outs() << llvm::formatv("{0:2}", document) << "\n";
+    } else {
+      std::error_code error;
+      llvm::raw_fd_ostream file(jsonOutput, error);
+      if (error) {
+        llvm::errs() << "tracking-bench: cannot write " << jsonOutput << ": "
+                     << error.message() << "\n";
+        return 1;
+      }
+      file << llvm::formatv("{0:2}", document) << "\n";
+    }
+  }
   return 0;
 }

@@ -34,6 +34,8 @@ tools = [
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 config.substitutions.append(("%tracking_src", config.mlir_tracking_src_root))
+# Where test/lib puts the dialect plugin the Python tests load.
+config.substitutions.append(("%tracking_lib_dir", config.mlir_tracking_libs_dir))
 
 if config.python_enabled:
     llvm_config.with_environment(

@@ -73,6 +73,10 @@ struct HandleRecord : std::enable_shared_from_this<HandleRecord> {
   HandleState state = HandleState::Live;
   /// True while `op` is a key of the address map pointing at this record.
   bool mapped = false;
+  /// True between `detachNested` and the record's settlement: unmapped, read
+  /// as invalidated, its event not recorded yet. `op` keeps the old address
+  /// (compared, never dereferenced).
+  bool detached = false;
   /// The scope the record is indexed under while mapped.
   Operation *scope = nullptr;
   /// Name and location as last seen, captured as text so they outlive the op.
@@ -301,6 +305,23 @@ struct RegistryImpl {
   }
 
   static Operation *scopeOf(Operation *op) { return scopeOfOp(op); }
+
+  /// The records indexed in the scope subtree rooted at `anchor`, found from
+  /// the index alone: the IR outside `anchor` may be under rewrite by other
+  /// threads, and scope keys that a pass freed behind the listener's back
+  /// are compared, never dereferenced.
+  SmallVector<HandleRecord *> collectNested(Operation *anchor) {
+    SmallVector<HandleRecord *> records;
+    if (!scopes.count(anchor))
+      return records;
+    SmallVector<Operation *> worklist = {anchor};
+    for (size_t i = 0; i < worklist.size(); ++i) {
+      ScopeInfo &info = scopes[worklist[i]];
+      records.append(info.records.begin(), info.records.end());
+      worklist.append(info.children.begin(), info.children.end());
+    }
+    return records;
+  }
 
   //===--------------------------------------------------------------------===//
   // Address map
@@ -897,20 +918,8 @@ size_t RegistryNotifier::invalidateNested(Operation *anchor,
                                           StringRef reason) {
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
-  if (!impl.scopes.count(anchor))
-    return 0;
-  // Collect the scope subtree rooted at `anchor` from the index alone: the IR
-  // outside `anchor` may be under rewrite by other threads, and the IR inside
-  // it is about to be.
-  SmallVector<Operation *> worklist = {anchor};
-  SmallVector<HandleRecord *> records;
-  for (size_t i = 0; i < worklist.size(); ++i) {
-    ScopeInfo &info = impl.scopes[worklist[i]];
-    records.append(info.records.begin(), info.records.end());
-    worklist.append(info.children.begin(), info.children.end());
-  }
   size_t invalidated = 0;
-  for (HandleRecord *record : records) {
+  for (HandleRecord *record : impl.collectNested(anchor)) {
     impl.unmap(record);
     if (!tx.hold(record) || record->state != HandleState::Live)
       continue;
@@ -921,4 +930,123 @@ size_t RegistryNotifier::invalidateNested(Operation *anchor,
     ++invalidated;
   }
   return invalidated;
+}
+
+RegistryNotifier::DetachedRecords
+RegistryNotifier::detachNested(Operation *anchor) {
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  DetachedRecords detached;
+  for (HandleRecord *record : impl.collectNested(anchor)) {
+    impl.unmap(record);
+    std::shared_ptr<HandleRecord> held = tx.hold(record);
+    if (!held || record->state != HandleState::Live)
+      continue;
+    record->state = HandleState::Invalidated;
+    record->detached = true;
+    detached.push_back(std::move(held));
+  }
+  return detached;
+}
+
+void RegistryNotifier::resolveDetached(const OpHandle &handle, Operation *op,
+                                       HandleState state,
+                                       const EventSource &source,
+                                       StringRef reason) {
+  if (!handle.record)
+    return;
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  HandleRecord *record = RegistryImpl::findRoot(handle.record.get(), tx);
+  if (!record->detached)
+    return;
+  record->detached = false;
+  if (!op) {
+    TrackingEvent event = makeEvent(state == HandleState::Erased
+                                        ? TrackingEvent::Kind::Erased
+                                        : TrackingEvent::Kind::Invalidated,
+                                    record, source);
+    event.reason = reason.str();
+    impl.endRecord(record, state, std::move(event), tx);
+    return;
+  }
+  record->state = HandleState::Live;
+  // The old address is only compared, never dereferenced: it may be freed.
+  bool replaced = record->op != op;
+  std::string name = op->getName().getStringRef().str();
+  std::string location = printLocation(op->getLoc());
+  std::shared_ptr<HandleRecord> existing = impl.lookup(op);
+  if (replaced || existing) {
+    TrackingEvent event =
+        makeEvent(TrackingEvent::Kind::Replaced, record, source);
+    event.replacement = name + " at " + location;
+    event.reason = reason.str();
+    if (existing) {
+      event.reason = "merged with the handle that already referred to it";
+      impl.record(record, std::move(event), tx);
+      RegistryImpl::link(record, std::move(existing));
+      return;
+    }
+    impl.record(record, std::move(event), tx);
+  }
+  record->lastName = std::move(name);
+  record->lastLocation = std::move(location);
+  impl.map(record, op);
+}
+
+void RegistryNotifier::invalidateDetached(DetachedRecords &records,
+                                          const EventSource &source,
+                                          StringRef reason) {
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  for (const std::shared_ptr<HandleRecord> &held : records) {
+    HandleRecord *record = RegistryImpl::findRoot(held.get(), tx);
+    if (!record->detached)
+      continue;
+    record->detached = false;
+    TrackingEvent event =
+        makeEvent(TrackingEvent::Kind::Invalidated, record, source);
+    event.reason = reason.str();
+    impl.endRecord(record, HandleState::Invalidated, std::move(event), tx);
+  }
+}
+
+std::vector<std::string>
+RegistryNotifier::verifyNested(Operation *anchor, const EventSource *repair) {
+  llvm::DenseMap<Operation *, StringRef> present;
+  anchor->walk([&](Operation *op) {
+    if (op != anchor)
+      present[op] = op->getName().getStringRef();
+  });
+  std::vector<std::string> problems;
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  for (HandleRecord *record : impl.collectNested(anchor)) {
+    std::string problem;
+    auto it = present.find(record->op);
+    if (it == present.end())
+      problem = "handle to '" + record->lastName + "' at " +
+                record->lastLocation +
+                " maps an op that is no longer in the IR";
+    else if (it->second != record->lastName)
+      problem = "handle to '" + record->lastName + "' at " +
+                record->lastLocation + " now points at '" + it->second.str() +
+                "'";
+    else if (record->scope != RegistryImpl::scopeOf(record->op))
+      problem = "handle to '" + record->lastName + "' at " +
+                record->lastLocation + " is indexed under the wrong scope";
+    if (problem.empty())
+      continue;
+    problems.push_back(problem);
+    if (!repair)
+      continue;
+    impl.unmap(record);
+    if (!tx.hold(record))
+      continue;
+    TrackingEvent event =
+        makeEvent(TrackingEvent::Kind::Invalidated, record, *repair);
+    event.reason = "tracking verification: " + problem;
+    impl.endRecord(record, HandleState::Invalidated, std::move(event), tx);
+  }
+  return problems;
 }

@@ -7,6 +7,8 @@
 #include "mlir/Tracking/PassTracking.h"
 #include "RegistryNotifier.h"
 
+#include "BlockValueNotifications.h"
+
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Tracking/TrackingListener.h"
@@ -112,6 +114,9 @@ void TrackingInstrumentation::runBeforePass(Pass *pass, Operation *anchor) {
     source.anchorKey = anchor;
     detail::RegistryNotifier(registry).invalidateNested(anchor, source,
                                                         "pass is not precise");
+    // Block and value handles under the anchor end too.
+    detail::invalidateUnitsUnder(
+        anchor, [&] { return source; }, "pass is not precise");
   }
   auto attribution =
       std::make_unique<ScopedRewriteAttribution>(label, anchor, pass);

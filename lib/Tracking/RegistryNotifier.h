@@ -18,13 +18,16 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class Block;
 class Operation;
 
 namespace tracking::detail {
+struct HandleRecord;
 
 /// Where an event comes from, for the history.
 struct EventSource {
@@ -73,6 +76,37 @@ public:
   /// Returns the number of handles invalidated.
   size_t invalidateNested(Operation *anchor, const EventSource &source,
                           llvm::StringRef reason);
+
+  /// Handles taken out of the registry by `detachNested`, for the caller to
+  /// settle once it learns what became of their ops.
+  using DetachedRecords = std::vector<std::shared_ptr<HandleRecord>>;
+  /// Like `invalidateNested`, for a caller that may learn afterwards what
+  /// became of some of the ops (the transform interpreter's own tracking):
+  /// the handles strictly nested in `anchor` leave the address map and read
+  /// as invalidated right away, but their events wait for `resolveDetached`
+  /// or `invalidateDetached`.
+  DetachedRecords detachNested(Operation *anchor);
+  /// Settles one handle taken out by `detachNested` and not settled yet.
+  /// Fires after the IR change. A non-null `op` makes the handle live on `op`
+  /// (a "replaced" event if it is not the handle's old op; merged into `op`'s
+  /// handle if `op` has one); with a null `op` the handle becomes `state`
+  /// (erased or invalidated). Other handles are left alone.
+  void resolveDetached(const OpHandle &handle, Operation *op, HandleState state,
+                       const EventSource &source, llvm::StringRef reason);
+  /// Invalidates every handle of `records` not settled yet. The caller drops
+  /// `records` afterwards, outside any registry call.
+  void invalidateDetached(DetachedRecords &records, const EventSource &source,
+                          llvm::StringRef reason);
+
+  /// Checks the records strictly nested in `anchor` (found from the scope
+  /// index) against the IR under `anchor`: each must map an op that is still
+  /// there, with its recorded name and scope. Only walks `anchor`, so it may
+  /// run while other threads rewrite other anchors. With `repair`, each record
+  /// found wrong is taken out of the map and invalidated with `repair` as
+  /// source and the problem as reason, so that no freed address stays in the
+  /// registry. Returns one line per problem.
+  std::vector<std::string> verifyNested(Operation *anchor,
+                                        const EventSource *repair = nullptr);
 
   /// The scope that ops nested directly in `op`'s regions belong to: `op`
   /// itself if it is isolated from above or top-level, else `op`'s scope.

@@ -7,6 +7,8 @@
 #include "mlir/Tracking/TrackingListener.h"
 #include "RegistryNotifier.h"
 
+#include "BlockValueNotifications.h"
+
 #include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
@@ -209,6 +211,9 @@ void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
 void TrackingListener::notifyOperationReplaced(Operation *op,
                                                ValueRange newValues) {
   trackReplacement(op, newValues);
+  // Block and value handles (BlockValueRegistry).
+  detail::notifyUnitsOfReplacement(
+      op, newValues, [&] { return getEventSource(/*replaced=*/true); });
   ForwardingListener::notifyOperationReplaced(op, newValues);
 }
 
@@ -220,7 +225,18 @@ void TrackingListener::notifyOperationReplaced(Operation *op,
   if (target && target->isTracked(op))
     RegistryNotifier(*target).notifyOperationReplaced(
         op, newOp, getEventSource(/*replaced=*/true));
+  // Block and value handles (BlockValueRegistry).
+  detail::notifyUnitsOfReplacement(op, newOp->getResults(), [&] {
+    return getEventSource(/*replaced=*/true);
+  });
   ForwardingListener::notifyOperationReplaced(op, newOp);
+}
+
+void TrackingListener::notifyBlockErased(Block *block) {
+  // Block and value handles (BlockValueRegistry).
+  detail::notifyUnitsOfErasedBlock(
+      block, [&] { return getEventSource(/*replaced=*/false); });
+  ForwardingListener::notifyBlockErased(block);
 }
 
 void TrackingListener::notifyOperationErased(Operation *op) {
@@ -233,6 +249,9 @@ void TrackingListener::notifyOperationErased(Operation *op) {
     RegistryNotifier(*target).notifyOperationErased(op, source,
                                                     /*reason=*/"");
   }
+  // Block and value handles (BlockValueRegistry).
+  detail::notifyUnitsOfErasedOp(
+      op, [&] { return getEventSource(/*replaced=*/false); });
   ForwardingListener::notifyOperationErased(op);
 }
 

@@ -4,9 +4,10 @@
 
 ``ir`` mirrors upstream ``mlir.ir``; every ``ir.Operation`` follows its op
 through rewrites and raises ``ir.InvalidatedHandleError`` instead of touching
-freed memory. ``passmanager.PassManager`` runs pipelines with tracking on.
+freed memory. ``passmanager.PassManager`` runs pipelines with tracking on; ``rewrite``
+applies patterns and conversions with tracking on.
 """
 
-from . import ir, passmanager
+from . import ir, passmanager, rewrite
 
-__all__ = ["ir", "passmanager"]
+__all__ = ["ir", "passmanager", "rewrite"]

@@ -16,10 +16,40 @@ class DiagnosticSeverity(enum.Enum):
     REMARK = 3
 
 
-class DiagnosticInfo:
-    """A diagnostic captured while MLIR ran: severity, location, message, notes."""
+class Diagnostic:
+    """A diagnostic given to a handler attached with
+    ``Context.attach_diagnostic_handler``: severity, location, message and
+    notes (Diagnostics). Unlike upstream's, it stays valid after the
+    callback returns (it is a copy)."""
 
     def __init__(self, severity, location, message, notes):
+        self.severity = severity
+        self.location = location
+        self.message = message
+        self.notes = tuple(notes)
+
+    def __str__(self):
+        return self.message
+
+    def __repr__(self):
+        return f"<Diagnostic {self.severity.name} at {self.location}: {self.message!r}>"
+
+
+class DiagnosticInfo:
+    """A diagnostic captured while MLIR ran: severity, location, message, notes.
+
+    ``DiagnosticInfo(diagnostic)`` copies a ``Diagnostic``, as upstream.
+    """
+
+    def __init__(self, severity, location=None, message=None, notes=()):
+        if isinstance(severity, Diagnostic):
+            diagnostic = severity
+            severity, location, message = (
+                diagnostic.severity,
+                diagnostic.location,
+                diagnostic.message,
+            )
+            notes = [DiagnosticInfo(note) for note in diagnostic.notes]
         self.severity = severity
         self.location = location
         self.message = message

@@ -1,5 +1,5 @@
 """The tracked pass manager (upstream ``mlir.passmanager`` names)."""
 
-from ._mlirTracking.passmanager import PassManager
+from ._mlirTracking.passmanager import Pass, PassManager
 
-__all__ = ["PassManager"]
+__all__ = ["Pass", "PassManager"]

@@ -1,14 +1,31 @@
 # Hand-kept type stub for mlir_tracking.passmanager (keep in step with
-# python/src/PassManager.cpp).
-from typing import Optional, Union
+# python/src/PassManager.cpp, PythonPass.cpp, PassVerification.cpp).
+from typing import Any, Callable, Optional, Union, overload
 
 from .ir import Context, Module, Operation
+
+class Pass:
+    @property
+    def name(self) -> Optional[str]: ...
+    def signal_pass_failure(self) -> None: ...
 
 class PassManager:
     def __init__(self, anchor_op: str = "any", context: Optional[Context] = None) -> None: ...
     @staticmethod
     def parse(pipeline: str, context: Optional[Context] = None) -> PassManager: ...
+    @overload
     def add(self, pipeline: str) -> None: ...
+    @overload
+    def add(
+        self,
+        fn: Callable[[Operation, Pass], Any],
+        *,
+        name: Optional[str] = None,
+        argument: Optional[str] = None,
+        description: str = "",
+        op_name: Optional[str] = None,
+    ) -> None: ...
+    def enable_tracking_verification(self) -> None: ...
     def run(self, operation: Union[Operation, Module]) -> None: ...
     def enable_ir_printing(
         self,

@@ -5,10 +5,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "Core.h"
+#include "IRCompat.h"
 #include "RegistryNotifier.h"
+#include "RunGuard.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -105,18 +108,33 @@ py::object mlir::tracking::python::getInvalidatedHandleErrorClass() {
   return *invalidatedHandleErrorClass;
 }
 
-DiagnosticCapture::DiagnosticCapture(MLIRContext *context) : context(context) {
-  id = context->getDiagEngine().registerHandler([this](Diagnostic &diag) {
-    if (diag.getSeverity() != DiagnosticSeverity::Error)
-      return failure();
-    std::lock_guard<std::mutex> lock(mutex);
-    diagnostics.push_back(recordDiagnostic(diag));
-    return success();
-  });
+namespace {
+/// The innermost DiagnosticCapture of the current thread.
+thread_local DiagnosticCapture *currentCapture = nullptr;
+} // namespace
+
+DiagnosticCapture::DiagnosticCapture(MLIRContext *context)
+    : context(context), previous(currentCapture) {
+  currentCapture = this;
+  // Read under the GIL here: the handler may run on other threads.
+  bool propagate = getEmitErrorDiagnostics(context);
+  // One handler per capture (the newest handler sees a diagnostic first),
+  // but it only takes what its own thread emits: a capture of another
+  // thread, or an outer one of this thread, passes it on.
+  id = context->getDiagEngine().registerHandler(
+      [this, propagate](Diagnostic &diag) {
+        if (diag.getSeverity() != DiagnosticSeverity::Error ||
+            currentCapture != this)
+          return failure();
+        std::lock_guard<std::mutex> lock(mutex);
+        diagnostics.push_back(recordDiagnostic(diag));
+        return propagate ? failure() : success();
+      });
 }
 
 DiagnosticCapture::~DiagnosticCapture() {
   context->getDiagEngine().eraseHandler(id);
+  currentCapture = previous;
 }
 
 std::vector<DiagnosticRecord> DiagnosticCapture::take() {
@@ -132,6 +150,30 @@ void DiagnosticCapture::raise(const std::string &message) {
 // RootOwner
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// True if an op outside `root` uses a value defined in `root` or has a
+/// block of `root` as a successor.
+bool isUsedFromOutside(Operation *root) {
+  auto outside = [&](Operation *user) { return !root->isAncestor(user); };
+  WalkResult result = root->walk([&](Operation *nested) {
+    for (Value value : nested->getResults())
+      if (llvm::any_of(value.getUsers(), outside))
+        return WalkResult::interrupt();
+    for (Region &region : nested->getRegions())
+      for (Block &block : region) {
+        for (BlockOperand &use : block.getUses())
+          if (outside(use.getOwner()))
+            return WalkResult::interrupt();
+        for (Value argument : block.getArguments())
+          if (llvm::any_of(argument.getUsers(), outside))
+            return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+} // namespace
+
 RootOwner::RootOwner(PyMlirContext &context, Operation *root, bool owning)
     : context(context), root(root), owning(owning) {}
 
@@ -145,6 +187,10 @@ RootOwner::~RootOwner() {
     return;
   Operation *op = root;
   root = nullptr;
+  if (isUsedFromOutside(op)) {
+    context.keepAlive(op);
+    return;
+  }
   HandleRegistry &registry = context.getRegistry();
   tracking::detail::EventSource source;
   source.pass = "python";
@@ -155,30 +201,7 @@ RootOwner::~RootOwner() {
   notifier.notifyOperationErased(op, source,
                                  "its IR was destroyed (last reference "
                                  "dropped)");
-  // IR elsewhere may still use values of this tree (an op moved, cloned or
-  // detached out of it): point those uses at a placeholder instead of freed
-  // values (a null operand would crash the printer and the verifier).
-  auto redirectUses = [&](Value value) {
-    for (OpOperand &use : llvm::make_early_inc_range(value.getUses()))
-      if (!op->isAncestor(use.getOwner()))
-        use.set(context.getPlaceholder(value.getType()));
-  };
-  // Likewise for branches elsewhere whose successors are blocks of this tree.
-  auto redirectSuccessorUses = [&](Block &block) {
-    for (BlockOperand &use : llvm::make_early_inc_range(block.getUses()))
-      if (!op->isAncestor(use.getOwner()))
-        use.set(context.getPlaceholderBlock());
-  };
-  op->walk([&](Operation *nested) {
-    for (Value result : nested->getResults())
-      redirectUses(result);
-    for (Region &region : nested->getRegions())
-      for (Block &block : region) {
-        redirectSuccessorUses(block);
-        for (BlockArgument argument : block.getArguments())
-          redirectUses(argument);
-      }
-  });
+  context.getUnits().eraseNested(op, "its IR was destroyed");
   op->dropAllReferences();
   op->erase();
 }
@@ -219,34 +242,63 @@ llvm::DenseMap<MLIRContext *, PyMlirContext *> &getContexts() {
 } // namespace
 
 PyMlirContext::PyMlirContext() {
+  static unsigned nextId = 0;
+  id = ++nextId;
   DialectRegistry dialects;
   registerAllDialects(dialects);
   registerAllExtensions(dialects);
+  appendPluginDialects(dialects);
   context = std::make_unique<MLIRContext>(dialects);
   context->loadAllAvailableDialects();
   registry = std::make_unique<HandleRegistry>(context.get());
+  units = std::make_unique<BlockValueRegistry>(context.get());
   getContexts()[context.get()] = this;
 }
 
 PyMlirContext::~PyMlirContext() {
   getContexts().erase(context.get());
+  setEmitErrorDiagnostics(context.get(), false);
   // Every Python object that refers to IR keeps its context alive, so no
   // owner and no handle object is left: the registry goes first, then the
   // context it belongs to.
-  placeholders.clear();
-  placeholderBlock = nullptr;
-  if (graveyard) {
-    // Branches in the graveyard's placeholder block may be used by IR that
-    // is already gone; drop every reference before freeing.
-    graveyard->dropAllReferences();
-    graveyard->erase();
-  }
+  // Trees kept alive for their users may use each other: drop every
+  // reference before freeing any.
+  for (Operation *root : keptAlive)
+    root->dropAllReferences();
+  for (Operation *root : keptAlive)
+    root->erase();
+  keptAlive.clear();
+  units.reset();
   registry.reset();
   context.reset();
 }
 
 py::object PyMlirContext::getObject() {
   return py::cast(this, py::return_value_policy::reference);
+}
+
+size_t mlir::tracking::python::getNumLiveContexts() {
+  return getContexts().size();
+}
+
+namespace {
+/// The contexts with `Context.emit_error_diagnostics` set.
+llvm::DenseSet<MLIRContext *> &emitErrorContexts() {
+  static auto *contexts = new llvm::DenseSet<MLIRContext *>();
+  return *contexts;
+}
+} // namespace
+
+bool mlir::tracking::python::getEmitErrorDiagnostics(MLIRContext *context) {
+  return emitErrorContexts().contains(context);
+}
+
+void mlir::tracking::python::setEmitErrorDiagnostics(MLIRContext *context,
+                                                     bool value) {
+  if (value)
+    emitErrorContexts().insert(context);
+  else
+    emitErrorContexts().erase(context);
 }
 
 PyMlirContext *PyMlirContext::lookup(MLIRContext *context) {
@@ -270,6 +322,10 @@ std::shared_ptr<RootOwner> PyMlirContext::getOwner(Operation *root) {
   if (it != owners.end())
     if (std::shared_ptr<RootOwner> owner = it->second.lock())
       return owner;
+  // A tree kept alive for its users: Python holds it again, so its owner
+  // decides again when it dies (it may be inserted, erased or dropped).
+  if (keptAlive.remove(root))
+    return adoptRoot(root);
   // IR this extension did not create (it came in through a capsule): refer
   // to it without owning it.
   auto owner = std::make_shared<RootOwner>(*this, root, /*owning=*/false);
@@ -286,51 +342,37 @@ std::shared_ptr<RootOwner> PyMlirContext::adoptRoot(Operation *root) {
 void PyMlirContext::rehome(Operation *subtree) {
   std::shared_ptr<RootOwner> owner = getOwner(getRootOf(subtree));
   std::vector<PyOperation *> affected;
-  for (auto &entry : liveOperations) {
-    Operation *op = entry.second->getIfLive();
+  for (PyOperation *operation : allOperations) {
+    // Ops of a tree a pipeline runs on are not in `subtree` (it was just
+    // changed from Python) and must not be read.
+    if (operation->getResolvedOwner()->running)
+      continue;
+    Operation *op = operation->getIfLive();
     if (op && subtree->isAncestor(op))
-      affected.push_back(entry.second);
+      affected.push_back(operation);
   }
-  // Merged handles share a key; they are not in the map but still hold an
-  // owner: they are found lazily by PyOperation::get.
   for (PyOperation *operation : affected)
     operation->setOwner(owner);
 }
 
-Block *PyMlirContext::getPlaceholderBlock() {
-  if (placeholderBlock)
-    return placeholderBlock;
-  if (!graveyard)
-    graveyard = ModuleOp::create(UnknownLoc::get(get())).getOperation();
-  OpBuilder builder = OpBuilder::atBlockEnd(&graveyard->getRegion(0).front());
-  ModuleOp holder = ModuleOp::create(builder, UnknownLoc::get(get()));
-  placeholderBlock = &holder.getBodyRegion().front();
-  return placeholderBlock;
-}
-
-Value PyMlirContext::getPlaceholder(Type type) {
-  auto it = placeholders.find(type);
-  if (it != placeholders.end())
-    return it->second;
-  if (!graveyard)
-    graveyard = ModuleOp::create(UnknownLoc::get(get())).getOperation();
-  OpBuilder builder = OpBuilder::atBlockEnd(&graveyard->getRegion(0).front());
-  Value placeholder =
-      UnrealizedConversionCastOp::create(builder, UnknownLoc::get(get()),
-                                         TypeRange{type}, ValueRange{})
-          .getResult(0);
-  placeholders[type] = placeholder;
-  return placeholder;
-}
-
 std::vector<std::string> PyMlirContext::verifyTracking() const {
+  checkNoRunIn(*this, "Context._verify_tracking");
   std::vector<std::string> problems;
   llvm::DenseSet<Operation *> present;
+  llvm::DenseSet<const void *> presentUnits;
   for (auto &entry : owners) {
     Operation *root = entry.first;
-    if (root == graveyard)
-      continue;
-    root->walk([&](Operation *op) { present.insert(op); });
+    root->walk([&](Operation *op) {
+      present.insert(op);
+      for (Value result : op->getResults())
+        presentUnits.insert(result.getAsOpaquePointer());
+      for (Region &region : op->getRegions())
+        for (Block &block : region) {
+          presentUnits.insert(&block);
+          for (Value argument : block.getArguments())
+            presentUnits.insert(argument.getAsOpaquePointer());
+        }
+    });
     // Per root, only the records of that root are expected.
     for (std::string &problem : registry->verifyAgainst(root))
       if (!StringRef(problem).starts_with("registry maps an op that is not"))
@@ -341,7 +383,26 @@ std::vector<std::string> PyMlirContext::verifyTracking() const {
       problems.push_back("registry maps an address that is not an op of any "
                          "IR held from Python");
   });
+  units->forEachTrackedAddress([&](const void *address) {
+    if (!presentUnits.contains(address))
+      problems.push_back("block/value registry maps an address that is not "
+                         "a block or value of any IR held from Python");
+  });
   return problems;
+}
+
+void mlir::tracking::python::checkSameContext(const PyMlirContext &expected,
+                                              MLIRContext *actual,
+                                              StringRef what) {
+  if (actual == expected.get())
+    return;
+  PyMlirContext *other = PyMlirContext::lookup(actual);
+  std::string otherName = other ? "context #" + std::to_string(other->getId())
+                                : "a context not created by mlir_tracking";
+  throw py::value_error("cannot use " + what.str() + " of " + otherName +
+                        " with IR of context #" +
+                        std::to_string(expected.getId()) +
+                        ": objects of different contexts cannot be mixed");
 }
 
 Operation *mlir::tracking::python::getRootOf(Operation *op) {
@@ -357,9 +418,12 @@ Operation *mlir::tracking::python::getRootOf(Operation *op) {
 PyOperation::PyOperation(PyMlirContext &context, OpHandle handle,
                          std::shared_ptr<RootOwner> owner)
     : context(&context), contextObject(context.getObject()),
-      owner(std::move(owner)), handle(std::move(handle)) {}
+      owner(std::move(owner)), handle(std::move(handle)) {
+  context.allOperations.insert(this);
+}
 
 PyOperation::~PyOperation() {
+  context->allOperations.erase(this);
   auto it = context->liveOperations.find(registeredKey);
   if (it != context->liveOperations.end() && it->second == this)
     context->liveOperations.erase(it);
@@ -394,12 +458,17 @@ Operation *PyOperation::get() {
   Operation *op = handle.get();
   if (!op)
     throw InvalidatedHandleException(handle.describe());
+  // Before reading anything: the owner (kept in step with the op's tree by
+  // forwards and rehome) says whether a pipeline runs on that tree.
+  std::shared_ptr<RootOwner> resolved = RootOwner::resolve(owner);
+  checkIRAccess(*resolved);
   // Keep the owner in step with the op's root (forwards after insertion).
-  if (!owner || owner->getRoot() != getRootOf(op)) {
-    std::shared_ptr<RootOwner> resolved = RootOwner::resolve(owner);
-    Operation *root = getRootOf(op);
-    if (!resolved || resolved->getRoot() != root)
+  Operation *root = getRootOf(op);
+  if (owner != resolved || owner->getRoot() != root) {
+    if (resolved->getRoot() != root) {
       resolved = context->getOwner(root);
+      checkIRAccess(*resolved);
+    }
     setOwner(std::move(resolved));
   }
   return op;

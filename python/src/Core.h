@@ -27,8 +27,11 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
 #include "mlir/IR/Value.h"
+#include "mlir/Tracking/BlockValueRegistry.h"
 #include "mlir/Tracking/HandleRegistry.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <pybind11/pybind11.h>
 
@@ -46,6 +49,8 @@ namespace __attribute__((visibility("hidden"))) python {
 
   class PyMlirContext;
   class PyOperation;
+  class IRPin;
+  struct RunningPipeline;
 
   //===----------------------------------------------------------------------===//
   // Errors
@@ -71,8 +76,14 @@ namespace __attribute__((visibility("hidden"))) python {
     std::vector<DiagnosticRecord> diagnostics;
   };
 
-  /// Collects the error diagnostics of `context` while alive; other severities
-  /// go on to the context's other handlers. Thread-safe.
+  /// Collects the error diagnostics of `context` emitted on the thread that
+  /// created it while alive (the innermost capture of that thread wins);
+  /// other severities, and errors of other threads, go on to the context's
+  /// other handlers. So concurrent runs, parses and verifications each get
+  /// exactly their own errors: MLIR's parallel helpers
+  /// (failableParallelForEach, used by the pass manager and the verifier)
+  /// re-emit worker-thread diagnostics on the thread that started them.
+  /// Create and destroy it on the same thread.
   class DiagnosticCapture {
   public:
     explicit DiagnosticCapture(MLIRContext *context);
@@ -87,6 +98,8 @@ namespace __attribute__((visibility("hidden"))) python {
   private:
     MLIRContext *context;
     DiagnosticEngine::HandlerID id;
+    /// The capture this one shadows on its thread.
+    DiagnosticCapture *previous;
     std::mutex mutex;
     std::vector<DiagnosticRecord> diagnostics;
   };
@@ -107,7 +120,10 @@ namespace __attribute__((visibility("hidden"))) python {
   public:
     RootOwner(PyMlirContext &context, Operation *root, bool owning);
     /// Destroys the root if it is still owned: first every handle under it is
-    /// invalidated, so the registry never keeps a freed address.
+    /// invalidated, so the registries never keep a freed address. A tree that
+    /// other IR still uses (an op moved, cloned or detached out of it uses its
+    /// values or branches to its blocks) is kept alive instead, until the
+    /// context dies: its users are never rewired nor left dangling.
     ~RootOwner();
     RootOwner(const RootOwner &) = delete;
     RootOwner &operator=(const RootOwner &) = delete;
@@ -121,6 +137,10 @@ namespace __attribute__((visibility("hidden"))) python {
     void release();
     /// Follows forwards to the owner that currently owns the IR.
     static std::shared_ptr<RootOwner> resolve(std::shared_ptr<RootOwner> owner);
+
+    /// The pipeline running on this tree, or nullptr (see RunGuard.h). Set
+    /// by RunLock on the resolved owner; read and written with the GIL.
+    const RunningPipeline *running = nullptr;
 
   private:
     void forgetRoot();
@@ -140,6 +160,15 @@ namespace __attribute__((visibility("hidden"))) python {
 
     MLIRContext *get() const { return context.get(); }
     HandleRegistry &getRegistry() const { return *registry; }
+    /// A number naming this context in errors ("context #3"), never reused.
+    unsigned getId() const { return id; }
+
+    /// The run guard's bookkeeping (RunGuard.cpp): runs in progress and
+    /// active pins. GIL-protected.
+    unsigned numRunning = 0;
+    std::vector<IRPin *> pins;
+    /// The handles of blocks and values of this context.
+    BlockValueRegistry &getUnits() const { return *units; }
     /// The Python object of this context (it exists while `this` does).
     py::object getObject();
 
@@ -149,7 +178,7 @@ namespace __attribute__((visibility("hidden"))) python {
     static PyMlirContext &resolve(const py::object &context);
 
     /// The owner of `root` (a top-level op). A root this extension did not
-    /// create gets a non-owning owner.
+    /// create gets a non-owning owner; a kept-alive root is owned again.
     std::shared_ptr<RootOwner> getOwner(Operation *root);
     /// Makes this extension the owner of the detached op `root`.
     [[nodiscard]] std::shared_ptr<RootOwner> adoptRoot(Operation *root);
@@ -161,14 +190,10 @@ namespace __attribute__((visibility("hidden"))) python {
     /// address must be an op of that IR, indexed consistently (for tests).
     std::vector<std::string> verifyTracking() const;
 
-    /// A value of `type` that stands in for uses of values whose IR was
-    /// destroyed while other IR still used them (a zero-operand
-    /// `builtin.unrealized_conversion_cast` in a module only this context
-    /// holds).
-    Value getPlaceholder(Type type);
-    /// A block that stands in for successors pointing into destroyed IR (a
-    /// branch moved out of its region keeps pointing at blocks there).
-    Block *getPlaceholderBlock();
+    /// Keeps `root` (a top-level op nobody owns any more) alive until the
+    /// context dies, because IR elsewhere still uses its values or blocks.
+    /// When Python reaches such a tree again, it owns it again (getOwner).
+    void keepAlive(Operation *root) { keptAlive.insert(root); }
 
     /// Number of Python Operation objects alive (for tests).
     size_t getNumLiveOperations() const { return liveOperations.size(); }
@@ -176,21 +201,33 @@ namespace __attribute__((visibility("hidden"))) python {
   private:
     friend class RootOwner;
     friend class PyOperation;
+    unsigned id;
     std::unique_ptr<MLIRContext> context;
     std::unique_ptr<HandleRegistry> registry;
     /// Handle key -> the Python Operation object of that handle (identity).
     llvm::DenseMap<const void *, PyOperation *> liveOperations;
+    /// Every Python Operation object, also those whose handle merged into
+    /// another one's key: rehome must reach them all, so that each object's
+    /// owner is its op's tree (the run guard relies on it).
+    llvm::DenseSet<PyOperation *> allOperations;
     /// Root op -> its owner. Entries go away when the root is destroyed,
     /// erased or inserted elsewhere, so no key is ever a freed op.
     llvm::DenseMap<Operation *, std::weak_ptr<RootOwner>> owners;
-    /// Holds the placeholders; destroyed with the context, after all other IR.
-    Operation *graveyard = nullptr;
-    llvm::DenseMap<Type, Value> placeholders;
-    Block *placeholderBlock = nullptr;
+    std::unique_ptr<BlockValueRegistry> units;
+    /// Trees whose owner died while other IR used their values or blocks;
+    /// destroyed with the context, after every reference into them.
+    llvm::SetVector<Operation *> keptAlive;
   };
 
   /// Returns the top-level ancestor of `op` (or `op`).
   Operation *getRootOf(Operation * op);
+
+  /// Throws ValueError unless `actual` (the context of an object passed in,
+  /// described by `what`, e.g. "an operand") is `expected` (the context of
+  /// the IR it is used with). The one check that keeps objects of different
+  /// contexts apart; the message names both contexts.
+  void checkSameContext(const PyMlirContext &expected, MLIRContext *actual,
+                        llvm::StringRef what);
 
   //===----------------------------------------------------------------------===//
   // Operation
@@ -206,10 +243,17 @@ namespace __attribute__((visibility("hidden"))) python {
 
     ~PyOperation();
 
-    /// The op, or throws InvalidatedHandleException if the handle is not live.
+    /// The op, or throws InvalidatedHandleException if the handle is not
+    /// live, or IRInUseException if a pipeline runs on its IR tree. The choke
+    /// point every structural object goes through before touching IR.
     Operation *get();
-    /// The op or nullptr; never throws.
+    /// The op or nullptr; never throws. Does not check the run guard: only
+    /// for code that does not dereference the op.
     Operation *getIfLive() const { return handle.get(); }
+    /// The owner of the op's tree, following forwards; reads no IR.
+    std::shared_ptr<RootOwner> getResolvedOwner() const {
+      return RootOwner::resolve(owner);
+    }
     const OpHandle &getHandle() const { return handle; }
     PyMlirContext &getContext() const { return *context; }
     py::object getContextObject() const { return contextObject; }
@@ -253,6 +297,9 @@ namespace __attribute__((visibility("hidden"))) python {
   void populateIRCore(py::module_ & m);
   void populateIRStructure(py::module_ & m);
   void populatePassManager(py::module_ & m);
+  void populateTransformInterpreter(py::module_ & m);
+  /// `_benchmark`: the bare-wrapper baseline of benchmarks/python_bench.py.
+  void populateBenchmarkSupport(py::module_ & m);
 
   /// Prints `op` (for __str__).
   std::string printOperation(Operation * op);

@@ -4,9 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Downcast.h"
 #include "IRObjects.h"
 #include "Mutation.h"
 #include "OpView.h"
+#include "RunGuard.h"
+#include "Walk.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/AsmParser/AsmParser.h"
@@ -53,9 +56,6 @@ PyMlirContext &contextOf(MLIRContext *context) {
                           "mlir_tracking; create IR with mlir_tracking.ir");
   return *result;
 }
-
-/// Upstream's WalkResult values.
-enum class PyWalkResult { Advance, Interrupt, Skip };
 
 OpPrintingFlags makePrintingFlags(std::optional<int64_t> largeElementsLimit,
                                   bool enableDebugInfo, bool prettyDebugInfo,
@@ -126,12 +126,12 @@ py::object mlir::tracking::python::makeLocation(PyMlirContext &context,
 }
 
 py::object mlir::tracking::python::makeType(PyMlirContext &context, Type type) {
-  return py::cast(PyType{context.getObject(), type});
+  return downcastType(context, type);
 }
 
 py::object mlir::tracking::python::makeAttribute(PyMlirContext &context,
                                                  Attribute attribute) {
-  return py::cast(PyAttribute{context.getObject(), attribute});
+  return downcastAttribute(context, attribute);
 }
 
 Location mlir::tracking::python::resolveLocation(const py::object &loc,
@@ -181,12 +181,14 @@ void populateContext(py::module_ &m) {
             return self.get()->allowsUnregisteredDialects();
           },
           [](PyMlirContext &self, bool allow) {
+            checkNoRunIn(self, "setting Context.allow_unregistered_dialects");
             self.get()->allowUnregisteredDialects(allow);
           },
           "Whether ops of unknown dialects may be parsed and created.")
       .def(
           "enable_multithreading",
           [](PyMlirContext &self, bool enable) {
+            checkNoRunIn(self, "Context.enable_multithreading");
             self.get()->enableMultithreading(enable);
           },
           py::arg("enable"),
@@ -208,7 +210,10 @@ void populateContext(py::module_ &m) {
           "Returns True if `operation_name` is a registered operation.")
       .def(
           "load_all_available_dialects",
-          [](PyMlirContext &self) { self.get()->loadAllAvailableDialects(); },
+          [](PyMlirContext &self) {
+            checkNoRunIn(self, "Context.load_all_available_dialects");
+            self.get()->loadAllAvailableDialects();
+          },
           "Loads every registered dialect (done at creation).")
       .def(
           "_get_live_operation_count",
@@ -242,8 +247,8 @@ void populateContext(py::module_ &m) {
           py::arg("capsule"),
           "Returns the Context of a capsule made by `_CAPIPtr`.")
       .def("__repr__", [](PyMlirContext &self) {
-        return "<mlir_tracking.ir.Context: " +
-               std::to_string(self.getNumLiveOperations()) +
+        return "<mlir_tracking.ir.Context #" + std::to_string(self.getId()) +
+               ": " + std::to_string(self.getNumLiveOperations()) +
                " live operation objects>";
       });
 }
@@ -274,6 +279,7 @@ void populateLocation(py::module_ &m) {
             Location child = childLoc.is_none()
                                  ? Location(UnknownLoc::get(ctx.get()))
                                  : childLoc.cast<PyLocation &>().location;
+            checkSameContext(ctx, child->getContext(), "a child location");
             return makeLocation(
                 ctx, NameLoc::get(StringAttr::get(ctx.get(), name), child));
           },
@@ -507,7 +513,7 @@ void populateModule(py::module_ &m) {
           [](PyModule &self) {
             PyOperation &operation = self.getOperation();
             Operation *op = operation.get();
-            return PyBlock{self.operation, &op->getRegion(0).front()};
+            return PyBlock::make(self.operation, &op->getRegion(0).front());
           },
           "The module's only block.")
       .def_property_readonly(
@@ -532,8 +538,10 @@ void populateModule(py::module_ &m) {
           [](py::object capsule) {
             auto *op = static_cast<Operation *>(
                 unwrapCapsule(capsule, MLIR_PYTHON_CAPSULE_MODULE));
-            return PyModule{
-                PyOperation::forOperation(contextOf(op->getContext()), op)};
+            PyMlirContext &ctx = contextOf(op->getContext());
+            // A raw pointer may point into IR a pipeline is running on.
+            checkNoRunIn(ctx, "Module._CAPICreate");
+            return PyModule{PyOperation::forOperation(ctx, op)};
           },
           py::arg("capsule"), "Returns a Module for a capsule.")
       .def(
@@ -587,19 +595,38 @@ void populateOperation(py::module_ &m) {
                   "unregistered operation '" + name +
                   "' (set Context.allow_unregistered_dialects to create it)");
             OperationState state(resolveLocation(loc, ctx), opName);
-            if (!results.is_none())
-              for (py::handle type : results)
-                state.addTypes(type.cast<PyType &>().type);
-            if (!operands.is_none())
-              for (py::handle operand : operands)
-                state.addOperands(operand.cast<PyValue &>().get());
-            if (!attributes.is_none())
-              for (auto item : attributes.cast<py::dict>())
-                state.addAttribute(item.first.cast<std::string>(),
-                                   item.second.cast<PyAttribute &>().attribute);
-            if (!successors.is_none())
-              for (py::handle successor : successors)
-                state.addSuccessors(successor.cast<PyBlock &>().get());
+            checkSameContext(ctx, state.location->getContext(), "a location");
+            // Run the arguments' Python code (iterators) first: no Python
+            // code may run between resolving IR pointers and using them.
+            auto asList = [](const py::object &items) {
+              return items.is_none() ? py::list() : py::list(items);
+            };
+            py::list resultList = asList(results);
+            py::list operandList = asList(operands);
+            py::list successorList = asList(successors);
+            py::dict attributeDict =
+                attributes.is_none() ? py::dict() : py::dict(attributes);
+            for (py::handle type : resultList) {
+              Type resultType = type.cast<PyType &>().type;
+              checkSameContext(ctx, resultType.getContext(), "a result type");
+              state.addTypes(resultType);
+            }
+            for (auto item : attributeDict) {
+              Attribute attribute = item.second.cast<PyAttribute &>().attribute;
+              checkSameContext(ctx, attribute.getContext(), "an attribute");
+              state.addAttribute(item.first.cast<std::string>(), attribute);
+            }
+            for (py::handle operand : operandList) {
+              Value value = operand.cast<PyValue &>().get();
+              checkSameContext(ctx, value.getContext(), "an operand");
+              state.addOperands(value);
+            }
+            for (py::handle successor : successorList) {
+              Block *block = successor.cast<PyBlock &>().get();
+              checkSameContext(ctx, block->getParent()->getContext(),
+                               "a successor block");
+              state.addSuccessors(block);
+            }
             for (int i = 0; i < regions; ++i)
               state.addRegion();
             Operation *op = Operation::create(state);
@@ -661,7 +688,8 @@ void populateOperation(py::module_ &m) {
               throw py::value_error(
                   "cannot call .result on an operation with " +
                   std::to_string(op->getNumResults()) + " results");
-            return py::cast(PyOpResult{{self, 0, true}});
+            return PyValue::create(asOperation(self).getContext(),
+                                   op->getResult(0));
           },
           "The only result; ValueError unless there is exactly one.")
       .def_property_readonly(
@@ -711,46 +739,16 @@ void populateOperation(py::module_ &m) {
       .def(
           "walk",
           [](PyOperation &self, py::function callback, WalkOrder order) {
-            Operation *op = self.get();
-            PyMlirContext &ctx = self.getContext();
-            std::optional<py::error_already_set> error;
-            auto visit = [&](Operation *nested) -> WalkResult {
-              try {
-                py::object result =
-                    callback(PyOperation::forOperation(ctx, nested));
-                if (result.is_none())
-                  return WalkResult::advance();
-                switch (result.cast<PyWalkResult>()) {
-                case PyWalkResult::Advance:
-                  return WalkResult::advance();
-                case PyWalkResult::Interrupt:
-                  return WalkResult::interrupt();
-                case PyWalkResult::Skip:
-                  return order == WalkOrder::PreOrder ? WalkResult::skip()
-                                                      : WalkResult::advance();
-                }
-              } catch (py::error_already_set &e) {
-                error = std::move(e);
-              } catch (py::cast_error &) {
-                error = py::error_already_set(
-                    (PyErr_SetString(PyExc_TypeError,
-                                     "walk callback must return a "
-                                     "WalkResult or None"),
-                     py::error_already_set()));
-              }
-              return WalkResult::interrupt();
-            };
-            if (order == WalkOrder::PreOrder)
-              op->walk<WalkOrder::PreOrder>(visit);
-            else
-              op->walk<WalkOrder::PostOrder>(visit);
-            if (error)
-              throw std::move(*error);
+            walkOperation(self, callback, order);
           },
           py::arg("callback"), py::arg("walk_order") = WalkOrder::PostOrder,
-          "Calls `callback(op)` on this op and every op nested in it. The "
-          "callback returns a WalkResult (None means ADVANCE); in post-order "
-          "it may erase the op it is given, and nothing else.")
+          "Calls `callback(op)` on this op and every op nested in it (a "
+          "snapshot taken when the walk starts, in `walk_order`). The "
+          "callback returns a WalkResult (None means ADVANCE; SKIP skips the "
+          "ops nested in the op in pre-order). It may erase or move any op: "
+          "ops no longer live or no longer under this op are not visited, "
+          "and the walk ends if this op is erased. Running a pipeline on "
+          "this IR during the walk raises RuntimeError.")
       .def(
           "clone",
           [](PyOperation &self, py::object ip) {
@@ -798,13 +796,19 @@ void populateOperation(py::module_ &m) {
       .def(
           "replace_all_uses_with",
           [](PyOperation &self, py::object values) {
+            // The iterable's Python code runs before any IR is resolved.
+            // An Operation or an OpView: use its results.
+            bool isOperation = py::isinstance<PyOperation>(values) ||
+                               py::isinstance<PyModule>(values) ||
+                               unwrapOpView(values);
+            py::list valueList = isOperation ? py::list() : py::list(values);
             Operation *op = self.get();
             std::vector<Value> replacements;
-            if (py::isinstance<PyOperation>(values)) {
+            if (isOperation) {
               for (Value value : asOperation(values).get()->getResults())
                 replacements.push_back(value);
             } else {
-              for (py::handle value : values)
+              for (py::handle value : valueList)
                 replacements.push_back(value.cast<PyValue &>().get());
             }
             if (replacements.size() != op->getNumResults())
@@ -906,8 +910,7 @@ void populateOperation(py::module_ &m) {
       .def(
           "__hash__",
           [](PyOperation &self) {
-            return std::hash<const void *>()(
-                self.getHandle().getIdentityKey());
+            return std::hash<const void *>()(self.getHandle().getIdentityKey());
           },
           "Consistent with ==; never changes.")
       .def(
@@ -943,7 +946,10 @@ void populateOperation(py::module_ &m) {
           [](py::object capsule) {
             auto *op = static_cast<Operation *>(
                 unwrapCapsule(capsule, MLIR_PYTHON_CAPSULE_OPERATION));
-            return PyOperation::forOperation(contextOf(op->getContext()), op);
+            PyMlirContext &ctx = contextOf(op->getContext());
+            // A raw pointer may point into IR a pipeline is running on.
+            checkNoRunIn(ctx, "Operation._CAPICreate");
+            return PyOperation::forOperation(ctx, op);
           },
           py::arg("capsule"),
           "The Operation for a capsule: the existing object if there is "

@@ -22,6 +22,7 @@
 #include "mlir/IR/Region.h"
 #include "mlir/IR/Types.h"
 #include "mlir/IR/Value.h"
+#include "mlir/Tracking/BlockValueRegistry.h"
 
 namespace mlir::tracking {
 // Internal to the extension: hidden like pybind11's own types, whose
@@ -66,28 +67,38 @@ namespace __attribute__((visibility("hidden"))) python {
     }
   };
 
-  /// `ir.Region`: region `index` of an operation.
+  /// `ir.Region`: region `index` of the op `operation` refers to. Regions
+  /// are addressed through the op's handle, never by address, so a Region
+  /// never aliases a region of another op.
   struct PyRegion {
     py::object operation;
     unsigned index;
     Region *get() const;
   };
 
-  /// `ir.Block`.
+  /// `ir.Block`: a tracked block (BlockHandle). `operation` is the op it was
+  /// reached through; it keeps the IR and the context alive.
   struct PyBlock {
     py::object operation;
-    Block *block;
-    /// The block, or throws if the op is not live or no longer has it.
+    BlockHandle handle;
+    /// The block, or throws if it was erased or invalidated.
     Block *get() const;
+    PyMlirContext &getContext() const;
+    /// The Block of `block`, reached through `operation`.
+    static PyBlock make(py::object operation, Block *block);
+    /// The Block of `block` (reached through its parent op).
     static py::object create(PyMlirContext &context, Block *block);
   };
 
-  /// `ir.Value` and its subclasses `ir.OpResult` and `ir.BlockArgument`:
-  /// result `index` of an Operation, or argument `index` of a Block.
+  /// `ir.Value` and its subclasses `ir.OpResult` and `ir.BlockArgument`: a
+  /// tracked SSA value (ValueHandle) that follows its replacements. The
+  /// subclass says what the value was when the object was made.
+  /// `keepAlive` is the op that defined it (or whose region held its block)
+  /// then; it keeps the IR and the context alive.
   struct PyValue {
-    py::object parent;
-    unsigned index;
-    bool isResult;
+    py::object keepAlive;
+    ValueHandle handle;
+    /// The value, or throws if it was erased or invalidated.
     Value get() const;
     PyMlirContext &getContext() const;
     static py::object create(PyMlirContext &context, Value value);

@@ -7,6 +7,7 @@
 #include "IRObjects.h"
 #include "Mutation.h"
 #include "OpView.h"
+#include "RunGuard.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/CAPI/IR.h"
@@ -64,9 +65,44 @@ py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
           },
           py::arg("index"), ("The " + noun + " at `index`.").c_str())
       .def(
+          "__getitem__",
+          [snapshot](ListT &self, const py::slice &slice) {
+            return py::list(snapshot(self).attr("__getitem__")(slice));
+          },
+          py::arg("index"),
+          ("A list of the " + noun + "s in the slice.").c_str())
+      .def(
           "__iter__",
           [snapshot](ListT &self) { return py::iter(snapshot(self)); },
           ("Iterates over the " + noun + "s (a snapshot).").c_str())
+      .def(
+          "__reversed__",
+          [snapshot](ListT &self) {
+            return py::iter(snapshot(self).attr("__reversed__")());
+          },
+          ("Iterates over the " + noun + "s backwards (a snapshot).").c_str())
+      .def(
+          "__contains__",
+          [snapshot](ListT &self, const py::object &value) {
+            return snapshot(self).contains(value);
+          },
+          py::arg("value"),
+          ("Whether `value` is one of the " + noun + "s.").c_str())
+      .def(
+          "index",
+          [snapshot](ListT &self, const py::object &value) {
+            return snapshot(self).attr("index")(value);
+          },
+          py::arg("value"),
+          ("The position of `value`; ValueError if it is not a " + noun +
+           " here.")
+              .c_str())
+      .def(
+          "count",
+          [snapshot](ListT &self, const py::object &value) {
+            return snapshot(self).attr("count")(value);
+          },
+          py::arg("value"), ("How many " + noun + "s equal `value`.").c_str())
       .def(
           "__repr__",
           [name, owner](ListT &self) {
@@ -108,55 +144,60 @@ Region *PyRegion::get() const {
 }
 
 Block *PyBlock::get() const {
-  PyOperation &op = operationOf(operation);
-  Operation *owner = op.get();
-  // The op is live, but a rewrite may have erased or merged the block:
-  // only hand it out if the op still has it.
-  for (Region &region : owner->getRegions())
-    for (Block &candidate : region)
-      if (&candidate == block)
-        return block;
-  raiseGone(op, "a block");
+  // The run guard: `operation` is the block's parent op when the object was
+  // made, and moves from Python carry the block along with it.
+  checkIRAccess(*operationOf(operation).getResolvedOwner());
+  // The block registry knows whether this very block still exists: a block
+  // erased by a rewrite (or under a pass that is not precise) never comes
+  // back, even if a new block is allocated at its address.
+  Block *block = handle.get();
+  if (!block)
+    throw InvalidatedHandleException(handle.describe());
+  return block;
+}
+
+PyMlirContext &PyBlock::getContext() const {
+  return operationOf(operation).getContext();
+}
+
+PyBlock PyBlock::make(py::object operation, Block *block) {
+  BlockHandle handle =
+      operationOf(operation).getContext().getUnits().getBlockHandle(block);
+  return PyBlock{std::move(operation), std::move(handle)};
 }
 
 py::object PyBlock::create(PyMlirContext &context, Block *block) {
   Operation *parent = block->getParentOp();
   if (!parent)
     throw py::value_error("block is not in an operation");
-  return py::cast(PyBlock{PyOperation::forOperation(context, parent), block});
+  return py::cast(make(PyOperation::forOperation(context, parent), block));
 }
 
 PyMlirContext &PyValue::getContext() const {
-  if (isResult)
-    return operationOf(parent).getContext();
-  return operationOf(parent.cast<PyBlock &>().operation).getContext();
+  return operationOf(keepAlive).getContext();
 }
 
 Value PyValue::get() const {
-  if (isResult) {
-    PyOperation &op = operationOf(parent);
-    Operation *owner = op.get();
-    if (index >= owner->getNumResults())
-      raiseGone(op, "result #" + std::to_string(index));
-    return owner->getResult(index);
-  }
-  auto &block = parent.cast<PyBlock &>();
-  Block *owner = block.get();
-  if (index >= owner->getNumArguments())
-    raiseGone(operationOf(block.operation),
-              "block argument #" + std::to_string(index));
-  return owner->getArgument(index);
+  // The run guard: `keepAlive` defines the value (or holds its block), and
+  // moves from Python carry the value along with it.
+  checkIRAccess(*castToOperation(keepAlive).getResolvedOwner());
+  Value value = handle.get();
+  if (!value)
+    throw InvalidatedHandleException(handle.describe());
+  return value;
 }
 
 py::object PyValue::create(PyMlirContext &context, Value value) {
+  ValueHandle handle = context.getUnits().getValueHandle(value);
   if (auto result = dyn_cast<OpResult>(value))
-    return py::cast(
-        PyOpResult{{PyOperation::forOperation(context, result.getOwner()),
-                    result.getResultNumber(), true}});
-  auto argument = cast<BlockArgument>(value);
-  return py::cast(
-      PyBlockArgument{{PyBlock::create(context, argument.getOwner()),
-                       argument.getArgNumber(), false}});
+    return py::cast(PyOpResult{
+        {PyOperation::forOperation(context, result.getOwner()), handle}});
+  Operation *parent = cast<BlockArgument>(value).getOwner()->getParentOp();
+  if (!parent)
+    throw py::value_error("block argument of a block that is not in an "
+                          "operation");
+  return py::cast(PyBlockArgument{
+      {PyOperation::forOperation(context, parent), std::move(handle)}});
 }
 
 void PyInsertionPoint::insert(PyOperation &operation) const {
@@ -212,14 +253,25 @@ void populateRegionsAndBlocks(py::module_ &m) {
       .def(
           "__eq__",
           [](PyRegion &self, py::object other) {
-            return py::isinstance<PyRegion>(other) &&
-                   other.cast<PyRegion &>().get() == self.get();
+            if (!py::isinstance<PyRegion>(other))
+              return false;
+            auto &region = other.cast<PyRegion &>();
+            return region.index == self.index &&
+                   operationOf(region.operation).getHandle().getIdentityKey() ==
+                       operationOf(self.operation).getHandle().getIdentityKey();
           },
-          py::arg("other"), "Same region of the same op.")
+          py::arg("other"),
+          "Same region index of the same operation handle (every path to an "
+          "op gives its own handle). Never changes.")
       .def(
           "__hash__",
-          [](PyRegion &self) { return std::hash<void *>()(self.get()); },
-          "Consistent with ==.")
+          [](PyRegion &self) {
+            return std::hash<const void *>()(operationOf(self.operation)
+                                                 .getHandle()
+                                                 .getIdentityKey()) ^
+                   self.index;
+          },
+          "Never changes over the object's life.")
       .def(
           "__repr__",
           [](PyRegion &self) {
@@ -236,13 +288,16 @@ void populateRegionsAndBlocks(py::module_ &m) {
       },
       [](PyBlockList &self, size_t i) {
         auto &region = self.region.cast<PyRegion &>();
-        return PyBlock{region.operation, &*std::next(region.get()->begin(), i)};
+        return PyBlock::make(region.operation,
+                             &*std::next(region.get()->begin(), i));
       },
       [](PyBlockList &self) {
         auto &region = self.region.cast<PyRegion &>();
+        // Allocating may run a finalizer that lets another thread in.
+        IRPin pin(operationOf(region.operation), "iterating a BlockList");
         py::list blocks;
         for (Block &block : *region.get())
-          blocks.append(PyBlock{region.operation, &block});
+          blocks.append(PyBlock::make(region.operation, &block));
         return blocks;
       });
   blockList.def(
@@ -258,11 +313,19 @@ void populateRegionsAndBlocks(py::module_ &m) {
               argLocs.is_none()
                   ? resolveLocation(py::none(), ctx)
                   : argLocs.cast<py::list>()[i].cast<PyLocation &>().location;
-          block->addArgument(type.cast<PyType &>().type, loc);
+          Type argType = type.cast<PyType &>().type;
+          try {
+            checkSameContext(ctx, argType.getContext(), "an argument type");
+            checkSameContext(ctx, loc->getContext(), "an argument location");
+          } catch (...) {
+            delete block;
+            throw;
+          }
+          block->addArgument(argType, loc);
           ++i;
         }
         r->push_back(block);
-        return PyBlock{region.operation, block};
+        return PyBlock::make(region.operation, block);
       },
       py::arg("arg_locs") = py::none(),
       "Appends a new block with arguments of the given types.");
@@ -295,27 +358,37 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "The block arguments.")
       .def_property_readonly(
           "owner",
-          [](PyBlock &self) {
-            self.get();
-            return createOpView(self.operation);
+          [](PyBlock &self) -> py::object {
+            Operation *parent = self.get()->getParentOp();
+            if (!parent)
+              return py::none();
+            return createOpView(
+                PyOperation::forOperation(self.getContext(), parent));
           },
-          "The operation whose region contains the block.")
+          "The operation whose region contains the block now.")
       .def_property_readonly(
           "region",
           [](PyBlock &self) {
             Block *block = self.get();
-            return PyRegion{self.operation,
-                            block->getParent()->getRegionNumber()};
+            Operation *parent = block->getParentOp();
+            if (!parent)
+              throw py::value_error("block is not in an operation");
+            return PyRegion{
+                PyOperation::forOperation(self.getContext(), parent),
+                block->getParent()->getRegionNumber()};
           },
           "The region containing the block.")
       .def(
           "add_argument",
           [](PyBlock &self, PyType &type, PyLocation &loc) {
             Block *block = self.get();
+            PyMlirContext &ctx = operationOf(self.operation).getContext();
+            checkSameContext(ctx, type.type.getContext(), "an argument type");
+            checkSameContext(ctx, loc.location->getContext(),
+                             "an argument location");
             BlockArgument argument =
                 block->addArgument(type.type, loc.location);
-            return PyValue::create(operationOf(self.operation).getContext(),
-                                   argument);
+            return PyValue::create(self.getContext(), argument);
           },
           py::arg("type"), py::arg("loc"),
           "Appends an argument of `type` and returns it.")
@@ -332,17 +405,23 @@ void populateRegionsAndBlocks(py::module_ &m) {
           [](PyRegion &parent, py::list argTypes, py::object argLocs) {
             Region *region = parent.get();
             PyMlirContext &ctx = operationOf(parent.operation).getContext();
-            auto *block = new Block();
+            std::vector<std::pair<Type, Location>> arguments;
             for (size_t i = 0; i < argTypes.size(); ++i) {
               Location loc = argLocs.is_none()
                                  ? resolveLocation(py::none(), ctx)
                                  : argLocs.cast<py::list>()[i]
                                        .cast<PyLocation &>()
                                        .location;
-              block->addArgument(argTypes[i].cast<PyType &>().type, loc);
+              Type type = argTypes[i].cast<PyType &>().type;
+              checkSameContext(ctx, type.getContext(), "an argument type");
+              checkSameContext(ctx, loc->getContext(), "an argument location");
+              arguments.emplace_back(type, loc);
             }
+            auto *block = new Block();
+            for (auto [type, loc] : arguments)
+              block->addArgument(type, loc);
             region->push_front(block);
-            return PyBlock{parent.operation, block};
+            return PyBlock::make(parent.operation, block);
           },
           py::arg("parent"), py::arg("arg_types") = py::list(),
           py::arg("arg_locs") = py::none(),
@@ -351,13 +430,21 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "__eq__",
           [](PyBlock &self, py::object other) {
             return py::isinstance<PyBlock>(other) &&
-                   other.cast<PyBlock &>().get() == self.get();
+                   other.cast<PyBlock &>().handle.getIdentityKey() ==
+                       self.handle.getIdentityKey();
           },
-          py::arg("other"), "Same block.")
+          py::arg("other"),
+          "Same block (one handle per block while it lives). Works, and "
+          "never changes, after the block was erased.")
       .def(
           "__hash__",
-          [](PyBlock &self) { return std::hash<void *>()(self.get()); },
-          "Consistent with ==.")
+          [](PyBlock &self) {
+            return std::hash<const void *>()(self.handle.getIdentityKey());
+          },
+          "Consistent with ==; never changes.")
+      .def_property_readonly(
+          "is_valid", [](PyBlock &self) { return self.handle.isLive(); },
+          "True while the block exists (not erased or invalidated).")
       .def(
           "__str__", [](PyBlock &self) { return printToString(*self.get()); },
           "The block as MLIR prints it.")
@@ -379,12 +466,13 @@ void populateRegionsAndBlocks(py::module_ &m) {
       [](PyOperationList &self, size_t i) {
         auto &block = self.block.cast<PyBlock &>();
         return createOpView(PyOperation::forOperation(
-            operationOf(block.operation).getContext(),
-            &*std::next(block.get()->begin(), i)));
+            block.getContext(), &*std::next(block.get()->begin(), i)));
       },
       [](PyOperationList &self) {
         auto &block = self.block.cast<PyBlock &>();
-        PyMlirContext &ctx = operationOf(block.operation).getContext();
+        PyMlirContext &ctx = block.getContext();
+        // Allocating may run a finalizer that lets another thread in.
+        IRPin pin(operationOf(block.operation), "iterating an OperationList");
         py::list ops;
         for (Operation &op : *block.get())
           ops.append(createOpView(PyOperation::forOperation(ctx, &op)));
@@ -399,13 +487,14 @@ void populateRegionsAndBlocks(py::module_ &m) {
         return self.block.cast<PyBlock &>().get()->getNumArguments();
       },
       [](PyBlockArgumentList &self, size_t i) {
-        return PyBlockArgument{{self.block, static_cast<unsigned>(i), false}};
+        auto &block = self.block.cast<PyBlock &>();
+        return PyValue::create(block.getContext(), block.get()->getArgument(i));
       });
   arguments.def_property_readonly(
       "types",
       [](PyBlockArgumentList &self) {
         auto &block = self.block.cast<PyBlock &>();
-        PyMlirContext &ctx = operationOf(block.operation).getContext();
+        PyMlirContext &ctx = block.getContext();
         py::list types;
         for (BlockArgument argument : block.get()->getArguments())
           types.append(makeType(ctx, argument.getType()));
@@ -426,12 +515,25 @@ void populateValues(py::module_ &m) {
           "The type of the value.")
       .def_property_readonly(
           "owner",
-          [](PyValue &self) {
-            self.get();
-            return self.isResult ? createOpView(self.parent) : self.parent;
+          [](PyValue &self) -> py::object {
+            Value value = self.get();
+            if (auto result = dyn_cast<OpResult>(value))
+              return createOpView(PyOperation::forOperation(self.getContext(),
+                                                            result.getOwner()));
+            return PyBlock::create(self.getContext(),
+                                   cast<BlockArgument>(value).getOwner());
           },
           "The defining Operation (for a result) or Block (for an "
-          "argument).")
+          "argument) of the value this handle refers to now.")
+      .def_property_readonly(
+          "is_valid", [](PyValue &self) { return self.handle.isLive(); },
+          "True while the value (or the value that replaced it) exists.")
+      .def_property_readonly(
+          "handle_state",
+          [](PyValue &self) {
+            return stringifyHandleState(self.handle.getState()).str();
+          },
+          "'live', 'erased' or 'invalidated', as for Operation.")
       .def_property_readonly(
           "context",
           [](PyValue &self) { return self.getContext().getObject(); },
@@ -441,6 +543,8 @@ void populateValues(py::module_ &m) {
           [](PyValue &self) {
             Value value = self.get();
             PyMlirContext &ctx = self.getContext();
+            // Allocating may run a finalizer that lets another thread in.
+            IRPin pin(castToOperation(self.keepAlive), "Value.uses");
             py::list uses;
             for (OpOperand &use : value.getUses())
               uses.append(
@@ -476,15 +580,28 @@ void populateValues(py::module_ &m) {
           "__eq__",
           [](PyValue &self, py::object other) {
             return py::isinstance<PyValue>(other) &&
-                   other.cast<PyValue &>().get() == self.get();
+                   other.cast<PyValue &>().handle.getIdentityKey() ==
+                       self.handle.getIdentityKey();
           },
-          py::arg("other"), "Same SSA value.")
+          py::arg("other"),
+          "Same value handle: every path to a value gives its own handle, "
+          "so values reached twice are equal. A handle that followed a "
+          "replacement onto a value that had a handle keeps its own "
+          "identity (see `same_value`). Never changes.")
       .def(
           "__hash__",
           [](PyValue &self) {
-            return std::hash<void *>()(self.get().getAsOpaquePointer());
+            return std::hash<const void *>()(self.handle.getIdentityKey());
           },
-          "Consistent with ==.")
+          "Consistent with ==; never changes.")
+      .def(
+          "same_value",
+          [](PyValue &self, PyValue &other) {
+            return self.get() == other.get();
+          },
+          py::arg("other"),
+          "True if both refer to the same SSA value now (raises if either "
+          "is not live).")
       .def_property_readonly(
           "_CAPIPtr",
           [](PyValue &self) {
@@ -505,6 +622,8 @@ void populateValues(py::module_ &m) {
             if (!context)
               throw py::value_error(
                   "the value's context was not created by mlir_tracking");
+            // A raw pointer may point into IR a pipeline is running on.
+            checkNoRunIn(*context, "Value._CAPICreate");
             return PyValue::create(*context, value);
           },
           py::arg("capsule"), "The Value of a capsule.")
@@ -522,6 +641,9 @@ void populateValues(py::module_ &m) {
             } catch (const InvalidatedHandleException &) {
               return std::string("<mlir_tracking.ir.Value of a handle that "
                                  "is not live>");
+            } catch (const IRInUseException &) {
+              return std::string("<mlir_tracking.ir.Value in IR a pass "
+                                 "pipeline is running on>");
             }
           },
           "Like str(); never raises.");
@@ -530,20 +652,30 @@ void populateValues(py::module_ &m) {
       .def_property_readonly(
           "result_number",
           [](PyOpResult &self) {
-            self.get();
-            return self.index;
+            auto result = dyn_cast<OpResult>(self.get());
+            if (!result)
+              throw py::value_error("the result was replaced by a block "
+                                    "argument: " +
+                                    self.handle.describe());
+            return result.getResultNumber();
           },
-          "The index of the result.");
+          "The index of the result (of the value this handle refers to "
+          "now).");
 
   py::class_<PyBlockArgument, PyValue>(m, "BlockArgument",
                                        "An argument of a block.")
       .def_property_readonly(
           "arg_number",
           [](PyBlockArgument &self) {
-            self.get();
-            return self.index;
+            auto argument = dyn_cast<BlockArgument>(self.get());
+            if (!argument)
+              throw py::value_error("the argument was replaced by an op "
+                                    "result: " +
+                                    self.handle.describe());
+            return argument.getArgNumber();
           },
-          "The index of the argument.");
+          "The index of the argument (of the value this handle refers to "
+          "now).");
 
   py::class_<PyOpOperand>(m, "OpOperand", "A use of a value.")
       .def_property_readonly(
@@ -598,7 +730,8 @@ void populateValues(py::module_ &m) {
         return operationOf(self.operation).get()->getNumResults();
       },
       [](PyOpResultList &self, size_t i) {
-        return PyOpResult{{self.operation, static_cast<unsigned>(i), true}};
+        PyOperation &op = operationOf(self.operation);
+        return PyValue::create(op.getContext(), op.get()->getResult(i));
       });
   results.def_property_readonly(
       "types",
@@ -655,9 +788,11 @@ void populateAttributeMap(py::module_ &m) {
           "__setitem__",
           [](PyOpAttributeMap &self, const std::string &name,
              PyAttribute &attribute) {
-            operationOf(self.operation)
-                .get()
-                ->setAttr(name, attribute.attribute);
+            PyOperation &op = operationOf(self.operation);
+            Operation *owner = op.get();
+            checkSameContext(op.getContext(), attribute.attribute.getContext(),
+                             "an attribute");
+            owner->setAttr(name, attribute.attribute);
           },
           py::arg("name"), py::arg("attr"), "Sets attribute `name`.")
       .def(
@@ -763,8 +898,7 @@ void populateInsertionPoint(py::module_ &m) {
               return PyInsertionPoint{block, py::none()};
             return PyInsertionPoint{
                 block,
-                PyOperation::forOperation(operationOf(b.operation).getContext(),
-                                          &target->front())};
+                PyOperation::forOperation(b.getContext(), &target->front())};
           },
           py::arg("block"), "Before the first operation of `block`.")
       .def_static(
@@ -777,8 +911,7 @@ void populateInsertionPoint(py::module_ &m) {
               throw py::value_error("block has no terminator");
             return PyInsertionPoint{
                 block,
-                PyOperation::forOperation(operationOf(b.operation).getContext(),
-                                          &target->back())};
+                PyOperation::forOperation(b.getContext(), &target->back())};
           },
           py::arg("block"), "Before the terminator of `block`.")
       .def_static(

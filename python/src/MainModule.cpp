@@ -5,7 +5,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Core.h"
+#include "Downcast.h"
+#include "IRCompat.h"
 #include "OpView.h"
+#include "Rewrite.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tracking/Passes.h"
@@ -31,9 +34,26 @@ PYBIND11_MODULE(_mlirTracking, m) {
       m.def_submodule("ir", "IR objects (upstream mlir.ir names).");
   populateIRCore(ir);
   populateIRStructure(ir);
+  populateIRTypes(ir);
+  populateIRAttributes(ir);
+  populateIRAffine(ir);
   populateOpView(m, ir);
   populateStructuredOpHelpers(m);
+  populateIRDiagnostics(ir);
+  populateIRSymbols(ir);
+  populateIRCompat(ir);
   py::module_ passmanager =
       m.def_submodule("passmanager", "The tracked pass manager.");
   populatePassManager(passmanager);
+  py::module_ transformInterpreter = m.def_submodule(
+      "transform_interpreter", "The transform interpreter with tracking.");
+  populateTransformInterpreter(transformInterpreter);
+  populatePythonPasses(passmanager);
+  populatePassVerification(passmanager);
+  py::module_ rewrite = m.def_submodule(
+      "rewrite", "Pattern rewriting and dialect conversion, tracked.");
+  populateRewrite(rewrite);
+  py::module_ benchmark = m.def_submodule(
+      "_benchmark", "Baselines for benchmarks/python_bench.py (not API).");
+  populateBenchmarkSupport(benchmark);
 }

@@ -6,28 +6,58 @@
 
 #include "Mutation.h"
 #include "RegistryNotifier.h"
+#include "RunGuard.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Tracking/TrackingListener.h"
+
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::python;
 
 namespace {
+/// The rewriter of the Python pattern running on this thread.
+thread_local PyMlirContext *activeContext = nullptr;
+thread_local RewriterBase *activeRewriter = nullptr;
+
 /// An IRRewriter that reports to the registry of `context`, attributing the
 /// events to "python" and to `label` (shown where a pattern name would be).
+/// Inside a Python pattern, the pattern's rewriter is used instead: its
+/// driver must see the change, and its listener already tracks.
 struct PythonRewriter {
   PythonRewriter(PyMlirContext &context, StringRef label)
       : listener(TrackingListenerConfig(), &context.getRegistry()),
-        rewriter(context.get(), &listener), attribution("python", nullptr) {
+        own(context.get(), &listener), active(getActiveRewriter(context)) {
     listener.setUnpatternedLabels(label, label);
+    if (!active)
+      attribution.emplace("python", nullptr);
   }
+  RewriterBase &get() { return active ? *active : own; }
   TrackingListener listener;
-  IRRewriter rewriter;
-  ScopedRewriteAttribution attribution;
+  IRRewriter own;
+  RewriterBase *active;
+  std::optional<ScopedRewriteAttribution> attribution;
 };
 } // namespace
+
+ActiveRewriterScope::ActiveRewriterScope(PyMlirContext &context,
+                                         RewriterBase &rewriter)
+    : previousContext(activeContext), previousRewriter(activeRewriter) {
+  activeContext = &context;
+  activeRewriter = &rewriter;
+}
+
+ActiveRewriterScope::~ActiveRewriterScope() {
+  activeContext = previousContext;
+  activeRewriter = previousRewriter;
+}
+
+RewriterBase *
+mlir::tracking::python::getActiveRewriter(PyMlirContext &context) {
+  return activeContext == &context ? activeRewriter : nullptr;
+}
 
 void mlir::tracking::python::placeOperation(PyOperation &operation,
                                             Block *block,
@@ -39,6 +69,8 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
   if (!destination)
     throw py::value_error("cannot insert into a block that has no parent "
                           "operation");
+  if (PyMlirContext *target = PyMlirContext::lookup(destination->getContext()))
+    checkSameContext(*target, op->getContext(), "an operation");
   if (op->isAncestor(destination))
     throw py::value_error("cannot move an operation into itself");
   if (before != block->end() && &*before == op)
@@ -49,38 +81,65 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
   if (!op->getBlock()) {
     // A detached root: whoever owned it now keeps the destination alive.
     std::shared_ptr<RootOwner> oldOwner = context.getOwner(op);
-    rewriter.rewriter.setInsertionPoint(block, before);
-    rewriter.rewriter.insert(op);
+    // The active pattern rewriter keeps its own insertion point.
+    OpBuilder::InsertionGuard guard(rewriter.get());
+    rewriter.get().setInsertionPoint(block, before);
+    rewriter.get().insert(op);
     oldOwner->forwardTo(context.getOwner(newRoot));
     return;
   }
-  rewriter.rewriter.moveOpBefore(op, block, before);
-  if (oldRoot != newRoot)
+  std::shared_ptr<RootOwner> oldOwner = operation.getResolvedOwner();
+  rewriter.get().moveOpBefore(op, block, before);
+  if (oldRoot != newRoot) {
     context.rehome(op);
+    propagatePins(context, oldOwner.get(), context.getOwner(newRoot));
+  }
 }
 
 void mlir::tracking::python::eraseOperation(PyOperation &operation) {
   Operation *op = operation.get();
   PyMlirContext &context = operation.getContext();
-  // Erasing an op whose results are used elsewhere would leave those uses
-  // dangling (upstream asserts in debug builds only).
+  // Erasing an op whose results, block arguments or blocks are used
+  // elsewhere would leave those uses dangling (upstream asserts in debug
+  // builds only): refuse before anything changes.
+  auto refuse = [&](const std::string &what, Operation *user) {
+    throw py::value_error(
+        "cannot erase '" + op->getName().getStringRef().str() + "': " + what +
+        " is still used by '" + user->getName().getStringRef().str() +
+        "' outside it (replace or move that use first)");
+  };
+  auto describeIn = [](Operation *nested) {
+    return "'" + nested->getName().getStringRef().str() + "'";
+  };
   op->walk([&](Operation *nested) {
     for (OpResult result : nested->getResults())
       for (Operation *user : result.getUsers())
         if (!op->isAncestor(user))
-          throw py::value_error(
-              "cannot erase '" + op->getName().getStringRef().str() +
-              "': result #" + std::to_string(result.getResultNumber()) +
-              " of '" + nested->getName().getStringRef().str() +
-              "' is still used by '" + user->getName().getStringRef().str() +
-              "' (replace its uses first)");
+          refuse("result #" + std::to_string(result.getResultNumber()) +
+                     " of " + describeIn(nested),
+                 user);
+    for (Region &region : nested->getRegions())
+      for (Block &block : region) {
+        for (BlockArgument argument : block.getArguments())
+          for (Operation *user : argument.getUsers())
+            if (!op->isAncestor(user))
+              refuse("block argument #" +
+                         std::to_string(argument.getArgNumber()) +
+                         " of a block in " + describeIn(nested),
+                     user);
+        for (BlockOperand &use : block.getUses())
+          if (!op->isAncestor(use.getOwner()))
+            refuse("a block in " + describeIn(nested) +
+                       " (as a branch successor)",
+                   use.getOwner());
+      }
   });
   std::shared_ptr<RootOwner> rootOwner;
   if (!op->getBlock())
     rootOwner = context.getOwner(op);
   {
     PythonRewriter rewriter(context, "Operation.erase");
-    rewriter.rewriter.eraseOp(op);
+    rewriter.get().eraseOp(op);
   }
   if (rootOwner)
     rootOwner->release();
@@ -91,26 +150,37 @@ void mlir::tracking::python::detachOperation(PyOperation &operation) {
   PyMlirContext &context = operation.getContext();
   if (!op->getBlock())
     throw py::value_error("operation is already detached");
+  // The pattern driver could not see the op leave the IR (a rewriter has no
+  // "detach"), and would keep it in its worklist.
+  if (getActiveRewriter(context))
+    throw py::value_error("cannot detach an operation while a rewrite "
+                          "pattern runs; use the PatternRewriter to erase, "
+                          "replace or move it");
   Operation *oldParent = op->getParentOp();
   Operation *oldScope =
       oldParent ? tracking::detail::RegistryNotifier::getBodyScope(oldParent)
                 : nullptr;
+  std::shared_ptr<RootOwner> oldOwner = operation.getResolvedOwner();
   op->remove();
   tracking::detail::RegistryNotifier(context.getRegistry())
       .notifyOperationMoved(op, oldScope);
   // Hold the new owner until the handles under `op` hold it.
   std::shared_ptr<RootOwner> owner = context.adoptRoot(op);
   context.rehome(op);
+  propagatePins(context, oldOwner.get(), owner);
 }
 
 void mlir::tracking::python::replaceAllUsesWith(PyMlirContext &context,
                                                 Value from, Value to) {
+  checkSameContext(context, from.getContext(), "a value");
+  checkSameContext(context, to.getContext(), "a replacement value");
   PythonRewriter rewriter(context, "replace_all_uses_with");
-  rewriter.rewriter.replaceAllUsesWith(from, to);
+  rewriter.get().replaceAllUsesWith(from, to);
 }
 
 void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
                                         unsigned index, Value value) {
+  checkSameContext(context, value.getContext(), "an operand value");
   PythonRewriter rewriter(context, "set operand");
-  rewriter.rewriter.modifyOpInPlace(op, [&] { op->setOperand(index, value); });
+  rewriter.get().modifyOpInPlace(op, [&] { op->setOperand(index, value); });
 }

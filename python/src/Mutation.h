@@ -17,24 +17,47 @@
 #include "Core.h"
 
 #include "mlir/IR/Block.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tracking {
 // Internal to the extension: hidden like pybind11's own types, whose
 // objects these classes hold.
 namespace __attribute__((visibility("hidden"))) python {
 
+  /// While alive, the IR changes Python makes on this thread in `context` go
+  /// through `rewriter` (the rewriter of the Python pattern being applied),
+  /// so that the pattern driver sees every insertion, change and erasure.
+  class ActiveRewriterScope {
+  public:
+    ActiveRewriterScope(PyMlirContext &context, RewriterBase &rewriter);
+    ~ActiveRewriterScope();
+    ActiveRewriterScope(const ActiveRewriterScope &) = delete;
+    ActiveRewriterScope &operator=(const ActiveRewriterScope &) = delete;
+
+  private:
+    PyMlirContext *previousContext;
+    RewriterBase *previousRewriter;
+  };
+  /// The rewriter of the pattern running on this thread in `context`, or
+  /// nullptr.
+  RewriterBase *getActiveRewriter(PyMlirContext & context);
+
   /// Inserts (if detached) or moves `operation` before `before` in `block`
-  /// (`block->end()` for the end).
+  /// (`block->end()` for the end). ValueError if `block` is of another
+  /// context.
   void placeOperation(PyOperation & operation, Block * block,
                       Block::iterator before, llvm::StringRef label);
   /// Erases `operation` and everything nested in it; their handles become
-  /// erased. Refuses if a result is still used outside the op.
+  /// erased. Refuses if a result, block argument or block of it is still
+  /// used outside it.
   void eraseOperation(PyOperation & operation);
   /// Detaches `operation` from its block; Python then owns it.
   void detachOperation(PyOperation & operation);
-  /// Replaces every use of `from` with `to`.
+  /// Replaces every use of `from` with `to` (ValueError if either is of
+  /// another context than `context`).
   void replaceAllUsesWith(PyMlirContext & context, Value from, Value to);
-  /// Sets operand `index` of `op`.
+  /// Sets operand `index` of `op` (ValueError if `value` is of another
+  /// context).
   void setOperand(PyMlirContext & context, Operation * op, unsigned index,
                   Value value);
 

@@ -685,6 +685,19 @@ void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
               "(OPERATION_NAME, _ODS_REGIONS, _ODS_*_SEGMENTS) and returns "
               "the Operation."));
 
+  // Generated accessors are annotated `-> Value[IntegerType]` (upstream's
+  // Value and OpResult are generic classes): make them subscriptable.
+  py::object genericAlias = py::module_::import("types").attr("GenericAlias");
+  for (const char *name : {"Value", "OpResult", "BlockArgument"})
+    ir.attr(name).attr("__class_getitem__") =
+        py::module_::import("builtins")
+            .attr("classmethod")(py::cpp_function(
+                [genericAlias](py::object cls, py::object item) {
+                  return genericAlias(cls, item);
+                },
+                py::arg("cls"), py::arg("item"),
+                "`Value[T]`: a Value whose type is a T (for annotations)."));
+
   // Functions taking an `ir.Operation` accept an OpView in its place.
   py::detail::get_type_info(typeid(PyOperation))
       ->implicit_conversions.push_back([](PyObject *object,

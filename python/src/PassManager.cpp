@@ -6,12 +6,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "Core.h"
+#include "RunGuard.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/CAPI/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Tracking/PassTracking.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/stl.h>
@@ -34,6 +36,18 @@ struct PyPassManager {
   py::object contextObject;
   PyMlirContext *context;
   std::unique_ptr<PassManager> passManager;
+  /// The pipeline while `run` runs it (GIL-protected), else empty: an MLIR
+  /// PassManager runs one op at a time and must not change while it runs.
+  std::optional<std::string> running;
+
+  /// Throws if the pass manager is running; `what` names the refused call.
+  void checkNotRunning(StringRef what) const {
+    if (running)
+      throw IRInUseException(what.str() + ": the PassManager is running '" +
+                             *running +
+                             "' (in another thread); call it after the run "
+                             "returns");
+  }
 };
 
 std::string printPipeline(OpPassManager &pm) {
@@ -77,6 +91,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
       .def(
           "add",
           [](PyPassManager &self, const std::string &pipeline) {
+            self.checkNotRunning("PassManager.add");
             std::string errors;
             llvm::raw_string_ostream os(errors);
             if (failed(parsePassPipeline(pipeline, *self.passManager, os)))
@@ -89,22 +104,34 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
           "run",
           [](PyPassManager &self, py::object operation) {
             PyOperation &target = castToOperation(operation);
-            Operation *op = target.get();
-            if (&target.getContext() != self.context)
-              throw py::value_error("the operation belongs to another context");
+            checkSameContext(*self.context, target.getContext().get(),
+                             "an operation");
+            self.checkNotRunning("PassManager.run");
+            std::string pipeline = printPipeline(*self.passManager);
+            // Locks the op's IR tree: other threads' accesses to it raise.
+            RunLock lock(target, pipeline);
+            self.running = pipeline;
+            auto clear = llvm::make_scope_exit([&] { self.running.reset(); });
             DiagnosticCapture capture(self.context->get());
             LogicalResult result = failure();
-            {
+            if (self.context->get()->isMultithreadingEnabled()) {
               py::gil_scoped_release release;
-              result = self.passManager->run(op);
+              result = self.passManager->run(lock.getOperation());
+            } else {
+              // Without threading the context's uniquers take no locks: no
+              // other thread may use the context, so keep the GIL.
+              result = self.passManager->run(lock.getOperation());
             }
             if (failed(result))
               capture.raise("Failure while executing pass pipeline");
           },
           py::arg("operation"),
-          "Runs the pipeline on `operation` (an Operation or a Module) with "
-          "the GIL released; raises MLIRError with the diagnostics if a pass "
-          "fails.")
+          "Runs the pipeline on `operation` (an Operation or a Module); raises "
+          "MLIRError with the diagnostics of this run if a pass fails. The "
+          "GIL is released while MLIR runs (if the context is "
+          "multi-threaded); meanwhile the IR tree of `operation` is locked: "
+          "any access to it from Python, and another run on it, raise "
+          "RuntimeError.")
       .def(
           "enable_ir_printing",
           [](PyPassManager &self, bool printBeforeAll, bool printAfterAll,
@@ -112,6 +139,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
              bool printAfterFailure, std::optional<int64_t> largeElementsLimit,
              bool enableDebugInfo, bool printGenericOpForm,
              std::optional<std::string> treePrintingDirPath) {
+            self.checkNotRunning("PassManager.enable_ir_printing");
             if (printModuleScope &&
                 self.context->get()->isMultithreadingEnabled())
               throw py::value_error(
@@ -152,6 +180,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
       .def(
           "enable_verifier",
           [](PyPassManager &self, bool enable) {
+            self.checkNotRunning("PassManager.enable_verifier");
             self.passManager->enableVerifier(enable);
           },
           py::arg("enable"), "Turns the verifier after each pass on or off.")
@@ -168,11 +197,17 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
           "A capsule with the MlirPassManager.")
       .def(
           "__str__",
-          [](PyPassManager &self) { return printPipeline(*self.passManager); },
+          [](PyPassManager &self) {
+            return self.running ? *self.running
+                                : printPipeline(*self.passManager);
+          },
           "The pipeline as text.")
       .def(
           "__repr__",
           [](PyPassManager &self) {
+            if (self.running)
+              return "<mlir_tracking.passmanager.PassManager '" +
+                     *self.running + "' (running)>";
             return "<mlir_tracking.passmanager.PassManager '" +
                    printPipeline(*self.passManager) + "'>";
           },

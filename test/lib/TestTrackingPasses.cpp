@@ -87,7 +87,10 @@ struct TestFailPass : public PassWrapper<TestFailPass, OperationPass<>> {
 } // namespace
 
 namespace mlir::tracking::test {
+void registerTestRewritePasses();
+
 void registerTestPasses() {
+  registerTestRewritePasses();
   PassRegistration<TestAddNswPass>();
   tracking::registerPrecisePass<TestAddNswPass>();
   PassRegistration<TestAddNswUntrackedPass>();

@@ -86,3 +86,269 @@ def test_same_op_when_not_live():
               hash(second) == key)
         # CHECK: InvalidatedHandleError: operation handle to 'arith.addi'
         expect(ir.InvalidatedHandleError, lambda: second.canonical_handle)
+
+
+# CHECK-LABEL: TEST: test_value_follows_its_value_not_its_position
+@run
+def test_value_follows_its_value_not_its_position():
+    with ir.Context():
+        module = ir.Module.parse("""
+          func.func private @get() -> i32
+          func.func @f(%c: i1) -> i32 {
+            %0:2 = scf.if %c -> (i32, i32) {
+              %x = func.call @get() : () -> i32
+              %y = func.call @get() : () -> i32
+              scf.yield %x, %y : i32, i32
+            } else {
+              %x = func.call @get() : () -> i32
+              %y = func.call @get() : () -> i32
+              scf.yield %x, %y : i32, i32
+            }
+            return %0#1 : i32
+          }""")
+        func = module.body.operations[1]
+        if_op, ret = body(func)
+        unused, used = if_op.results
+        then_block = if_op.regions[0].blocks[0]
+        then_region = if_op.regions[0]
+        region_hash = hash(then_region)
+        PassManager.parse("builtin.module(canonicalize)").run(module)
+        # canonicalize rebuilt the scf.if with one result: the handle follows
+        # the op, `used` follows its value (now result #0), `unused` had no
+        # replacement. Before the fix, `unused` named the new result #0.
+        # CHECK: live 1 True 0 True
+        print(if_op.handle_state, len(if_op.results),
+              used.owner is if_op, used.result_number,
+              ret.operands[0] == used)
+        # CHECK: erased False
+        print(unused.handle_state, unused.is_valid)
+        # CHECK: InvalidatedHandleError: value handle to result #0 of 'scf.if' at loc("-":4:{{[0-9]+}}) is erased: canonicalize on builtin.module: {{.*}}replaced by no value
+        expect(ir.InvalidatedHandleError, lambda: unused.type)
+        # CHECK: <mlir_tracking.ir.Value of a handle that is not live>
+        print(repr(unused))
+        # The then-block moved into the new op: the same block, still live.
+        # CHECK: True True
+        print(then_block.is_valid, then_block.owner is if_op)
+        # A Region is region #i of the op its handle refers to: hash and ==
+        # unchanged, and it holds the same (moved) block.
+        # CHECK: True True True
+        print(hash(then_region) == region_hash,
+              then_region == if_op.regions[0],
+              then_region.blocks[0] == then_block)
+
+
+# CHECK-LABEL: TEST: test_value_follows_fold_to_block_argument
+@run
+def test_value_follows_fold_to_block_argument():
+    with ir.Context():
+        module = ir.Module.parse("""
+          func.func @f(%x: i32, %y: i32) -> i32 {
+            %c0 = arith.constant 0 : i32
+            %0 = arith.addi %x, %c0 : i32
+            %1 = arith.muli %y, %0 : i32
+            return %1 : i32
+          }""")
+        func = module.body.operations[0]
+        entry = func.regions[0].blocks[0]
+        y = entry.arguments[1]
+        c0, addi, muli, ret = body(func)
+        total = addi.result
+        product = muli.result
+        PassManager.parse("builtin.module(canonicalize)").run(module)
+        # The op handle is erased (no replacement op); the value handle
+        # follows %x, a block argument. Before the fix it raised (op erased).
+        # CHECK: erased live True True
+        print(addi.handle_state, total.handle_state, total.owner == entry,
+              total.same_value(entry.arguments[0]))
+        # Its class says what it was; result_number explains.
+        # CHECK: OpResult
+        print(type(total).__name__)
+        # CHECK: ValueError: the result was replaced by a block argument
+        expect(ValueError, lambda: total.result_number)
+        # CHECK: Value(<block argument> of type 'i32' at index: 0) True
+        print(total, product.is_valid and product.owner is muli)
+        # A handle taken on %y before is still the canonical one of %y.
+        # CHECK: True True
+        print(entry.arguments[1] == y, muli.operands[0] == y)
+
+
+# CHECK-LABEL: TEST: test_value_under_non_precise_pass
+@run
+def test_value_under_non_precise_pass():
+    with ir.Context():
+        module = ir.Module.parse("""
+          func.func @f(%x: i32) -> i32 {
+            %0 = arith.addi %x, %x : i32
+            return %0 : i32
+          }""")
+        func = module.body.operations[0]
+        entry = func.regions[0].blocks[0]
+        arg = entry.arguments[0]
+        total = body(func)[0].result
+        module_body = module.body
+        PassManager.parse(
+            "builtin.module(func.func(loop-invariant-code-motion))").run(module)
+        # The pass ran on @f: everything in it is invalidated; the module's
+        # block is outside the anchor.
+        # CHECK: invalidated invalidated False True
+        print(total.handle_state, arg.handle_state, entry.is_valid,
+              module_body.is_valid)
+        # CHECK: InvalidatedHandleError: value handle to argument #0 of block #0 of region #0 of 'func.func'
+        expect(ir.InvalidatedHandleError, lambda: arg.type)
+        # Reached again, they are fresh handles to what is there now.
+        # CHECK: True True
+        print(func.regions[0].blocks[0].arguments[0].is_valid,
+              func.regions[0].blocks[0] != entry)
+
+
+# CHECK-LABEL: TEST: test_block_address_reuse_after_canonicalize
+@run
+def test_block_address_reuse_after_canonicalize():
+    with ir.Context() as ctx:
+        module = ir.Module.parse("""
+          func.func @f() {
+            return
+          ^dead(%v: i32):
+            return
+          }""")
+        func = module.body.operations[0]
+        region = func.regions[0]
+        dead = region.blocks[1]
+        dead_arg = dead.arguments[0]
+        i32 = ir.Type.parse("i32")
+        PassManager.parse("builtin.module(canonicalize)").run(module)
+        # canonicalize erased the unreachable block; new blocks (likely at
+        # its address) are new objects, never the old one come back "live"
+        # with its arguments.
+        fresh = [region.blocks.append(i32) for _ in range(4)]
+        # CHECK: False False True
+        print(dead.is_valid, any(dead == block for block in fresh),
+              all(block.is_valid for block in fresh))
+        # CHECK: InvalidatedHandleError: block handle to block #1 of region #0 of 'func.func'
+        expect(ir.InvalidatedHandleError, lambda: dead.operations)
+        # CHECK: InvalidatedHandleError: value handle to argument #0 of block #1
+        expect(ir.InvalidatedHandleError, lambda: dead_arg.type)
+        # Hash and == of blocks are stable and shared by every path.
+        # CHECK: True True
+        print(region.blocks[1] == fresh[0],
+              hash(region.blocks[1]) == hash(fresh[0]))
+        # CHECK: []
+        print(ctx._verify_tracking())
+
+
+# CHECK-LABEL: TEST: test_erase_refuses_when_block_arguments_or_blocks_used_outside
+@run
+def test_erase_refuses_when_block_arguments_or_blocks_used_outside():
+    with ir.Context() as ctx:
+        module = ir.Module.parse("""
+          func.func @src(%a: i32) -> i32 {
+            %0 = arith.addi %a, %a : i32
+            cf.br ^bb1
+          ^bb1:
+            return %0 : i32
+          }
+          func.func @dst(%b: i32) -> i32 {
+            return %b : i32
+          }""")
+        src, dst = module.body.operations
+        addi, branch = body(src)
+        dst_ret = body(dst)[0]
+        # addi uses %a (a block argument of @src) after the move.
+        addi.move_before(dst_ret)
+        # CHECK: ValueError: cannot erase 'func.func': block argument #0 of a block in 'func.func' is still used by 'arith.addi' outside it
+        expect(ValueError, lambda: src.erase())
+        # With its own operands, addi is fine; now move the branch out: the
+        # block of @src stays its successor.
+        b = dst.regions[0].blocks[0].arguments[0]
+        addi.operands[0] = b
+        addi.operands[1] = b
+        entry = src.regions[0].blocks[0]
+        branch.move_before(dst_ret)
+        ir.Operation.create("func.return", operands=[entry.arguments[0]],
+                            ip=ir.InsertionPoint(entry))
+        # CHECK: ValueError: cannot erase 'func.func': a block in 'func.func' (as a branch successor) is still used by 'cf.br' outside it
+        expect(ValueError, lambda: src.erase())
+        # Nothing was changed by the refused erases.
+        # CHECK: live live live
+        print(src.handle_state, addi.handle_state, branch.handle_state)
+        # CHECK: []
+        print(ctx._verify_tracking())
+
+
+# CHECK-LABEL: TEST: test_cross_module_move_then_drop_source
+@run
+def test_cross_module_move_then_drop_source():
+    with ir.Context() as ctx:
+        m1 = ir.Module.parse("""
+          func.func @f(%a: i32) -> i32 {
+            %c1 = arith.constant 1 : i32
+            %0 = arith.addi %a, %c1 : i32
+            return %a : i32
+          }""")
+        m2 = ir.Module.parse("func.func @g(%b: i32) { return }")
+        g = m2.body.operations[0]
+        c1, addi, ret = body(m1.body.operations[0])
+        addi.move_before(body(g)[0])
+        del m1, c1, ret
+        gc.collect()
+        # m1 is not freed while m2 uses its values, and m2 is not rewired:
+        # its operands are still %a and %c1 of @f (no placeholder).
+        # CHECK: BlockArgument func.func arith.constant
+        print(type(addi.operands[0]).__name__,
+              addi.operands[0].owner.owner.name,
+              addi.operands[1].owner.name)
+        # What is kept alive is ordinary IR, owned again once reached: erasing
+        # it is refused while used, detaching and dropping a part is safe (it
+        # is kept alive again while addi uses it).
+        m1_op = addi.operands[0].owner.owner.parent
+        # CHECK: builtin.module True
+        print(m1_op.name, m1_op.parent is None)
+        # CHECK: ValueError: cannot erase 'builtin.module': {{.*}} is still used by 'arith.addi' outside it
+        expect(ValueError, lambda: m1_op.erase())
+        constant = addi.operands[1].owner
+        constant.detach_from_parent()
+        del constant
+        gc.collect()
+        # CHECK: arith.constant 1 : i32
+        print(addi.operands[1].owner)
+        # The user fixes the IR: m2 then verifies.
+        addi.operands[0] = g.regions[0].blocks[0].arguments[0]
+        addi.operands[1] = g.regions[0].blocks[0].arguments[0]
+        # CHECK: True []
+        print(m2.operation.verify(), ctx._verify_tracking())
+        # CHECK: %0 = arith.addi %arg0, %arg0 : i32
+        print(m2)
+        # Unused now: the old module can be erased; the constant dropped.
+        m1_op.erase()
+        # CHECK: erased []
+        print(m1_op.handle_state, ctx._verify_tracking())
+
+
+# CHECK-LABEL: TEST: test_run_refused_while_another_tree_uses_the_ir
+@run
+def test_run_refused_while_another_tree_uses_the_ir():
+    # A clone of an op keeps the operands of the original: the clone, a tree
+    # of its own, uses values of the module. A pass erasing their definitions
+    # (symbol-dce erases the unused private function) would leave the clone
+    # with a use of freed IR, so the run is refused before anything changes.
+    with ir.Context():
+        m = ir.Module.parse("""
+          func.func private @dead(%a: i32) -> i32 {
+            %c1 = arith.constant 1 : i32
+            %0 = arith.addi %a, %c1 : i32
+            return %0 : i32
+          }""")
+        addi = body(m.body.operations[0])[1]
+        clone = addi.clone(ip=False)
+        pm = PassManager.parse("builtin.module(inline,symbol-dce)")
+        # CHECK: RuntimeError: cannot run 'builtin.module(inline{{.*}},symbol-dce)' on 'builtin.module' {{.*}}: ops outside its IR (a clone, or ops detached or moved out of it) use values or blocks of it
+        expect(RuntimeError, lambda: pm.run(m.operation))
+        # Nothing changed: the function and the clone's operands are intact.
+        # CHECK: 1 BlockArgument func.func arith.constant
+        print(len(m.body.operations), type(clone.operands[0]).__name__,
+              clone.operands[0].owner.owner.name, clone.operands[1].owner.name)
+        # Once the clone is gone the module runs.
+        clone.erase()
+        pm.run(m.operation)
+        # CHECK: 0
+        print(len(m.body.operations))

@@ -51,7 +51,7 @@ def test_context():
         # CHECK: False
         print(ctx.is_multithreading_enabled)
         ctx.enable_multithreading(True)
-        # CHECK: Context: 0 live operation objects
+        # CHECK: Context #{{[0-9]+}}: 0 live operation objects
         del m
         print(repr(ctx))
         # CHECK: mlir.ir.Context._CAPIPtr
@@ -101,7 +101,7 @@ def test_location():
 def test_type_and_attribute():
     with ir.Context():
         t = ir.Type.parse("tensor<4xf32>")
-        # CHECK: tensor<4xf32> Type(tensor<4xf32>)
+        # CHECK: tensor<4xf32> RankedTensorType(tensor<4xf32>)
         print(t, repr(t))
         # CHECK: True
         print(t == ir.Type.parse("tensor<4xf32>"))
@@ -110,7 +110,7 @@ def test_type_and_attribute():
         # CHECK: mlir.ir.Type._CAPIPtr
         print(capsule_name(t._CAPIPtr))
         a = ir.Attribute.parse("42 : i64")
-        # CHECK: 42 : i64 Attribute(42 : i64) i64
+        # CHECK: 42 : i64 IntegerAttr(42 : i64) i64
         print(a, repr(a), a.type)
         # CHECK: mlir.ir.Attribute._CAPIPtr
         print(capsule_name(a._CAPIPtr))
@@ -183,7 +183,7 @@ def test_operation_properties():
         print(addi.result.get_name())
         # CHECK: Value(%0 = arith.addi %arg0, %arg1 : i32)
         print(addi.result)
-        # CHECK: [Type(i32)]
+        # CHECK: [IntegerType(i32)]
         print(addi.results.types)
         try:
             ret.result
@@ -192,7 +192,7 @@ def test_operation_properties():
             print(e)
         # Block arguments.
         args = block.arguments
-        # CHECK: 2 [Type(i32), Type(i32)]
+        # CHECK: 2 [IntegerType(i32), IntegerType(i32)]
         print(len(args), args.types)
         # CHECK: BlockArgument 0 True
         print(type(args[0]).__name__, args[0].arg_number, args[0].owner == block)

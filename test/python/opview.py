@@ -61,6 +61,9 @@ def test_views_returned_by_the_api():
         print(add == add.operation, add.operation == add)
         # CHECK: True
         print(hash(add) == hash(add.operation))
+        # Value and OpResult are generic, as the generated annotations need.
+        # CHECK: mlir_tracking._mlirTracking.ir.Value[int] True
+        print(ir.Value[int], isinstance(add.result, ir.OpResult[int].__origin__))
 
 
 # CHECK-LABEL: TEST: test_forwarding
@@ -77,6 +80,10 @@ def test_forwarding():
         print(add.handle_state, add.verify())
         # CHECK: %0 = arith.addi %arg0, %arg1 : i32
         print(add)
+        # Lists slice (generated accessors of variadic groups rely on it).
+        # CHECK: 2 1 True
+        print(len(add.operands[0:2]), len(add.operands[1:]),
+              add.operands[::-1][0] == add.operands[1])
         # CHECK: <mlir_tracking.ir.OpView of <mlir_tracking.ir.Operation 'arith.addi'
         print(repr(add))
         expect_error(AttributeError, lambda: add.no_such_attribute)

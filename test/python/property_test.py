@@ -4,8 +4,11 @@
 # glibc with a corrupted heap: a branch moved into another module kept
 # successors in a module that was then destroyed. Kept as the regression.
 # A stateful property test (hypothesis): random interleavings of parse, clone,
-# erase, move, detach, precise and non-precise pipelines (also two at once on
-# two threads), dropping modules and handles, and garbage collection. After
+# erase, move, detach, attribute changes, op creation, use replacement,
+# precise and non-precise pipelines (also two at once on two threads, and
+# one on a thread while this one uses every held handle), walks whose
+# callbacks erase ops, dropping modules and handles, and garbage
+# collection. After
 # every step: live handles work and name an op that exists, stale handles
 # raise ir.InvalidatedHandleError naming their state and never come back,
 # and the registry agrees with the IR (Context._verify_tracking()).
@@ -93,6 +96,22 @@ PIPELINES = [
     "builtin.module(control-flow-sink,topological-sort)",
     "builtin.module(convert-scf-to-cf,func.func(cse))",
 ]
+
+# Pipelines whose passes all report their rewrites.
+PRECISE_PIPELINES = PIPELINES[:3]
+
+
+def run_pipeline_on(pipeline, module):
+    """Runs `pipeline` on `module`; a failing pass (MLIRError) and the refusal
+    to run on IR that ops outside it use (a clone) are expected outcomes."""
+    try:
+        passmanager.PassManager.parse(pipeline, context=module.context).run(
+            module.operation)
+    except ir.MLIRError:
+        pass
+    except RuntimeError as error:
+        if "use values or blocks of it" not in str(error):
+            raise
 
 STATES = ("live", "erased", "invalidated")
 
@@ -202,10 +221,9 @@ class TrackingMachine(RuleBasedStateMachine):
             # Moves and erasures may have broken the IR: passes only run on
             # valid IR (as after parsing).
             module.operation.verify()
-            passmanager.PassManager.parse(pipeline, context=module.context).run(
-                    module.operation)
         except ir.MLIRError:
-            pass
+            return
+        run_pipeline_on(pipeline, module)
         assert module.operation.is_valid
 
     @precondition(lambda self: len(self.modules) >= 2)
@@ -220,8 +238,7 @@ class TrackingMachine(RuleBasedStateMachine):
         def work(module, pipeline):
             try:
                 module.operation.verify()
-                passmanager.PassManager.parse(pipeline, context=module.context).run(
-                    module.operation)
+                run_pipeline_on(pipeline, module)
             except ir.MLIRError:
                 pass
             except Exception as e:  # pragma: no cover - reported below
@@ -234,6 +251,112 @@ class TrackingMachine(RuleBasedStateMachine):
         for t in threads:
             t.join()
         assert not errors, errors
+
+    @precondition(lambda self: self.modules)
+    @rule(data=st.data(), order=st.sampled_from(
+        [ir.WalkOrder.PRE_ORDER, ir.WalkOrder.POST_ORDER]),
+          steps=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)),
+                         max_size=4))
+    def walk_erasing(self, data, order, steps):
+        # A walk whose callback erases ops anywhere (ahead, behind, its own
+        # op, ancestors): never a freed op, and the walk visits only live
+        # ops under the walked one.
+        module = data.draw(st.sampled_from(self.modules))
+        ops = []
+        module.operation.walk(lambda op: ops.append(op))
+        plan = dict(steps)
+        state = {"i": 0}
+
+        def callback(op):
+            assert op.is_valid
+            victim = plan.get(state["i"])
+            state["i"] += 1
+            if victim is not None and victim < len(ops) and \
+                    ops[victim].is_valid and \
+                    ops[victim].name != "builtin.module":
+                try:
+                    ops[victim].erase()
+                except ValueError:
+                    pass  # Results still used outside.
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(callback, order)
+        for op in ops[:3]:
+            self.hold(op)
+
+    @precondition(lambda self: self.nested_live())
+    @rule(data=st.data(), kind=st.sampled_from(["attribute", "create", "rauw"]))
+    def python_mutation(self, data, kind):
+        op = data.draw(st.sampled_from(self.nested_live()))
+        if kind == "attribute":
+            op.attributes["prop.tag"] = ir.Attribute.parse("unit")
+            assert "prop.tag" in op.attributes
+        elif kind == "create":
+            if op.parent is None:
+                return
+            with ir.Location.unknown():
+                new = ir.Operation.create(
+                    "arith.constant", results=[ir.Type.parse("i32")],
+                    attributes={"value": ir.Attribute.parse("3 : i32")},
+                    ip=ir.InsertionPoint(op))
+            self.hold(new)
+        else:
+            # Replace the uses of a result with an earlier value of the same
+            # type in the same block (dominance is kept).
+            if not len(op.results) or op.block is None:
+                return
+            result = op.results[0]
+            for earlier in op.block.operations:
+                if earlier == op:
+                    break
+                if len(earlier.results) and \
+                        earlier.results[0].type == result.type:
+                    result.replace_all_uses_with(earlier.results[0])
+                    assert not list(result.uses)
+                    break
+
+    @precondition(lambda self: self.modules)
+    @rule(data=st.data(), pipeline=st.sampled_from(PRECISE_PIPELINES))
+    def access_during_run(self, data, pipeline):
+        # Another thread runs a pipeline on one module while this one uses
+        # every held handle: each access works or raises the guard's
+        # RuntimeError naming the pipeline, never anything else.
+        module = data.draw(st.sampled_from(self.modules))
+        self.ctx.enable_multithreading(True)
+        try:
+            module.operation.verify()
+        except ir.MLIRError:
+            return
+        pm = passmanager.PassManager.parse(pipeline, context=module.context)
+        text = str(pm)
+        errors = []
+
+        def work():
+            try:
+                pm.run(module.operation)
+            except ir.MLIRError:
+                pass
+            except RuntimeError as e:
+                if "use values or blocks of it" not in str(e):
+                    errors.append(e)
+            except Exception as e:  # pragma: no cover - reported below
+                errors.append(e)
+
+        thread = threading.Thread(target=work)
+        thread.start()
+        for op in list(self.handles):
+            for access in (lambda: op.name, lambda: str(op),
+                           lambda: op.parent, lambda: list(op.operands),
+                           lambda: op.walk(lambda o: None)):
+                try:
+                    access()
+                except ir.InvalidatedHandleError:
+                    pass
+                except RuntimeError as e:
+                    assert text in str(e) or "already running" in str(e), e
+        thread.join()
+        assert not errors, errors
+        assert module.operation.is_valid
 
     @precondition(lambda self: self.modules)
     @rule(data=st.data())

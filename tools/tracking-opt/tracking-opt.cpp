@@ -17,6 +17,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Tracking/Passes.h"
 #include "mlir/Tracking/TrackingOptMain.h"
+#include "mlir/Tracking/TransformInterpreter.h"
 
 namespace mlir::tracking::test {
 void registerTestPasses();
@@ -25,12 +26,14 @@ void registerTestPasses();
 int main(int argc, char **argv) {
   // Ours first: the first registration of a pass argument wins.
   mlir::tracking::registerTrackedPasses();
+  mlir::tracking::registerTrackedTransformInterpreterPass();
   mlir::registerAllPasses();
   mlir::tracking::test::registerTestPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  mlir::tracking::registerTrackingTransformExtension(registry);
   return mlir::asMainReturnCode(
       mlir::tracking::trackingOptMain(argc, argv, "tracking-opt", registry));
 }

@@ -133,6 +133,7 @@ public:
 private:
   friend struct detail::RegistryImpl;
   friend class HandleRegistry;
+  friend class detail::RegistryNotifier;
   explicit OpHandle(std::shared_ptr<detail::HandleRecord> record)
       : record(std::move(record)) {}
   std::shared_ptr<detail::HandleRecord> record;

@@ -25,8 +25,13 @@ std::unique_ptr<Pass> createTrackedCanonicalizerPass();
 /// `cse`, reporting every replacement and erasure to the tracking listener.
 std::unique_ptr<Pass> createTrackedCSEPass();
 
-/// Registers both under `canonicalize` and `cse`. Must run before upstream's
-/// registrations (the first registration of a pass argument wins).
+/// `convert-arith-to-llvm`, through the tracked dialect conversion driver:
+/// handles follow `arith` ops to their `llvm` replacements.
+std::unique_ptr<Pass> createTrackedArithToLLVMPass();
+
+/// Registers them under `canonicalize`, `cse` and `convert-arith-to-llvm`. Must
+/// run before upstream's registrations (the first registration of a pass
+/// argument wins).
 void registerTrackedPasses();
 
 } // namespace tracking

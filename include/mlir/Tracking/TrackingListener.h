@@ -80,6 +80,8 @@ public:
   void notifyOperationReplaced(Operation *op, Operation *newOp) override;
   /// Fires before `op` is erased (nested ops first, post-order).
   void notifyOperationErased(Operation *op) override;
+  /// Fires before `block` is erased: its block and value handles end.
+  void notifyBlockErased(Block *block) override;
   /// Fire around each pattern application (they nest when a pattern runs a
   /// driver of its own): the innermost pattern goes into the history of the
   /// handles it changes.

@@ -7,6 +7,7 @@
 // The driver of `tracking-opt`: `MlirOptMain` plus
 //   --track-ops=<op-name>[,<op-name>...]|all  take handles before the pipeline
 //   --debug-tracking                          print what happened to them
+//   --verify-tracking                         check them after every pass
 // Without these flags it is exactly `MlirOptMain`.
 //
 //===----------------------------------------------------------------------===//

@@ -49,6 +49,7 @@
 #include "mlir/Tracking/PassTracking.h"
 #include "mlir/Tracking/TrackingListener.h"
 #include "mlir/Tracking/TrackingRewriter.h"
+#include "mlir/Tracking/TrackingVerifier.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
@@ -63,6 +64,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
+#include <mutex>
 
 using namespace mlir;
 using namespace mlir::tracking;
@@ -649,9 +651,20 @@ void Fuzzer::runCase(uint64_t index) {
                            "' does not parse: " + error);
         break;
       }
-      if (options.track)
+      // The self-check names a precise pass that broke the registry.
+      std::mutex verificationMutex;
+      std::vector<std::string> verificationFailures;
+      if (options.track) {
         enableTracking(pm, *tracking);
+        enableTrackingVerification(
+            pm, *tracking, [&](const TrackingVerificationFailure &failure) {
+              std::lock_guard<std::mutex> lock(verificationMutex);
+              verificationFailures.push_back(failure.str());
+            });
+      }
       ok = succeeded(pm.run(*module));
+      for (std::string &failure : verificationFailures)
+        problems.push_back("after '" + element + "': " + failure);
       ++stats.passesRun;
 
       std::vector<std::string> stepProblems;

@@ -595,6 +595,9 @@ std::vector<std::string> mlir::tracking::fuzz::generatePipeline(Random &rng) {
       "lift-cf-to-scf",
       "scf-for-loop-canonicalization",
       "strip-debuginfo",
+      // Dialect conversion (tracked: handles follow arith ops to llvm).
+      "convert-arith-to-llvm",
+      "reconcile-unrealized-casts",
   };
   // Nested in func.func(...).
   static const std::vector<std::string> funcPasses = {
@@ -610,6 +613,7 @@ std::vector<std::string> mlir::tracking::fuzz::generatePipeline(Random &rng) {
       "topological-sort",
       "canonicalize{region-simplify=aggressive}",
       "scf-for-loop-canonicalization",
+      "convert-arith-to-llvm",
   };
   std::vector<std::string> elements;
   unsigned length = rng.range(1, 6);
@@ -641,5 +645,6 @@ bool mlir::tracking::fuzz::isPreciseElement(StringRef element) {
     });
   }
   StringRef name = element.take_until([](char c) { return c == '{'; });
-  return name == "canonicalize" || name == "cse";
+  return name == "canonicalize" || name == "cse" ||
+         name == "convert-arith-to-llvm";
 }

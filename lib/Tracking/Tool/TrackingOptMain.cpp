@@ -16,12 +16,15 @@
 #include "mlir/Tracking/HandleRegistry.h"
 #include "mlir/Tracking/PassTracking.h"
 #include "mlir/Tracking/TrackingListener.h"
+#include "mlir/Tracking/TrackingVerifier.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
+#include <memory>
 #include <mutex>
 
 using namespace mlir;
@@ -148,12 +151,18 @@ LogicalResult mlir::tracking::trackingOptMain(int argc, char **argv,
       llvm::cl::desc("Print what happened to each tracked op after each pass "
                      "(tracks all ops unless --track-ops is given)"),
       llvm::cl::init(false));
+  static llvm::cl::opt<bool> verifyTracking(
+      "verify-tracking",
+      llvm::cl::desc("After every pass, check the handles nested in its "
+                     "anchor against the IR and fail naming the pass that "
+                     "broke them (tracks all ops unless --track-ops is given)"),
+      llvm::cl::init(false));
 
   auto [inputFilename, outputFilename] =
       registerAndParseCLIOptions(argc, argv, toolName, registry);
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
-  if ((trackOps.empty() && !debugTracking) || config.shouldShowDialects() ||
-      config.shouldListPasses())
+  if ((trackOps.empty() && !debugTracking && !verifyTracking) ||
+      config.shouldShowDialects() || config.shouldListPasses())
     return MlirOptMain(argc, argv, inputFilename, outputFilename, registry);
 
   llvm::StringSet<> opNames;
@@ -169,21 +178,30 @@ LogicalResult mlir::tracking::trackingOptMain(int argc, char **argv,
   // the session and the tracking instrumentation (in that order).
   MlirOptMainConfig pipelineConfig = config;
   bool print = debugTracking;
-  config.setPassPipelineSetupFn([pipelineConfig, opNames, trackAll,
-                                 print](PassManager &pm) -> LogicalResult {
-    if (failed(pipelineConfig.setupPassPipeline(pm)))
-      return failure();
-    if (failed(verifyTrackedOpNames(
-            pm.getContext(), opNames,
-            pipelineConfig.shouldAllowUnregisteredDialects())))
-      return failure();
-    auto session = std::make_unique<DebugTrackingSession>(
-        pm.getContext(), opNames, trackAll, print);
-    HandleRegistry &handles = session->getRegistry();
-    pm.addInstrumentation(std::move(session));
-    enableTracking(pm, handles);
-    return success();
-  });
+  bool verify = verifyTracking;
+  auto verificationFailed = std::make_shared<std::atomic<bool>>(false);
+  config.setPassPipelineSetupFn(
+      [pipelineConfig, opNames, trackAll, print, verify,
+       verificationFailed](PassManager &pm) -> LogicalResult {
+        if (failed(pipelineConfig.setupPassPipeline(pm)))
+          return failure();
+        if (failed(verifyTrackedOpNames(
+                pm.getContext(), opNames,
+                pipelineConfig.shouldAllowUnregisteredDialects())))
+          return failure();
+        auto session = std::make_unique<DebugTrackingSession>(
+            pm.getContext(), opNames, trackAll, print);
+        HandleRegistry &handles = session->getRegistry();
+        pm.addInstrumentation(std::move(session));
+        enableTracking(pm, handles);
+        if (verify)
+          enableTrackingVerification(
+              pm, handles,
+              [verificationFailed](const TrackingVerificationFailure &) {
+                verificationFailed->store(true);
+              });
+        return success();
+      });
 
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input =
@@ -199,6 +217,9 @@ LogicalResult mlir::tracking::trackingOptMain(int argc, char **argv,
     return failure();
   }
   if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
+    return failure();
+  // The error was reported on the anchor; the pipeline itself succeeded.
+  if (verificationFailed->load())
     return failure();
   output->keep();
   return success();

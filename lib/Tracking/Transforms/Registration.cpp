@@ -30,9 +30,10 @@ static bool isRegisteredPassPrecise(StringRef argument) {
 void mlir::tracking::registerTrackedPasses() {
   registerPass(createTrackedCanonicalizerPass);
   registerPass(createTrackedCSEPass);
+  registerPass(createTrackedArithToLLVMPass);
   // The first registration of an argument wins, and ours share upstream's
   // TypeIDs, so registering after upstream is silently a no-op. Say so.
-  for (StringRef argument : {"canonicalize", "cse"}) {
+  for (StringRef argument : {"canonicalize", "cse", "convert-arith-to-llvm"}) {
     if (isRegisteredPassPrecise(argument))
       continue;
     llvm::report_fatal_error(
@@ -40,7 +41,7 @@ void mlir::tracking::registerTrackedPasses() {
         "' is upstream's, not the precise one of mlir-tracking, so handles "
         "would not follow its rewrites: call "
         "mlir::tracking::registerTrackedPasses() before "
-        "mlir::registerAllPasses() (or any other registration of upstream's "
-        "canonicalize and cse)");
+        "mlir::registerAllPasses() (or any other registration of the "
+        "upstream pass of that name)");
   }
 }

@@ -44,7 +44,11 @@ def segmented_accessor(elements, raw_segments, idx):
     if not 0 <= idx < len(sizes):
         raise IndexError(f"segment {idx} out of range ({len(sizes)} segments)")
     start = sum(sizes[:idx])
-    return elements[start : start + sizes[idx]]
+    try:
+        return elements[start : start + sizes[idx]]
+    except TypeError:
+        # A list class without slicing: the same elements as a list.
+        return [elements[i] for i in range(start, start + sizes[idx])]
 
 
 def equally_sized_accessor(

@@ -56,7 +56,9 @@ class FuncOp(FuncOp):  # noqa: F405
         if isinstance(type, tuple):
             if len(type) != 2:
                 raise ValueError("type must be a FunctionType or (inputs, results)")
-            type = FunctionType.get(inputs=type[0], results=type[1], context=context)
+            type = FunctionType.get(
+                inputs=list(type[0]), results=list(type[1]), context=context
+            )
         if not isinstance(type, FunctionType):
             if isinstance(type, Type):
                 type = FunctionType(type)
@@ -185,7 +187,9 @@ class FuncOp(FuncOp):  # noqa: F405
             symbol_name = name or f.__name__
             func_op = cls(
                 symbol_name,
-                FunctionType.get(inputs=inputs, results=[] if implicit_return else results),
+                FunctionType.get(
+                    inputs=list(inputs), results=[] if implicit_return else list(results)
+                ),
             )
             with InsertionPoint(func_op.add_entry_block()):
                 kwargs = {"func_op": func_op} if wants_func_op else {}
@@ -209,7 +213,7 @@ class FuncOp(FuncOp):  # noqa: F405
                     ReturnOp(returned)  # noqa: F405
                     return_types = [v.type for v in returned]
                     func_op.attributes["function_type"] = TypeAttr.get(
-                        FunctionType.get(inputs=inputs, results=return_types)
+                        FunctionType.get(inputs=list(inputs), results=return_types)
                     )
 
             def emit_call_op(*call_args):

@@ -47,7 +47,7 @@ class ForOp(ForOp):  # noqa: F405
     def inner_iter_args(self):
         """The loop-carried values as seen in the body (the operands are
         `initArgs`)."""
-        return self.body.arguments[1:]
+        return list(self.body.arguments)[1:]
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)

@@ -34,7 +34,7 @@ class _BodyMixin:
     @property
     def bodyExtraArgs(self):
         """The other block arguments."""
-        return self.body.arguments[1:]
+        return list(self.body.arguments)[1:]
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)

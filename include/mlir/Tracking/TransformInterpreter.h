@@ -1,0 +1,100 @@
+//===- TransformInterpreter.h - Transform scripts with tracking -*- C++ -*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Runs a transform-dialect named sequence on a payload op and keeps operation
+// handles correct across it:
+//
+// - caller-held handles may be bound to the extra arguments of the entry
+//   sequence (after the payload root, which is always the first argument);
+// - every tracked op strictly nested in the payload root (bound or not) ends
+//   up where the transform dialect's own tracking says: live on the op that
+//   replaced it, `erased` when the interpreter dropped it (erased, or replaced
+//   while no handle needed a replacement), `invalidated` when it sat in the
+//   payload of a handle that a transform op consumed (such ops may be erased
+//   without notification);
+// - the handles yielded by the entry sequence come back as live handles;
+// - the payload root and everything outside it stay live;
+// - on a silenceable or definite failure, the interpreter's diagnostics go to
+//   the context's handlers and every handle strictly nested in the payload
+//   root is invalidated.
+//
+// The user's script is never modified: the interpreter runs a private copy
+// that carries one hidden argument per tracked op and two ops of ours (see
+// docs/transform.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_TRANSFORMINTERPRETER_H
+#define MLIR_TRACKING_TRANSFORMINTERPRETER_H
+
+#include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
+#include "mlir/IR/Attributes.h"
+#include "mlir/Tracking/HandleRegistry.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class DialectRegistry;
+class ModuleOp;
+class Pass;
+
+namespace tracking {
+
+/// What one result of the entry sequence (an operand of its `transform.yield`)
+/// is bound to after the run.
+struct TransformSequenceResult {
+  /// True for a `!transform.param` result: `params` is set, `ops` is empty.
+  bool isParam = false;
+  /// Live handles to the payload ops of an op handle result, in handle order.
+  std::vector<OpHandle> ops;
+  /// The attributes of a parameter result.
+  std::vector<Attribute> params;
+};
+
+/// Where the run's tracking events come from (names shown in handle
+/// histories and by --debug-tracking).
+struct TransformEventSource {
+  std::string pass = "transform-interpreter";
+  const void *passKey = nullptr;
+};
+
+/// Applies the named sequence `transformRoot` (a `transform.named_sequence`)
+/// to `payloadRoot` with tracking in `registry`. `transformModule`, if given
+/// and not an ancestor of `transformRoot`, is a library linked into the copy
+/// of the script (as `transform::applyTransformNamedSequence` does). `args[i]`
+/// is bound to argument `i + 1` of the entry sequence; each handle must be
+/// live and refer to the payload root or an op nested in it. On success,
+/// `results` holds one entry per result of the entry sequence.
+///
+/// Errors (bad arguments, a script that fails) are emitted as diagnostics on
+/// the context and return failure. Errors found before the run change
+/// nothing; after a failed run, the handles strictly nested in the payload
+/// root are invalidated.
+LogicalResult
+applyTrackedNamedSequence(HandleRegistry &registry, Operation *payloadRoot,
+                          Operation *transformRoot, ModuleOp transformModule,
+                          ArrayRef<std::vector<OpHandle>> args,
+                          const transform::TransformOptions &options,
+                          std::vector<TransformSequenceResult> &results,
+                          const TransformEventSource &source = {});
+
+/// Registers the transform dialect extension holding our two internal ops.
+/// `applyTrackedNamedSequence` adds it to the context by itself.
+void registerTrackingTransformExtension(DialectRegistry &registry);
+
+/// `tracked-transform-interpreter`: upstream's `transform-interpreter` on the
+/// tracked route above. Precise: it resolves the handles under its anchor
+/// itself instead of having them blanket-invalidated.
+std::unique_ptr<Pass> createTrackedTransformInterpreterPass();
+/// Registers `tracked-transform-interpreter` and marks it precise.
+void registerTrackedTransformInterpreterPass();
+
+} // namespace tracking
+} // namespace mlir
+
+#endif // MLIR_TRACKING_TRANSFORMINTERPRETER_H

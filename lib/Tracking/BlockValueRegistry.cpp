@@ -1,0 +1,553 @@
+//===- BlockValueRegistry.cpp - Block and SSA value handles ---------------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/Tracking/BlockValueRegistry.h"
+
+#include "BlockValueNotifications.h"
+
+#include "mlir/IR/Block.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Region.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+
+using namespace mlir;
+using namespace mlir::tracking;
+using mlir::tracking::detail::EventSource;
+
+namespace mlir::tracking::detail {
+
+/// An event described only when a tracked unit is affected.
+struct LazyEvent {
+  TrackingEvent::Kind kind;
+  SourceFn source;
+  std::string reason;
+  std::optional<TrackingEvent> event;
+  const TrackingEvent &get() {
+    if (!event) {
+      event.emplace();
+      event->kind = kind;
+      if (source) {
+        EventSource from = source();
+        event->pass = from.pass;
+        event->anchor = from.anchor;
+        event->pattern = from.pattern;
+        event->passKey = from.passKey;
+        event->anchorKey = from.anchorKey;
+      }
+      event->reason = reason;
+    }
+    return *event;
+  }
+};
+
+/// The shared state behind a BlockHandle or ValueHandle. Guarded by the
+/// registry mutex.
+struct UnitRecord : std::enable_shared_from_this<UnitRecord> {
+  UnitRecord(UnitRegistryImpl *impl, bool isBlock)
+      : impl(impl), isBlock(isBlock) {}
+  UnitRegistryImpl *impl;
+  const bool isBlock;
+  /// The Block* or the value's impl while mapped.
+  void *key = nullptr;
+  /// For a block argument: its block (a live block while mapped).
+  Block *argOwner = nullptr;
+  bool mapped = false;
+  HandleState state = HandleState::Live;
+  /// What the unit was, as last seen ("result #1 of 'scf.if' at loc(...)").
+  std::string description;
+  /// Bounded history of events, one line each.
+  std::vector<std::string> history;
+};
+
+struct UnitRegistryImpl {
+  mutable std::mutex mutex;
+  llvm::DenseMap<Block *, UnitRecord *> blocks;
+  /// Several records may share a value: each followed a replacement onto
+  /// it. The first is the canonical one.
+  llvm::DenseMap<void *, llvm::SmallVector<UnitRecord *, 1>> values;
+  /// Block argument records by their block, so that erasing a block finds
+  /// them even when an argument was erased unnoticed.
+  llvm::DenseMap<Block *, llvm::SmallVector<UnitRecord *, 2>> argsByBlock;
+  /// Number of mapped records; read without the lock for the fast path.
+  std::atomic<size_t> numMapped{0};
+
+  static constexpr size_t kMaxHistory = 16;
+
+  bool empty() const { return numMapped.load(std::memory_order_acquire) == 0; }
+  static UnitRegistryImpl *of(BlockValueRegistry &registry) {
+    return registry.impl.get();
+  }
+
+  void mapBlock(UnitRecord *record, Block *block) {
+    record->key = block;
+    record->mapped = true;
+    blocks[block] = record;
+    ++numMapped;
+  }
+
+  void mapValue(UnitRecord *record, Value value) {
+    record->key = value.getAsOpaquePointer();
+    record->mapped = true;
+    values[record->key].push_back(record);
+    record->argOwner = nullptr;
+    if (auto argument = dyn_cast<BlockArgument>(value)) {
+      record->argOwner = argument.getOwner();
+      argsByBlock[record->argOwner].push_back(record);
+    }
+    ++numMapped;
+  }
+
+  void unmap(UnitRecord *record) {
+    if (!record->mapped)
+      return;
+    if (record->isBlock) {
+      auto it = blocks.find(static_cast<Block *>(record->key));
+      if (it != blocks.end() && it->second == record)
+        blocks.erase(it);
+    } else {
+      auto eraseFrom = [&](auto &map, auto key) {
+        auto it = map.find(key);
+        if (it == map.end())
+          return;
+        llvm::erase(it->second, record);
+        if (it->second.empty())
+          map.erase(it);
+      };
+      eraseFrom(values, record->key);
+      if (record->argOwner)
+        eraseFrom(argsByBlock, record->argOwner);
+    }
+    record->mapped = false;
+    --numMapped;
+  }
+
+  void addEvent(UnitRecord *record, std::string line) {
+    if (record->history.size() == kMaxHistory)
+      record->history.erase(record->history.begin());
+    record->history.push_back(std::move(line));
+  }
+
+  /// Unmaps `record` and gives it its final state.
+  void finish(UnitRecord *record, HandleState state, LazyEvent &event) {
+    unmap(record);
+    if (record->state != HandleState::Live)
+      return;
+    record->state = state;
+    TrackingEvent copy = event.get();
+    copy.op = record->description;
+    addEvent(record, copy.str());
+  }
+
+  /// True while the block of a block-argument record still has it (MLIR
+  /// reports no erasure of block arguments). Compares addresses only.
+  static bool argumentStillThere(const UnitRecord *record) {
+    if (!record->argOwner)
+      return true;
+    for (BlockArgument argument : record->argOwner->getArguments())
+      if (argument.getAsOpaquePointer() == record->key)
+        return true;
+    return false;
+  }
+
+  /// Checks a block-argument record; ends it if its argument is gone.
+  bool validate(UnitRecord *record) {
+    if (!record->mapped || argumentStillThere(record))
+      return record->mapped;
+    LazyEvent event{TrackingEvent::Kind::Erased, nullptr,
+                    "the block argument was erased", std::nullopt};
+    finish(record, HandleState::Erased, event);
+    return false;
+  }
+
+  /// Returns the record if someone still holds it; a record whose last
+  /// handle is being released is unmapped instead.
+  std::shared_ptr<UnitRecord> hold(UnitRecord *record) {
+    std::shared_ptr<UnitRecord> held = record->weak_from_this().lock();
+    if (!held)
+      unmap(record);
+    return held;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Ending records under IR that goes away
+  //===--------------------------------------------------------------------===//
+
+  void endValue(Value value, HandleState state, LazyEvent &event) {
+    auto it = values.find(value.getAsOpaquePointer());
+    if (it == values.end())
+      return;
+    for (UnitRecord *record : llvm::to_vector(it->second))
+      finish(record, state, event);
+  }
+
+  /// Ends the block's record and its argument records.
+  void endBlock(Block *block, HandleState state, LazyEvent &event) {
+    if (auto it = blocks.find(block); it != blocks.end())
+      finish(it->second, state, event);
+    if (auto it = argsByBlock.find(block); it != argsByBlock.end())
+      for (UnitRecord *record : llvm::to_vector(it->second))
+        finish(record, state, event);
+  }
+
+  /// Ends every record in `op`'s regions, and of `op`'s results if
+  /// `includeResults`.
+  void endUnder(Operation *op, bool includeResults, HandleState state,
+                LazyEvent &event) {
+    if (includeResults)
+      for (Value result : op->getResults())
+        endValue(result, state, event);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        endBlockAndContents(&block, state, event);
+  }
+
+  void endBlockAndContents(Block *block, HandleState state, LazyEvent &event) {
+    endBlock(block, state, event);
+    for (Operation &nested : *block)
+      endUnder(&nested, /*includeResults=*/true, state, event);
+  }
+};
+
+} // namespace mlir::tracking::detail
+
+using mlir::tracking::detail::SourceFn;
+using mlir::tracking::detail::UnitRecord;
+using mlir::tracking::detail::UnitRegistryImpl;
+
+namespace {
+/// Block/value registries by context.
+struct ContextUnitRegistryMap {
+  std::shared_mutex mutex;
+  llvm::DenseMap<MLIRContext *, BlockValueRegistry *> map;
+};
+ContextUnitRegistryMap &getContextUnitRegistryMap() {
+  static ContextUnitRegistryMap instance;
+  return instance;
+}
+
+std::string printLoc(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  loc.print(os);
+  return text;
+}
+
+std::string describeOp(Operation *op) {
+  return "'" + op->getName().getStringRef().str() + "' at " +
+         printLoc(op->getLoc());
+}
+
+std::string describeBlock(Block *block) {
+  std::string text = "block";
+  if (Region *region = block->getParent()) {
+    unsigned index = 0;
+    for (Block &candidate : *region) {
+      if (&candidate == block)
+        break;
+      ++index;
+    }
+    text += " #" + std::to_string(index) + " of region #" +
+            std::to_string(region->getRegionNumber());
+    if (Operation *parent = region->getParentOp())
+      text += " of " + describeOp(parent);
+  }
+  return text;
+}
+
+std::string describeValue(Value value) {
+  if (auto result = dyn_cast<OpResult>(value))
+    return "result #" + std::to_string(result.getResultNumber()) + " of " +
+           describeOp(result.getOwner());
+  auto argument = cast<BlockArgument>(value);
+  return "argument #" + std::to_string(argument.getArgNumber()) + " of " +
+         describeBlock(argument.getOwner());
+}
+
+TrackingEvent makeEvent(TrackingEvent::Kind kind, const EventSource &source) {
+  TrackingEvent event;
+  event.kind = kind;
+  event.pass = source.pass;
+  event.anchor = source.anchor;
+  event.pattern = source.pattern;
+  event.passKey = source.passKey;
+  event.anchorKey = source.anchorKey;
+  return event;
+}
+
+/// Unmaps a record when its last handle goes away; holds the registry state
+/// so that a handle may outlive its registry.
+struct UnitRecordDeleter {
+  std::shared_ptr<UnitRegistryImpl> impl;
+  void operator()(UnitRecord *record) const {
+    {
+      std::lock_guard<std::mutex> lock(impl->mutex);
+      impl->unmap(record);
+    }
+    delete record;
+  }
+};
+
+std::string describeRecord(const UnitRecord &record, const char *noun) {
+  std::string text = std::string(noun) + " handle to " + record.description +
+                     " is " + stringifyHandleState(record.state).str();
+  if (record.state != HandleState::Live && !record.history.empty())
+    text += ": " + record.history.back();
+  return text;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// BlockHandle and ValueHandle
+//===----------------------------------------------------------------------===//
+
+Block *BlockHandle::get() const {
+  if (!record)
+    return nullptr;
+  std::lock_guard<std::mutex> lock(record->impl->mutex);
+  return record->state == HandleState::Live && record->mapped
+             ? static_cast<Block *>(record->key)
+             : nullptr;
+}
+
+HandleState BlockHandle::getState() const {
+  if (!record)
+    return HandleState::Erased;
+  std::lock_guard<std::mutex> lock(record->impl->mutex);
+  return record->state;
+}
+
+std::string BlockHandle::describe() const {
+  if (!record)
+    return "empty block handle";
+  std::lock_guard<std::mutex> lock(record->impl->mutex);
+  return describeRecord(*record, "block");
+}
+
+Value ValueHandle::get() const {
+  if (!record)
+    return Value();
+  std::lock_guard<std::mutex> lock(record->impl->mutex);
+  if (record->state != HandleState::Live ||
+      !record->impl->validate(record.get()))
+    return Value();
+  return Value::getFromOpaquePointer(record->key);
+}
+
+HandleState ValueHandle::getState() const {
+  if (!record)
+    return HandleState::Erased;
+  std::lock_guard<std::mutex> lock(record->impl->mutex);
+  if (record->state == HandleState::Live)
+    record->impl->validate(record.get());
+  return record->state;
+}
+
+std::string ValueHandle::describe() const {
+  if (!record)
+    return "empty value handle";
+  std::lock_guard<std::mutex> lock(record->impl->mutex);
+  if (record->state == HandleState::Live)
+    record->impl->validate(record.get());
+  return describeRecord(*record, "value");
+}
+
+//===----------------------------------------------------------------------===//
+// BlockValueRegistry
+//===----------------------------------------------------------------------===//
+
+BlockValueRegistry::BlockValueRegistry(MLIRContext *context)
+    : context(context), impl(std::make_shared<UnitRegistryImpl>()) {
+  ContextUnitRegistryMap &registries = getContextUnitRegistryMap();
+  std::unique_lock<std::shared_mutex> lock(registries.mutex);
+  if (!registries.map.try_emplace(context, this).second)
+    llvm::report_fatal_error(
+        "mlir-tracking: this MLIRContext already has a BlockValueRegistry");
+}
+
+BlockValueRegistry::~BlockValueRegistry() {
+  {
+    ContextUnitRegistryMap &registries = getContextUnitRegistryMap();
+    std::unique_lock<std::shared_mutex> lock(registries.mutex);
+    registries.map.erase(context);
+  }
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  detail::LazyEvent event{TrackingEvent::Kind::Erased, nullptr,
+                          "tracking ended (registry destroyed)", std::nullopt};
+  SmallVector<UnitRecord *> all;
+  for (auto &entry : impl->blocks)
+    all.push_back(entry.second);
+  for (auto &entry : impl->values)
+    all.append(entry.second.begin(), entry.second.end());
+  for (UnitRecord *record : all)
+    impl->finish(record, HandleState::Erased, event);
+}
+
+BlockValueRegistry *BlockValueRegistry::lookup(MLIRContext *context) {
+  ContextUnitRegistryMap &registries = getContextUnitRegistryMap();
+  std::shared_lock<std::shared_mutex> lock(registries.mutex);
+  return registries.map.lookup(context);
+}
+
+BlockHandle BlockValueRegistry::getBlockHandle(Block *block) {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  if (auto it = impl->blocks.find(block); it != impl->blocks.end())
+    if (std::shared_ptr<UnitRecord> held = impl->hold(it->second))
+      return BlockHandle(std::move(held));
+  std::shared_ptr<UnitRecord> record(new UnitRecord(impl.get(), true),
+                                     UnitRecordDeleter{impl});
+  record->description = describeBlock(block);
+  impl->mapBlock(record.get(), block);
+  return BlockHandle(std::move(record));
+}
+
+ValueHandle BlockValueRegistry::getValueHandle(Value value) {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  if (auto it = impl->values.find(value.getAsOpaquePointer());
+      it != impl->values.end()) {
+    // Stale argument records (their argument was erased unnoticed) are
+    // ended here, so a new value at that address never finds them.
+    for (UnitRecord *record : llvm::to_vector(it->second))
+      if (impl->validate(record))
+        if (std::shared_ptr<UnitRecord> held = impl->hold(record))
+          return ValueHandle(std::move(held));
+  }
+  std::shared_ptr<UnitRecord> record(new UnitRecord(impl.get(), false),
+                                     UnitRecordDeleter{impl});
+  record->description = describeValue(value);
+  impl->mapValue(record.get(), value);
+  return ValueHandle(std::move(record));
+}
+
+size_t BlockValueRegistry::getNumTracked() const {
+  return impl->numMapped.load();
+}
+
+void BlockValueRegistry::forEachTrackedAddress(
+    llvm::function_ref<void(const void *)> fn) const {
+  std::vector<const void *> addresses;
+  {
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    for (auto &entry : impl->blocks)
+      addresses.push_back(entry.first);
+    for (auto &entry : impl->values)
+      addresses.push_back(entry.first);
+  }
+  for (const void *address : addresses)
+    fn(address);
+}
+
+void BlockValueRegistry::eraseNested(Operation *root, StringRef reason) {
+  if (impl->empty())
+    return;
+  detail::LazyEvent event{TrackingEvent::Kind::Erased, nullptr, reason.str(),
+                          std::nullopt};
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->endUnder(root, /*includeResults=*/true, HandleState::Erased, event);
+}
+
+//===----------------------------------------------------------------------===//
+// Notifications
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The registry state of `context` if it tracks anything, else null.
+UnitRegistryImpl *getActive(MLIRContext *context) {
+  BlockValueRegistry *registry = BlockValueRegistry::lookup(context);
+  if (!registry)
+    return nullptr;
+  UnitRegistryImpl *impl = UnitRegistryImpl::of(*registry);
+  return impl->empty() ? nullptr : impl;
+}
+} // namespace
+
+void mlir::tracking::detail::notifyUnitsOfReplacement(Operation *op,
+                                                      ValueRange newValues,
+                                                      SourceFn source) {
+  UnitRegistryImpl *impl = getActive(op->getContext());
+  if (!impl)
+    return;
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  for (OpResult result : op->getResults()) {
+    auto it = impl->values.find(result.getAsOpaquePointer());
+    if (it == impl->values.end())
+      continue;
+    SmallVector<UnitRecord *, 1> records = it->second;
+    unsigned index = result.getResultNumber();
+    Value replacement = index < newValues.size() ? newValues[index] : Value();
+    if (replacement == result)
+      continue;
+    if (!replacement) {
+      detail::LazyEvent event{TrackingEvent::Kind::Erased, source,
+                              "replaced by no value", std::nullopt};
+      for (UnitRecord *record : records)
+        impl->finish(record, HandleState::Erased, event);
+      continue;
+    }
+    // The handle follows the value that takes this one's place; records
+    // already on that value stay first (canonical).
+    TrackingEvent event = makeEvent(TrackingEvent::Kind::Replaced, source());
+    std::string description = describeValue(replacement);
+    event.replacement = description;
+    for (UnitRecord *record : records) {
+      if (record->state != HandleState::Live)
+        continue;
+      impl->unmap(record);
+      event.op = record->description;
+      impl->addEvent(record, event.str());
+      record->description = description;
+      impl->mapValue(record, replacement);
+    }
+  }
+}
+
+void mlir::tracking::detail::notifyUnitsOfErasedOp(Operation *op,
+                                                   SourceFn source) {
+  UnitRegistryImpl *impl = getActive(op->getContext());
+  if (!impl)
+    return;
+  detail::LazyEvent event{TrackingEvent::Kind::Erased, source, "",
+                          std::nullopt};
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->endUnder(op, /*includeResults=*/true, HandleState::Erased, event);
+}
+
+void mlir::tracking::detail::notifyUnitsOfErasedBlock(Block *block,
+                                                      SourceFn source) {
+  Operation *parent = block->getParentOp();
+  UnitRegistryImpl *impl = nullptr;
+  if (parent)
+    impl = getActive(parent->getContext());
+  else if (!block->empty())
+    impl = getActive(block->front().getContext());
+  else if (block->getNumArguments())
+    impl = getActive(block->getArgument(0).getContext());
+  if (!impl)
+    return;
+  detail::LazyEvent event{TrackingEvent::Kind::Erased, source, "",
+                          std::nullopt};
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->endBlockAndContents(block, HandleState::Erased, event);
+}
+
+void mlir::tracking::detail::invalidateUnitsUnder(Operation *anchor,
+                                                  SourceFn source,
+                                                  StringRef reason) {
+  UnitRegistryImpl *impl = getActive(anchor->getContext());
+  if (!impl)
+    return;
+  detail::LazyEvent event{TrackingEvent::Kind::Invalidated, source,
+                          reason.str(), std::nullopt};
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->endUnder(anchor, /*includeResults=*/false, HandleState::Invalidated,
+                 event);
+}

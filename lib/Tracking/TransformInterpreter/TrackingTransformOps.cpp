@@ -1,0 +1,174 @@
+//===- TrackingTransformOps.cpp - Ops of the tracked interpreter ----------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TrackingTransformOps.h"
+
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tracking/TransformInterpreter.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::detail;
+
+#define GET_OP_CLASSES
+#include "TrackingTransformOps.cpp.inc"
+
+namespace {
+/// Returns the run of `op`, or emits why there is none.
+TrackedRun *getRun(Operation *op, transform::TransformState &state) {
+  auto *extension = state.getExtension<TrackedRunExtension>();
+  if (!extension) {
+    op->emitError() << "'" << op->getName()
+                    << "' is internal to mlir-tracking's tracked transform "
+                       "interpreter and cannot be used in a script";
+    return nullptr;
+  }
+  return &extension->run;
+}
+
+class TrackingTransformExtension
+    : public transform::TransformDialectExtension<TrackingTransformExtension> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TrackingTransformExtension)
+  using Base::Base;
+
+  void init() {
+    registerTransformOps<transform::TrackingNoteConsumedOp,
+                         transform::TrackingRecordPayloadOp>();
+  }
+};
+} // namespace
+
+void mlir::tracking::registerTrackingTransformExtension(
+    DialectRegistry &registry) {
+  registry.addExtensions<TrackingTransformExtension>();
+}
+
+//===----------------------------------------------------------------------===//
+// TrackingNoteConsumedOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::TrackingNoteConsumedOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  TrackedRun *run = getRun(getOperation(), state);
+  if (!run)
+    return DiagnosedSilenceableFailure::definiteFailure();
+  std::string consumer = getConsumer().str();
+  SmallVector<Value> handles;
+  for (Value handle : getHandles()) {
+    for (Operation *payload : state.getPayloadOps(handle)) {
+      // Everything nested in consumed payload may go away unseen: mark the
+      // handles (hidden or yielded) that point there.
+      payload->walk([&](Operation *nested) {
+        handles.clear();
+        if (failed(state.getHandlesForPayloadOp(nested, handles,
+                                                /*includeOutOfScope=*/true)))
+          return;
+        for (Value tracked : handles) {
+          auto it = run->hiddenIndex.find(tracked);
+          if (it != run->hiddenIndex.end() &&
+              run->consumedBy[it->second].empty())
+            run->consumedBy[it->second] = consumer;
+          if (run->yielded.contains(tracked))
+            run->consumedYields.try_emplace(tracked, consumer);
+        }
+      });
+    }
+  }
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::TrackingNoteConsumedOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsHandle(getHandlesMutable(), effects);
+  onlyReadsPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
+// TrackingRecordPayloadOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::TrackingRecordPayloadOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  TrackedRun *run = getRun(getOperation(), state);
+  if (!run)
+    return DiagnosedSilenceableFailure::definiteFailure();
+
+  // The ops that exist now, as addresses: a handle may hold the address of an
+  // op freed inside consumed payload, which must not be dereferenced. Only
+  // the payload root is walked (other IR may be under rewrite by other
+  // threads when the interpreter runs as a nested pass); its ancestors are
+  // accepted for results too.
+  Operation *payloadRoot = state.getTopLevel();
+  llvm::DenseSet<Operation *> present;
+  payloadRoot->walk([&](Operation *op) { present.insert(op); });
+  for (Operation *ancestor = payloadRoot->getParentOp(); ancestor;
+       ancestor = ancestor->getParentOp())
+    present.insert(ancestor);
+
+  run->finalOps.assign(run->hiddenArgs.size(), nullptr);
+  run->fates.assign(run->hiddenArgs.size(), TrackedRun::Fate::Dropped);
+  for (auto [index, hidden] : llvm::enumerate(run->hiddenArgs)) {
+    // A hidden handle maps one op, or none once the interpreter's tracking
+    // dropped it (it was notified while the op still existed).
+    auto ops = state.getPayloadOps(hidden);
+    if (ops.begin() == ops.end())
+      continue;
+    Operation *op = *ops.begin();
+    if (!run->consumedBy[index].empty())
+      run->fates[index] = TrackedRun::Fate::Consumed;
+    else if (!present.contains(op))
+      run->fates[index] = TrackedRun::Fate::Escaped;
+    else {
+      run->fates[index] = TrackedRun::Fate::Live;
+      run->finalOps[index] = op;
+    }
+  }
+
+  Operation *terminator = getOperation()->getBlock()->getTerminator();
+  unsigned numResults = terminator->getNumOperands();
+  run->resultOps.assign(numResults, {});
+  run->resultParams.assign(numResults, {});
+  run->resultIsParam.assign(numResults, false);
+  for (auto [index, yielded] : llvm::enumerate(terminator->getOperands())) {
+    if (auto it = run->consumedYields.find(yielded);
+        it != run->consumedYields.end()) {
+      return mlir::emitDefiniteFailure(getLoc())
+             << "result #" << index
+             << " of the entry sequence is invalid: it points into payload "
+                "consumed by '"
+             << it->second << "'";
+    }
+    if (isa<transform::TransformParamTypeInterface>(yielded.getType())) {
+      run->resultIsParam[index] = true;
+      llvm::append_range(run->resultParams[index], state.getParams(yielded));
+      continue;
+    }
+    for (Operation *op : state.getPayloadOps(yielded)) {
+      if (!present.contains(op))
+        return mlir::emitDefiniteFailure(getLoc())
+               << "result #" << index
+               << " of the entry sequence refers to an op outside the payload "
+                  "root and its ancestors, which the tracked interpreter "
+                  "cannot vouch for";
+      run->resultOps[index].push_back(op);
+    }
+  }
+  run->recorded = true;
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::TrackingRecordPayloadOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsPayload(effects);
+}

@@ -1,0 +1,78 @@
+//===- TrackingTransformOps.h - Ops of the tracked interpreter --*- C++ -*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Private to lib/Tracking/TransformInterpreter: the two transform ops that
+// the tracked interpreter inserts into its copy of a script, and the state
+// they report to.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_TRANSFORMINTERPRETER_TRACKINGTRANSFORMOPS_H
+#define MLIR_TRACKING_TRANSFORMINTERPRETER_TRACKINGTRANSFORMOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <string>
+
+#define GET_OP_CLASSES
+#include "TrackingTransformOps.h.inc"
+
+namespace mlir::tracking::detail {
+
+/// What the ops of one tracked run read and write. Owned by the driver.
+struct TrackedRun {
+  /// The entry's hidden arguments, one per tracked op, and their positions.
+  SmallVector<Value> hiddenArgs;
+  llvm::DenseMap<Value, unsigned> hiddenIndex;
+  /// Per hidden argument: the transform op that consumed payload containing
+  /// its op ("" if none). Such an op may have been freed unseen.
+  SmallVector<std::string> consumedBy;
+  /// The handles the entry yields, and those of them whose payload a
+  /// transform op consumed (with the consumer's name).
+  llvm::DenseSet<Value> yielded;
+  llvm::DenseMap<Value, std::string> consumedYields;
+  /// Filled by `transform.tracking.record_payload`.
+  bool recorded = false;
+  /// What became of the op of a hidden argument.
+  enum class Fate {
+    /// Still mapped, to `finalOps[i]`.
+    Live,
+    /// Dropped from the mapping: erased or replaced, with notification.
+    Dropped,
+    /// Still mapped, but inside consumed payload: it may have been freed.
+    Consumed,
+    /// Still mapped, to an op no longer under the payload root.
+    Escaped,
+  };
+  /// Per hidden argument: its fate, and its op at the end when live.
+  SmallVector<Fate> fates;
+  SmallVector<Operation *> finalOps;
+  /// Per result of the entry: its payload ops or parameters.
+  SmallVector<SmallVector<Operation *>> resultOps;
+  SmallVector<SmallVector<Attribute>> resultParams;
+  SmallVector<bool> resultIsParam;
+};
+
+/// Gives the ops of the script copy access to their run.
+class TrackedRunExtension : public transform::TransformState::Extension {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TrackedRunExtension)
+
+  TrackedRunExtension(transform::TransformState &state, TrackedRun &run)
+      : Extension(state), run(run) {}
+  TrackedRun &run;
+};
+
+} // namespace mlir::tracking::detail
+
+#endif // MLIR_TRACKING_TRANSFORMINTERPRETER_TRACKINGTRANSFORMOPS_H

@@ -1,0 +1,56 @@
+//===- TrackingTransformOps.td - Ops of the tracked interpreter -*- tablegen -*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Two transform ops that the tracked interpreter inserts into its private copy
+// of a transform script. They never appear in a user's script: applied by the
+// plain interpreter, they fail with a clear error.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_TRACKINGTRANSFORMOPS
+#define MLIR_TRACKING_TRACKINGTRANSFORMOPS
+
+include "mlir/Dialect/Transform/IR/TransformDialect.td"
+include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpBase.td"
+
+def TrackingNoteConsumedOp : TransformDialectOp<"tracking.note_consumed",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Notes the payload that the next transform op consumes";
+  let description = [{
+    Placed right before every transform op that consumes handles, with those
+    handles as operands. The consumer may erase any op nested in their payload
+    without telling the tracking listener, so the tracked interpreter stops
+    following the caller's handles to such ops: they end up `invalidated`.
+    Only reads its operands and the payload; always succeeds.
+  }];
+
+  let arguments = (ins Variadic<TransformHandleTypeInterface>:$handles,
+                       StrAttr:$consumer);
+  let results = (outs);
+  let assemblyFormat = "$handles `by` $consumer attr-dict `:` type($handles)";
+}
+
+def TrackingRecordPayloadOp : TransformDialectOp<"tracking.record_payload",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Records where the tracked ops and the yielded handles ended up";
+  let description = [{
+    Placed right before the terminator of the entry sequence. Reads the payload
+    of the hidden per-op handles and of the yielded handles from the transform
+    state (without using them as operands, so that their liveness, and thus
+    the transform dialect's tracking decisions, stay those of the user's
+    script). Only reads the payload; always succeeds.
+  }];
+
+  let arguments = (ins);
+  let results = (outs);
+  let assemblyFormat = "attr-dict";
+}
+
+#endif // MLIR_TRACKING_TRACKINGTRANSFORMOPS

@@ -1,0 +1,306 @@
+//===- TransformInterpreter.cpp - Transform scripts with tracking ---------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The route: copy the script, give its entry sequence one hidden read-only
+// argument per tracked op under the payload root (bound to that op alone),
+// put a `transform.tracking.note_consumed` before every op that consumes
+// handles and a `transform.tracking.record_payload` before the entry's
+// terminator, take the handles under the payload root out of the registry,
+// run the copy, and settle each handle from what its hidden argument maps to
+// at the end. The hidden arguments have no uses, so the transform dialect's
+// tracking treats them like any other dead handle: the script behaves as it
+// would without them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/Tracking/TransformInterpreter.h"
+
+#include "../RegistryNotifier.h"
+#include "TrackingTransformOps.h"
+
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
+#include "mlir/Dialect/Transform/IR/TransformTypes.h"
+#include "mlir/Dialect/Transform/IR/Utils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Tracking/TrackingListener.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::detail;
+
+namespace {
+/// True for the ops of the script's symbol table that the copy needs: the
+/// transform dialect's ops (named sequences, ...) and nested transform
+/// libraries, but never IR that contains the payload.
+bool belongsToScript(Operation &op, Operation *payloadRoot) {
+  if (op.isAncestor(payloadRoot))
+    return false;
+  if (isa<transform::TransformDialect>(op.getDialect()))
+    return true;
+  return isa<ModuleOp>(op) &&
+         op.hasAttr(transform::TransformDialect::kWithNamedSequenceAttrName);
+}
+
+/// Checks the bindings before anything changes.
+LogicalResult checkArguments(Operation *payloadRoot,
+                             transform::NamedSequenceOp entry,
+                             ArrayRef<std::vector<OpHandle>> args) {
+  unsigned numInputs = entry.getFunctionType().getNumInputs();
+  if (numInputs != args.size() + 1)
+    return entry.emitError()
+           << "the entry sequence takes " << numInputs
+           << " argument(s): the payload root and " << numInputs - 1
+           << " more, but " << args.size() << " were bound";
+  for (auto [index, handles] : llvm::enumerate(args)) {
+    for (const OpHandle &handle : handles) {
+      Operation *op = handle.get();
+      if (!op)
+        return entry.emitError()
+               << "argument #" << index + 1 << ": " << handle.describe();
+      if (!payloadRoot->isAncestor(op))
+        return entry.emitError()
+               << "argument #" << index + 1 << ": '" << op->getName()
+               << "' is not the payload root nor nested in it";
+    }
+    if (!isa<transform::TransformHandleTypeInterface>(
+            entry.getArgument(index + 1).getType()))
+      return entry.emitError()
+             << "argument #" << index + 1
+             << " is not an operation handle; only operations can be bound";
+  }
+  return success();
+}
+
+/// Checks that every result can come back and that no yielded handle is
+/// consumed before the end (the interpreter would then read a forgotten
+/// mapping).
+LogicalResult checkResults(transform::NamedSequenceOp entry) {
+  Operation *terminator = entry.getBody().front().getTerminator();
+  for (auto [index, yielded] : llvm::enumerate(terminator->getOperands())) {
+    if (!isa<transform::TransformHandleTypeInterface,
+             transform::TransformParamTypeInterface>(yielded.getType()))
+      return entry.emitError()
+             << "result #" << index << " has type " << yielded.getType()
+             << "; only operation handles and parameters can be returned";
+    for (Operation *user : yielded.getUsers()) {
+      auto transformOp = dyn_cast<transform::TransformOpInterface>(user);
+      if (transformOp && transform::isHandleConsumed(yielded, transformOp))
+        return user->emitError()
+               << "consumes the handle that the entry sequence yields as "
+                  "result #"
+               << index;
+    }
+  }
+  return success();
+}
+
+/// Inserts a `transform.tracking.note_consumed` before every transform op of
+/// `script` that consumes operation handles.
+void instrumentConsumers(Operation *script) {
+  SmallVector<std::pair<Operation *, SmallVector<Value>>> consumers;
+  script->walk([&](transform::TransformOpInterface transformOp) {
+    SmallVector<Value> consumed;
+    for (OpOperand *operand : transformOp.getConsumedHandleOpOperands())
+      if (isa<transform::TransformHandleTypeInterface>(
+              operand->get().getType()) &&
+          !llvm::is_contained(consumed, operand->get()))
+        consumed.push_back(operand->get());
+    if (!consumed.empty())
+      consumers.emplace_back(transformOp, std::move(consumed));
+  });
+  for (auto &[consumer, handles] : consumers) {
+    OpBuilder builder(consumer);
+    transform::TrackingNoteConsumedOp::create(
+        builder, consumer->getLoc(), handles,
+        consumer->getName().getStringRef());
+  }
+}
+} // namespace
+
+LogicalResult mlir::tracking::applyTrackedNamedSequence(
+    HandleRegistry &registry, Operation *payloadRoot, Operation *transformRoot,
+    ModuleOp transformModule, ArrayRef<std::vector<OpHandle>> args,
+    const transform::TransformOptions &options,
+    std::vector<TransformSequenceResult> &results,
+    const TransformEventSource &source) {
+  results.clear();
+  MLIRContext *context = payloadRoot->getContext();
+  if (registry.getContext() != context)
+    return payloadRoot->emitError()
+           << "the handle registry belongs to another context";
+  if (transformRoot->getContext() != context ||
+      (transformModule && transformModule->getContext() != context))
+    return payloadRoot->emitError()
+           << "the transform script belongs to another context";
+  auto entry = dyn_cast<transform::NamedSequenceOp>(transformRoot);
+  if (!entry)
+    return transformRoot->emitError()
+           << "expected a 'transform.named_sequence' as the transform root";
+  if (entry.isExternal())
+    return entry.emitError() << "the entry sequence has no body";
+  if (payloadRoot->getParentOp() &&
+      !payloadRoot->hasTrait<OpTrait::IsIsolatedFromAbove>())
+    return payloadRoot->emitError()
+           << "the payload root of the tracked transform interpreter must be "
+              "isolated from above (such as a function) or top-level";
+  if (failed(checkArguments(payloadRoot, entry, args)) ||
+      failed(checkResults(entry)))
+    return failure();
+
+  // Our ops must be known before the copy is built.
+  DialectRegistry extensions;
+  registerTrackingTransformExtension(extensions);
+  context->appendDialectRegistry(extensions);
+  context->getOrLoadDialect<transform::TransformDialect>();
+
+  // Copy the script: the entry and the transform ops beside it (sequences it
+  // may include), then link the library as upstream does, into the copy.
+  OwningOpRef<ModuleOp> script = ModuleOp::create(entry.getLoc());
+  (*script)->setAttr(transform::TransformDialect::kWithNamedSequenceAttrName,
+                     UnitAttr::get(context));
+  OpBuilder builder = OpBuilder::atBlockEnd(script->getBody());
+  transform::NamedSequenceOp copy;
+  for (Operation &op : *entry->getBlock()) {
+    if (&op != entry.getOperation() && !belongsToScript(op, payloadRoot))
+      continue;
+    Operation *cloned = builder.clone(op);
+    if (&op == entry.getOperation())
+      copy = cast<transform::NamedSequenceOp>(cloned);
+  }
+  if (transformModule && !transformModule->isAncestor(entry)) {
+    OwningOpRef<Operation *> library(transformModule->clone());
+    if (failed(
+            transform::detail::mergeSymbolsInto(*script, std::move(library))))
+      return payloadRoot->emitError() << "failed to merge symbols";
+  }
+
+  // The tracked ops strictly nested in the payload root, in IR order.
+  llvm::DenseSet<Operation *> trackedSet;
+  registry.forEachTrackedOp([&](Operation *op) { trackedSet.insert(op); });
+  SmallVector<Operation *> trackedOps;
+  std::vector<OpHandle> trackedHandles;
+  payloadRoot->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == payloadRoot || !trackedSet.contains(op))
+      return;
+    OpHandle handle = registry.lookupHandle(op);
+    if (!handle)
+      return;
+    trackedOps.push_back(op);
+    trackedHandles.push_back(std::move(handle));
+  });
+
+  // Instrument the copy: consumers first (so the new ops are not visited),
+  // then the hidden arguments and the recording op.
+  instrumentConsumers(*script);
+  Block &body = copy.getBody().front();
+  unsigned firstHidden = body.getNumArguments();
+  Type anyOp = transform::AnyOpType::get(context);
+  auto readOnly = builder.getDictionaryAttr(
+      builder.getNamedAttr(transform::TransformDialect::kArgReadOnlyAttrName,
+                           builder.getUnitAttr()));
+  SmallVector<unsigned> indices(trackedOps.size(), firstHidden);
+  SmallVector<Type> types(trackedOps.size(), anyOp);
+  SmallVector<DictionaryAttr> attrs(trackedOps.size(), readOnly);
+  SmallVector<Location> locs(trackedOps.size(), copy.getLoc());
+  if (failed(copy.insertArguments(indices, types, attrs, locs)))
+    return entry.emitError() << "cannot add arguments to the entry sequence";
+  builder.setInsertionPoint(body.getTerminator());
+  transform::TrackingRecordPayloadOp::create(builder,
+                                             body.getTerminator()->getLoc());
+  if (failed(mlir::verify(*script)))
+    return entry.emitError() << "the transform script does not verify";
+
+  TrackedRun run;
+  for (unsigned i = 0, e = trackedOps.size(); i < e; ++i) {
+    Value hidden = body.getArgument(firstHidden + i);
+    run.hiddenArgs.push_back(hidden);
+    run.hiddenIndex[hidden] = i;
+  }
+  run.consumedBy.assign(trackedOps.size(), "");
+  for (Value yielded : body.getTerminator()->getOperands())
+    run.yielded.insert(yielded);
+
+  RaggedArray<transform::MappedValue> mapping;
+  for (const std::vector<OpHandle> &handles : args) {
+    SmallVector<transform::MappedValue> ops;
+    for (const OpHandle &handle : handles)
+      ops.push_back(handle.get());
+    mapping.push_back(ops);
+  }
+  for (Operation *op : trackedOps)
+    mapping.push_back(ArrayRef<transform::MappedValue>{op});
+
+  // Nothing under the payload root may be looked up while the script runs:
+  // a pass it runs could free an op and reuse its address.
+  detail::RegistryNotifier notifier(registry);
+  detail::RegistryNotifier::DetachedRecords detached =
+      notifier.detachNested(payloadRoot);
+  LogicalResult status = transform::applyTransforms(
+      payloadRoot, cast<transform::TransformOpInterface>(copy.getOperation()),
+      mapping, options, /*enforceToplevelTransformOp=*/false,
+      [&](transform::TransformState &state) {
+        state.addExtension<TrackedRunExtension>(run);
+      });
+
+  detail::EventSource eventSource;
+  eventSource.pass = source.pass;
+  eventSource.passKey = source.passKey;
+  eventSource.anchor = describeAnchor(payloadRoot);
+  eventSource.anchorKey = payloadRoot;
+  if (failed(status) || !run.recorded) {
+    notifier.invalidateDetached(detached, eventSource,
+                                "the transform script failed");
+    return failure();
+  }
+
+  for (auto [index, handle] : llvm::enumerate(trackedHandles)) {
+    const std::string &consumer = run.consumedBy[index];
+    switch (run.fates[index]) {
+    case TrackedRun::Fate::Live:
+      notifier.resolveDetached(handle, run.finalOps[index], HandleState::Live,
+                               eventSource,
+                               "followed by the transform interpreter");
+      break;
+    case TrackedRun::Fate::Dropped:
+      notifier.resolveDetached(
+          handle, nullptr, HandleState::Erased, eventSource,
+          consumer.empty()
+              ? "dropped by the transform interpreter's tracking (erased, or "
+                "replaced while no live transform handle needed a "
+                "replacement)"
+              : "erased or replaced by '" + consumer + "', which consumed it");
+      break;
+    case TrackedRun::Fate::Consumed:
+      notifier.resolveDetached(handle, nullptr, HandleState::Invalidated,
+                               eventSource,
+                               "inside payload consumed by '" + consumer + "'");
+      break;
+    case TrackedRun::Fate::Escaped:
+      notifier.resolveDetached(handle, nullptr, HandleState::Invalidated,
+                               eventSource, "no longer under the payload root");
+      break;
+    }
+  }
+  // Records that appeared while the script ran have no hidden argument.
+  notifier.invalidateDetached(detached, eventSource,
+                              "not followed by the transform interpreter");
+
+  for (unsigned i = 0, e = run.resultIsParam.size(); i < e; ++i) {
+    TransformSequenceResult result;
+    result.isParam = run.resultIsParam[i];
+    for (Operation *op : run.resultOps[i])
+      result.ops.push_back(registry.getHandle(op));
+    result.params.assign(run.resultParams[i].begin(),
+                         run.resultParams[i].end());
+    results.push_back(std::move(result));
+  }
+  return success();
+}

@@ -1,0 +1,989 @@
+//===- IRAttributes.cpp - The builtin attribute classes -------------------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Downcast.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <pybind11/stl.h>
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::python;
+
+namespace {
+#define MLIR_TRACKING_PY_ATTR(NAME, BASE)                                      \
+  struct Py##NAME : BASE {}
+MLIR_TRACKING_PY_ATTR(StringAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(IntegerAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(FloatAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(BoolAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(UnitAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(TypeAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(ArrayAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(DictAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(FlatSymbolRefAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(SymbolRefAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(OpaqueAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(StridedLayoutAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(DenseElementsAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(DenseIntElementsAttr, PyDenseElementsAttr);
+MLIR_TRACKING_PY_ATTR(DenseFPElementsAttr, PyDenseElementsAttr);
+MLIR_TRACKING_PY_ATTR(DenseBoolArrayAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(DenseI8ArrayAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(DenseI16ArrayAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(DenseI32ArrayAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(DenseI64ArrayAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(DenseF32ArrayAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(DenseF64ArrayAttr, PyAttribute);
+#undef MLIR_TRACKING_PY_ATTR
+
+template <typename T> bool isaAttr(Attribute attr) { return isa<T>(attr); }
+
+PyMlirContext &ctxOf(const PyAttribute &attr) {
+  return pyContextOf(attr.context);
+}
+
+/// Calls `build` (which returns null and emits an error on invalid
+/// arguments) and raises MLIRError "Invalid attribute" with the diagnostics.
+template <typename Build>
+Attribute getCheckedAttr(PyMlirContext &context, Build &&build) {
+  DiagnosticCapture capture(context.get());
+  Attribute attr = build();
+  if (!attr)
+    capture.raise("Invalid attribute");
+  return attr;
+}
+
+/// A Python int as an APInt of `width` bits; ValueError if it fits neither
+/// as signed nor as unsigned.
+APInt toAPInt(const py::int_ &value, unsigned width) {
+  bool negative =
+      PyObject_RichCompareBool(value.ptr(), py::int_(0).ptr(), Py_LT) == 1;
+  // ~v == -v - 1: a negative value needs that many bits plus a sign bit.
+  py::object magnitude =
+      negative ? py::reinterpret_steal<py::object>(PyNumber_Invert(value.ptr()))
+               : py::object(value);
+  size_t bits = magnitude.attr("bit_length")().cast<size_t>();
+  bool fits = negative ? width > 0 && bits <= width - 1 : bits <= width;
+  if (!fits)
+    throw py::value_error(
+        "integer " + value.attr("__str__")().cast<std::string>() +
+        " does not fit in " + std::to_string(width) + " bits");
+  std::string text = value.attr("__str__")().cast<std::string>();
+  return APInt(width + 2, text, 10).trunc(width);
+}
+
+/// An APInt as a Python int.
+py::int_ fromAPInt(const APInt &value, bool isSigned) {
+  std::string text = llvm::toString(value, 10, isSigned);
+  return py::reinterpret_steal<py::int_>(
+      PyLong_FromString(text.c_str(), nullptr, 10));
+}
+
+/// Whether an integer of `type` reads back as a signed value (upstream:
+/// signless and signed integers and index are read signed).
+bool readsSigned(Type type) {
+  auto intType = dyn_cast<IntegerType>(type);
+  return !intType || !intType.isUnsigned();
+}
+
+Attribute makeIntegerAttr(Type type, const py::int_ &value) {
+  if (isa<IndexType>(type))
+    return IntegerAttr::get(
+        type, toAPInt(value, IndexType::kInternalStorageBitWidth));
+  auto intType = dyn_cast<IntegerType>(type);
+  if (!intType)
+    throw py::value_error("IntegerAttr.get expects an integer or index "
+                          "type, got " +
+                          printToStr(type));
+  APInt apValue = toAPInt(value, intType.getWidth());
+  return IntegerAttr::get(type, apValue);
+}
+
+Attribute attrOf(const py::handle &object) {
+  if (!py::isinstance<PyAttribute>(object))
+    throw py::type_error("expected an ir.Attribute, got " +
+                         py::repr(py::type::of(object)).cast<std::string>());
+  return object.cast<PyAttribute &>().attribute;
+}
+
+/// Upstream-style index normalization: negative indices count from the end.
+intptr_t normalizeIndex(intptr_t index, intptr_t size) {
+  if (index < 0)
+    index += size;
+  if (index < 0 || index >= size)
+    throw py::index_error("index out of range");
+  return index;
+}
+
+//===----------------------------------------------------------------------===//
+// Dense arrays (array<i32: 1, 2>)
+//===----------------------------------------------------------------------===//
+
+template <typename Derived, typename AttrT, typename ElementT>
+void defineDenseArray(py::module_ &m, const char *name, const char *doc) {
+  // All dense arrays share DenseArrayAttr's TypeID: the caster registered in
+  // populateDenseArrayCaster picks the class by element type.
+  defineConcreteAttribute<Derived, PyAttribute>(m, name, doc, isaAttr<AttrT>,
+                                                std::nullopt)
+      .def_static(
+          "get",
+          [](const std::vector<ElementT> &values, py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            SmallVector<ElementT> elements(values.begin(), values.end());
+            return makeTypedAttr<Derived>(ctx, AttrT::get(ctx.get(), elements));
+          },
+          py::arg("values"), py::arg("context") = py::none(),
+          "The dense array of `values`.")
+      .def(
+          "__len__",
+          [](const PyAttribute &self) {
+            return cast<AttrT>(self.attribute).size();
+          },
+          "The number of elements.")
+      .def(
+          "__getitem__",
+          [](const PyAttribute &self, intptr_t index) {
+            auto attr = cast<AttrT>(self.attribute);
+            return ElementT(attr[normalizeIndex(index, attr.size())]);
+          },
+          py::arg("index"), "The element at `index` (negative from the end).")
+      .def(
+          "__iter__",
+          [](const PyAttribute &self) {
+            auto values = cast<AttrT>(self.attribute).asArrayRef();
+            return py::iter(
+                py::cast(std::vector<ElementT>(values.begin(), values.end())));
+          },
+          "Iterates over the elements.")
+      .def(
+          "__add__",
+          [](const PyAttribute &self, const std::vector<ElementT> &extra) {
+            auto values = cast<AttrT>(self.attribute).asArrayRef();
+            SmallVector<ElementT> all(values.begin(), values.end());
+            all.append(extra.begin(), extra.end());
+            PyMlirContext &ctx = ctxOf(self);
+            return makeTypedAttr<Derived>(ctx, AttrT::get(ctx.get(), all));
+          },
+          py::arg("other"), "A new array with `other`'s elements appended.");
+}
+
+//===----------------------------------------------------------------------===//
+// Dense elements
+//===----------------------------------------------------------------------===//
+
+/// The buffer format character and item size of elements of `type`, or
+/// nullopt if Python has no format for it.
+std::optional<std::pair<std::string, size_t>> bufferFormat(Type type) {
+  if (isa<IndexType>(type))
+    return std::make_pair(std::string("q"), size_t(8));
+  if (auto intType = dyn_cast<IntegerType>(type)) {
+    bool isUnsigned = intType.isUnsigned();
+    switch (intType.getWidth()) {
+    case 8:
+      return std::make_pair(std::string(isUnsigned ? "B" : "b"), size_t(1));
+    case 16:
+      return std::make_pair(std::string(isUnsigned ? "H" : "h"), size_t(2));
+    case 32:
+      return std::make_pair(std::string(isUnsigned ? "I" : "i"), size_t(4));
+    case 64:
+      return std::make_pair(std::string(isUnsigned ? "Q" : "q"), size_t(8));
+    default:
+      return std::nullopt;
+    }
+  }
+  if (type.isF16())
+    return std::make_pair(std::string("e"), size_t(2));
+  if (type.isF32())
+    return std::make_pair(std::string("f"), size_t(4));
+  if (type.isF64())
+    return std::make_pair(std::string("d"), size_t(8));
+  return std::nullopt;
+}
+
+py::buffer_info denseBuffer(const PyAttribute &self) {
+  auto attr = cast<DenseElementsAttr>(self.attribute);
+  ShapedType type = attr.getType();
+  auto format = bufferFormat(type.getElementType());
+  if (!format)
+    throw std::runtime_error("unsupported element type for the buffer "
+                             "protocol: " +
+                             printToStr(type.getElementType()));
+  std::vector<py::ssize_t> shape(type.getShape().begin(),
+                                 type.getShape().end());
+  std::vector<py::ssize_t> strides(shape.size(), 0);
+  // A splat stores one element: every stride is 0.
+  if (!attr.isSplat()) {
+    py::ssize_t stride = format->second;
+    for (size_t i = shape.size(); i-- > 0;) {
+      strides[i] = stride;
+      stride *= shape[i];
+    }
+  }
+  ArrayRef<char> raw = attr.getRawData();
+  return py::buffer_info(const_cast<char *>(raw.data()), format->second,
+                         format->first, shape.size(), shape, strides,
+                         /*readonly=*/true);
+}
+
+/// The element type for a Python buffer format, or null.
+Type typeForFormat(MLIRContext *context, std::string format, size_t itemSize,
+                   bool signless) {
+  // Skip the byte-order/size prefix ('<', '=', '@', '!', '>').
+  if (!format.empty() && strchr("<>=@!", format[0]))
+    format = format.substr(1);
+  if (format.size() != 1)
+    return {};
+  char c = format[0];
+  if (c == 'f' && itemSize == 4)
+    return Float32Type::get(context);
+  if (c == 'd' && itemSize == 8)
+    return Float64Type::get(context);
+  if (c == 'e' && itemSize == 2)
+    return Float16Type::get(context);
+  if (c == '?')
+    return IntegerType::get(context, 1);
+  if (strchr("bhilq", c))
+    return IntegerType::get(context, itemSize * 8,
+                            signless ? IntegerType::Signless
+                                     : IntegerType::Signed);
+  if (strchr("BHILQ", c))
+    return IntegerType::get(context, itemSize * 8,
+                            signless ? IntegerType::Signless
+                                     : IntegerType::Unsigned);
+  return {};
+}
+
+/// Flattens nested Python lists of numbers into `out`; fills `shape`.
+void flattenNested(const py::handle &object, size_t depth,
+                   std::vector<int64_t> &shape, std::vector<py::object> &out) {
+  if (py::isinstance<py::list>(object) || py::isinstance<py::tuple>(object)) {
+    py::sequence sequence = py::reinterpret_borrow<py::sequence>(object);
+    int64_t size = py::len(sequence);
+    if (depth == shape.size())
+      shape.push_back(size);
+    else if (depth > shape.size() || shape[depth] != size)
+      throw py::value_error("nested lists must be rectangular");
+    for (py::handle item : sequence)
+      flattenNested(item, depth + 1, shape, out);
+    return;
+  }
+  if (depth != shape.size())
+    throw py::value_error("nested lists must be rectangular");
+  out.push_back(py::reinterpret_borrow<py::object>(object));
+}
+
+Attribute scalarAttr(Type elementType, const py::handle &value) {
+  if (isa<FloatType>(elementType))
+    return FloatAttr::get(elementType, value.cast<double>());
+  if (auto intType = dyn_cast<IntegerType>(elementType);
+      intType && intType.getWidth() == 1)
+    return IntegerAttr::get(elementType, value.cast<bool>() ? 1 : 0);
+  if (isa<IntegerType, IndexType>(elementType))
+    return makeIntegerAttr(elementType, value.cast<py::int_>());
+  throw py::value_error("unsupported element type " + printToStr(elementType));
+}
+
+py::object denseElementsGet(const py::object &array, bool signless,
+                            const py::object &type, const py::object &shape,
+                            const py::object &context) {
+  PyMlirContext &ctx = PyMlirContext::resolve(
+      context.is_none() && !type.is_none() ? type.attr("context") : context);
+  MLIRContext *mlirContext = ctx.get();
+  Type explicitType = type.is_none() ? Type() : type.cast<PyType &>().type;
+  std::optional<std::vector<int64_t>> explicitShape;
+  if (!shape.is_none())
+    explicitShape = shape.cast<std::vector<int64_t>>();
+
+  // A list of Attributes: upstream's overload.
+  if (py::isinstance<py::list>(array) && py::len(array) > 0 &&
+      py::isinstance<PyAttribute>(array[py::int_(0)])) {
+    std::vector<Attribute> attrs;
+    for (py::handle item : array)
+      attrs.push_back(attrOf(item));
+    ShapedType shapedType;
+    if (explicitType) {
+      shapedType = dyn_cast<ShapedType>(explicitType);
+      if (!shapedType)
+        throw py::value_error("type must be a shaped type");
+    } else {
+      auto typed = dyn_cast<TypedAttr>(attrs[0]);
+      if (!typed)
+        throw py::value_error("the attributes must be typed");
+      shapedType =
+          RankedTensorType::get({(int64_t)attrs.size()}, typed.getType());
+    }
+    if (shapedType.getNumElements() != (int64_t)attrs.size())
+      throw py::value_error("expected " +
+                            std::to_string(shapedType.getNumElements()) +
+                            " attributes, got " + std::to_string(attrs.size()));
+    for (Attribute attr : attrs) {
+      auto typed = dyn_cast<TypedAttr>(attr);
+      if (!typed || typed.getType() != shapedType.getElementType())
+        throw py::value_error("All attributes must be of the same type and "
+                              "match the type parameter: expected=" +
+                              printToStr(shapedType.getElementType()) +
+                              ", but got=" + printToStr(attr));
+    }
+    return makeAttribute(ctx, DenseElementsAttr::get(shapedType, attrs));
+  }
+
+  // Nested Python lists of numbers (no numpy needed).
+  if (py::isinstance<py::list>(array) || py::isinstance<py::tuple>(array)) {
+    std::vector<int64_t> listShape;
+    std::vector<py::object> values;
+    flattenNested(array, 0, listShape, values);
+    Type elementType = explicitType;
+    if (auto shaped = dyn_cast_or_null<ShapedType>(elementType))
+      elementType = shaped.getElementType();
+    if (!elementType) {
+      bool anyFloat = false, allBool = !values.empty();
+      for (auto &value : values) {
+        anyFloat |= py::isinstance<py::float_>(value);
+        allBool &= py::isinstance<py::bool_>(value);
+      }
+      elementType = anyFloat  ? Type(Float64Type::get(mlirContext))
+                    : allBool ? Type(IntegerType::get(mlirContext, 1))
+                              : Type(IntegerType::get(mlirContext, 64));
+    }
+    std::vector<int64_t> finalShape = explicitShape.value_or(listShape);
+    if (auto shaped = dyn_cast_or_null<ShapedType>(explicitType))
+      finalShape.assign(shaped.getShape().begin(), shaped.getShape().end());
+    auto tensorType = RankedTensorType::get(finalShape, elementType);
+    if (tensorType.getNumElements() != (int64_t)values.size())
+      throw py::value_error("shape does not match the number of elements");
+    std::vector<Attribute> attrs;
+    for (auto &value : values)
+      attrs.push_back(scalarAttr(elementType, value));
+    return makeAttribute(ctx, DenseElementsAttr::get(tensorType, attrs));
+  }
+
+  // Anything with the buffer protocol.
+  Py_buffer view;
+  if (PyObject_GetBuffer(array.ptr(), &view,
+                         PyBUF_ND | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) != 0)
+    throw py::error_already_set();
+  std::unique_ptr<Py_buffer, void (*)(Py_buffer *)> release(&view,
+                                                            PyBuffer_Release);
+  std::vector<int64_t> bufferShape(view.shape, view.shape + view.ndim);
+  Type elementType = explicitType;
+  if (auto shaped = dyn_cast_or_null<ShapedType>(elementType))
+    elementType = shaped.getElementType();
+  if (!elementType)
+    elementType = typeForFormat(mlirContext, view.format ? view.format : "B",
+                                view.itemsize, signless);
+  if (!elementType)
+    throw py::value_error(std::string("unsupported buffer format '") +
+                          (view.format ? view.format : "") + "'");
+  auto tensorType =
+      RankedTensorType::get(explicitShape.value_or(bufferShape), elementType);
+  int64_t numElements = tensorType.getNumElements();
+  int64_t bufferElements = view.itemsize ? view.len / view.itemsize : 0;
+  if (numElements != bufferElements)
+    throw py::value_error("shape does not match the buffer size");
+  ArrayRef<char> raw(static_cast<const char *>(view.buf), view.len);
+  if (elementType.isInteger(1)) {
+    // MLIR packs i1 bits; the buffer has one byte per bool.
+    std::vector<bool> bits;
+    for (char byte : raw)
+      bits.push_back(byte != 0);
+    SmallVector<bool> packed(bits.begin(), bits.end());
+    return makeAttribute(ctx, DenseElementsAttr::get(tensorType, packed));
+  }
+  unsigned elementBits = elementType.getIntOrFloatBitWidth();
+  if ((elementBits + 7) / 8 != (unsigned)view.itemsize)
+    throw py::value_error(
+        "the buffer item size (" + std::to_string(view.itemsize) +
+        " bytes) does not match the element type " + printToStr(elementType));
+  bool detectedSplat;
+  if (!DenseElementsAttr::isValidRawBuffer(tensorType, raw, detectedSplat))
+    throw py::value_error("the buffer is not valid for " +
+                          printToStr(tensorType));
+  return makeAttribute(ctx,
+                       DenseElementsAttr::getFromRawBuffer(tensorType, raw));
+}
+
+template <typename Derived, typename Base, typename IsA>
+py::class_<Derived, Base> defineDenseClass(py::module_ &m, const char *name,
+                                           const char *doc, IsA isa,
+                                           std::optional<TypeID> typeID) {
+  auto cls = defineConcreteAttribute<Derived, Base>(m, name, doc, isa, typeID,
+                                                    /*bufferProtocol=*/true);
+  cls.def_buffer([](Derived &self) { return denseBuffer(self); });
+  return cls;
+}
+
+void populateDenseElements(py::module_ &m) {
+  defineDenseClass<PyDenseElementsAttr, PyAttribute>(
+      m, "DenseElementsAttr",
+      "dense<...> of a tensor or vector type; readable through the buffer "
+      "protocol (memoryview(attr)).",
+      isaAttr<DenseElementsAttr>, std::nullopt)
+      .def_static("get", &denseElementsGet, py::arg("array"),
+                  py::arg("signless") = true, py::arg("type") = py::none(),
+                  py::arg("shape") = py::none(),
+                  py::arg("context") = py::none(),
+                  "Builds from a buffer (memoryview, array.array, bytes "
+                  "with a format), from a list of Attributes, or from "
+                  "(nested) lists of Python numbers. `type` fixes the element "
+                  "type (or the whole shaped type for attribute lists), "
+                  "`shape` the shape.")
+      .def_static(
+          "get_splat",
+          [](const PyType &shapedType, const PyAttribute &element) {
+            auto shaped = dyn_cast<ShapedType>(shapedType.type);
+            auto typed = dyn_cast<TypedAttr>(element.attribute);
+            if (!shaped || !shaped.hasStaticShape())
+              throw py::value_error("Expected a static ShapedType for the "
+                                    "shaped_type parameter: " +
+                                    printToStr(shapedType.type));
+            if (!typed || typed.getType() != shaped.getElementType())
+              throw py::value_error(
+                  "Shaped element type and attribute type must be equal: "
+                  "shaped=" +
+                  printToStr(shapedType.type) +
+                  ", element=" + printToStr(element.attribute));
+            return makeAttribute(pyContextOf(shapedType.context),
+                                 DenseElementsAttr::get(shaped, typed));
+          },
+          py::arg("shaped_type"), py::arg("element_attr"),
+          "A splat of `element_attr` with type `shaped_type`.")
+      .def_property_readonly(
+          "is_splat",
+          [](const PyAttribute &self) {
+            return cast<DenseElementsAttr>(self.attribute).isSplat();
+          },
+          "Whether every element is the same.")
+      .def(
+          "get_splat_value",
+          [](const PyAttribute &self) {
+            auto attr = cast<DenseElementsAttr>(self.attribute);
+            if (!attr.isSplat())
+              throw py::value_error("get_splat_value called on a non-splat "
+                                    "attribute");
+            return makeAttribute(ctxOf(self), attr.getSplatValue<Attribute>());
+          },
+          "The splat element (ValueError if not a splat).")
+      .def(
+          "__len__",
+          [](const PyAttribute &self) {
+            return cast<DenseElementsAttr>(self.attribute).getNumElements();
+          },
+          "The number of elements.");
+
+  defineDenseClass<PyDenseIntElementsAttr, PyDenseElementsAttr>(
+      m, "DenseIntElementsAttr", "dense<...> of integers or index.",
+      isaAttr<DenseIntElementsAttr>, std::nullopt)
+      .def(
+          "__getitem__",
+          [](const PyAttribute &self, intptr_t index) -> py::object {
+            auto attr = cast<DenseElementsAttr>(self.attribute);
+            index = normalizeIndex(index, attr.getNumElements());
+            Type elementType = attr.getElementType();
+            APInt value = attr.getValues<APInt>()[index];
+            if (elementType.isInteger(1))
+              return py::bool_(!value.isZero());
+            return fromAPInt(value, readsSigned(elementType));
+          },
+          py::arg("index"), "The element at flat `index` as an int.");
+
+  defineDenseClass<PyDenseFPElementsAttr, PyDenseElementsAttr>(
+      m, "DenseFPElementsAttr", "dense<...> of floats.",
+      isaAttr<DenseFPElementsAttr>, std::nullopt)
+      .def(
+          "__getitem__",
+          [](const PyAttribute &self, intptr_t index) {
+            auto attr = cast<DenseElementsAttr>(self.attribute);
+            index = normalizeIndex(index, attr.getNumElements());
+            return attr.getValues<APFloat>()[index].convertToDouble();
+          },
+          py::arg("index"), "The element at flat `index` as a float.");
+
+  // Dense elements share one C++ class; pick the Python class by element
+  // type when downcasting.
+  auto denseCaster = py::cpp_function([](const PyAttribute &base) {
+    if (isa<DenseIntElementsAttr>(base.attribute)) {
+      PyDenseIntElementsAttr result;
+      static_cast<PyAttribute &>(result) = base;
+      return py::cast(std::move(result));
+    }
+    if (isa<DenseFPElementsAttr>(base.attribute)) {
+      PyDenseFPElementsAttr result;
+      static_cast<PyAttribute &>(result) = base;
+      return py::cast(std::move(result));
+    }
+    PyDenseElementsAttr result;
+    static_cast<PyAttribute &>(result) = base;
+    return py::cast(std::move(result));
+  });
+  registerAttributeCaster(TypeID::get<DenseIntOrFPElementsAttr>(), denseCaster,
+                          /*replace=*/true);
+  registerAttributeCaster(TypeID::get<DenseStringElementsAttr>(), denseCaster,
+                          /*replace=*/true);
+}
+
+//===----------------------------------------------------------------------===//
+// The other attributes
+//===----------------------------------------------------------------------===//
+
+void populateSimpleAttributes(py::module_ &m) {
+  defineConcreteAttribute<PyStringAttr, PyAttribute>(
+      m, "StringAttr", "A string attribute.", isaAttr<StringAttr>,
+      TypeID::get<StringAttr>())
+      .def_static(
+          "get",
+          [](const py::object &value, py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            std::string text = py::isinstance<py::bytes>(value)
+                                   ? value.cast<py::bytes>().cast<std::string>()
+                                   : value.cast<std::string>();
+            return makeTypedAttr<PyStringAttr>(
+                ctx, StringAttr::get(ctx.get(), text));
+          },
+          py::arg("value"), py::arg("context") = py::none(),
+          "A string attribute (from str or bytes).")
+      .def_static(
+          "get_typed",
+          [](const PyType &type, const std::string &value) {
+            return makeTypedAttr<PyStringAttr>(
+                pyContextOf(type.context), StringAttr::get(value, type.type));
+          },
+          py::arg("type"), py::arg("value"),
+          "A string attribute of type `type`.")
+      .def_property_readonly(
+          "value",
+          [](const PyAttribute &self) {
+            StringRef value = cast<StringAttr>(self.attribute).getValue();
+            return py::str(value.data(), value.size());
+          },
+          "The string (UnicodeDecodeError if it is not UTF-8: use "
+          "value_bytes).")
+      .def_property_readonly(
+          "value_bytes",
+          [](const PyAttribute &self) {
+            StringRef value = cast<StringAttr>(self.attribute).getValue();
+            return py::bytes(value.data(), value.size());
+          },
+          "The string as bytes.")
+      .def_property_readonly_static(
+          "attr_name", [](py::object) { return StringAttr::name.str(); },
+          "The attribute's registered name.");
+
+  defineConcreteAttribute<PyIntegerAttr, PyAttribute>(
+      m, "IntegerAttr", "An integer or index attribute.", isaAttr<IntegerAttr>,
+      TypeID::get<IntegerAttr>())
+      .def_static(
+          "get",
+          [](const PyType &type, const py::int_ &value) {
+            return makeTypedAttr<PyIntegerAttr>(
+                pyContextOf(type.context), makeIntegerAttr(type.type, value));
+          },
+          py::arg("type"), py::arg("value"),
+          "An integer attribute of `type` (integer or index); ValueError if "
+          "`value` does not fit.")
+      .def_property_readonly(
+          "value",
+          [](const PyAttribute &self) {
+            auto attr = cast<IntegerAttr>(self.attribute);
+            return fromAPInt(attr.getValue(), readsSigned(attr.getType()));
+          },
+          "The value (signed unless the type is unsigned).")
+      .def(
+          "__int__",
+          [](const PyAttribute &self) {
+            auto attr = cast<IntegerAttr>(self.attribute);
+            return fromAPInt(attr.getValue(), readsSigned(attr.getType()));
+          },
+          "The value.")
+      .def_property_readonly_static(
+          "attr_name", [](py::object) { return IntegerAttr::name.str(); },
+          "The attribute's registered name.");
+
+  defineConcreteAttribute<PyBoolAttr, PyAttribute>(
+      m, "BoolAttr", "true or false (an i1 IntegerAttr).", isaAttr<BoolAttr>,
+      std::nullopt)
+      .def_static(
+          "get",
+          [](bool value, py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            return makeTypedAttr<PyBoolAttr>(ctx,
+                                             BoolAttr::get(ctx.get(), value));
+          },
+          py::arg("value"), py::arg("context") = py::none(), "true or false.")
+      .def_property_readonly(
+          "value",
+          [](const PyAttribute &self) {
+            return cast<BoolAttr>(self.attribute).getValue();
+          },
+          "The value.")
+      .def(
+          "__bool__",
+          [](const PyAttribute &self) {
+            return cast<BoolAttr>(self.attribute).getValue();
+          },
+          "The value.");
+
+  defineConcreteAttribute<PyFloatAttr, PyAttribute>(
+      m, "FloatAttr", "A floating-point attribute.", isaAttr<FloatAttr>,
+      TypeID::get<FloatAttr>())
+      .def_static(
+          "get",
+          [](const PyType &type, double value, py::object loc) {
+            PyMlirContext &ctx = pyContextOf(type.context);
+            Location location = resolveLocation(loc, ctx);
+            Attribute attr = getCheckedAttr(ctx, [&] {
+              return FloatAttr::getChecked([&] { return emitError(location); },
+                                           type.type, value);
+            });
+            return makeTypedAttr<PyFloatAttr>(ctx, attr);
+          },
+          py::arg("type"), py::arg("value"), py::arg("loc") = py::none(),
+          "A float attribute of `type`; MLIRError if `type` is not a float "
+          "type.")
+      .def_static(
+          "get_f32",
+          [](double value, py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            return makeTypedAttr<PyFloatAttr>(
+                ctx, FloatAttr::get(Float32Type::get(ctx.get()), value));
+          },
+          py::arg("value"), py::arg("context") = py::none(),
+          "An f32 attribute.")
+      .def_static(
+          "get_f64",
+          [](double value, py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            return makeTypedAttr<PyFloatAttr>(
+                ctx, FloatAttr::get(Float64Type::get(ctx.get()), value));
+          },
+          py::arg("value"), py::arg("context") = py::none(),
+          "An f64 attribute.")
+      .def_property_readonly(
+          "value",
+          [](const PyAttribute &self) {
+            return cast<FloatAttr>(self.attribute).getValueAsDouble();
+          },
+          "The value as a Python float.")
+      .def(
+          "__float__",
+          [](const PyAttribute &self) {
+            return cast<FloatAttr>(self.attribute).getValueAsDouble();
+          },
+          "The value.")
+      .def_property_readonly_static(
+          "attr_name", [](py::object) { return FloatAttr::name.str(); },
+          "The attribute's registered name.");
+
+  defineConcreteAttribute<PyUnitAttr, PyAttribute>(
+      m, "UnitAttr", "The unit attribute.", isaAttr<UnitAttr>,
+      TypeID::get<UnitAttr>())
+      .def_static(
+          "get",
+          [](py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            return makeTypedAttr<PyUnitAttr>(ctx, UnitAttr::get(ctx.get()));
+          },
+          py::arg("context") = py::none(), "The unit attribute.");
+
+  defineConcreteAttribute<PyTypeAttr, PyAttribute>(
+      m, "TypeAttr", "A type as an attribute.", isaAttr<TypeAttr>,
+      TypeID::get<TypeAttr>())
+      .def_static(
+          "get",
+          [](const PyType &value, py::object context) {
+            return makeTypedAttr<PyTypeAttr>(pyContextOf(value.context),
+                                             TypeAttr::get(value.type));
+          },
+          py::arg("value"), py::arg("context") = py::none(),
+          "The attribute holding type `value`.")
+      .def_property_readonly(
+          "value",
+          [](const PyAttribute &self) {
+            return makeType(ctxOf(self),
+                            cast<TypeAttr>(self.attribute).getValue());
+          },
+          "The type.");
+
+  defineConcreteAttribute<PyArrayAttr, PyAttribute>(
+      m, "ArrayAttr", "[attr, ...].", isaAttr<ArrayAttr>,
+      TypeID::get<ArrayAttr>())
+      .def_static(
+          "get",
+          [](const py::list &attributes, py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            std::vector<Attribute> attrs;
+            for (py::handle item : attributes)
+              attrs.push_back(attrOf(item));
+            return makeTypedAttr<PyArrayAttr>(ctx,
+                                              ArrayAttr::get(ctx.get(), attrs));
+          },
+          py::arg("attributes"), py::arg("context") = py::none(),
+          "The array of `attributes`.")
+      .def(
+          "__len__",
+          [](const PyAttribute &self) {
+            return cast<ArrayAttr>(self.attribute).size();
+          },
+          "The number of elements.")
+      .def(
+          "__getitem__",
+          [](const PyAttribute &self, intptr_t index) {
+            auto attr = cast<ArrayAttr>(self.attribute);
+            return makeAttribute(ctxOf(self),
+                                 attr[normalizeIndex(index, attr.size())]);
+          },
+          py::arg("index"), "The element at `index` (negative from the end).")
+      .def(
+          "__iter__",
+          [](const PyAttribute &self) {
+            py::list items;
+            for (Attribute attr : cast<ArrayAttr>(self.attribute))
+              items.append(makeAttribute(ctxOf(self), attr));
+            return py::iter(items);
+          },
+          "Iterates over the elements.")
+      .def(
+          "__add__",
+          [](const PyAttribute &self, const py::list &extra) {
+            auto attr = cast<ArrayAttr>(self.attribute);
+            std::vector<Attribute> attrs(attr.begin(), attr.end());
+            for (py::handle item : extra)
+              attrs.push_back(attrOf(item));
+            PyMlirContext &ctx = ctxOf(self);
+            return makeTypedAttr<PyArrayAttr>(ctx,
+                                              ArrayAttr::get(ctx.get(), attrs));
+          },
+          py::arg("other"), "A new ArrayAttr with `other` appended.");
+
+  defineConcreteAttribute<PyDictAttr, PyAttribute>(
+      m, "DictAttr", "{name = attr, ...}.", isaAttr<DictionaryAttr>,
+      TypeID::get<DictionaryAttr>())
+      .def_static(
+          "get",
+          [](const py::dict &value, py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            std::vector<NamedAttribute> attrs;
+            for (auto item : value)
+              attrs.emplace_back(
+                  StringAttr::get(ctx.get(), item.first.cast<std::string>()),
+                  attrOf(item.second));
+            return makeTypedAttr<PyDictAttr>(
+                ctx, DictionaryAttr::get(ctx.get(), attrs));
+          },
+          py::arg("value") = py::dict(), py::arg("context") = py::none(),
+          "The dictionary of `value` (str -> Attribute).")
+      .def(
+          "__len__",
+          [](const PyAttribute &self) {
+            return cast<DictionaryAttr>(self.attribute).size();
+          },
+          "The number of entries.")
+      .def(
+          "__contains__",
+          [](const PyAttribute &self, const std::string &name) {
+            return static_cast<bool>(
+                cast<DictionaryAttr>(self.attribute).get(name));
+          },
+          py::arg("name"), "Whether `name` is a key.")
+      .def(
+          "__getitem__",
+          [](const PyAttribute &self, const std::string &name) {
+            Attribute attr = cast<DictionaryAttr>(self.attribute).get(name);
+            if (!attr)
+              throw py::key_error("attempt to access a non-existent "
+                                  "attribute");
+            return makeAttribute(ctxOf(self), attr);
+          },
+          py::arg("name"), "The attribute of `name` (KeyError if absent).")
+      .def(
+          "__getitem__",
+          [](const PyAttribute &self, intptr_t index) {
+            auto dict = cast<DictionaryAttr>(self.attribute);
+            NamedAttribute named =
+                dict.getValue()[normalizeIndex(index, dict.size())];
+            return PyNamedAttribute{
+                named.getName().str(),
+                makeAttribute(ctxOf(self), named.getValue())};
+          },
+          py::arg("index"), "The NamedAttribute at `index`.")
+      .def(
+          "__iter__",
+          [](const PyAttribute &self) {
+            py::list items;
+            for (NamedAttribute named :
+                 cast<DictionaryAttr>(self.attribute).getValue())
+              items.append(PyNamedAttribute{
+                  named.getName().str(),
+                  makeAttribute(ctxOf(self), named.getValue())});
+            return py::iter(items);
+          },
+          "Iterates over the NamedAttributes (as upstream).");
+
+  defineConcreteAttribute<PySymbolRefAttr, PyAttribute>(
+      m, "SymbolRefAttr", "@root::@nested... .", isaAttr<SymbolRefAttr>,
+      TypeID::get<SymbolRefAttr>())
+      .def_static(
+          "get",
+          [](const std::vector<std::string> &symbols, py::object context) {
+            if (symbols.empty())
+              throw py::value_error("SymbolRefAttr must be composed of at "
+                                    "least one symbol.");
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            SmallVector<FlatSymbolRefAttr> nested;
+            for (size_t i = 1; i < symbols.size(); ++i)
+              nested.push_back(FlatSymbolRefAttr::get(ctx.get(), symbols[i]));
+            return makeTypedAttr<PySymbolRefAttr>(
+                ctx, SymbolRefAttr::get(ctx.get(), symbols[0], nested));
+          },
+          py::arg("symbols"), py::arg("context") = py::none(),
+          "@symbols[0]::@symbols[1]...")
+      .def_property_readonly(
+          "value",
+          [](const PyAttribute &self) {
+            auto ref = cast<SymbolRefAttr>(self.attribute);
+            std::vector<std::string> symbols{ref.getRootReference().str()};
+            for (FlatSymbolRefAttr nested : ref.getNestedReferences())
+              symbols.push_back(nested.getValue().str());
+            return symbols;
+          },
+          "The symbol names, root first.");
+
+  defineConcreteAttribute<PyFlatSymbolRefAttr, PyAttribute>(
+      m, "FlatSymbolRefAttr", "@symbol.", isaAttr<FlatSymbolRefAttr>,
+      std::nullopt)
+      .def_static(
+          "get",
+          [](const std::string &value, py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            return makeTypedAttr<PyFlatSymbolRefAttr>(
+                ctx, FlatSymbolRefAttr::get(ctx.get(), value));
+          },
+          py::arg("value"), py::arg("context") = py::none(), "@value.")
+      .def_property_readonly(
+          "value",
+          [](const PyAttribute &self) {
+            return cast<FlatSymbolRefAttr>(self.attribute).getValue().str();
+          },
+          "The symbol name.");
+
+  defineConcreteAttribute<PyOpaqueAttr, PyAttribute>(
+      m, "OpaqueAttr", "An attribute of an unregistered dialect.",
+      isaAttr<OpaqueAttr>, TypeID::get<OpaqueAttr>())
+      .def_static(
+          "get",
+          [](const std::string &dialectNamespace, const py::bytes &buffer,
+             const PyType &type, py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            return makeTypedAttr<PyOpaqueAttr>(
+                ctx,
+                OpaqueAttr::get(StringAttr::get(ctx.get(), dialectNamespace),
+                                buffer.cast<std::string>(), type.type));
+          },
+          py::arg("dialect_namespace"), py::arg("buffer"), py::arg("type"),
+          py::arg("context") = py::none(), "An opaque attribute.")
+      .def_property_readonly(
+          "dialect_namespace",
+          [](const PyAttribute &self) {
+            return cast<OpaqueAttr>(self.attribute).getDialectNamespace().str();
+          },
+          "The dialect namespace.")
+      .def_property_readonly(
+          "data",
+          [](const PyAttribute &self) {
+            StringRef data = cast<OpaqueAttr>(self.attribute).getAttrData();
+            return py::bytes(data.data(), data.size());
+          },
+          "The attribute data (bytes).");
+
+  defineConcreteAttribute<PyStridedLayoutAttr, PyAttribute>(
+      m, "StridedLayoutAttr", "strided<[strides], offset: o>.",
+      isaAttr<StridedLayoutAttr>, TypeID::get<StridedLayoutAttr>())
+      .def_static(
+          "get",
+          [](int64_t offset, const std::vector<int64_t> &strides,
+             py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            return makeTypedAttr<PyStridedLayoutAttr>(
+                ctx, StridedLayoutAttr::get(ctx.get(), offset, strides));
+          },
+          py::arg("offset"), py::arg("strides"),
+          py::arg("context") = py::none(), "A strided layout.")
+      .def_static(
+          "get_fully_dynamic",
+          [](int64_t rank, py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            std::vector<int64_t> strides(rank, ShapedType::kDynamic);
+            return makeTypedAttr<PyStridedLayoutAttr>(
+                ctx, StridedLayoutAttr::get(ctx.get(), ShapedType::kDynamic,
+                                            strides));
+          },
+          py::arg("rank"), py::arg("context") = py::none(),
+          "A strided layout with dynamic offset and strides.")
+      .def_property_readonly(
+          "offset",
+          [](const PyAttribute &self) {
+            return cast<StridedLayoutAttr>(self.attribute).getOffset();
+          },
+          "The offset.")
+      .def_property_readonly(
+          "strides",
+          [](const PyAttribute &self) {
+            auto strides = cast<StridedLayoutAttr>(self.attribute).getStrides();
+            return std::vector<int64_t>(strides.begin(), strides.end());
+          },
+          "The strides.");
+
+  defineDenseArray<PyDenseBoolArrayAttr, DenseBoolArrayAttr, bool>(
+      m, "DenseBoolArrayAttr", "array<i1: ...>.");
+  defineDenseArray<PyDenseI8ArrayAttr, DenseI8ArrayAttr, int8_t>(
+      m, "DenseI8ArrayAttr", "array<i8: ...>.");
+  defineDenseArray<PyDenseI16ArrayAttr, DenseI16ArrayAttr, int16_t>(
+      m, "DenseI16ArrayAttr", "array<i16: ...>.");
+  defineDenseArray<PyDenseI32ArrayAttr, DenseI32ArrayAttr, int32_t>(
+      m, "DenseI32ArrayAttr", "array<i32: ...>.");
+  defineDenseArray<PyDenseI64ArrayAttr, DenseI64ArrayAttr, int64_t>(
+      m, "DenseI64ArrayAttr", "array<i64: ...>.");
+  defineDenseArray<PyDenseF32ArrayAttr, DenseF32ArrayAttr, float>(
+      m, "DenseF32ArrayAttr", "array<f32: ...>.");
+  defineDenseArray<PyDenseF64ArrayAttr, DenseF64ArrayAttr, double>(
+      m, "DenseF64ArrayAttr", "array<f64: ...>.");
+  registerAttributeCaster(
+      TypeID::get<DenseArrayAttr>(),
+      py::cpp_function([](const PyAttribute &base) -> py::object {
+        auto as = [&](auto tag) {
+          decltype(tag) result;
+          static_cast<PyAttribute &>(result) = base;
+          return py::cast(std::move(result));
+        };
+        Attribute attr = base.attribute;
+        if (isa<DenseBoolArrayAttr>(attr))
+          return as(PyDenseBoolArrayAttr{});
+        if (isa<DenseI8ArrayAttr>(attr))
+          return as(PyDenseI8ArrayAttr{});
+        if (isa<DenseI16ArrayAttr>(attr))
+          return as(PyDenseI16ArrayAttr{});
+        if (isa<DenseI32ArrayAttr>(attr))
+          return as(PyDenseI32ArrayAttr{});
+        if (isa<DenseI64ArrayAttr>(attr))
+          return as(PyDenseI64ArrayAttr{});
+        if (isa<DenseF32ArrayAttr>(attr))
+          return as(PyDenseF32ArrayAttr{});
+        if (isa<DenseF64ArrayAttr>(attr))
+          return as(PyDenseF64ArrayAttr{});
+        return py::cast(base);
+      }),
+      /*replace=*/true);
+}
+} // namespace
+
+void mlir::tracking::python::populateIRAttributes(py::module_ &m) {
+  populateSimpleAttributes(m);
+  populateDenseElements(m);
+}

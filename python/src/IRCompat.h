@@ -1,0 +1,44 @@
+//===- IRCompat.h - Upstream ir names added outside the core files -*- C++
+//-*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Diagnostics handlers, symbol tables, dialects and dialect plugins, and the
+// rest of upstream's core `ir` names (IRDiagnostics.cpp, IRSymbols.cpp,
+// IRCompat.cpp), and the context state they share with Core.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_PYTHON_IRCOMPAT_H
+#define MLIR_TRACKING_PYTHON_IRCOMPAT_H
+
+#include "Core.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+namespace mlir::tracking {
+namespace __attribute__((visibility("hidden"))) python {
+
+  /// Adds the dialects of the plugins loaded with `ir.load_dialect_plugin`;
+  /// every new context gets them.
+  void appendPluginDialects(DialectRegistry & registry);
+
+  /// `Context.emit_error_diagnostics`: whether errors captured for an
+  /// MLIRError also go on to the handlers attached from Python. Read by
+  /// DiagnosticCapture when it is created (with the GIL held).
+  bool getEmitErrorDiagnostics(MLIRContext * context);
+  void setEmitErrorDiagnostics(MLIRContext * context, bool value);
+
+  /// Number of live contexts (for tests).
+  size_t getNumLiveContexts();
+
+  void populateIRDiagnostics(py::module_ & m);
+  void populateIRSymbols(py::module_ & m);
+  void populateIRCompat(py::module_ & m);
+
+} // namespace python
+} // namespace mlir::tracking
+
+#endif // MLIR_TRACKING_PYTHON_IRCOMPAT_H

@@ -1,0 +1,205 @@
+//===- PythonPass.cpp - Passes written in Python --------------------------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// `PassManager.add(fn, name=...)`: upstream's signature for a pass whose
+// `run` is a Python callable `fn(op, pass_)`. The pass is precise: every IR
+// change Python makes goes through the tracking listener. The pass manager
+// runs passes with the GIL released, possibly on several threads at once;
+// each execution takes the GIL for the duration of the call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Rewrite.h"
+#include "RunGuard.h"
+
+#include "mlir-c/Bindings/Python/Interop.h"
+#include "mlir/CAPI/Pass.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Tracking/PassTracking.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <pybind11/stl.h>
+
+#include <mutex>
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::python;
+
+namespace {
+class PythonPass;
+
+/// `passmanager.Pass`: what the callable receives as `pass_`.
+struct PyPass {
+  PythonPass *pass = nullptr;
+};
+
+/// Allocates one TypeID per Python pass (pass classes are identified by
+/// TypeID; two Python passes must not look like clones of each other).
+TypeID allocatePassTypeID() {
+  static TypeIDAllocator allocator;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  return allocator.allocate();
+}
+
+/// Op names the passes anchor on, interned: a Pass keeps a StringRef.
+std::optional<StringRef> internOpName(const std::optional<std::string> &name) {
+  if (!name || name->empty())
+    return std::nullopt;
+  static llvm::StringSet<> names;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  return names.insert(*name).first->getKey();
+}
+
+class PythonPass : public Pass {
+public:
+  PythonPass(TypeID id, std::string name, std::string argument,
+             std::string description, std::optional<StringRef> opName,
+             std::shared_ptr<py::object> fn)
+      : Pass(id, opName), name(std::move(name)), argument(std::move(argument)),
+        description(std::move(description)), fn(std::move(fn)) {
+    registerPreciseInstance(this);
+  }
+  PythonPass(const PythonPass &other)
+      : Pass(other), name(other.name), argument(other.argument),
+        description(other.description), fn(other.fn) {
+    registerPreciseInstance(this);
+  }
+  ~PythonPass() override { unregisterPreciseInstance(this); }
+
+  StringRef getName() const override { return name; }
+  StringRef getArgument() const override { return argument; }
+  StringRef getDescription() const override { return description; }
+  bool canScheduleOn(RegisteredOperationName opInfo) const override {
+    return true;
+  }
+  std::unique_ptr<Pass> clonePass() const override {
+    return std::make_unique<PythonPass>(*this);
+  }
+
+  void runOnOperation() override {
+    Operation *op = getOperation();
+    py::gil_scoped_acquire gil;
+    PyMlirContext *context = PyMlirContext::lookup(op->getContext());
+    if (!context) {
+      op->emitError() << "Python pass '" << argument
+                      << "' runs on IR of a context not created by "
+                         "mlir_tracking";
+      return signalPassFailure();
+    }
+    // The run locked this IR against other threads (RunGuard.h); the pass
+    // is part of that run, so its Python code may use the IR.
+    std::shared_ptr<RootOwner> tree = context->getOwner(getRootOf(op));
+    std::optional<ScopedRunAccess> access;
+    if (tree->running)
+      access.emplace(*tree->running);
+    PythonRun run;
+    std::string error;
+    try {
+      py::object pyPass = py::cast(PyPass{this});
+      (*fn)(PyOperation::forOperation(*context, op), pyPass);
+      pyPass.cast<PyPass &>().pass = nullptr;
+    } catch (py::error_already_set &raised) {
+      error = raised.what();
+    } catch (const std::exception &raised) {
+      error = raised.what();
+    }
+    if (!error.empty()) {
+      op->emitError() << "Python pass '" << argument << "' raised: " << error;
+      return signalPassFailure();
+    }
+  }
+
+  void fail() { signalPassFailure(); }
+
+private:
+  std::string name, argument, description;
+  /// Shared by the clones; released with the GIL held.
+  std::shared_ptr<py::object> fn;
+};
+
+struct GilReleasingDeleter {
+  void operator()(py::object *object) const {
+    py::gil_scoped_acquire gil;
+    delete object;
+  }
+};
+} // namespace
+
+void mlir::tracking::python::populatePythonPasses(py::module_ &m) {
+  py::class_<PyPass>(m, "Pass",
+                     "The running Python pass, as its callable sees it.")
+      .def(
+          "signal_pass_failure",
+          [](PyPass &self) {
+            if (!self.pass)
+              throw std::runtime_error(
+                  "signal_pass_failure called after the pass returned");
+            self.pass->fail();
+          },
+          "Marks this run of the pass failed (PassManager.run then raises "
+          "MLIRError).")
+      .def_property_readonly(
+          "name",
+          [](PyPass &self) -> py::object {
+            if (!self.pass)
+              return py::none();
+            return py::str(self.pass->getArgument().str());
+          },
+          "The pass argument.")
+      .def("__repr__", [](PyPass &self) {
+        if (!self.pass)
+          return std::string("<mlir_tracking.passmanager.Pass (finished)>");
+        return "<mlir_tracking.passmanager.Pass '" +
+               self.pass->getArgument().str() + "'>";
+      });
+
+  // An overload of the C++ `PassManager.add(pipeline)`, in this file so that
+  // the pass manager's own file stays about running pipelines.
+  py::object cls = m.attr("PassManager");
+  py::cpp_function addPythonPass(
+      [](py::object self, py::function fn, std::optional<std::string> name,
+         std::optional<std::string> argument, const std::string &description,
+         std::optional<std::string> opName) {
+        py::object capsule = self.attr("_CAPIPtr");
+        void *ptr = PyCapsule_GetPointer(capsule.ptr(),
+                                         MLIR_PYTHON_CAPSULE_PASS_MANAGER);
+        if (!ptr)
+          throw py::error_already_set();
+        PassManager *pm = unwrap(MlirPassManager{ptr});
+        std::string passName = name ? *name : getCallableName(fn);
+        std::string passArgument = argument ? *argument : passName;
+        // Own the callable through a holder that takes the GIL to release
+        // it: the pass manager may be destroyed without it.
+        auto holder = std::shared_ptr<py::object>(new py::object(fn),
+                                                  GilReleasingDeleter());
+        std::optional<StringRef> anchor = internOpName(opName);
+        auto pass = std::make_unique<PythonPass>(allocatePassTypeID(), passName,
+                                                 passArgument, description,
+                                                 anchor, std::move(holder));
+        // Nested like `func.func(...)` in a pipeline string; adjacent nested
+        // pipelines are merged by the pass manager.
+        if (anchor && pm->getOpAnchorName() != *anchor)
+          pm->nest(*anchor).addPass(std::move(pass));
+        else
+          pm->addPass(std::move(pass));
+      },
+      py::name("add"), py::is_method(cls),
+      py::sibling(py::getattr(cls, "add", py::none())), py::arg("fn"),
+      py::kw_only(), py::arg("name") = py::none(),
+      py::arg("argument") = py::none(), py::arg("description") = "",
+      py::arg("op_name") = py::none(),
+      "Adds a pass written in Python: `fn(op, pass_)` runs on each op the "
+      "pass is scheduled on (with the GIL; one call at a time). It is "
+      "precise: the changes it makes through mlir_tracking are tracked. "
+      "`pass_.signal_pass_failure()` fails it; an exception fails it with "
+      "the exception's message.");
+  cls.attr("add") = addPythonPass;
+}

@@ -1,0 +1,1070 @@
+//===- Rewrite.cpp - mlir_tracking.rewrite --------------------------------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Upstream's `mlir.rewrite` names (PatternRewriter, RewritePatternSet,
+// FrozenRewritePatternSet, PDLModule, GreedyRewriteConfig,
+// apply_patterns_and_fold_greedily, walk_and_apply_patterns, ConversionTarget,
+// TypeConverter, apply_partial_conversion, apply_full_conversion), with every
+// driver run through the tracked drivers of TrackedRewrite.h so that handles
+// follow each replace and erase. The GIL stays held while a driver runs:
+// Python patterns are called from it, and no other Python thread can touch
+// the IR meanwhile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Rewrite.h"
+#include "RegistryNotifier.h"
+
+#include "IRObjects.h"
+#include "Mutation.h"
+
+#include "mlir/Dialect/PDL/IR/PDLOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Tracking/TrackedRewrite.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::python;
+
+//===----------------------------------------------------------------------===//
+// PythonRun
+//===----------------------------------------------------------------------===//
+
+namespace {
+thread_local PythonRun *currentRun = nullptr;
+} // namespace
+
+PythonRun::PythonRun() : previous(currentRun) { currentRun = this; }
+PythonRun::~PythonRun() { currentRun = previous; }
+PythonRun *PythonRun::current() { return currentRun; }
+
+void PythonRun::recordError(py::error_already_set &raised) {
+  if (!error && !cppError)
+    error.emplace(std::move(raised));
+}
+
+void PythonRun::recordError(const std::exception &raised) {
+  if (!error && !cppError)
+    cppError = raised.what();
+}
+
+void PythonRun::rethrowIfError() {
+  if (error) {
+    py::error_already_set raised = std::move(*error);
+    error.reset();
+    throw raised;
+  }
+  if (cppError)
+    throw std::runtime_error(*cppError);
+}
+
+std::string mlir::tracking::python::getCallableName(const py::object &fn) {
+  for (const char *attr : {"__qualname__", "__name__"})
+    if (py::hasattr(fn, attr))
+      return py::str(fn.attr(attr));
+  return py::str(py::repr(fn));
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// PatternRewriter
+//===----------------------------------------------------------------------===//
+
+/// `rewrite.PatternRewriter`: valid only while the callback that received it
+/// runs.
+struct PyPatternRewriter {
+  RewriterBase *rewriter;
+  PyMlirContext *context;
+
+  RewriterBase &get() const {
+    if (!rewriter)
+      throw std::runtime_error("this PatternRewriter is only valid inside "
+                               "the pattern call that received it");
+    return *rewriter;
+  }
+};
+
+/// `rewrite.PDLResultList`.
+struct PyPDLResultList {
+  PDLResultList *results;
+  PyMlirContext *context;
+  PDLResultList &get() const {
+    if (!results)
+      throw std::runtime_error("this PDLResultList is only valid inside "
+                               "the PDL function call that received it");
+    return *results;
+  }
+};
+
+/// Invalidates a Python wrapper of a C++ object that lives only for a call.
+template <typename T> struct CallScoped {
+  py::object object;
+  explicit CallScoped(T value) : object(py::cast(value)) {}
+  ~CallScoped() {
+    T &wrapper = object.cast<T &>();
+    wrapper = T{};
+  }
+};
+
+Value castToValue(const py::handle &object) {
+  return object.cast<PyValue &>().get();
+}
+
+PyMlirContext &contextOf(Operation *op) {
+  PyMlirContext *context = PyMlirContext::lookup(op->getContext());
+  if (!context)
+    throw std::runtime_error("operation of a context not created by "
+                             "mlir_tracking");
+  return *context;
+}
+
+/// True if a pattern or PDL function result means "matched": upstream's
+/// rule, the match succeeds iff `bool(result)` is False (None included).
+bool isSuccessResult(const py::object &result) {
+  return result.is_none() || !py::bool_(result);
+}
+
+/// Calls `fn` for a pattern; `false` means no match or an exception
+/// (recorded on the current run).
+template <typename Fn> bool callPython(PyMlirContext &context, Fn fn) {
+  PythonRun *run = PythonRun::current();
+  // A run aborted by an exception applies no more Python code.
+  if (run && run->hasError())
+    return false;
+  try {
+    return fn();
+  } catch (py::error_already_set &error) {
+    if (run)
+      run->recordError(error);
+    else
+      error.discard_as_unraisable("mlir_tracking rewrite pattern");
+  } catch (const std::exception &error) {
+    // Our own errors (an invalidated handle passed to the rewriter, ...).
+    if (run)
+      run->recordError(error);
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Python patterns
+//===----------------------------------------------------------------------===//
+
+/// A pattern whose matchAndRewrite is a Python callable `fn(op, rewriter)`.
+class PythonPattern : public RewritePattern {
+public:
+  PythonPattern(StringRef root, PatternBenefit benefit, MLIRContext *context,
+                py::object fn)
+      : RewritePattern(root, benefit, context), fn(std::move(fn)),
+        name(getCallableName(this->fn)) {
+    setDebugName(name);
+  }
+  ~PythonPattern() override {
+    py::gil_scoped_acquire gil;
+    fn = py::object();
+  }
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    py::gil_scoped_acquire gil;
+    PyMlirContext *context = PyMlirContext::lookup(op->getContext());
+    if (!context)
+      return failure();
+    ActiveRewriterScope scope(*context, rewriter);
+    return success(callPython(*context, [&] {
+      CallScoped<PyPatternRewriter> pyRewriter(
+          PyPatternRewriter{&rewriter, context});
+      py::object result =
+          fn(PyOperation::forOperation(*context, op), pyRewriter.object);
+      return isSuccessResult(result);
+    }));
+  }
+
+private:
+  py::object fn;
+  std::string name;
+};
+
+/// `rewrite.FrozenRewritePatternSet`.
+struct PyFrozenRewritePatternSet {
+  py::object context;
+  std::shared_ptr<FrozenRewritePatternSet> patterns;
+  /// Keeps the Python callables of PDL functions alive (the PDL module's
+  /// functions hold them as borrowed handles).
+  py::list keepAlive;
+};
+
+/// `rewrite.RewritePatternSet`.
+struct PyRewritePatternSet {
+  py::object contextObject;
+  PyMlirContext *context;
+  std::unique_ptr<RewritePatternSet> patterns;
+
+  RewritePatternSet &get() {
+    if (!patterns)
+      throw std::runtime_error("this RewritePatternSet was frozen; build a "
+                               "new one");
+    return *patterns;
+  }
+};
+
+std::string getRootName(const py::handle &root) {
+  if (py::isinstance<py::str>(root))
+    return root.cast<std::string>();
+  if (py::hasattr(root, "OPERATION_NAME"))
+    return py::str(root.attr("OPERATION_NAME"));
+  throw py::type_error("the root argument must be an operation name or a "
+                       "class with OPERATION_NAME");
+}
+
+//===----------------------------------------------------------------------===//
+// PDL
+//===----------------------------------------------------------------------===//
+
+py::object toPython(PyMlirContext &context, const PDLValue &value) {
+  switch (value.getKind()) {
+  case PDLValue::Kind::Attribute:
+    return makeAttribute(context, value.cast<Attribute>());
+  case PDLValue::Kind::Operation:
+    return PyOperation::forOperation(context, value.cast<Operation *>());
+  case PDLValue::Kind::Type:
+    return makeType(context, value.cast<Type>());
+  case PDLValue::Kind::TypeRange: {
+    py::list list;
+    for (Type type : value.cast<TypeRange>())
+      list.append(makeType(context, type));
+    return std::move(list);
+  }
+  case PDLValue::Kind::Value:
+    return PyValue::create(context, value.cast<Value>());
+  case PDLValue::Kind::ValueRange: {
+    py::list list;
+    for (Value v : value.cast<ValueRange>())
+      list.append(PyValue::create(context, v));
+    return std::move(list);
+  }
+  }
+  return py::none();
+}
+
+/// `rewrite.PDLModule`: a copy of a module of `pdl.pattern` ops, plus native
+/// functions registered from Python.
+struct PyPDLModule {
+  py::object contextObject;
+  PyMlirContext *context;
+  std::unique_ptr<PDLPatternModule> module;
+  py::list callables;
+
+  PDLPatternModule &get() {
+    if (!module)
+      throw std::runtime_error("this PDLModule was frozen; build a new one");
+    return *module;
+  }
+
+  /// Calls `fn(rewriter, results, values)` for a constraint or rewrite.
+  /// `fn` is borrowed: the module, then the frozen set, keep it alive.
+  static LogicalResult call(PyMlirContext *ctx, py::handle fn,
+                            PatternRewriter &rewriter, PDLResultList &results,
+                            ArrayRef<PDLValue> values) {
+    py::gil_scoped_acquire gil;
+    ActiveRewriterScope scope(*ctx, rewriter);
+    return success(callPython(*ctx, [&] {
+      CallScoped<PyPatternRewriter> pyRewriter(
+          PyPatternRewriter{&rewriter, ctx});
+      CallScoped<PyPDLResultList> pyResults(PyPDLResultList{&results, ctx});
+      py::list args;
+      for (const PDLValue &value : values)
+        args.append(toPython(*ctx, value));
+      return isSuccessResult(py::reinterpret_borrow<py::object>(fn)(
+          pyRewriter.object, pyResults.object, args));
+    }));
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Configs
+//===----------------------------------------------------------------------===//
+
+/// `rewrite.TrackingConfig`.
+struct PyTrackingConfig {
+  TrackingConfig config;
+};
+
+/// `rewrite.GreedyRewriteConfig`.
+struct PyGreedyRewriteConfig {
+  GreedyRewriteConfig config;
+};
+
+TrackingConfig resolveTracking(const py::object &tracking,
+                               TrackingConfig fallback) {
+  if (tracking.is_none())
+    return fallback;
+  return tracking.cast<PyTrackingConfig &>().config;
+}
+
+PyMlirContext &checkTargetContext(PyOperation &target, py::object context) {
+  if (&target.getContext() != &context.cast<PyMlirContext &>())
+    throw py::value_error("the operation and the patterns belong to "
+                          "different contexts");
+  // A driver started from a pattern would change IR behind the running
+  // driver's back (its worklist would keep erased ops).
+  if (getActiveRewriter(target.getContext()))
+    throw std::runtime_error("cannot run a rewrite driver from inside a "
+                             "rewrite pattern; use the PatternRewriter");
+  return target.getContext();
+}
+
+std::string describeTracking(const TrackingConfig &config) {
+  return std::string("<mlir_tracking.rewrite.TrackingConfig "
+                     "require_matching_replacement_op_name=") +
+         (config.requireMatchingReplacementOpName ? "True" : "False") +
+         " skip_cast_ops=" + (config.skipCastOps ? "True" : "False") + ">";
+}
+
+//===----------------------------------------------------------------------===//
+// Dialect conversion
+//===----------------------------------------------------------------------===//
+
+/// `rewrite.TypeConverter`.
+struct PyTypeConverter {
+  std::unique_ptr<TypeConverter> converter = std::make_unique<TypeConverter>();
+  /// The Python callables (the converter holds borrowed handles).
+  py::list callables;
+};
+
+/// `rewrite.ConversionTarget`.
+struct PyConversionTarget {
+  py::object contextObject;
+  MLIRContext *context;
+  std::unique_ptr<ConversionTarget> target;
+};
+
+/// A conversion pattern whose matchAndRewrite is a Python callable
+/// `fn(op, operands, type_converter, rewriter)`.
+class PythonConversionPattern : public ConversionPattern {
+public:
+  PythonConversionPattern(PyTypeConverter &converter, py::object converterObj,
+                          StringRef root, PatternBenefit benefit,
+                          MLIRContext *context, py::object fn)
+      : ConversionPattern(*converter.converter, root, benefit, context),
+        fn(std::move(fn)), converterObj(std::move(converterObj)),
+        name(getCallableName(this->fn)) {
+    setDebugName(name);
+  }
+  ~PythonConversionPattern() override {
+    py::gil_scoped_acquire gil;
+    fn = py::object();
+    converterObj = py::object();
+  }
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    py::gil_scoped_acquire gil;
+    PyMlirContext *context = PyMlirContext::lookup(op->getContext());
+    if (!context)
+      return failure();
+    ActiveRewriterScope scope(*context, rewriter);
+    return success(callPython(*context, [&] {
+      CallScoped<PyPatternRewriter> pyRewriter(
+          PyPatternRewriter{&rewriter, context});
+      py::list values;
+      for (Value value : operands)
+        values.append(PyValue::create(*context, value));
+      py::object result = fn(PyOperation::forOperation(*context, op), values,
+                             converterObj, pyRewriter.object);
+      return isSuccessResult(result);
+    }));
+  }
+
+private:
+  py::object fn;
+  py::object converterObj;
+  std::string name;
+};
+
+/// Runs a conversion from Python. A rolled-back conversion frees the ops its
+/// patterns created without notifying anyone; handles Python took to such
+/// ops during the run become erased here, so no freed address stays mapped.
+void runConversion(py::object op, PyConversionTarget &target,
+                   PyFrozenRewritePatternSet &set, py::object tracking,
+                   bool full) {
+  PyOperation &pyTarget = castToOperation(op);
+  Operation *root = pyTarget.get();
+  PyMlirContext &context = checkTargetContext(pyTarget, set.context);
+  HandleRegistry &registry = context.getRegistry();
+  llvm::DenseSet<Operation *> existing;
+  root->walk([&](Operation *nested) { existing.insert(nested); });
+  PythonRun run;
+  LogicalResult result = failure();
+  {
+    ScopedRewriteAttribution attribution(
+        full ? "apply_full_conversion" : "apply_partial_conversion", root);
+    DiagnosticCapture capture(context.get());
+    TrackingConfig config =
+        resolveTracking(tracking, getConversionTrackingConfig());
+    result =
+        full
+            ? applyFullConversionTracked(root, *target.target, *set.patterns,
+                                         ConversionConfig(), config)
+            : applyPartialConversionTracked(root, *target.target, *set.patterns,
+                                            ConversionConfig(), config);
+    if (failed(result)) {
+      SmallVector<Operation *> created;
+      registry.forEachTrackedOp([&](Operation *tracked) {
+        if (!existing.contains(tracked))
+          created.push_back(tracked);
+      });
+      tracking::detail::EventSource source;
+      source.pass = full ? "apply_full_conversion" : "apply_partial_conversion";
+      for (Operation *gone : created)
+        tracking::detail::RegistryNotifier(registry).notifyOperationErased(
+            gone, source,
+            "created by a dialect conversion that was rolled "
+            "back");
+      run.rethrowIfError();
+      capture.raise(full ? "full conversion failed"
+                         : "partial conversion failed");
+    }
+  }
+  run.rethrowIfError();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Bindings
+//===----------------------------------------------------------------------===//
+
+void mlir::tracking::python::populateRewrite(py::module_ &m) {
+  py::enum_<GreedyRewriteStrictness>(
+      m, "GreedyRewriteStrictness",
+      "Which ops the greedy driver may rewrite besides the initial ones.")
+      .value("ANY_OP", GreedyRewriteStrictness::AnyOp)
+      .value("EXISTING_AND_NEW_OPS", GreedyRewriteStrictness::ExistingAndNewOps)
+      .value("EXISTING_OPS", GreedyRewriteStrictness::ExistingOps);
+
+  py::enum_<GreedySimplifyRegionLevel>(
+      m, "GreedySimplifyRegionLevel",
+      "How much control-flow simplification the greedy driver does.")
+      .value("DISABLED", GreedySimplifyRegionLevel::Disabled)
+      .value("NORMAL", GreedySimplifyRegionLevel::Normal)
+      .value("AGGRESSIVE", GreedySimplifyRegionLevel::Aggressive);
+
+  py::class_<PyTrackingConfig>(
+      m, "TrackingConfig",
+      "How handles find the op that replaces theirs, per driver run (the "
+      "transform dialect's TrackingListener knobs).")
+      .def(py::init([](bool requireName, bool skipCasts) {
+             PyTrackingConfig config;
+             config.config.requireMatchingReplacementOpName = requireName;
+             config.config.skipCastOps = skipCasts;
+             return config;
+           }),
+           py::arg("require_matching_replacement_op_name") = true,
+           py::arg("skip_cast_ops") = true,
+           "Defaults are the greedy drivers' (names must match; casts are "
+           "looked through). Conversions default to names not required.")
+      .def_property(
+          "require_matching_replacement_op_name",
+          [](PyTrackingConfig &self) {
+            return self.config.requireMatchingReplacementOpName;
+          },
+          [](PyTrackingConfig &self, bool value) {
+            self.config.requireMatchingReplacementOpName = value;
+          },
+          "Follow a replacement only if it has the replaced op's name (or "
+          "is constant-like).")
+      .def_property(
+          "skip_cast_ops",
+          [](PyTrackingConfig &self) { return self.config.skipCastOps; },
+          [](PyTrackingConfig &self, bool value) {
+            self.config.skipCastOps = value;
+          },
+          "Look through cast ops when looking for the replacement op.")
+      .def("__repr__", [](PyTrackingConfig &self) {
+        return describeTracking(self.config);
+      });
+
+  py::class_<PyGreedyRewriteConfig>(m, "GreedyRewriteConfig",
+                                    "Options of the greedy pattern driver.")
+      .def(py::init<>(), "The driver's defaults.")
+      .def_property(
+          "max_iterations",
+          [](PyGreedyRewriteConfig &self) {
+            return self.config.getMaxIterations();
+          },
+          [](PyGreedyRewriteConfig &self, int64_t value) {
+            self.config.setMaxIterations(value);
+          },
+          "Maximum number of iterations (-1: no limit).")
+      .def_property(
+          "max_num_rewrites",
+          [](PyGreedyRewriteConfig &self) {
+            return self.config.getMaxNumRewrites();
+          },
+          [](PyGreedyRewriteConfig &self, int64_t value) {
+            self.config.setMaxNumRewrites(value);
+          },
+          "Maximum number of rewrites per iteration (-1: no limit).")
+      .def_property(
+          "use_top_down_traversal",
+          [](PyGreedyRewriteConfig &self) {
+            return self.config.getUseTopDownTraversal();
+          },
+          [](PyGreedyRewriteConfig &self, bool value) {
+            self.config.setUseTopDownTraversal(value);
+          },
+          "Seed the worklist top-down.")
+      .def_property(
+          "enable_folding",
+          [](PyGreedyRewriteConfig &self) {
+            return self.config.isFoldingEnabled();
+          },
+          [](PyGreedyRewriteConfig &self, bool value) {
+            self.config.enableFolding(value);
+          },
+          "Fold ops (handles follow folds to constants).")
+      .def_property(
+          "enable_constant_cse",
+          [](PyGreedyRewriteConfig &self) {
+            return self.config.isConstantCSEEnabled();
+          },
+          [](PyGreedyRewriteConfig &self, bool value) {
+            self.config.enableConstantCSE(value);
+          },
+          "Deduplicate constants.")
+      .def_property(
+          "strictness",
+          [](PyGreedyRewriteConfig &self) {
+            return self.config.getStrictness();
+          },
+          [](PyGreedyRewriteConfig &self, GreedyRewriteStrictness value) {
+            self.config.setStrictness(value);
+          },
+          "A GreedyRewriteStrictness.")
+      .def_property(
+          "region_simplification_level",
+          [](PyGreedyRewriteConfig &self) {
+            return self.config.getRegionSimplificationLevel();
+          },
+          [](PyGreedyRewriteConfig &self, GreedySimplifyRegionLevel value) {
+            self.config.setRegionSimplificationLevel(value);
+          },
+          "A GreedySimplifyRegionLevel.")
+      .def("__repr__", [](PyGreedyRewriteConfig &self) {
+        return "<mlir_tracking.rewrite.GreedyRewriteConfig max_iterations=" +
+               std::to_string(self.config.getMaxIterations()) +
+               " max_num_rewrites=" +
+               std::to_string(self.config.getMaxNumRewrites()) + ">";
+      });
+
+  py::class_<PyPatternRewriter>(
+      m, "PatternRewriter",
+      "The rewriter handed to a Python pattern; every change made through it "
+      "(and every IR change Python makes while the pattern runs) is seen by "
+      "the driver and tracked. Valid only during that call.")
+      .def_property_readonly(
+          "ip",
+          [](PyPatternRewriter &self) {
+            RewriterBase &rewriter = self.get();
+            Block *block = rewriter.getInsertionBlock();
+            if (!block)
+              throw std::runtime_error("the rewriter has no insertion point");
+            py::object ref = py::none();
+            if (rewriter.getInsertionPoint() != block->end())
+              ref = PyOperation::forOperation(*self.context,
+                                              &*rewriter.getInsertionPoint());
+            return py::cast(
+                PyInsertionPoint{PyBlock::create(*self.context, block), ref});
+          },
+          "The insertion point (before the matched op by default), as an "
+          "ir.InsertionPoint: `with rewriter.ip:` creates ops there.")
+      .def(
+          "set_insertion_point_before",
+          [](PyPatternRewriter &self, py::object op) {
+            RewriterBase &rewriter = self.get();
+            rewriter.setInsertionPoint(castToOperation(op).get());
+          },
+          py::arg("op"), "Moves the insertion point before `op`.")
+      .def(
+          "set_insertion_point_after",
+          [](PyPatternRewriter &self, py::object op) {
+            RewriterBase &rewriter = self.get();
+            rewriter.setInsertionPointAfter(castToOperation(op).get());
+          },
+          py::arg("op"), "Moves the insertion point after `op`.")
+      .def(
+          "replace_op",
+          [](PyPatternRewriter &self, py::object op, py::object with,
+             py::object values) {
+            RewriterBase &rewriter = self.get();
+            Operation *target = castToOperation(op).get();
+            if (with.is_none() == values.is_none())
+              throw py::type_error("replace_op takes a new operation or a "
+                                   "list of values");
+            if (with.is_none())
+              with = values;
+            if (py::isinstance<PyOperation>(with) ||
+                py::isinstance<PyModule>(with)) {
+              Operation *replacement = castToOperation(with).get();
+              if (!replacement->getBlock())
+                throw py::value_error("the replacement operation is not in "
+                                      "a block; create it at rewriter.ip");
+              if (target == replacement)
+                throw py::value_error("cannot replace an operation by "
+                                      "itself");
+              if (target->getNumResults() != replacement->getNumResults())
+                throw py::value_error(
+                    "the replacement has " +
+                    std::to_string(replacement->getNumResults()) +
+                    " results, the operation " +
+                    std::to_string(target->getNumResults()));
+              rewriter.replaceOp(target, replacement);
+              return;
+            }
+            SmallVector<Value> newValues;
+            for (py::handle value : with)
+              newValues.push_back(castToValue(value));
+            if (newValues.size() != target->getNumResults())
+              throw py::value_error(
+                  "expected " + std::to_string(target->getNumResults()) +
+                  " values, got " + std::to_string(newValues.size()));
+            for (auto [result, value] :
+                 llvm::zip(target->getResults(), newValues)) {
+              if (result.getType() != value.getType())
+                throw py::value_error("a replacement value has another type "
+                                      "than the result it replaces");
+              if (value.getDefiningOp() == target)
+                throw py::value_error("cannot replace an operation by its "
+                                      "own results");
+            }
+            rewriter.replaceOp(target, newValues);
+          },
+          py::arg("op"), py::arg("new_op") = py::none(),
+          py::arg("values") = py::none(),
+          "replace_op(op, new_op): replaces `op` by `new_op` (results in "
+          "order) and erases `op`. replace_op(op, values): replaces result i "
+          "by values[i] and erases `op`. Handles to `op` follow the "
+          "replacement op under the run's TrackingConfig, else become "
+          "erased.")
+      .def(
+          "erase_op",
+          [](PyPatternRewriter &self, py::object op) {
+            RewriterBase &rewriter = self.get();
+            Operation *target = castToOperation(op).get();
+            if (!target->getBlock())
+              throw py::value_error("cannot erase a detached operation with "
+                                    "the rewriter; use Operation.erase");
+            for (Operation *user : target->getUsers())
+              if (!target->isAncestor(user))
+                throw py::value_error("cannot erase '" +
+                                      target->getName().getStringRef().str() +
+                                      "': its results are still used");
+            rewriter.eraseOp(target);
+          },
+          py::arg("op"), "Erases `op` (its results must be unused).")
+      .def(
+          "modify_op_in_place",
+          [](PyPatternRewriter &self, py::object op, py::function fn) {
+            RewriterBase &rewriter = self.get();
+            Operation *target = castToOperation(op).get();
+            rewriter.startOpModification(target);
+            try {
+              fn();
+            } catch (...) {
+              rewriter.finalizeOpModification(target);
+              throw;
+            }
+            rewriter.finalizeOpModification(target);
+          },
+          py::arg("op"), py::arg("fn"),
+          "Calls `fn()`, which changes `op` in place (attributes, operands), "
+          "and tells the driver that `op` changed.")
+      .def(
+          "inline_block_before",
+          [](PyPatternRewriter &self, py::object source, py::object op,
+             std::optional<py::list> argValues) {
+            RewriterBase &rewriter = self.get();
+            Block *block = source.cast<PyBlock &>().get();
+            Operation *before = castToOperation(op).get();
+            if (block->getParent() &&
+                block->getParent()->findAncestorOpInRegion(*before))
+              throw py::value_error("cannot inline a block into its own "
+                                    "region");
+            SmallVector<Value> values;
+            if (argValues)
+              for (py::handle value : *argValues)
+                values.push_back(castToValue(value));
+            if (values.size() != block->getNumArguments())
+              throw py::value_error("expected " +
+                                    std::to_string(block->getNumArguments()) +
+                                    " values for the block arguments, got " +
+                                    std::to_string(values.size()));
+            rewriter.inlineBlockBefore(block, before, values);
+          },
+          py::arg("source"), py::arg("op"), py::arg("arg_values") = py::none(),
+          "Moves the ops of `source` before `op`, replacing its arguments by "
+          "`arg_values`, and erases `source`.")
+      .def(
+          "notify_match_failure",
+          [](PyPatternRewriter &self, py::object op, const std::string &msg) {
+            RewriterBase &rewriter = self.get();
+            Operation *target = castToOperation(op).get();
+            (void)rewriter.notifyMatchFailure(target, msg);
+            return true;
+          },
+          py::arg("op"), py::arg("message"),
+          "Reports why the pattern did not match; returns True, so "
+          "`return rewriter.notify_match_failure(op, '...')` fails the match.")
+      .def("__repr__", [](PyPatternRewriter &self) {
+        return std::string("<mlir_tracking.rewrite.PatternRewriter") +
+               (self.rewriter ? ">" : " (expired)>");
+      });
+
+  py::class_<PyFrozenRewritePatternSet>(
+      m, "FrozenRewritePatternSet",
+      "An immutable pattern set, ready for the drivers.")
+      .def("__repr__", [](PyFrozenRewritePatternSet &) {
+        return std::string("<mlir_tracking.rewrite.FrozenRewritePatternSet>");
+      });
+
+  py::class_<PyRewritePatternSet>(m, "RewritePatternSet",
+                                  "A set of rewrite patterns.")
+      .def(py::init([](py::object context) {
+             PyMlirContext &ctx = PyMlirContext::resolve(context);
+             return PyRewritePatternSet{
+                 ctx.getObject(), &ctx,
+                 std::make_unique<RewritePatternSet>(ctx.get())};
+           }),
+           py::arg("context") = py::none(), "An empty set.")
+      .def(
+          "add",
+          [](PyRewritePatternSet &self, py::handle root, py::function fn,
+             unsigned benefit) {
+            RewritePatternSet &patterns = self.get();
+            std::string name = getRootName(root);
+            patterns.add(std::make_unique<PythonPattern>(
+                name, benefit, self.context->get(), fn));
+          },
+          py::arg("root"), py::arg("fn"), py::arg("benefit") = 1,
+          "Adds a pattern on ops named `root` (a name or a class with "
+          "OPERATION_NAME): `fn(op, rewriter)` matches and rewrites; the "
+          "match succeeds iff its result is falsy (e.g. None). An exception "
+          "aborts the driver run and is re-raised by it.")
+      .def(
+          "add_conversion",
+          [](PyRewritePatternSet &self, py::handle root, py::function fn,
+             py::object typeConverter, unsigned benefit) {
+            RewritePatternSet &patterns = self.get();
+            auto &converter = typeConverter.cast<PyTypeConverter &>();
+            patterns.add(std::make_unique<PythonConversionPattern>(
+                converter, typeConverter, getRootName(root), benefit,
+                self.context->get(), fn));
+          },
+          py::arg("root"), py::arg("fn"), py::arg("type_converter"),
+          py::arg("benefit") = 1,
+          "Adds a conversion pattern: `fn(op, operands, type_converter, "
+          "rewriter)` with the converted operands as a list (upstream passes "
+          "an adaptor); the match succeeds iff the result is falsy.")
+      .def(
+          "add_canonicalization_patterns",
+          [](PyRewritePatternSet &self) {
+            RewritePatternSet &patterns = self.get();
+            MLIRContext *context = self.context->get();
+            for (Dialect *dialect : context->getLoadedDialects())
+              dialect->getCanonicalizationPatterns(patterns);
+            for (RegisteredOperationName op :
+                 context->getRegisteredOperations())
+              op.getCanonicalizationPatterns(patterns, context);
+          },
+          "Adds the canonicalization patterns of every loaded dialect and "
+          "registered op (what `canonicalize` applies).")
+      .def(
+          "freeze",
+          [](PyRewritePatternSet &self) {
+            RewritePatternSet &patterns = self.get();
+            PyFrozenRewritePatternSet frozen{
+                self.contextObject,
+                std::make_shared<FrozenRewritePatternSet>(std::move(patterns)),
+                py::list()};
+            self.patterns.reset();
+            return frozen;
+          },
+          "Freezes the set (which becomes unusable) for the drivers.")
+      .def("__repr__", [](PyRewritePatternSet &self) {
+        if (!self.patterns)
+          return std::string("<mlir_tracking.rewrite.RewritePatternSet "
+                             "(frozen)>");
+        return "<mlir_tracking.rewrite.RewritePatternSet with " +
+               std::to_string(self.patterns->getNativePatterns().size()) +
+               " patterns>";
+      });
+
+  py::class_<PyPDLResultList>(m, "PDLResultList",
+                              "The results of a PDL native function.")
+      .def(
+          "append",
+          [](PyPDLResultList &self, py::object value) {
+            PDLResultList &results = self.get();
+            if (py::isinstance<PyValue>(value))
+              results.push_back(castToValue(value));
+            else if (py::isinstance<PyType>(value))
+              results.push_back(value.cast<PyType &>().type);
+            else if (py::isinstance<PyAttribute>(value))
+              results.push_back(value.cast<PyAttribute &>().attribute);
+            else
+              results.push_back(castToOperation(value).get());
+          },
+          py::arg("value"),
+          "Appends a Value, Operation, Type or Attribute result.")
+      .def("__repr__", [](PyPDLResultList &self) {
+        return std::string("<mlir_tracking.rewrite.PDLResultList") +
+               (self.results ? ">" : " (expired)>");
+      });
+
+  py::class_<PyPDLModule>(
+      m, "PDLModule",
+      "PDL patterns (`pdl.pattern` ops of a module, which is copied), with "
+      "native constraints and rewrites written in Python.")
+      .def(py::init([](py::object module) {
+             PyOperation &op = castToOperation(module);
+             auto moduleOp = dyn_cast<ModuleOp>(op.get());
+             if (!moduleOp)
+               throw py::type_error("PDLModule expects a builtin.module");
+             PyMlirContext &ctx = op.getContext();
+             return PyPDLModule{ctx.getObject(), &ctx,
+                                std::make_unique<PDLPatternModule>(
+                                    OwningOpRef<ModuleOp>(moduleOp.clone())),
+                                py::list()};
+           }),
+           py::arg("module"), "Copies the PDL patterns of `module`.")
+      .def(
+          "register_constraint_function",
+          [](PyPDLModule &self, const std::string &name, py::function fn) {
+            PDLPatternModule &module = self.get();
+            self.callables.append(fn);
+            PyMlirContext *ctx = self.context;
+            PyObject *callable = fn.ptr();
+            module.registerConstraintFunction(
+                name, [ctx, callable](PatternRewriter &rewriter,
+                                      PDLResultList &results,
+                                      ArrayRef<PDLValue> values) {
+                  return PyPDLModule::call(ctx, callable, rewriter, results,
+                                           values);
+                });
+          },
+          py::arg("name"), py::arg("fn"),
+          "`fn(rewriter, results, values)` holds iff it returns a falsy "
+          "value (upstream's rule).")
+      .def(
+          "register_rewrite_function",
+          [](PyPDLModule &self, const std::string &name, py::function fn) {
+            PDLPatternModule &module = self.get();
+            self.callables.append(fn);
+            PyMlirContext *ctx = self.context;
+            PyObject *callable = fn.ptr();
+            module.registerRewriteFunction(
+                name, [ctx, callable](PatternRewriter &rewriter,
+                                      PDLResultList &results,
+                                      ArrayRef<PDLValue> values) {
+                  return PyPDLModule::call(ctx, callable, rewriter, results,
+                                           values);
+                });
+          },
+          py::arg("name"), py::arg("fn"),
+          "`fn(rewriter, results, values)` rewrites through `rewriter`; a "
+          "truthy result fails the rewrite.")
+      .def(
+          "freeze",
+          [](PyPDLModule &self) {
+            PDLPatternModule &module = self.get();
+            RewritePatternSet set(std::move(module));
+            self.module.reset();
+            PyFrozenRewritePatternSet frozen{
+                self.contextObject,
+                std::make_shared<FrozenRewritePatternSet>(std::move(set)),
+                self.callables};
+            return frozen;
+          },
+          "Freezes the PDL patterns (this module becomes unusable).")
+      .def("__repr__", [](PyPDLModule &self) {
+        return std::string("<mlir_tracking.rewrite.PDLModule") +
+               (self.module ? ">" : " (frozen)>");
+      });
+
+  m.def(
+      "apply_patterns_and_fold_greedily",
+      [](py::object op, PyFrozenRewritePatternSet &set,
+         std::optional<PyGreedyRewriteConfig> config, py::object tracking) {
+        PyOperation &target = castToOperation(op);
+        Operation *root = target.get();
+        checkTargetContext(target, set.context);
+        PythonRun run;
+        ScopedRewriteAttribution attribution("apply_patterns_and_fold_greedily",
+                                             root);
+        LogicalResult result = applyPatternsGreedilyTracked(
+            root, *set.patterns,
+            config ? config->config : GreedyRewriteConfig(),
+            resolveTracking(tracking, TrackingConfig()));
+        run.rethrowIfError();
+        if (failed(result))
+          throw std::runtime_error("pattern application failed to converge");
+      },
+      py::arg("op"), py::arg("set"), py::arg("config") = py::none(),
+      py::arg("tracking_config") = py::none(),
+      "Applies the patterns to the ops nested in `op` (an Operation or a "
+      "Module) until a fixpoint, folding and removing dead code; handles "
+      "follow every change. Raises RuntimeError if it did not converge, "
+      "and re-raises the first exception of a Python pattern.");
+
+  py::class_<PyTypeConverter>(m, "TypeConverter",
+                              "Type conversions for dialect conversion.")
+      .def(py::init<>(), "A converter with no conversions.")
+      .def(
+          "add_conversion",
+          [](PyTypeConverter &self, py::function fn) {
+            self.callables.append(fn);
+            PyObject *callable = fn.ptr();
+            self.converter->addConversion(
+                [callable](Type type) -> std::optional<Type> {
+                  py::gil_scoped_acquire gil;
+                  PyMlirContext *context =
+                      PyMlirContext::lookup(type.getContext());
+                  if (!context)
+                    return std::nullopt;
+                  std::optional<Type> converted;
+                  callPython(*context, [&] {
+                    py::object result = py::reinterpret_borrow<py::object>(
+                        callable)(makeType(*context, type));
+                    if (!result.is_none())
+                      converted = result.cast<PyType &>().type;
+                    return true;
+                  });
+                  return converted;
+                });
+          },
+          py::arg("convert"),
+          "Adds `convert(type) -> Type | None` (None: try the conversions "
+          "added before it). The last added is tried first.")
+      .def(
+          "convert_type",
+          [](PyTypeConverter &self, py::object type) -> py::object {
+            auto &pyType = type.cast<PyType &>();
+            Type converted = self.converter->convertType(pyType.type);
+            if (!converted)
+              return py::none();
+            PyMlirContext &context = pyType.context.cast<PyMlirContext &>();
+            return makeType(context, converted);
+          },
+          py::arg("type"), "The converted type, or None.")
+      .def("__repr__", [](PyTypeConverter &self) {
+        return "<mlir_tracking.rewrite.TypeConverter with " +
+               std::to_string(py::len(self.callables)) + " conversions>";
+      });
+
+  auto names = [](py::args args) {
+    std::vector<std::string> result;
+    for (py::handle arg : args) {
+      if (py::isinstance<py::str>(arg))
+        result.push_back(arg.cast<std::string>());
+      else if (py::hasattr(arg, "OPERATION_NAME"))
+        result.push_back(py::str(arg.attr("OPERATION_NAME")));
+      else if (py::hasattr(arg, "DIALECT_NAMESPACE"))
+        result.push_back(py::str(arg.attr("DIALECT_NAMESPACE")));
+      else
+        throw py::type_error("expected names, op classes or dialect "
+                             "classes");
+    }
+    return result;
+  };
+  py::class_<PyConversionTarget>(m, "ConversionTarget",
+                                 "What is legal after a dialect conversion.")
+      .def(py::init([](py::object context) {
+             PyMlirContext &ctx = PyMlirContext::resolve(context);
+             return PyConversionTarget{
+                 ctx.getObject(), ctx.get(),
+                 std::make_unique<ConversionTarget>(*ctx.get())};
+           }),
+           py::arg("context") = py::none(), "An empty target.")
+      .def(
+          "add_legal_op",
+          [names](PyConversionTarget &self, py::args ops) {
+            for (const std::string &name : names(ops))
+              self.target->addLegalOp(OperationName(name, self.context));
+          },
+          "Marks the ops (names or classes) legal.")
+      .def(
+          "add_illegal_op",
+          [names](PyConversionTarget &self, py::args ops) {
+            for (const std::string &name : names(ops))
+              self.target->addIllegalOp(OperationName(name, self.context));
+          },
+          "Marks the ops (names or classes) illegal.")
+      .def(
+          "add_legal_dialect",
+          [names](PyConversionTarget &self, py::args dialects) {
+            for (const std::string &name : names(dialects))
+              self.target->addLegalDialect(name);
+          },
+          "Marks the dialects (names or classes) legal.")
+      .def(
+          "add_illegal_dialect",
+          [names](PyConversionTarget &self, py::args dialects) {
+            for (const std::string &name : names(dialects))
+              self.target->addIllegalDialect(name);
+          },
+          "Marks the dialects (names or classes) illegal.")
+      .def("__repr__", [](PyConversionTarget &) {
+        return std::string("<mlir_tracking.rewrite.ConversionTarget>");
+      });
+
+  m.def(
+      "apply_partial_conversion",
+      [](py::object op, PyConversionTarget &target,
+         PyFrozenRewritePatternSet &set, py::object tracking) {
+        runConversion(op, target, set, tracking, /*full=*/false);
+      },
+      py::arg("op"), py::arg("target"), py::arg("set"),
+      py::arg("tracking_config") = py::none(),
+      "Converts what the patterns can; fails (MLIRError, IR and handles "
+      "unchanged) only on ops explicitly illegal. Handles follow at commit; "
+      "op names need not match unless `tracking_config` says so.");
+  m.def(
+      "apply_full_conversion",
+      [](py::object op, PyConversionTarget &target,
+         PyFrozenRewritePatternSet &set, py::object tracking) {
+        runConversion(op, target, set, tracking, /*full=*/true);
+      },
+      py::arg("op"), py::arg("target"), py::arg("set"),
+      py::arg("tracking_config") = py::none(),
+      "Converts every op to a legal one or fails (MLIRError), rolling "
+      "everything back: IR and handles unchanged.");
+
+  m.def(
+      "walk_and_apply_patterns",
+      [](py::object op, PyFrozenRewritePatternSet &set, py::object tracking) {
+        PyOperation &target = castToOperation(op);
+        Operation *root = target.get();
+        checkTargetContext(target, set.context);
+        PythonRun run;
+        ScopedRewriteAttribution attribution("walk_and_apply_patterns", root);
+        walkAndApplyPatternsTracked(
+            root, *set.patterns, resolveTracking(tracking, TrackingConfig()));
+        run.rethrowIfError();
+      },
+      py::arg("op"), py::arg("set"), py::arg("tracking_config") = py::none(),
+      "Applies the patterns once to each op nested in `op` in a walk "
+      "(no folding, no fixpoint); handles follow every change.");
+}

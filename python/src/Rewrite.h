@@ -1,0 +1,58 @@
+//===- Rewrite.h - Python patterns run from C++ drivers ---------*- C++ -*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Shared by `mlir_tracking.rewrite` and Python-defined passes: a run of a
+// driver (or a Python pass) collects the first exception a Python callback
+// raised, and every later Python callback of that run is skipped, so the
+// exception can be re-raised once the C++ driver returns.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_PYTHON_REWRITE_H
+#define MLIR_TRACKING_PYTHON_REWRITE_H
+
+#include "Core.h"
+
+#include <optional>
+
+namespace mlir::tracking {
+namespace __attribute__((visibility("hidden"))) python {
+
+  /// The state of one driver run started from Python, current on its thread
+  /// while alive.
+  class PythonRun {
+  public:
+    PythonRun();
+    ~PythonRun();
+    PythonRun(const PythonRun &) = delete;
+    PythonRun &operator=(const PythonRun &) = delete;
+
+    /// The run current on this thread, or nullptr.
+    static PythonRun *current();
+    /// Records the Python exception being handled (the first one wins).
+    void recordError(py::error_already_set &error);
+    void recordError(const std::exception &error);
+    bool hasError() const { return error.has_value(); }
+    /// Re-raises the recorded exception, if any (GIL held).
+    void rethrowIfError();
+
+  private:
+    PythonRun *previous;
+    std::optional<py::error_already_set> error;
+    std::optional<std::string> cppError;
+  };
+
+  /// "f" for a function f (its __qualname__), for pattern and pass names.
+  std::string getCallableName(const py::object &fn);
+
+  void populateRewrite(py::module_ & m);
+  void populatePythonPasses(py::module_ & passmanager);
+  void populatePassVerification(py::module_ & passmanager);
+
+} // namespace python
+} // namespace mlir::tracking
+
+#endif // MLIR_TRACKING_PYTHON_REWRITE_H

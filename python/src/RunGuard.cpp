@@ -1,0 +1,195 @@
+//===- RunGuard.cpp - IR locked while a pipeline runs on it ---------------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RunGuard.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::python;
+
+namespace {
+/// The run whose IR the current thread may access (see ScopedRunAccess).
+thread_local const RunningPipeline *allowedRun = nullptr;
+
+std::string describeTarget(PyOperation &target) {
+  const OpHandle &handle = target.getHandle();
+  return "'" + handle.getLastName() + "' at " + handle.getLastLocation();
+}
+} // namespace
+
+void mlir::tracking::python::checkIRAccess(const RootOwner &owner) {
+  const RunningPipeline *run = owner.running;
+  if (!run || run == allowedRun)
+    return;
+  throw IRInUseException(
+      "cannot access this IR: the pass pipeline '" + run->pipeline +
+      "' is running on it (PassManager.run on " + run->target +
+      " in another thread); use it again after that run returns");
+}
+
+void mlir::tracking::python::checkNoRunIn(const PyMlirContext &context,
+                                          StringRef what) {
+  if (context.numRunning == 0)
+    return;
+  throw IRInUseException(
+      what.str() + " is not allowed while a pass pipeline runs in context #" +
+      std::to_string(context.getId()) +
+      " (PassManager.run in another thread); call it after the run returns");
+}
+
+//===----------------------------------------------------------------------===//
+// RunLock
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The trees linked to `root` by uses, transitively (with `root` first): a
+/// value defined in one tree and used in another (an op moved or detached
+/// while its results were used, a clone), or a branch to a block of
+/// another tree. Passes on one tree change the use lists those trees share,
+/// so they are locked together. Reading a linked tree is safe: links are
+/// symmetric, so a run on it would have locked `root` too.
+SmallVector<Operation *> collectLinkedTrees(Operation *root,
+                                            bool &rootUsedFromOutside) {
+  rootUsedFromOutside = false;
+  SmallVector<Operation *> trees{root};
+  DenseSet<Operation *> seen{root};
+  auto note = [&](Operation *op) {
+    Operation *tree = getRootOf(op);
+    if (seen.insert(tree).second)
+      trees.push_back(tree);
+  };
+  auto noteValue = [&](Value value) {
+    if (Operation *def = value.getDefiningOp())
+      note(def);
+    else if (Operation *parent = value.getParentBlock()->getParentOp())
+      note(parent);
+  };
+  for (size_t i = 0; i < trees.size(); ++i) {
+    // A use of the root tree's values or blocks by another tree.
+    auto noteUser = [&](Operation *user) {
+      if (i == 0 && getRootOf(user) != root)
+        rootUsedFromOutside = true;
+      note(user);
+    };
+    trees[i]->walk([&](Operation *op) {
+      for (Value operand : op->getOperands())
+        noteValue(operand);
+      for (Block *successor : op->getSuccessors())
+        if (Operation *parent = successor->getParentOp())
+          note(parent);
+      for (Value result : op->getResults())
+        for (Operation *user : result.getUsers())
+          noteUser(user);
+      for (Region &region : op->getRegions())
+        for (Block &block : region) {
+          for (BlockOperand &use : block.getUses())
+            noteUser(use.getOwner());
+          for (BlockArgument argument : block.getArguments())
+            for (Operation *user : argument.getUsers())
+              noteUser(user);
+        }
+    });
+  }
+  return trees;
+}
+} // namespace
+
+RunLock::RunLock(PyOperation &target, std::string pipeline)
+    : context(target.getContext()), run{std::move(pipeline),
+                                        describeTarget(target)} {
+  std::shared_ptr<RootOwner> current = target.getResolvedOwner();
+  if (const RunningPipeline *other = current->running)
+    throw IRInUseException(
+        "cannot run '" + run.pipeline + "' on " + run.target +
+        ": the pass pipeline '" + other->pipeline + "' is already running on " +
+        other->target + " in the same IR (one run per IR tree at a time)");
+  // Checks liveness and brings the owner in step with the op's tree.
+  op = target.get();
+  owners.push_back(target.getResolvedOwner());
+  bool usedFromOutside = false;
+  SmallVector<Operation *> trees =
+      collectLinkedTrees(getRootOf(op), usedFromOutside);
+  // Passes assume that every use of an op they erase is in the IR they run
+  // on: one erasing an op (or block) that another tree still uses would
+  // leave that tree with a use of freed IR.
+  if (usedFromOutside)
+    throw IRInUseException(
+        "cannot run '" + run.pipeline + "' on " + run.target +
+        ": ops outside its IR (a clone, or ops detached or moved out of it) "
+        "use values or blocks of it, and a pass could free them while they "
+        "are still used; erase those ops or move them into this IR first");
+  for (Operation *tree : llvm::drop_begin(trees))
+    owners.push_back(context.getOwner(tree));
+  for (const std::shared_ptr<RootOwner> &owner : owners) {
+    if (const RunningPipeline *other = owner->running)
+      throw IRInUseException("cannot run '" + run.pipeline + "' on " +
+                             run.target + ": the pass pipeline '" +
+                             other->pipeline +
+                             "' is already running "
+                             "on " +
+                             other->target +
+                             ", whose IR uses values of this IR (or "
+                             "this IR uses values of it)");
+    for (IRPin *pin : context.pins)
+      if (pin->covers(owner.get()))
+        throw IRInUseException(
+            "cannot run '" + run.pipeline + "' on " + run.target +
+            ": the IR is in use by " + pin->getUser() +
+            " (a walk callback or another thread is reading it); run it "
+            "after that returns");
+  }
+  for (const std::shared_ptr<RootOwner> &owner : owners)
+    owner->running = &run;
+  ++context.numRunning;
+}
+
+RunLock::~RunLock() {
+  for (const std::shared_ptr<RootOwner> &owner : owners)
+    owner->running = nullptr;
+  --context.numRunning;
+}
+
+//===----------------------------------------------------------------------===//
+// IRPin
+//===----------------------------------------------------------------------===//
+
+IRPin::IRPin(PyOperation &operation, const char *user)
+    : context(operation.getContext()), user(user) {
+  std::shared_ptr<RootOwner> owner = operation.getResolvedOwner();
+  checkIRAccess(*owner);
+  owners.push_back(std::move(owner));
+  context.pins.push_back(this);
+}
+
+IRPin::~IRPin() { llvm::erase(context.pins, this); }
+
+bool IRPin::covers(const RootOwner *owner) const {
+  return llvm::any_of(owners, [&](const std::shared_ptr<RootOwner> &pinned) {
+    return RootOwner::resolve(pinned).get() == owner;
+  });
+}
+
+void mlir::tracking::python::propagatePins(PyMlirContext &context,
+                                           const RootOwner *from,
+                                           std::shared_ptr<RootOwner> to) {
+  for (IRPin *pin : context.pins)
+    if (pin->covers(from) && !pin->covers(to.get()))
+      pin->owners.push_back(to);
+}
+
+//===----------------------------------------------------------------------===//
+// ScopedRunAccess
+//===----------------------------------------------------------------------===//
+
+ScopedRunAccess::ScopedRunAccess(const RunningPipeline &run)
+    : previous(allowedRun) {
+  allowedRun = &run;
+}
+
+ScopedRunAccess::~ScopedRunAccess() { allowedRun = previous; }

@@ -1,0 +1,130 @@
+//===- RunGuard.h - IR locked while a pipeline runs on it -------*- C++ -*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// `PassManager.run` releases the GIL, so other Python threads run while MLIR
+// changes the IR. The unit of locking is an IR tree: a top-level op and
+// everything under it, represented by its RootOwner (see Core.h). Every
+// structural Python object reaches IR through a PyOperation, and
+// PyOperation::get() calls checkIRAccess() on the owner of its op's tree
+// before it reads anything, so while a run holds a RunLock on a tree every
+// access to it from Python raises IRInUseException (a RuntimeError naming
+// the pipeline), without reading the IR that is being changed.
+//
+// The other direction: C++ code that holds raw IR across Python code (a walk
+// calling its callback, a loop that allocates Python objects and so may run
+// a finalizer that switches threads) holds an IRPin; a run refuses to start
+// on a pinned tree. When Python moves IR out of a pinned tree, the
+// destination tree is pinned too (see propagatePins), so every op a pin
+// holder saw stays safe to read for as long as it holds the pin.
+//
+// Everything here is read and written with the GIL held.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_PYTHON_RUNGUARD_H
+#define MLIR_TRACKING_PYTHON_RUNGUARD_H
+
+#include "Core.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlir::tracking {
+// Internal to the extension: hidden like pybind11's own types, whose
+// objects these classes hold.
+namespace __attribute__((visibility("hidden"))) python {
+
+  /// What runs on a locked IR tree, for the errors other threads get.
+  struct RunningPipeline {
+    /// The textual pipeline, e.g. "builtin.module(canonicalize)".
+    std::string pipeline;
+    /// The op the run was started on, as "'name' at loc".
+    std::string target;
+  };
+
+  /// Python touched IR that a pipeline is running on, or started a run on
+  /// IR that is locked or pinned. Translated to RuntimeError.
+  struct IRInUseException : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+
+  /// Throws IRInUseException if a pipeline runs on the tree of `owner` (the
+  /// resolved owner of an op) and the current thread was not let in by a
+  /// ScopedRunAccess for that run. Reads no IR.
+  void checkIRAccess(const RootOwner &owner);
+
+  /// Throws IRInUseException if a pipeline runs anywhere in `context`: for
+  /// context-wide changes (threading, dialects) and for resolving raw
+  /// pointers (capsules) that may point into running IR. `what` names the
+  /// refused call.
+  void checkNoRunIn(const PyMlirContext &context, llvm::StringRef what);
+
+  /// Locks the IR tree of `target`, and every tree linked to it by uses
+  /// (values or blocks of one used in another), for a run of `pipeline` for
+  /// its lifetime. Throws IRInUseException if one of them is already locked
+  /// or pinned, and InvalidatedHandleException if `target` is not live.
+  class RunLock {
+  public:
+    RunLock(PyOperation &target, std::string pipeline);
+    ~RunLock();
+    RunLock(const RunLock &) = delete;
+    RunLock &operator=(const RunLock &) = delete;
+
+    /// The op to run on (the live op of `target`).
+    Operation *getOperation() const { return op; }
+    const RunningPipeline &getRun() const { return run; }
+
+  private:
+    PyMlirContext &context;
+    RunningPipeline run;
+    Operation *op = nullptr;
+    /// The owners of the locked trees, the target's first.
+    llvm::SmallVector<std::shared_ptr<RootOwner>, 1> owners;
+  };
+
+  /// Keeps runs off the tree of `operation` (and every tree Python moves IR
+  /// of it to) for its lifetime. `user` names the holder in the error a run
+  /// gets, e.g. "Operation.walk".
+  class IRPin {
+  public:
+    IRPin(PyOperation &operation, const char *user);
+    ~IRPin();
+    IRPin(const IRPin &) = delete;
+    IRPin &operator=(const IRPin &) = delete;
+
+    /// True if this pin covers the tree of `owner` (a resolved owner).
+    bool covers(const RootOwner *owner) const;
+    const char *getUser() const { return user; }
+
+  private:
+    friend void propagatePins(PyMlirContext &, const RootOwner *,
+                              std::shared_ptr<RootOwner>);
+    PyMlirContext &context;
+    const char *user;
+    llvm::SmallVector<std::shared_ptr<RootOwner>, 2> owners;
+  };
+
+  /// Fires after Python moved IR from the tree of `from` to the tree of `to`
+  /// (a cross-tree move or a detach): pins covering `from` now cover `to`.
+  void propagatePins(PyMlirContext & context, const RootOwner *from,
+                     std::shared_ptr<RootOwner> to);
+
+  /// Lets the current thread access the IR that `run` is running on, for
+  /// Python code the run itself calls (a Python pass). Nests.
+  class ScopedRunAccess {
+  public:
+    explicit ScopedRunAccess(const RunningPipeline &run);
+    ~ScopedRunAccess();
+    ScopedRunAccess(const ScopedRunAccess &) = delete;
+    ScopedRunAccess &operator=(const ScopedRunAccess &) = delete;
+
+  private:
+    const RunningPipeline *previous;
+  };
+
+} // namespace python
+} // namespace mlir::tracking
+
+#endif // MLIR_TRACKING_PYTHON_RUNGUARD_H

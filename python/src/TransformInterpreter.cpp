@@ -1,0 +1,160 @@
+//===- TransformInterpreter.cpp - dialects.transform.interpreter ----------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// `TransformOptions` and `apply_named_sequence` (upstream names), on the
+// tracked route of mlir/Tracking/TransformInterpreter.h: the caller's handles
+// survive the script as precisely as the transform dialect's own tracking
+// allows, and the entry sequence's results come back as handles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Core.h"
+#include "IRObjects.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Tracking/TransformInterpreter.h"
+
+#include <pybind11/stl.h>
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::python;
+
+namespace {
+/// `TransformOptions`: upstream's two knobs, with upstream's defaults (both
+/// on).
+struct PyTransformOptions {
+  transform::TransformOptions options;
+};
+
+/// The handles bound to one extra argument: an Operation (or Module), or a
+/// sequence of them.
+std::vector<OpHandle> toHandles(const py::handle &arg, size_t index,
+                                PyMlirContext &context) {
+  std::vector<OpHandle> handles;
+  auto add = [&](const py::handle &item) {
+    PyOperation &op = castToOperation(item);
+    if (&op.getContext() != &context)
+      throw py::value_error("args[" + std::to_string(index) +
+                            "]: the operation belongs to another context");
+    // Raises InvalidatedHandleError for a handle that is not live.
+    op.get();
+    handles.push_back(op.getHandle());
+  };
+  if (py::isinstance<py::sequence>(arg) && !py::isinstance<py::str>(arg)) {
+    for (const py::handle &item : arg)
+      add(item);
+  } else {
+    add(arg);
+  }
+  return handles;
+}
+} // namespace
+
+void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
+  py::class_<PyTransformOptions>(
+      m, "TransformOptions",
+      "Options of the transform interpreter (upstream "
+      "transform::TransformOptions).")
+      .def(py::init<>(), "Creates options with upstream's defaults.")
+      .def_property(
+          "expensive_checks",
+          [](const PyTransformOptions &self) {
+            return self.options.getExpensiveChecksEnabled();
+          },
+          [](PyTransformOptions &self, bool value) {
+            self.options.enableExpensiveChecks(value);
+          },
+          "Check before each transform op that its handles still point to "
+          "valid payload (on by default).")
+      .def_property(
+          "enforce_single_top_level_transform_op",
+          [](const PyTransformOptions &self) {
+            return self.options.getEnforceSingleToplevelTransformOp();
+          },
+          [](PyTransformOptions &self, bool value) {
+            self.options.enableEnforceSingleToplevelTransformOp(value);
+          },
+          "Require a single top-level transform op (on by default).")
+      .def(
+          "__repr__",
+          [](const PyTransformOptions &self) {
+            return std::string("TransformOptions(expensive_checks=") +
+                   (self.options.getExpensiveChecksEnabled() ? "True"
+                                                             : "False") +
+                   ", enforce_single_top_level_transform_op=" +
+                   (self.options.getEnforceSingleToplevelTransformOp()
+                        ? "True"
+                        : "False") +
+                   ")";
+          },
+          "The options and their values.");
+
+  m.def(
+      "apply_named_sequence",
+      [](py::object payloadRoot, py::object transformRoot,
+         py::object transformModule, py::object transformOptions,
+         py::object args) {
+        PyOperation &payload = castToOperation(payloadRoot);
+        PyOperation &root = castToOperation(transformRoot);
+        PyMlirContext &context = payload.getContext();
+        if (&root.getContext() != &context)
+          throw py::value_error(
+              "the transform root belongs to another context than the "
+              "payload root");
+        ModuleOp library;
+        if (!transformModule.is_none()) {
+          PyOperation &module = castToOperation(transformModule);
+          if (&module.getContext() != &context)
+            throw py::value_error("the transform module belongs to another "
+                                  "context than the payload root");
+          library = dyn_cast<ModuleOp>(module.get());
+          if (!library)
+            throw py::type_error("transform_module must be a builtin.module");
+        }
+        transform::TransformOptions options;
+        if (!transformOptions.is_none())
+          options = transformOptions.cast<PyTransformOptions &>().options;
+
+        std::vector<std::vector<OpHandle>> bound;
+        if (!py::isinstance<py::sequence>(args) ||
+            py::isinstance<py::str>(args))
+          throw py::type_error("args must be a sequence with one Operation "
+                               "or list of Operations per extra argument");
+        size_t index = 0;
+        for (const py::handle &arg : args)
+          bound.push_back(toHandles(arg, index++, context));
+
+        Operation *payloadOp = payload.get();
+        Operation *rootOp = root.get();
+        std::vector<TransformSequenceResult> results;
+        DiagnosticCapture capture(context.get());
+        // The GIL stays held: no Python thread may touch the IR meanwhile.
+        if (failed(applyTrackedNamedSequence(context.getRegistry(), payloadOp,
+                                             rootOp, library, bound, options,
+                                             results)))
+          capture.raise("Failed to apply named transform sequence");
+
+        py::list out;
+        for (const TransformSequenceResult &result : results) {
+          py::list items;
+          if (result.isParam) {
+            for (Attribute param : result.params)
+              items.append(makeAttribute(context, param));
+          } else {
+            for (const OpHandle &handle : result.ops)
+              items.append(PyOperation::forOperation(context, handle.get()));
+          }
+          out.append(items);
+        }
+        return out;
+      },
+      py::arg("payload_root"), py::arg("transform_root"),
+      py::arg("transform_module") = py::none(),
+      py::arg("transform_options") = py::none(), py::arg("args") = py::tuple(),
+      "Applies the named sequence `transform_root` to `payload_root` with "
+      "tracking; see mlir_tracking.dialects.transform.interpreter.");
+}

@@ -1,0 +1,96 @@
+//===- Walk.cpp - Operation.walk that never touches freed IR --------------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Walk.h"
+#include "RunGuard.h"
+
+#include "mlir/IR/Operation.h"
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::python;
+
+namespace {
+/// One op to visit: a handle (so erasure and replacement are seen) and, in
+/// pre-order, the index just past the ops nested in it at snapshot time
+/// (where SKIP continues).
+struct WalkEntry {
+  OpHandle handle;
+  size_t end;
+};
+
+/// The ops under `root` (and `root`) in `order`, as handles.
+std::vector<WalkEntry> takeSnapshot(HandleRegistry &registry, Operation *root,
+                                    WalkOrder order) {
+  std::vector<WalkEntry> entries;
+  if (order == WalkOrder::PostOrder) {
+    root->walk<WalkOrder::PostOrder>([&](Operation *op) {
+      entries.push_back({registry.getHandle(op), 0});
+    });
+    return entries;
+  }
+  // Pre-order: `open` holds the entries whose subtree is being listed; an op
+  // closes every open entry that is not its parent.
+  std::vector<std::pair<size_t, Operation *>> open;
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    Operation *parent = op == root ? nullptr : op->getParentOp();
+    while (!open.empty() && open.back().second != parent) {
+      entries[open.back().first].end = entries.size();
+      open.pop_back();
+    }
+    open.emplace_back(entries.size(), op);
+    entries.push_back({registry.getHandle(op), 0});
+  });
+  for (auto &[index, op] : open)
+    entries[index].end = entries.size();
+  return entries;
+}
+
+PyWalkResult callCallback(const py::function &callback, py::object op) {
+  py::object result = callback(std::move(op));
+  if (result.is_none())
+    return PyWalkResult::Advance;
+  if (!py::isinstance<PyWalkResult>(result))
+    throw py::type_error("walk callback must return a WalkResult or None, "
+                         "got " +
+                         py::repr(py::type::of(result)).cast<std::string>());
+  return result.cast<PyWalkResult>();
+}
+} // namespace
+
+void mlir::tracking::python::walkOperation(PyOperation &operation,
+                                           const py::function &callback,
+                                           WalkOrder order) {
+  Operation *root = operation.get();
+  PyMlirContext &context = operation.getContext();
+  // No pipeline may run on this IR (or where the callback moves it) while
+  // the walk holds raw pointers between callbacks.
+  IRPin pin(operation, "Operation.walk");
+  std::vector<WalkEntry> entries =
+      takeSnapshot(context.getRegistry(), root, order);
+  for (size_t i = 0, e = entries.size(); i < e;) {
+    // The walk ends when the walked op is gone.
+    if (!operation.getIfLive())
+      return;
+    Operation *current = operation.get();
+    Operation *op = entries[i].handle.get();
+    // Erased, invalidated, or moved out of the walked op: not visited.
+    if (!op || !current->isAncestor(op)) {
+      ++i;
+      continue;
+    }
+    switch (callCallback(callback, PyOperation::forOperation(context, op))) {
+    case PyWalkResult::Advance:
+      ++i;
+      break;
+    case PyWalkResult::Interrupt:
+      return;
+    case PyWalkResult::Skip:
+      i = order == WalkOrder::PreOrder ? entries[i].end : i + 1;
+      break;
+    }
+  }
+}

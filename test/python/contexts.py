@@ -1,0 +1,160 @@
+# RUN: %PYTHON %s | FileCheck %s
+# Objects of another context are refused (ValueError naming both contexts)
+# by every call that would put them into IR: before, they were accepted and
+# the IR crashed once their context died.
+
+import gc
+
+from mlir_tracking import ir
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    return f
+
+
+ASM = """
+func.func @f(%a: i32) -> i32 {
+  %c1 = arith.constant 1 : i32
+  %0 = arith.addi %a, %c1 : i32
+  cf.br ^bb1
+^bb1:
+  return %0 : i32
+}
+"""
+
+
+def parts(ctx):
+    m = ir.Module.parse(ASM, context=ctx)
+    func = m.body.operations[0]
+    entry, bb1 = func.regions[0].blocks
+    c1, addi, br = entry.operations
+    return m, func, entry, bb1, c1, addi
+
+
+def create_constant(ctx, ip=False):
+    with ctx, ir.Location.unknown():
+        return ir.Operation.create(
+            "arith.constant", results=[ir.Type.parse("i32")],
+            attributes={"value": ir.Attribute.parse("5 : i32")}, ip=ip)
+
+
+# CHECK-LABEL: TEST: test_mixing_refused
+@run
+def test_mixing_refused():
+    ctx1, ctx2 = ir.Context(), ir.Context()
+    m1, func1, entry1, bb1_1, c1_1, addi1 = parts(ctx1)
+    m2, func2, entry2, bb1_2, c1_2, addi2 = parts(ctx2)
+    foreign_op = create_constant(ctx2)
+    i32_2 = ir.Type.parse("i32", context=ctx2)
+    loc2 = ir.Location.unknown(context=ctx2)
+    attr2 = ir.Attribute.parse("unit", context=ctx2)
+    before = str(m1)
+
+    def create(**kwargs):
+        kwargs.setdefault("results", [ir.Type.parse("i32", context=ctx1)])
+        kwargs.setdefault("loc", ir.Location.unknown(context=ctx1))
+        return ir.Operation.create("arith.addi", ip=False, **kwargs)
+
+    calls = {
+        "InsertionPoint.insert": lambda: ir.InsertionPoint(entry1).insert(
+            foreign_op),
+        "Block.append": lambda: entry1.append(foreign_op),
+        "move_before": lambda: foreign_op.move_before(addi1),
+        "move_after": lambda: addi2.move_after(addi1),
+        "create ip": lambda: create_constant(
+            ctx2, ip=ir.InsertionPoint(entry1)),
+        "create operands": lambda: create(
+            operands=[addi2.results[0], addi2.results[0]]),
+        "create mixed operands": lambda: create(
+            operands=[addi1.results[0], addi2.results[0]]),
+        "create successors": lambda: ir.Operation.create(
+            "cf.br", successors=[bb1_2], loc=ir.Location.unknown(context=ctx1),
+            ip=False),
+        "create result types": lambda: create(results=[i32_2]),
+        "create attributes": lambda: create(attributes={"x": attr2}),
+        "Value.replace_all_uses_with": lambda: addi1.results[0]
+        .replace_all_uses_with(addi2.results[0]),
+        "Operation.replace_all_uses_with": lambda: addi1
+        .replace_all_uses_with([addi2.results[0]]),
+        "Operation.replace_all_uses_with op": lambda: addi1
+        .replace_all_uses_with(addi2),
+        "operand assignment": lambda: addi1.operands.__setitem__(
+            0, addi2.results[0]),
+        "attribute assignment": lambda: addi1.attributes.__setitem__(
+            "x", attr2),
+        "BlockList.append": lambda: func1.regions[0].blocks.append(i32_2),
+        "Block.add_argument": lambda: entry1.add_argument(
+            i32_2, ir.Location.unknown(context=ctx1)),
+        "Block.add_argument loc": lambda: entry1.add_argument(
+            ir.Type.parse("i32", context=ctx1), loc2),
+        "Block.create_at_start": lambda: ir.Block.create_at_start(
+            func1.regions[0], [i32_2]),
+        "Location.name": lambda: ir.Location.name("n", childLoc=loc2,
+                                                  context=ctx1),
+    }
+    id1 = repr(ctx1).split()[1].rstrip(":")
+    id2 = repr(ctx2).split()[1].rstrip(":")
+    for name, call in calls.items():
+        try:
+            call()
+            print(name, "ACCEPTED")
+        except ValueError as e:
+            message = str(e)
+            ok = f"context {id1}" in message and f"context {id2}" in message
+            print(name, "refused" if ok else "WRONG MESSAGE: " + message)
+    # CHECK: InsertionPoint.insert refused
+    # CHECK-NEXT: Block.append refused
+    # CHECK-NEXT: move_before refused
+    # CHECK-NEXT: move_after refused
+    # CHECK-NEXT: create ip refused
+    # CHECK-NEXT: create operands refused
+    # CHECK-NEXT: create mixed operands refused
+    # CHECK-NEXT: create successors refused
+    # CHECK-NEXT: create result types refused
+    # CHECK-NEXT: create attributes refused
+    # CHECK-NEXT: Value.replace_all_uses_with refused
+    # CHECK-NEXT: Operation.replace_all_uses_with refused
+    # CHECK-NEXT: Operation.replace_all_uses_with op refused
+    # CHECK-NEXT: operand assignment refused
+    # CHECK-NEXT: attribute assignment refused
+    # CHECK-NEXT: BlockList.append refused
+    # CHECK-NEXT: Block.add_argument refused
+    # CHECK-NEXT: Block.add_argument loc refused
+    # CHECK-NEXT: Block.create_at_start refused
+    # CHECK-NEXT: Location.name refused
+    # Nothing changed; a refused call leaves no trace.
+    # CHECK: unchanged: True
+    print("unchanged:", str(m1) == before)
+    # One message in full.
+    # CHECK: cannot use an operation of context #[[B:[0-9]+]] with IR of context #[[A:[0-9]+]]: objects of different contexts cannot be mixed
+    try:
+        entry1.append(foreign_op)
+    except ValueError as e:
+        print(e)
+    # The second context dies; the first one's IR is intact and verifies.
+    del m2, func2, entry2, bb1_2, c1_2, addi2, foreign_op, i32_2, loc2, attr2
+    del calls
+    ctx2 = None
+    gc.collect()
+    # CHECK: verified: True
+    print("verified:", func1.verify())
+    # CHECK: []
+    print(ctx1._verify_tracking())
+
+
+# CHECK-LABEL: TEST: test_same_context_still_works
+@run
+def test_same_context_still_works():
+    ctx = ir.Context()
+    m, func, entry, bb1, c1, addi = parts(ctx)
+    op = create_constant(ctx)
+    entry.operations[0].move_before(addi)
+    ir.InsertionPoint(addi).insert(op)
+    addi.operands[1] = op.results[0]
+    c1.erase()
+    # CHECK: %[[C:.*]] = arith.constant 5 : i32
+    # CHECK: arith.addi %arg0, %[[C]] : i32
+    print(func)

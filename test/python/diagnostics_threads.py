@@ -1,0 +1,146 @@
+# RUN: %PYTHON %s | FileCheck %s
+# Diagnostics are captured per run (per thread): concurrent failing and
+# succeeding pipelines, parses and verifications each raise MLIRError with
+# exactly their own error diagnostics. Before, the capture was context-wide:
+# the newest capture took every error, so one thread raised an empty
+# MLIRError while another reported errors that were not its own.
+
+import gc
+import threading
+
+from mlir_tracking import ir, passmanager
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    return f
+
+
+ITERATIONS = 60
+
+
+def failing_module(ctx, tag):
+    """Valid functions and one public declaration (invalid) at "<tag>":7:1:
+    the verifier run after a pass reports exactly that error (the functions
+    are verified in parallel, so the error comes from a worker thread and is
+    re-emitted on the thread that runs the pipeline)."""
+    m = ir.Module.parse(good_module(4), context=ctx)
+    with ctx:
+        m.body.append(ir.Operation.create(
+            "func.func", regions=1,
+            loc=ir.Location.file(tag, 7, 1),
+            attributes={"sym_name": ir.Attribute.parse(f'"{tag}"'),
+                        "function_type": ir.Attribute.parse("() -> ()")}))
+    return m
+
+
+def good_module(functions):
+    return "\n".join(
+        f"""func.func @g{i}(%a: i32) -> i32 {{
+  %c0 = arith.constant 0 : i32
+  %0 = arith.addi %a, %c0 : i32
+  return %0 : i32
+}}""" for i in range(functions))
+
+
+def locations(error):
+    return sorted(str(d.location) for d in error.error_diagnostics)
+
+
+def run_threads(workers):
+    problems = []
+
+    def wrap(work):
+        def body():
+            try:
+                for _ in range(ITERATIONS):
+                    work()
+            except Exception as e:  # reported below
+                problems.append(repr(e))
+        return body
+
+    threads = [threading.Thread(target=wrap(w)) for w in workers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return problems
+
+
+def failing_pipeline(ctx, tag, problems):
+    def work():
+        m = failing_module(ctx, tag)
+        pm = passmanager.PassManager.parse(
+            "builtin.module(func.func(canonicalize))", context=ctx)
+        try:
+            pm.run(m)
+        except ir.MLIRError as e:
+            if locations(e) != [f'loc("{tag}":7:1)']:
+                problems.append((tag, locations(e)))
+        else:
+            problems.append((tag, "did not fail"))
+    return work
+
+
+# CHECK-LABEL: TEST: test_concurrent_pipelines
+@run
+def test_concurrent_pipelines():
+    ctx = ir.Context()
+    problems = []
+
+    def succeeding():
+        m = ir.Module.parse(good_module(8), context=ctx)
+        passmanager.PassManager.parse(
+            "builtin.module(func.func(canonicalize),cse)", context=ctx).run(m)
+
+    problems += run_threads([failing_pipeline(ctx, "a", problems),
+                             failing_pipeline(ctx, "b", problems),
+                             succeeding, succeeding])
+    # CHECK: problems: []
+    print("problems:", problems)
+
+
+# CHECK-LABEL: TEST: test_concurrent_parse_and_verify
+@run
+def test_concurrent_parse_and_verify():
+    ctx = ir.Context()
+    problems = []
+
+    def parse_failing(tag):
+        def work():
+            try:
+                ir.Module.parse(f"func.func private @f(!{tag}_alias)",
+                                context=ctx)
+            except ir.MLIRError as e:
+                messages = [d.message for d in e.error_diagnostics]
+                if messages != [f"undefined symbol alias id '{tag}_alias'"]:
+                    problems.append((tag, messages))
+            else:
+                problems.append((tag, "parsed"))
+        return work
+
+    def verify_failing(tag):
+        def work():
+            m = failing_module(ctx, tag)
+            try:
+                m.operation.verify()
+            except ir.MLIRError as e:
+                if locations(e) != [f'loc("{tag}":7:1)']:
+                    problems.append((tag, locations(e)))
+            else:
+                problems.append((tag, "verified"))
+        return work
+
+    def parse_good():
+        ir.Module.parse(good_module(4), context=ctx).operation.verify()
+
+    # Parsing and verifying keep the GIL; the pipelines release it, so their
+    # errors arrive while the other threads' captures are registered.
+    problems += run_threads([parse_failing("x"), parse_failing("y"),
+                             verify_failing("v"), verify_failing("w"),
+                             parse_good, failing_pipeline(ctx, "p", problems),
+                             failing_pipeline(ctx, "q", problems)])
+    # CHECK: problems: []
+    print("problems:", problems)

@@ -1,0 +1,78 @@
+# RUN: %PYTHON %s %tracking_lib_dir/TrackingTestDialectPlugin.so | FileCheck %s
+# A downstream dialect library (test/lib/TestDialectPlugin.cpp, an MLIR
+# dialect plugin) loaded into our contexts with ir.load_dialect_plugin and
+# DialectRegistry.load_plugin; its ops are tracked like any other.
+
+import sys
+
+from mlir_tracking import ir, passmanager
+
+PLUGIN = sys.argv[1]
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    return f
+
+
+# CHECK-LABEL: TEST: test_unknown_before_loading
+# CHECK-NEXT: False
+# CHECK-NEXT: MLIRError: Unable to parse module assembly
+@run
+def test_unknown_before_loading():
+    with ir.Context() as ctx:
+        print(ctx.is_registered_operation("tracking_plugin.noop"))
+        try:
+            ir.Module.parse('"tracking_plugin.noop"() : () -> ()')
+        except ir.MLIRError as e:
+            print("MLIRError:", e.message)
+
+
+# CHECK-LABEL: TEST: test_registry_load_plugin
+# CHECK-NEXT: True
+# CHECK-NEXT: tracking_plugin
+@run
+def test_registry_load_plugin():
+    with ir.Context() as ctx:
+        registry = ir.DialectRegistry()
+        registry.load_plugin(PLUGIN)
+        ctx.append_dialect_registry(registry)
+        ctx.load_all_available_dialects()
+        print(ctx.is_registered_operation("tracking_plugin.noop"))
+        print(ctx.get_dialect_descriptor("tracking_plugin").namespace)
+
+
+# CHECK-LABEL: TEST: test_load_dialect_plugin
+# CHECK-NEXT: TrackingTestDialectPlugin
+# CHECK-NEXT: True True
+# CHECK-NEXT: tracking_plugin.noop live
+# CHECK-NEXT: erased
+# CHECK-NEXT: MLIRError: Verification failed
+# CHECK-NEXT: ValueError: failed to load dialect plugin
+@run
+def test_load_dialect_plugin():
+    with ir.Context() as ctx:
+        print(ir.load_dialect_plugin(PLUGIN))
+        later = ir.Context()
+        print(ctx.is_registered_operation("tracking_plugin.noop"),
+              later.is_registered_operation("tracking_plugin.noop"))
+        m = ir.Module.parse("""
+          func.func @f() {
+            "tracking_plugin.noop"() {tag = "a"} : () -> ()
+            return
+          }""")
+        noop = m.body.operations[0].regions[0].blocks[0].operations[0]
+        print(noop.name, noop.handle_state)
+        noop.erase()
+        print(noop.handle_state)
+        bad = ir.Operation.create("tracking_plugin.noop",
+                                  attributes={"tag": ir.UnitAttr.get()})
+        try:
+            bad.verify()
+        except ir.MLIRError as e:
+            print("MLIRError:", e.message)
+        try:
+            ir.load_dialect_plugin("/nonexistent/libnothing.so")
+        except ValueError as e:
+            print("ValueError:", str(e)[:32])

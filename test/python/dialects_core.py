@@ -1,0 +1,283 @@
+# RUN: %PYTHON %s | FileCheck %s
+# The hand-written conveniences of builtin, func, arith and scf over the
+# classes mlir-tblgen-22 generates: construction, accessors, value builders,
+# result type inference, downcasting of returned ops, errors, and that every
+# op built this way is a tracked handle.
+
+import gc
+from array import array
+
+from mlir_tracking import ir, passmanager
+from mlir_tracking.dialects import arith, builtin, func, scf
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    return f
+
+
+def expect_error(kind, f):
+    try:
+        f()
+    except kind as e:
+        print(f"{kind.__name__}: {e}")
+    else:
+        print("no error")
+
+
+# CHECK-LABEL: TEST: test_module_op
+@run
+def test_module_op():
+    with ir.Context(), ir.Location.unknown():
+        module = builtin.ModuleOp()
+        # CHECK: ModuleOp True 0
+        print(type(module).__name__, isinstance(module, ir.OpView),
+              len(module.body.operations))
+        with ir.InsertionPoint(module.body):
+            inner = builtin.ModuleOp(sym_name="inner")
+        # CHECK: module {
+        # CHECK:   module @inner {
+        print(module)
+        # CHECK: True True
+        print(module.body.operations[0] is inner, inner.parent == module)
+
+
+# CHECK-LABEL: TEST: test_func_op
+@run
+def test_func_op():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        i32 = ir.IntegerType.get_signless(32)
+        with ir.InsertionPoint(module.body):
+            f = func.FuncOp("add", ([i32, i32], [i32]), visibility="private")
+            # CHECK: True
+            print(f.is_external)
+            entry = f.add_entry_block()
+            with ir.InsertionPoint(entry):
+                s = arith.addi(f.arguments[0], f.arguments[1])
+                func.ReturnOp([s])
+            ext = func.FuncOp("ext", ir.FunctionType.get([], []), visibility="private")
+        # CHECK: func.func private @add(%arg0: i32, %arg1: i32) -> i32 {
+        # CHECK:   %0 = arith.addi %arg0, %arg1 : i32
+        # CHECK:   return %0 : i32
+        # CHECK: func.func private @ext()
+        print(module)
+        # CHECK: add "private" (i32, i32) -> i32 2
+        print(f.name.value, f.visibility, f.type, len(f.arguments))
+        # CHECK: func.func True
+        print(f.operation.name, f.entry_block == entry)
+        expect_error(IndexError, f.add_entry_block)
+        # CHECK: IndexError: The function already has an entry block!
+        expect_error(IndexError, lambda: ext.entry_block)
+        # CHECK: IndexError: External function does not have a body
+        # The API returns the registered classes.
+        # CHECK: FuncOp True AddIOp ReturnOp
+        ops = module.body.operations
+        print(type(ops[0]).__name__, ops[0] is f,
+              type(f.entry_block.operations[0]).__name__,
+              type(f.entry_block.operations[1]).__name__)
+        # CHECK: True
+        print(module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_func_body_builder_and_call
+@run
+def test_func_body_builder_and_call():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        f32 = ir.F32Type.get()
+        with ir.InsertionPoint(module.body):
+            def body(op):
+                func.ReturnOp([op.arguments[0]])
+
+            ident = func.FuncOp("ident", ([f32], [f32]), body_builder=body)
+            caller = func.FuncOp("caller", ([f32], [f32]))
+            with ir.InsertionPoint(caller.add_entry_block()):
+                c1 = func.CallOp(ident, [caller.arguments[0]])
+                c2 = func.CallOp([f32], "ident", [c1.result])
+                func.ReturnOp([c2])
+        # CHECK: %0 = call @ident(%arg0) : (f32) -> f32
+        # CHECK: %1 = call @ident(%0) : (f32) -> f32
+        print(caller)
+        expect_error(ValueError, lambda: func.CallOp(ident, caller.arguments[0]))
+        # CHECK: ValueError: when calling a FuncOp, the second argument must be the list of call arguments
+        expect_error(ValueError, lambda: func.CallOp([f32], [1], []))
+        # CHECK: ValueError: when calling by name, the second argument must be a str or a FlatSymbolRefAttr
+        # CHECK: True
+        print(module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_from_py_func
+@run
+def test_from_py_func():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        i64 = ir.IntegerType.get_signless(64)
+        with ir.InsertionPoint(module.body):
+            @func.FuncOp.from_py_func(i64, i64)
+            def mul(a, b):
+                return arith.muli(a, b)
+
+            @func.FuncOp.from_py_func(i64, name="square")
+            def sq(a, func_op):
+                # CHECK: square
+                print(func_op.name.value)
+                return mul(a, a)
+
+            @func.func(i64, results=[])
+            def explicit(a):
+                func.ReturnOp([])
+
+        # CHECK: func.func @mul(%arg0: i64, %arg1: i64) -> i64 {
+        # CHECK:   %0 = arith.muli %arg0, %arg1 : i64
+        # CHECK: func.func @square(%arg0: i64) -> i64 {
+        # CHECK:   %0 = call @mul(%arg0, %arg0) : (i64, i64) -> i64
+        # CHECK: func.func @explicit(%arg0: i64) {
+        print(module)
+        # CHECK: FuncOp mul
+        print(type(mul.func_op).__name__, mul.__name__)
+        # CHECK: True
+        print(module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_arith_constant
+@run
+def test_arith_constant():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        i32 = ir.IntegerType.get_signless(32)
+        f64 = ir.F64Type.get()
+        index = ir.IndexType.get()
+        with ir.InsertionPoint(module.body):
+            c = arith.ConstantOp(i32, 42)
+            d = arith.ConstantOp(f64, 1.5)
+            e = arith.ConstantOp.create_index(7)
+            v = arith.constant(i32, -1)
+            t = arith.ConstantOp(ir.RankedTensorType.get([2], i32), array("i", [1, 2]))
+            a = arith.ConstantOp(ir.IntegerAttr.get(i32, 5))
+        # CHECK: %c42_i32 = arith.constant 42 : i32
+        # CHECK: %cst = arith.constant 1.500000e+00 : f64
+        # CHECK: %c7 = arith.constant 7 : index
+        # CHECK: %c-1_i32 = arith.constant -1 : i32
+        # CHECK: %cst_0 = arith.constant dense<[1, 2]> : tensor<2xi32>
+        # CHECK: %c5_i32 = arith.constant 5 : i32
+        print(module)
+        # CHECK: 42 1.5 7 i32
+        print(c.literal_value, d.literal_value, e.literal_value, c.type)
+        # CHECK: OpResult True
+        print(type(v).__name__, isinstance(v.owner, arith.ConstantOp))
+        expect_error(ValueError, lambda: t.literal_value)
+        # CHECK: ValueError: only integer and float constants have literal values
+        expect_error(TypeError, lambda: arith.ConstantOp(f64, 3))
+        # CHECK: TypeError: integer constant of non-integer type f64
+        expect_error(TypeError, lambda: arith.ConstantOp(i32, "x"))
+        # CHECK: TypeError: constant value must be an int, float, array.array or Attribute, got str
+        expect_error(ValueError, lambda: arith.ConstantOp(ir.RankedTensorType.get([2], i32), array("d", [1, 2])))
+        # CHECK: ValueError: Mismatching array element (64) and type (32) width.
+
+
+# CHECK-LABEL: TEST: test_arith_value_builders_and_inference
+@run
+def test_arith_value_builders_and_inference():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        i32 = ir.IntegerType.get_signless(32)
+        with ir.InsertionPoint(module.body):
+            a = arith.constant(i32, 1)
+            b = arith.constant(i32, 2)
+            s = arith.addi(a, b)
+            # No result types given: InferTypeOpInterface computes them.
+            cmp = arith.CmpIOp(arith.CmpIPredicate.slt, s, b)
+            sel = arith.select(cmp.result, s, b)
+            flags = arith.addi(a, b, overflow_flags=arith.IntegerOverflowFlags.nsw)
+            ext = arith.AddUIExtendedOp(i32, ir.IntegerType.get_signless(1), a, b)
+        # CHECK: %0 = arith.addi %c1_i32, %c2_i32 : i32
+        # CHECK: %1 = arith.cmpi slt, %0, %c2_i32 : i32
+        # CHECK: %2 = arith.select %1, %0, %c2_i32 : i32
+        # CHECK: %3 = arith.addi %c1_i32, %c2_i32 overflow<nsw> : i32
+        # CHECK: %sum, %overflow = arith.addui_extended
+        print(module)
+        # CHECK: i1 AddIOp True
+        print(cmp.result.type, type(s.owner).__name__, cmp.lhs == s)
+        # CHECK: 2 : i64 slt
+        print(cmp.predicate, arith.CmpIPredicate.slt)
+        # CHECK: 2 True
+        print(len(ext.results), ext.sum.type == i32)
+        expect_error(ValueError, lambda: arith.addi(a, 3))
+        # CHECK: ValueError: Operand 1 of operation "arith.addi" must be a Value
+        expect_error(TypeError, lambda: arith.addi(a))
+        # CHECK: TypeError: {{.*}}rhs
+        # CHECK: True
+        print(module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_scf_for_and_if
+@run
+def test_scf_for_and_if():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        index = ir.IndexType.get()
+        f32 = ir.F32Type.get()
+        with ir.InsertionPoint(module.body):
+            f = func.FuncOp("loop", ([index, f32, ir.IntegerType.get_signless(1)], [f32]))
+            with ir.InsertionPoint(f.add_entry_block()):
+                n, init, cond = f.arguments
+                lb = arith.constant(index, 0)
+                step = arith.constant(index, 1)
+                loop = scf.ForOp(lb, n, step, [init])
+                with ir.InsertionPoint(loop.body):
+                    acc = arith.addf(loop.inner_iter_args[0], loop.inner_iter_args[0])
+                    scf.yield_([acc])
+                branch = scf.IfOp(cond, [f32], hasElse=True)
+                with ir.InsertionPoint(branch.then_block):
+                    scf.yield_([loop.results[0]])
+                with ir.InsertionPoint(branch.else_block):
+                    scf.yield_([init])
+                for iv in scf.for_(0, 4):
+                    scf.yield_([])
+                func.ReturnOp([branch.results[0]])
+        # CHECK: %0 = scf.for %arg3 = %c0 to %arg0 step %c1 iter_args(%arg4 = %arg1) -> (f32) {
+        # CHECK:   %2 = arith.addf %arg4, %arg4 : f32
+        # CHECK:   scf.yield %2 : f32
+        # CHECK: %1 = scf.if %arg2 -> (f32) {
+        # CHECK: } else {
+        # CHECK: scf.for %arg3 = %c0_0 to %c4 step %c1_1 {
+        print(module)
+        # CHECK: True index 1 True
+        print(loop.induction_variable == loop.body.arguments[0],
+              loop.induction_variable.type, len(loop.inner_iter_args),
+              loop.initArgs[0] == init)
+        # CHECK: ForOp IfOp
+        block = f.entry_block
+        print(type(block.operations[2]).__name__, type(block.operations[3]).__name__)
+        expect_error(TypeError, lambda: scf.ForOp(lb, n, step, [3]))
+        # CHECK: TypeError: expected a Value, Operation or OpView, got int
+        expect_error(ValueError, lambda: next(scf.for_(0.5, 4)))
+        # CHECK: ValueError: loop bound 0.5 must be an int or a value
+        # CHECK: True
+        print(module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_built_ops_are_tracked
+@run
+def test_built_ops_are_tracked():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        i32 = ir.IntegerType.get_signless(32)
+        with ir.InsertionPoint(module.body):
+            f = func.FuncOp("f", ([i32], [i32]))
+            with ir.InsertionPoint(f.add_entry_block()):
+                zero = arith.ConstantOp(i32, 0)
+                add = arith.AddIOp(f.arguments[0], zero)
+                func.ReturnOp([add])
+        pm = passmanager.PassManager.parse("builtin.module(canonicalize)")
+        pm.run(module.operation)
+        # x + 0 folds away: the handle says so, and never shows another op.
+        # CHECK: erased
+        print(add.operation.handle_state)
+        expect_error(ir.InvalidatedHandleError, lambda: add.result)
+        # CHECK: InvalidatedHandleError: {{.*}}arith.addi
+        # CHECK: live FuncOp
+        print(f.operation.handle_state, type(module.body.operations[0]).__name__)

@@ -1,0 +1,310 @@
+# RUN: %PYTHON %s | FileCheck %s
+# Typed attributes: get constructors, casting constructors, properties,
+# sequence/mapping behaviour, the buffer protocol of dense elements, reprs,
+# errors, and downcasting of every attribute the API returns.
+
+import array
+
+from mlir_tracking import ir
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    with ir.Context(), ir.Location.unknown():
+        f()
+    return f
+
+
+# CHECK-LABEL: TEST: test_string_attr
+# CHECK: StringAttr("hello") hello b'hello' "hello"
+# CHECK-NEXT: StringAttr("\FF\00") b'\xff'
+# CHECK-NEXT: StringAttr("x" : i8) IntegerType(i8)
+# CHECK-NEXT: True False
+# CHECK-NEXT: True builtin.string
+# CHECK-NEXT: StringAttr("cast")
+# CHECK-NEXT: ValueError: Cannot cast attribute to StringAttr (from Attribute(unit))
+@run
+def test_string_attr():
+    s = ir.StringAttr.get("hello")
+    print(repr(s), s.value, s.value_bytes, str(s))
+    print(repr(ir.StringAttr.get(b"\xff\x00")), ir.StringAttr.get(b"\xff").value_bytes)
+    typed = ir.StringAttr.get_typed(ir.IntegerType.get_signless(8), "x")
+    print(repr(typed), repr(typed.type))
+    print(ir.StringAttr.isinstance(s), ir.StringAttr.isinstance(ir.UnitAttr.get()))
+    print(s.typeid == ir.StringAttr.static_typeid, ir.StringAttr.attr_name)
+    print(repr(ir.StringAttr(ir.Attribute.parse('"cast"'))))
+    try:
+        ir.StringAttr(ir.UnitAttr.get())
+    except ValueError as e:
+        print("ValueError:", e)
+
+
+# CHECK-LABEL: TEST: test_integer_attr
+# CHECK: IntegerAttr(42 : i64) 42 42 IntegerType(i64)
+# CHECK-NEXT: -128
+# CHECK-NEXT: 255
+# CHECK-NEXT: -1
+# CHECK-NEXT: IntegerAttr(1267650600228229401496703205383 : i128) True
+# CHECK-NEXT: IntegerAttr(-3 : index)
+# CHECK-NEXT: ValueError: integer 256 does not fit in 8 bits
+# CHECK-NEXT: ValueError: integer -129 does not fit in 8 bits
+# CHECK-NEXT: ValueError: IntegerAttr.get expects an integer or index type, got f32
+# CHECK-NEXT: ValueError: Cannot cast attribute to IntegerAttr (from Attribute("x"))
+@run
+def test_integer_attr():
+    i64 = ir.IntegerType.get_signless(64)
+    a = ir.IntegerAttr.get(i64, 42)
+    print(repr(a), a.value, int(a), repr(a.type))
+    print(ir.IntegerAttr.get(ir.IntegerType.get_signless(8), -128).value)
+    print(ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), 255).value)
+    print(ir.IntegerAttr.get(ir.IntegerType.get_signless(8), 255).value)
+    big = ir.IntegerAttr.get(ir.IntegerType.get_signless(128), 2**100 + 7)
+    print(repr(big), big.value == 2**100 + 7)
+    print(repr(ir.IntegerAttr.get(ir.IndexType.get(), -3)))
+    for ty, value in [(ir.IntegerType.get_signless(8), 256),
+                      (ir.IntegerType.get_signless(8), -129),
+                      (ir.F32Type.get(), 1)]:
+        try:
+            ir.IntegerAttr.get(ty, value)
+        except ValueError as e:
+            print("ValueError:", e)
+    try:
+        ir.IntegerAttr(ir.StringAttr.get("x"))
+    except ValueError as e:
+        print("ValueError:", e)
+
+
+# CHECK-LABEL: TEST: test_float_bool_unit_type_attrs
+# CHECK: FloatAttr(2.500000e+00 : f16) 2.5 2.5
+# CHECK-NEXT: FloatAttr(1.250000e+00 : f32) FloatAttr(-5.000000e-01 : f64)
+# CHECK-NEXT: MLIRError: Invalid attribute:
+# CHECK-NEXT: error: unknown: expected floating point type
+# CHECK-NEXT: BoolAttr(true) True False
+# CHECK-NEXT: IntegerAttr True
+# CHECK-NEXT: BoolAttr(false)
+# CHECK-NEXT: UnitAttr(unit) UnitAttr
+# CHECK-NEXT: TypeAttr(index) IndexType(index)
+@run
+def test_float_bool_unit_type_attrs():
+    f = ir.FloatAttr.get(ir.F16Type.get(), 2.5)
+    print(repr(f), f.value, float(f))
+    print(repr(ir.FloatAttr.get_f32(1.25)), repr(ir.FloatAttr.get_f64(-0.5)))
+    try:
+        ir.FloatAttr.get(ir.IntegerType.get_signless(32), 1.0)
+    except ir.MLIRError as e:
+        print("MLIRError:", e)
+    t = ir.BoolAttr.get(True)
+    print(repr(t), t.value, bool(ir.BoolAttr.get(False)))
+    # true is an i1 IntegerAttr; BoolAttr is only a casting view (as upstream).
+    print(type(ir.Attribute.parse("true")).__name__, ir.BoolAttr.isinstance(ir.Attribute.parse("true")))
+    print(repr(ir.BoolAttr(ir.Attribute.parse("false"))))
+    print(repr(ir.UnitAttr.get()), type(ir.Attribute.parse("unit")).__name__)
+    ta = ir.TypeAttr.get(ir.IndexType.get())
+    print(repr(ta), repr(ta.value))
+
+
+# CHECK-LABEL: TEST: test_array_and_dict_attrs
+# CHECK: ArrayAttr([unit, "x"]) 2 StringAttr("x") StringAttr("x") ['UnitAttr', 'StringAttr']
+# CHECK-NEXT: ArrayAttr([unit, "x", false]) 2
+# CHECK-NEXT: IndexError: index out of range
+# CHECK-NEXT: TypeError: expected an ir.Attribute, got <class 'int'>
+# CHECK-NEXT: DictAttr({a = "x", b}) 2 True False StringAttr("x")
+# CHECK-NEXT: a StringAttr("x") ['a', 'b']
+# CHECK-NEXT: KeyError: 'attempt to access a non-existent attribute'
+# CHECK-NEXT: DictAttr({})
+@run
+def test_array_and_dict_attrs():
+    a = ir.ArrayAttr.get([ir.UnitAttr.get(), ir.StringAttr.get("x")])
+    print(repr(a), len(a), repr(a[1]), repr(a[-1]), [type(x).__name__ for x in a])
+    b = a + [ir.BoolAttr.get(False)]
+    print(repr(b), len(a))
+    try:
+        a[2]
+    except IndexError as e:
+        print("IndexError:", e)
+    try:
+        ir.ArrayAttr.get([1])
+    except TypeError as e:
+        print("TypeError:", e)
+    d = ir.DictAttr.get({"b": ir.UnitAttr.get(), "a": ir.StringAttr.get("x")})
+    print(repr(d), len(d), "a" in d, "z" in d, repr(d["a"]))
+    print(d[0].name, repr(d[0].attr), [n.name for n in d])
+    try:
+        d["z"]
+    except KeyError as e:
+        print("KeyError:", e)
+    print(repr(ir.DictAttr.get()))
+
+
+# CHECK-LABEL: TEST: test_symbol_refs_opaque_strided
+# CHECK: FlatSymbolRefAttr(@foo) foo FlatSymbolRefAttr
+# CHECK-NEXT: SymbolRefAttr(@a::@b::@c) ['a', 'b', 'c']
+# CHECK-NEXT: SymbolRefAttr(@foo) True foo
+# CHECK-NEXT: ValueError: SymbolRefAttr must be composed of at least one symbol.
+# CHECK-NEXT: OpaqueAttr(#mydialect.payload) mydialect b'payload'
+# CHECK-NEXT: StridedLayoutAttr(strided<[4, 1], offset: 8>) 8 [4, 1]
+# CHECK-NEXT: StridedLayoutAttr(strided<[?, ?], offset: ?>) True
+@run
+def test_symbol_refs_opaque_strided():
+    flat = ir.FlatSymbolRefAttr.get("foo")
+    print(repr(flat), flat.value, type(flat).__name__)
+    nested = ir.SymbolRefAttr.get(["a", "b", "c"])
+    print(repr(nested), nested.value)
+    # Parsed references downcast to SymbolRefAttr (FlatSymbolRefAttr has no
+    # TypeID of its own, as upstream).
+    parsed = ir.Attribute.parse("@foo")
+    print(repr(parsed), ir.FlatSymbolRefAttr.isinstance(parsed), ir.FlatSymbolRefAttr(parsed).value)
+    try:
+        ir.SymbolRefAttr.get([])
+    except ValueError as e:
+        print("ValueError:", e)
+    ir.Context.current.allow_unregistered_dialects = True
+    o = ir.OpaqueAttr.get("mydialect", b"payload", ir.NoneType.get())
+    print(repr(o), o.dialect_namespace, o.data)
+    s = ir.StridedLayoutAttr.get(8, [4, 1])
+    print(repr(s), s.offset, s.strides)
+    dyn = ir.StridedLayoutAttr.get_fully_dynamic(2)
+    print(repr(dyn), dyn.offset == ir.ShapedType.get_dynamic_stride_or_offset())
+
+
+# CHECK-LABEL: TEST: test_dense_arrays
+# CHECK: DenseBoolArrayAttr(array<i1: true, false>) 2 [True, False] False DenseBoolArrayAttr
+# CHECK-NEXT: DenseI8ArrayAttr(array<i8: 1, -2>) 2 [1, -2] -2 DenseI8ArrayAttr
+# CHECK-NEXT: DenseI16ArrayAttr(array<i16: 300>) 1 [300] 300 DenseI16ArrayAttr
+# CHECK-NEXT: DenseI32ArrayAttr(array<i32: 1, 2, 3>) 3 [1, 2, 3] 3 DenseI32ArrayAttr
+# CHECK-NEXT: DenseI64ArrayAttr(array<i64: 1099511627776>) 1 [1099511627776] 1099511627776 DenseI64ArrayAttr
+# CHECK-NEXT: DenseF32ArrayAttr(array<f32: 1.500000e+00>) 1 [1.5] 1.5 DenseF32ArrayAttr
+# CHECK-NEXT: DenseF64ArrayAttr(array<f64: 2.500000e-01, 2.000000e+00>) 2 [0.25, 2.0] 2.0 DenseF64ArrayAttr
+# CHECK-NEXT: DenseI32ArrayAttr(array<i32: 1, 2, 3>)
+# CHECK-NEXT: DenseI64ArrayAttr(array<i64>)
+# CHECK-NEXT: TypeError: out of range for i8
+# CHECK-NEXT: IndexError: index out of range
+@run
+def test_dense_arrays():
+    for cls, values in [(ir.DenseBoolArrayAttr, [True, False]),
+                        (ir.DenseI8ArrayAttr, [1, -2]),
+                        (ir.DenseI16ArrayAttr, [300]),
+                        (ir.DenseI32ArrayAttr, [1, 2, 3]),
+                        (ir.DenseI64ArrayAttr, [2**40]),
+                        (ir.DenseF32ArrayAttr, [1.5]),
+                        (ir.DenseF64ArrayAttr, [0.25, 2.0])]:
+        a = cls.get(values)
+        print(repr(a), len(a), list(a), a[-1], type(ir.Attribute.parse(str(a))).__name__)
+    print(repr(ir.DenseI32ArrayAttr.get([1]) + [2, 3]))
+    print(repr(ir.DenseI64ArrayAttr.get([])))
+    try:
+        ir.DenseI8ArrayAttr.get([1000])
+    except TypeError:
+        print("TypeError: out of range for i8")
+    try:
+        ir.DenseI32ArrayAttr.get([1])[1]
+    except IndexError as e:
+        print("IndexError:", e)
+
+
+# CHECK-LABEL: TEST: test_dense_elements
+# CHECK: DenseIntElementsAttr(dense<{{\[\[}}1, 2], [3, 4]]> : tensor<2x2xi64>) DenseIntElementsAttr 4 1 4 False
+# CHECK-NEXT: q (2, 2) {{\[\[}}1, 2], [3, 4]] True
+# CHECK-NEXT: DenseFPElementsAttr(dense<[1.500000e+00, -2.000000e+00]> : tensor<2xf32>) -2.0 [1.5, -2.0]
+# CHECK-NEXT: DenseIntElementsAttr(dense<[1, -1]> : tensor<2xsi8>)
+# CHECK-NEXT: DenseIntElementsAttr(dense<{{\[\[}}7, 8], [9, 10]]> : tensor<2x2xi16>) {{\[\[}}7, 8], [9, 10]]
+# CHECK-NEXT: DenseIntElementsAttr(dense<[1, 2, 3]> : tensor<3xi16>) h
+# CHECK-NEXT: DenseIntElementsAttr(dense<[true, false, true]> : tensor<3xi1>) True False
+# CHECK-NEXT: DenseFPElementsAttr(dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf64>) DenseFPElementsAttr
+# CHECK-NEXT: DenseIntElementsAttr(dense<5> : tensor<2x2xi32>) True IntegerAttr(5 : i32) {{\[\[}}5, 5], [5, 5]]
+# CHECK-NEXT: DenseFPElementsAttr 1.0 VectorType(vector<2xf64>)
+# CHECK-NEXT: DenseIntElementsAttr
+# CHECK-NEXT: ValueError: nested lists must be rectangular
+# CHECK-NEXT: ValueError: shape does not match the buffer size
+# CHECK-NEXT: ValueError: get_splat_value called on a non-splat attribute
+# CHECK-NEXT: IndexError: index out of range
+# CHECK-NEXT: ValueError: Shaped element type and attribute type must be equal: shaped=tensor<2xf32>, element=5 : i32
+# CHECK-NEXT: ValueError: Cannot cast attribute to DenseIntElementsAttr (from Attribute(dense<[1.500000e+00, -2.000000e+00]> : tensor<2xf32>))
+@run
+def test_dense_elements():
+    ints = ir.DenseElementsAttr.get([[1, 2], [3, 4]])
+    print(repr(ints), type(ints).__name__, len(ints), ints[0], ints[-1], ints.is_splat)
+    mv = memoryview(ints)
+    print(mv.format, mv.shape, mv.tolist(), mv.readonly)
+    floats = ir.DenseElementsAttr.get(array.array("f", [1.5, -2.0]))
+    print(repr(floats), floats[1], memoryview(floats).tolist())
+    i8 = ir.DenseElementsAttr.get(array.array("b", [1, -1]), signless=False)
+    print(repr(i8))
+    u16 = ir.DenseElementsAttr.get(array.array("H", [7, 8, 9, 10]), shape=[2, 2])
+    print(repr(u16), memoryview(u16).tolist())
+    typed = ir.DenseElementsAttr.get([1, 2, 3], type=ir.IntegerType.get_signless(16))
+    print(repr(typed), memoryview(typed).format)
+    bools = ir.DenseElementsAttr.get([True, False, True])
+    print(repr(bools), bools[0], bools[1])
+    attrs = ir.DenseElementsAttr.get([ir.FloatAttr.get_f64(1.0), ir.FloatAttr.get_f64(2.0)])
+    print(repr(attrs), type(attrs).__name__)
+    splat = ir.DenseElementsAttr.get_splat(
+        ir.RankedTensorType.get([2, 2], ir.IntegerType.get_signless(32)),
+        ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 5))
+    print(repr(splat), splat.is_splat, repr(splat.get_splat_value()), memoryview(splat).tolist())
+    parsed = ir.Attribute.parse("dense<[1.0, 2.0]> : vector<2xf64>")
+    print(type(parsed).__name__, parsed[0], repr(parsed.type))
+    print(type(ir.Attribute.parse('dense<"abc"> : tensor<1x!tf_type.string>'
+                                  if False else "dense<1> : tensor<2xi8>")).__name__)
+    for bad in [lambda: ir.DenseElementsAttr.get([[1, 2], [3]]),
+                lambda: ir.DenseElementsAttr.get(array.array("i", [1, 2, 3]), shape=[2]),
+                lambda: ints.get_splat_value(),
+                lambda: ints[4],
+                lambda: ir.DenseElementsAttr.get_splat(
+                    ir.RankedTensorType.get([2], ir.F32Type.get()),
+                    ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 5))]:
+        try:
+            bad()
+        except (ValueError, IndexError) as e:
+            print(type(e).__name__ + ":", e)
+    try:
+        ir.DenseIntElementsAttr(floats)
+    except ValueError as e:
+        print("ValueError:", e)
+
+
+# CHECK-LABEL: TEST: test_api_returns_downcast
+# CHECK: a IntegerAttr
+# CHECK-NEXT: b ArrayAttr
+# CHECK-NEXT: c DictAttr
+# CHECK-NEXT: d DenseI64ArrayAttr
+# CHECK-NEXT: e FloatAttr
+# CHECK-NEXT: f DenseIntElementsAttr
+# CHECK-NEXT: g AffineMapAttr
+# CHECK-NEXT: IntegerAttr UnitAttr(unit)
+# CHECK-NEXT: NamedAttribute(x=1 : i32)
+# CHECK-NEXT: Attribute IntegerAttr(1 : i32) True
+@run
+def test_api_returns_downcast():
+    m = ir.Module.parse("""
+      func.func private @f() attributes {a = 1 : i32, b = [1, "x"], c = {k = unit},
+                                         d = array<i64: 1, 2>, e = 2.0 : f32,
+                                         f = dense<[1, 2]> : tensor<2xi32>,
+                                         g = affine_map<(d0) -> (d0)>}
+    """)
+    attrs = m.body.operations[0].attributes
+    for name in "abcdefg":
+        print(name, type(attrs[name]).__name__)
+    print(type(attrs["b"][0]).__name__, repr(attrs["c"]["k"]))
+    print(repr(ir.Attribute.parse("1 : i32").get_named("x")))
+    base = ir.Attribute(attrs["a"])
+    print(type(base).__name__, repr(base.maybe_downcast()), base.typeid == ir.IntegerAttr.static_typeid)
+
+
+# CHECK-LABEL: TEST: test_attribute_caster
+# CHECK: UnitAttr(unit) ['Attribute(unit)']
+# CHECK-NEXT: RuntimeError: Attribute caster is already registered for this TypeID; pass replace=True
+@run
+def test_attribute_caster():
+    seen = []
+
+    @ir.register_attribute_caster(ir.UnitAttr.static_typeid, replace=True)
+    def cast_unit(attr):
+        seen.append(repr(attr))
+        return ir.UnitAttr(attr)
+
+    print(repr(ir.Attribute.parse("unit")), seen)
+    try:
+        ir.register_attribute_caster(ir.UnitAttr.static_typeid, cast_unit)
+    except RuntimeError as e:
+        print("RuntimeError:", e)

@@ -1,0 +1,548 @@
+# RUN: %PYTHON %s | FileCheck %s
+# mlir_tracking.rewrite: Python patterns, PDL, the greedy and walk drivers and
+# dialect conversion keep handles precise; Python passes; the self-check.
+
+import ctypes
+import gc
+
+from mlir_tracking import ir, rewrite
+from mlir_tracking.passmanager import PassManager
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    return f
+
+
+def body(func):
+    return list(func.regions[0].blocks[0].operations)
+
+
+def check(context=None):
+    """The registry matches the IR held from Python."""
+    problems = (context or ir.Context.current)._verify_tracking()
+    assert problems == [], problems
+
+
+ARITH = """
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %c0 = arith.constant 0 : i32
+  %c3 = arith.constant 3 : i32
+  %x = arith.addi %a, %c0 : i32
+  %s = arith.subi %x, %c3 : i32
+  %m = arith.muli %s, %b : i32
+  %dead = arith.addi %a, %b : i32
+  return %m : i32
+}
+"""
+
+
+def swap_muli(op, rewriter):
+    """muli(x, y) -> muli(y, x) tagged 'swapped': a same-name replacement."""
+    if "swapped" in op.attributes:
+        return rewriter.notify_match_failure(op, "already swapped")
+    with rewriter.ip:
+        new = ir.Operation.create(
+            "arith.muli",
+            results=[op.results[0].type],
+            operands=[op.operands[1], op.operands[0]],
+            attributes={"swapped": ir.Attribute.parse("unit")},
+        )
+    rewriter.replace_op(op, new)
+
+
+def sub_to_add(op, rewriter):
+    """subi(x, c) -> addi(x, c): a replacement by an op of another name."""
+    with rewriter.ip:
+        new = ir.Operation.create(
+            "arith.addi",
+            results=[op.results[0].type],
+            operands=[op.operands[0], op.operands[1]],
+        )
+    rewriter.replace_op(op, [new.results[0]])
+
+
+def no_folding():
+    config = rewrite.GreedyRewriteConfig()
+    config.enable_folding = False
+    config.region_simplification_level = rewrite.GreedySimplifyRegionLevel.DISABLED
+    return config
+
+
+# CHECK-LABEL: TEST: test_greedy_same_name_followed
+@run
+def test_greedy_same_name_followed():
+    with ir.Context():
+        module = ir.Module.parse(ARITH)
+        mul = body(module.body.operations[0])[4]
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("arith.muli", swap_muli)
+        # CHECK: <mlir_tracking.rewrite.RewritePatternSet with 1 patterns>
+        print(repr(patterns))
+        rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+        # CHECK: live True
+        print(mul.handle_state, "swapped" in mul.attributes)
+        # CHECK: apply_patterns_and_fold_greedily on builtin.module: arith.muli at {{.*}}: replaced by arith.muli at {{.*}} (pattern swap_muli){{.*}}
+        print(mul.handle_history[-1])
+        check()
+        # CHECK: RuntimeError: this RewritePatternSet was frozen
+        try:
+            patterns.add("arith.addi", swap_muli)
+        except RuntimeError as e:
+            print("RuntimeError:", str(e)[:35])
+
+
+# CHECK-LABEL: TEST: test_different_name_under_both_rules
+@run
+def test_different_name_under_both_rules():
+    with ir.Context():
+        for require in (True, False):
+            module = ir.Module.parse(ARITH)
+            sub = body(module.body.operations[0])[3]
+            patterns = rewrite.RewritePatternSet()
+            patterns.add("arith.subi", sub_to_add)
+            tracking = rewrite.TrackingConfig(require_matching_replacement_op_name=require)
+            rewrite.apply_patterns_and_fold_greedily(
+                module, patterns.freeze(), no_folding(), tracking_config=tracking
+            )
+            # CHECK: True erased
+            # CHECK: False live arith.addi
+            print(require, sub.handle_state, sub.name if sub.is_valid else "")
+            check()
+
+
+# CHECK-LABEL: TEST: test_fold_to_constant_and_dead_code
+@run
+def test_fold_to_constant_and_dead_code():
+    with ir.Context():
+        module = ir.Module.parse("""
+          func.func @f(%a: i32) -> i32 {
+            %c1 = arith.constant 1 : i32
+            %c2 = arith.constant 2 : i32
+            %s = arith.addi %c1, %c2 : i32
+            %dead = arith.muli %a, %a : i32
+            %r = arith.addi %s, %a : i32
+            return %r : i32
+          }""")
+        ops = body(module.body.operations[0])
+        s, dead = ops[2], ops[3]
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_canonicalization_patterns()
+        config = rewrite.GreedyRewriteConfig()
+        config.max_iterations = 5
+        # CHECK: 5 True
+        print(config.max_iterations, config.enable_folding)
+        rewrite.apply_patterns_and_fold_greedily(module.operation, patterns.freeze(), config)
+        # CHECK: live arith.constant 3 : i32
+        print(s.handle_state, s.name, s.attributes["value"])
+        # CHECK: erased {{.*}}: erased (dead code or region simplification)
+        print(dead.handle_state, dead.handle_history[-1])
+        check()
+
+
+# CHECK-LABEL: TEST: test_erase_and_modify_in_place
+@run
+def test_erase_and_modify_in_place():
+    with ir.Context():
+        module = ir.Module.parse("""
+          func.func @f(%a: i32, %c: i1) -> i32 {
+            cf.assert %c, "never"
+            %m = arith.muli %a, %a : i32
+            return %m : i32
+          }""")
+        assertion, mul, _ = body(module.body.operations[0])
+
+        def erase_assert(op, rewriter):
+            rewriter.erase_op(op)
+
+        def mark(op, rewriter):
+            if "marked" in op.attributes:
+                return True
+
+            def change():
+                op.attributes["marked"] = ir.Attribute.parse("unit")
+
+            rewriter.modify_op_in_place(op, change)
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("cf.assert", erase_assert)
+        patterns.add("arith.muli", mark)
+        rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze(), no_folding())
+        # CHECK: erased {{.*}}: erased (pattern {{.*}}erase_assert)
+        print(assertion.handle_state, assertion.handle_history[-1])
+        # CHECK: live True
+        print(mul.handle_state, "marked" in mul.attributes)
+        check()
+
+
+# CHECK-LABEL: TEST: test_inline_block_and_erase_region
+@run
+def test_inline_block_and_erase_region():
+    with ir.Context():
+        module = ir.Module.parse("""
+          func.func @f(%a: i32) -> i32 {
+            %r = scf.execute_region -> i32 {
+              %m = arith.muli %a, %a : i32
+              scf.yield %m : i32
+            }
+            return %r : i32
+          }""")
+        region_op = body(module.body.operations[0])[0]
+        inner = region_op.regions[0].blocks[0]
+        mul, yield_op = list(inner.operations)
+
+        def inline_execute_region(op, rewriter):
+            block = op.regions[0].blocks[0]
+            if len(op.regions[0].blocks) != 1:
+                return True
+            terminator = list(block.operations)[-1]
+            values = list(terminator.operands)
+            rewriter.inline_block_before(block, op)
+            rewriter.replace_op(op, values)
+            rewriter.erase_op(terminator)
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("scf.execute_region", inline_execute_region)
+        rewrite.walk_and_apply_patterns(module, patterns.freeze())
+        # CHECK: erased erased live func.func
+        print(region_op.handle_state, yield_op.handle_state, mul.handle_state, mul.parent.name)
+        # CHECK: InvalidatedHandleError
+        try:
+            inner.operations
+        except Exception as e:
+            print(type(e).__name__, str(e)[:20])
+        check()
+
+
+# CHECK-LABEL: TEST: test_python_pattern_raises
+@run
+def test_python_pattern_raises():
+    with ir.Context():
+        module = ir.Module.parse(ARITH)
+        ops = body(module.body.operations[0])
+        calls = []
+
+        def boom(op, rewriter):
+            calls.append(op.name)
+            # A change, then the exception: the IR stays valid.
+            swap_muli(op, rewriter)
+            raise ValueError("boom from a pattern")
+
+        def other(op, rewriter):
+            calls.append(op.name)
+            return True
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("arith.muli", boom, benefit=10)
+        patterns.add("arith.subi", other)
+        patterns.add("arith.addi", other)
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze(), no_folding())
+        except ValueError as e:
+            # CHECK: ValueError: boom from a pattern
+            print("ValueError:", e)
+        # No Python pattern ran after the exception.
+        # CHECK: arith.muli 1
+        print(calls[-1], calls.count("arith.muli"))
+        # CHECK: True live True
+        module.operation.verify()
+        print(module.operation.verify(), ops[4].handle_state, "swapped" in ops[4].attributes)
+        check()
+
+
+# CHECK-LABEL: TEST: test_rewriter_expires
+@run
+def test_rewriter_expires():
+    with ir.Context():
+        module = ir.Module.parse(ARITH)
+        kept = []
+
+        def keep(op, rewriter):
+            kept.append(rewriter)
+            return True
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("arith.muli", keep)
+        rewrite.walk_and_apply_patterns(module, patterns.freeze())
+        # CHECK: <mlir_tracking.rewrite.PatternRewriter (expired)>
+        print(repr(kept[0]))
+        try:
+            kept[0].erase_op(module.operation)
+        except RuntimeError as e:
+            # CHECK: True
+            print("only valid inside the pattern call" in str(e))
+
+
+# CHECK-LABEL: TEST: test_nested_driver_refused
+@run
+def test_nested_driver_refused():
+    with ir.Context():
+        module = ir.Module.parse(ARITH)
+        inner = rewrite.RewritePatternSet()
+        inner.add("arith.muli", swap_muli)
+        inner = inner.freeze()
+
+        def nested(op, rewriter):
+            rewrite.apply_patterns_and_fold_greedily(module, inner)
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("arith.subi", nested)
+        try:
+            rewrite.walk_and_apply_patterns(module, patterns.freeze())
+        except RuntimeError as e:
+            # CHECK: cannot run a rewrite driver from inside a rewrite pattern
+            print(str(e).split(";")[0])
+        check()
+
+
+# CHECK-LABEL: TEST: test_detach_refused_in_pattern
+@run
+def test_detach_refused_in_pattern():
+    with ir.Context():
+        module = ir.Module.parse(ARITH)
+
+        def detach(op, rewriter):
+            op.detach_from_parent()
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("arith.muli", detach)
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+        except ValueError as e:
+            # CHECK: cannot detach an operation while a rewrite pattern runs
+            print(str(e).split(";")[0])
+        check()
+
+
+PDL = """
+module {
+  pdl.pattern : benefit(1) {
+    %type = pdl.type : i32
+    %lhs = pdl.operand
+    %rhs = pdl.operand
+    %op = pdl.operation "arith.muli"(%lhs, %rhs : !pdl.value, !pdl.value) -> (%type : !pdl.type)
+    pdl.apply_native_constraint "not_swapped"(%op : !pdl.operation)
+    pdl.rewrite %op with "swap"(%op : !pdl.operation)
+  }
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_pdl_patterns
+@run
+def test_pdl_patterns():
+    with ir.Context():
+        module = ir.Module.parse(ARITH)
+        mul = body(module.body.operations[0])[4]
+        pdl = rewrite.PDLModule(ir.Module.parse(PDL))
+        seen = []
+
+        def not_swapped(rewriter, results, values):
+            seen.append(values[0].name)
+            return "swapped" in values[0].attributes
+
+        def swap(rewriter, results, values):
+            swap_muli(values[0], rewriter)
+
+        pdl.register_constraint_function("not_swapped", not_swapped)
+        pdl.register_rewrite_function("swap", swap)
+        frozen = pdl.freeze()
+        del pdl
+        gc.collect()
+        rewrite.apply_patterns_and_fold_greedily(module, frozen, no_folding())
+        # CHECK: live True {'arith.muli'}
+        print(mul.handle_state, "swapped" in mul.attributes, set(seen))
+        check()
+
+
+def convert_muli(op, operands, type_converter, rewriter):
+    with rewriter.ip:
+        new = ir.Operation.create(
+            "llvm.mul",
+            results=[type_converter.convert_type(op.results[0].type)],
+            operands=operands,
+        )
+    rewriter.replace_op(op, new)
+
+
+# CHECK-LABEL: TEST: test_conversion_commits
+@run
+def test_conversion_commits():
+    with ir.Context():
+        module = ir.Module.parse(ARITH)
+        mul = body(module.body.operations[0])[4]
+        converter = rewrite.TypeConverter()
+        converter.add_conversion(lambda t: t)
+        target = rewrite.ConversionTarget()
+        target.add_legal_dialect("llvm")
+        target.add_illegal_op("arith.muli")
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.muli", convert_muli, converter)
+        rewrite.apply_partial_conversion(module, target, patterns.freeze())
+        # CHECK: live llvm.mul
+        print(mul.handle_state, mul.name)
+        # CHECK: apply_partial_conversion on builtin.module: arith.muli at {{.*}}: replaced by llvm.mul at {{.*}} (pattern convert_muli)
+        print(mul.handle_history[-1])
+        check()
+
+
+# CHECK-LABEL: TEST: test_conversion_rolls_back
+@run
+def test_conversion_rolls_back():
+    with ir.Context():
+        module = ir.Module.parse("""
+          func.func @f(%a: i32, %b: i32) -> i32 {
+            %m = arith.muli %a, %b : i32
+            %s = arith.subi %m, %b : i32
+            return %s : i32
+          }""")
+        before = str(module)
+        ops = body(module.body.operations[0])
+        created = []
+
+        def convert_and_keep(op, operands, type_converter, rewriter):
+            with rewriter.ip:
+                new = ir.Operation.create(
+                    "llvm.mul", results=[op.results[0].type], operands=operands
+                )
+            created.append(new)
+            rewriter.replace_op(op, new)
+
+        converter = rewrite.TypeConverter()
+        converter.add_conversion(lambda t: t)
+        target = rewrite.ConversionTarget()
+        target.add_legal_dialect("llvm", "func", "builtin")
+        target.add_illegal_dialect("arith")
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.muli", convert_and_keep, converter)
+        try:
+            rewrite.apply_full_conversion(module, target, patterns.freeze())
+        except ir.MLIRError as e:
+            # CHECK: MLIRError full conversion failed
+            print("MLIRError", str(e).splitlines()[0][:22])
+        # The muli was converted, then subi failed the conversion: rolled
+        # back. The op the pattern created is gone, and its handle says so.
+        # CHECK: True ['live', 'live', 'live'] erased
+        print(str(module) == before, [op.handle_state for op in ops],
+              created[0].handle_state)
+        # CHECK: apply_full_conversion: llvm.mul at {{.*}}: erased; created by a dialect conversion that was rolled back
+        print(created[0].handle_history[-1])
+        check()
+
+
+# CHECK-LABEL: TEST: test_arith_to_llvm_pass_follows
+@run
+def test_arith_to_llvm_pass_follows():
+    with ir.Context():
+        module = ir.Module.parse("""
+          func.func @f(%a: index, %b: i32) -> (index, i32) {
+            %0 = arith.addi %a, %a : index
+            %1 = arith.muli %b, %b : i32
+            return %0, %1 : index, i32
+          }""")
+        add, mul = body(module.body.operations[0])[:2]
+        PassManager.parse("builtin.module(convert-arith-to-llvm)").run(module.operation)
+        # CHECK: llvm.add llvm.mul
+        print(add.name, mul.name)
+        check()
+
+
+# CHECK-LABEL: TEST: test_python_pass_in_threaded_pipeline
+@run
+def test_python_pass_in_threaded_pipeline():
+    text = "\n".join(
+        f"""func.func @f{i}(%a: i32, %b: i32) -> i32 {{
+              %c0 = arith.constant 0 : i32
+              %x = arith.addi %a, %c0 : i32
+              %m = arith.muli %x, %b : i32
+              return %m : i32
+            }}"""
+        for i in range(24)
+    )
+    with ir.Context() as context:
+        module = ir.Module.parse(text)
+        muls = [body(f)[2] for f in module.body.operations]
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("arith.muli", swap_muli)
+        frozen = patterns.freeze()
+        ran_on = []
+
+        def python_pass(op, pass_):
+            ran_on.append(op.attributes["sym_name"])
+            rewrite.apply_patterns_and_fold_greedily(op, frozen)
+
+        pm = PassManager.parse("builtin.module(func.func(canonicalize))")
+        pm.add(python_pass, name="swap-muli", op_name="func.func")
+        pm.add("func.func(cse)")
+        pm.enable_tracking_verification()
+        # CHECK: builtin.module(func.func(canonicalize{{.*}}),func.func(swap-muli),func.func(cse))
+        print(str(pm))
+        pm.run(module.operation)
+        # CHECK: 24 True True
+        print(len(ran_on), all(m.handle_state == "live" for m in muls),
+              all("swapped" in m.attributes for m in muls))
+        check(context)
+
+
+# CHECK-LABEL: TEST: test_python_pass_failure
+@run
+def test_python_pass_failure():
+    with ir.Context():
+        module = ir.Module.parse(ARITH)
+
+        def failing(op, pass_):
+            pass_.signal_pass_failure()
+
+        def raising(op, pass_):
+            raise KeyError("no such thing")
+
+        for fn in (failing, raising):
+            pm = PassManager("builtin.module")
+            pm.add(fn)
+            try:
+                pm.run(module.operation)
+            except ir.MLIRError as e:
+                # CHECK: failing: MLIRError
+                # CHECK: raising: MLIRError {{.*}}Python pass '{{.*}}raising' raised: KeyError
+                print(fn.__name__ + ":", "MLIRError", str(e).replace("\n", " ")[:200])
+
+
+def libmlir():
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            if "libMLIR.so" in line:
+                return ctypes.CDLL(line.split()[-1])
+
+
+# CHECK-LABEL: TEST: test_verification_catches_dishonest_pass
+@run
+def test_verification_catches_dishonest_pass():
+    # mlir::Operation::erase(), called on the raw pointer: no listener sees it.
+    destroy = getattr(libmlir(), "_ZN4mlir9Operation5eraseEv")
+    destroy.argtypes = [ctypes.c_void_p]
+    pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    pointer.restype = ctypes.c_void_p
+    pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    with ir.Context():
+        module = ir.Module.parse(ARITH)
+        dead = body(module.body.operations[0])[5]
+        # Declared precise (every Python pass is), but erases through the C++
+        # API, behind the tracking listener's back.
+        address = pointer(dead._CAPIPtr, b"mlir.ir.Operation._CAPIPtr")
+
+        def dishonest(op, pass_):
+            destroy(address)
+
+        pm = PassManager("builtin.module")
+        pm.add(dishonest, op_name="func.func")
+        pm.enable_tracking_verification()
+        try:
+            pm.run(module.operation)
+        except ir.MLIRError as e:
+            # CHECK: tracking verification failed after pass '{{.*}}dishonest' on func.func @f: handle to 'arith.addi' at {{.*}} maps an op that is no longer in the IR
+            print(str(e).splitlines()[0])
+        # CHECK: invalidated
+        print(dead.handle_state)
+        check()

@@ -1,0 +1,339 @@
+# RUN: %PYTHON %s | FileCheck %s
+# While PassManager.run runs on some IR (the GIL is released), every access to
+# that IR tree from another Python thread raises a RuntimeError naming the
+# running pipeline; so does a second run on it. Other IR of the same context
+# stays usable. Before the run guard these accesses read or changed IR that
+# the passes were changing, and crashed.
+
+import gc
+import threading
+
+from mlir_tracking import ir, passmanager
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    return f
+
+
+# Precise passes only, so held handles stay live through the run (a pass
+# that is not precise would invalidate them, and InvalidatedHandleError
+# would come first).
+PIPELINE = "builtin.module(func.func(canonicalize,cse),canonicalize,cse)"
+
+
+def big_module(functions=150, ops=40):
+    """A module that takes a while to canonicalize."""
+    lines = []
+    for f in range(functions):
+        lines.append(f"func.func @f{f}(%a: i32, %c: i1) -> i32 {{")
+        lines.append("  %c0 = arith.constant 0 : i32")
+        lines.append("  %v0 = arith.addi %a, %c0 : i32")
+        for i in range(1, ops):
+            lines.append(f"  %v{i} = arith.muli %v{i - 1}, %a : i32")
+        lines.append(f"  return %v{ops - 1} : i32")
+        lines.append("}")
+    return "\n".join(lines)
+
+
+class Run:
+    """Runs `pm` on `op` in another thread."""
+
+    def __init__(self, pm, op):
+        self.done = threading.Event()
+        self.error = None
+        self.thread = threading.Thread(target=self._work, args=(pm, op))
+        self.thread.start()
+
+    def _work(self, pm, op):
+        try:
+            pm.run(op)
+        except Exception as e:  # reported by join()
+            self.error = e
+        self.done.set()
+
+    def join(self):
+        self.thread.join()
+        assert self.error is None, self.error
+
+
+def wait_until_locked(run, op):
+    """Returns True once `op` raises because of the run (False if the run
+    ended first)."""
+    while not run.done.is_set():
+        try:
+            op.name
+        except RuntimeError:
+            return True
+    return False
+
+
+def is_guard_error(e, pipeline):
+    return (type(e) is RuntimeError and pipeline in str(e)
+            and ("is running on it" in str(e)
+                 or "is already running" in str(e)))
+
+
+# Each kind of access to IR under the running module; all are refused while
+# the run holds the IR, and work before and after it.
+def accesses(module, func, addi, other_module):
+    block = func.regions[0].blocks[0]
+    value = addi.results[0]
+    i32 = ir.Type.parse("i32")
+    return {
+        "name": lambda: addi.name,
+        "str": lambda: str(addi),
+        "print module": lambda: str(module),
+        "parent": lambda: addi.parent,
+        "location": lambda: addi.location,
+        "operands": lambda: list(addi.operands),
+        "results": lambda: len(addi.results),
+        "value type": lambda: value.type,
+        "value uses": lambda: list(value.uses),
+        "value owner": lambda: value.owner,
+        "block operations": lambda: len(block.operations),
+        "block iterate": lambda: list(block.operations),
+        "block arguments": lambda: list(block.arguments),
+        "region blocks": lambda: list(func.regions[0].blocks),
+        "attributes": lambda: list(addi.attributes),
+        "set attribute": lambda: addi.attributes.__setitem__(
+            "tag", ir.Attribute.parse("unit")),
+        "insertion point": lambda: ir.InsertionPoint(block),
+        "create into": lambda: ir.Operation.create(
+            "arith.constant", results=[i32],
+            attributes={"value": ir.Attribute.parse("7 : i32")},
+            ip=ir.InsertionPoint.at_block_begin(block)),
+        "create using operand": lambda: ir.Operation.create(
+            "arith.addi", results=[i32], operands=[value, value], ip=False),
+        "walk": lambda: func.walk(lambda op: None),
+        "clone": lambda: addi.clone(ip=False),
+        "verify": lambda: func.verify(),
+        "move out": lambda: other_module.body.append(func),
+        "detach": lambda: addi.detach_from_parent(),
+        "erase": lambda: addi.erase(),
+        "add argument": lambda: block.add_argument(
+            i32, ir.Location.unknown()),
+        "capsule": lambda: addi._CAPIPtr,
+        "second run": lambda: passmanager.PassManager.parse(
+            "builtin.module(cse)").run(module),
+        "run on descendant": lambda: passmanager.PassManager.parse(
+            "func.func(cse)").run(func),
+    }
+
+
+# CHECK-LABEL: TEST: test_every_access_refused_while_running
+@run
+def test_every_access_refused_while_running():
+    # Runs until every kind of access was seen refused at least once (each
+    # run is long; in practice one or two runs suffice).
+    refused = set()
+    names = None
+    attempts = 0
+    with ir.Context():
+        while attempts < 30:
+            attempts += 1
+            module = ir.Module.parse(big_module())
+            other = ir.Module.parse("func.func private @g()")
+            func = module.body.operations[0]
+            # An arith.muli: canonicalize keeps it.
+            addi = func.regions[0].blocks[0].operations[2]
+            table = accesses(module, func, addi, other)
+            names = list(table)
+            pm = passmanager.PassManager.parse(PIPELINE)
+            pipeline = str(pm)
+            r = Run(pm, module.operation)
+            if wait_until_locked(r, func):
+                # Destructive accesses go last: once one succeeds (the run
+                # ended) the IR changes.
+                for name in names:
+                    if r.done.is_set():
+                        break
+                    try:
+                        table[name]()
+                    except RuntimeError as e:
+                        assert is_guard_error(e, pipeline), (name, str(e))
+                        refused.add(name)
+                    except Exception:
+                        pass  # The run ended in between: a normal error.
+            r.join()
+            # After the run everything works again.
+            assert module.operation.is_valid
+            str(module)
+            if refused == set(names):
+                break
+    # CHECK: refused: all
+    missing = set(names) - refused
+    print("refused:", "all" if not missing else sorted(missing))
+
+
+# CHECK-LABEL: TEST: test_accesses_in_a_loop_never_crash
+@run
+def test_accesses_in_a_loop_never_crash():
+    # Many iterations of every access while runs start and end: each access
+    # either works or raises the guard's error.
+    outcomes = {"ok": 0, "refused": 0}
+    with ir.Context():
+        for _ in range(8):
+            module = ir.Module.parse(big_module(functions=40))
+            other = ir.Module.parse("func.func private @g()")
+            func = module.body.operations[0]
+            addi = func.regions[0].blocks[0].operations[2]
+            table = accesses(module, func, addi, other)
+            pm = passmanager.PassManager.parse(PIPELINE)
+            pipeline = str(pm)
+            r = Run(pm, module.operation)
+            for name, access in table.items():
+                if name in ("erase", "detach", "move out"):
+                    continue
+                try:
+                    access()
+                    outcomes["ok"] += 1
+                except RuntimeError as e:
+                    if isinstance(e, ir.InvalidatedHandleError):
+                        # A pass erased the op first.
+                        outcomes["ok"] += 1
+                        continue
+                    assert is_guard_error(e, pipeline) or \
+                        "already running" in str(e), (name, str(e))
+                    outcomes["refused"] += 1
+                except ir.MLIRError:
+                    outcomes["ok"] += 1  # verify() after an insertion
+            r.join()
+            assert module.context._verify_tracking() == []
+    # CHECK: accesses: {{[0-9]+}}
+    print("accesses:", outcomes["ok"] + outcomes["refused"])
+
+
+# CHECK-LABEL: TEST: test_other_modules_stay_usable
+@run
+def test_other_modules_stay_usable():
+    with ir.Context() as ctx:
+        module = ir.Module.parse(big_module())
+        pm = passmanager.PassManager.parse(PIPELINE)
+        r = Run(pm, module.operation)
+        locked = wait_until_locked(r, module.operation)
+        # Parsing, printing, changing and running pipelines on other IR of
+        # the same context works during the run.
+        other = ir.Module.parse("""
+          func.func @h(%x: i32) -> i32 {
+            %c0 = arith.constant 0 : i32
+            %0 = arith.addi %x, %c0 : i32
+            return %0 : i32
+          }""")
+        h = other.body.operations[0]
+        passmanager.PassManager.parse("builtin.module(canonicalize)").run(other)
+        h.attributes["tag"] = ir.Attribute.parse("unit")
+        text = str(other)
+        # A detached op created during the run is its own IR.
+        op = ir.Operation.create("func.func", regions=1, attributes={
+            "sym_name": ir.Attribute.parse('"k"'),
+            "function_type": ir.Attribute.parse("() -> ()")})
+        other.body.append(op)
+        r.join()
+        # CHECK: True True True
+        print(locked, "arith.addi" not in text, len(other.body.operations) == 2)
+        # CHECK: []
+        print(ctx._verify_tracking())
+
+
+# CHECK-LABEL: TEST: test_second_run_refused
+@run
+def test_second_run_refused():
+    with ir.Context():
+        module = ir.Module.parse(big_module())
+        func = module.body.operations[0]
+        pm = passmanager.PassManager.parse(PIPELINE)
+        r = Run(pm, module.operation)
+        messages = []
+        if wait_until_locked(r, module.operation):
+            for target, pipeline in ((module, "builtin.module(cse)"),
+                                     (func, "func.func(cse)")):
+                try:
+                    passmanager.PassManager.parse(pipeline).run(target)
+                    messages.append("ran (the first run had ended)")
+                except RuntimeError as e:
+                    messages.append(str(e))
+            # The same PassManager cannot run twice at once, nor change.
+            for call in (lambda: pm.run(ir.Module.parse("")),
+                         lambda: pm.add("cse")):
+                try:
+                    call()
+                    messages.append("ran (the first run had ended)")
+                except RuntimeError as e:
+                    messages.append(str(e))
+        r.join()
+        # CHECK: cannot run 'builtin.module(cse)' on 'builtin.module'
+        # CHECK-SAME: is already running
+        # CHECK: cannot run 'func.func(cse)' on 'func.func'
+        # CHECK-SAME: is already running
+        # CHECK: PassManager.run: the PassManager is running
+        # CHECK: PassManager.add: the PassManager is running
+        for m in messages:
+            print(m)
+
+
+# CHECK-LABEL: TEST: test_context_wide_changes_refused
+@run
+def test_context_wide_changes_refused():
+    with ir.Context() as ctx:
+        module = ir.Module.parse(big_module())
+        addi = module.body.operations[0].regions[0].blocks[0].operations[1]
+        capsule = addi._CAPIPtr
+        pm = passmanager.PassManager.parse(PIPELINE)
+        r = Run(pm, module.operation)
+        messages = []
+        if wait_until_locked(r, module.operation):
+            for call in (lambda: ctx.enable_multithreading(False),
+                         lambda: ctx._verify_tracking(),
+                         lambda: ir.Operation._CAPICreate(capsule)):
+                try:
+                    call()
+                    messages.append("worked (the run had ended)")
+                except RuntimeError as e:
+                    messages.append(str(e))
+        r.join()
+        # CHECK: Context.enable_multithreading is not allowed while a pass pipeline runs in context #
+        # CHECK: Context._verify_tracking is not allowed while
+        # CHECK: Operation._CAPICreate is not allowed while
+        for m in messages:
+            print(m)
+        # CHECK: True
+        print(ctx._verify_tracking() == [])
+
+
+# CHECK-LABEL: TEST: test_dropping_everything_during_the_run
+@run
+def test_dropping_everything_during_the_run():
+    # The run holds its op, and so the IR and the context: dropping every
+    # other reference while it runs frees nothing under it.
+    ctx = ir.Context()
+    module = ir.Module.parse(big_module(), context=ctx)
+    pm = passmanager.PassManager.parse(PIPELINE, context=ctx)
+    r = Run(pm, module.operation)
+    del module, pm, ctx
+    gc.collect()
+    r.join()
+    # CHECK: run ended
+    print("run ended")
+
+
+# CHECK-LABEL: TEST: test_without_multithreading
+@run
+def test_without_multithreading():
+    # Without threading the context's uniquers take no locks, so the run
+    # keeps the GIL: other threads wait instead of being refused.
+    with ir.Context() as ctx:
+        ctx.enable_multithreading(False)
+        module = ir.Module.parse(big_module(functions=40))
+        func = module.body.operations[0]
+        pm = passmanager.PassManager.parse(PIPELINE)
+        r = Run(pm, module.operation)
+        seen = 0
+        while not r.done.is_set():
+            func.name  # never refused
+            seen += 1
+        r.join()
+        # CHECK: func.func
+        print(func.name)

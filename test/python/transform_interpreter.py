@@ -1,0 +1,252 @@
+# RUN: %PYTHON %s | FileCheck %s
+# dialects.transform.interpreter: a transform script run on payload IR while
+# Python holds handles into it. Bound handles follow the transform dialect's
+# own tracking, results come back as handles, failures raise MLIRError.
+
+import gc
+
+from mlir_tracking import ir
+from mlir_tracking.dialects.transform import interpreter
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    return f
+
+
+def find(root, name, tag=None):
+    found = []
+
+    def visit(op):
+        if op.name == name and (
+            tag is None
+            or ("tag" in op.attributes and str(op.attributes["tag"]) == f'"{tag}"')
+        ):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    return found
+
+
+MATMUL = """
+module {
+  func.func @outside() {
+    return {tag = "outside"}
+  }
+  func.func @matmul(%A: tensor<8x16xf32>, %B: tensor<16x32xf32>,
+                    %C: tensor<8x32xf32>) -> tensor<8x32xf32> {
+    %0 = linalg.matmul ins(%A, %B : tensor<8x16xf32>, tensor<16x32xf32>)
+                       outs(%C : tensor<8x32xf32>) -> tensor<8x32xf32>
+    return {tag = "inside"} %0 : tensor<8x32xf32>
+  }
+}
+"""
+
+TILE = """
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(
+      %root: !transform.any_op {transform.readonly},
+      %mm: !transform.any_op {transform.consumed})
+      -> (!transform.any_op, !transform.any_op, !transform.any_op) {
+    %tiled, %loops:2 = transform.structured.tile_using_for %mm
+        tile_sizes [4, 8]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+                                  !transform.any_op)
+    transform.yield %tiled, %loops#0, %loops#1
+        : !transform.any_op, !transform.any_op, !transform.any_op
+  }
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_tile_matmul
+@run
+def test_tile_matmul():
+    with ir.Context():
+        payload = ir.Module.parse(MATMUL)
+        script = ir.Module.parse(TILE)
+        script_text = str(script)
+        (func,) = find(payload.operation, "func.func", None)[1:]
+        (matmul,) = find(payload.operation, "linalg.matmul")
+        (outside,) = find(payload.operation, "func.return", "outside")
+        (inside,) = find(payload.operation, "func.return", "inside")
+        entry = script.body.operations[0]
+        tiled, outer, inner = interpreter.apply_named_sequence(
+            func, entry, script, args=[matmul]
+        )
+        # CHECK: matmul: erased
+        print("matmul:", matmul.handle_state)
+        # CHECK: consumed by: True
+        print(
+            "consumed by:",
+            any("tile_using_for" in event for event in matmul.handle_history),
+        )
+        # CHECK: results: linalg.matmul scf.for scf.for
+        print("results:", tiled[0].name, outer[0].name, inner[0].name)
+        # CHECK: nested: True
+        print("nested:", inner[0].parent == outer[0])
+        # CHECK: live: live live live
+        print("live:", outside.handle_state, inside.handle_state, func.handle_state)
+        # CHECK: tile sizes: tensor<4x16xf32>
+        print("tile sizes:", tiled[0].operands[0].type)
+        # CHECK: script unchanged: True
+        print("script unchanged:", str(script) == script_text)
+        try:
+            matmul.name
+        except ir.InvalidatedHandleError as error:
+            # CHECK: error: operation handle to 'linalg.matmul' {{.*}} is erased
+            print("error:", error)
+
+
+# CHECK-LABEL: TEST: test_canonicalize_follows_replacement
+@run
+def test_canonicalize_follows_replacement():
+    with ir.Context():
+        payload = ir.Module.parse("""
+          func.func @f(%a: i32) -> i32 {
+            %c1 = arith.constant 1 : i32
+            %c2 = arith.constant 2 : i32
+            %x = arith.addi %a, %c1 : i32
+            %y = arith.addi %x, %c2 : i32
+            %dead = arith.muli %a, %a : i32
+            return %y : i32
+          }
+        """)
+        script = ir.Module.parse("""
+          module attributes {transform.with_named_sequence} {
+            transform.named_sequence @__transform_main(
+                %root: !transform.any_op {transform.readonly},
+                %add: !transform.any_op {transform.readonly},
+                %dead: !transform.any_op {transform.readonly}) {
+              transform.apply_patterns to %root {
+                transform.apply_patterns.canonicalization
+              } : !transform.any_op
+              transform.annotate %add "followed" : !transform.any_op
+              transform.yield
+            }
+          }
+        """)
+        func = payload.body.operations[0]
+        inner, outer = find(func, "arith.addi")
+        (dead,) = find(func, "arith.muli")
+        result = interpreter.apply_named_sequence(
+            func, script.body.operations[0], script, args=[outer, [dead]]
+        )
+        # CHECK: results: []
+        print("results:", result)
+        # (x + 1) + 2 became x + 3: the bound handle follows the new addi.
+        # CHECK: outer: live arith.addi followed=True
+        print("outer:", outer.handle_state, outer.name, "followed=" + str("followed" in outer.attributes))
+        # CHECK: replaced: True
+        print("replaced:", any("replaced by arith.addi" in e for e in outer.handle_history))
+        # CHECK: dead: erased
+        print("dead:", dead.handle_state)
+        # CHECK: inner: erased
+        print("inner:", inner.handle_state)
+        # CHECK: same object: True
+        print("same object:", find(func, "arith.addi")[0] is outer)
+
+
+# CHECK-LABEL: TEST: test_failing_script
+@run
+def test_failing_script():
+    with ir.Context():
+        payload = ir.Module.parse(MATMUL)
+        script = ir.Module.parse("""
+          module attributes {transform.with_named_sequence} {
+            transform.named_sequence @__transform_main(
+                %root: !transform.any_op {transform.readonly}) {
+              %r = transform.structured.match ops{["func.return"]} in %root
+                  : (!transform.any_op) -> !transform.any_op
+              %t, %l = transform.structured.tile_using_for %r tile_sizes [4]
+                  : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+              transform.yield
+            }
+          }
+        """)
+        func = payload.body.operations[1]
+        (matmul,) = find(payload.operation, "linalg.matmul")
+        (outside,) = find(payload.operation, "func.return", "outside")
+        try:
+            interpreter.apply_named_sequence(func, script.body.operations[0], script)
+        except ir.MLIRError as error:
+            # CHECK: Failed to apply named transform sequence:
+            # CHECK: error: {{.*}}only ops implementing TilingInterface are supported
+            print(error)
+        # CHECK: after failure: invalidated live live
+        print("after failure:", matmul.handle_state, func.handle_state, outside.handle_state)
+        # CHECK: payload still prints: True
+        print("payload still prints:", "linalg.matmul" in str(payload))
+
+
+# CHECK-LABEL: TEST: test_read_only_script
+@run
+def test_read_only_script():
+    with ir.Context():
+        payload = ir.Module.parse(MATMUL)
+        script = ir.Module.parse("""
+          module attributes {transform.with_named_sequence} {
+            transform.named_sequence @__transform_main(
+                %root: !transform.any_op {transform.readonly},
+                %mm: !transform.any_op {transform.readonly})
+                -> !transform.any_op {
+              transform.annotate %mm "scheduled" : !transform.any_op
+              %funcs = transform.structured.match ops{["func.func"]} in %root
+                  : (!transform.any_op) -> !transform.any_op
+              transform.yield %funcs : !transform.any_op
+            }
+          }
+        """)
+        (matmul,) = find(payload.operation, "linalg.matmul")
+        (ret,) = find(payload.operation, "func.return", "inside")
+        options = interpreter.TransformOptions()
+        options.expensive_checks = False
+        # CHECK: TransformOptions(expensive_checks=False, enforce_single_top_level_transform_op=True)
+        print(repr(options))
+        (funcs,) = interpreter.apply_named_sequence(
+            payload, script.body.operations[0], script, options, args=[matmul]
+        )
+        # CHECK: matmul: live scheduled=True
+        print("matmul:", matmul.handle_state, "scheduled=" + str("scheduled" in matmul.attributes))
+        # CHECK: ret: live
+        print("ret:", ret.handle_state)
+        # The results are the same Python objects as existing handles.
+        # CHECK: funcs: 2 True
+        print("funcs:", len(funcs), funcs[1] is ret.parent)
+
+
+# CHECK-LABEL: TEST: test_bad_arguments
+@run
+def test_bad_arguments():
+    with ir.Context():
+        payload = ir.Module.parse(MATMUL)
+        script = ir.Module.parse(TILE)
+        entry = script.body.operations[0]
+        func = payload.body.operations[1]
+        (matmul,) = find(payload.operation, "linalg.matmul")
+        (outside,) = find(payload.operation, "func.return", "outside")
+        for args in ([], [outside], [matmul, matmul]):
+            try:
+                interpreter.apply_named_sequence(func, entry, script, args=args)
+            except ir.MLIRError as error:
+                # CHECK: refused: {{.*}}takes 2 argument(s)
+                # CHECK: refused: {{.*}}not the payload root nor nested in it
+                # CHECK: refused: {{.*}}takes 2 argument(s)
+                print("refused:", str(error).splitlines()[1])
+        try:
+            interpreter.apply_named_sequence(func, entry, script, args=[42])
+        except TypeError as error:
+            # CHECK: type error: expected an Operation, a Module or an OpView, got int
+            print("type error:", error)
+        with ir.Context():
+            other = ir.Module.parse(MATMUL)
+        try:
+            interpreter.apply_named_sequence(other, entry, script, args=[matmul])
+        except ValueError as error:
+            # CHECK: value error: the transform root belongs to another context
+            print("value error:", error)
+        # CHECK: untouched: live live
+        print("untouched:", matmul.handle_state, outside.handle_state)

@@ -1,0 +1,363 @@
+//===- TransformInterpreterTest.cpp - Tests for the tracked interpreter ---===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtils.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Tracking/Passes.h"
+#include "mlir/Tracking/TransformInterpreter.h"
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::test;
+
+namespace {
+
+/// A context with every dialect and extension (the scripts use linalg, scf
+/// and the transform extensions) and a registry.
+struct TransformFixture {
+  TransformFixture() : context(makeRegistry()), registry(&context) {
+    context.loadAllAvailableDialects();
+    // `transform.apply_registered_pass "canonicalize"` needs it registered.
+    static bool passesRegistered = (registerTrackedPasses(), true);
+    (void)passesRegistered;
+  }
+  static DialectRegistry makeRegistry() {
+    DialectRegistry dialects;
+    registerAllDialects(dialects);
+    registerAllExtensions(dialects);
+    return dialects;
+  }
+  MLIRContext context;
+  HandleRegistry registry;
+};
+
+/// Runs the sequence `@__transform_main` of `script` on `payload`, collecting
+/// the error diagnostics into `errors`.
+LogicalResult run(TransformFixture &fixture, Operation *payload,
+                  ModuleOp script, ArrayRef<std::vector<OpHandle>> args,
+                  std::vector<TransformSequenceResult> &results,
+                  std::string *errors = nullptr) {
+  ScopedDiagnosticHandler handler(&fixture.context, [&](Diagnostic &diag) {
+    if (errors && diag.getSeverity() == DiagnosticSeverity::Error)
+      *errors += diag.str() + "\n";
+    return success();
+  });
+  Operation *entry = script.lookupSymbol("__transform_main");
+  EXPECT_TRUE(entry);
+  return applyTrackedNamedSequence(fixture.registry, payload, entry, script,
+                                   args, transform::TransformOptions(),
+                                   results);
+}
+
+const char *const kMatmul = R"mlir(
+func.func @outside() {
+  return {tag = "outside"}
+}
+func.func @matmul(%A: tensor<8x16xf32>, %B: tensor<16x32xf32>,
+                  %C: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %0 = linalg.matmul {tag = "matmul"}
+         ins(%A, %B : tensor<8x16xf32>, tensor<16x32xf32>)
+         outs(%C : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return {tag = "return"} %0 : tensor<8x32xf32>
+}
+)mlir";
+
+const char *const kTileScript = R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(
+      %root: !transform.any_op {transform.readonly},
+      %mm: !transform.any_op {transform.consumed})
+      -> (!transform.any_op, !transform.any_op, !transform.any_op) {
+    %tiled, %loops:2 = transform.structured.tile_using_for %mm
+        tile_sizes [4, 8]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+                                  !transform.any_op)
+    transform.yield %tiled, %loops#0, %loops#1
+        : !transform.any_op, !transform.any_op, !transform.any_op
+  }
+}
+)mlir";
+
+TEST(TransformInterpreterTest, TileMatmulReturnsLoopsAndErasesMatmul) {
+  TransformFixture fixture;
+  OwningOpRef<ModuleOp> payload = parseModule(fixture.context, kMatmul);
+  OwningOpRef<ModuleOp> script = parseModule(fixture.context, kTileScript);
+  std::string before = printOp(*script);
+  Operation *func = findTagged(*payload, "return")->getParentOp();
+  OpHandle matmul = fixture.registry.getHandle(findTagged(*payload, "matmul"));
+  OpHandle ret = fixture.registry.getHandle(findTagged(*payload, "return"));
+  OpHandle outside =
+      fixture.registry.getHandle(findTagged(*payload, "outside"));
+  OpHandle funcHandle = fixture.registry.getHandle(func);
+
+  std::vector<TransformSequenceResult> results;
+  ASSERT_TRUE(succeeded(run(fixture, func, *script, {{matmul}}, results)));
+
+  // The consumed matmul is erased; the loops and the tiled op come back live.
+  EXPECT_EQ(matmul.getState(), HandleState::Erased);
+  EXPECT_NE(matmul.describe().find("transform.structured.tile_using_for"),
+            std::string::npos)
+      << matmul.describe();
+  ASSERT_EQ(results.size(), 3u);
+  ASSERT_EQ(results[0].ops.size(), 1u);
+  EXPECT_EQ(results[0].ops[0].get()->getName().getStringRef(), "linalg.matmul");
+  ASSERT_EQ(results[1].ops.size(), 1u);
+  ASSERT_EQ(results[2].ops.size(), 1u);
+  EXPECT_TRUE(isa<scf::ForOp>(results[1].ops[0].get()));
+  EXPECT_TRUE(isa<scf::ForOp>(results[2].ops[0].get()));
+  EXPECT_TRUE(
+      results[1].ops[0].get()->isProperAncestor(results[2].ops[0].get()));
+  // The return was only given new operands: still live. The payload root
+  // and the handle outside it are untouched.
+  EXPECT_TRUE(ret.isLive());
+  EXPECT_TRUE(funcHandle.isLive());
+  EXPECT_TRUE(outside.isLive());
+  EXPECT_EQ(outside.get(), findTagged(*payload, "outside"));
+  // The user's script is unchanged.
+  EXPECT_EQ(printOp(*script), before);
+  EXPECT_TRUE(fixture.registry.verifyAgainst(*payload).empty())
+      << joinProblems(fixture.registry.verifyAgainst(*payload));
+}
+
+TEST(TransformInterpreterTest, BoundArgumentFollowsCanonicalization) {
+  TransformFixture fixture;
+  OwningOpRef<ModuleOp> payload = parseModule(fixture.context, R"mlir(
+func.func @f(%a: i32) -> i32 {
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %x = arith.addi %a, %c1 {tag = "inner"} : i32
+  %y = arith.addi %x, %c2 {tag = "outer"} : i32
+  return {tag = "return"} %y : i32
+}
+)mlir");
+  // `%add` stays live after the patterns (annotate uses it), so the
+  // transform dialect follows its op to the replacement.
+  OwningOpRef<ModuleOp> script = parseModule(fixture.context, R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(
+      %root: !transform.any_op {transform.readonly},
+      %add: !transform.any_op {transform.readonly}) {
+    transform.apply_patterns to %root {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.annotate %add "followed" : !transform.any_op
+    transform.yield
+  }
+}
+)mlir");
+  Operation *func = findTagged(*payload, "return")->getParentOp();
+  Operation *outerOp = findTagged(*payload, "outer");
+  OpHandle outer = fixture.registry.getHandle(outerOp);
+  OpHandle inner = fixture.registry.getHandle(findTagged(*payload, "inner"));
+  OpHandle ret = fixture.registry.getHandle(findTagged(*payload, "return"));
+
+  std::vector<TransformSequenceResult> results;
+  ASSERT_TRUE(succeeded(run(fixture, func, *script, {{outer}}, results)));
+  EXPECT_TRUE(results.empty());
+
+  // (x + 1) + 2 became x + 3: a new arith.addi replaced the outer one.
+  ASSERT_TRUE(outer.isLive()) << outer.describe();
+  Operation *now = outer.get();
+  EXPECT_EQ(now->getName().getStringRef(), "arith.addi");
+  EXPECT_TRUE(now->hasAttr("followed"));
+  std::vector<TrackingEvent> history = outer.getHistory();
+  ASSERT_FALSE(history.empty());
+  EXPECT_EQ(history.back().kind, TrackingEvent::Kind::Replaced);
+  // The inner addi is gone; nothing needed it, so the interpreter dropped it.
+  EXPECT_EQ(inner.getState(), HandleState::Erased);
+  EXPECT_TRUE(ret.isLive());
+  EXPECT_TRUE(fixture.registry.verifyAgainst(*payload).empty());
+}
+
+TEST(TransformInterpreterTest, BoundArgumentWhoseOpIsErased) {
+  TransformFixture fixture;
+  OwningOpRef<ModuleOp> payload = parseModule(fixture.context, R"mlir(
+func.func @f(%a: i32) -> i32 {
+  %dead = arith.muli %a, %a {tag = "dead"} : i32
+  return {tag = "return"} %a : i32
+}
+)mlir");
+  OwningOpRef<ModuleOp> script = parseModule(fixture.context, R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(
+      %root: !transform.any_op {transform.readonly},
+      %dead: !transform.any_op {transform.readonly}) {
+    transform.apply_patterns to %root {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
+}
+)mlir");
+  Operation *func = findTagged(*payload, "return")->getParentOp();
+  OpHandle dead = fixture.registry.getHandle(findTagged(*payload, "dead"));
+  std::vector<TransformSequenceResult> results;
+  ASSERT_TRUE(succeeded(run(fixture, func, *script, {{dead}}, results)));
+  EXPECT_EQ(dead.getState(), HandleState::Erased);
+  EXPECT_EQ(dead.get(), nullptr);
+  EXPECT_TRUE(fixture.registry.verifyAgainst(*payload).empty());
+}
+
+TEST(TransformInterpreterTest, FailingScriptReportsAndInvalidates) {
+  TransformFixture fixture;
+  OwningOpRef<ModuleOp> payload = parseModule(fixture.context, kMatmul);
+  OwningOpRef<ModuleOp> script = parseModule(fixture.context, R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(
+      %root: !transform.any_op {transform.readonly},
+      %ret: !transform.any_op {transform.consumed}) {
+    %t, %l = transform.structured.tile_using_for %ret tile_sizes [4]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+)mlir");
+  Operation *func = findTagged(*payload, "return")->getParentOp();
+  OpHandle ret = fixture.registry.getHandle(findTagged(*payload, "return"));
+  OpHandle matmul = fixture.registry.getHandle(findTagged(*payload, "matmul"));
+  OpHandle funcHandle = fixture.registry.getHandle(func);
+  OpHandle outside =
+      fixture.registry.getHandle(findTagged(*payload, "outside"));
+  std::vector<TransformSequenceResult> results;
+  std::string errors;
+  EXPECT_TRUE(failed(run(fixture, func, *script, {{ret}}, results, &errors)));
+  EXPECT_NE(errors.find("TilingInterface"), std::string::npos) << errors;
+  EXPECT_EQ(ret.getState(), HandleState::Invalidated);
+  EXPECT_EQ(matmul.getState(), HandleState::Invalidated);
+  EXPECT_NE(matmul.describe().find("the transform script failed"),
+            std::string::npos);
+  EXPECT_TRUE(funcHandle.isLive());
+  EXPECT_TRUE(outside.isLive());
+  EXPECT_TRUE(fixture.registry.verifyAgainst(*payload).empty());
+}
+
+TEST(TransformInterpreterTest, ReadOnlyScriptKeepsHandlesLive) {
+  TransformFixture fixture;
+  OwningOpRef<ModuleOp> payload = parseModule(fixture.context, kMatmul);
+  OwningOpRef<ModuleOp> script = parseModule(fixture.context, R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(
+      %root: !transform.any_op {transform.readonly},
+      %mm: !transform.any_op {transform.readonly})
+      -> !transform.any_op {
+    transform.annotate %mm "scheduled" : !transform.any_op
+    %ret = transform.structured.match ops{["func.return"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.yield %ret : !transform.any_op
+  }
+}
+)mlir");
+  Operation *func = findTagged(*payload, "return")->getParentOp();
+  Operation *matmulOp = findTagged(*payload, "matmul");
+  OpHandle matmul = fixture.registry.getHandle(matmulOp);
+  OpHandle ret = fixture.registry.getHandle(findTagged(*payload, "return"));
+  std::vector<TransformSequenceResult> results;
+  ASSERT_TRUE(succeeded(run(fixture, func, *script, {{matmul}}, results)));
+  ASSERT_TRUE(matmul.isLive());
+  EXPECT_EQ(matmul.get(), matmulOp);
+  EXPECT_TRUE(matmul.get()->hasAttr("scheduled"));
+  EXPECT_TRUE(matmul.getHistory().empty());
+  ASSERT_EQ(results.size(), 1u);
+  ASSERT_EQ(results[0].ops.size(), 1u);
+  // The result is the caller's handle to the same op.
+  EXPECT_EQ(results[0].ops[0], ret);
+  EXPECT_TRUE(fixture.registry.verifyAgainst(*payload).empty());
+}
+
+TEST(TransformInterpreterTest, ConsumedPayloadInvalidatesNestedHandles) {
+  TransformFixture fixture;
+  OwningOpRef<ModuleOp> payload = parseModule(fixture.context, R"mlir(
+func.func @f(%a: i32) -> i32 {
+  %dead = arith.muli %a, %a {tag = "dead"} : i32
+  %x = arith.addi %a, %a {tag = "add"} : i32
+  return {tag = "return"} %x : i32
+}
+)mlir");
+  // A pass run by the script frees ops without telling anyone: handles into
+  // the consumed function cannot be vouched for.
+  OwningOpRef<ModuleOp> script = parseModule(fixture.context, R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(
+      %root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    %g = transform.apply_registered_pass "canonicalize" to %f
+        : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+)mlir");
+  OpHandle dead = fixture.registry.getHandle(findTagged(*payload, "dead"));
+  OpHandle add = fixture.registry.getHandle(findTagged(*payload, "add"));
+  OpHandle module = fixture.registry.getHandle(*payload);
+  std::vector<TransformSequenceResult> results;
+  std::string errors;
+  ASSERT_TRUE(succeeded(run(fixture, *payload, *script, {}, results, &errors)))
+      << errors;
+  EXPECT_EQ(dead.getState(), HandleState::Invalidated);
+  EXPECT_EQ(add.getState(), HandleState::Invalidated);
+  EXPECT_NE(add.describe().find("apply_registered_pass"), std::string::npos);
+  EXPECT_TRUE(module.isLive());
+  EXPECT_TRUE(fixture.registry.verifyAgainst(*payload).empty());
+}
+
+TEST(TransformInterpreterTest, BadBindingsChangeNothing) {
+  TransformFixture fixture;
+  OwningOpRef<ModuleOp> payload = parseModule(fixture.context, kMatmul);
+  OwningOpRef<ModuleOp> script = parseModule(fixture.context, kTileScript);
+  Operation *func = findTagged(*payload, "return")->getParentOp();
+  OpHandle matmul = fixture.registry.getHandle(findTagged(*payload, "matmul"));
+  OpHandle outside =
+      fixture.registry.getHandle(findTagged(*payload, "outside"));
+  std::vector<TransformSequenceResult> results;
+  std::string errors;
+  // Too few arguments.
+  EXPECT_TRUE(failed(run(fixture, func, *script, {}, results, &errors)));
+  EXPECT_NE(errors.find("takes 2 argument(s)"), std::string::npos) << errors;
+  // A handle outside the payload root.
+  errors.clear();
+  EXPECT_TRUE(
+      failed(run(fixture, func, *script, {{outside}}, results, &errors)));
+  EXPECT_NE(errors.find("not the payload root nor nested in it"),
+            std::string::npos)
+      << errors;
+  // A payload root that is neither isolated nor top-level.
+  errors.clear();
+  EXPECT_TRUE(failed(run(fixture, findTagged(*payload, "matmul"), *script,
+                         {{matmul}}, results, &errors)));
+  EXPECT_NE(errors.find("isolated from above"), std::string::npos) << errors;
+  EXPECT_TRUE(matmul.isLive());
+  EXPECT_TRUE(outside.isLive());
+}
+
+TEST(TransformInterpreterTest, YieldingAConsumedHandleIsRefused) {
+  TransformFixture fixture;
+  OwningOpRef<ModuleOp> payload = parseModule(fixture.context, kMatmul);
+  OwningOpRef<ModuleOp> script = parseModule(fixture.context, R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(
+      %root: !transform.any_op {transform.readonly},
+      %mm: !transform.any_op {transform.consumed}) -> !transform.any_op {
+    %t, %l = transform.structured.tile_using_for %mm tile_sizes [4]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield %mm : !transform.any_op
+  }
+}
+)mlir");
+  Operation *func = findTagged(*payload, "return")->getParentOp();
+  OpHandle matmul = fixture.registry.getHandle(findTagged(*payload, "matmul"));
+  std::vector<TransformSequenceResult> results;
+  std::string errors;
+  EXPECT_TRUE(
+      failed(run(fixture, func, *script, {{matmul}}, results, &errors)));
+  EXPECT_NE(errors.find("yields as result #0"), std::string::npos) << errors;
+  EXPECT_TRUE(matmul.isLive());
+}
+
+} // namespace
