@@ -414,6 +414,16 @@ static const char *const kMuls = "func.func @h(%x: i32, %y: i32) -> i32 {\n"
                                  "  return %m : i32\n"
                                  "}\n";
 
+/// Freezes `set`. MLIR 22's mlirFreezeRewritePattern moves the patterns out
+/// of the set but never frees the emptied set object (as C++'s
+/// `FrozenRewritePatternSet(std::move(set))` leaves `set` to its owner), so
+/// it is destroyed here; LeakSanitizer reports it otherwise.
+static MlirFrozenRewritePatternSet freeze(MlirRewritePatternSet set) {
+  MlirFrozenRewritePatternSet frozen = mlirFreezeRewritePattern(set);
+  mlirRewritePatternSetDestroy(set);
+  return frozen;
+}
+
 /// A PDL pattern set, frozen.
 static MlirFrozenRewritePatternSet freezePDL(MlirContext context,
                                              const char *text) {
@@ -425,7 +435,7 @@ static MlirFrozenRewritePatternSet freezePDL(MlirContext context,
   MlirRewritePatternSet set =
       mlirRewritePatternSetFromPDLPatternModule(pdlModule);
   mlirPDLPatternModuleDestroy(pdlModule);
-  return mlirFreezeRewritePattern(set);
+  return freeze(set);
 }
 
 static void testTrackingConfig(void) {
@@ -478,7 +488,7 @@ static void testPatterns(void) {
   // constant is followed, the dead op is erased, @g is not touched.
   MlirRewritePatternSet set = mlirRewritePatternSetCreate(context);
   mlirTrackingRewritePatternSetAddCanonicalizationPatterns(set);
-  MlirFrozenRewritePatternSet canonicalization = mlirFreezeRewritePattern(set);
+  MlirFrozenRewritePatternSet canonicalization = freeze(set);
   MlirGreedyRewriteDriverConfig greedy = mlirGreedyRewriteDriverConfigCreate();
   mlirGreedyRewriteDriverConfigSetMaxIterations(greedy, 10);
   CHECK_OR_DIE(mlirLogicalResultIsSuccess(
