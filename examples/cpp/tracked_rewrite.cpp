@@ -5,14 +5,15 @@
 //===----------------------------------------------------------------------===//
 //
 // Holds a handle to every op of the input that has a name location
-// (`loc("name")`), then rewrites the input twice and prints where each handle
-// went after each step:
+// (`loc("name")`), then rewrites the input with each tracked driver of
+// mlir/Tracking/TrackedRewrite.h and prints where each handle went after
+// each step:
 //
-// 1. a pattern set (the canonicalization patterns of the arith dialect and
-//    `MulByPowerOfTwoToShift`, below) applied by the tracked greedy driver
-//    (`applyPatternsGreedilyTracked`), folding included;
-// 2. the arith-to-LLVM dialect conversion run by the tracked conversion
-//    driver (`applyPartialConversionTracked`).
+// 1. `MulByPowerOfTwoToShift` (below) applied in one walk
+//    (`walkAndApplyPatternsTracked`);
+// 2. the canonicalization patterns of the arith dialect applied by the
+//    greedy driver (`applyPatternsGreedilyTracked`), folding included;
+// 3. the arith-to-LLVM dialect conversion (`applyPartialConversionTracked`).
 //
 //   tracked-rewrite-example input.mlir
 //
@@ -63,7 +64,7 @@ struct MulByPowerOfTwoToShift : OpRewritePattern<arith::MulIOp> {
 /// The handles held, with the names the input gave their ops.
 using Handles = std::vector<std::pair<std::string, tracking::OpHandle>>;
 
-/// Prints "<name>: <state> [<op now>]" and the last event of each handle.
+/// Prints "<name>: <state> [<op now>]" and the history of each handle.
 void report(StringRef step, const Handles &handles) {
   llvm::outs() << "after " << step << ":\n";
   for (const auto &[name, handle] : handles) {
@@ -72,9 +73,8 @@ void report(StringRef step, const Handles &handles) {
     if (Operation *op = handle.get())
       llvm::outs() << " " << op->getName();
     llvm::outs() << "\n";
-    std::vector<tracking::TrackingEvent> history = handle.getHistory();
-    if (!history.empty())
-      llvm::outs() << "    " << history.back().str() << "\n";
+    for (const tracking::TrackingEvent &event : handle.getHistory())
+      llvm::outs() << "    " << event.str() << "\n";
   }
 }
 } // namespace
@@ -99,30 +99,39 @@ int main(int argc, char **argv) {
       handles.emplace_back(name.getName().str(), registry.getHandle(op));
   });
 
-  // 1. Patterns, greedily. Replacements by an op of another name (muli by
-  // shli) are followed only when the name rule is relaxed.
+  // 1. One pattern in a single walk. It replaces muli by shli, an op of
+  // another name: the handle follows only because the name rule is relaxed.
+  RewritePatternSet shifts(&context);
+  shifts.add<MulByPowerOfTwoToShift>(&context);
+  tracking::TrackingConfig followAnyOp;
+  followAnyOp.requireMatchingReplacementOpName = false;
+  {
+    // The events name this step, as they name a pass in a pipeline.
+    tracking::ScopedRewriteAttribution attribution("walk", *module);
+    tracking::walkAndApplyPatternsTracked(*module, std::move(shifts),
+                                          followAnyOp);
+  }
+  report("walk", handles);
+
+  // 2. The arith canonicalization patterns, greedily, folding included, with
+  // the default tracking rules.
   RewritePatternSet patterns(&context);
   context.getLoadedDialect<arith::ArithDialect>()->getCanonicalizationPatterns(
       patterns);
   for (RegisteredOperationName op : context.getRegisteredOperations())
     if (op.getDialectNamespace() == "arith")
       op.getCanonicalizationPatterns(patterns, &context);
-  patterns.add<MulByPowerOfTwoToShift>(&context);
-  tracking::TrackingConfig followAnyOp;
-  followAnyOp.requireMatchingReplacementOpName = false;
   {
-    // The events name this step, as they name a pass in a pipeline.
     tracking::ScopedRewriteAttribution attribution("greedy patterns", *module);
-    if (failed(tracking::applyPatternsGreedilyTracked(
-            *module, std::move(patterns), GreedyRewriteConfig(),
-            followAnyOp))) {
+    if (failed(tracking::applyPatternsGreedilyTracked(*module,
+                                                      std::move(patterns)))) {
       llvm::errs() << "the greedy driver did not converge\n";
       return 1;
     }
   }
   report("greedy patterns", handles);
 
-  // 2. arith to LLVM: the handles follow each op into the LLVM dialect at
+  // 3. arith to LLVM: the handles follow each op into the LLVM dialect at
   // commit (conversions accept replacements of another name by default).
   LLVMTypeConverter converter(&context);
   RewritePatternSet lowering(&context);

@@ -1,7 +1,7 @@
 // examples/cpp/tracked_rewrite.cpp: handles to the ops named with loc("...")
-// follow the tracked greedy driver (a fold to a constant, a fold to a block
-// argument, a pattern replacing muli by shli) and then the tracked
-// arith-to-LLVM conversion.
+// follow the tracked walk driver (a pattern replacing muli by shli), the
+// tracked greedy driver (a fold to a constant, a fold to a block argument)
+// and the tracked arith-to-LLVM conversion.
 
 // RUN: tracked-rewrite-example %s | FileCheck %s
 // RUN: not tracked-rewrite-example 2>&1 | FileCheck %s --check-prefix=USAGE
@@ -21,13 +21,26 @@ func.func @f(%a: i32, %b: i32) -> i32 {
 } loc("f")
 
 // Handles in walk order (post-order: the function last).
+// CHECK-LABEL: after walk:
+// CHECK-NEXT:   three: live arith.addi
+// CHECK-NEXT:   same: live arith.addi
+// CHECK-NEXT:   scaled: live arith.shli
+// CHECK-NEXT:     walk on builtin.module: arith.muli at loc("scaled"): replaced by arith.shli at loc("scaled") (walk pattern driver)
+// CHECK-NEXT:   sum: live arith.addi
+// CHECK-NEXT:   r: live arith.xori
+// CHECK-NEXT:   return: live func.return
+// CHECK-NEXT:   f: live func.func
+
+// The fold of "three" gives a constant 3, which the driver then merges into
+// the shift amount (also 3) that the walk created.
 // CHECK-LABEL: after greedy patterns:
 // CHECK-NEXT:   three: live arith.constant
 // CHECK-NEXT:     greedy patterns on builtin.module: arith.addi at loc("three"): replaced by arith.constant at loc("three") (folded)
+// CHECK-NEXT:     greedy patterns on builtin.module: arith.constant at loc("three"): replaced by arith.constant at loc("scaled") (folded)
 // CHECK-NEXT:   same: erased
 // CHECK-NEXT:     greedy patterns on builtin.module: arith.addi at loc("same"): erased (folded); replacement values have no single defining op
 // CHECK-NEXT:   scaled: live arith.shli
-// CHECK-NEXT:     greedy patterns on builtin.module: arith.muli at loc("scaled"): replaced by arith.shli at loc("scaled") (pattern MulByPowerOfTwoToShift)
+// CHECK-NEXT:     walk on builtin.module
 // CHECK-NEXT:   sum: live arith.addi
 // CHECK-NEXT:   r: live arith.xori
 // CHECK-NEXT:   return: live func.return
@@ -35,10 +48,13 @@ func.func @f(%a: i32, %b: i32) -> i32 {
 
 // CHECK-LABEL: after arith to llvm:
 // CHECK-NEXT:   three: live llvm.mlir.constant
-// CHECK-NEXT:     arith to llvm on builtin.module: arith.constant at loc("three"): replaced by llvm.mlir.constant {{.*}}(pattern ConstantOpLowering)
+// CHECK-NEXT:     greedy patterns
+// CHECK-NEXT:     greedy patterns
+// CHECK-NEXT:     arith to llvm on builtin.module: arith.constant at loc("scaled"): replaced by llvm.mlir.constant {{.*}}(pattern ConstantOpLowering)
 // CHECK-NEXT:   same: erased
 // CHECK-NEXT:     greedy patterns
 // CHECK-NEXT:   scaled: live llvm.shl
+// CHECK-NEXT:     walk on builtin.module
 // CHECK-NEXT:     arith to llvm on builtin.module: arith.shli at loc("scaled"): replaced by llvm.shl at loc("scaled") (pattern {{.*}}ShLIOp
 // CHECK-NEXT:   sum: live llvm.add
 // CHECK-NEXT:     arith to llvm on builtin.module: arith.addi at loc("sum"): replaced by llvm.add at loc("sum")
