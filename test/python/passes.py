@@ -247,16 +247,21 @@ def test_address_reuse_issue_69730():
             assert module.context._verify_tracking() == []
             return reused, victim.handle_state, clone.handle_state
 
+    # Under AddressSanitizer (the sanitizer build) freed memory sits in a
+    # quarantine and is not reused: no clone can land on the old address,
+    # and ASan itself reports any access to the freed op instead.
+    under_asan = hasattr(ctypes.CDLL(None), "__asan_init")
     for pipeline in ["builtin.module(canonicalize)", "builtin.module(symbol-dce)"]:
         # The allocator may give the freed block to something else first:
         # try a few rounds until a clone lands on the old address.
         for _ in range(20):
             reused, victim_state, clone_state = attempt(pipeline)
-            if reused:
+            if reused or under_asan:
                 break
-        # CHECK: address reused: True; old handle erased, clone live
-        # CHECK: address reused: True; old handle invalidated, clone live
-        print(f"address reused: {reused}; old handle {victim_state},"
+        note = " (ASan quarantine)" if under_asan and not reused else ""
+        # CHECK: address reused: {{True|False \(ASan quarantine\)}}; old handle erased, clone live
+        # CHECK: address reused: {{True|False \(ASan quarantine\)}}; old handle invalidated, clone live
+        print(f"address reused: {reused}{note}; old handle {victim_state},"
               f" clone {clone_state}")
 
 

@@ -15,6 +15,7 @@
 # Bounded (derandomized, fixed example counts) to run in well under a minute.
 
 import gc
+import os
 import threading
 
 from hypothesis import HealthCheck, settings
@@ -415,8 +416,10 @@ class TrackingMachine(RuleBasedStateMachine):
         assert self.ctx._verify_tracking() == []
 
 
+# PROPERTY_TEST_MAX_EXAMPLES overrides the example count (lit passes it
+# through); the sanitizer build keeps the default, about 40 s there.
 TrackingMachine.TestCase.settings = settings(
-    max_examples=40,
+    max_examples=int(os.environ.get("PROPERTY_TEST_MAX_EXAMPLES", "40")),
     stateful_step_count=25,
     deadline=None,
     derandomize=True,
