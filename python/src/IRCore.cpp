@@ -220,6 +220,22 @@ void populateContext(py::module_ &m) {
           [](PyMlirContext &self) { return self.getNumLiveOperations(); },
           "Number of Operation objects alive (for tests).")
       .def(
+          "_get_live_operation_objects",
+          [](PyMlirContext &self) {
+            py::list objects;
+            // Each PyOperation is owned by its Python object: this finds it.
+            for (PyOperation *operation : self.getOperationObjects())
+              objects.append(
+                  py::cast(operation, py::return_value_policy::reference));
+            return objects;
+          },
+          "The Operation objects alive in this context, live handles or not "
+          "(for tests).")
+      .def(
+          "_get_live_module_count",
+          [](PyMlirContext &self) { return self.numLiveModules; },
+          "Number of Module objects alive in this context (for tests).")
+      .def(
           "_verify_tracking",
           [](PyMlirContext &self) { return self.verifyTracking(); },
           "Checks the handle registry against all IR held from Python; "
@@ -748,7 +764,9 @@ void populateOperation(py::module_ &m) {
           "ops nested in the op in pre-order). It may erase or move any op: "
           "ops no longer live or no longer under this op are not visited, "
           "and the walk ends if this op is erased. Running a pipeline on "
-          "this IR during the walk raises RuntimeError.")
+          "this IR during the walk raises RuntimeError. An exception of the "
+          "callback ends the walk and is raised as RuntimeError('Exception "
+          "raised in callback: ...') from it (upstream's error).")
       .def(
           "clone",
           [](PyOperation &self, py::object ip) {
@@ -964,3 +982,17 @@ void mlir::tracking::python::populateIRCore(py::module_ &m) {
   populateModule(m);
   populateOperation(m);
 }
+
+//===----------------------------------------------------------------------===//
+// PyModule
+//===----------------------------------------------------------------------===//
+
+PyModule::PyModule(py::object operation) : operation(std::move(operation)) {
+  ++getOperation().getContext().numLiveModules;
+}
+
+PyModule::PyModule(const PyModule &other) : operation(other.operation) {
+  ++getOperation().getContext().numLiveModules;
+}
+
+PyModule::~PyModule() { --getOperation().getContext().numLiveModules; }

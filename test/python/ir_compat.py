@@ -220,7 +220,7 @@ def test_sequences():
     print([o.name for o in ops[1:3]], [o.name for o in ops[::-1]], len(ops[-2:]))
     print(ops[-1].name, ops[0] in ops, ops.index(ops[2]), ops.count(ops[1]))
     print([o.name for o in reversed(ops)])
-    print(args[1:] == [args[1], args[2]], args.index(args[2]), args[-1] in args)
+    print(list(args[1:]) == [args[1], args[2]], args.index(args[2]), args[-1] in args)
     try:
         ops.index(m.body.operations[0])
     except ValueError:
