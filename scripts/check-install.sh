@@ -21,8 +21,8 @@ echo "check-install: installing to $PREFIX"
 cmake --install "$BUILD_DIR" --prefix "$PREFIX" >/dev/null
 for path in \
     include/mlir/Tracking/HandleRegistry.h include/mlir-c/Tracking.h \
-    lib/cmake/mlir-tracking/MLIRTrackingConfig.cmake \
-    lib/cmake/mlir-tracking/MLIRTrackingConfigVersion.cmake \
+    lib/cmake/MLIRTracking/MLIRTrackingConfig.cmake \
+    lib/cmake/MLIRTracking/MLIRTrackingConfigVersion.cmake \
     bin/tracking-opt bin/tracking-fuzz \
     python_packages/mlir_tracking/__init__.py \
     share/doc/mlir-tracking/README.md; do
@@ -37,9 +37,18 @@ if [ -e "$PREFIX/include/mlir/Tracking/Fuzz.h" ]; then
 fi
 
 echo "check-install: examples/consumer against the install"
-cmake -G Ninja -S examples/consumer -B "$WORK/consumer" \
-  -DCMAKE_BUILD_TYPE=Release \
-  -DMLIRTracking_DIR="$PREFIX/lib/cmake/mlir-tracking" >"$WORK/consumer.log"
+# As a downstream user would: only the prefix, no MLIRTracking_DIR (and no
+# user package registry, which could point at a build tree).
+(unset MLIRTracking_DIR; cmake -G Ninja -S examples/consumer -B "$WORK/consumer" \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PREFIX" \
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF) >"$WORK/consumer.log" 2>&1 ||
+  { cat "$WORK/consumer.log"; exit 1; }
+if ! grep -q "Using MLIRTrackingConfig.cmake in: $PREFIX/lib/cmake/MLIRTracking" \
+    "$WORK/consumer.log"; then
+  cat "$WORK/consumer.log"
+  echo "check-install: find_package(MLIRTracking) did not find the install" >&2
+  exit 1
+fi
 cmake --build "$WORK/consumer" >>"$WORK/consumer.log" ||
   { cat "$WORK/consumer.log"; exit 1; }
 "$WORK/consumer/tracking-consumer" |

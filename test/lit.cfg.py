@@ -28,6 +28,7 @@ tools = [
     "tracking-opt",
     "tracking-fuzz",
     "mlir-tracking-capi-test",
+    "tracked-rewrite-example",
     ToolSubst("%PYTHON", config.python_executable, unresolved="ignore"),
     # The upstream tool we compare against.
     ToolSubst("%mlir_opt", FindTool("mlir-opt")),

@@ -5,8 +5,9 @@
 |*===----------------------------------------------------------------------===*|
 |*                                                                            *|
 |* The C side of examples/consumer: holds a handle across the precise         *|
-|* canonicalize through mlir-c/Tracking.h and prints what became of it. CI    *|
-|* checks the output with FileCheck against the CHECK lines below.            *|
+|* canonicalize and a transform script through mlir-c/Tracking.h and prints   *|
+|* what became of it. CI checks the output with FileCheck against the CHECK   *|
+|* lines below.                                                               *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -64,6 +65,41 @@ int main(void) {
   mlirTrackingHandlePrintHistory(handle, print, NULL);
   printf("\n");
 
+  /* A transform script run on the function with the handle bound to its
+   * second argument: it annotates the op and yields the function's return. */
+  MlirModule script = mlirModuleCreateParse(
+      context, mlirStringRefCreateFromCString(
+                   "module attributes {transform.with_named_sequence} {\n"
+                   "  transform.named_sequence @__transform_main(\n"
+                   "      %root: !transform.any_op {transform.readonly},\n"
+                   "      %op: !transform.any_op {transform.readonly})\n"
+                   "      -> !transform.any_op {\n"
+                   "    transform.annotate %op \"seen\" : !transform.any_op\n"
+                   "    %r = transform.structured.match ops{[\"func.return\"]} "
+                   "in %root\n"
+                   "        : (!transform.any_op) -> !transform.any_op\n"
+                   "    transform.yield %r : !transform.any_op\n"
+                   "  }\n"
+                   "}\n"));
+  if (mlirModuleIsNull(script))
+    return 1;
+  intptr_t argSizes[] = {1};
+  MlirTrackingTransformResults results;
+  if (mlirLogicalResultIsFailure(mlirTrackingTransformApplyNamedSequence(
+          registry, func, mlirBlockGetFirstOperation(mlirModuleGetBody(script)),
+          mlirModuleGetOperation(script), 1, argSizes, &handle,
+          /*expensiveChecks=*/true, &results)))
+    return 1;
+  printf("after the script: ");
+  mlirOperationPrint(mlirTrackingHandleGetOperation(handle), print, NULL);
+  MlirTrackingHandle ret = mlirTrackingTransformResultsGetHandle(results, 0, 0);
+  printf("\nyielded: ");
+  mlirOperationPrint(mlirTrackingHandleGetOperation(ret), print, NULL);
+  printf("\n");
+  mlirTrackingHandleDestroy(ret);
+  mlirTrackingTransformResultsDestroy(results);
+  mlirModuleDestroy(script);
+
   mlirTrackingHandleDestroy(handle);
   mlirPassManagerDestroy(pm);
   mlirModuleDestroy(module);
@@ -74,3 +110,5 @@ int main(void) {
 
 // CHECK: handle: live: %{{.*}} = arith.constant 3 : i32
 // CHECK-NEXT: canonicalize on builtin.module: arith.addi {{.*}} (folded)
+// CHECK-NEXT: after the script: %{{.*}} = arith.constant {seen} 3 : i32
+// CHECK-NEXT: yielded: func.return %{{.*}} : i32

@@ -27,6 +27,7 @@
 
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
+#include "mlir-c/Rewrite.h"
 #include "mlir-c/Support.h"
 
 #ifdef __cplusplus
@@ -47,6 +48,12 @@ extern "C" {
 DEFINE_C_API_STRUCT(MlirTrackingRegistry, void);
 /// One owned reference to a tracked op (mlir::tracking::OpHandle).
 DEFINE_C_API_STRUCT(MlirTrackingHandle, void);
+/// How the handles of rewritten ops find their replacement op
+/// (mlir::tracking::TrackingConfig).
+DEFINE_C_API_STRUCT(MlirTrackingConfig, void);
+/// The results of a tracked transform script run: one entry per result of
+/// the entry sequence.
+DEFINE_C_API_STRUCT(MlirTrackingTransformResults, void);
 
 #undef DEFINE_C_API_STRUCT
 
@@ -176,6 +183,153 @@ MLIR_CAPI_EXPORTED MlirPass mlirTrackingCreateCanonicalizerPass(void);
 
 /// Creates the precise `cse`.
 MLIR_CAPI_EXPORTED MlirPass mlirTrackingCreateCSEPass(void);
+
+//===----------------------------------------------------------------------===//
+// Tracking configuration.
+//===----------------------------------------------------------------------===//
+
+/// Creates a tracking configuration with the defaults of the greedy and walk
+/// drivers (the transform dialect's): the replacement op must have the
+/// replaced op's name (a ConstantLike replacement is always accepted), and
+/// cast ops are looked through. Functions taking a configuration accept a
+/// null one for these defaults.
+MLIR_CAPI_EXPORTED MlirTrackingConfig mlirTrackingConfigCreate(void);
+
+/// Destroys a configuration. Null is ignored.
+MLIR_CAPI_EXPORTED void mlirTrackingConfigDestroy(MlirTrackingConfig config);
+
+/// Checks whether a configuration is null.
+static inline bool mlirTrackingConfigIsNull(MlirTrackingConfig config) {
+  return !config.ptr;
+}
+
+/// Sets whether a replacement op must have the replaced op's name.
+MLIR_CAPI_EXPORTED void
+mlirTrackingConfigSetRequireMatchingOpName(MlirTrackingConfig config,
+                                           bool require);
+
+/// Returns whether a replacement op must have the replaced op's name.
+MLIR_CAPI_EXPORTED bool
+mlirTrackingConfigGetRequireMatchingOpName(MlirTrackingConfig config);
+
+/// Sets whether ops implementing CastOpInterface are looked through when
+/// searching for the replacement op.
+MLIR_CAPI_EXPORTED void
+mlirTrackingConfigSetSkipCastOps(MlirTrackingConfig config, bool skip);
+
+/// Returns whether cast ops are looked through.
+MLIR_CAPI_EXPORTED bool
+mlirTrackingConfigGetSkipCastOps(MlirTrackingConfig config);
+
+//===----------------------------------------------------------------------===//
+// Pattern rewrites.
+//===----------------------------------------------------------------------===//
+
+/// Adds the canonicalization patterns of every loaded dialect and every
+/// registered op of the set's context (what `canonicalize` applies) to `set`.
+/// Null is ignored.
+MLIR_CAPI_EXPORTED void
+mlirTrackingRewritePatternSetAddCanonicalizationPatterns(
+    MlirRewritePatternSet set);
+
+/// Upstream's mlirApplyPatternsAndFoldGreedilyWithOp with tracking: applies
+/// `patterns` to the ops nested in `op` (and folds them) with the greedy
+/// driver, and every replace and erase it makes (patterns, folding, dead-code
+/// removal, region simplification) updates the handles of `registry`, each
+/// event naming the pattern. A null `config` or `tracking` means the
+/// defaults. Returns failure if the driver did not converge (the rewrites it
+/// made are tracked all the same), or, changing nothing, if `registry`, `op`
+/// or `patterns` is null or `registry` is not the registry of `op`'s context.
+/// Must not be called while a pass is rewriting the IR that contains `op`.
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirTrackingApplyPatternsAndFoldGreedily(
+    MlirTrackingRegistry registry, MlirOperation op,
+    MlirFrozenRewritePatternSet patterns, MlirGreedyRewriteDriverConfig config,
+    MlirTrackingConfig tracking);
+
+/// Upstream's mlirWalkAndApplyPatterns with tracking: applies `patterns` to
+/// the ops nested in `op` in one walk. Fails, changing nothing, on the bad
+/// arguments mlirTrackingApplyPatternsAndFoldGreedily refuses.
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirTrackingWalkAndApplyPatterns(
+    MlirTrackingRegistry registry, MlirOperation op,
+    MlirFrozenRewritePatternSet patterns, MlirTrackingConfig tracking);
+
+//===----------------------------------------------------------------------===//
+// Transform interpreter.
+//===----------------------------------------------------------------------===//
+
+/// Upstream's mlirTransformApplyNamedSequence with tracking (see
+/// docs/transform.md): applies the named sequence `transformRoot` (a
+/// `transform.named_sequence`) to `payloadRoot`, which is bound to the entry's
+/// first argument. `transformModule` (a `builtin.module`, may be null) is a
+/// library of sequences linked into a private copy of the script; the
+/// user's script is never modified. `expensiveChecks` enables the
+/// interpreter's expensive checks (upstream's
+/// mlirTransformOptionsEnableExpensiveChecks; the other transform option
+/// does not apply to named sequences). Upstream's MlirTransformOptions is
+/// not taken because mlir-c/Dialect/Transform/Interpreter.h has no include
+/// guard: including it from here would break programs that include it too.
+///
+/// Extra arguments: argument `i + 1` of the entry is bound to `argSizes[i]`
+/// handles, taken in order from `argHandles` (which holds the sum of
+/// `argSizes`); each must be live and refer to the payload root or an op
+/// nested in it.
+///
+/// After the run, every tracked op strictly nested in the payload root ends
+/// up where the transform dialect's own tracking says: live (followed to its
+/// replacement), erased (dropped, or consumed by a transform op) or
+/// invalidated (in the payload of a consumed handle). The payload root and
+/// everything outside it stay live.
+///
+/// On success, if `results` is not null, `*results` receives the results of
+/// the entry sequence (destroy them with mlirTrackingTransformResultsDestroy).
+/// On failure `*results` is set to null, the diagnostics go to the context's
+/// diagnostic handlers, and: for bad arguments (null registry or ops, ops of
+/// another context, a dead or null handle, an op outside the payload root,
+/// a wrong number of arguments, ...) nothing changes; for a script that
+/// fails, every handle strictly nested in the payload root is invalidated.
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirTrackingTransformApplyNamedSequence(
+    MlirTrackingRegistry registry, MlirOperation payloadRoot,
+    MlirOperation transformRoot, MlirOperation transformModule, intptr_t nArgs,
+    const intptr_t *argSizes, const MlirTrackingHandle *argHandles,
+    bool expensiveChecks, MlirTrackingTransformResults *results);
+
+/// Destroys the results of a run, with the handles they hold (handles taken
+/// out with mlirTrackingTransformResultsGetHandle stay valid). Null is
+/// ignored.
+MLIR_CAPI_EXPORTED void
+mlirTrackingTransformResultsDestroy(MlirTrackingTransformResults results);
+
+/// Checks whether results are null.
+static inline bool
+mlirTrackingTransformResultsIsNull(MlirTrackingTransformResults results) {
+  return !results.ptr;
+}
+
+/// Returns the number of results of the entry sequence (0 for null).
+MLIR_CAPI_EXPORTED intptr_t
+mlirTrackingTransformResultsGetNumResults(MlirTrackingTransformResults results);
+
+/// Returns whether result `pos` is a `!transform.param` (its elements are
+/// attributes) rather than an operation handle (its elements are ops).
+MLIR_CAPI_EXPORTED bool
+mlirTrackingTransformResultsIsParam(MlirTrackingTransformResults results,
+                                    intptr_t pos);
+
+/// Returns the number of payload ops or parameters of result `pos` (0 if
+/// out of range).
+MLIR_CAPI_EXPORTED intptr_t mlirTrackingTransformResultsGetNumElements(
+    MlirTrackingTransformResults results, intptr_t pos);
+
+/// Returns a new handle to payload op `index` of result `pos`, live when the
+/// run ended; destroy it with mlirTrackingHandleDestroy. Null if out of range
+/// or if the result is a parameter.
+MLIR_CAPI_EXPORTED MlirTrackingHandle mlirTrackingTransformResultsGetHandle(
+    MlirTrackingTransformResults results, intptr_t pos, intptr_t index);
+
+/// Returns parameter `index` of result `pos`. Null if out of range or if the
+/// result is not a parameter.
+MLIR_CAPI_EXPORTED MlirAttribute mlirTrackingTransformResultsGetParam(
+    MlirTrackingTransformResults results, intptr_t pos, intptr_t index);
 
 #ifdef __cplusplus
 }

@@ -5,9 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // Thin wrappers from include/mlir-c/Tracking.h to the C++ API. MLIR's own
-// C objects are unwrapped with mlir/CAPI/IR.h and mlir/CAPI/Pass.h; ours are
-// a heap-allocated HandleRegistry and a heap-allocated OpHandle (one owned
-// reference each).
+// C objects are unwrapped with mlir/CAPI/IR.h, mlir/CAPI/Pass.h and
+// mlir/CAPI/Rewrite.h; ours are heap-allocated C++ objects (a HandleRegistry,
+// an OpHandle holding one reference, a TrackingConfig, the results of a
+// transform script run).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,18 +16,31 @@
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Pass.h"
+#include "mlir/CAPI/Rewrite.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/CAPI/Wrap.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Tracking/HandleRegistry.h"
 #include "mlir/Tracking/PassTracking.h"
 #include "mlir/Tracking/Passes.h"
+#include "mlir/Tracking/TrackedRewrite.h"
+#include "mlir/Tracking/TrackingListener.h"
+#include "mlir/Tracking/TransformInterpreter.h"
 
 using namespace mlir;
 using namespace mlir::tracking;
 
 DEFINE_C_API_PTR_METHODS(MlirTrackingRegistry, mlir::tracking::HandleRegistry)
 DEFINE_C_API_PTR_METHODS(MlirTrackingHandle, mlir::tracking::OpHandle)
+DEFINE_C_API_PTR_METHODS(MlirTrackingConfig, mlir::tracking::TrackingConfig)
+DEFINE_C_API_PTR_METHODS(MlirTrackingTransformResults,
+                         std::vector<mlir::tracking::TransformSequenceResult>)
+// What upstream's C API object wraps (upstream defines this in its .cpp
+// file, not in a header).
+DEFINE_C_API_PTR_METHODS(MlirGreedyRewriteDriverConfig,
+                         mlir::GreedyRewriteConfig)
 
 namespace {
 /// The handle behind `handle`; an empty OpHandle (erased, no history) for a
@@ -50,6 +64,29 @@ MlirTrackingHandleState wrapState(HandleState state) {
 
 void callWith(MlirStringCallback callback, void *userData, StringRef text) {
   callback(wrap(text), userData);
+}
+
+/// The configuration behind `config`; the defaults for a null one.
+TrackingConfig getConfig(MlirTrackingConfig config) {
+  return config.ptr ? *unwrap(config) : TrackingConfig();
+}
+
+/// Checks the arguments shared by the pattern drivers. Errors about an op go
+/// to its context's diagnostic handlers.
+LogicalResult checkPatternArguments(MlirTrackingRegistry registry,
+                                    MlirOperation op,
+                                    MlirFrozenRewritePatternSet patterns,
+                                    StringRef function) {
+  if (!op.ptr)
+    return failure();
+  Operation *operation = unwrap(op);
+  if (!registry.ptr || !patterns.ptr)
+    return operation->emitError()
+           << function << ": null " << (registry.ptr ? "patterns" : "registry");
+  if (unwrap(registry)->getContext() != operation->getContext())
+    return operation->emitError()
+           << function << ": the registry belongs to another context";
+  return success();
 }
 } // namespace
 
@@ -173,4 +210,201 @@ MlirPass mlirTrackingCreateCanonicalizerPass(void) {
 
 MlirPass mlirTrackingCreateCSEPass(void) {
   return wrap(createTrackedCSEPass().release());
+}
+
+//===----------------------------------------------------------------------===//
+// Tracking configuration.
+//===----------------------------------------------------------------------===//
+
+MlirTrackingConfig mlirTrackingConfigCreate(void) {
+  return wrap(new TrackingConfig());
+}
+
+void mlirTrackingConfigDestroy(MlirTrackingConfig config) {
+  delete unwrap(config);
+}
+
+void mlirTrackingConfigSetRequireMatchingOpName(MlirTrackingConfig config,
+                                                bool require) {
+  if (config.ptr)
+    unwrap(config)->requireMatchingReplacementOpName = require;
+}
+
+bool mlirTrackingConfigGetRequireMatchingOpName(MlirTrackingConfig config) {
+  return getConfig(config).requireMatchingReplacementOpName;
+}
+
+void mlirTrackingConfigSetSkipCastOps(MlirTrackingConfig config, bool skip) {
+  if (config.ptr)
+    unwrap(config)->skipCastOps = skip;
+}
+
+bool mlirTrackingConfigGetSkipCastOps(MlirTrackingConfig config) {
+  return getConfig(config).skipCastOps;
+}
+
+//===----------------------------------------------------------------------===//
+// Pattern rewrites.
+//===----------------------------------------------------------------------===//
+
+void mlirTrackingRewritePatternSetAddCanonicalizationPatterns(
+    MlirRewritePatternSet set) {
+  if (!set.ptr)
+    return;
+  RewritePatternSet &patterns = *unwrap(set);
+  MLIRContext *context = patterns.getContext();
+  for (Dialect *dialect : context->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : context->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, context);
+}
+
+MlirLogicalResult mlirTrackingApplyPatternsAndFoldGreedily(
+    MlirTrackingRegistry registry, MlirOperation op,
+    MlirFrozenRewritePatternSet patterns, MlirGreedyRewriteDriverConfig config,
+    MlirTrackingConfig tracking) {
+  static constexpr StringLiteral function =
+      "mlirTrackingApplyPatternsAndFoldGreedily";
+  if (failed(checkPatternArguments(registry, op, patterns, function)))
+    return mlirLogicalResultFailure();
+  Operation *root = unwrap(op);
+  GreedyRewriteConfig driverConfig =
+      config.ptr ? *unwrap(config) : GreedyRewriteConfig();
+  // The events name this function, as they name a pass in a pipeline.
+  ScopedRewriteAttribution attribution(function, root);
+  return wrap(applyPatternsGreedilyTracked(root, *unwrap(patterns),
+                                           driverConfig, getConfig(tracking)));
+}
+
+MlirLogicalResult mlirTrackingWalkAndApplyPatterns(
+    MlirTrackingRegistry registry, MlirOperation op,
+    MlirFrozenRewritePatternSet patterns, MlirTrackingConfig tracking) {
+  static constexpr StringLiteral function = "mlirTrackingWalkAndApplyPatterns";
+  if (failed(checkPatternArguments(registry, op, patterns, function)))
+    return mlirLogicalResultFailure();
+  Operation *root = unwrap(op);
+  ScopedRewriteAttribution attribution(function, root);
+  walkAndApplyPatternsTracked(root, *unwrap(patterns), getConfig(tracking));
+  return mlirLogicalResultSuccess();
+}
+
+//===----------------------------------------------------------------------===//
+// Transform interpreter.
+//===----------------------------------------------------------------------===//
+
+MlirLogicalResult mlirTrackingTransformApplyNamedSequence(
+    MlirTrackingRegistry registry, MlirOperation payloadRoot,
+    MlirOperation transformRoot, MlirOperation transformModule, intptr_t nArgs,
+    const intptr_t *argSizes, const MlirTrackingHandle *argHandles,
+    bool expensiveChecks, MlirTrackingTransformResults *results) {
+  if (results)
+    *results = {nullptr};
+  if (!payloadRoot.ptr)
+    return mlirLogicalResultFailure();
+  Operation *payload = unwrap(payloadRoot);
+  auto refuse = [&](const Twine &message) {
+    emitError(payload->getLoc())
+        << "mlirTrackingTransformApplyNamedSequence: " << message;
+    return mlirLogicalResultFailure();
+  };
+  if (!registry.ptr)
+    return refuse("null registry");
+  if (!transformRoot.ptr)
+    return refuse("null transform root");
+  // The C++ entry point checks the contexts of the ops; the module must be
+  // of the same context before it can be looked at.
+  ModuleOp library;
+  if (transformModule.ptr) {
+    Operation *module = unwrap(transformModule);
+    if (module->getContext() != payload->getContext())
+      return refuse("the transform module belongs to another context");
+    library = dyn_cast<ModuleOp>(module);
+    if (!library)
+      return refuse("the transform module must be a 'builtin.module', not '" +
+                    module->getName().getStringRef() + "'");
+  }
+  if (nArgs < 0 || (nArgs > 0 && !argSizes))
+    return refuse("bad argument count or null argument sizes");
+
+  std::vector<std::vector<OpHandle>> bound(nArgs);
+  intptr_t next = 0;
+  for (intptr_t index = 0; index < nArgs; ++index) {
+    if (argSizes[index] < 0)
+      return refuse("argument #" + Twine(index + 1) + " has a negative size");
+    if (argSizes[index] > 0 && !argHandles)
+      return refuse("null argument handles");
+    for (intptr_t i = 0; i < argSizes[index]; ++i, ++next) {
+      if (!argHandles[next].ptr)
+        return refuse("argument #" + Twine(index + 1) + ": handle " + Twine(i) +
+                      " is null");
+      bound[index].push_back(*unwrap(argHandles[next]));
+    }
+  }
+
+  transform::TransformOptions transformOptions;
+  transformOptions.enableExpensiveChecks(expensiveChecks);
+  auto out = std::make_unique<std::vector<TransformSequenceResult>>();
+  if (failed(applyTrackedNamedSequence(*unwrap(registry), payload,
+                                       unwrap(transformRoot), library, bound,
+                                       transformOptions, *out)))
+    return mlirLogicalResultFailure();
+  if (results)
+    *results = wrap(out.release());
+  return mlirLogicalResultSuccess();
+}
+
+void mlirTrackingTransformResultsDestroy(MlirTrackingTransformResults results) {
+  delete unwrap(results);
+}
+
+namespace {
+/// Result `pos` of `results`, or null.
+const TransformSequenceResult *getResult(MlirTrackingTransformResults results,
+                                         intptr_t pos) {
+  if (!results.ptr || pos < 0 ||
+      static_cast<size_t>(pos) >= unwrap(results)->size())
+    return nullptr;
+  return &(*unwrap(results))[pos];
+}
+} // namespace
+
+intptr_t mlirTrackingTransformResultsGetNumResults(
+    MlirTrackingTransformResults results) {
+  return results.ptr ? static_cast<intptr_t>(unwrap(results)->size()) : 0;
+}
+
+bool mlirTrackingTransformResultsIsParam(MlirTrackingTransformResults results,
+                                         intptr_t pos) {
+  const TransformSequenceResult *result = getResult(results, pos);
+  return result && result->isParam;
+}
+
+intptr_t
+mlirTrackingTransformResultsGetNumElements(MlirTrackingTransformResults results,
+                                           intptr_t pos) {
+  const TransformSequenceResult *result = getResult(results, pos);
+  if (!result)
+    return 0;
+  return static_cast<intptr_t>(result->isParam ? result->params.size()
+                                               : result->ops.size());
+}
+
+MlirTrackingHandle
+mlirTrackingTransformResultsGetHandle(MlirTrackingTransformResults results,
+                                      intptr_t pos, intptr_t index) {
+  const TransformSequenceResult *result = getResult(results, pos);
+  if (!result || result->isParam || index < 0 ||
+      static_cast<size_t>(index) >= result->ops.size())
+    return {nullptr};
+  return wrap(new OpHandle(result->ops[index]));
+}
+
+MlirAttribute
+mlirTrackingTransformResultsGetParam(MlirTrackingTransformResults results,
+                                     intptr_t pos, intptr_t index) {
+  const TransformSequenceResult *result = getResult(results, pos);
+  if (!result || !result->isParam || index < 0 ||
+      static_cast<size_t>(index) >= result->params.size())
+    return {nullptr};
+  return wrap(result->params[index]);
 }

@@ -14,7 +14,9 @@
 #ifndef MLIR_TRACKING_LIB_BLOCKVALUENOTIFICATIONS_H
 #define MLIR_TRACKING_LIB_BLOCKVALUENOTIFICATIONS_H
 
+#include "RegistryNotifier.h"
 #include "mlir/IR/ValueRange.h"
+
 #include "mlir/Tracking/HandleRegistry.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -26,7 +28,7 @@ namespace tracking::detail {
 
 /// Describes where an event comes from; called only if something tracked is
 /// affected (describing costs string work).
-using SourceFn = llvm::function_ref<HandleRegistry::EventSource()>;
+using SourceFn = llvm::function_ref<EventSource()>;
 
 /// Fires before `op`'s results are replaced by `newValues` (one per result;
 /// a null value means "no replacement"): the handle of result i follows

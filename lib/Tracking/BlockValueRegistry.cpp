@@ -22,6 +22,7 @@
 
 using namespace mlir;
 using namespace mlir::tracking;
+using mlir::tracking::detail::EventSource;
 
 namespace mlir::tracking::detail {
 
@@ -36,7 +37,7 @@ struct LazyEvent {
       event.emplace();
       event->kind = kind;
       if (source) {
-        HandleRegistry::EventSource from = source();
+        EventSource from = source();
         event->pass = from.pass;
         event->anchor = from.anchor;
         event->pattern = from.pattern;
@@ -272,8 +273,7 @@ std::string describeValue(Value value) {
          describeBlock(argument.getOwner());
 }
 
-TrackingEvent makeEvent(TrackingEvent::Kind kind,
-                        const HandleRegistry::EventSource &source) {
+TrackingEvent makeEvent(TrackingEvent::Kind kind, const EventSource &source) {
   TrackingEvent event;
   event.kind = kind;
   event.pass = source.pass;

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/Tracking/HandleRegistry.h"
+#include "RegistryNotifier.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpDefinition.h"
@@ -21,33 +22,72 @@
 using namespace mlir;
 using namespace mlir::tracking;
 
+namespace {
+/// The scope of an op: the body scope of its parent, or nullptr at the top.
+Operation *scopeOfOp(Operation *op);
+
+/// The scope of the ops directly in `op`'s regions.
+Operation *bodyScopeOf(Operation *op) {
+  if (!op->getParentOp() || op->hasTrait<OpTrait::IsIsolatedFromAbove>())
+    return op;
+  return scopeOfOp(op);
+}
+
+Operation *scopeOfOp(Operation *op) {
+  if (!op)
+    return nullptr;
+  Operation *parent = op->getParentOp();
+  return parent ? bodyScopeOf(parent) : nullptr;
+}
+} // namespace
+
 namespace mlir::tracking::detail {
 struct RegistryImpl;
 
+using EventPtr = std::shared_ptr<const TrackingEvent>;
+using Observer = std::function<void(const TrackingEvent &)>;
+
 /// The shared state behind one OpHandle. All fields are guarded by the
 /// registry mutex.
+///
+/// Records that followed a replacement onto an op that already had a handle
+/// form union-find trees: `parent` points towards the *root*, the record that
+/// speaks for the whole group (its op, state and names). The root is always
+/// the record of the op that had the handle first, so the key of a handle
+/// that never merged into another one never changes. Each access compresses
+/// the path to the root, folding the events of the records it skips into the
+/// record's own history so that no event is lost.
 struct HandleRecord : std::enable_shared_from_this<HandleRecord> {
   explicit HandleRecord(RegistryImpl *registry) : registry(registry) {}
   /// The registry state; kept alive by the record's deleter.
   RegistryImpl *registry;
-  /// The op while the record is mapped (live and not merged).
+  /// Null for a root. Holds the parent alive.
+  std::shared_ptr<HandleRecord> parent;
+  /// Absolute index into `parent->history` of the first event shared with it.
+  size_t parentHistoryStart = 0;
+
+  // The fields below are meaningful on roots only.
+
+  /// The op while the record is mapped.
   Operation *op = nullptr;
   HandleState state = HandleState::Live;
   /// True while `op` is a key of the address map pointing at this record.
   bool mapped = false;
+  /// True between `detachNested` and the record's settlement: unmapped, read
+  /// as invalidated, its event not recorded yet. `op` keeps the old address
+  /// (compared, never dereferenced).
+  bool detached = false;
   /// The scope the record is indexed under while mapped.
   Operation *scope = nullptr;
   /// Name and location as last seen, captured as text so they outlive the op.
   std::string lastName;
   std::string lastLocation;
+
   /// Bounded history: `historyDropped` events were dropped from the front.
-  std::vector<TrackingEvent> history;
+  /// Events are shared (immutable) so that folding them along a compressed
+  /// path copies pointers, not strings.
+  std::vector<EventPtr> history;
   size_t historyDropped = 0;
-  /// Set when this handle followed a replacement onto an op that already had
-  /// a handle: from then on, that record speaks for both.
-  std::shared_ptr<HandleRecord> forward;
-  /// Absolute index into `forward->history` of the first shared event.
-  size_t forwardHistoryStart = 0;
 };
 
 /// A scope (isolated-from-above or top-level op) that has records below it.
@@ -59,20 +99,101 @@ struct ScopeInfo {
   llvm::SmallPtrSet<Operation *, 2> children;
 };
 
+/// One critical section of the registry. Everything that must not run under
+/// the lock is queued here and runs when it ends, after unlocking: the
+/// observer (which may use handles) and the release of records (whose
+/// deleter takes the lock).
+class Transaction {
+public:
+  explicit Transaction(RegistryImpl &impl);
+  ~Transaction();
+  Transaction(const Transaction &) = delete;
+  Transaction &operator=(const Transaction &) = delete;
+
+  /// Keeps `record` alive until the transaction ends; returns a reference to
+  /// it, or null if its last handle is being released.
+  std::shared_ptr<HandleRecord> hold(HandleRecord *record) {
+    std::shared_ptr<HandleRecord> held = record->weak_from_this().lock();
+    if (held)
+      released.push_back(held);
+    return held;
+  }
+  /// Releases `record` when the transaction ends.
+  void releaseLater(std::shared_ptr<HandleRecord> record) {
+    if (record)
+      released.push_back(std::move(record));
+  }
+
+  RegistryImpl &impl;
+  std::vector<EventPtr> events;
+
+private:
+  std::unique_lock<std::mutex> lock;
+  std::vector<std::shared_ptr<HandleRecord>> released;
+};
+
 struct RegistryImpl {
   /// One lock for everything. (A reader-writer lock was tried: with two
   /// threads notifying at full speed it made tracked pipelines 4x slower.)
   mutable std::mutex mutex;
   llvm::DenseMap<Operation *, HandleRecord *> byOp;
   llvm::DenseMap<Operation *, ScopeInfo> scopes;
-  std::function<void(const TrackingEvent &)> observer;
+  /// Copied (as a pointer) by each transaction that has events to deliver.
+  std::shared_ptr<const Observer> observer;
 
   static constexpr size_t kMaxHistory = 32;
 
-  static HandleRecord *canonical(HandleRecord *record) {
-    while (record->forward)
-      record = record->forward.get();
-    return record;
+  //===--------------------------------------------------------------------===//
+  // Union-find
+  //===--------------------------------------------------------------------===//
+
+  /// Appends the events of `from` from absolute index `start` on to the
+  /// history of `to`, keeping the newest `kMaxHistory`.
+  static void appendHistory(HandleRecord *to, const HandleRecord *from,
+                            size_t start) {
+    size_t skip =
+        start > from->historyDropped ? start - from->historyDropped : 0;
+    if (skip >= from->history.size())
+      return;
+    to->history.insert(to->history.end(), from->history.begin() + skip,
+                       from->history.end());
+    if (to->history.size() > kMaxHistory) {
+      size_t excess = to->history.size() - kMaxHistory;
+      to->history.erase(to->history.begin(), to->history.begin() + excess);
+      to->historyDropped += excess;
+    }
+  }
+
+  /// Returns the root of `record`'s group, pointing every record on the way
+  /// directly at it. Records no longer referenced are released by `tx`.
+  static HandleRecord *findRoot(HandleRecord *record, Transaction &tx) {
+    if (!record->parent || !record->parent->parent)
+      return record->parent ? record->parent.get() : record;
+    SmallVector<HandleRecord *, 8> path;
+    HandleRecord *current = record;
+    while (current->parent) {
+      path.push_back(current);
+      current = current->parent.get();
+    }
+    // From the record nearest the root down: each one takes over the events
+    // its parent received since it joined, then points at the root.
+    for (size_t i = path.size() - 1; i-- > 0;) {
+      HandleRecord *node = path[i];
+      HandleRecord *next = path[i + 1];
+      appendHistory(node, next, node->parentHistoryStart);
+      node->parentHistoryStart = next->parentHistoryStart;
+      std::shared_ptr<HandleRecord> old = std::move(node->parent);
+      node->parent = next->parent;
+      tx.releaseLater(std::move(old));
+    }
+    return current;
+  }
+
+  /// Links the root `record` under the root `into`.
+  static void link(HandleRecord *record, std::shared_ptr<HandleRecord> into) {
+    record->parentHistoryStart = into->historyDropped + into->history.size();
+    record->parent = std::move(into);
+    record->op = nullptr;
   }
 
   //===--------------------------------------------------------------------===//
@@ -159,12 +280,47 @@ struct RegistryImpl {
         reparentScope(child, newScope);
   }
 
-  /// The scope of an op: the body scope of its parent, or nullptr at the top.
-  static Operation *scopeOf(Operation *op) {
-    if (!op)
-      return nullptr;
-    Operation *parent = op->getParentOp();
-    return parent ? HandleRegistry::getBodyScope(parent) : nullptr;
+  /// Re-indexes the tracked ops nested in `op` (not `op` itself) where they
+  /// are now, when where they were is unknown. Nested scopes are only
+  /// reparented: what is inside them is indexed under them already.
+  void reindexNested(Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        reindexBlock(&block);
+  }
+
+  void reindexBlock(Block *block) {
+    for (Operation &nested : *block) {
+      nested.walk<WalkOrder::PreOrder>([&](Operation *inner) {
+        if (auto it = byOp.find(inner); it != byOp.end())
+          setScope(it->second, scopeOf(inner));
+        if (inner->hasTrait<OpTrait::IsIsolatedFromAbove>()) {
+          if (scopes.count(inner))
+            reparentScope(inner, scopeOf(inner));
+          return WalkResult::skip();
+        }
+        return WalkResult::advance();
+      });
+    }
+  }
+
+  static Operation *scopeOf(Operation *op) { return scopeOfOp(op); }
+
+  /// The records indexed in the scope subtree rooted at `anchor`, found from
+  /// the index alone: the IR outside `anchor` may be under rewrite by other
+  /// threads, and scope keys that a pass freed behind the listener's back
+  /// are compared, never dereferenced.
+  SmallVector<HandleRecord *> collectNested(Operation *anchor) {
+    SmallVector<HandleRecord *> records;
+    if (!scopes.count(anchor))
+      return records;
+    SmallVector<Operation *> worklist = {anchor};
+    for (size_t i = 0; i < worklist.size(); ++i) {
+      ScopeInfo &info = scopes[worklist[i]];
+      records.append(info.records.begin(), info.records.end());
+      worklist.append(info.children.begin(), info.children.end());
+    }
+    return records;
   }
 
   //===--------------------------------------------------------------------===//
@@ -204,23 +360,53 @@ struct RegistryImpl {
     return record;
   }
 
-  void record(HandleRecord *record, TrackingEvent event) {
+  /// Adds `event` to the history of the root `record`; the observer sees it
+  /// when `tx` ends.
+  void record(HandleRecord *record, TrackingEvent event, Transaction &tx) {
     event.recordKey = record;
+    auto shared = std::make_shared<const TrackingEvent>(std::move(event));
     if (observer)
-      observer(event);
+      tx.events.push_back(shared);
     if (record->history.size() == kMaxHistory) {
       record->history.erase(record->history.begin());
       ++record->historyDropped;
     }
-    record->history.push_back(std::move(event));
+    record->history.push_back(std::move(shared));
+  }
+
+  /// Marks the root `record` (already unmapped) as no longer live.
+  void endRecord(HandleRecord *record, HandleState state, TrackingEvent event,
+                 Transaction &tx) {
+    record->op = nullptr;
+    record->state = state;
+    this->record(record, std::move(event), tx);
   }
 };
 
+Transaction::Transaction(RegistryImpl &impl) : impl(impl), lock(impl.mutex) {}
+
+Transaction::~Transaction() {
+  std::shared_ptr<const Observer> observer;
+  if (!events.empty())
+    observer = impl.observer;
+  lock.unlock();
+  if (observer)
+    for (const EventPtr &event : events)
+      (*observer)(*event);
+  // May run record deleters, which take the lock.
+  released.clear();
+}
+
 } // namespace mlir::tracking::detail
 
+using mlir::tracking::detail::EventPtr;
+using mlir::tracking::detail::EventSource;
 using mlir::tracking::detail::HandleRecord;
+using mlir::tracking::detail::Observer;
 using mlir::tracking::detail::RegistryImpl;
+using mlir::tracking::detail::RegistryNotifier;
 using mlir::tracking::detail::ScopeInfo;
+using mlir::tracking::detail::Transaction;
 
 namespace {
 /// Registries by context. Contexts are few; a mutex is plenty.
@@ -255,7 +441,7 @@ void bind(HandleRecord *record, Operation *op) {
 }
 
 TrackingEvent makeEvent(TrackingEvent::Kind kind, const HandleRecord *record,
-                        const HandleRegistry::EventSource &source) {
+                        const EventSource &source) {
   TrackingEvent event;
   event.kind = kind;
   event.op = record->lastName + " at " + record->lastLocation;
@@ -314,73 +500,101 @@ std::string TrackingEvent::str() const {
 }
 
 //===----------------------------------------------------------------------===//
-// OpHandle
+// Record release
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// Records whose release was deferred by a deleter running on this thread
+/// (null when no deleter runs): releasing a long chain of merged records one
+/// by one instead of recursively keeps the stack flat.
+thread_local std::vector<std::shared_ptr<HandleRecord>> *releaseQueue = nullptr;
+
+void releaseIteratively(std::shared_ptr<HandleRecord> record) {
+  if (!record)
+    return;
+  if (releaseQueue) {
+    releaseQueue->push_back(std::move(record));
+    return;
+  }
+  std::vector<std::shared_ptr<HandleRecord>> queue;
+  releaseQueue = &queue;
+  queue.push_back(std::move(record));
+  while (!queue.empty()) {
+    std::shared_ptr<HandleRecord> next = std::move(queue.back());
+    queue.pop_back();
+    // May run a deleter, which queues the parent it held.
+    next.reset();
+  }
+  releaseQueue = nullptr;
+}
+
 /// Unmaps a record when its last handle goes away. Holds the registry state
 /// so that a handle may outlive its HandleRegistry safely.
 struct RecordDeleter {
   std::shared_ptr<RegistryImpl> impl;
   void operator()(HandleRecord *record) const {
+    std::shared_ptr<HandleRecord> parent;
     {
       std::lock_guard<std::mutex> lock(impl->mutex);
       impl->unmap(record);
+      parent = std::move(record->parent);
     }
-    // Destroying the record may release the record it was merged into, whose
-    // deleter takes the lock again: hence outside the lock.
     delete record;
+    // Outside the lock: the parent's deleter takes it again.
+    releaseIteratively(std::move(parent));
   }
 };
-
-std::mutex &getMutex(const std::shared_ptr<HandleRecord> &record) {
-  return record->registry->mutex;
-}
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// OpHandle
+//===----------------------------------------------------------------------===//
 
 Operation *OpHandle::get() const {
   if (!record)
     return nullptr;
-  std::lock_guard<std::mutex> lock(getMutex(record));
-  HandleRecord *target = RegistryImpl::canonical(record.get());
-  return target->state == HandleState::Live ? target->op : nullptr;
+  Transaction tx(*record->registry);
+  HandleRecord *root = RegistryImpl::findRoot(record.get(), tx);
+  return root->state == HandleState::Live ? root->op : nullptr;
 }
 
 HandleState OpHandle::getState() const {
   if (!record)
     return HandleState::Erased;
-  std::lock_guard<std::mutex> lock(getMutex(record));
-  return RegistryImpl::canonical(record.get())->state;
+  Transaction tx(*record->registry);
+  return RegistryImpl::findRoot(record.get(), tx)->state;
 }
 
 std::string OpHandle::getLastName() const {
   if (!record)
     return "";
-  std::lock_guard<std::mutex> lock(getMutex(record));
-  return RegistryImpl::canonical(record.get())->lastName;
+  Transaction tx(*record->registry);
+  return RegistryImpl::findRoot(record.get(), tx)->lastName;
 }
 
 std::string OpHandle::getLastLocation() const {
   if (!record)
     return "";
-  std::lock_guard<std::mutex> lock(getMutex(record));
-  return RegistryImpl::canonical(record.get())->lastLocation;
+  Transaction tx(*record->registry);
+  return RegistryImpl::findRoot(record.get(), tx)->lastLocation;
 }
 
 std::vector<TrackingEvent> OpHandle::getHistory() const {
   std::vector<TrackingEvent> result;
   if (!record)
     return result;
-  std::lock_guard<std::mutex> lock(getMutex(record));
-  // Own events, then those of each record it was merged into since the merge.
-  size_t start = 0;
-  for (const HandleRecord *current = record.get(); current;
-       current = current->forward.get()) {
+  Transaction tx(*record->registry);
+  RegistryImpl::findRoot(record.get(), tx);
+  // Own events (including those folded in by path compression), then those
+  // of the root since this record joined it.
+  for (const EventPtr &event : record->history)
+    result.push_back(*event);
+  if (const HandleRecord *root = record->parent.get()) {
+    size_t start = record->parentHistoryStart;
     size_t skip =
-        start > current->historyDropped ? start - current->historyDropped : 0;
-    for (size_t i = skip; i < current->history.size(); ++i)
-      result.push_back(current->history[i]);
-    start = current->forwardHistoryStart;
+        start > root->historyDropped ? start - root->historyDropped : 0;
+    for (size_t i = skip; i < root->history.size(); ++i)
+      result.push_back(*root->history[i]);
   }
   return result;
 }
@@ -409,8 +623,8 @@ size_t OpHandle::hash() const { return std::hash<const void *>()(getKey()); }
 const void *OpHandle::getKey() const {
   if (!record)
     return nullptr;
-  std::lock_guard<std::mutex> lock(getMutex(record));
-  return RegistryImpl::canonical(record.get());
+  Transaction tx(*record->registry);
+  return RegistryImpl::findRoot(record.get(), tx);
 }
 
 bool OpHandle::sameOp(const OpHandle &other) const {
@@ -437,17 +651,17 @@ HandleRegistry::~HandleRegistry() {
     std::unique_lock<std::shared_mutex> lock(registries.mutex);
     registries.map.erase(context);
   }
-  std::lock_guard<std::mutex> lock(impl->mutex);
+  Transaction tx(*impl);
   for (auto &entry : impl->byOp) {
     HandleRecord *record = entry.second;
     record->mapped = false;
-    record->op = nullptr;
-    if (record->state != HandleState::Live)
+    if (record->state != HandleState::Live || !tx.hold(record)) {
+      record->op = nullptr;
       continue;
-    record->state = HandleState::Erased;
+    }
     TrackingEvent event = makeEvent(TrackingEvent::Kind::Erased, record, {});
     event.reason = "tracking ended (registry destroyed)";
-    impl->record(record, std::move(event));
+    impl->endRecord(record, HandleState::Erased, std::move(event), tx);
   }
   impl->byOp.clear();
   impl->scopes.clear();
@@ -459,14 +673,8 @@ HandleRegistry *HandleRegistry::lookup(MLIRContext *context) {
   return registries.map.lookup(context);
 }
 
-Operation *HandleRegistry::getBodyScope(Operation *op) {
-  if (!op->getParentOp() || op->hasTrait<OpTrait::IsIsolatedFromAbove>())
-    return op;
-  return RegistryImpl::scopeOf(op);
-}
-
 OpHandle HandleRegistry::getHandle(Operation *op) {
-  std::lock_guard<std::mutex> lock(impl->mutex);
+  Transaction tx(*impl);
   if (std::shared_ptr<HandleRecord> existing = impl->lookup(op))
     return OpHandle(std::move(existing));
   std::shared_ptr<HandleRecord> record(new HandleRecord(impl.get()),
@@ -477,7 +685,7 @@ OpHandle HandleRegistry::getHandle(Operation *op) {
 }
 
 OpHandle HandleRegistry::lookupHandle(Operation *op) const {
-  std::lock_guard<std::mutex> lock(impl->mutex);
+  Transaction tx(*impl);
   return OpHandle(impl->lookup(op));
 }
 
@@ -503,191 +711,15 @@ void HandleRegistry::forEachTrackedOp(
     fn(op);
 }
 
-void HandleRegistry::notifyOperationReplaced(Operation *op,
-                                             Operation *replacement,
-                                             const EventSource &source) {
-  std::lock_guard<std::mutex> lock(impl->mutex);
-  auto it = impl->byOp.find(op);
-  if (it == impl->byOp.end())
-    return;
-  HandleRecord *record = it->second;
-  impl->unmap(record);
-
-  TrackingEvent event =
-      makeEvent(TrackingEvent::Kind::Replaced, record, source);
-  // Print the replacement's location once: for the event and for the record.
-  std::string replacementName = replacement->getName().getStringRef().str();
-  std::string replacementLocation = printLocation(replacement->getLoc());
-  event.replacement = replacementName + " at " + replacementLocation;
-  if (std::shared_ptr<HandleRecord> existing = impl->lookup(replacement)) {
-    // Both handles now speak for the same op: merge into the existing one.
-    event.reason = "merged with the handle that already referred to it";
-    impl->record(record, std::move(event));
-    record->op = nullptr;
-    record->forwardHistoryStart =
-        existing->historyDropped + existing->history.size();
-    record->forward = std::move(existing);
-    return;
-  }
-  impl->record(record, std::move(event));
-  record->lastName = std::move(replacementName);
-  record->lastLocation = std::move(replacementLocation);
-  impl->map(record, replacement);
-}
-
-void HandleRegistry::notifyOperationErased(Operation *op,
-                                           const EventSource &source,
-                                           StringRef reason) {
-  std::lock_guard<std::mutex> lock(impl->mutex);
-  auto it = impl->byOp.find(op);
-  if (it != impl->byOp.end()) {
-    HandleRecord *record = it->second;
-    impl->unmap(record);
-    record->op = nullptr;
-    record->state = HandleState::Erased;
-    TrackingEvent event =
-        makeEvent(TrackingEvent::Kind::Erased, record, source);
-    event.reason = reason.str();
-    impl->record(record, std::move(event));
-  }
-  // Nested ops were notified first; whatever scope `op` was is now empty of
-  // records, but drop it explicitly in case a nested erase went unnotified.
-  auto scopeIt = impl->scopes.find(op);
-  if (scopeIt != impl->scopes.end()) {
-    Operation *parent = scopeIt->second.parent;
-    for (HandleRecord *orphan : llvm::to_vector(scopeIt->second.records)) {
-      impl->unmap(orphan);
-      orphan->op = nullptr;
-      orphan->state = HandleState::Erased;
-      TrackingEvent event =
-          makeEvent(TrackingEvent::Kind::Erased, orphan, source);
-      event.reason = "an ancestor was erased";
-      impl->record(orphan, std::move(event));
-    }
-    scopeIt = impl->scopes.find(op);
-    if (scopeIt != impl->scopes.end() && scopeIt->second.children.empty()) {
-      impl->scopes.erase(scopeIt);
-      impl->scopes[parent].children.erase(op);
-      impl->pruneScope(parent);
-    }
-  }
-}
-
-void HandleRegistry::notifyOperationMoved(Operation *op, Operation *oldScope) {
-  Operation *newScope = getBodyScope(op);
-  std::lock_guard<std::mutex> lock(impl->mutex);
-  if (auto it = impl->byOp.find(op); it != impl->byOp.end())
-    impl->setScope(it->second, RegistryImpl::scopeOf(op));
-  if (impl->scopes.count(op) && getBodyScope(op) == op)
-    impl->reparentScope(op, RegistryImpl::scopeOf(op));
-
-  // Records and scopes below `op` that were indexed under the old scope now
-  // belong to the new one.
-  impl->moveBetweenScopes(oldScope, newScope, [&](Operation *nested) {
-    return op->isProperAncestor(nested);
-  });
-}
-
-void HandleRegistry::notifyBlockMoved(Block *block, Operation *oldScope) {
-  Operation *parent = block->getParentOp();
-  if (!parent)
-    return;
-  std::lock_guard<std::mutex> lock(impl->mutex);
-  impl->moveBetweenScopes(
-      oldScope, getBodyScope(parent),
-      [&](Operation *nested) { return block->findAncestorOpInBlock(*nested); });
-}
-
-HandleRegistry::DetachedRecords
-HandleRegistry::detachNestedRecords(Operation *anchor) {
-  DetachedRecords detached;
-  std::lock_guard<std::mutex> lock(impl->mutex);
-  if (!impl->scopes.count(anchor))
-    return detached;
-  // Collect the scope subtree rooted at `anchor` from the index alone: the IR
-  // outside `anchor` may be under rewrite by other threads.
-  SmallVector<Operation *> worklist = {anchor};
-  SmallVector<HandleRecord *> records;
-  for (size_t i = 0; i < worklist.size(); ++i) {
-    ScopeInfo &info = impl->scopes[worklist[i]];
-    records.append(info.records.begin(), info.records.end());
-    worklist.append(info.children.begin(), info.children.end());
-  }
-  for (HandleRecord *record : records) {
-    if (std::shared_ptr<HandleRecord> held = record->weak_from_this().lock())
-      detached.push_back(std::move(held));
-    impl->unmap(record);
-  }
-  return detached;
-}
-
-void HandleRegistry::invalidateDetached(DetachedRecords &records,
-                                        const EventSource &source,
-                                        StringRef reason) {
-  std::lock_guard<std::mutex> lock(impl->mutex);
-  for (const std::shared_ptr<HandleRecord> &record : records) {
-    if (record->state != HandleState::Live || record->mapped)
-      continue;
-    record->op = nullptr;
-    record->state = HandleState::Invalidated;
-    TrackingEvent event =
-        makeEvent(TrackingEvent::Kind::Invalidated, record.get(), source);
-    event.reason = reason.str();
-    impl->record(record.get(), std::move(event));
-  }
-}
-
-void HandleRegistry::resolveDetached(const OpHandle &handle, Operation *op,
-                                     HandleState state,
-                                     const EventSource &source,
-                                     StringRef reason) {
-  if (!handle.record)
-    return;
-  std::lock_guard<std::mutex> lock(impl->mutex);
-  HandleRecord *record = RegistryImpl::canonical(handle.record.get());
-  if (record->state != HandleState::Live || record->mapped)
-    return;
-  if (!op) {
-    record->op = nullptr;
-    record->state = state;
-    TrackingEvent event = makeEvent(state == HandleState::Erased
-                                        ? TrackingEvent::Kind::Erased
-                                        : TrackingEvent::Kind::Invalidated,
-                                    record, source);
-    event.reason = reason.str();
-    impl->record(record, std::move(event));
-    return;
-  }
-  // The old address is only compared, never dereferenced: it may be freed.
-  bool replaced = record->op != op;
-  std::string name = op->getName().getStringRef().str();
-  std::string location = printLocation(op->getLoc());
-  std::shared_ptr<HandleRecord> existing = impl->lookup(op);
-  if (replaced || existing) {
-    TrackingEvent event =
-        makeEvent(TrackingEvent::Kind::Replaced, record, source);
-    event.replacement = name + " at " + location;
-    event.reason = reason.str();
-    if (existing) {
-      event.reason = "merged with the handle that already referred to it";
-      impl->record(record, std::move(event));
-      record->op = nullptr;
-      record->forwardHistoryStart =
-          existing->historyDropped + existing->history.size();
-      record->forward = std::move(existing);
-      return;
-    }
-    impl->record(record, std::move(event));
-  }
-  record->lastName = std::move(name);
-  record->lastLocation = std::move(location);
-  impl->map(record, op);
-}
-
 void HandleRegistry::setEventObserver(
     std::function<void(const TrackingEvent &)> observer) {
+  std::shared_ptr<const Observer> shared;
+  if (observer)
+    shared = std::make_shared<const Observer>(std::move(observer));
   std::lock_guard<std::mutex> lock(impl->mutex);
-  impl->observer = std::move(observer);
+  // The previous observer may still be running on another thread: its copy
+  // of the pointer keeps it alive.
+  impl->observer = std::move(shared);
 }
 
 std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
@@ -710,7 +742,7 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
       problems.push_back("handle bound to '" + record->lastName + "' at " +
                          record->lastLocation + " now points at '" +
                          it->second.str() + "'");
-    if (record->op != entry.first || !record->mapped ||
+    if (record->op != entry.first || !record->mapped || record->parent ||
         record->state != HandleState::Live)
       problems.push_back("inconsistent record for '" + record->lastName + "'");
     Operation *expectedScope = RegistryImpl::scopeOf(entry.first);
@@ -719,30 +751,277 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
                          record->lastLocation +
                          " is indexed under the wrong scope");
   }
+  // Every indexed record is mapped where it is indexed. (Scopes are not
+  // checked against `root`: callers check one root of several at a time.)
+  for (auto &entry : impl->scopes) {
+    for (HandleRecord *record : entry.second.records)
+      if (!record->mapped || record->scope != entry.first)
+        problems.push_back("the scope index holds a stale record for '" +
+                           record->lastName + "'");
+  }
   return problems;
 }
 
+//===----------------------------------------------------------------------===//
+// RegistryNotifier
+//===----------------------------------------------------------------------===//
+
+Operation *RegistryNotifier::getBodyScope(Operation *op) {
+  return bodyScopeOf(op);
+}
+
+void RegistryNotifier::notifyOperationReplaced(Operation *op,
+                                               Operation *replacement,
+                                               const EventSource &source) {
+  if (op == replacement)
+    return;
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  auto it = impl.byOp.find(op);
+  if (it == impl.byOp.end())
+    return;
+  HandleRecord *record = it->second;
+  impl.unmap(record);
+  // A record whose last handle is being released has nothing to follow.
+  if (!tx.hold(record))
+    return;
+
+  TrackingEvent event =
+      makeEvent(TrackingEvent::Kind::Replaced, record, source);
+  // Print the replacement's location once: for the event and for the record.
+  std::string replacementName = replacement->getName().getStringRef().str();
+  std::string replacementLocation = printLocation(replacement->getLoc());
+  event.replacement = replacementName + " at " + replacementLocation;
+  if (std::shared_ptr<HandleRecord> existing = impl.lookup(replacement)) {
+    // Both handles now speak for the same op: `record` joins the group of
+    // the handle that referred to it first. O(1): both are roots.
+    event.reason = "merged with the handle that already referred to it";
+    impl.record(record, std::move(event), tx);
+    RegistryImpl::link(record, std::move(existing));
+    return;
+  }
+  impl.record(record, std::move(event), tx);
+  record->lastName = std::move(replacementName);
+  record->lastLocation = std::move(replacementLocation);
+  impl.map(record, replacement);
+}
+
+void RegistryNotifier::notifyOperationErased(Operation *op,
+                                             const EventSource &source,
+                                             StringRef reason) {
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  auto it = impl.byOp.find(op);
+  if (it != impl.byOp.end()) {
+    HandleRecord *record = it->second;
+    impl.unmap(record);
+    if (tx.hold(record)) {
+      TrackingEvent event =
+          makeEvent(TrackingEvent::Kind::Erased, record, source);
+      event.reason = reason.str();
+      impl.endRecord(record, HandleState::Erased, std::move(event), tx);
+    }
+  }
+  // Nested ops were notified first; whatever scope `op` was is now empty of
+  // records, but drop it explicitly in case a nested erase went unnotified.
+  auto scopeIt = impl.scopes.find(op);
+  if (scopeIt == impl.scopes.end())
+    return;
+  Operation *parent = scopeIt->second.parent;
+  SmallVector<Operation *> worklist = {op};
+  SmallVector<HandleRecord *> orphans;
+  for (size_t i = 0; i < worklist.size(); ++i) {
+    auto nestedIt = impl.scopes.find(worklist[i]);
+    if (nestedIt == impl.scopes.end())
+      continue;
+    orphans.append(nestedIt->second.records.begin(),
+                   nestedIt->second.records.end());
+    worklist.append(nestedIt->second.children.begin(),
+                    nestedIt->second.children.end());
+  }
+  for (HandleRecord *orphan : orphans) {
+    impl.unmap(orphan);
+    if (!tx.hold(orphan) || orphan->state != HandleState::Live)
+      continue;
+    TrackingEvent event =
+        makeEvent(TrackingEvent::Kind::Erased, orphan, source);
+    event.reason = "an ancestor was erased";
+    impl.endRecord(orphan, HandleState::Erased, std::move(event), tx);
+  }
+  // Unmapping emptied the subtree; drop what is left of it.
+  for (Operation *scope : llvm::reverse(worklist))
+    impl.scopes.erase(scope);
+  if (auto parentIt = impl.scopes.find(parent); parentIt != impl.scopes.end())
+    parentIt->second.children.erase(op);
+  impl.pruneScope(parent);
+}
+
+void RegistryNotifier::notifyOperationMoved(Operation *op,
+                                            Operation *oldScope) {
+  Operation *newScope = getBodyScope(op);
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  if (auto it = impl.byOp.find(op); it != impl.byOp.end())
+    impl.setScope(it->second, RegistryImpl::scopeOf(op));
+  if (impl.scopes.count(op) && newScope == op)
+    impl.reparentScope(op, RegistryImpl::scopeOf(op));
+
+  // Records and scopes below `op` that were indexed under the old scope now
+  // belong to the new one.
+  impl.moveBetweenScopes(oldScope, newScope, [&](Operation *nested) {
+    return op->isProperAncestor(nested);
+  });
+}
+
+void RegistryNotifier::notifyOperationInserted(Operation *op) {
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  // Most inserted ops are new, and most registries small: nothing to do
+  // without handles.
+  if (impl.byOp.empty())
+    return;
+  if (auto it = impl.byOp.find(op); it != impl.byOp.end())
+    impl.setScope(it->second, RegistryImpl::scopeOf(op));
+  if (getBodyScope(op) == op) {
+    // What is inside a scope is indexed under it: only the scope moves.
+    if (impl.scopes.count(op))
+      impl.reparentScope(op, RegistryImpl::scopeOf(op));
+    return;
+  }
+  // `op` may have been unlinked with remove() elsewhere, its tracked
+  // descendants still indexed under the scope it left.
+  impl.reindexNested(op);
+}
+
+void RegistryNotifier::notifyBlockMoved(Block *block, Operation *oldScope) {
+  Operation *parent = block->getParentOp();
+  if (!parent)
+    return;
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  impl.moveBetweenScopes(
+      oldScope, getBodyScope(parent),
+      [&](Operation *nested) { return block->findAncestorOpInBlock(*nested); });
+}
+
+void RegistryNotifier::notifyBlockInserted(Block *block) {
+  if (!block->getParentOp() || block->empty())
+    return;
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  if (!impl.byOp.empty())
+    impl.reindexBlock(block);
+}
+
+size_t RegistryNotifier::invalidateNested(Operation *anchor,
+                                          const EventSource &source,
+                                          StringRef reason) {
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  size_t invalidated = 0;
+  for (HandleRecord *record : impl.collectNested(anchor)) {
+    impl.unmap(record);
+    if (!tx.hold(record) || record->state != HandleState::Live)
+      continue;
+    TrackingEvent event =
+        makeEvent(TrackingEvent::Kind::Invalidated, record, source);
+    event.reason = reason.str();
+    impl.endRecord(record, HandleState::Invalidated, std::move(event), tx);
+    ++invalidated;
+  }
+  return invalidated;
+}
+
+RegistryNotifier::DetachedRecords
+RegistryNotifier::detachNested(Operation *anchor) {
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  DetachedRecords detached;
+  for (HandleRecord *record : impl.collectNested(anchor)) {
+    impl.unmap(record);
+    std::shared_ptr<HandleRecord> held = tx.hold(record);
+    if (!held || record->state != HandleState::Live)
+      continue;
+    record->state = HandleState::Invalidated;
+    record->detached = true;
+    detached.push_back(std::move(held));
+  }
+  return detached;
+}
+
+void RegistryNotifier::resolveDetached(const OpHandle &handle, Operation *op,
+                                       HandleState state,
+                                       const EventSource &source,
+                                       StringRef reason) {
+  if (!handle.record)
+    return;
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  HandleRecord *record = RegistryImpl::findRoot(handle.record.get(), tx);
+  if (!record->detached)
+    return;
+  record->detached = false;
+  if (!op) {
+    TrackingEvent event = makeEvent(state == HandleState::Erased
+                                        ? TrackingEvent::Kind::Erased
+                                        : TrackingEvent::Kind::Invalidated,
+                                    record, source);
+    event.reason = reason.str();
+    impl.endRecord(record, state, std::move(event), tx);
+    return;
+  }
+  record->state = HandleState::Live;
+  // The old address is only compared, never dereferenced: it may be freed.
+  bool replaced = record->op != op;
+  std::string name = op->getName().getStringRef().str();
+  std::string location = printLocation(op->getLoc());
+  std::shared_ptr<HandleRecord> existing = impl.lookup(op);
+  if (replaced || existing) {
+    TrackingEvent event =
+        makeEvent(TrackingEvent::Kind::Replaced, record, source);
+    event.replacement = name + " at " + location;
+    event.reason = reason.str();
+    if (existing) {
+      event.reason = "merged with the handle that already referred to it";
+      impl.record(record, std::move(event), tx);
+      RegistryImpl::link(record, std::move(existing));
+      return;
+    }
+    impl.record(record, std::move(event), tx);
+  }
+  record->lastName = std::move(name);
+  record->lastLocation = std::move(location);
+  impl.map(record, op);
+}
+
+void RegistryNotifier::invalidateDetached(DetachedRecords &records,
+                                          const EventSource &source,
+                                          StringRef reason) {
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  for (const std::shared_ptr<HandleRecord> &held : records) {
+    HandleRecord *record = RegistryImpl::findRoot(held.get(), tx);
+    if (!record->detached)
+      continue;
+    record->detached = false;
+    TrackingEvent event =
+        makeEvent(TrackingEvent::Kind::Invalidated, record, source);
+    event.reason = reason.str();
+    impl.endRecord(record, HandleState::Invalidated, std::move(event), tx);
+  }
+}
+
 std::vector<std::string>
-HandleRegistry::verifyNested(Operation *anchor, const EventSource *repair) {
+RegistryNotifier::verifyNested(Operation *anchor, const EventSource *repair) {
   llvm::DenseMap<Operation *, StringRef> present;
   anchor->walk([&](Operation *op) {
     if (op != anchor)
       present[op] = op->getName().getStringRef();
   });
   std::vector<std::string> problems;
-  std::lock_guard<std::mutex> lock(impl->mutex);
-  if (!impl->scopes.count(anchor))
-    return problems;
-  // The scope subtree from the index alone; keys of scopes that a pass freed
-  // behind the listener's back are compared, never dereferenced.
-  SmallVector<Operation *> worklist = {anchor};
-  SmallVector<HandleRecord *> records;
-  for (size_t i = 0; i < worklist.size(); ++i) {
-    ScopeInfo &info = impl->scopes[worklist[i]];
-    records.append(info.records.begin(), info.records.end());
-    worklist.append(info.children.begin(), info.children.end());
-  }
-  for (HandleRecord *record : records) {
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  for (HandleRecord *record : impl.collectNested(anchor)) {
     std::string problem;
     auto it = present.find(record->op);
     if (it == present.end())
@@ -761,13 +1040,13 @@ HandleRegistry::verifyNested(Operation *anchor, const EventSource *repair) {
     problems.push_back(problem);
     if (!repair)
       continue;
-    impl->unmap(record);
-    record->op = nullptr;
-    record->state = HandleState::Invalidated;
+    impl.unmap(record);
+    if (!tx.hold(record))
+      continue;
     TrackingEvent event =
         makeEvent(TrackingEvent::Kind::Invalidated, record, *repair);
     event.reason = "tracking verification: " + problem;
-    impl->record(record, std::move(event));
+    impl.endRecord(record, HandleState::Invalidated, std::move(event), tx);
   }
   return problems;
 }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/Tracking/PassTracking.h"
+#include "RegistryNotifier.h"
 
 #include "BlockValueNotifications.h"
 
@@ -59,13 +60,19 @@ bool mlir::tracking::isPrecisePass(const Pass &pass) {
          precise.instances.contains(&pass);
 }
 
-RewriterBase::Listener *mlir::tracking::getTrackingListener() {
-  return &getGlobalTrackingListener();
+/// The TypeID of the pass manager's adaptor pass. The class is private to
+/// libMLIR: ask a pass manager to make one (nesting a pipeline adds one).
+static TypeID getPassAdaptorID() {
+  static const TypeID id = [] {
+    OpPassManager pm("builtin.module");
+    pm.nest("func.func");
+    return pm.begin()->getTypeID();
+  }();
+  return id;
 }
 
 bool mlir::tracking::isPassAdaptor(const Pass &pass) {
-  // The adaptor class is private to libMLIR; its name is all we can see.
-  return pass.getName() == "mlir::detail::OpToOpPassAdaptor";
+  return pass.getTypeID() == getPassAdaptorID();
 }
 
 //===----------------------------------------------------------------------===//
@@ -73,14 +80,13 @@ bool mlir::tracking::isPassAdaptor(const Pass &pass) {
 //===----------------------------------------------------------------------===//
 
 struct TrackingInstrumentation::State {
-  struct Execution {
-    HandleRegistry::DetachedRecords detached;
-    std::unique_ptr<ScopedRewriteAttribution> attribution;
-  };
   std::mutex mutex;
-  /// Pass executions in flight, one per (pass instance, anchor); several run
-  /// at once under the multi-threaded pass manager.
-  llvm::DenseMap<std::pair<Pass *, Operation *>, Execution> executions;
+  /// The attribution of each pass execution in flight, one per (pass
+  /// instance, anchor); several run at once under the multi-threaded pass
+  /// manager.
+  llvm::DenseMap<std::pair<Pass *, Operation *>,
+                 std::unique_ptr<ScopedRewriteAttribution>>
+      executions;
 };
 
 TrackingInstrumentation::TrackingInstrumentation(HandleRegistry &registry)
@@ -88,57 +94,41 @@ TrackingInstrumentation::TrackingInstrumentation(HandleRegistry &registry)
 
 TrackingInstrumentation::~TrackingInstrumentation() = default;
 
+static std::string getPassLabel(Pass *pass) {
+  return (pass->getArgument().empty() ? pass->getName() : pass->getArgument())
+      .str();
+}
+
 void TrackingInstrumentation::runBeforePass(Pass *pass, Operation *anchor) {
   if (isPassAdaptor(*pass))
     return;
-  State::Execution execution;
-  execution.attribution = std::make_unique<ScopedRewriteAttribution>(
-      pass->getArgument().empty() ? pass->getName() : pass->getArgument(),
-      anchor, pass);
+  std::string label = getPassLabel(pass);
   if (!isPrecisePass(*pass)) {
-    execution.detached = registry.detachNestedRecords(anchor);
-    // Block and value handles under the anchor end before the pass runs.
+    // From here on the handles under `anchor` are invalidated: the pass may
+    // free their ops at any moment, and another thread may allocate an op at
+    // a freed address.
+    detail::EventSource source;
+    source.pass = label;
+    source.anchor = describeAnchor(anchor);
+    source.passKey = pass;
+    source.anchorKey = anchor;
+    detail::RegistryNotifier(registry).invalidateNested(anchor, source,
+                                                        "pass is not precise");
+    // Block and value handles under the anchor end too.
     detail::invalidateUnitsUnder(
-        anchor,
-        [&] {
-          HandleRegistry::EventSource source;
-          source.pass = pass->getArgument().empty() ? pass->getName().str()
-                                                    : pass->getArgument().str();
-          source.anchor = describeAnchor(anchor);
-          source.passKey = pass;
-          source.anchorKey = anchor;
-          return source;
-        },
-        "pass is not precise");
+        anchor, [&] { return source; }, "pass is not precise");
   }
+  auto attribution =
+      std::make_unique<ScopedRewriteAttribution>(label, anchor, pass);
   std::lock_guard<std::mutex> lock(state->mutex);
-  state->executions[{pass, anchor}] = std::move(execution);
+  state->executions[{pass, anchor}] = std::move(attribution);
 }
 
 void TrackingInstrumentation::finishPass(Pass *pass, Operation *anchor) {
   if (isPassAdaptor(*pass))
     return;
-  State::Execution execution;
-  {
-    std::lock_guard<std::mutex> lock(state->mutex);
-    auto it = state->executions.find({pass, anchor});
-    if (it == state->executions.end())
-      return;
-    execution = std::move(it->second);
-    state->executions.erase(it);
-  }
-  if (!execution.detached.empty()) {
-    HandleRegistry::EventSource source;
-    source.pass = pass->getArgument().empty() ? pass->getName().str()
-                                              : pass->getArgument().str();
-    source.anchor = describeAnchor(anchor);
-    source.passKey = pass;
-    source.anchorKey = anchor;
-    registry.invalidateDetached(execution.detached, source,
-                                "pass is not precise");
-  }
-  // `execution` dies here, outside the registry lock: it may release the
-  // last reference to a record.
+  std::lock_guard<std::mutex> lock(state->mutex);
+  state->executions.erase({pass, anchor});
 }
 
 void TrackingInstrumentation::runAfterPass(Pass *pass, Operation *anchor) {

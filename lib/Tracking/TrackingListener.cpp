@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/Tracking/TrackingListener.h"
+#include "RegistryNotifier.h"
 
 #include "BlockValueNotifications.h"
 
@@ -15,6 +16,8 @@
 
 using namespace mlir;
 using namespace mlir::tracking;
+using mlir::tracking::detail::EventSource;
+using mlir::tracking::detail::RegistryNotifier;
 
 namespace {
 /// What this thread is doing, for the history of the handles it changes.
@@ -25,8 +28,9 @@ struct ThreadAttribution {
     const void *passKey;
   };
   SmallVector<Frame, 2> frames;
-  /// The pattern being applied, if any (patterns do not nest).
-  const Pattern *pattern = nullptr;
+  /// The patterns being applied, innermost last: a pattern may run a rewrite
+  /// driver of its own with the same listener.
+  SmallVector<const Pattern *, 2> patterns;
 };
 thread_local ThreadAttribution attribution;
 
@@ -81,9 +85,9 @@ ScopedRewriteAttribution::~ScopedRewriteAttribution() {
   attribution.frames.pop_back();
 }
 
-TrackingListener &mlir::tracking::getGlobalTrackingListener() {
+TrackingListener *mlir::tracking::getTrackingListener() {
   static TrackingListener listener;
-  return listener;
+  return &listener;
 }
 
 TrackingListener::TrackingListener(TrackingListenerConfig config,
@@ -96,9 +100,8 @@ HandleRegistry *TrackingListener::getRegistry(Operation *op) const {
   return registry ? registry : HandleRegistry::lookup(op->getContext());
 }
 
-HandleRegistry::EventSource
-TrackingListener::getEventSource(bool replaced) const {
-  HandleRegistry::EventSource source;
+EventSource TrackingListener::getEventSource(bool replaced) const {
+  EventSource source;
   if (!attribution.frames.empty()) {
     const ThreadAttribution::Frame &frame = attribution.frames.back();
     source.pass = frame.pass;
@@ -107,8 +110,8 @@ TrackingListener::getEventSource(bool replaced) const {
     if (frame.anchor)
       source.anchor = describeAnchor(frame.anchor);
   }
-  if (attribution.pattern)
-    source.pattern = describePattern(*attribution.pattern);
+  if (!attribution.patterns.empty())
+    source.pattern = describePattern(*attribution.patterns.back());
   else
     source.pattern = replaced ? unpatternedReplaceLabel : unpatternedEraseLabel;
   return source;
@@ -155,26 +158,35 @@ TrackingListener::findReplacementOp(Operation *op, ValueRange newValues,
 void TrackingListener::notifyOperationInserted(
     Operation *op, OpBuilder::InsertPoint previous) {
   if (HandleRegistry *target = getRegistry(op)) {
-    // The scope that held `op`'s body before: `op` itself if it is a scope or
-    // was detached, else the scope of the block it came from.
-    Operation *oldScope = op;
-    if (previous.isSet() && !op->hasTrait<OpTrait::IsIsolatedFromAbove>()) {
-      if (Operation *oldParent = previous.getBlock()->getParentOp())
-        oldScope = HandleRegistry::getBodyScope(oldParent);
+    RegistryNotifier notifier(*target);
+    if (!previous.isSet()) {
+      // New, or unlinked with remove() (MLIR does not notify that): where
+      // its body was indexed is unknown.
+      notifier.notifyOperationInserted(op);
+    } else {
+      // The scope that held `op`'s body before: `op` itself if it is a
+      // scope, else the scope of the block it came from.
+      Operation *oldScope = op;
+      if (!op->hasTrait<OpTrait::IsIsolatedFromAbove>())
+        if (Operation *oldParent = previous.getBlock()->getParentOp())
+          oldScope = RegistryNotifier::getBodyScope(oldParent);
+      notifier.notifyOperationMoved(op, oldScope);
     }
-    target->notifyOperationMoved(op, oldScope);
   }
   ForwardingListener::notifyOperationInserted(op, previous);
 }
 
 void TrackingListener::notifyBlockInserted(Block *block, Region *previous,
                                            Region::iterator previousIt) {
-  Operation *parent = block->getParentOp();
-  if (previous && parent) {
+  if (Operation *parent = block->getParentOp()) {
     if (HandleRegistry *target = getRegistry(parent)) {
-      Operation *oldParent = previous->getParentOp();
-      target->notifyBlockMoved(
-          block, oldParent ? HandleRegistry::getBodyScope(oldParent) : nullptr);
+      RegistryNotifier notifier(*target);
+      Operation *oldParent = previous ? previous->getParentOp() : nullptr;
+      if (oldParent)
+        notifier.notifyBlockMoved(block,
+                                  RegistryNotifier::getBodyScope(oldParent));
+      else
+        notifier.notifyBlockInserted(block);
     }
   }
   ForwardingListener::notifyBlockInserted(block, previous, previousIt);
@@ -187,12 +199,13 @@ void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
   std::string reason;
   FailureOr<Operation *> replacement =
       findReplacementOp(op, newValues, &reason);
+  RegistryNotifier notifier(*target);
   if (succeeded(replacement))
-    target->notifyOperationReplaced(op, *replacement,
-                                    getEventSource(/*replaced=*/true));
+    notifier.notifyOperationReplaced(op, *replacement,
+                                     getEventSource(/*replaced=*/true));
   else
-    target->notifyOperationErased(op, getEventSource(/*replaced=*/true),
-                                  reason);
+    notifier.notifyOperationErased(op, getEventSource(/*replaced=*/true),
+                                   reason);
 }
 
 void TrackingListener::notifyOperationReplaced(Operation *op,
@@ -206,7 +219,12 @@ void TrackingListener::notifyOperationReplaced(Operation *op,
 
 void TrackingListener::notifyOperationReplaced(Operation *op,
                                                Operation *newOp) {
-  trackReplacement(op, newOp->getResults());
+  // The rewriter names the replacement: no need to search for it (and no
+  // values to search from when the ops have no results).
+  HandleRegistry *target = getRegistry(op);
+  if (target && target->isTracked(op))
+    RegistryNotifier(*target).notifyOperationReplaced(
+        op, newOp, getEventSource(/*replaced=*/true));
   // Block and value handles (BlockValueRegistry).
   detail::notifyUnitsOfReplacement(op, newOp->getResults(), [&] {
     return getEventSource(/*replaced=*/true);
@@ -225,10 +243,11 @@ void TrackingListener::notifyOperationErased(Operation *op) {
   if (HandleRegistry *target = getRegistry(op)) {
     // Describing the source costs string work: only for tracked ops. (The
     // registry still sees every erase, to drop a scope being erased.)
-    HandleRegistry::EventSource source;
+    EventSource source;
     if (target->isTracked(op))
       source = getEventSource(/*replaced=*/false);
-    target->notifyOperationErased(op, source, /*reason=*/"");
+    RegistryNotifier(*target).notifyOperationErased(op, source,
+                                                    /*reason=*/"");
   }
   // Block and value handles (BlockValueRegistry).
   detail::notifyUnitsOfErasedOp(
@@ -238,12 +257,17 @@ void TrackingListener::notifyOperationErased(Operation *op) {
 
 void TrackingListener::notifyPatternBegin(const Pattern &pattern,
                                           Operation *op) {
-  attribution.pattern = &pattern;
+  attribution.patterns.push_back(&pattern);
   ForwardingListener::notifyPatternBegin(pattern, op);
 }
 
 void TrackingListener::notifyPatternEnd(const Pattern &pattern,
                                         LogicalResult status) {
-  attribution.pattern = nullptr;
+  // Pop the innermost frame of `pattern` (a driver that skipped its End on
+  // failure must not leave a stale pattern behind for the outer one).
+  auto &patterns = attribution.patterns;
+  auto it = std::find(patterns.rbegin(), patterns.rend(), &pattern);
+  if (it != patterns.rend())
+    patterns.erase(std::prev(it.base()), patterns.end());
   ForwardingListener::notifyPatternEnd(pattern, status);
 }

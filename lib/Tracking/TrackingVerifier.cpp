@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/Tracking/TrackingVerifier.h"
+#include "RegistryNotifier.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/Pass.h"
@@ -35,12 +36,13 @@ void TrackingVerifier::verify(Pass *pass, Operation *anchor) {
   failure.pass = pass->getArgument().empty() ? pass->getName().str()
                                              : pass->getArgument().str();
   failure.anchor = describeAnchor(anchor);
-  HandleRegistry::EventSource source;
+  detail::EventSource source;
   source.pass = failure.pass;
   source.anchor = failure.anchor;
   source.passKey = pass;
   source.anchorKey = anchor;
-  failure.problems = registry.verifyNested(anchor, &source);
+  failure.problems =
+      detail::RegistryNotifier(registry).verifyNested(anchor, &source);
   if (failure.problems.empty())
     return;
   anchor->emitError() << failure.str();

@@ -6,6 +6,7 @@
 
 #include "Core.h"
 #include "IRCompat.h"
+#include "RegistryNotifier.h"
 #include "RunGuard.h"
 
 #include "mlir/IR/Builders.h"
@@ -191,19 +192,18 @@ RootOwner::~RootOwner() {
     return;
   }
   HandleRegistry &registry = context.getRegistry();
-  HandleRegistry::EventSource source;
+  tracking::detail::EventSource source;
   source.pass = "python";
-  // Take every handle under the root out of the address maps before any op
-  // is freed, then mark them; the root's own handle is erased.
-  HandleRegistry::DetachedRecords detached = registry.detachNestedRecords(op);
-  registry.invalidateDetached(detached, source, "its IR was destroyed");
-  registry.notifyOperationErased(op, source,
+  // Invalidate every handle under the root (taking it out of the address
+  // map) before any op is freed; the root's own handle is erased.
+  tracking::detail::RegistryNotifier notifier(registry);
+  notifier.invalidateNested(op, source, "its IR was destroyed");
+  notifier.notifyOperationErased(op, source,
                                  "its IR was destroyed (last reference "
                                  "dropped)");
   context.getUnits().eraseNested(op, "its IR was destroyed");
   op->dropAllReferences();
   op->erase();
-  detached.clear();
 }
 
 void RootOwner::forgetRoot() {

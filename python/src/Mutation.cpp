@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Mutation.h"
+#include "RegistryNotifier.h"
 #include "RunGuard.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -157,10 +158,12 @@ void mlir::tracking::python::detachOperation(PyOperation &operation) {
                           "replace or move it");
   Operation *oldParent = op->getParentOp();
   Operation *oldScope =
-      oldParent ? HandleRegistry::getBodyScope(oldParent) : nullptr;
+      oldParent ? tracking::detail::RegistryNotifier::getBodyScope(oldParent)
+                : nullptr;
   std::shared_ptr<RootOwner> oldOwner = operation.getResolvedOwner();
   op->remove();
-  context.getRegistry().notifyOperationMoved(op, oldScope);
+  tracking::detail::RegistryNotifier(context.getRegistry())
+      .notifyOperationMoved(op, oldScope);
   // Hold the new owner until the handles under `op` hold it.
   std::shared_ptr<RootOwner> owner = context.adoptRoot(op);
   context.rehome(op);

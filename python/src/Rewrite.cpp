@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Rewrite.h"
+#include "RegistryNotifier.h"
 #include "RunGuard.h"
 
 #include "IRObjects.h"
@@ -444,10 +445,10 @@ void runConversion(py::object op, PyConversionTarget &target,
         if (!existing.contains(tracked))
           created.push_back(tracked);
       });
-      HandleRegistry::EventSource source;
+      tracking::detail::EventSource source;
       source.pass = full ? "apply_full_conversion" : "apply_partial_conversion";
       for (Operation *gone : created)
-        registry.notifyOperationErased(
+        tracking::detail::RegistryNotifier(registry).notifyOperationErased(
             gone, source,
             "created by a dialect conversion that was rolled "
             "back");

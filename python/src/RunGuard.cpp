@@ -57,11 +57,13 @@ void mlir::tracking::python::checkNoRunIn(const PyMlirContext &context,
 namespace {
 /// The trees linked to `root` by uses, transitively (with `root` first): a
 /// value defined in one tree and used in another (an op moved or detached
-/// while its results were used, a placeholder), or a branch to a block of
+/// while its results were used, a clone), or a branch to a block of
 /// another tree. Passes on one tree change the use lists those trees share,
 /// so they are locked together. Reading a linked tree is safe: links are
 /// symmetric, so a run on it would have locked `root` too.
-SmallVector<Operation *> collectLinkedTrees(Operation *root) {
+SmallVector<Operation *> collectLinkedTrees(Operation *root,
+                                            bool &rootUsedFromOutside) {
+  rootUsedFromOutside = false;
   SmallVector<Operation *> trees{root};
   DenseSet<Operation *> seen{root};
   auto note = [&](Operation *op) {
@@ -76,6 +78,12 @@ SmallVector<Operation *> collectLinkedTrees(Operation *root) {
       note(parent);
   };
   for (size_t i = 0; i < trees.size(); ++i) {
+    // A use of the root tree's values or blocks by another tree.
+    auto noteUser = [&](Operation *user) {
+      if (i == 0 && getRootOf(user) != root)
+        rootUsedFromOutside = true;
+      note(user);
+    };
     trees[i]->walk([&](Operation *op) {
       for (Value operand : op->getOperands())
         noteValue(operand);
@@ -84,14 +92,14 @@ SmallVector<Operation *> collectLinkedTrees(Operation *root) {
           note(parent);
       for (Value result : op->getResults())
         for (Operation *user : result.getUsers())
-          note(user);
+          noteUser(user);
       for (Region &region : op->getRegions())
         for (Block &block : region) {
           for (BlockOperand &use : block.getUses())
-            note(use.getOwner());
+            noteUser(use.getOwner());
           for (BlockArgument argument : block.getArguments())
             for (Operation *user : argument.getUsers())
-              note(user);
+              noteUser(user);
         }
     });
   }
@@ -111,7 +119,18 @@ RunLock::RunLock(PyOperation &target, std::string pipeline, bool driver)
   // Checks liveness and brings the owner in step with the op's tree.
   op = target.get();
   owners.push_back(target.getResolvedOwner());
-  SmallVector<Operation *> trees = collectLinkedTrees(getRootOf(op));
+  bool usedFromOutside = false;
+  SmallVector<Operation *> trees =
+      collectLinkedTrees(getRootOf(op), usedFromOutside);
+  // Passes assume that every use of an op they erase is in the IR they run
+  // on: one erasing an op (or block) that another tree still uses would
+  // leave that tree with a use of freed IR.
+  if (usedFromOutside)
+    throw IRInUseException(
+        "cannot run '" + run.pipeline + "' on " + run.target +
+        ": ops outside its IR (a clone, or ops detached or moved out of it) "
+        "use values or blocks of it, and a pass could free them while they "
+        "are still used; erase those ops or move them into this IR first");
   for (Operation *tree : llvm::drop_begin(trees))
     owners.push_back(context.getOwner(tree));
   for (const std::shared_ptr<RootOwner> &owner : owners) {

@@ -6,8 +6,11 @@
 //
 // Exercises every function of mlir-c/Tracking.h from C, on IR built and run
 // with MLIR's own C API: handles that follow canonicalize and cse, handles
-// invalidated by a non-precise pass, the failure paths (null arguments,
-// another context, a second registry) and the end of tracking.
+// invalidated by a non-precise pass, pattern sets (canonicalization, PDL)
+// applied by the tracked greedy and walk drivers, transform scripts run by
+// the tracked interpreter (handles in, results out, a failing script), the
+// failure paths (null arguments, another context, a second registry) and the
+// end of tracking.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,9 +18,12 @@
 
 #include "mlir-c/Tracking.h"
 
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 #include "mlir-c/RegisterEverything.h"
+#include "mlir-c/Rewrite.h"
 #include "mlir-c/Support.h"
 
 #include <stdio.h>
@@ -358,11 +364,506 @@ static void testFailurePaths(void) {
   // CHECK-NEXT: failure paths ok
 }
 
+/// Prints each diagnostic as "diagnostic: <message>".
+static MlirLogicalResult printDiagnostic(MlirDiagnostic diagnostic,
+                                         void *userData) {
+  (void)userData;
+  printf("diagnostic: ");
+  mlirDiagnosticPrint(diagnostic, printToStdout, NULL);
+  printf("\n");
+  return mlirLogicalResultSuccess();
+}
+
+static MlirOperation findFunc(MlirModule module, const char *symbol) {
+  OpCollector funcs = find(module, "func.func");
+  for (int i = 0; i < funcs.count; ++i) {
+    MlirAttribute name = mlirOperationGetAttributeByName(
+        funcs.ops[i], mlirStringRefCreateFromCString("sym_name"));
+    MlirStringRef value = mlirStringAttrGetValue(name);
+    if (value.length == strlen(symbol) &&
+        !strncmp(value.data, symbol, value.length))
+      return funcs.ops[i];
+  }
+  CHECK_OR_DIE(0 && "no such function");
+  return (MlirOperation){NULL};
+}
+
+// Replaces every arith.muli by an arith.addi of the same operands.
+static const char *const kMulToAdd =
+    "module {\n"
+    "  pdl.pattern @mul_to_add : benefit(1) {\n"
+    "    %type = pdl.type\n"
+    "    %lhs = pdl.operand\n"
+    "    %rhs = pdl.operand\n"
+    "    %root = pdl.operation \"arith.muli\"(%lhs, %rhs : !pdl.value, "
+    "!pdl.value) -> (%type : !pdl.type)\n"
+    "    pdl.rewrite %root {\n"
+    "      %new = pdl.operation \"arith.addi\"(%lhs, %rhs : !pdl.value, "
+    "!pdl.value) -> (%type : !pdl.type)\n"
+    "      pdl.replace %root with %new\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+static const char *const kMuls = "func.func @h(%x: i32, %y: i32) -> i32 {\n"
+                                 "  %m = arith.muli %x, %y : i32\n"
+                                 "  return %m : i32\n"
+                                 "}\n"
+                                 "func.func @k(%x: i32, %y: i32) -> i32 {\n"
+                                 "  %m = arith.muli %x, %y : i32\n"
+                                 "  return %m : i32\n"
+                                 "}\n";
+
+/// Freezes `set`. MLIR 22's mlirFreezeRewritePattern moves the patterns out
+/// of the set but never frees the emptied set object (as C++'s
+/// `FrozenRewritePatternSet(std::move(set))` leaves `set` to its owner), so
+/// it is destroyed here; LeakSanitizer reports it otherwise.
+static MlirFrozenRewritePatternSet freeze(MlirRewritePatternSet set) {
+  MlirFrozenRewritePatternSet frozen = mlirFreezeRewritePattern(set);
+  mlirRewritePatternSetDestroy(set);
+  return frozen;
+}
+
+/// A PDL pattern set, frozen.
+static MlirFrozenRewritePatternSet freezePDL(MlirContext context,
+                                             const char *text) {
+  MlirModule pdl =
+      mlirModuleCreateParse(context, mlirStringRefCreateFromCString(text));
+  CHECK_OR_DIE(!mlirModuleIsNull(pdl));
+  // The pattern module takes the module; the set takes the patterns.
+  MlirPDLPatternModule pdlModule = mlirPDLPatternModuleFromModule(pdl);
+  MlirRewritePatternSet set =
+      mlirRewritePatternSetFromPDLPatternModule(pdlModule);
+  mlirPDLPatternModuleDestroy(pdlModule);
+  return freeze(set);
+}
+
+static void testTrackingConfig(void) {
+  printf("TEST: tracking config\n");
+  MlirTrackingConfig config = mlirTrackingConfigCreate();
+  CHECK_OR_DIE(!mlirTrackingConfigIsNull(config));
+  printf("defaults: %d %d\n",
+         mlirTrackingConfigGetRequireMatchingOpName(config),
+         mlirTrackingConfigGetSkipCastOps(config));
+  mlirTrackingConfigSetRequireMatchingOpName(config, false);
+  mlirTrackingConfigSetSkipCastOps(config, false);
+  printf("set: %d %d\n", mlirTrackingConfigGetRequireMatchingOpName(config),
+         mlirTrackingConfigGetSkipCastOps(config));
+  // A null configuration reads as the defaults and ignores setters.
+  MlirTrackingConfig null = {NULL};
+  mlirTrackingConfigSetSkipCastOps(null, false);
+  printf("null: %d %d\n", mlirTrackingConfigGetRequireMatchingOpName(null),
+         mlirTrackingConfigGetSkipCastOps(null));
+  mlirTrackingConfigDestroy(config);
+  mlirTrackingConfigDestroy(null);
+  // CHECK-LABEL: TEST: tracking config
+  // CHECK-NEXT: defaults: 1 1
+  // CHECK-NEXT: set: 0 0
+  // CHECK-NEXT: null: 1 1
+}
+
+static void testPatterns(void) {
+  printf("TEST: patterns\n");
+  MlirContext context = createContext();
+  mlirContextAttachDiagnosticHandler(context, printDiagnostic, NULL, NULL);
+  MlirTrackingRegistry registry = mlirTrackingRegistryCreate(context);
+  MlirModule module =
+      mlirModuleCreateParse(context, mlirStringRefCreateFromCString(kInput));
+  MlirModule muls =
+      mlirModuleCreateParse(context, mlirStringRefCreateFromCString(kMuls));
+  CHECK_OR_DIE(!mlirModuleIsNull(module) && !mlirModuleIsNull(muls));
+
+  OpCollector adds = find(module, "arith.addi");
+  MlirTrackingHandle three = mlirTrackingHandleCreate(registry, adds.ops[0]);
+  MlirTrackingHandle dead =
+      mlirTrackingHandleCreate(registry, find(module, "arith.muli").ops[0]);
+  MlirTrackingHandle gMul =
+      mlirTrackingHandleCreate(registry, find(module, "arith.muli").ops[1]);
+  MlirTrackingHandle hMul =
+      mlirTrackingHandleCreate(registry, find(muls, "arith.muli").ops[0]);
+  MlirTrackingHandle kMul =
+      mlirTrackingHandleCreate(registry, find(muls, "arith.muli").ops[1]);
+
+  // The canonicalization patterns, greedily on @f only: the fold to a
+  // constant is followed, the dead op is erased, @g is not touched.
+  MlirRewritePatternSet set = mlirRewritePatternSetCreate(context);
+  mlirTrackingRewritePatternSetAddCanonicalizationPatterns(set);
+  MlirFrozenRewritePatternSet canonicalization = freeze(set);
+  MlirGreedyRewriteDriverConfig greedy = mlirGreedyRewriteDriverConfigCreate();
+  mlirGreedyRewriteDriverConfigSetMaxIterations(greedy, 10);
+  CHECK_OR_DIE(mlirLogicalResultIsSuccess(
+      mlirTrackingApplyPatternsAndFoldGreedily(registry, findFunc(module, "f"),
+                                               canonicalization, greedy,
+                                               (MlirTrackingConfig){NULL})));
+  report("three", three);
+  report("dead", dead);
+  report("mul in @g", gMul);
+
+  // PDL patterns (arith.muli -> arith.addi). The walk driver, with the name
+  // rule relaxed, follows the replacement by another op...
+  MlirFrozenRewritePatternSet mulToAdd = freezePDL(context, kMulToAdd);
+  MlirTrackingConfig relaxed = mlirTrackingConfigCreate();
+  mlirTrackingConfigSetRequireMatchingOpName(relaxed, false);
+  CHECK_OR_DIE(mlirLogicalResultIsSuccess(mlirTrackingWalkAndApplyPatterns(
+      registry, findFunc(muls, "h"), mulToAdd, relaxed)));
+  report("mul in @h (walk, names may differ)", hMul);
+  // ... and the greedy driver with the default rule does not accept it.
+  CHECK_OR_DIE(mlirLogicalResultIsSuccess(
+      mlirTrackingApplyPatternsAndFoldGreedily(registry, findFunc(muls, "k"),
+                                               mulToAdd, greedy,
+                                               (MlirTrackingConfig){NULL})));
+  report("mul in @k (greedy, same name required)", kMul);
+
+  // Bad arguments fail and change nothing; errors about an op go to its
+  // context's diagnostic handlers.
+  MlirContext other = createContext();
+  mlirContextAttachDiagnosticHandler(other, printDiagnostic, NULL, NULL);
+  MlirTrackingRegistry otherRegistry = mlirTrackingRegistryCreate(other);
+  MlirOperation g = findFunc(module, "g");
+  CHECK_OR_DIE(
+      mlirLogicalResultIsFailure(mlirTrackingApplyPatternsAndFoldGreedily(
+          otherRegistry, g, mulToAdd, greedy, relaxed)));
+  CHECK_OR_DIE(mlirLogicalResultIsFailure(mlirTrackingWalkAndApplyPatterns(
+      (MlirTrackingRegistry){NULL}, g, mulToAdd, relaxed)));
+  CHECK_OR_DIE(
+      mlirLogicalResultIsFailure(mlirTrackingApplyPatternsAndFoldGreedily(
+          registry, g, (MlirFrozenRewritePatternSet){NULL}, greedy, relaxed)));
+  CHECK_OR_DIE(mlirLogicalResultIsFailure(mlirTrackingWalkAndApplyPatterns(
+      registry, (MlirOperation){NULL}, mulToAdd, relaxed)));
+  mlirTrackingRewritePatternSetAddCanonicalizationPatterns(
+      (MlirRewritePatternSet){NULL});
+  report("mul in @g after refused runs", gMul);
+
+  mlirTrackingRegistryDestroy(otherRegistry);
+  mlirContextDestroy(other);
+  MlirTrackingHandle handles[] = {three, dead, gMul, hMul, kMul};
+  for (int i = 0; i < 5; ++i)
+    mlirTrackingHandleDestroy(handles[i]);
+  mlirTrackingConfigDestroy(relaxed);
+  mlirGreedyRewriteDriverConfigDestroy(greedy);
+  mlirFrozenRewritePatternSetDestroy(mulToAdd);
+  mlirFrozenRewritePatternSetDestroy(canonicalization);
+  mlirModuleDestroy(muls);
+  mlirModuleDestroy(module);
+  mlirTrackingRegistryDestroy(registry);
+  mlirContextDestroy(context);
+  // clang-format off
+  // CHECK-LABEL: TEST: patterns
+  // CHECK-NEXT: three: live: %{{.*}} = arith.constant 3 : i32
+  // CHECK: 1 events
+  // CHECK-NEXT: mlirTrackingApplyPatternsAndFoldGreedily on func.func @f: arith.addi {{.*}} (folded)
+  // CHECK-NEXT: dead: erased
+  // CHECK: 1 events
+  // CHECK-NEXT: mlirTrackingApplyPatternsAndFoldGreedily on func.func @f: arith.muli {{.*}}: erased
+  // CHECK-NEXT: mul in @g: live: %{{.*}} = arith.muli %arg0, %arg1 : i32
+  // CHECK: 0 events
+  // CHECK-NEXT: mul in @h (walk, names may differ): live: %{{.*}} = arith.addi %arg0, %arg1 : i32
+  // CHECK: 1 events
+  // CHECK-NEXT: mlirTrackingWalkAndApplyPatterns on func.func @h: arith.muli {{.*}}: replaced by arith.addi
+  // CHECK-NEXT: mul in @k (greedy, same name required): erased
+  // CHECK-NEXT: describe: operation handle to 'arith.muli'
+  // CHECK-SAME: is erased
+  // CHECK: 1 events
+  // CHECK-NEXT: mlirTrackingApplyPatternsAndFoldGreedily on func.func @k: arith.muli
+  // CHECK-SAME: erased (unnamed pattern on arith.muli); replacement op 'arith.addi' has another name
+  // CHECK-NEXT: diagnostic: mlirTrackingApplyPatternsAndFoldGreedily: the registry belongs to another context
+  // CHECK-NEXT: diagnostic: mlirTrackingWalkAndApplyPatterns: null registry
+  // CHECK-NEXT: diagnostic: mlirTrackingApplyPatternsAndFoldGreedily: null patterns
+  // CHECK-NEXT: mul in @g after refused runs: live: %{{.*}} = arith.muli %arg0, %arg1 : i32
+  // CHECK: 0 events
+  // clang-format on
+}
+
+static const char *const kMatmul =
+    "func.func @outside() {\n"
+    "  return {tag = \"outside\"}\n"
+    "}\n"
+    "func.func @matmul(%A: tensor<8x16xf32>, %B: tensor<16x32xf32>,\n"
+    "                  %C: tensor<8x32xf32>) -> tensor<8x32xf32> {\n"
+    "  %0 = linalg.matmul ins(%A, %B : tensor<8x16xf32>, tensor<16x32xf32>)\n"
+    "                     outs(%C : tensor<8x32xf32>) -> tensor<8x32xf32>\n"
+    "  return {tag = \"inside\"} %0 : tensor<8x32xf32>\n"
+    "}\n";
+
+// Tiles the matmul bound to %mm; yields the tiled op, both loops and a
+// parameter.
+static const char *const kTile =
+    "module attributes {transform.with_named_sequence} {\n"
+    "  transform.named_sequence @__transform_main(\n"
+    "      %root: !transform.any_op {transform.readonly},\n"
+    "      %mm: !transform.any_op {transform.consumed})\n"
+    "      -> (!transform.any_op, !transform.any_op, !transform.any_op,\n"
+    "          !transform.param<i64>) {\n"
+    "    %tiled, %loops:2 = transform.structured.tile_using_for %mm\n"
+    "        tile_sizes [4, 8]\n"
+    "        : (!transform.any_op) -> (!transform.any_op, !transform.any_op,\n"
+    "                                  !transform.any_op)\n"
+    "    %four = transform.param.constant 4 : i64 -> !transform.param<i64>\n"
+    "    transform.yield %tiled, %loops#0, %loops#1, %four\n"
+    "        : !transform.any_op, !transform.any_op, !transform.any_op,\n"
+    "          !transform.param<i64>\n"
+    "  }\n"
+    "}\n";
+
+// Fails: func.return cannot be tiled.
+static const char *const kFailing =
+    "module attributes {transform.with_named_sequence} {\n"
+    "  transform.named_sequence @__transform_main(\n"
+    "      %root: !transform.any_op {transform.readonly}) {\n"
+    "    %r = transform.structured.match ops{[\"func.return\"]} in %root\n"
+    "        : (!transform.any_op) -> !transform.any_op\n"
+    "    %t, %l = transform.structured.tile_using_for %r tile_sizes [4]\n"
+    "        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n"
+    "    transform.yield\n"
+    "  }\n"
+    "}\n";
+
+static MlirOperation firstOp(MlirModule module) {
+  return mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+}
+
+static void testTransformInterpreter(void) {
+  printf("TEST: transform interpreter\n");
+  MlirContext context = createContext();
+  mlirContextAttachDiagnosticHandler(context, printDiagnostic, NULL, NULL);
+  MlirTrackingRegistry registry = mlirTrackingRegistryCreate(context);
+  MlirModule payload =
+      mlirModuleCreateParse(context, mlirStringRefCreateFromCString(kMatmul));
+  MlirModule script =
+      mlirModuleCreateParse(context, mlirStringRefCreateFromCString(kTile));
+  CHECK_OR_DIE(!mlirModuleIsNull(payload) && !mlirModuleIsNull(script));
+  MlirOperation func = findFunc(payload, "matmul");
+  MlirTrackingHandle funcHandle = mlirTrackingHandleCreate(registry, func);
+  MlirTrackingHandle matmul =
+      mlirTrackingHandleCreate(registry, find(payload, "linalg.matmul").ops[0]);
+  OpCollector returns = find(payload, "func.return");
+  MlirTrackingHandle outside =
+      mlirTrackingHandleCreate(registry, returns.ops[0]);
+  MlirTrackingHandle inside =
+      mlirTrackingHandleCreate(registry, returns.ops[1]);
+
+  intptr_t argSizes[] = {1};
+  MlirTrackingTransformResults results = {NULL};
+  CHECK_OR_DIE(
+      mlirLogicalResultIsSuccess(mlirTrackingTransformApplyNamedSequence(
+          registry, func, firstOp(script), mlirModuleGetOperation(script), 1,
+          argSizes, &matmul, /*expensiveChecks=*/true, &results)));
+  CHECK_OR_DIE(!mlirTrackingTransformResultsIsNull(results));
+
+  intptr_t numResults = mlirTrackingTransformResultsGetNumResults(results);
+  printf("results: %ld\n", (long)numResults);
+  for (intptr_t pos = 0; pos < numResults; ++pos) {
+    intptr_t count = mlirTrackingTransformResultsGetNumElements(results, pos);
+    if (mlirTrackingTransformResultsIsParam(results, pos)) {
+      CHECK_OR_DIE(mlirTrackingHandleIsNull(
+          mlirTrackingTransformResultsGetHandle(results, pos, 0)));
+      for (intptr_t i = 0; i < count; ++i) {
+        printf("result %ld: param ", (long)pos);
+        mlirAttributePrint(
+            mlirTrackingTransformResultsGetParam(results, pos, i),
+            printToStdout, NULL);
+        printf("\n");
+      }
+      continue;
+    }
+    CHECK_OR_DIE(mlirAttributeIsNull(
+        mlirTrackingTransformResultsGetParam(results, pos, 0)));
+    for (intptr_t i = 0; i < count; ++i) {
+      MlirTrackingHandle handle =
+          mlirTrackingTransformResultsGetHandle(results, pos, i);
+      MlirStringRef state =
+          mlirTrackingHandleStateGetName(mlirTrackingHandleGetState(handle));
+      MlirStringRef name = mlirIdentifierStr(
+          mlirOperationGetName(mlirTrackingHandleGetOperation(handle)));
+      printf("result %ld: %.*s %.*s\n", (long)pos, (int)state.length,
+             state.data, (int)name.length, name.data);
+      mlirTrackingHandleDestroy(handle);
+    }
+  }
+  // Out of range reads are null.
+  CHECK_OR_DIE(mlirTrackingTransformResultsGetNumElements(results, 99) == 0);
+  CHECK_OR_DIE(mlirTrackingHandleIsNull(
+      mlirTrackingTransformResultsGetHandle(results, 1, 5)));
+  CHECK_OR_DIE(!mlirTrackingTransformResultsIsParam(results, -1));
+  // A handle taken out of the results outlives them.
+  MlirTrackingHandle outer =
+      mlirTrackingTransformResultsGetHandle(results, 1, 0);
+  mlirTrackingTransformResultsDestroy(results);
+  report("outer loop", outer);
+  report("matmul", matmul);
+  report("inside", inside);
+  report("outside", outside);
+  report("func", funcHandle);
+
+  // Results are optional.
+  MlirModule payload2 =
+      mlirModuleCreateParse(context, mlirStringRefCreateFromCString(kMatmul));
+  MlirTrackingHandle matmul2 = mlirTrackingHandleCreate(
+      registry, find(payload2, "linalg.matmul").ops[0]);
+  CHECK_OR_DIE(
+      mlirLogicalResultIsSuccess(mlirTrackingTransformApplyNamedSequence(
+          registry, findFunc(payload2, "matmul"), firstOp(script),
+          (MlirOperation){NULL}, 1, argSizes, &matmul2, false, NULL)));
+  report("matmul without results", matmul2);
+
+  mlirTrackingHandleDestroy(matmul2);
+  mlirModuleDestroy(payload2);
+  MlirTrackingHandle handles[] = {outer, matmul, inside, outside, funcHandle};
+  for (int i = 0; i < 5; ++i)
+    mlirTrackingHandleDestroy(handles[i]);
+  mlirModuleDestroy(script);
+  mlirModuleDestroy(payload);
+  mlirTrackingRegistryDestroy(registry);
+  mlirContextDestroy(context);
+  // clang-format off
+  // CHECK-LABEL: TEST: transform interpreter
+  // CHECK-NEXT: results: 4
+  // CHECK-NEXT: result 0: live linalg.matmul
+  // CHECK-NEXT: result 1: live scf.for
+  // CHECK-NEXT: result 2: live scf.for
+  // CHECK-NEXT: result 3: param 4 : i64
+  // CHECK-NEXT: outer loop: live: %{{.*}} = scf.for
+  // CHECK: matmul: erased
+  // CHECK-NEXT: describe: operation handle to 'linalg.matmul'
+  // CHECK-SAME: is erased
+  // CHECK: transform-interpreter on func.func @matmul: linalg.matmul {{.*}}: erased; erased or replaced by 'transform.structured.tile_using_for', which consumed it
+  // CHECK: inside: live: func.return
+  // CHECK: outside: live: func.return
+  // CHECK: func: live: func.func @matmul
+  // CHECK: matmul without results: erased
+  // clang-format on
+}
+
+static void testTransformInterpreterFailures(void) {
+  printf("TEST: transform interpreter failures\n");
+  MlirContext context = createContext();
+  MlirContext other = createContext();
+  mlirContextAttachDiagnosticHandler(context, printDiagnostic, NULL, NULL);
+  MlirTrackingRegistry registry = mlirTrackingRegistryCreate(context);
+  MlirTrackingRegistry otherRegistry = mlirTrackingRegistryCreate(other);
+  MlirModule payload =
+      mlirModuleCreateParse(context, mlirStringRefCreateFromCString(kMatmul));
+  MlirModule tile =
+      mlirModuleCreateParse(context, mlirStringRefCreateFromCString(kTile));
+  MlirModule failing =
+      mlirModuleCreateParse(context, mlirStringRefCreateFromCString(kFailing));
+  MlirModule foreign =
+      mlirModuleCreateParse(other, mlirStringRefCreateFromCString(kTile));
+  MlirOperation func = findFunc(payload, "matmul");
+  MlirTrackingHandle funcHandle = mlirTrackingHandleCreate(registry, func);
+  MlirTrackingHandle matmul =
+      mlirTrackingHandleCreate(registry, find(payload, "linalg.matmul").ops[0]);
+  MlirTrackingHandle outside =
+      mlirTrackingHandleCreate(registry, find(payload, "func.return").ops[0]);
+  MlirTrackingHandle outsideFunc =
+      mlirTrackingHandleCreate(registry, findFunc(payload, "outside"));
+
+  // Refused before anything runs: nothing changes, results stay null.
+  MlirTrackingTransformResults results = {(void *)&results};
+  intptr_t one[] = {1};
+  intptr_t two[] = {2};
+  MlirTrackingHandle nullHandle = {NULL};
+  MlirTrackingHandle twoHandles[] = {matmul, nullHandle};
+  MlirOperation entry = firstOp(tile);
+  // The entry takes the payload root and one more argument.
+  CHECK_OR_DIE(mlirLogicalResultIsFailure(
+      mlirTrackingTransformApplyNamedSequence(registry, func, entry,
+                                              (MlirOperation){NULL}, 0, NULL,
+                                              NULL, false, &results)));
+  CHECK_OR_DIE(mlirTrackingTransformResultsIsNull(results));
+  CHECK_OR_DIE(
+      mlirLogicalResultIsFailure(mlirTrackingTransformApplyNamedSequence(
+          (MlirTrackingRegistry){NULL}, func, entry, (MlirOperation){NULL}, 1,
+          one, &matmul, false, NULL)));
+  CHECK_OR_DIE(mlirLogicalResultIsFailure(
+      mlirTrackingTransformApplyNamedSequence(otherRegistry, func, entry,
+                                              (MlirOperation){NULL}, 1, one,
+                                              &matmul, false, NULL)));
+  CHECK_OR_DIE(mlirLogicalResultIsFailure(
+      mlirTrackingTransformApplyNamedSequence(registry, func, firstOp(foreign),
+                                              (MlirOperation){NULL}, 1, one,
+                                              &matmul, false, NULL)));
+  CHECK_OR_DIE(
+      mlirLogicalResultIsFailure(mlirTrackingTransformApplyNamedSequence(
+          registry, func, entry, func, 1, one, &matmul, false, NULL)));
+  CHECK_OR_DIE(mlirLogicalResultIsFailure(
+      mlirTrackingTransformApplyNamedSequence(registry, func, entry,
+                                              (MlirOperation){NULL}, 1, two,
+                                              twoHandles, false, NULL)));
+  // The op bound must be in the payload root.
+  CHECK_OR_DIE(mlirLogicalResultIsFailure(
+      mlirTrackingTransformApplyNamedSequence(registry, func, entry,
+                                              (MlirOperation){NULL}, 1, one,
+                                              &outside, false, NULL)));
+  // The payload root must be isolated from above or top-level.
+  CHECK_OR_DIE(
+      mlirLogicalResultIsFailure(mlirTrackingTransformApplyNamedSequence(
+          registry, find(payload, "linalg.matmul").ops[0], entry,
+          (MlirOperation){NULL}, 1, one, &matmul, false, NULL)));
+  CHECK_OR_DIE(mlirLogicalResultIsFailure(
+      mlirTrackingTransformApplyNamedSequence(registry, (MlirOperation){NULL},
+                                              entry, (MlirOperation){NULL}, 1,
+                                              one, &matmul, false, NULL)));
+  report("matmul after refused runs", matmul);
+
+  // A script that fails: the interpreter's diagnostics, then every handle
+  // under the payload root is invalidated; the root and the rest stay live.
+  results.ptr = (void *)&results;
+  CHECK_OR_DIE(mlirLogicalResultIsFailure(
+      mlirTrackingTransformApplyNamedSequence(registry, func, firstOp(failing),
+                                              mlirModuleGetOperation(failing),
+                                              0, NULL, NULL, false, &results)));
+  CHECK_OR_DIE(mlirTrackingTransformResultsIsNull(results));
+  CHECK_OR_DIE(mlirTrackingTransformResultsGetNumResults(results) == 0);
+  mlirTrackingTransformResultsDestroy(results);
+  report("matmul after failing script", matmul);
+  report("func after failing script", funcHandle);
+  report("outside after failing script", outside);
+  report("outside func after failing script", outsideFunc);
+
+  MlirTrackingHandle handles[] = {funcHandle, matmul, outside, outsideFunc};
+  for (int i = 0; i < 4; ++i)
+    mlirTrackingHandleDestroy(handles[i]);
+  mlirModuleDestroy(foreign);
+  mlirModuleDestroy(failing);
+  mlirModuleDestroy(tile);
+  mlirModuleDestroy(payload);
+  mlirTrackingRegistryDestroy(otherRegistry);
+  mlirTrackingRegistryDestroy(registry);
+  mlirContextDestroy(other);
+  mlirContextDestroy(context);
+  // clang-format off
+  // CHECK-LABEL: TEST: transform interpreter failures
+  // CHECK-NEXT: diagnostic: the entry sequence takes 2 argument(s): the payload root and 1 more, but 0 were bound
+  // CHECK-NEXT: diagnostic: mlirTrackingTransformApplyNamedSequence: null registry
+  // CHECK-NEXT: diagnostic: the handle registry belongs to another context
+  // CHECK-NEXT: diagnostic: the transform script belongs to another context
+  // CHECK-NEXT: diagnostic: mlirTrackingTransformApplyNamedSequence: the transform module must be a 'builtin.module', not 'func.func'
+  // CHECK-NEXT: diagnostic: mlirTrackingTransformApplyNamedSequence: argument #1: handle 1 is null
+  // CHECK-NEXT: diagnostic: argument #1: 'func.return' is not the payload root nor nested in it
+  // CHECK-NEXT: diagnostic: the payload root of the tracked transform interpreter must be isolated from above
+  // CHECK-NEXT: matmul after refused runs: live: %{{.*}} = linalg.matmul
+  // CHECK: 0 events
+  // CHECK-NEXT: diagnostic: only ops implementing TilingInterface are supported
+  // CHECK-NEXT: matmul after failing script: invalidated
+  // CHECK-NEXT: describe: operation handle to 'linalg.matmul'
+  // CHECK-SAME: is invalidated
+  // CHECK-SAME: the transform script failed
+  // CHECK: func after failing script: live: func.func @matmul
+  // CHECK: outside after failing script: live: func.return
+  // CHECK: outside func after failing script: live: func.func @outside
+  // clang-format on
+}
+
 int main(void) {
   testStateNames();
   testRegistry();
   testPrecisePasses();
   testNonPrecisePassAndRegistration();
   testFailurePaths();
+  testTrackingConfig();
+  testPatterns();
+  testTransformInterpreter();
+  testTransformInterpreterFailures();
   return 0;
 }

@@ -322,3 +322,33 @@ def test_cross_module_move_then_drop_source():
         m1_op.erase()
         # CHECK: erased []
         print(m1_op.handle_state, ctx._verify_tracking())
+
+
+# CHECK-LABEL: TEST: test_run_refused_while_another_tree_uses_the_ir
+@run
+def test_run_refused_while_another_tree_uses_the_ir():
+    # A clone of an op keeps the operands of the original: the clone, a tree
+    # of its own, uses values of the module. A pass erasing their definitions
+    # (symbol-dce erases the unused private function) would leave the clone
+    # with a use of freed IR, so the run is refused before anything changes.
+    with ir.Context():
+        m = ir.Module.parse("""
+          func.func private @dead(%a: i32) -> i32 {
+            %c1 = arith.constant 1 : i32
+            %0 = arith.addi %a, %c1 : i32
+            return %0 : i32
+          }""")
+        addi = body(m.body.operations[0])[1]
+        clone = addi.clone(ip=False)
+        pm = PassManager.parse("builtin.module(inline,symbol-dce)")
+        # CHECK: RuntimeError: cannot run 'builtin.module(inline{{.*}},symbol-dce)' on 'builtin.module' {{.*}}: ops outside its IR (a clone, or ops detached or moved out of it) use values or blocks of it
+        expect(RuntimeError, lambda: pm.run(m.operation))
+        # Nothing changed: the function and the clone's operands are intact.
+        # CHECK: 1 BlockArgument func.func arith.constant
+        print(len(m.body.operations), type(clone.operands[0]).__name__,
+              clone.operands[0].owner.owner.name, clone.operands[1].owner.name)
+        # Once the clone is gone the module runs.
+        clone.erase()
+        pm.run(m.operation)
+        # CHECK: 0
+        print(len(m.body.operations))

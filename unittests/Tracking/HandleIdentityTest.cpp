@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RegistryNotifier.h"
 #include "TestUtils.h"
 
 #include "mlir/Tracking/HandleRegistry.h"
@@ -11,6 +12,7 @@
 using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::test;
+using mlir::tracking::detail::RegistryNotifier;
 
 namespace {
 const char *kTwoAdds = R"mlir(
@@ -39,7 +41,7 @@ TEST(HandleIdentityTest, IdentityKeySurvivesMergeWhileSameOpFollowsIt) {
   EXPECT_EQ(registry.getHandle(add0).getIdentityKey(), keptKey);
 
   // add1 replaced by add0 (as CSE does): the handles merge.
-  registry.notifyOperationReplaced(add1, add0, {});
+  RegistryNotifier(registry).notifyOperationReplaced(add1, add0, {});
   add1->getResult(0).replaceAllUsesWith(add0->getResult(0));
   add1->erase();
   EXPECT_TRUE(merged.sameOp(kept));
@@ -52,7 +54,7 @@ TEST(HandleIdentityTest, IdentityKeySurvivesMergeWhileSameOpFollowsIt) {
   EXPECT_EQ(registry.lookupHandle(add0).getIdentityKey(), keptKey);
 
   // Once erased, merged handles still name one op; identity is unchanged.
-  registry.notifyOperationErased(add0, {}, "test");
+  RegistryNotifier(registry).notifyOperationErased(add0, {}, "test");
   EXPECT_FALSE(merged.isLive());
   EXPECT_TRUE(merged.sameOp(kept));
   EXPECT_EQ(merged.getIdentityKey(), mergedKey);

@@ -342,3 +342,168 @@ TEST_F(HandleRegistryTest, VerifyAgainstReportsOpsOutsideRoot) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Regressions (issue 7)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The observer runs after the registry lock is released: it may use
+/// handles and the registry (it used to deadlock).
+TEST_F(HandleRegistryTest, EventObserverMayUseHandlesAndTheRegistry) {
+  Operation *dead = findTagged(*module, "dead");
+  Operation *add0 = findTagged(*module, "add0");
+  OpHandle handle = registry->getHandle(dead);
+  OpHandle other = registry->getHandle(add0);
+  std::vector<std::string> seen;
+  registry->setEventObserver([&](const TrackingEvent &event) {
+    seen.push_back(handle.describe());
+    EXPECT_EQ(handle.getState(), HandleState::Erased);
+    EXPECT_EQ(handle.get(), nullptr);
+    EXPECT_EQ(registry->lookupHandle(add0), other);
+    EXPECT_TRUE(registry->isTracked(add0));
+    // Even taking a new handle is fine.
+    EXPECT_TRUE(registry->getHandle(add0).isLive());
+  });
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.eraseOp(dead);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_NE(seen.front().find("is erased"), std::string::npos) << seen.front();
+  // The observer may also be replaced or removed from within itself.
+  registry->setEventObserver([&](const TrackingEvent &) {
+    registry->setEventObserver(nullptr);
+    seen.push_back("once");
+  });
+  OpHandle add1 = registry->getHandle(findTagged(*module, "add1"));
+  rewriter.replaceOp(findTagged(*module, "add1"), add0->getResults());
+  EXPECT_EQ(seen.back(), "once");
+  EXPECT_EQ(seen.size(), 2u);
+}
+
+/// Builds `count` constants in a fresh module and a handle for each.
+struct ConstantChain {
+  ConstantChain(MLIRContext &context, HandleRegistry &registry, int count)
+      : module(ModuleOp::create(UnknownLoc::get(&context))) {
+    OpBuilder builder(&context);
+    builder.setInsertionPointToEnd(module->getBody());
+    Location loc = UnknownLoc::get(&context);
+    ops.reserve(count);
+    handles.reserve(count);
+    for (int i = 0; i < count; ++i) {
+      ops.push_back(arith::ConstantIntOp::create(builder, loc, i, 32));
+      handles.push_back(registry.getHandle(ops.back()));
+    }
+  }
+  /// Replaces op i by op i + 1 for every i: each handle merges into the
+  /// next, so the first one ends at the end of a chain of `count - 1`.
+  void mergeAll(MLIRContext &context) {
+    IRRewriter rewriter(&context, getTrackingListener());
+    for (size_t i = 0; i + 1 < ops.size(); ++i)
+      rewriter.replaceOp(ops[i], ops[i + 1]);
+  }
+  OwningOpRef<ModuleOp> module;
+  std::vector<Operation *> ops;
+  std::vector<OpHandle> handles;
+};
+
+constexpr int kChainLength = 300000;
+
+/// Hundreds of thousands of merges onto one handle: accessing the first
+/// handle must not walk the chain every time, and the records in between
+/// can go once the path is compressed.
+TEST(HandleMergeChainTest, AccessAfterManyMerges) {
+  MLIRContext context;
+  loadTestDialects(context);
+  HandleRegistry registry(&context);
+  ConstantChain chain(context, registry, kChainLength);
+  chain.mergeAll(context);
+  OpHandle first = chain.handles.front();
+  OpHandle last = chain.handles.back();
+  OpHandle middle = chain.handles[kChainLength / 2];
+  chain.handles.clear();
+
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(first.get(), chain.ops.back());
+    EXPECT_EQ(first.getState(), HandleState::Live);
+    EXPECT_EQ(first, last);
+    EXPECT_EQ(middle, last);
+    EXPECT_EQ(first.hash(), last.hash());
+  }
+  // The history stays bounded and ends with the merge of the first handle's
+  // whole chain; the last handle never changed.
+  std::vector<TrackingEvent> history = first.getHistory();
+  EXPECT_FALSE(history.empty());
+  EXPECT_LE(history.size(), 64u);
+  EXPECT_EQ(history.front().kind, TrackingEvent::Kind::Replaced);
+  EXPECT_TRUE(last.getHistory().empty());
+  EXPECT_EQ(registry.getNumTrackedOps(), 1u);
+  EXPECT_TRUE(registry.verifyAgainst(*chain.module).empty());
+}
+
+/// Dropping the only handle to the start of a 300k-long chain releases the
+/// whole chain without recursing (it used to overflow the stack).
+TEST(HandleMergeChainTest, DroppingTheStartOfALongChain) {
+  MLIRContext context;
+  loadTestDialects(context);
+  HandleRegistry registry(&context);
+  ConstantChain chain(context, registry, kChainLength);
+  chain.mergeAll(context);
+  OpHandle first = chain.handles.front();
+  // Release every handle but the first, from the end of the chain: each
+  // record stays alive only through its predecessor.
+  while (chain.handles.size() > 1)
+    chain.handles.pop_back();
+  chain.handles.clear();
+  EXPECT_EQ(registry.getNumTrackedOps(), 1u);
+  first = OpHandle();
+  EXPECT_EQ(registry.getNumTrackedOps(), 0u);
+  EXPECT_TRUE(registry.verifyAgainst(*chain.module).empty());
+}
+
+/// Merges arriving in the other order (each new handle merging into the
+/// first) form a star, the history of each handle its own.
+TEST(HandleMergeChainTest, ManyMergesIntoOneHandle) {
+  MLIRContext context;
+  loadTestDialects(context);
+  HandleRegistry registry(&context);
+  ConstantChain chain(context, registry, 1000);
+  IRRewriter rewriter(&context, getTrackingListener());
+  for (size_t i = 1; i < chain.ops.size(); ++i)
+    rewriter.replaceOp(chain.ops[i], chain.ops[0]);
+  for (const OpHandle &handle : chain.handles) {
+    EXPECT_EQ(handle, chain.handles.front());
+    EXPECT_EQ(handle.get(), chain.ops.front());
+  }
+  EXPECT_TRUE(chain.handles.front().getHistory().empty());
+  EXPECT_EQ(chain.handles.back().getHistory().size(), 1u);
+}
+
+/// Path compression keeps every event a handle saw: merged twice, the first
+/// handle's history holds its own merge, the next record's merge and the
+/// erasure of the op they all ended on.
+TEST(HandleMergeChainTest, CompressionKeepsHistory) {
+  MLIRContext context;
+  loadTestDialects(context);
+  HandleRegistry registry(&context);
+  ConstantChain chain(context, registry, 4);
+  chain.mergeAll(context);
+  OpHandle first = chain.handles[0];
+  OpHandle second = chain.handles[1];
+  chain.handles.erase(chain.handles.begin() + 1, chain.handles.end());
+  IRRewriter rewriter(&context, getTrackingListener());
+  rewriter.eraseOp(chain.ops.back());
+  for (int i = 0; i < 2; ++i) {
+    std::vector<TrackingEvent> history = first.getHistory();
+    ASSERT_EQ(history.size(), 4u);
+    EXPECT_EQ(history[0].kind, TrackingEvent::Kind::Replaced);
+    EXPECT_EQ(history[1].kind, TrackingEvent::Kind::Replaced);
+    EXPECT_EQ(history[2].kind, TrackingEvent::Kind::Replaced);
+    EXPECT_EQ(history[3].kind, TrackingEvent::Kind::Erased);
+    EXPECT_EQ(second.getHistory().size(), 3u);
+    EXPECT_EQ(first.getState(), HandleState::Erased);
+  }
+}
+
+} // namespace

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RegistryNotifier.h"
 #include "TestUtils.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -24,6 +25,7 @@
 using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::test;
+using mlir::tracking::detail::RegistryNotifier;
 
 namespace {
 
@@ -342,16 +344,14 @@ TEST_F(PassTrackingTest, NonPrecisePassOnOneFunctionLeavesOthersAlone) {
   expectConsistent();
 }
 
-TEST_F(PassTrackingTest, DetachTakesOnlyRecordsUnderTheAnchor) {
+TEST_F(PassTrackingTest, InvalidateNestedTakesOnlyRecordsUnderTheAnchor) {
   auto a = module->lookupSymbol<func::FuncOp>("a");
   auto b = module->lookupSymbol<func::FuncOp>("b");
-  HandleRegistry::DetachedRecords detached = registry->detachNestedRecords(b);
-  EXPECT_EQ(detached.size(), 3u);
-  // Detached records are out of the address map until invalidated.
+  RegistryNotifier notifier(*registry);
+  EXPECT_EQ(notifier.invalidateNested(b, {}, "pass is not precise"), 3u);
+  // Invalidated records are out of the address map at once.
   EXPECT_FALSE(registry->isTracked(findTagged(*module, "b.add")));
   EXPECT_TRUE(registry->isTracked(findTagged(*module, "a.add")));
-  registry->invalidateDetached(detached, {}, "pass is not precise");
-  detached.clear();
   expectState("b.inner", HandleState::Invalidated);
   expectState("a.add", HandleState::Live);
 
@@ -359,7 +359,7 @@ TEST_F(PassTrackingTest, DetachTakesOnlyRecordsUnderTheAnchor) {
   OpHandle dropA = funcA;
   handles["a.add"] = OpHandle();
   handles["a.mul"] = OpHandle();
-  EXPECT_TRUE(registry->detachNestedRecords(a).empty());
+  EXPECT_EQ(notifier.invalidateNested(a, {}, "pass is not precise"), 0u);
   EXPECT_TRUE(funcA.isLive());
 }
 
@@ -374,7 +374,7 @@ TEST_F(PassTrackingTest, ConcurrentTrackedRewritesOutsideTheAnchor) {
   std::atomic<bool> failedRewrite{false};
   constexpr int kRewrites = 300;
   std::thread rewriter([&] {
-    IRRewriter rewriter(&context, &getGlobalTrackingListener());
+    IRRewriter rewriter(&context, getTrackingListener());
     Operation *current = initialA;
     for (int i = 0; i < kRewrites; ++i) {
       rewriter.setInsertionPoint(current);
@@ -410,3 +410,133 @@ TEST_F(PassTrackingTest, ConcurrentTrackedRewritesOutsideTheAnchor) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Regressions (issue 7)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A non-precise pass that reports what the handles look like while it runs,
+/// then rewrites behind the registry's back.
+struct ObservingPass
+    : public PassWrapper<ObservingPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ObservingPass)
+  explicit ObservingPass(std::function<void(Operation *)> observe)
+      : observe(std::move(observe)) {}
+  StringRef getArgument() const final { return "test-observing"; }
+  StringRef getDescription() const final { return "Looks, then rewrites"; }
+  void runOnOperation() override {
+    observe(getOperation());
+    rewriteBehindTheRegistrysBack(getOperation());
+  }
+  std::function<void(Operation *)> observe;
+};
+} // namespace
+
+/// While a non-precise pass runs, the handles under its anchor are already
+/// invalidated: get() never returns an op the pass may have freed.
+TEST_F(PassTrackingTest, NonPreciseHandlesAreInvalidatedWhileThePassRuns) {
+  std::vector<HandleState> states;
+  std::vector<Operation *> ops;
+  std::vector<std::string> passes;
+  PassManager pm(&context);
+  enableTracking(pm, *registry);
+  pm.addNestedPass<func::FuncOp>(
+      std::make_unique<ObservingPass>([&](Operation *anchor) {
+        if (SymbolTable::getSymbolName(anchor) != "b")
+          return;
+        for (StringRef tag : {"b.add", "b.inner"}) {
+          states.push_back(handles[tag].getState());
+          ops.push_back(handles[tag].get());
+          std::vector<TrackingEvent> history = handles[tag].getHistory();
+          passes.push_back(history.empty() ? "" : history.back().pass);
+        }
+        states.push_back(funcB.getState());
+      }));
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  ASSERT_EQ(states.size(), 3u);
+  EXPECT_EQ(states[0], HandleState::Invalidated);
+  EXPECT_EQ(states[1], HandleState::Invalidated);
+  EXPECT_EQ(ops[0], nullptr);
+  EXPECT_EQ(ops[1], nullptr);
+  EXPECT_EQ(passes[0], "test-observing");
+  // The anchor itself survives.
+  EXPECT_EQ(states[2], HandleState::Live);
+  expectInvalidatedBy(handles["b.add"], "test-observing", "func.func @b");
+  expectConsistent();
+}
+
+/// If the after-pass hook never fires (a crash handler, a pass manager that
+/// stops), the handles are invalidated all the same.
+TEST_F(PassTrackingTest, InvalidationDoesNotWaitForTheAfterPassHook) {
+  auto b = module->lookupSymbol<func::FuncOp>("b");
+  NonPrecisePass pass;
+  {
+    TrackingInstrumentation instrumentation(*registry);
+    instrumentation.runBeforePass(&pass, b);
+    expectInvalidatedBy(handles["b.mul"], "test-non-precise", "func.func @b");
+    EXPECT_EQ(handles["b.inner"].get(), nullptr);
+    EXPECT_TRUE(funcB.isLive());
+    EXPECT_TRUE(handles["a.add"].isLive());
+  }
+  expectState("b.mul", HandleState::Invalidated);
+}
+
+/// The pass manager's adaptor is recognized by TypeID.
+TEST_F(PassTrackingTest, AdaptorPassesAreRecognized) {
+  PassManager pm(&context);
+  OpPassManager &nested = pm.nest<func::FuncOp>();
+  nested.addPass(std::make_unique<NonPrecisePass>());
+  ASSERT_EQ(pm.size(), 1u);
+  EXPECT_TRUE(isPassAdaptor(*pm.begin()));
+  EXPECT_FALSE(isPassAdaptor(*nested.begin()));
+  EXPECT_FALSE(isPassAdaptor(*createTrackedCSEPass()));
+}
+
+/// An op with a region, moved to another function with remove() + insert()
+/// (no unlink notification), then a non-precise pass on the new function
+/// alone: the moved handles must be invalidated, not left live on freed ops.
+TEST_F(PassTrackingTest, RemoveInsertMoveThenNonPrecisePassOnNewFunction) {
+  OwningOpRef<ModuleOp> input = parseModule(context, R"mlir(
+    func.func @src(%c: i1) {
+      scf.if %c {
+        %k = arith.constant 1 : i32
+        %s = arith.addi %k, %k {tag = "moved.add"} : i32
+      } {tag = "moved.if"}
+      return
+    }
+    func.func @dst(%c: i1) {
+      return
+    }
+  )mlir");
+  ASSERT_TRUE(input);
+  // Only handles of `input`, so that verifyAgainst(input) sees them all.
+  handles.clear();
+  moduleHandle = funcA = funcB = global = OpHandle();
+  ASSERT_EQ(registry->getNumTrackedOps(), 0u);
+  auto src = input->lookupSymbol<func::FuncOp>("src");
+  auto dst = input->lookupSymbol<func::FuncOp>("dst");
+  Operation *ifOp = findTagged(*input, "moved.if");
+  OpHandle ifHandle = registry->getHandle(ifOp);
+  OpHandle addHandle = registry->getHandle(findTagged(*input, "moved.add"));
+  OpHandle srcHandle = registry->getHandle(src);
+
+  IRRewriter rewriter(&context, getTrackingListener());
+  ifOp->remove();
+  rewriter.setInsertionPoint(dst.getBody().front().getTerminator());
+  rewriter.insert(ifOp);
+  rewriter.modifyOpInPlace(ifOp,
+                           [&] { ifOp->setOperand(0, dst.getArgument(0)); });
+  std::vector<std::string> problems = registry->verifyAgainst(*input);
+  EXPECT_TRUE(problems.empty()) << joinProblems(problems);
+
+  PassManager pm(&context, func::FuncOp::getOperationName());
+  enableTracking(pm, *registry);
+  pm.addPass(std::make_unique<NonPrecisePass>());
+  ASSERT_TRUE(succeeded(pm.run(dst)));
+  expectInvalidatedBy(addHandle, "test-non-precise", "func.func @dst");
+  expectInvalidatedBy(ifHandle, "test-non-precise", "func.func @dst");
+  EXPECT_TRUE(srcHandle.isLive());
+  problems = registry->verifyAgainst(*input);
+  EXPECT_TRUE(problems.empty()) << joinProblems(problems);
+}

@@ -287,4 +287,59 @@ TEST_F(ThreadingTest, ConcurrentGetHandleAndDrop) {
   EXPECT_EQ(registry->getNumTrackedOps(), 0u);
 }
 
+/// The observer runs on the pass manager's threads after the registry lock
+/// is released: one that reads handles and the registry on every event must
+/// not deadlock (it used to), and sees each event's handle in its final
+/// state for that event.
+TEST_F(ThreadingTest, ObserverUsingHandlesDuringParallelPipeline) {
+  for (int iteration = 0; iteration < 20; ++iteration) {
+    OwningOpRef<ModuleOp> module = parseModule(context, makeModule(40, 10));
+    ASSERT_TRUE(module);
+    std::vector<FunctionHandles> handles = takeHandles(*registry, *module);
+    ASSERT_EQ(handles.size(), 50u);
+    std::atomic<int> events{0}, invalidated{0}, problems{0};
+    registry->setEventObserver([&](const TrackingEvent &event) {
+      ++events;
+      if (event.kind == TrackingEvent::Kind::Invalidated)
+        ++invalidated;
+      // Read handles of every function (other threads are rewriting some of
+      // them): states, descriptions and the registry, never the IR.
+      const FunctionHandles &function = handles[events % handles.size()];
+      for (const OpHandle &handle : function.body) {
+        HandleState state = handle.getState();
+        std::string description = handle.describe();
+        if (description.find(stringifyHandleState(state)) == std::string::npos)
+          ++problems;
+      }
+      if (registry->getNumTrackedOps() == 0)
+        ++problems;
+    });
+
+    PassManager pm(&context);
+    enableTracking(pm, *registry);
+    OpPassManager &funcs = pm.nest<func::FuncOp>();
+    funcs.addPass(createTrackedCanonicalizerPass());
+    funcs.addPass(createTrackedCSEPass());
+    funcs.addPass(std::make_unique<UntrackedRewritePass>());
+    OpPassManager &modules = pm.nest<ModuleOp>();
+    modules.addPass(createTrackedCanonicalizerPass());
+    modules.addPass(createTrackedCSEPass());
+    ASSERT_TRUE(succeeded(pm.run(*module)));
+    registry->setEventObserver(nullptr);
+
+    EXPECT_EQ(problems.load(), 0);
+    EXPECT_GT(events.load(), 0);
+    // In each of the 40 top-level functions, five records are invalidated:
+    // Sum, Mul (with MulDup merged into it), R, T and Return.
+    EXPECT_EQ(invalidated.load(), 40 * 5);
+    for (const FunctionHandles &function : handles) {
+      if (isInNestedModule(function.func))
+        expectPrecisRun(function);
+      else
+        expectInvalidatedRun(function);
+    }
+    expectConsistent(*module);
+  }
+}
+
 } // namespace

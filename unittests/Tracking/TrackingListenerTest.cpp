@@ -4,11 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RegistryNotifier.h"
 #include "TestUtils.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Tracking/HandleRegistry.h"
 #include "mlir/Tracking/TrackingListener.h"
+#include "mlir/Tracking/TrackingRewriter.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
@@ -17,6 +19,7 @@
 using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::test;
+using mlir::tracking::detail::RegistryNotifier;
 
 namespace {
 
@@ -83,6 +86,11 @@ protected:
     std::vector<std::string> problems = registry->verifyAgainst(*module);
     EXPECT_TRUE(problems.empty()) << joinProblems(problems);
   }
+  /// Invalidates the handles strictly nested in `anchor`, as before a
+  /// non-precise pass; returns how many.
+  size_t invalidateNested(Operation *anchor) {
+    return RegistryNotifier(*registry).invalidateNested(anchor, {}, "test");
+  }
   /// The reason of the last event of `handle`.
   static std::string lastReason(const OpHandle &handle) {
     std::vector<TrackingEvent> history = handle.getHistory();
@@ -120,8 +128,8 @@ TEST_F(TrackingListenerTest, FollowsSameNameReplacement) {
 }
 
 TEST_F(TrackingListenerTest, FollowsReplaceOpWithOpOverload) {
-  // replaceOp(Operation *, Operation *) reports notifyOperationReplaced with
-  // the new op.
+  // Upstream's replaceOp(Operation *, Operation *) reports the new op's
+  // results, which the rules trace back to it.
   Operation *add = op("add");
   OpHandle handle = registry->getHandle(add);
   TrackingListener listener({}, registry.get());
@@ -238,7 +246,9 @@ TEST_F(TrackingListenerTest, DifferentOpNameErasesWithReason) {
   rewriter.setInsertionPoint(add);
   auto mul =
       arith::MulIOp::create(rewriter, add->getLoc(), arg("f", 0), arg("f", 1));
-  rewriter.replaceOp(add, mul);
+  // By values: the listener's rules decide (an explicit replaceOp(add, mul)
+  // would be followed).
+  rewriter.replaceOp(add, mul->getResults());
 
   EXPECT_EQ(handle.getState(), HandleState::Erased);
   EXPECT_EQ(handle.get(), nullptr);
@@ -405,16 +415,10 @@ TEST_F(TrackingListenerTest, MoveAcrossFunctionsFollowsScope) {
 
   // The scope index followed: @f's handles now include the moved op, @g's
   // do not.
-  HandleRegistry::DetachedRecords fromG = registry->detachNestedRecords(g);
-  EXPECT_EQ(fromG.size(), 1u);
-  registry->invalidateDetached(fromG, {}, "test");
-  fromG.clear();
+  EXPECT_EQ(invalidateNested(g), 1u);
   EXPECT_EQ(stay.getState(), HandleState::Invalidated);
   EXPECT_TRUE(handle.isLive());
-  HandleRegistry::DetachedRecords fromF = registry->detachNestedRecords(f);
-  EXPECT_EQ(fromF.size(), 2u);
-  registry->invalidateDetached(fromF, {}, "test");
-  fromF.clear();
+  EXPECT_EQ(invalidateNested(f), 2u);
   EXPECT_EQ(handle.getState(), HandleState::Invalidated);
   EXPECT_EQ(inF.getState(), HandleState::Invalidated);
   // Move back so the module can be destroyed with consistent use-lists.
@@ -502,11 +506,8 @@ TEST_F(TrackingListenerTest, InlineRegionBeforeFollowsScope) {
   expectConsistent();
 
   // Everything is under @g now.
-  HandleRegistry::DetachedRecords none = registry->detachNestedRecords(f);
-  EXPECT_TRUE(none.empty());
-  HandleRegistry::DetachedRecords all = registry->detachNestedRecords(g);
-  EXPECT_EQ(all.size(), 4u);
-  registry->invalidateDetached(all, {}, "test");
+  EXPECT_EQ(invalidateNested(f), 0u);
+  EXPECT_EQ(invalidateNested(g), 4u);
 }
 
 TEST_F(TrackingListenerTest, MovingFunctionIntoNestedModuleReparentsScope) {
@@ -535,10 +536,7 @@ TEST_F(TrackingListenerTest, MovingFunctionIntoNestedModuleReparentsScope) {
   EXPECT_TRUE(problems.empty()) << joinProblems(problems);
 
   // A non-precise pass on the nested module now reaches @f and its body.
-  HandleRegistry::DetachedRecords detached =
-      registry->detachNestedRecords(inner);
-  EXPECT_EQ(detached.size(), 2u);
-  registry->invalidateDetached(detached, {}, "test");
+  EXPECT_EQ(invalidateNested(inner), 2u);
   EXPECT_EQ(x.getState(), HandleState::Invalidated);
   EXPECT_EQ(funcHandle.getState(), HandleState::Invalidated);
 }
@@ -624,7 +622,7 @@ TEST_F(TrackingListenerTest, ForwardsToNextListener) {
 TEST_F(TrackingListenerTest, GlobalListenerUsesContextRegistry) {
   Operation *add = op("add");
   OpHandle handle = registry->getHandle(add);
-  IRRewriter rewriter(&context, &getGlobalTrackingListener());
+  IRRewriter rewriter(&context, getTrackingListener());
   rewriter.setInsertionPoint(add);
   Operation *clone = rewriter.clone(*add);
   rewriter.replaceOp(add, clone);
@@ -635,7 +633,7 @@ TEST_F(TrackingListenerTest, GlobalListenerUsesContextRegistry) {
   loadTestDialects(other);
   OwningOpRef<ModuleOp> otherModule = parseModule(other, kInput);
   ASSERT_TRUE(otherModule);
-  IRRewriter otherRewriter(&other, &getGlobalTrackingListener());
+  IRRewriter otherRewriter(&other, getTrackingListener());
   otherRewriter.eraseOp(findTagged(*otherModule, "inner2"));
   EXPECT_TRUE(handle.isLive());
 }
@@ -693,3 +691,205 @@ TEST_F(TrackingListenerTest, WalkPatternDriverIsPreciseWithTheListener) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Regressions (issue 7)
+//===----------------------------------------------------------------------===//
+
+/// remove() sends no notification and the insert that follows has no
+/// previous position: the moved op's nested handles must still leave the
+/// scope of the function they came from.
+TEST_F(TrackingListenerTest, RemoveThenInsertReindexesNestedHandles) {
+  Operation *ifOp = op("if");
+  OpHandle ifHandle = registry->getHandle(ifOp);
+  OpHandle inner = registry->getHandle(op("inner"));
+  OpHandle inner2 = registry->getHandle(op("inner2"));
+  OpHandle stay = registry->getHandle(op("add"));
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  ifOp->remove();
+  rewriter.setInsertionPoint(func("g").getBody().front().getTerminator());
+  rewriter.insert(ifOp);
+
+  EXPECT_EQ(ifHandle.get(), ifOp);
+  EXPECT_TRUE(inner.isLive());
+  EXPECT_TRUE(inner2.isLive());
+  expectConsistent();
+  // Nothing of the moved op is left under @f; all of it is under @g.
+  EXPECT_EQ(invalidateNested(func("f")), 1u);
+  EXPECT_TRUE(inner.isLive());
+  EXPECT_EQ(invalidateNested(func("g")), 3u);
+  EXPECT_EQ(inner.getState(), HandleState::Invalidated);
+  EXPECT_EQ(inner2.getState(), HandleState::Invalidated);
+  EXPECT_EQ(stay.getState(), HandleState::Invalidated);
+}
+
+/// The same through a nested isolated op: its body stays indexed under it,
+/// and it is reparented.
+TEST_F(TrackingListenerTest, RemoveThenInsertReparentsNestedScopes) {
+  OwningOpRef<ModuleOp> input = parseModule(context, R"mlir(
+    module {
+      module @a {
+        func.func @f(%x: i32) -> i32 {
+          %y = arith.addi %x, %x {tag = "y"} : i32
+          return %y : i32
+        }
+      }
+      module @b {
+      }
+    }
+  )mlir");
+  ASSERT_TRUE(input);
+  auto a = input->lookupSymbol<ModuleOp>("a");
+  auto b = input->lookupSymbol<ModuleOp>("b");
+  auto f = a.lookupSymbol<func::FuncOp>("f");
+  OpHandle y = registry->getHandle(findTagged(*input, "y"));
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  f->remove();
+  rewriter.setInsertionPointToEnd(b.getBody());
+  rewriter.insert(f);
+  std::vector<std::string> problems = registry->verifyAgainst(*input);
+  EXPECT_TRUE(problems.empty()) << joinProblems(problems);
+  EXPECT_EQ(invalidateNested(a), 0u);
+  EXPECT_TRUE(y.isLive());
+  EXPECT_EQ(invalidateNested(b), 1u);
+  EXPECT_EQ(y.getState(), HandleState::Invalidated);
+}
+
+/// A block unlinked from its region and inserted elsewhere without a
+/// previous region: its tracked ops are re-indexed too.
+TEST_F(TrackingListenerTest, DetachedBlockInsertedElsewhereIsReindexed) {
+  Operation *ifOp = op("if");
+  OpHandle inner = registry->getHandle(op("inner"));
+  Block *thenBlock = &ifOp->getRegion(0).front();
+  // Give @g a second region-holding op to receive the block.
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(func("g").getBody().front().getTerminator());
+  auto target =
+      scf::ExecuteRegionOp::create(rewriter, ifOp->getLoc(), TypeRange());
+  thenBlock->getParent()->getBlocks().remove(thenBlock);
+  target.getRegion().push_back(thenBlock);
+  listener.notifyBlockInserted(thenBlock, /*previous=*/nullptr, {});
+  expectConsistent();
+  EXPECT_EQ(invalidateNested(func("f")), 0u);
+  EXPECT_TRUE(inner.isLive());
+  EXPECT_EQ(invalidateNested(func("g")), 1u);
+  // Give the block back (with a terminator again) for a clean teardown.
+  target.getRegion().getBlocks().remove(thenBlock);
+  ifOp->getRegion(0).push_back(thenBlock);
+}
+
+/// TrackingRewriter::replaceOp(op, newOp) names the replacement: the handle
+/// follows it even when the ops have no results (no values to find it from).
+TEST_F(TrackingListenerTest, ExplicitReplacementOfZeroResultOpFollows) {
+  Operation *ifOp = op("if");
+  OpHandle handle = registry->getHandle(ifOp);
+  TrackingListener listener({}, registry.get());
+  TrackingRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(ifOp);
+  Operation *clone = rewriter.clone(*ifOp);
+  rewriter.replaceOp(ifOp, clone);
+
+  EXPECT_TRUE(handle.isLive()) << handle.describe();
+  EXPECT_EQ(handle.get(), clone);
+  std::vector<TrackingEvent> history = handle.getHistory();
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history.front().kind, TrackingEvent::Kind::Replaced);
+  expectConsistent();
+}
+
+/// Any rewriter's replaceAllOpUsesWith(op, newOp) is the op form too.
+TEST_F(TrackingListenerTest, ReplaceAllOpUsesWithOpIsExplicit) {
+  Operation *ifOp = op("if");
+  OpHandle handle = registry->getHandle(ifOp);
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(ifOp);
+  Operation *clone = rewriter.clone(*ifOp);
+  rewriter.replaceAllOpUsesWith(ifOp, clone);
+  rewriter.eraseOp(ifOp);
+  EXPECT_EQ(handle.get(), clone) << handle.describe();
+  expectConsistent();
+}
+
+/// Upstream's replaceOp(op, newOp) reports values only: with no results
+/// there is nothing to follow, and the handle says so.
+TEST_F(TrackingListenerTest, UpstreamReplaceOpOfZeroResultOpErases) {
+  Operation *ifOp = op("if");
+  OpHandle handle = registry->getHandle(ifOp);
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(ifOp);
+  Operation *clone = rewriter.clone(*ifOp);
+  rewriter.replaceOp(ifOp, clone);
+  EXPECT_EQ(handle.getState(), HandleState::Erased);
+  EXPECT_EQ(lastReason(handle), "replaced by no values");
+  expectConsistent();
+}
+
+TEST_F(TrackingListenerTest, ExplicitReplacementByOpOfAnotherNameFollows) {
+  Operation *add = op("add");
+  OpHandle handle = registry->getHandle(add);
+  TrackingListener listener({}, registry.get());
+  TrackingRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(add);
+  auto mul =
+      rewriter.replaceOpWithNewOp<arith::MulIOp>(add, arg("f", 0), arg("f", 1));
+  EXPECT_EQ(handle.get(), mul.getOperation()) << handle.describe();
+  EXPECT_EQ(handle.getLastName(), "arith.muli");
+  EXPECT_EQ(registry->lookupHandle(mul), handle);
+  expectConsistent();
+}
+
+/// An explicit replacement onto an op with a handle of its own merges them.
+TEST_F(TrackingListenerTest, ExplicitReplacementOntoHandledOpMerges) {
+  Operation *ifOp = op("if");
+  OpHandle handle = registry->getHandle(ifOp);
+  TrackingListener listener({}, registry.get());
+  TrackingRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(ifOp);
+  Operation *clone = rewriter.clone(*ifOp);
+  OpHandle cloneHandle = registry->getHandle(clone);
+  rewriter.replaceOp(ifOp, clone);
+  EXPECT_EQ(handle, cloneHandle);
+  EXPECT_EQ(handle.get(), clone);
+  expectConsistent();
+}
+
+namespace {
+/// A pattern that never matches, only there to be named in histories.
+struct NamedPattern : public RewritePattern {
+  NamedPattern(MLIRContext *context, StringRef name)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {
+    setDebugName(name);
+  }
+  LogicalResult matchAndRewrite(Operation *, PatternRewriter &) const override {
+    return failure();
+  }
+};
+} // namespace
+
+/// A pattern may run a driver of its own: the innermost pattern is named,
+/// and when it ends the outer one is again.
+TEST_F(TrackingListenerTest, NestedPatternsAttributeTheInnermost) {
+  NamedPattern outer(&context, "Outer"), nested(&context, "Nested");
+  OpHandle inner = registry->getHandle(op("inner"));
+  OpHandle inner2 = registry->getHandle(op("inner2"));
+  OpHandle ifHandle = registry->getHandle(op("if"));
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  listener.notifyPatternBegin(outer, op("if"));
+  listener.notifyPatternBegin(nested, op("inner2"));
+  rewriter.eraseOp(op("inner2"));
+  listener.notifyPatternEnd(nested, success());
+  rewriter.eraseOp(op("inner"));
+  listener.notifyPatternEnd(outer, success());
+  rewriter.eraseOp(op("if"));
+
+  EXPECT_EQ(inner2.getHistory().back().pattern, "pattern Nested");
+  EXPECT_EQ(inner.getHistory().back().pattern, "pattern Outer");
+  EXPECT_EQ(ifHandle.getHistory().back().pattern,
+            "dead code or region simplification");
+}

@@ -1,5 +1,4 @@
-//===- HandleRegistry.h - Operation handles that survive rewrites -*- C++
-//-*-===//
+//===- HandleRegistry.h - Operation handles that survive rewrites -*- C++ -*-//
 //
 // Part of the mlir-tracking project.
 //
@@ -34,7 +33,6 @@
 namespace mlir {
 class MLIRContext;
 class Operation;
-class Block;
 
 namespace tracking {
 
@@ -83,10 +81,16 @@ struct TrackingEvent {
 namespace detail {
 struct HandleRecord;
 struct RegistryImpl;
+class RegistryNotifier;
 } // namespace detail
 
 /// A shared, copyable reference to a tracked op. Cheap to copy; the record is
 /// dropped from the registry when the last handle to it goes away.
+///
+/// When a handle follows a replacement onto an op that already has a handle
+/// (CSE), the two records merge (union-find: each access compresses the path
+/// to the record that speaks for the group, so accesses and merges stay
+/// cheap however many merges happened).
 class OpHandle {
 public:
   OpHandle() = default;
@@ -112,8 +116,9 @@ public:
   bool operator!=(const OpHandle &other) const { return !(*this == other); }
   /// A hash consistent with operator==.
   size_t hash() const;
-  /// A key identifying the handle record (stable across merges: the key of
-  /// the record this one was merged into).
+  /// A key for "the same op now": the record that speaks for this handle's
+  /// merge group. It changes only when this handle merges into another one
+  /// (it then becomes that handle's key).
   const void *getKey() const;
 
   // Identity (Python's `==`/`hash` rule: never changes over a handle's life).
@@ -128,6 +133,7 @@ public:
 private:
   friend struct detail::RegistryImpl;
   friend class HandleRegistry;
+  friend class detail::RegistryNotifier;
   explicit OpHandle(std::shared_ptr<detail::HandleRecord> record)
       : record(std::move(record)) {}
   std::shared_ptr<detail::HandleRecord> record;
@@ -163,60 +169,10 @@ public:
   /// Calls `fn` with every op that currently has a live handle.
   void forEachTrackedOp(llvm::function_ref<void(Operation *)> fn) const;
 
-  //===--------------------------------------------------------------------===//
-  // Notifications (from TrackingListener and the pass instrumentation).
-  //===--------------------------------------------------------------------===//
-
-  /// Where an event comes from, for the history.
-  struct EventSource {
-    std::string pass;
-    std::string anchor;
-    std::string pattern;
-    const void *passKey = nullptr;
-    const void *anchorKey = nullptr;
-  };
-
-  /// Fires when `op` was replaced and `replacement` (found by the listener's
-  /// rules) takes its place. The handle of `op` follows it.
-  void notifyOperationReplaced(Operation *op, Operation *replacement,
-                               const EventSource &source);
-  /// Fires when `op` is about to be erased, or was replaced without an
-  /// acceptable replacement op (`reason` says which).
-  void notifyOperationErased(Operation *op, const EventSource &source,
-                             llvm::StringRef reason);
-  /// Fires after `op` was moved or inserted. `oldScope` is the op that was
-  /// the scope of `op`'s body before the move (see `getBodyScope`), or
-  /// nullptr if `op` had no parent.
-  void notifyOperationMoved(Operation *op, Operation *oldScope);
-  /// Fires after `block` moved between regions; `oldScope` as above for the
-  /// region it left.
-  void notifyBlockMoved(Block *block, Operation *oldScope);
-
-  /// The scope that ops nested directly in `op`'s regions belong to: `op`
-  /// itself if it is isolated from above or top-level, else `op`'s scope.
-  static Operation *getBodyScope(Operation *op);
-
-  /// Takes every record strictly nested in `anchor` out of the address map
-  /// (before a pass that does not report its rewrites runs on `anchor`), and
-  /// returns a token for `invalidateDetached`.
-  using DetachedRecords = std::vector<std::shared_ptr<detail::HandleRecord>>;
-  DetachedRecords detachNestedRecords(Operation *anchor);
-  /// Marks the detached records invalidated (after that pass ran). The
-  /// caller destroys `records` afterwards, outside any registry call.
-  void invalidateDetached(DetachedRecords &records, const EventSource &source,
-                          llvm::StringRef reason);
-  /// Settles one handle taken out by `detachNestedRecords` (still detached
-  /// and live) when the caller learnt what became of its op, e.g. from the
-  /// transform interpreter's own tracking. Fires after the IR change. A
-  /// non-null `op` makes the handle live on `op` (a "replaced" event if it is
-  /// not the handle's old op; merged into `op`'s handle if `op` has one);
-  /// with a null `op` the handle becomes `state` (erased or invalidated).
-  /// Handles not detached, or already settled, are left alone.
-  void resolveDetached(const OpHandle &handle, Operation *op, HandleState state,
-                       const EventSource &source, llvm::StringRef reason);
-
-  /// Installs a callback run on every event (under the registry lock: it
-  /// must not call back into the registry).
+  /// Installs a callback run on every event, on the thread that caused it,
+  /// after the registry lock is released: it may use handles and the
+  /// registry. Under the multi-threaded pass manager it runs on several
+  /// threads at once; it must not throw.
   void setEventObserver(std::function<void(const TrackingEvent &)> observer);
 
   /// Checks the invariants against the IR under `root`: every address in the
@@ -225,17 +181,10 @@ public:
   /// walks the whole IR.
   std::vector<std::string> verifyAgainst(Operation *root) const;
 
-  /// Checks the records strictly nested in `anchor` (found from the scope
-  /// index, as for `detachNestedRecords`) against the IR under `anchor`: each
-  /// must map an op that is still there, with its recorded name and scope.
-  /// Only walks `anchor`, so it may run while other threads rewrite other
-  /// anchors. With `repair`, each record found wrong is taken out of the map
-  /// and invalidated with `source` and the problem as reason, so that no
-  /// freed address stays in the registry. Returns one line per problem.
-  std::vector<std::string> verifyNested(Operation *anchor,
-                                        const EventSource *repair = nullptr);
-
 private:
+  /// The notification side (lib/Tracking/RegistryNotifier.h).
+  friend class detail::RegistryNotifier;
+
   MLIRContext *context;
   std::shared_ptr<detail::RegistryImpl> impl;
 };

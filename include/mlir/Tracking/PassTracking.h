@@ -29,6 +29,7 @@
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Support/TypeID.h"
 #include "mlir/Tracking/HandleRegistry.h"
+#include "mlir/Tracking/TrackingListener.h"
 
 #include <memory>
 
@@ -55,10 +56,6 @@ void unregisterPreciseInstance(const Pass *pass);
 /// Returns true if `pass` (or the pass it was cloned from for threading) is
 /// precise.
 bool isPrecisePass(const Pass &pass);
-
-/// The listener a precise pass attaches to its rewrites. Safe to use when no
-/// tracking is active: it then does nothing but forward nothing.
-RewriterBase::Listener *getTrackingListener();
 
 /// The fallback for passes that are not precise, and the attribution of the
 /// rewrites of those that are.

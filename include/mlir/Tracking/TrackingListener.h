@@ -20,6 +20,9 @@ namespace mlir {
 class Pass;
 
 namespace tracking {
+namespace detail {
+struct EventSource;
+} // namespace detail
 
 /// The knobs of `transform::TrackingListenerConfig`, with the same defaults.
 struct TrackingListenerConfig {
@@ -38,7 +41,7 @@ class TrackingListener : public RewriterBase::ForwardingListener {
 public:
   /// With a null `registry`, each notification goes to the registry of the
   /// notified op's context, if there is one; such a listener is stateless
-  /// and may be shared by all threads (see `getGlobalTrackingListener`).
+  /// and may be shared by all threads (see `getTrackingListener`).
   explicit TrackingListener(TrackingListenerConfig config = {},
                             HandleRegistry *registry = nullptr,
                             OpBuilder::Listener *next = nullptr);
@@ -59,22 +62,29 @@ public:
 
   const TrackingListenerConfig &getConfig() const { return config; }
 
-  /// Fires when an op is inserted or moved: moved handles stay live.
+  /// Fires when an op is inserted or moved: moved handles stay live. An op
+  /// inserted with no previous position may have been unlinked with
+  /// `remove()` elsewhere: the tracked ops nested in it are re-indexed.
   void notifyOperationInserted(Operation *op,
                                OpBuilder::InsertPoint previous) override;
-  /// Fires when a block moves to another region (region inlining).
+  /// Fires when a block is inserted or moves to another region (region
+  /// inlining).
   void notifyBlockInserted(Block *block, Region *previous,
                            Region::iterator previousIt) override;
-  /// Fires before `op`'s results are replaced; the handle follows the
-  /// replacement op or becomes erased.
+  /// Fires before `op`'s results are replaced by `newValues`: the handle
+  /// follows the op found by `findReplacementOp` or becomes erased.
   void notifyOperationReplaced(Operation *op, ValueRange newValues) override;
+  /// Fires before `op` is replaced by the op the rewriter names
+  /// (`replaceOp(op, newOp)`, `replaceOpWithNewOp`): the handle follows
+  /// `newOp`, whatever its name and number of results.
   void notifyOperationReplaced(Operation *op, Operation *newOp) override;
   /// Fires before `op` is erased (nested ops first, post-order).
   void notifyOperationErased(Operation *op) override;
   /// Fires before `block` is erased: its block and value handles end.
   void notifyBlockErased(Block *block) override;
-  /// Fire around each pattern application: the pattern name goes into the
-  /// history of the handles it changes.
+  /// Fire around each pattern application (they nest when a pattern runs a
+  /// driver of its own): the innermost pattern goes into the history of the
+  /// handles it changes.
   void notifyPatternBegin(const Pattern &pattern, Operation *op) override;
   void notifyPatternEnd(const Pattern &pattern, LogicalResult status) override;
 
@@ -82,7 +92,7 @@ private:
   /// Follows `op`'s handle to its replacement, or marks it erased.
   void trackReplacement(Operation *op, ValueRange newValues);
   HandleRegistry *getRegistry(Operation *op) const;
-  HandleRegistry::EventSource getEventSource(bool replaced) const;
+  detail::EventSource getEventSource(bool replaced) const;
 
   TrackingListenerConfig config;
   HandleRegistry *registry;
@@ -92,7 +102,9 @@ private:
 
 /// The process-wide stateless listener (registry looked up per op) that the
 /// precise passes attach to their rewrites, with the default configuration.
-TrackingListener &getGlobalTrackingListener();
+/// Safe to use when no tracking is active: it then does nothing but forward
+/// nothing.
+TrackingListener *getTrackingListener();
 
 /// Attributes the rewrites made on this thread to `pass` running on `anchor`
 /// while alive. The pass instrumentation sets it around each pass; set it

@@ -21,23 +21,38 @@
 // At the end the printed module must equal mlir-opt's output (and a failing
 // pipeline must fail in both).
 //
+// Then, on the same IR and handles, a few random mutations go through a
+// tracked rewriter (what passes rarely do but patterns and users do): moves
+// with remove() + insert() (no unlink notification) or moveOpBefore, of
+// region-holding ops too, across functions; explicit op-to-op replacements,
+// of zero-result ops too; and unreachable blocks filled and erased. Each is
+// checked against what it must do to the handles, then a short random
+// pipeline runs on the result and the checks above run again.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Fuzz.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Tracking/HandleRegistry.h"
 #include "mlir/Tracking/PassTracking.h"
+#include "mlir/Tracking/TrackingListener.h"
+#include "mlir/Tracking/TrackingRewriter.h"
 #include "mlir/Tracking/TrackingVerifier.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -149,6 +164,332 @@ Placement getPlacement(Operation *op, Operation *module) {
   return Placement::Other;
 }
 
+/// How many mutations of each kind a campaign made.
+struct MutationStats {
+  uint64_t removeInsertMoves = 0;
+  uint64_t rewriterMoves = 0;
+  uint64_t regionOpMoves = 0;
+  uint64_t crossFunctionMoves = 0;
+  uint64_t explicitReplacements = 0;
+  uint64_t zeroResultReplacements = 0;
+  uint64_t blocksErased = 0;
+  uint64_t handlesChecked = 0;
+};
+
+/// Random IR changes through the tracking listener, each checked against
+/// what it must do to the handles. Every change keeps the IR valid: an op is
+/// made self-contained (the values it uses from outside are rematerialized
+/// right before it, and its results' uses get rematerialized values) before
+/// it moves.
+class Mutator {
+public:
+  Mutator(Random &rng, ModuleOp module, std::vector<Tracked> &handles,
+          HandleRegistry &registry, MutationStats &stats)
+      : rng(rng), module(module), handles(handles), registry(registry),
+        stats(stats), rewriter(module.getContext()) {}
+
+  /// Makes one mutation; returns its description ("" if none applied) and
+  /// appends what it did wrong to `problems`.
+  std::string mutate(std::vector<std::string> &problems) {
+    // The op of every live handle, before.
+    snapshot.clear();
+    for (size_t i = 0; i < handles.size(); ++i)
+      if (Operation *op = handles[i].handle.get())
+        snapshot.push_back({i, op});
+    expectedOp.clear();
+    expectErased.clear();
+
+    std::string what;
+    switch (rng.below(3)) {
+    case 0:
+      what = move();
+      break;
+    case 1:
+      what = replace();
+      break;
+    default:
+      what = fillAndEraseBlock();
+      break;
+    }
+    if (what.empty())
+      return what;
+    check(what, problems);
+    return what;
+  }
+
+private:
+  /// Ops that may move or be replaced: inside a function, not terminators,
+  /// and (for moves) no calls, which could make a function recursive.
+  std::vector<Operation *> candidates(bool forMove) {
+    std::vector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (!op->getParentOfType<func::FuncOp>() ||
+          op->hasTrait<OpTrait::IsTerminator>() || op->getNumSuccessors())
+        return;
+      if (forMove) {
+        bool hasCall = false;
+        op->walk([&](func::CallOp) { hasCall = true; });
+        if (hasCall)
+          return;
+      }
+      ops.push_back(op);
+    });
+    return ops;
+  }
+
+  /// Picks an op, preferring those with regions half of the time.
+  Operation *pick(const std::vector<Operation *> &ops, bool preferRegions) {
+    if (ops.empty())
+      return nullptr;
+    if (preferRegions) {
+      std::vector<Operation *> withRegions;
+      for (Operation *op : ops)
+        if (op->getNumRegions())
+          withRegions.push_back(op);
+      if (!withRegions.empty())
+        return rng.pick(withRegions);
+    }
+    return rng.pick(ops);
+  }
+
+  static bool canMaterialize(Type type) {
+    if (isa<IntegerType, IndexType, FloatType>(type))
+      return true;
+    auto memref = dyn_cast<MemRefType>(type);
+    return memref && memref.hasStaticShape();
+  }
+
+  /// A new value of `type` at the insertion point.
+  Value materialize(Type type, Location loc) {
+    if (isa<IntegerType>(type))
+      return arith::ConstantOp::create(rewriter, loc,
+                                       rewriter.getIntegerAttr(type, 0));
+    if (isa<IndexType>(type))
+      return arith::ConstantIndexOp::create(rewriter, loc, 0);
+    if (isa<FloatType>(type))
+      return arith::ConstantOp::create(rewriter, loc,
+                                       rewriter.getFloatAttr(type, 0.0));
+    return memref::AllocaOp::create(rewriter, loc, cast<MemRefType>(type));
+  }
+
+  /// Makes `op` independent of the values around it. The ops it now uses
+  /// are appended to `carried` (they must move with it). False if a type
+  /// cannot be rematerialized (nothing changed then).
+  bool makeSelfContained(Operation *op, std::vector<Operation *> &carried) {
+    llvm::SetVector<Value> external;
+    op->walk([&](Operation *inner) {
+      for (Value value : inner->getOperands()) {
+        Operation *owner = value.getDefiningOp();
+        if (!owner)
+          owner = value.getParentBlock()->getParentOp();
+        if (!op->isAncestor(owner))
+          external.insert(value);
+      }
+    });
+    for (Value value : external)
+      if (!canMaterialize(value.getType()))
+        return false;
+    for (Value result : op->getResults())
+      if (!result.use_empty() && !canMaterialize(result.getType()))
+        return false;
+    rewriter.setInsertionPoint(op);
+    for (Value result : op->getResults())
+      if (!result.use_empty())
+        rewriter.replaceAllUsesWith(
+            result, materialize(result.getType(), op->getLoc()));
+    for (Value value : external) {
+      Value local = materialize(value.getType(), op->getLoc());
+      carried.push_back(local.getDefiningOp());
+      rewriter.replaceUsesWithIf(value, local, [&](OpOperand &use) {
+        return op->isAncestor(use.getOwner());
+      });
+    }
+    return true;
+  }
+
+  /// Moves `ops` (in order) before `before`, with remove() + insert() or
+  /// with moveOpBefore.
+  void moveAll(ArrayRef<Operation *> ops, Operation *before,
+               bool removeInsert) {
+    for (Operation *op : ops) {
+      if (removeInsert) {
+        op->remove();
+        rewriter.setInsertionPoint(before);
+        rewriter.insert(op);
+      } else {
+        rewriter.moveOpBefore(op, before);
+      }
+    }
+    if (removeInsert)
+      ++stats.removeInsertMoves;
+    else
+      ++stats.rewriterMoves;
+  }
+
+  /// The ops of every block in a function, except in `exclude`, to insert
+  /// before (terminators included: inserting before one is fine).
+  std::vector<Operation *> insertionPoints(Operation *exclude) {
+    std::vector<Operation *> points;
+    module.walk([&](Operation *op) {
+      if (op->getParentOfType<func::FuncOp>() && !exclude->isAncestor(op))
+        points.push_back(op);
+    });
+    return points;
+  }
+
+  std::string move() {
+    Operation *op = pick(candidates(/*forMove=*/true), rng.chance(60));
+    if (!op)
+      return "";
+    std::vector<Operation *> points = insertionPoints(op);
+    if (points.empty())
+      return "";
+    Operation *before = rng.pick(points);
+    std::vector<Operation *> carried;
+    if (!makeSelfContained(op, carried))
+      return "";
+    carried.push_back(op);
+    // Moving before one of the carried ops (or the op itself) moves nothing.
+    if (llvm::is_contained(carried, before))
+      return "";
+    auto oldFunc = op->getParentOfType<func::FuncOp>();
+    bool removeInsert = rng.chance(60);
+    std::string what =
+        std::string(removeInsert ? "remove()+insert()" : "moveOpBefore") +
+        " of " + describe(op) + " before " + describe(before);
+    moveAll(carried, before, removeInsert);
+    if (op->getNumRegions())
+      ++stats.regionOpMoves;
+    if (op->getParentOfType<func::FuncOp>() != oldFunc)
+      ++stats.crossFunctionMoves;
+    // Every handle keeps its op.
+    return what;
+  }
+
+  std::string replace() {
+    std::vector<Operation *> ops = candidates(/*forMove=*/false);
+    if (ops.empty())
+      return "";
+    std::vector<Operation *> zeroResults;
+    for (Operation *op : ops)
+      if (op->getNumResults() == 0)
+        zeroResults.push_back(op);
+    Operation *op = !zeroResults.empty() && rng.chance(50)
+                        ? rng.pick(zeroResults)
+                        : pick(ops, rng.chance(30));
+    std::string what = "replaceOp(" + describe(op) + ", its clone)";
+    rewriter.setInsertionPoint(op);
+    Operation *clone = rewriter.clone(*op);
+    expectReplaced(op, clone);
+    rewriter.replaceOp(op, clone);
+    ++stats.explicitReplacements;
+    if (clone->getNumResults() == 0)
+      ++stats.zeroResultReplacements;
+    return what;
+  }
+
+  std::string fillAndEraseBlock() {
+    std::vector<func::FuncOp> funcs;
+    module.walk([&](func::FuncOp func) {
+      if (!func.isExternal() &&
+          llvm::all_of(func.getResultTypes(), canMaterialize))
+        funcs.push_back(func);
+    });
+    if (funcs.empty())
+      return "";
+    func::FuncOp func = rng.pick(funcs);
+    Location loc = func.getLoc();
+    // An unreachable block ending in a return, with a tracked op of its own.
+    Block *block = rewriter.createBlock(&func.getBody(), func.getBody().end());
+    rewriter.setInsertionPointToEnd(block);
+    SmallVector<Value> values;
+    for (Type type : func.getResultTypes())
+      values.push_back(materialize(type, loc));
+    Operation *fresh = materialize(rewriter.getI32Type(), loc).getDefiningOp();
+    auto ret = func::ReturnOp::create(rewriter, loc, values);
+    track(fresh);
+    track(ret);
+    std::string what = "new block in " + describe(func);
+    // Move an op in, perhaps from another function.
+    Operation *op = pick(candidates(/*forMove=*/true), rng.chance(60));
+    std::vector<Operation *> carried;
+    if (op && op->getBlock() != block && makeSelfContained(op, carried)) {
+      carried.push_back(op);
+      what += ", " + describe(op) + " moved in";
+      moveAll(carried, ret, rng.chance(60));
+    }
+    if (!rng.chance(70))
+      return what + " (kept)";
+    for (Operation &inner : *block)
+      inner.walk([&](Operation *nested) { expectErased.insert(nested); });
+    rewriter.eraseBlock(block);
+    ++stats.blocksErased;
+    return what + ", erased";
+  }
+
+  void track(Operation *op) {
+    Tracked tracked;
+    tracked.handle = registry.getHandle(op);
+    tracked.firstSeen = tracked.handle.getLastName() + " at " +
+                        tracked.handle.getLastLocation() + " (mutation)";
+    handles.push_back(std::move(tracked));
+    snapshot.push_back({handles.size() - 1, op});
+  }
+
+  void expectReplaced(Operation *op, Operation *by) {
+    expectedOp[op] = by;
+    op->walk([&](Operation *nested) {
+      if (nested != op)
+        expectErased.insert(nested);
+    });
+  }
+
+  static std::string describe(Operation *op) {
+    std::string text = op->getName().getStringRef().str();
+    if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+      text += " at " + std::to_string(loc.getLine()) + ":" +
+              std::to_string(loc.getColumn());
+    return text;
+  }
+
+  void check(StringRef what, std::vector<std::string> &problems) {
+    for (auto [index, before] : snapshot) {
+      ++stats.handlesChecked;
+      Tracked &tracked = handles[index];
+      std::string who =
+          "after " + what.str() + ": handle to " + tracked.firstSeen;
+      HandleState state = tracked.handle.getState();
+      Operation *now = tracked.handle.get();
+      if (expectErased.contains(before)) {
+        if (state != HandleState::Erased)
+          problems.push_back(who + " should be erased but is " +
+                             tracked.handle.describe());
+        continue;
+      }
+      Operation *expected = expectedOp.lookup(before);
+      if (!expected)
+        expected = before;
+      if (now != expected)
+        problems.push_back(who + " should refer to " +
+                           (expected == before ? "the same op as before"
+                                               : "the replacement op") +
+                           " but " + tracked.handle.describe());
+    }
+    for (std::string &problem : registry.verifyAgainst(module))
+      problems.push_back("after " + what.str() + ": registry: " + problem);
+  }
+
+  Random &rng;
+  ModuleOp module;
+  std::vector<Tracked> &handles;
+  HandleRegistry &registry;
+  MutationStats &stats;
+  TrackingRewriter rewriter;
+  std::vector<std::pair<size_t, Operation *>> snapshot;
+  llvm::DenseMap<Operation *, Operation *> expectedOp;
+  llvm::DenseSet<Operation *> expectErased;
+};
+
 /// Runs cases and accumulates statistics.
 class Fuzzer {
 public:
@@ -165,6 +506,16 @@ public:
         break;
       }
     }
+    if (options.track)
+      os << "tracking-fuzz: mutations: " << mutationStats.removeInsertMoves
+         << " remove()+insert() moves, " << mutationStats.rewriterMoves
+         << " moveOpBefore moves (" << mutationStats.regionOpMoves
+         << " of region ops, " << mutationStats.crossFunctionMoves
+         << " across functions), " << mutationStats.explicitReplacements
+         << " explicit replacements (" << mutationStats.zeroResultReplacements
+         << " of zero-result ops), " << mutationStats.blocksErased
+         << " blocks erased; " << mutationStats.handlesChecked
+         << " handles checked after them\n";
     return stats;
   }
 
@@ -188,6 +539,7 @@ private:
   const DialectRegistry &registry;
   llvm::raw_ostream &os;
   FuzzStats stats;
+  MutationStats mutationStats;
   std::unique_ptr<llvm::DefaultThreadPool> threadPool;
 };
 
@@ -348,6 +700,89 @@ void Fuzzer::runCase(uint64_t index) {
                              "--- tracking-fuzz\n" +
                              printed + "--- mlir-opt\n" + upstream.output);
       }
+    }
+
+    // Mutations through the tracked rewriter, then a short pipeline over
+    // their result.
+    if (options.track && ok && problems.empty() && succeeded(verify(*module))) {
+      ScopedRewriteAttribution attribution("fuzz-mutation", *module);
+      Mutator mutator(rng, *module, handles, *tracking, mutationStats);
+      unsigned count = rng.range(1, 4);
+      std::vector<std::string> done;
+      for (unsigned i = 0; i < count && problems.empty(); ++i) {
+        std::string what = mutator.mutate(problems);
+        if (!what.empty())
+          done.push_back(what);
+      }
+      if (!done.empty())
+        pipeline.push_back("(mutations: " + llvm::join(done, "; ") + ")");
+      if (problems.empty() && failed(verify(*module)))
+        problems.push_back("the mutations left invalid IR: " +
+                           llvm::join(done, "; "));
+      std::vector<std::string> after = generatePipeline(rng);
+      after.resize(std::min<size_t>(after.size(), 2));
+      // The mutated module, kept if the case finds something (or crashes
+      // this process): the input of the pipeline that follows.
+      SmallString<128> mutatedPath(options.reproDir);
+      llvm::sys::path::append(
+          mutatedPath, "tracking-fuzz-" + std::to_string(options.seed) + "-" +
+                           std::to_string(index) + "-mutated.mlir");
+      std::string mutatedText;
+      {
+        llvm::raw_string_ostream textOs(mutatedText);
+        module->print(textOs);
+        writeFile(mutatedPath, mutatedText);
+      }
+      // Upstream passes crash on some shapes the mutations make (unreachable
+      // blocks, for one): run upstream first, as for the generated input.
+      if (!options.mlirOptPath.empty() && !after.empty()) {
+        UpstreamResult afterUpstream =
+            runUpstream(options.mlirOptPath, mutatedText, joinPipeline(after));
+        if (!afterUpstream.ran || afterUpstream.crashed) {
+          ++stats.upstreamCrashes;
+          if (options.verbose)
+            os << "case " << index << ": upstream mlir-opt crashed on "
+               << joinPipeline(after) << " after the mutations; skipped\n";
+          after.clear();
+        }
+      }
+      if (options.verbose) {
+        os << "case " << index << ": mutations: " << llvm::join(done, "; ")
+           << "; then " << joinPipeline(after) << " on " << mutatedPath << "\n";
+        os.flush();
+      }
+      for (size_t step = 0; step < after.size() && ok && problems.empty();
+           ++step) {
+        const std::string &element = after[step];
+        pipeline.push_back(element);
+        for (Tracked &tracked : handles)
+          if (Operation *op = tracked.handle.get())
+            tracked.placement = getPlacement(op, module->getOperation());
+        PassManager pm(&context, ModuleOp::getOperationName());
+        std::string error;
+        llvm::raw_string_ostream errorOs(error);
+        if (failed(parsePassPipeline(element, pm, errorOs)))
+          break;
+        enableTracking(pm, *tracking);
+        bool elementOk = succeeded(pm.run(*module));
+        ++stats.passesRun;
+        std::vector<std::string> stepProblems;
+        checkHandles(handles, *tracking, *module, element, !elementOk,
+                     stepProblems);
+        for (std::string &problem : stepProblems)
+          problems.push_back("after the mutations, after '" + element +
+                             "': " + problem);
+        if (!elementOk)
+          break;
+      }
+      if (!problems.empty()) {
+        problems.push_back("the mutated module is " + mutatedPath.str().str());
+        report(index, input, pipeline, threaded, handles, problems,
+               diagnostics);
+      } else {
+        llvm::sys::fs::remove(mutatedPath);
+      }
+      problems.clear();
     }
 
     for (const Tracked &tracked : handles) {

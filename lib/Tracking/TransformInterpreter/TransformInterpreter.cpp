@@ -18,6 +18,7 @@
 
 #include "mlir/Tracking/TransformInterpreter.h"
 
+#include "../RegistryNotifier.h"
 #include "TrackingTransformOps.h"
 
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
@@ -239,8 +240,9 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
 
   // Nothing under the payload root may be looked up while the script runs:
   // a pass it runs could free an op and reuse its address.
-  HandleRegistry::DetachedRecords detached =
-      registry.detachNestedRecords(payloadRoot);
+  detail::RegistryNotifier notifier(registry);
+  detail::RegistryNotifier::DetachedRecords detached =
+      notifier.detachNested(payloadRoot);
   LogicalResult status = transform::applyTransforms(
       payloadRoot, cast<transform::TransformOpInterface>(copy.getOperation()),
       mapping, options, /*enforceToplevelTransformOp=*/false,
@@ -248,13 +250,13 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
         state.addExtension<TrackedRunExtension>(run);
       });
 
-  HandleRegistry::EventSource eventSource;
+  detail::EventSource eventSource;
   eventSource.pass = source.pass;
   eventSource.passKey = source.passKey;
   eventSource.anchor = describeAnchor(payloadRoot);
   eventSource.anchorKey = payloadRoot;
   if (failed(status) || !run.recorded) {
-    registry.invalidateDetached(detached, eventSource,
+    notifier.invalidateDetached(detached, eventSource,
                                 "the transform script failed");
     return failure();
   }
@@ -263,12 +265,12 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
     const std::string &consumer = run.consumedBy[index];
     switch (run.fates[index]) {
     case TrackedRun::Fate::Live:
-      registry.resolveDetached(handle, run.finalOps[index], HandleState::Live,
+      notifier.resolveDetached(handle, run.finalOps[index], HandleState::Live,
                                eventSource,
                                "followed by the transform interpreter");
       break;
     case TrackedRun::Fate::Dropped:
-      registry.resolveDetached(
+      notifier.resolveDetached(
           handle, nullptr, HandleState::Erased, eventSource,
           consumer.empty()
               ? "dropped by the transform interpreter's tracking (erased, or "
@@ -277,18 +279,18 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
               : "erased or replaced by '" + consumer + "', which consumed it");
       break;
     case TrackedRun::Fate::Consumed:
-      registry.resolveDetached(handle, nullptr, HandleState::Invalidated,
+      notifier.resolveDetached(handle, nullptr, HandleState::Invalidated,
                                eventSource,
                                "inside payload consumed by '" + consumer + "'");
       break;
     case TrackedRun::Fate::Escaped:
-      registry.resolveDetached(handle, nullptr, HandleState::Invalidated,
+      notifier.resolveDetached(handle, nullptr, HandleState::Invalidated,
                                eventSource, "no longer under the payload root");
       break;
     }
   }
   // Records that appeared while the script ran have no hidden argument.
-  registry.invalidateDetached(detached, eventSource,
+  notifier.invalidateDetached(detached, eventSource,
                               "not followed by the transform interpreter");
 
   for (unsigned i = 0, e = run.resultIsParam.size(); i < e; ++i) {

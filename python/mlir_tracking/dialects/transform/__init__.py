@@ -20,6 +20,98 @@ from ...ir import TypeAttr as _TypeAttr
 from ...ir import Value as _Value
 
 
+class _TransformType(_Type):
+    """A type of the transform dialect, from its assembly (the C++ classes
+    are not bound): ``X(type)`` casts, ``X.isinstance(type)`` checks."""
+
+    # A type of the class, to compare type ids with.
+    _SAMPLE = None
+
+    def __init__(self, cast_from_type):
+        super().__init__(cast_from_type)
+        if not type(self).isinstance(cast_from_type):
+            raise ValueError(
+                f"Cannot cast type to {type(self).__name__} (from {cast_from_type})"
+            )
+
+    @classmethod
+    def isinstance(cls, other):
+        """Whether `other` is a type of this class."""
+        if not isinstance(other, _Type):
+            return False
+        return other.typeid == _Type.parse(cls._SAMPLE, other.context).typeid
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self})"
+
+
+class AnyOpType(_TransformType):
+    """``!transform.any_op``: a handle to any payload ops."""
+
+    _SAMPLE = "!transform.any_op"
+
+    @staticmethod
+    def get(context=None):
+        return AnyOpType(_Type.parse("!transform.any_op", context))
+
+
+class AnyParamType(_TransformType):
+    """``!transform.any_param``: a parameter of any attributes."""
+
+    _SAMPLE = "!transform.any_param"
+
+    @staticmethod
+    def get(context=None):
+        return AnyParamType(_Type.parse("!transform.any_param", context))
+
+
+class AnyValueType(_TransformType):
+    """``!transform.any_value``: a handle to any payload values."""
+
+    _SAMPLE = "!transform.any_value"
+
+    @staticmethod
+    def get(context=None):
+        return AnyValueType(_Type.parse("!transform.any_value", context))
+
+
+class OperationType(_TransformType):
+    """``!transform.op<"name">``: a handle to payload ops of one name."""
+
+    _SAMPLE = '!transform.op<"builtin.module">'
+
+    @staticmethod
+    def get(operation_name, context=None):
+        if not isinstance(operation_name, str) or '"' in operation_name:
+            raise ValueError(f"invalid operation name {operation_name!r}")
+        return OperationType(
+            _Type.parse(f'!transform.op<"{operation_name}">', context)
+        )
+
+    @property
+    def operation_name(self):
+        """The name of the ops the handle may hold."""
+        return str(self).split('"')[1]
+
+
+class ParamType(_TransformType):
+    """``!transform.param<type>``: a parameter of attributes of one type."""
+
+    _SAMPLE = "!transform.param<i64>"
+
+    @staticmethod
+    def get(type, context=None):
+        if context is None:
+            context = type.context
+        return ParamType(_Type.parse(f"!transform.param<{type}>", context))
+
+    @property
+    def type(self):
+        """The type of the parameter's attributes."""
+        text = str(self)
+        return _Type.parse(text[len("!transform.param<"):-1], self.context)
+
+
 class _BodyMixin:
     @property
     def body(self):
@@ -71,6 +163,24 @@ class NamedSequenceOp(_BodyMixin, NamedSequenceOp):  # noqa: F405
                          sym_visibility=sym_visibility, arg_attrs=arg_attrs,
                          res_attrs=res_attrs, loc=loc, ip=ip)
         self.regions[0].blocks.append(*input_types)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class ApplyPatternsOp(ApplyPatternsOp):  # noqa: F405
+    """``transform.apply_patterns`` to a target, with the block its pattern
+    ops go into (``patterns``)."""
+
+    def __init__(self, target, *, apply_cse=None, max_iterations=None,
+                 max_num_rewrites=None, loc=None, ip=None):
+        super().__init__(target, apply_cse=apply_cse,
+                         max_iterations=max_iterations,
+                         max_num_rewrites=max_num_rewrites, loc=loc, ip=ip)
+        self.regions[0].blocks.append()
+
+    @property
+    def patterns(self):
+        """The block holding the pattern ops."""
+        return self.regions[0].blocks[0]
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)

@@ -1,0 +1,122 @@
+//===- RegistryNotifier.h - Notification side of a registry -----*- C++ -*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The notifications that keep a HandleRegistry in step with the IR. They are
+// not public API: only the tracking listener, the pass instrumentation and
+// in-tree code that changes IR without a rewriter (the Python extension) call
+// them. This header is not installed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_LIB_REGISTRYNOTIFIER_H
+#define MLIR_TRACKING_LIB_REGISTRYNOTIFIER_H
+
+#include "mlir/Tracking/HandleRegistry.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class Block;
+class Operation;
+
+namespace tracking::detail {
+struct HandleRecord;
+
+/// Where an event comes from, for the history.
+struct EventSource {
+  std::string pass;
+  std::string anchor;
+  std::string pattern;
+  const void *passKey = nullptr;
+  const void *anchorKey = nullptr;
+};
+
+/// The notification side of one HandleRegistry. Thread-safe like the
+/// registry. Events reach the registry's observer after its lock is
+/// released.
+class RegistryNotifier {
+public:
+  explicit RegistryNotifier(HandleRegistry &registry) : registry(registry) {}
+
+  /// Fires when `op` was replaced and `replacement` (found by the listener's
+  /// rules, or named by the rewriter) takes its place. The handle of `op`
+  /// follows it; if `replacement` has a handle already, the two merge.
+  void notifyOperationReplaced(Operation *op, Operation *replacement,
+                               const EventSource &source);
+  /// Fires when `op` is about to be erased, or was replaced without an
+  /// acceptable replacement op (`reason` says which).
+  void notifyOperationErased(Operation *op, const EventSource &source,
+                             llvm::StringRef reason);
+  /// Fires after `op` moved from a known position. `oldScope` is the op that
+  /// was the scope of `op`'s body before the move (see `getBodyScope`), or
+  /// nullptr if `op` had no parent.
+  void notifyOperationMoved(Operation *op, Operation *oldScope);
+  /// Fires after `op` was inserted with no known previous position: a new op,
+  /// or one unlinked with `remove()` (MLIR sends no notification for that).
+  /// Re-indexes `op` and every tracked op nested in it, looking inside
+  /// nested scopes only through the index.
+  void notifyOperationInserted(Operation *op);
+  /// Fires after `block` moved between regions; `oldScope` as above for the
+  /// region it left.
+  void notifyBlockMoved(Block *block, Operation *oldScope);
+  /// Fires after `block` was inserted with no known previous region.
+  void notifyBlockInserted(Block *block);
+
+  /// Invalidates every record strictly nested in `anchor` right away (before
+  /// a pass that does not report its rewrites runs on `anchor`, or before IR
+  /// is destroyed) and takes it out of the address map, so that no address
+  /// the pass frees can be looked up and no handle returns a freed op.
+  /// Returns the number of handles invalidated.
+  size_t invalidateNested(Operation *anchor, const EventSource &source,
+                          llvm::StringRef reason);
+
+  /// Handles taken out of the registry by `detachNested`, for the caller to
+  /// settle once it learns what became of their ops.
+  using DetachedRecords = std::vector<std::shared_ptr<HandleRecord>>;
+  /// Like `invalidateNested`, for a caller that may learn afterwards what
+  /// became of some of the ops (the transform interpreter's own tracking):
+  /// the handles strictly nested in `anchor` leave the address map and read
+  /// as invalidated right away, but their events wait for `resolveDetached`
+  /// or `invalidateDetached`.
+  DetachedRecords detachNested(Operation *anchor);
+  /// Settles one handle taken out by `detachNested` and not settled yet.
+  /// Fires after the IR change. A non-null `op` makes the handle live on `op`
+  /// (a "replaced" event if it is not the handle's old op; merged into `op`'s
+  /// handle if `op` has one); with a null `op` the handle becomes `state`
+  /// (erased or invalidated). Other handles are left alone.
+  void resolveDetached(const OpHandle &handle, Operation *op, HandleState state,
+                       const EventSource &source, llvm::StringRef reason);
+  /// Invalidates every handle of `records` not settled yet. The caller drops
+  /// `records` afterwards, outside any registry call.
+  void invalidateDetached(DetachedRecords &records, const EventSource &source,
+                          llvm::StringRef reason);
+
+  /// Checks the records strictly nested in `anchor` (found from the scope
+  /// index) against the IR under `anchor`: each must map an op that is still
+  /// there, with its recorded name and scope. Only walks `anchor`, so it may
+  /// run while other threads rewrite other anchors. With `repair`, each record
+  /// found wrong is taken out of the map and invalidated with `repair` as
+  /// source and the problem as reason, so that no freed address stays in the
+  /// registry. Returns one line per problem.
+  std::vector<std::string> verifyNested(Operation *anchor,
+                                        const EventSource *repair = nullptr);
+
+  /// The scope that ops nested directly in `op`'s regions belong to: `op`
+  /// itself if it is isolated from above or top-level, else `op`'s scope.
+  static Operation *getBodyScope(Operation *op);
+
+private:
+  HandleRegistry &registry;
+};
+
+} // namespace tracking::detail
+} // namespace mlir
+
+#endif // MLIR_TRACKING_LIB_REGISTRYNOTIFIER_H
