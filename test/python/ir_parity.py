@@ -434,6 +434,38 @@ def test_blocks_and_extras():
         print(sum(operand.same_value(b) for operand in user.operands))
 
 
+# CHECK-LABEL: TEST: test_dialect_search_prefix
+@run
+def test_dialect_search_prefix():
+    import os
+    import sys
+    import tempfile
+
+    from mlir_tracking import _cext
+
+    # A package of the user's with a module for a dialect we ship none for.
+    root = tempfile.mkdtemp()
+    os.makedirs(os.path.join(root, "my_dialects"))
+    open(os.path.join(root, "my_dialects", "__init__.py"), "w").close()
+    with open(os.path.join(root, "my_dialects", "emitc.py"), "w") as f:
+        f.write("from mlir_tracking import _cext, ir\n"
+                "@_cext.register_dialect\n"
+                "class _Dialect(ir.Dialect):\n"
+                "    DIALECT_NAMESPACE = 'emitc'\n")
+    sys.path.append(root)
+    with ir.Context() as ctx:
+        # CHECK: Dialect
+        print(type(ctx.dialects.emitc).__name__)
+        _cext.globals.append_dialect_search_prefix("my_dialects")
+        # CHECK-NEXT: ['mlir_tracking.dialects', 'my_dialects']
+        print(_cext.globals.dialect_search_modules)
+        # CHECK-NEXT: my_dialects.emitc
+        print(type(ctx.dialects.emitc).__module__)
+        # The built-in prefix still comes first.
+        # CHECK-NEXT: mlir_tracking.dialects.
+        print(type(ctx.dialects.ub).__module__[:23])
+
+
 # Last: the value caster registry is process-wide.
 # CHECK-LABEL: TEST: test_value_casters
 @run
