@@ -286,6 +286,16 @@ def _add_conveniences():
             if operand.same_value(of):
                 operands[i] = with_
 
+    def opview_parse(cls, source, *, source_name="", context=None):
+        """Parses one op of this class (MLIRError if it is another op)."""
+        view = Operation.parse(source, source_name=source_name, context=context)
+        expected = getattr(cls, "OPERATION_NAME", None)
+        if expected is not None and view.operation.name != expected:
+            raise MLIRError(
+                f"Expected a '{expected}' op, got: '{view.operation.name}'", [])
+        return view
+
+    OpView.parse = classmethod(opview_parse)
     Block.__iter__ = block_iter
     Region.__iter__ = region_iter
     Operation.replace_uses_of_with = replace_uses_of_with

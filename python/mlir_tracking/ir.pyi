@@ -206,7 +206,7 @@ class Operation:
     @location.setter
     def location(self, value: Location) -> None: ...
     @staticmethod
-    def parse(source: Union[str, bytes], *, source_name: str = "", context: Optional[Context] = None) -> Operation: ...
+    def parse(source: Union[str, bytes], *, source_name: str = "", context: Optional[Context] = None) -> OpView: ...
     @property
     def attached(self) -> bool: ...
     def is_before_in_block(self, other: Operation) -> bool: ...
@@ -223,6 +223,8 @@ class Operation:
     def result(self) -> OpResult: ...
     @property
     def regions(self) -> RegionSequence: ...
+    @property
+    def successors(self) -> list[Block]: ...
     @property
     def parent(self) -> Optional[Operation]: ...
     @property
@@ -260,6 +262,8 @@ class Operation:
         use_local_scope: bool = False,
         assume_verified: bool = False,
         skip_regions: bool = False,
+        large_resource_limit: Optional[int] = None,
+        use_name_loc_as_prefix: bool = False,
     ) -> Union[str, bytes]: ...
     def print(
         self,
@@ -272,6 +276,8 @@ class Operation:
         file: Optional[Any] = None,
         binary: bool = False,
         skip_regions: bool = False,
+        large_resource_limit: Optional[int] = None,
+        use_name_loc_as_prefix: bool = False,
     ) -> None: ...
     @property
     def opview(self) -> OpView: ...
@@ -1313,6 +1319,8 @@ class OpView:
     """A typed view of a tracked Operation; generated op classes derive
     from it. Names it does not define are looked up on `operation`."""
     OPERATION_NAME: str
+    @classmethod
+    def parse(cls, source: Union[str, bytes], *, source_name: str = "", context: Optional[Context] = None) -> OpView: ...
     _ODS_REGIONS: tuple[int, bool]
     _ODS_OPERAND_SEGMENTS: Optional[list[int]]
     _ODS_RESULT_SEGMENTS: Optional[list[int]]

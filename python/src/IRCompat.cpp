@@ -13,6 +13,7 @@
 
 #include "IRCompat.h"
 #include "Downcast.h"
+#include "OpView.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -524,7 +525,8 @@ void populateOperationExtras(py::module_ &m) {
             }
             Operation *op = &block.front();
             op->remove();
-            return PyOperation::adopt(ctx, op);
+            // An OpView of the op's registered class, as upstream.
+            return createOpView(PyOperation::adopt(ctx, op));
           },
           py::arg("source"), py::kw_only(), py::arg("source_name") = "",
           py::arg("context") = py::none(),

@@ -57,13 +57,24 @@ PyMlirContext &contextOf(MLIRContext *context) {
   return *result;
 }
 
+/// Upstream's printing options beyond the common ones.
+struct ExtraPrintOptions {
+  std::optional<int64_t> largeResourceLimit;
+  bool useNameLocAsPrefix = false;
+};
+
 OpPrintingFlags makePrintingFlags(std::optional<int64_t> largeElementsLimit,
                                   bool enableDebugInfo, bool prettyDebugInfo,
                                   bool printGenericOpForm, bool useLocalScope,
-                                  bool assumeVerified, bool skipRegions) {
+                                  bool assumeVerified, bool skipRegions,
+                                  const ExtraPrintOptions &extra = {}) {
   OpPrintingFlags flags;
   if (largeElementsLimit)
     flags.elideLargeElementsAttrs(*largeElementsLimit);
+  if (extra.largeResourceLimit)
+    flags.elideLargeResourceString(*extra.largeResourceLimit);
+  if (extra.useNameLocAsPrefix)
+    flags.printNameLocAsPrefix();
   if (enableDebugInfo)
     flags.enableDebugInfo(/*enable=*/true, prettyDebugInfo);
   if (printGenericOpForm)
@@ -77,21 +88,22 @@ OpPrintingFlags makePrintingFlags(std::optional<int64_t> largeElementsLimit,
   return flags;
 }
 
+/// The op's assembly, as `bytes` if `binary` (upstream's meaning: the same
+/// text, as bytes; bytecode is write_bytecode's).
 py::object getAsm(Operation *op, bool binary,
                   std::optional<int64_t> largeElementsLimit,
                   bool enableDebugInfo, bool prettyDebugInfo,
                   bool printGenericOpForm, bool useLocalScope,
-                  bool assumeVerified, bool skipRegions) {
+                  bool assumeVerified, bool skipRegions,
+                  const ExtraPrintOptions &extra = {}) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  if (binary) {
-    if (failed(writeBytecodeToFile(op, os)))
-      throw py::value_error("failed to write bytecode");
-    return py::bytes(text);
-  }
   op->print(os, makePrintingFlags(largeElementsLimit, enableDebugInfo,
                                   prettyDebugInfo, printGenericOpForm,
-                                  useLocalScope, assumeVerified, skipRegions));
+                                  useLocalScope, assumeVerified, skipRegions,
+                                  extra));
+  if (binary)
+    return py::bytes(text);
   return py::str(text);
 }
 
@@ -855,10 +867,13 @@ void populateOperation(py::module_ &m) {
           [](PyOperation &self, bool binary,
              std::optional<int64_t> largeElementsLimit, bool enableDebugInfo,
              bool prettyDebugInfo, bool printGenericOpForm, bool useLocalScope,
-             bool assumeVerified, bool skipRegions) {
+             bool assumeVerified, bool skipRegions,
+             std::optional<int64_t> largeResourceLimit,
+             bool useNameLocAsPrefix) {
             return getAsm(self.get(), binary, largeElementsLimit,
                           enableDebugInfo, prettyDebugInfo, printGenericOpForm,
-                          useLocalScope, assumeVerified, skipRegions);
+                          useLocalScope, assumeVerified, skipRegions,
+                          {largeResourceLimit, useNameLocAsPrefix});
           },
           py::arg("binary") = false,
           py::arg("large_elements_limit") = py::none(),
@@ -867,17 +882,23 @@ void populateOperation(py::module_ &m) {
           py::arg("print_generic_op_form") = false,
           py::arg("use_local_scope") = false,
           py::arg("assume_verified") = false, py::arg("skip_regions") = false,
-          "The op as text (or bytecode bytes if `binary`).")
+          py::arg("large_resource_limit") = py::none(),
+          py::arg("use_name_loc_as_prefix") = false,
+          "The op as text (as bytes if `binary`, as upstream; bytecode is "
+          "write_bytecode's).")
       .def(
           "print",
           [](PyOperation &self, std::optional<int64_t> largeElementsLimit,
              bool enableDebugInfo, bool prettyDebugInfo,
              bool printGenericOpForm, bool useLocalScope, bool assumeVerified,
-             py::object file, bool binary, bool skipRegions) {
+             py::object file, bool binary, bool skipRegions,
+             std::optional<int64_t> largeResourceLimit,
+             bool useNameLocAsPrefix) {
             py::object text =
                 getAsm(self.get(), binary, largeElementsLimit, enableDebugInfo,
                        prettyDebugInfo, printGenericOpForm, useLocalScope,
-                       assumeVerified, skipRegions);
+                       assumeVerified, skipRegions,
+                       {largeResourceLimit, useNameLocAsPrefix});
             if (file.is_none())
               file =
                   py::module_::import("sys").attr(binary ? "stdout" : "stdout");
@@ -895,7 +916,20 @@ void populateOperation(py::module_ &m) {
           py::arg("use_local_scope") = false,
           py::arg("assume_verified") = false, py::arg("file") = py::none(),
           py::arg("binary") = false, py::arg("skip_regions") = false,
+          py::arg("large_resource_limit") = py::none(),
+          py::arg("use_name_loc_as_prefix") = false,
           "Prints the op to `file` (default: sys.stdout).")
+      .def_property_readonly(
+          "successors",
+          [](PyOperation &self) {
+            Operation *op = self.get();
+            py::list blocks;
+            for (Block *successor : op->getSuccessors())
+              blocks.append(PyBlock::create(self.getContext(), successor));
+            return blocks;
+          },
+          "The successor blocks of the op, as a list (upstream: a list-like "
+          "view).")
       .def(
           "__str__",
           [](PyOperation &self) { return printOperation(self.get()); },

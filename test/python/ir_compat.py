@@ -163,8 +163,9 @@ def test_module_parse_file():
 # CHECK-NEXT: 0 True
 @run
 def test_operation_parse_and_properties():
+    # A view of the op's class (func.FuncOp), as upstream.
     op = ir.Operation.parse("func.func private @p()")
-    print(op.name, op.attached, op.parent)
+    print(op.operation.name, op.attached, op.parent)
     try:
         ir.Operation.parse("func.func private @a()\nfunc.func private @b()")
     except ValueError as e:

@@ -434,6 +434,53 @@ def test_blocks_and_extras():
         print(sum(operand.same_value(b) for operand in user.operands))
 
 
+# CHECK-LABEL: TEST: test_parse_print_successors
+@run
+def test_parse_print_successors():
+    from mlir_tracking.dialects import builtin
+
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        # Operation.parse returns the op's view, as upstream.
+        # CHECK: ModuleOp OpView
+        print(type(ir.Operation.parse("module {}")).__name__,
+              type(ir.Operation.parse('"test.foo"() : () -> ()')).__name__)
+        # CHECK-NEXT: ModuleOp
+        print(type(builtin.ModuleOp.parse("module {}")).__name__)
+        try:
+            builtin.ModuleOp.parse('"test.foo"() : () -> ()')
+        except ir.MLIRError as e:
+            # CHECK-NEXT: Expected a 'builtin.module' op, got: 'test.foo'
+            print(e)
+        module = ir.Module.parse('''
+          func.func @f(%c: i1) {
+            %x = "test.named"() : () -> i32 loc("nom")
+            cf.cond_br %c, ^a, ^b
+          ^a:
+            return
+          ^b:
+            return
+          }
+          "test.r"() {r = dense_resource<blob> : tensor<1xi32>} : () -> ()
+          {-#
+            dialect_resources: { builtin: { blob: "0x0800000001000000" } }
+          #-}''')
+        func = module.body.operations[0]
+        branch = func.regions[0].blocks[0].operations[1]
+        # CHECK-NEXT: 2 True
+        print(len(branch.successors),
+              branch.successors[1] == func.regions[0].blocks[2])
+        # binary=True gives the same text as bytes (bytecode is
+        # write_bytecode's).
+        # CHECK-NEXT: True
+        print(module.operation.get_asm(binary=True).decode() == str(module))
+        # CHECK-NEXT: %nom = "test.named"
+        print(func.get_asm(use_name_loc_as_prefix=True, use_local_scope=True).splitlines()[1].strip())
+        # CHECK-NEXT: True False
+        print('blob: "0x08' in module.operation.get_asm(),
+              'blob: "0x08' in module.operation.get_asm(large_resource_limit=2))
+
+
 # CHECK-LABEL: TEST: test_dialect_search_prefix
 @run
 def test_dialect_search_prefix():
