@@ -126,6 +126,7 @@ int main(int argc, char **argv) {
       mlir::tracking::fuzz::runFuzzer(options, registry, outs());
 
   outs() << "(" << stats.passesRun << " pipeline elements run, "
+         << stats.driverRuns << " tracked pattern-driver runs, "
          << stats.threadedCases << " threaded cases, " << stats.failedPipelines
          << " failing pipelines, " << stats.upstreamCrashes
          << " upstream crashes skipped; handles at the end: " << stats.endLive

@@ -47,6 +47,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Tracking/HandleRegistry.h"
 #include "mlir/Tracking/PassTracking.h"
+#include "mlir/Tracking/TrackedRewrite.h"
 #include "mlir/Tracking/TrackingListener.h"
 #include "mlir/Tracking/TrackingRewriter.h"
 #include "mlir/Tracking/TrackingVerifier.h"
@@ -490,6 +491,52 @@ private:
   llvm::DenseSet<Operation *> expectErased;
 };
 
+/// Pseudo pipeline elements run after the mutations through the tracked
+/// pattern drivers (TrackedRewrite.h) instead of a pass manager, with the
+/// canonicalization patterns `canonicalize` uses.
+constexpr StringLiteral kGreedyDriverStep = "(tracked greedy driver)";
+constexpr StringLiteral kWalkDriverStep = "(tracked walk driver)";
+
+bool isDriverStep(StringRef element) {
+  return element == kGreedyDriverStep || element == kWalkDriverStep;
+}
+
+/// The canonicalization patterns of every loaded dialect and registered op
+/// (as the `canonicalize` pass collects them), or of the `arith` ops only:
+/// the walk driver requires patterns that change nothing but the matched op,
+/// which `arith`'s are and, for example, `cf`'s block merging is not.
+FrozenRewritePatternSet getCanonicalizationPatterns(MLIRContext *context,
+                                                    bool arithOnly) {
+  RewritePatternSet patterns(context);
+  if (!arithOnly)
+    for (Dialect *dialect : context->getLoadedDialects())
+      dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : context->getRegisteredOperations())
+    if (!arithOnly || op.getDialectNamespace() == "arith")
+      op.getCanonicalizationPatterns(patterns, context);
+  return FrozenRewritePatternSet(std::move(patterns));
+}
+
+/// Runs a driver step on `module`; the greedy driver as `canonicalize` does
+/// (top-down, normal region simplification), under either name rule.
+/// Returns false if the driver reports failure (it did not converge).
+bool runDriverStep(StringRef step, ModuleOp module, Random &rng) {
+  ScopedRewriteAttribution attribution(step, module);
+  FrozenRewritePatternSet patterns = getCanonicalizationPatterns(
+      module.getContext(), /*arithOnly=*/step == kWalkDriverStep);
+  TrackingConfig tracking;
+  tracking.requireMatchingReplacementOpName = rng.chance(50);
+  if (step == kWalkDriverStep) {
+    walkAndApplyPatternsTracked(module, patterns, tracking);
+    return true;
+  }
+  GreedyRewriteConfig config;
+  config.setUseTopDownTraversal(true).setRegionSimplificationLevel(
+      GreedySimplifyRegionLevel::Normal);
+  return succeeded(
+      applyPatternsGreedilyTracked(module, patterns, config, tracking));
+}
+
 /// Runs cases and accumulates statistics.
 class Fuzzer {
 public:
@@ -721,6 +768,11 @@ void Fuzzer::runCase(uint64_t index) {
                            llvm::join(done, "; "));
       std::vector<std::string> after = generatePipeline(rng);
       after.resize(std::min<size_t>(after.size(), 2));
+      // Sometimes the pattern drivers instead of a pass manager.
+      if (rng.chance(30))
+        after.insert(after.begin() + rng.below(after.size() + 1),
+                     rng.chance(50) ? kGreedyDriverStep.str()
+                                    : kWalkDriverStep.str());
       // The mutated module, kept if the case finds something (or crashes
       // this process): the input of the pipeline that follows.
       SmallString<128> mutatedPath(options.reproDir);
@@ -736,8 +788,13 @@ void Fuzzer::runCase(uint64_t index) {
       // Upstream passes crash on some shapes the mutations make (unreachable
       // blocks, for one): run upstream first, as for the generated input.
       if (!options.mlirOptPath.empty() && !after.empty()) {
+        // A driver step applies the patterns `canonicalize` applies.
+        std::vector<std::string> guard = after;
+        for (std::string &element : guard)
+          if (isDriverStep(element))
+            element = "canonicalize";
         UpstreamResult afterUpstream =
-            runUpstream(options.mlirOptPath, mutatedText, joinPipeline(after));
+            runUpstream(options.mlirOptPath, mutatedText, joinPipeline(guard));
         if (!afterUpstream.ran || afterUpstream.crashed) {
           ++stats.upstreamCrashes;
           if (options.verbose)
@@ -758,14 +815,20 @@ void Fuzzer::runCase(uint64_t index) {
         for (Tracked &tracked : handles)
           if (Operation *op = tracked.handle.get())
             tracked.placement = getPlacement(op, module->getOperation());
-        PassManager pm(&context, ModuleOp::getOperationName());
-        std::string error;
-        llvm::raw_string_ostream errorOs(error);
-        if (failed(parsePassPipeline(element, pm, errorOs)))
-          break;
-        enableTracking(pm, *tracking);
-        bool elementOk = succeeded(pm.run(*module));
-        ++stats.passesRun;
+        bool elementOk;
+        if (isDriverStep(element)) {
+          elementOk = runDriverStep(element, *module, rng);
+          ++stats.driverRuns;
+        } else {
+          PassManager pm(&context, ModuleOp::getOperationName());
+          std::string error;
+          llvm::raw_string_ostream errorOs(error);
+          if (failed(parsePassPipeline(element, pm, errorOs)))
+            break;
+          enableTracking(pm, *tracking);
+          elementOk = succeeded(pm.run(*module));
+          ++stats.passesRun;
+        }
         std::vector<std::string> stepProblems;
         checkHandles(handles, *tracking, *module, element, !elementOk,
                      stepProblems);
@@ -828,7 +891,7 @@ void Fuzzer::checkHandles(std::vector<Tracked> &handles,
                           std::vector<std::string> &problems) {
   llvm::DenseSet<Operation *> present;
   module->walk([&](Operation *op) { present.insert(op); });
-  bool precise = isPreciseElement(element);
+  bool precise = isDriverStep(element) || isPreciseElement(element);
   bool nested = element.starts_with("func.func(");
   llvm::DenseMap<Operation *, const void *> keyOfOp;
 

@@ -99,6 +99,8 @@ struct FuzzStats {
   uint64_t handlesChecked = 0;
   uint64_t findings = 0;
   uint64_t passesRun = 0;
+  /// Runs of the tracked pattern drivers after the mutations.
+  uint64_t driverRuns = 0;
   uint64_t failedPipelines = 0;
   uint64_t upstreamCrashes = 0;
   uint64_t threadedCases = 0;
