@@ -226,6 +226,11 @@ struct RegistryImpl {
   std::atomic<const OpFilter *> filter{nullptr};
   std::vector<std::unique_ptr<OpFilter>> filters;
 
+  /// Called under the lock after the maps changed.
+  void syncHasKeys() {
+    hasKeys.store(!byOp.empty() || !scopes.empty(), std::memory_order_release);
+  }
+
   /// Lock-free: false proves that `op` is neither tracked nor a scope.
   bool mayHaveKey(const void *op) const {
     if (!hasKeys.load(std::memory_order_acquire))
@@ -663,8 +668,7 @@ struct RegistryImpl {
 Transaction::Transaction(RegistryImpl &impl) : impl(impl), lock(impl.mutex) {}
 
 Transaction::~Transaction() {
-  impl.hasKeys.store(!impl.byOp.empty() || !impl.scopes.empty(),
-                     std::memory_order_release);
+  impl.syncHasKeys();
   std::shared_ptr<const Observer> observer;
   if (!events.empty())
     observer = impl.observer;
@@ -795,6 +799,7 @@ struct RecordDeleter {
     {
       std::lock_guard<std::mutex> lock(impl->mutex);
       impl->unmap(record);
+      impl->syncHasKeys();
       impl->removeRecord(record);
       parent = std::move(record->parent);
     }
