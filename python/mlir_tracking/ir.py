@@ -102,6 +102,7 @@ from ._mlirTracking.ir import (  # noqa: E402
     DenseI64ArrayAttr,
     DenseI8ArrayAttr,
     DenseIntElementsAttr,
+    DenseResourceElementsAttr,
     DictAttr,
     F16Type,
     F32Type,
@@ -146,6 +147,7 @@ from ._mlirTracking.ir import (  # noqa: E402
     VectorType,
     register_attribute_caster,
     register_type_caster,
+    register_value_caster,
 )
 
 __all__ += [
@@ -175,6 +177,7 @@ __all__ += [
     "DenseI64ArrayAttr",
     "DenseI8ArrayAttr",
     "DenseIntElementsAttr",
+    "DenseResourceElementsAttr",
     "DictAttr",
     "F16Type",
     "F32Type",
@@ -219,6 +222,7 @@ __all__ += [
     "VectorType",
     "register_attribute_caster",
     "register_type_caster",
+    "register_value_caster",
 ]
 
 # Diagnostics, symbol tables, dialects and plugins (python/src/IRDiagnostics.cpp,
@@ -257,9 +261,47 @@ def _register_sequences():
         RegionSequence,
     ):
         collections.abc.Sequence.register(cls)
+    # The attributes of an op are a Mapping by name (dict(op.attributes),
+    # `case OpView(attributes={"name": a})`), as upstream.
+    collections.abc.Mapping.register(OpAttributeMap)
 
 
 _register_sequences()
+
+
+def _add_conveniences():
+    # Upstream names that are plain compositions of the bound API.
+    def block_iter(self):
+        """Iterates over the operations of the block (a snapshot)."""
+        return iter(self.operations)
+
+    def region_iter(self):
+        """Iterates over the blocks of the region (a snapshot)."""
+        return iter(self.blocks)
+
+    def replace_uses_of_with(self, of, with_):
+        """Replaces every operand of this op that is `of` with `with_`."""
+        operands = self.operation.operands
+        for i, operand in enumerate(operands):
+            if operand.same_value(of):
+                operands[i] = with_
+
+    def opview_parse(cls, source, *, source_name="", context=None):
+        """Parses one op of this class (MLIRError if it is another op)."""
+        view = Operation.parse(source, source_name=source_name, context=context)
+        expected = getattr(cls, "OPERATION_NAME", None)
+        if expected is not None and view.operation.name != expected:
+            raise MLIRError(
+                f"Expected a '{expected}' op, got: '{view.operation.name}'", [])
+        return view
+
+    OpView.parse = classmethod(opview_parse)
+    Block.__iter__ = block_iter
+    Region.__iter__ = region_iter
+    Operation.replace_uses_of_with = replace_uses_of_with
+
+
+_add_conveniences()
 
 # Last: the builders refer back to this module.
 from ._attr_builders import register_attribute_builder  # noqa: E402

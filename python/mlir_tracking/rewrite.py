@@ -11,7 +11,9 @@ op is erased. A ``TrackingConfig`` chooses the replacement rules per run.
 """
 
 from ._mlirTracking.rewrite import (
+    ConversionConfig,
     ConversionTarget,
+    DialectConversionFoldingMode,
     FrozenRewritePatternSet,
     GreedyRewriteConfig,
     GreedyRewriteStrictness,
@@ -29,7 +31,9 @@ from ._mlirTracking.rewrite import (
 )
 
 __all__ = [
+    "ConversionConfig",
     "ConversionTarget",
+    "DialectConversionFoldingMode",
     "FrozenRewritePatternSet",
     "GreedyRewriteConfig",
     "GreedyRewriteStrictness",

@@ -97,6 +97,18 @@ class ConversionTarget:
     def add_legal_dialect(self, *dialects: Union[str, type]) -> None: ...
     def add_illegal_dialect(self, *dialects: Union[str, type]) -> None: ...
 
+class DialectConversionFoldingMode(Enum):
+    NEVER = ...
+    BEFORE_PATTERNS = ...
+    AFTER_PATTERNS = ...
+
+class ConversionConfig:
+    folding_mode: DialectConversionFoldingMode
+    build_materializations: bool
+    allow_pattern_rollback: bool
+    attach_debug_materialization_kind: bool
+    def __init__(self) -> None: ...
+
 def apply_patterns_and_fold_greedily(
     op: _OpLike,
     set: FrozenRewritePatternSet,
@@ -112,11 +124,13 @@ def apply_partial_conversion(
     op: _OpLike,
     target: ConversionTarget,
     set: FrozenRewritePatternSet,
+    config: Optional[ConversionConfig] = None,
     tracking_config: Optional[TrackingConfig] = None,
 ) -> None: ...
 def apply_full_conversion(
     op: _OpLike,
     target: ConversionTarget,
     set: FrozenRewritePatternSet,
+    config: Optional[ConversionConfig] = None,
     tracking_config: Optional[TrackingConfig] = None,
 ) -> None: ...

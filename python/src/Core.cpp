@@ -123,12 +123,14 @@ DiagnosticCapture::DiagnosticCapture(MLIRContext *context)
   // thread, or an outer one of this thread, passes it on.
   id = context->getDiagEngine().registerHandler(
       [this, propagate](Diagnostic &diag) {
-        if (diag.getSeverity() != DiagnosticSeverity::Error ||
+        // With emit_error_diagnostics the errors go to the handlers instead
+        // (as upstream: the MLIRError then carries none).
+        if (propagate || diag.getSeverity() != DiagnosticSeverity::Error ||
             currentCapture != this)
           return failure();
         std::lock_guard<std::mutex> lock(mutex);
         diagnostics.push_back(recordDiagnostic(diag));
-        return propagate ? failure() : success();
+        return success();
       });
 }
 

@@ -197,6 +197,13 @@ namespace __attribute__((visibility("hidden"))) python {
 
     /// Number of Python Operation objects alive (for tests).
     size_t getNumLiveOperations() const { return liveOperations.size(); }
+    /// Every Python Operation object of this context, live handle or not
+    /// (for tests).
+    std::vector<PyOperation *> getOperationObjects() const {
+      return {allOperations.begin(), allOperations.end()};
+    }
+    /// Number of Python Module objects alive (kept by PyModule; for tests).
+    size_t numLiveModules = 0;
 
   private:
     friend class RootOwner;
@@ -300,6 +307,9 @@ namespace __attribute__((visibility("hidden"))) python {
   void populateTransformInterpreter(py::module_ & m);
   /// `_benchmark`: the bare-wrapper baseline of benchmarks/python_bench.py.
   void populateBenchmarkSupport(py::module_ & m);
+  /// Makes `X.__new__(X)` raise TypeError for every class under `root`
+  /// (except OpView, which checks bare instances itself); call last.
+  void refuseBareNew(py::module_ & root);
 
   /// Prints `op` (for __str__).
   std::string printOperation(Operation * op);

@@ -6,6 +6,7 @@
 
 #include "Downcast.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -42,6 +43,7 @@ MLIR_TRACKING_PY_ATTR(DenseI32ArrayAttr, PyAttribute);
 MLIR_TRACKING_PY_ATTR(DenseI64ArrayAttr, PyAttribute);
 MLIR_TRACKING_PY_ATTR(DenseF32ArrayAttr, PyAttribute);
 MLIR_TRACKING_PY_ATTR(DenseF64ArrayAttr, PyAttribute);
+MLIR_TRACKING_PY_ATTR(DenseResourceElementsAttr, PyAttribute);
 #undef MLIR_TRACKING_PY_ATTR
 
 template <typename T> bool isaAttr(Attribute attr) { return isa<T>(attr); }
@@ -981,9 +983,87 @@ void populateSimpleAttributes(py::module_ &m) {
       }),
       /*replace=*/true);
 }
+/// `DenseResourceElementsAttr.get_from_buffer`: the elements live in the
+/// Python buffer, which the attribute's blob holds until the context drops
+/// it (then the buffer is released, with the GIL).
+py::object denseResourceFromBuffer(py::object array, const std::string &name,
+                                   PyType &type,
+                                   std::optional<size_t> alignment,
+                                   bool isMutable, py::object context) {
+  PyMlirContext &ctx = PyMlirContext::resolve(context);
+  checkSameContext(ctx, type.type.getContext(), "a type");
+  auto shaped = dyn_cast<ShapedType>(type.type);
+  if (!shaped || !shaped.hasStaticShape())
+    throw py::value_error("the type of a DenseResourceElementsAttr must be a "
+                          "statically shaped type, got " +
+                          printToStr(type.type));
+  Type elementType = shaped.getElementType();
+  if (!elementType.isIntOrIndexOrFloat())
+    throw py::value_error("unsupported element type " +
+                          printToStr(elementType) +
+                          " (integers, index and floats are)");
+  auto view = std::make_unique<Py_buffer>();
+  int flags = PyBUF_ND | PyBUF_C_CONTIGUOUS;
+  if (isMutable)
+    flags |= PyBUF_WRITABLE;
+  if (PyObject_GetBuffer(array.ptr(), view.get(), flags) != 0)
+    throw py::error_already_set();
+  // Released on every path: by the blob once it holds it, else here.
+  auto release = [](Py_buffer *buffer) {
+    // The context may outlive the interpreter (a context kept until exit).
+    if (Py_IsInitialized()) {
+      py::gil_scoped_acquire gil;
+      PyBuffer_Release(buffer);
+    }
+    delete buffer;
+  };
+  std::unique_ptr<Py_buffer, decltype(release)> held(view.release(), release);
+  // MLIR reads the resource as the type's elements: a buffer of another
+  // size would be read out of bounds (upstream does not check this).
+  unsigned elementBits = elementType.isIndex()
+                             ? IndexType::kInternalStorageBitWidth
+                             : elementType.getIntOrFloatBitWidth();
+  int64_t expected = shaped.getNumElements() * ((elementBits + 7) / 8);
+  if (held->len != expected)
+    throw py::value_error("the buffer has " + std::to_string(held->len) +
+                          " bytes, " + printToStr(type.type) + " needs " +
+                          std::to_string(expected));
+  size_t align = alignment.value_or(
+      held->itemsize > 0 ? static_cast<size_t>(held->itemsize) : 1);
+  if (align == 0 || (align & (align - 1)) != 0)
+    throw py::value_error("the alignment must be a power of two");
+  if (reinterpret_cast<uintptr_t>(held->buf) % align != 0)
+    throw py::value_error("the buffer is not aligned to " +
+                          std::to_string(align) + " bytes");
+  ArrayRef<char> data(static_cast<const char *>(held->buf), held->len);
+  Py_buffer *owned = held.release();
+  AsmResourceBlob blob(
+      data, align, [owned, release](void *, size_t, size_t) { release(owned); },
+      isMutable);
+  return makeAttribute(
+      ctx, DenseResourceElementsAttr::get(shaped, name, std::move(blob)));
+}
+
+void populateDenseResource(py::module_ &m) {
+  defineConcreteAttribute<PyDenseResourceElementsAttr, PyAttribute>(
+      m, "DenseResourceElementsAttr",
+      "Dense elements held in a resource blob (dense_resource<name>).",
+      isaAttr<DenseResourceElementsAttr>,
+      TypeID::get<DenseResourceElementsAttr>())
+      .def_static(
+          "get_from_buffer", &denseResourceFromBuffer, py::arg("array"),
+          py::arg("name"), py::arg("type"), py::arg("alignment") = py::none(),
+          py::arg("is_mutable") = false, py::arg("context") = py::none(),
+          "An attribute of `type` whose elements are the C-contiguous buffer "
+          "`array` (not copied; released when the context drops the "
+          "resource). The buffer must have exactly the bytes the type "
+          "needs (ValueError otherwise). The resource is named after `name` "
+          "(made unique by MLIR).");
+}
 } // namespace
 
 void mlir::tracking::python::populateIRAttributes(py::module_ &m) {
   populateSimpleAttributes(m);
   populateDenseElements(m);
+  populateDenseResource(m);
 }

@@ -13,6 +13,7 @@
 
 #include "IRCompat.h"
 #include "Downcast.h"
+#include "OpView.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -88,9 +89,14 @@ py::object dialectFor(const PyDialects &self, const std::string &name,
   // upstream does), else the plain ir.Dialect (OpView.cpp).
   py::module_ ext = py::module_::import("mlir_tracking._mlirTracking");
   py::object cls = ext.attr("globals").attr("_get_dialect_class")(name);
-  if (cls.is_none()) {
+  // Each search prefix in turn (globals.dialect_search_modules).
+  py::list prefixes(ext.attr("globals").attr("dialect_search_modules"));
+  for (py::handle prefix : prefixes) {
+    if (!cls.is_none())
+      break;
     try {
-      py::module_::import(("mlir_tracking.dialects." + name).c_str());
+      py::module_::import(
+          (py::str(prefix).cast<std::string>() + "." + name).c_str());
       cls = ext.attr("globals").attr("_get_dialect_class")(name);
     } catch (py::error_already_set &e) {
       if (!e.matches(PyExc_ImportError))
@@ -519,7 +525,8 @@ void populateOperationExtras(py::module_ &m) {
             }
             Operation *op = &block.front();
             op->remove();
-            return PyOperation::adopt(ctx, op);
+            // An OpView of the op's registered class, as upstream.
+            return createOpView(PyOperation::adopt(ctx, op));
           },
           py::arg("source"), py::kw_only(), py::arg("source_name") = "",
           py::arg("context") = py::none(),

@@ -57,13 +57,24 @@ PyMlirContext &contextOf(MLIRContext *context) {
   return *result;
 }
 
+/// Upstream's printing options beyond the common ones.
+struct ExtraPrintOptions {
+  std::optional<int64_t> largeResourceLimit;
+  bool useNameLocAsPrefix = false;
+};
+
 OpPrintingFlags makePrintingFlags(std::optional<int64_t> largeElementsLimit,
                                   bool enableDebugInfo, bool prettyDebugInfo,
                                   bool printGenericOpForm, bool useLocalScope,
-                                  bool assumeVerified, bool skipRegions) {
+                                  bool assumeVerified, bool skipRegions,
+                                  const ExtraPrintOptions &extra = {}) {
   OpPrintingFlags flags;
   if (largeElementsLimit)
     flags.elideLargeElementsAttrs(*largeElementsLimit);
+  if (extra.largeResourceLimit)
+    flags.elideLargeResourceString(*extra.largeResourceLimit);
+  if (extra.useNameLocAsPrefix)
+    flags.printNameLocAsPrefix();
   if (enableDebugInfo)
     flags.enableDebugInfo(/*enable=*/true, prettyDebugInfo);
   if (printGenericOpForm)
@@ -77,21 +88,22 @@ OpPrintingFlags makePrintingFlags(std::optional<int64_t> largeElementsLimit,
   return flags;
 }
 
+/// The op's assembly, as `bytes` if `binary` (upstream's meaning: the same
+/// text, as bytes; bytecode is write_bytecode's).
 py::object getAsm(Operation *op, bool binary,
                   std::optional<int64_t> largeElementsLimit,
                   bool enableDebugInfo, bool prettyDebugInfo,
                   bool printGenericOpForm, bool useLocalScope,
-                  bool assumeVerified, bool skipRegions) {
+                  bool assumeVerified, bool skipRegions,
+                  const ExtraPrintOptions &extra = {}) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  if (binary) {
-    if (failed(writeBytecodeToFile(op, os)))
-      throw py::value_error("failed to write bytecode");
-    return py::bytes(text);
-  }
   op->print(os, makePrintingFlags(largeElementsLimit, enableDebugInfo,
                                   prettyDebugInfo, printGenericOpForm,
-                                  useLocalScope, assumeVerified, skipRegions));
+                                  useLocalScope, assumeVerified, skipRegions,
+                                  extra));
+  if (binary)
+    return py::bytes(text);
   return py::str(text);
 }
 
@@ -219,6 +231,22 @@ void populateContext(py::module_ &m) {
           "_get_live_operation_count",
           [](PyMlirContext &self) { return self.getNumLiveOperations(); },
           "Number of Operation objects alive (for tests).")
+      .def(
+          "_get_live_operation_objects",
+          [](PyMlirContext &self) {
+            py::list objects;
+            // Each PyOperation is owned by its Python object: this finds it.
+            for (PyOperation *operation : self.getOperationObjects())
+              objects.append(
+                  py::cast(operation, py::return_value_policy::reference));
+            return objects;
+          },
+          "The Operation objects alive in this context, live handles or not "
+          "(for tests).")
+      .def(
+          "_get_live_module_count",
+          [](PyMlirContext &self) { return self.numLiveModules; },
+          "Number of Module objects alive in this context (for tests).")
       .def(
           "_verify_tracking",
           [](PyMlirContext &self) { return self.verifyTracking(); },
@@ -748,7 +776,9 @@ void populateOperation(py::module_ &m) {
           "ops nested in the op in pre-order). It may erase or move any op: "
           "ops no longer live or no longer under this op are not visited, "
           "and the walk ends if this op is erased. Running a pipeline on "
-          "this IR during the walk raises RuntimeError.")
+          "this IR during the walk raises RuntimeError. An exception of the "
+          "callback ends the walk and is raised as RuntimeError('Exception "
+          "raised in callback: ...') from it (upstream's error).")
       .def(
           "clone",
           [](PyOperation &self, py::object ip) {
@@ -837,10 +867,13 @@ void populateOperation(py::module_ &m) {
           [](PyOperation &self, bool binary,
              std::optional<int64_t> largeElementsLimit, bool enableDebugInfo,
              bool prettyDebugInfo, bool printGenericOpForm, bool useLocalScope,
-             bool assumeVerified, bool skipRegions) {
+             bool assumeVerified, bool skipRegions,
+             std::optional<int64_t> largeResourceLimit,
+             bool useNameLocAsPrefix) {
             return getAsm(self.get(), binary, largeElementsLimit,
                           enableDebugInfo, prettyDebugInfo, printGenericOpForm,
-                          useLocalScope, assumeVerified, skipRegions);
+                          useLocalScope, assumeVerified, skipRegions,
+                          {largeResourceLimit, useNameLocAsPrefix});
           },
           py::arg("binary") = false,
           py::arg("large_elements_limit") = py::none(),
@@ -849,17 +882,23 @@ void populateOperation(py::module_ &m) {
           py::arg("print_generic_op_form") = false,
           py::arg("use_local_scope") = false,
           py::arg("assume_verified") = false, py::arg("skip_regions") = false,
-          "The op as text (or bytecode bytes if `binary`).")
+          py::arg("large_resource_limit") = py::none(),
+          py::arg("use_name_loc_as_prefix") = false,
+          "The op as text (as bytes if `binary`, as upstream; bytecode is "
+          "write_bytecode's).")
       .def(
           "print",
           [](PyOperation &self, std::optional<int64_t> largeElementsLimit,
              bool enableDebugInfo, bool prettyDebugInfo,
              bool printGenericOpForm, bool useLocalScope, bool assumeVerified,
-             py::object file, bool binary, bool skipRegions) {
+             py::object file, bool binary, bool skipRegions,
+             std::optional<int64_t> largeResourceLimit,
+             bool useNameLocAsPrefix) {
             py::object text =
                 getAsm(self.get(), binary, largeElementsLimit, enableDebugInfo,
                        prettyDebugInfo, printGenericOpForm, useLocalScope,
-                       assumeVerified, skipRegions);
+                       assumeVerified, skipRegions,
+                       {largeResourceLimit, useNameLocAsPrefix});
             if (file.is_none())
               file =
                   py::module_::import("sys").attr(binary ? "stdout" : "stdout");
@@ -877,7 +916,20 @@ void populateOperation(py::module_ &m) {
           py::arg("use_local_scope") = false,
           py::arg("assume_verified") = false, py::arg("file") = py::none(),
           py::arg("binary") = false, py::arg("skip_regions") = false,
+          py::arg("large_resource_limit") = py::none(),
+          py::arg("use_name_loc_as_prefix") = false,
           "Prints the op to `file` (default: sys.stdout).")
+      .def_property_readonly(
+          "successors",
+          [](PyOperation &self) {
+            Operation *op = self.get();
+            py::list blocks;
+            for (Block *successor : op->getSuccessors())
+              blocks.append(PyBlock::create(self.getContext(), successor));
+            return blocks;
+          },
+          "The successor blocks of the op, as a list (upstream: a list-like "
+          "view).")
       .def(
           "__str__",
           [](PyOperation &self) { return printOperation(self.get()); },
@@ -964,3 +1016,17 @@ void mlir::tracking::python::populateIRCore(py::module_ &m) {
   populateModule(m);
   populateOperation(m);
 }
+
+//===----------------------------------------------------------------------===//
+// PyModule
+//===----------------------------------------------------------------------===//
+
+PyModule::PyModule(py::object operation) : operation(std::move(operation)) {
+  ++getOperation().getContext().numLiveModules;
+}
+
+PyModule::PyModule(const PyModule &other) : operation(other.operation) {
+  ++getOperation().getContext().numLiveModules;
+}
+
+PyModule::~PyModule() { --getOperation().getContext().numLiveModules; }

@@ -61,6 +61,12 @@ namespace __attribute__((visibility("hidden"))) python {
 
   /// `ir.Module`: a view of a `builtin.module` operation.
   struct PyModule {
+    /// `operation` is the module's Operation; counts the live modules of
+    /// its context (Context._get_live_module_count).
+    explicit PyModule(py::object operation);
+    PyModule(const PyModule &other);
+    PyModule &operator=(const PyModule &) = default;
+    ~PyModule();
     py::object operation;
     PyOperation &getOperation() const {
       return operation.cast<PyOperation &>();
@@ -112,24 +118,38 @@ namespace __attribute__((visibility("hidden"))) python {
     unsigned number;
   };
 
-  /// The list-like views.
+  /// The part of a list a sliced view shows (upstream's `Sliceable`):
+  /// element i of the view is element `start + i * step` of the whole list.
+  /// `length` -1 is the whole list, whatever its current size.
+  struct SliceSpec {
+    intptr_t start = 0;
+    intptr_t length = -1;
+    intptr_t step = 1;
+  };
+
+  /// The list-like views. The sliceable ones (as upstream: operands,
+  /// results, block arguments, regions) carry a SliceSpec.
   struct PyOperationList {
     py::object block;
   };
   struct PyBlockArgumentList {
     py::object block;
+    SliceSpec slice;
   };
   struct PyRegionSequence {
     py::object operation;
+    SliceSpec slice;
   };
   struct PyBlockList {
     py::object region;
   };
   struct PyOpOperandList {
     py::object operation;
+    SliceSpec slice;
   };
   struct PyOpResultList {
     py::object operation;
+    SliceSpec slice;
   };
   struct PyOpAttributeMap {
     py::object operation;

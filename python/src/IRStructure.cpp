@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Downcast.h"
 #include "IRObjects.h"
 #include "Mutation.h"
 #include "OpView.h"
@@ -43,17 +44,55 @@ size_t normalizeIndex(intptr_t index, size_t size) {
   return static_cast<size_t>(index);
 }
 
+/// Lists with a `slice` member (SliceSpec) are sliceable views.
+template <typename ListT, typename = void>
+struct IsSliceable : std::false_type {};
+template <typename ListT>
+struct IsSliceable<ListT, std::void_t<decltype(std::declval<ListT>().slice)>>
+    : std::true_type {};
+
 /// Defines the sequence protocol of a list class: `__len__`, `__getitem__`
 /// (Python-style negative indices), `__iter__` over a snapshot and
 /// `__repr__` ("<mlir_tracking.ir.Name of <owner>>"). `size` and `item`
 /// access the IR through the owner, so they raise on a stale handle.
 /// `snapshot` lists every element at once, for lists whose `item` is not
-/// constant-time.
+/// constant-time. A slice of a sliceable list (IsSliceable) is a view of the
+/// same class, as upstream (`results[1:].types`); `+` concatenates into a
+/// list. Slices of the other lists are lists.
 template <typename ListT, typename SizeFn, typename ItemFn, typename SnapshotFn>
 py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
                                   py::object ListT::*owner, const char *what,
-                                  SizeFn size, ItemFn item,
-                                  SnapshotFn snapshot) {
+                                  SizeFn wholeSize, ItemFn wholeItem,
+                                  SnapshotFn wholeSnapshot) {
+  constexpr bool sliceable = IsSliceable<ListT>::value;
+  // Size and element of the view (the whole list unless sliced).
+  auto size = [wholeSize](ListT &self) -> size_t {
+    if constexpr (sliceable)
+      if (self.slice.length >= 0)
+        return static_cast<size_t>(self.slice.length);
+    return wholeSize(self);
+  };
+  auto item = [wholeSize, wholeItem](ListT &self, size_t i) {
+    if constexpr (sliceable) {
+      intptr_t whole =
+          self.slice.start + static_cast<intptr_t>(i) * self.slice.step;
+      // The op changed since the slice was taken.
+      if (whole < 0 || static_cast<size_t>(whole) >= wholeSize(self))
+        throw py::index_error("index out of range (the list is shorter "
+                              "than when it was sliced)");
+      return wholeItem(self, static_cast<size_t>(whole));
+    }
+    return wholeItem(self, i);
+  };
+  auto snapshot = [size, item, wholeSnapshot](ListT &self) -> py::list {
+    if constexpr (sliceable) {
+      py::list elements;
+      for (size_t i = 0, e = size(self); i < e; ++i)
+        elements.append(item(self, i));
+      return elements;
+    }
+    return wholeSnapshot(self);
+  };
   std::string noun = what;
   cls.def(
          "__len__", [size](ListT &self) { return size(self); },
@@ -66,11 +105,25 @@ py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
           py::arg("index"), ("The " + noun + " at `index`.").c_str())
       .def(
           "__getitem__",
-          [snapshot](ListT &self, const py::slice &slice) {
+          [size, snapshot](ListT &self, const py::slice &slice) -> py::object {
+            if constexpr (sliceable) {
+              size_t start, stop, step, length;
+              if (!slice.compute(size(self), &start, &stop, &step, &length))
+                throw py::error_already_set();
+              ListT view = self;
+              auto sStart = static_cast<intptr_t>(start);
+              auto sStep = static_cast<intptr_t>(step);
+              view.slice.start = self.slice.start + sStart * self.slice.step;
+              view.slice.step = self.slice.step * sStep;
+              view.slice.length = static_cast<intptr_t>(length);
+              return py::cast(std::move(view));
+            }
             return py::list(snapshot(self).attr("__getitem__")(slice));
           },
           py::arg("index"),
-          ("A list of the " + noun + "s in the slice.").c_str())
+          (sliceable ? "A view of the " + noun + "s in the slice."
+                     : "A list of the " + noun + "s in the slice.")
+              .c_str())
       .def(
           "__iter__",
           [snapshot](ListT &self) { return py::iter(snapshot(self)); },
@@ -110,6 +163,18 @@ py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
                    py::repr(self.*owner).template cast<std::string>() + ">";
           },
           "A short description.");
+  if constexpr (sliceable)
+    cls.def(
+        "__add__",
+        [snapshot](ListT &self, const py::object &other) {
+          py::list elements = snapshot(self);
+          for (py::handle element : other)
+            elements.append(element);
+          return elements;
+        },
+        py::arg("other"),
+        ("A list of these " + noun + "s followed by those of `other`.")
+            .c_str());
   return cls;
 }
 
@@ -187,7 +252,25 @@ Value PyValue::get() const {
   return value;
 }
 
-py::object PyValue::create(PyMlirContext &context, Value value) {
+namespace {
+/// Type TypeID -> the caster `register_value_caster` registered for values
+/// of that type. Leaked: it holds Python objects past interpreter teardown.
+llvm::DenseMap<TypeID, py::object> &getValueCasters() {
+  static auto *casters = new llvm::DenseMap<TypeID, py::object>();
+  return *casters;
+}
+
+/// `value` (an ir.Value object) through the caster of its type, if any.
+py::object castValue(py::object value, Type type) {
+  auto &casters = getValueCasters();
+  auto it = casters.find(type.getTypeID());
+  if (it == casters.end())
+    return value;
+  return it->second(value);
+}
+
+/// The uncast Value object of `value`.
+py::object createUncastValue(PyMlirContext &context, Value value) {
   ValueHandle handle = context.getUnits().getValueHandle(value);
   if (auto result = dyn_cast<OpResult>(value))
     return py::cast(PyOpResult{
@@ -199,6 +282,52 @@ py::object PyValue::create(PyMlirContext &context, Value value) {
   return py::cast(PyBlockArgument{
       {PyOperation::forOperation(context, parent), std::move(handle)}});
 }
+} // namespace
+
+py::object PyValue::create(PyMlirContext &context, Value value) {
+  return castValue(createUncastValue(context, value), value.getType());
+}
+
+namespace {
+/// A new detached block with arguments of `argTypes` at `argLocs` (None: the
+/// current location, else unknown), as upstream's block constructors.
+std::unique_ptr<Block> makeBlock(PyMlirContext &context, py::handle argTypes,
+                                 const py::object &argLocs) {
+  std::vector<Type> types;
+  for (py::handle type : argTypes) {
+    types.push_back(type.cast<PyType &>().type);
+    checkSameContext(context, types.back().getContext(), "an argument type");
+  }
+  std::vector<Location> locations;
+  if (!argLocs.is_none()) {
+    for (py::handle loc : argLocs) {
+      locations.push_back(loc.cast<PyLocation &>().location);
+      checkSameContext(context, locations.back()->getContext(),
+                       "an argument location");
+    }
+    if (locations.size() != types.size())
+      throw py::value_error(
+          "Expected " + std::to_string(types.size()) +
+          " locations, got: " + std::to_string(locations.size()));
+  }
+  auto block = std::make_unique<Block>();
+  for (size_t i = 0; i < types.size(); ++i)
+    block->addArgument(types[i], locations.empty()
+                                     ? resolveLocation(py::none(), context)
+                                     : locations[i]);
+  return block;
+}
+
+/// The blocks of `blocks` as Block objects (reached through the op of
+/// `through`, a block of the same region).
+template <typename Range>
+py::list toBlockObjects(const PyBlock &through, Range &&blocks) {
+  py::list result;
+  for (Block *block : blocks)
+    result.append(PyBlock::make(through.operation, block));
+  return result;
+}
+} // namespace
 
 void PyInsertionPoint::insert(PyOperation &operation) const {
   Operation *op = operation.get();
@@ -207,6 +336,8 @@ void PyInsertionPoint::insert(PyOperation &operation) const {
         "attempt to insert an operation that is already attached; use "
         "move_before/move_after or detach_from_parent first");
   Block *target = block.cast<PyBlock &>().get();
+  checkSameContext(block.cast<PyBlock &>().getContext(), op->getContext(),
+                   "an operation");
   Block::iterator before = target->end();
   if (!refOperation.is_none()) {
     Operation *ref = operationOf(refOperation).get();
@@ -214,6 +345,14 @@ void PyInsertionPoint::insert(PyOperation &operation) const {
       throw py::value_error("the insertion point's reference operation has "
                             "moved to another block");
     before = ref->getIterator();
+  } else if (!target->empty() &&
+             target->back().hasTrait<OpTrait::IsTerminator>()) {
+    // Upstream's error: an op after a terminator breaks the block.
+    throw py::index_error(
+        "Cannot insert operation at the end of a block that already has a "
+        "terminator. Did you mean to use "
+        "'InsertionPoint.at_block_terminator(block)' versus "
+        "'InsertionPoint(block)'?");
   }
   placeOperation(operation, target, before, "InsertionPoint.insert");
 }
@@ -305,27 +444,11 @@ void populateRegionsAndBlocks(py::module_ &m) {
       [](PyBlockList &self, py::args argTypes, py::object argLocs) {
         auto &region = self.region.cast<PyRegion &>();
         Region *r = region.get();
-        PyMlirContext &ctx = operationOf(region.operation).getContext();
-        auto *block = new Block();
-        size_t i = 0;
-        for (py::handle type : argTypes) {
-          Location loc =
-              argLocs.is_none()
-                  ? resolveLocation(py::none(), ctx)
-                  : argLocs.cast<py::list>()[i].cast<PyLocation &>().location;
-          Type argType = type.cast<PyType &>().type;
-          try {
-            checkSameContext(ctx, argType.getContext(), "an argument type");
-            checkSameContext(ctx, loc->getContext(), "an argument location");
-          } catch (...) {
-            delete block;
-            throw;
-          }
-          block->addArgument(argType, loc);
-          ++i;
-        }
-        r->push_back(block);
-        return PyBlock::make(region.operation, block);
+        std::unique_ptr<Block> block = makeBlock(
+            operationOf(region.operation).getContext(), argTypes, argLocs);
+        Block *raw = block.release();
+        r->push_back(raw);
+        return PyBlock::make(region.operation, raw);
       },
       py::arg("arg_locs") = py::none(),
       "Appends a new block with arguments of the given types.");
@@ -404,28 +527,71 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "create_at_start",
           [](PyRegion &parent, py::list argTypes, py::object argLocs) {
             Region *region = parent.get();
-            PyMlirContext &ctx = operationOf(parent.operation).getContext();
-            std::vector<std::pair<Type, Location>> arguments;
-            for (size_t i = 0; i < argTypes.size(); ++i) {
-              Location loc = argLocs.is_none()
-                                 ? resolveLocation(py::none(), ctx)
-                                 : argLocs.cast<py::list>()[i]
-                                       .cast<PyLocation &>()
-                                       .location;
-              Type type = argTypes[i].cast<PyType &>().type;
-              checkSameContext(ctx, type.getContext(), "an argument type");
-              checkSameContext(ctx, loc->getContext(), "an argument location");
-              arguments.emplace_back(type, loc);
-            }
-            auto *block = new Block();
-            for (auto [type, loc] : arguments)
-              block->addArgument(type, loc);
-            region->push_front(block);
-            return PyBlock::make(parent.operation, block);
+            std::unique_ptr<Block> block = makeBlock(
+                operationOf(parent.operation).getContext(), argTypes, argLocs);
+            Block *raw = block.release();
+            region->push_front(raw);
+            return PyBlock::make(parent.operation, raw);
           },
           py::arg("parent"), py::arg("arg_types") = py::list(),
           py::arg("arg_locs") = py::none(),
           "Creates a block at the start of `parent`.")
+      .def(
+          "create_before",
+          [](PyBlock &self, py::args argTypes, py::object argLocs) {
+            Block *block = self.get();
+            std::unique_ptr<Block> fresh =
+                makeBlock(self.getContext(), argTypes, argLocs);
+            Block *raw = fresh.release();
+            block->getParent()->getBlocks().insert(block->getIterator(), raw);
+            return PyBlock::make(self.operation, raw);
+          },
+          py::arg("arg_locs") = py::none(),
+          "Creates a block with arguments of the given types before this "
+          "one, in its region.")
+      .def(
+          "create_after",
+          [](PyBlock &self, py::args argTypes, py::object argLocs) {
+            Block *block = self.get();
+            std::unique_ptr<Block> fresh =
+                makeBlock(self.getContext(), argTypes, argLocs);
+            Block *raw = fresh.release();
+            block->getParent()->getBlocks().insertAfter(block->getIterator(),
+                                                        raw);
+            return PyBlock::make(self.operation, raw);
+          },
+          py::arg("arg_locs") = py::none(),
+          "Creates a block with arguments of the given types after this "
+          "one, in its region.")
+      .def_property_readonly(
+          "successors",
+          [](PyBlock &self) {
+            return toBlockObjects(self, self.get()->getSuccessors());
+          },
+          "The successors of the block (of its terminator), as a list.")
+      .def_property_readonly(
+          "predecessors",
+          [](PyBlock &self) {
+            return toBlockObjects(self, self.get()->getPredecessors());
+          },
+          "The blocks whose terminators branch to this block, as a list.")
+      .def(
+          "erase_argument",
+          [](PyBlock &self, unsigned index) {
+            Block *block = self.get();
+            if (index >= block->getNumArguments())
+              throw py::index_error(
+                  "the block has " + std::to_string(block->getNumArguments()) +
+                  " arguments, no argument " + std::to_string(index));
+            // MLIR asserts instead: the uses would point at freed memory.
+            if (!block->getArgument(index).use_empty())
+              throw py::value_error("cannot erase argument " +
+                                    std::to_string(index) +
+                                    " of the block: it still has uses");
+            block->eraseArgument(index);
+          },
+          py::arg("index"),
+          "Erases argument `index` (ValueError if it still has uses).")
       .def(
           "__eq__",
           [](PyBlock &self, py::object other) {
@@ -492,15 +658,13 @@ void populateRegionsAndBlocks(py::module_ &m) {
       });
   arguments.def_property_readonly(
       "types",
-      [](PyBlockArgumentList &self) {
-        auto &block = self.block.cast<PyBlock &>();
-        PyMlirContext &ctx = block.getContext();
+      [](py::object self) {
         py::list types;
-        for (BlockArgument argument : block.get()->getArguments())
-          types.append(makeType(ctx, argument.getType()));
+        for (py::handle argument : self)
+          types.append(argument.attr("type"));
         return types;
       },
-      "The argument types.");
+      "The argument types (of this view).");
 }
 
 void populateValues(py::module_ &m) {
@@ -677,6 +841,107 @@ void populateValues(py::module_ &m) {
           "The index of the argument (of the value this handle refers to "
           "now).");
 
+  // Upstream's casting constructors, `isinstance` and `maybe_downcast`.
+  auto value = py::reinterpret_borrow<py::class_<PyValue>>(m.attr("Value"));
+  value
+      .def(py::init([](PyValue &other) {
+             other.get();
+             return PyValue(other);
+           }),
+           py::arg("value"),
+           "The same value (for subclasses that wrap a value, as upstream).")
+      .def_static(
+          "isinstance",
+          [](py::object other) { return py::isinstance<PyValue>(other); },
+          py::arg("other"), "True if `other` is a Value.")
+      .def(
+          "maybe_downcast",
+          [](py::object self) {
+            Value current = self.cast<PyValue &>().get();
+            return castValue(self, current.getType());
+          },
+          "This value through the caster registered for its type "
+          "(register_value_caster), or itself.")
+      .def(
+          "set_type",
+          [](PyValue &self, PyType &type) {
+            Value current = self.get();
+            checkSameContext(self.getContext(), type.type.getContext(),
+                             "a type");
+            current.setType(type.type);
+          },
+          py::arg("type"), "Changes the type of the value.");
+  auto opResult = py::reinterpret_borrow<py::class_<PyOpResult, PyValue>>(
+      m.attr("OpResult"));
+  opResult
+      .def(py::init([](PyValue &other) {
+             if (!isa<OpResult>(other.get()))
+               throw py::value_error(
+                   "Cannot cast value to OpResult (from " +
+                   py::str(py::cast(other)).cast<std::string>() + ")");
+             return PyOpResult{other};
+           }),
+           py::arg("value"),
+           "Casts `value` to OpResult; ValueError if it "
+           "is not a result.")
+      .def_static(
+          "isinstance",
+          [](PyValue &other) { return isa<OpResult>(other.get()); },
+          py::arg("other"), "True if `other` is an op result now.");
+  auto blockArgument =
+      py::reinterpret_borrow<py::class_<PyBlockArgument, PyValue>>(
+          m.attr("BlockArgument"));
+  blockArgument
+      .def(py::init([](PyValue &other) {
+             if (!isa<BlockArgument>(other.get()))
+               throw py::value_error(
+                   "Cannot cast value to BlockArgument (from " +
+                   py::str(py::cast(other)).cast<std::string>() + ")");
+             return PyBlockArgument{other};
+           }),
+           py::arg("value"),
+           "Casts `value` to BlockArgument; ValueError "
+           "if it is not a block argument.")
+      .def_static(
+          "isinstance",
+          [](PyValue &other) { return isa<BlockArgument>(other.get()); },
+          py::arg("other"), "True if `other` is a block argument now.")
+      .def(
+          "set_location",
+          [](PyBlockArgument &self, PyLocation &location) {
+            auto argument = dyn_cast<BlockArgument>(self.get());
+            if (!argument)
+              throw py::value_error("the argument was replaced by an op "
+                                    "result: " +
+                                    self.handle.describe());
+            checkSameContext(self.getContext(), location.location.getContext(),
+                             "a location");
+            argument.setLoc(location.location);
+          },
+          py::arg("loc"), "Changes the location of the argument.");
+
+  m.def(
+      "register_value_caster",
+      [](PyTypeID &typeID, py::object caster, bool replace) -> py::object {
+        auto doRegister = [typeID, replace](py::object fn) {
+          auto &casters = getValueCasters();
+          auto it = casters.find(typeID.typeID);
+          if (it != casters.end() && !replace)
+            throw std::runtime_error("Value caster is already registered: " +
+                                     py::repr(it->second).cast<std::string>());
+          casters[typeID.typeID] = fn;
+          return fn;
+        };
+        if (!caster.is_none())
+          return doRegister(caster);
+        return py::cpp_function(doRegister, py::arg("caster"));
+      },
+      py::arg("typeid"), py::arg("caster") = py::none(), py::kw_only(),
+      py::arg("replace") = false,
+      "Registers `caster(value)` for the values of types of `typeid`: every "
+      "Value the API returns goes through it (a decorator when `caster` is "
+      "omitted). RuntimeError if one is registered, unless `replace`.");
+
   py::class_<PyOpOperand>(m, "OpOperand", "A use of a value.")
       .def_property_readonly(
           "owner",
@@ -717,10 +982,17 @@ void populateValues(py::module_ &m) {
       [](PyOpOperandList &self, intptr_t index, PyValue &value) {
         PyOperation &op = operationOf(self.operation);
         Operation *owner = op.get();
+        size_t size = self.slice.length >= 0
+                          ? static_cast<size_t>(self.slice.length)
+                          : owner->getNumOperands();
+        intptr_t whole = self.slice.start +
+                         static_cast<intptr_t>(normalizeIndex(index, size)) *
+                             self.slice.step;
         setOperand(op.getContext(), owner,
-                   normalizeIndex(index, owner->getNumOperands()), value.get());
+                   normalizeIndex(whole, owner->getNumOperands()), value.get());
       },
-      py::arg("index"), py::arg("value"), "Sets operand `index`.");
+      py::arg("index"), py::arg("value"),
+      "Sets operand `index` (of this view).");
 
   py::class_<PyOpResultList> results(m, "OpResultList",
                                      "The results of an operation.");
@@ -735,14 +1007,20 @@ void populateValues(py::module_ &m) {
       });
   results.def_property_readonly(
       "types",
-      [](PyOpResultList &self) {
-        PyOperation &op = operationOf(self.operation);
+      [](py::object self) {
         py::list types;
-        for (Type type : op.get()->getResultTypes())
-          types.append(makeType(op.getContext(), type));
+        for (py::handle result : self)
+          types.append(result.attr("type"));
         return types;
       },
-      "The result types.");
+      "The result types (of this view).");
+  results.def_property_readonly(
+      "owner",
+      [](PyOpResultList &self) {
+        operationOf(self.operation).get();
+        return createOpView(self.operation);
+      },
+      "The operation whose results these are (its OpView).");
 }
 
 void populateAttributeMap(py::module_ &m) {
@@ -850,15 +1128,13 @@ void populateAttributeMap(py::module_ &m) {
       .def(
           "__iter__",
           [](PyOpAttributeMap &self) {
-            PyOperation &op = operationOf(self.operation);
-            py::list attrs;
-            for (NamedAttribute named : op.get()->getAttrs())
-              attrs.append(PyNamedAttribute{
-                  named.getName().str(),
-                  makeAttribute(op.getContext(), named.getValue())});
-            return py::iter(attrs);
+            py::list names;
+            for (NamedAttribute named :
+                 operationOf(self.operation).get()->getAttrs())
+              names.append(py::str(named.getName().str()));
+            return py::iter(names);
           },
-          "Iterates over the NamedAttributes (as upstream).")
+          "Iterates over the attribute names (a Mapping, as upstream).")
       .def(
           "__repr__",
           [](PyOpAttributeMap &self) {
@@ -908,7 +1184,7 @@ void populateInsertionPoint(py::module_ &m) {
             Block *target = b.get();
             if (target->empty() ||
                 !target->back().hasTrait<OpTrait::IsTerminator>())
-              throw py::value_error("block has no terminator");
+              throw py::value_error("Block has no terminator");
             return PyInsertionPoint{
                 block,
                 PyOperation::forOperation(b.getContext(), &target->back())};
@@ -941,8 +1217,15 @@ void populateInsertionPoint(py::module_ &m) {
           },
           py::arg("operation"), "After `operation`.")
       .def_property_readonly_static(
-          "current", [](py::object) { return getCurrentInsertionPoint(); },
-          "The current insertion point, or None.")
+          "current",
+          [](py::object) {
+            py::object ip = getCurrentInsertionPoint();
+            if (ip.is_none())
+              throw py::value_error("No current InsertionPoint");
+            return ip;
+          },
+          "The current insertion point; ValueError if there is none (as "
+          "upstream).")
       .def(
           "insert",
           [](PyInsertionPoint &self, PyOperation &operation) {

@@ -14,6 +14,7 @@
 #include "Downcast.h"
 #include "IRCompat.h"
 #include "Mutation.h"
+#include "Walk.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
@@ -207,14 +208,22 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
             for (auto &[table, visible] : tables)
               handles.push_back(
                   PyOperation::forOperation(context, table).attr("opview"));
-            for (size_t i = 0; i < handles.size(); ++i)
-              callback(handles[i], tables[i].second);
+            for (size_t i = 0; i < handles.size(); ++i) {
+              try {
+                callback(handles[i], tables[i].second);
+              } catch (py::error_already_set &error) {
+                raiseCallbackError(error);
+              }
+            }
           },
           py::arg("from_op"), py::arg("all_sym_uses_visible"),
           py::arg("callback"),
           "Calls `callback(op, all_uses_visible)` on every symbol table "
           "under and including `from_op` (collected before the first call, "
-          "so the callback may change the IR; an exception stops the walk).")
+          "so the callback may change the IR). An exception of the callback "
+          "stops "
+          "the walk and is raised as RuntimeError('Exception raised in "
+          "callback: ...') from it, as upstream.")
       .def(
           "__repr__",
           [](const PySymbolTable &self) {

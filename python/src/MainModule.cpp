@@ -56,4 +56,5 @@ PYBIND11_MODULE(_mlirTracking, m) {
   py::module_ benchmark = m.def_submodule(
       "_benchmark", "Baselines for benchmarks/python_bench.py (not API).");
   populateBenchmarkSupport(benchmark);
+  refuseBareNew(m);
 }

@@ -843,4 +843,16 @@ void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
   globals.def(
       "_live_view_count", []() { return registries().views.size(); },
       "Number of cached OpView objects alive (for tests).");
+  // Where Context.dialects looks for the module of a dialect it has no class
+  // for: `<prefix>.<namespace>` for each prefix, in order (as upstream).
+  globals.attr("dialect_search_modules") =
+      py::list(py::make_tuple("mlir_tracking.dialects"));
+  globals.def(
+      "append_dialect_search_prefix",
+      [globals](const std::string &prefix) mutable {
+        globals.attr("dialect_search_modules").attr("append")(prefix);
+      },
+      py::arg("module_name"),
+      "Adds a package where dialect modules are looked up "
+      "(`<module_name>.<dialect namespace>`).");
 }

@@ -17,6 +17,7 @@
 
 #include "Rewrite.h"
 #include "RegistryNotifier.h"
+#include "RunGuard.h"
 
 #include "IRObjects.h"
 #include "Mutation.h"
@@ -306,6 +307,12 @@ struct PyGreedyRewriteConfig {
   GreedyRewriteConfig config;
 };
 
+/// `rewrite.ConversionConfig`: the value settings of a ConversionConfig (the
+/// driver sets the listener itself).
+struct PyConversionConfig {
+  ConversionConfig config;
+};
+
 TrackingConfig resolveTracking(const py::object &tracking,
                                TrackingConfig fallback) {
   if (tracking.is_none())
@@ -398,11 +405,16 @@ private:
 /// patterns created without notifying anyone; handles Python took to such
 /// ops during the run become erased here, so no freed address stays mapped.
 void runConversion(py::object op, PyConversionTarget &target,
-                   PyFrozenRewritePatternSet &set, py::object tracking,
-                   bool full) {
+                   PyFrozenRewritePatternSet &set, py::object pyConfig,
+                   py::object tracking, bool full) {
+  ConversionConfig conversionConfig;
+  if (!pyConfig.is_none())
+    conversionConfig = pyConfig.cast<PyConversionConfig &>().config;
   PyOperation &pyTarget = castToOperation(op);
-  Operation *root = pyTarget.get();
   PyMlirContext &context = checkTargetContext(pyTarget, set.context);
+  DriverRunLock guard(pyTarget, full ? "apply_full_conversion"
+                                     : "apply_partial_conversion");
+  Operation *root = guard.getOperation();
   HandleRegistry &registry = context.getRegistry();
   llvm::DenseSet<Operation *> existing;
   root->walk([&](Operation *nested) { existing.insert(nested); });
@@ -417,9 +429,16 @@ void runConversion(py::object op, PyConversionTarget &target,
     result =
         full
             ? applyFullConversionTracked(root, *target.target, *set.patterns,
-                                         ConversionConfig(), config)
+                                         conversionConfig, config)
             : applyPartialConversionTracked(root, *target.target, *set.patterns,
-                                            ConversionConfig(), config);
+                                            conversionConfig, config);
+    // Without rollback the driver changed the IR as it went (and notified
+    // at once): the ops it created are still there.
+    if (failed(result) && !conversionConfig.allowPatternRollback) {
+      run.rethrowIfError();
+      capture.raise(full ? "full conversion failed"
+                         : "partial conversion failed");
+    }
     if (failed(result)) {
       SmallVector<Operation *> created;
       registry.forEachTrackedOp([&](Operation *tracked) {
@@ -909,8 +928,9 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
       [](py::object op, PyFrozenRewritePatternSet &set,
          std::optional<PyGreedyRewriteConfig> config, py::object tracking) {
         PyOperation &target = castToOperation(op);
-        Operation *root = target.get();
         checkTargetContext(target, set.context);
+        DriverRunLock guard(target, "apply_patterns_and_fold_greedily");
+        Operation *root = guard.getOperation();
         PythonRun run;
         ScopedRewriteAttribution attribution("apply_patterns_and_fold_greedily",
                                              root);
@@ -1030,25 +1050,87 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
         return std::string("<mlir_tracking.rewrite.ConversionTarget>");
       });
 
+  py::enum_<DialectConversionFoldingMode>(
+      m, "DialectConversionFoldingMode",
+      "When dialect conversion folds ops that are not legal.")
+      .value("NEVER", DialectConversionFoldingMode::Never)
+      .value("BEFORE_PATTERNS", DialectConversionFoldingMode::BeforePatterns)
+      .value("AFTER_PATTERNS", DialectConversionFoldingMode::AfterPatterns);
+
+  py::class_<PyConversionConfig>(
+      m, "ConversionConfig",
+      "Settings of a dialect conversion (upstream's names), for "
+      "apply_partial_conversion / apply_full_conversion.")
+      .def(py::init<>(), "The driver's defaults.")
+      .def_property(
+          "folding_mode",
+          [](PyConversionConfig &self) { return self.config.foldingMode; },
+          [](PyConversionConfig &self, DialectConversionFoldingMode mode) {
+            self.config.foldingMode = mode;
+          },
+          "A DialectConversionFoldingMode (default BEFORE_PATTERNS).")
+      .def_property(
+          "build_materializations",
+          [](PyConversionConfig &self) {
+            return self.config.buildMaterializations;
+          },
+          [](PyConversionConfig &self, bool value) {
+            self.config.buildMaterializations = value;
+          },
+          "Whether the driver materializes type conversions (default True).")
+      .def_property(
+          "allow_pattern_rollback",
+          [](PyConversionConfig &self) {
+            return self.config.allowPatternRollback;
+          },
+          [](PyConversionConfig &self, bool value) {
+            self.config.allowPatternRollback = value;
+          },
+          "Whether a failed conversion is rolled back (default True). When "
+          "False the driver changes the IR as it goes (handles follow at "
+          "once) and a failure leaves the IR partly converted.")
+      .def_property(
+          "attach_debug_materialization_kind",
+          [](PyConversionConfig &self) {
+            return self.config.attachDebugMaterializationKind;
+          },
+          [](PyConversionConfig &self, bool value) {
+            self.config.attachDebugMaterializationKind = value;
+          },
+          "Whether materializations carry a debug attribute saying their "
+          "kind.")
+      .def("__repr__", [](PyConversionConfig &self) {
+        const char *modes[] = {"NEVER", "BEFORE_PATTERNS", "AFTER_PATTERNS"};
+        return std::string("<mlir_tracking.rewrite.ConversionConfig "
+                           "folding_mode=") +
+               modes[static_cast<int>(self.config.foldingMode)] +
+               " build_materializations=" +
+               (self.config.buildMaterializations ? "True" : "False") +
+               " allow_pattern_rollback=" +
+               (self.config.allowPatternRollback ? "True" : "False") + ">";
+      });
+
   m.def(
       "apply_partial_conversion",
       [](py::object op, PyConversionTarget &target,
-         PyFrozenRewritePatternSet &set, py::object tracking) {
-        runConversion(op, target, set, tracking, /*full=*/false);
+         PyFrozenRewritePatternSet &set, py::object config,
+         py::object tracking) {
+        runConversion(op, target, set, config, tracking, /*full=*/false);
       },
       py::arg("op"), py::arg("target"), py::arg("set"),
-      py::arg("tracking_config") = py::none(),
+      py::arg("config") = py::none(), py::arg("tracking_config") = py::none(),
       "Converts what the patterns can; fails (MLIRError, IR and handles "
       "unchanged) only on ops explicitly illegal. Handles follow at commit; "
       "op names need not match unless `tracking_config` says so.");
   m.def(
       "apply_full_conversion",
       [](py::object op, PyConversionTarget &target,
-         PyFrozenRewritePatternSet &set, py::object tracking) {
-        runConversion(op, target, set, tracking, /*full=*/true);
+         PyFrozenRewritePatternSet &set, py::object config,
+         py::object tracking) {
+        runConversion(op, target, set, config, tracking, /*full=*/true);
       },
       py::arg("op"), py::arg("target"), py::arg("set"),
-      py::arg("tracking_config") = py::none(),
+      py::arg("config") = py::none(), py::arg("tracking_config") = py::none(),
       "Converts every op to a legal one or fails (MLIRError), rolling "
       "everything back: IR and handles unchanged.");
 
@@ -1056,8 +1138,9 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
       "walk_and_apply_patterns",
       [](py::object op, PyFrozenRewritePatternSet &set, py::object tracking) {
         PyOperation &target = castToOperation(op);
-        Operation *root = target.get();
         checkTargetContext(target, set.context);
+        DriverRunLock guard(target, "walk_and_apply_patterns");
+        Operation *root = guard.getOperation();
         PythonRun run;
         ScopedRewriteAttribution attribution("walk_and_apply_patterns", root);
         walkAndApplyPatternsTracked(

@@ -21,6 +21,13 @@ std::string describeTarget(PyOperation &target) {
   const OpHandle &handle = target.getHandle();
   return "'" + handle.getLastName() + "' at " + handle.getLastLocation();
 }
+
+/// "the pass pipeline 'p'" or "the rewrite driver 'd'".
+std::string describeRun(const RunningPipeline &run) {
+  return std::string(run.driver ? "the rewrite driver '"
+                                : "the pass pipeline '") +
+         run.pipeline + "'";
+}
 } // namespace
 
 void mlir::tracking::python::checkIRAccess(const RootOwner &owner) {
@@ -28,9 +35,9 @@ void mlir::tracking::python::checkIRAccess(const RootOwner &owner) {
   if (!run || run == allowedRun)
     return;
   throw IRInUseException(
-      "cannot access this IR: the pass pipeline '" + run->pipeline +
-      "' is running on it (PassManager.run on " + run->target +
-      " in another thread); use it again after that run returns");
+      "cannot access this IR: " + describeRun(*run) + " is running on it (" +
+      (run->driver ? run->pipeline : std::string("PassManager.run")) + " on " +
+      run->target + " in another thread); use it again after that run returns");
 }
 
 void mlir::tracking::python::checkNoRunIn(const PyMlirContext &context,
@@ -100,15 +107,15 @@ SmallVector<Operation *> collectLinkedTrees(Operation *root,
 }
 } // namespace
 
-RunLock::RunLock(PyOperation &target, std::string pipeline)
+RunLock::RunLock(PyOperation &target, std::string pipeline, bool driver)
     : context(target.getContext()), run{std::move(pipeline),
-                                        describeTarget(target)} {
+                                        describeTarget(target), driver} {
   std::shared_ptr<RootOwner> current = target.getResolvedOwner();
   if (const RunningPipeline *other = current->running)
-    throw IRInUseException(
-        "cannot run '" + run.pipeline + "' on " + run.target +
-        ": the pass pipeline '" + other->pipeline + "' is already running on " +
-        other->target + " in the same IR (one run per IR tree at a time)");
+    throw IRInUseException("cannot run '" + run.pipeline + "' on " +
+                           run.target + ": " + describeRun(*other) +
+                           " is already running on " + other->target +
+                           " in the same IR (one run per IR tree at a time)");
   // Checks liveness and brings the owner in step with the op's tree.
   op = target.get();
   owners.push_back(target.getResolvedOwner());
@@ -129,9 +136,8 @@ RunLock::RunLock(PyOperation &target, std::string pipeline)
   for (const std::shared_ptr<RootOwner> &owner : owners) {
     if (const RunningPipeline *other = owner->running)
       throw IRInUseException("cannot run '" + run.pipeline + "' on " +
-                             run.target + ": the pass pipeline '" +
-                             other->pipeline +
-                             "' is already running "
+                             run.target + ": " + describeRun(*other) +
+                             " is already running "
                              "on " +
                              other->target +
                              ", whose IR uses values of this IR (or "
@@ -193,3 +199,21 @@ ScopedRunAccess::ScopedRunAccess(const RunningPipeline &run)
 }
 
 ScopedRunAccess::~ScopedRunAccess() { allowedRun = previous; }
+
+//===----------------------------------------------------------------------===//
+// DriverRunLock
+//===----------------------------------------------------------------------===//
+
+DriverRunLock::DriverRunLock(PyOperation &target, const char *driver) {
+  std::shared_ptr<RootOwner> owner = target.getResolvedOwner();
+  // Inside a Python pass of the pipeline that runs on this IR: the pass
+  // owns its op, and the pipeline's lock already keeps other threads out.
+  if (owner->running && owner->running == allowedRun &&
+      !owner->running->driver) {
+    op = target.get();
+    return;
+  }
+  lock.emplace(target, driver, /*driver=*/true);
+  access.emplace(lock->getRun());
+  op = lock->getOperation();
+}

@@ -31,6 +31,8 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
+
 namespace mlir::tracking {
 // Internal to the extension: hidden like pybind11's own types, whose
 // objects these classes hold.
@@ -38,10 +40,13 @@ namespace __attribute__((visibility("hidden"))) python {
 
   /// What runs on a locked IR tree, for the errors other threads get.
   struct RunningPipeline {
-    /// The textual pipeline, e.g. "builtin.module(canonicalize)".
+    /// The textual pipeline, e.g. "builtin.module(canonicalize)", or the
+    /// name of a rewrite driver, e.g. "apply_patterns_and_fold_greedily".
     std::string pipeline;
     /// The op the run was started on, as "'name' at loc".
     std::string target;
+    /// A rewrite driver called from Python (DriverRunLock), not a pipeline.
+    bool driver = false;
   };
 
   /// Python touched IR that a pipeline is running on, or started a run on
@@ -67,7 +72,7 @@ namespace __attribute__((visibility("hidden"))) python {
   /// or pinned, and InvalidatedHandleException if `target` is not live.
   class RunLock {
   public:
-    RunLock(PyOperation &target, std::string pipeline);
+    RunLock(PyOperation &target, std::string pipeline, bool driver = false);
     ~RunLock();
     RunLock(const RunLock &) = delete;
     RunLock &operator=(const RunLock &) = delete;
@@ -122,6 +127,31 @@ namespace __attribute__((visibility("hidden"))) python {
 
   private:
     const RunningPipeline *previous;
+  };
+
+  /// Takes the run guard for a rewrite driver called from Python
+  /// (apply_patterns_and_fold_greedily, walk_and_apply_patterns, the
+  /// conversions) on `target`, for its lifetime. The driver keeps the GIL
+  /// but calls Python patterns, which let other threads run between
+  /// bytecodes: as for a pipeline, the IR tree of `target` (and the trees
+  /// linked to it) is locked against them, and the current thread (the
+  /// patterns) is let in. Called from a Python pass on the IR its pipeline
+  /// runs on, it takes no lock of its own (the pass already has the IR).
+  /// Throws IRInUseException if a pipeline or another driver runs on that
+  /// IR (also one whose pattern called this one), or a walk pins it.
+  class DriverRunLock {
+  public:
+    DriverRunLock(PyOperation &target, const char *driver);
+    DriverRunLock(const DriverRunLock &) = delete;
+    DriverRunLock &operator=(const DriverRunLock &) = delete;
+
+    /// The op to run on (the live op of `target`).
+    Operation *getOperation() const { return op; }
+
+  private:
+    std::optional<RunLock> lock;
+    std::optional<ScopedRunAccess> access;
+    Operation *op = nullptr;
   };
 
 } // namespace python

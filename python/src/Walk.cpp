@@ -61,6 +61,19 @@ PyWalkResult callCallback(const py::function &callback, py::object op) {
 }
 } // namespace
 
+void mlir::tracking::python::raiseCallbackError(py::error_already_set &error) {
+  if (!error.matches(PyExc_Exception))
+    throw;
+  // Upstream's message: the callback's exception as "Type: message".
+  std::string message = "Exception raised in callback: " +
+                        error.type().attr("__name__").cast<std::string>();
+  std::string text = py::str(error.value()).cast<std::string>();
+  if (!text.empty())
+    message += ": " + text;
+  py::raise_from(error, PyExc_RuntimeError, message.c_str());
+  throw py::error_already_set();
+}
+
 void mlir::tracking::python::walkOperation(PyOperation &operation,
                                            const py::function &callback,
                                            WalkOrder order) {
@@ -82,7 +95,13 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
       ++i;
       continue;
     }
-    switch (callCallback(callback, PyOperation::forOperation(context, op))) {
+    PyWalkResult result;
+    try {
+      result = callCallback(callback, PyOperation::forOperation(context, op));
+    } catch (py::error_already_set &error) {
+      raiseCallbackError(error);
+    }
+    switch (result) {
     case PyWalkResult::Advance:
       ++i;
       break;

@@ -31,9 +31,17 @@ namespace __attribute__((visibility("hidden"))) python {
   enum class PyWalkResult { Advance, Interrupt, Skip };
 
   /// Calls `callback(op)` on `operation` and every op nested in it, in
-  /// `order`, as described above. Exceptions of the callback propagate.
+  /// `order`, as described above. An exception of the callback ends the
+  /// walk and is raised again as upstream's error (see raiseCallbackError).
   void walkOperation(PyOperation & operation, const py::function &callback,
                      WalkOrder order);
+
+  /// Fires when a walk callback (Operation.walk,
+  /// SymbolTable.walk_symbol_tables) raised `error`: throws upstream's
+  /// `RuntimeError("Exception raised in callback: Type: message")`, with the
+  /// original exception as its `__cause__`. Exceptions that are not an
+  /// `Exception` (KeyboardInterrupt, SystemExit) propagate unchanged.
+  [[noreturn]] void raiseCallbackError(py::error_already_set & error);
 
 } // namespace python
 } // namespace mlir::tracking

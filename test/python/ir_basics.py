@@ -245,10 +245,14 @@ def test_attributes():
         print(sorted(attrs.keys()))
         # CHECK: 3
         print(len(attrs))
+        # Iterating gives the names (a Mapping, as upstream); indexing by
+        # position gives NamedAttributes.
         # CHECK: function_type=(i32, i32) -> i32
-        for named in attrs:
-            if named.name == "function_type":
-                print(f"{named.name}={named.attr}")
+        for name in attrs:
+            if name == "function_type":
+                print(f"{name}={attrs[name]}")
+        # CHECK: function_type
+        print(attrs[0].name)
         attrs["my.other"] = ir.Attribute.parse("[1, 2]")
         # CHECK: [1, 2]
         print(func.attributes["my.other"])
@@ -280,8 +284,12 @@ def test_create_and_insert():
                                      attributes={"value": ir.Attribute.parse("2 : i32")})
             add = ir.Operation.create("arith.addi", results=[i32],
                                       operands=[c1.result, c2.result])
-        # CHECK: True
-        print(ir.InsertionPoint.current is None)
+        # No current insertion point: ValueError, as upstream.
+        try:
+            ir.InsertionPoint.current
+        except ValueError as e:
+            # CHECK: No current InsertionPoint
+            print(e)
         ir.InsertionPoint.at_block_begin(m.body).insert(
             ir.Operation.create("arith.constant", results=[i32],
                                 attributes={"value": ir.Attribute.parse("0 : i32")}))
@@ -372,8 +380,8 @@ def test_walk():
 
         try:
             m.operation.walk(boom)
-        except KeyError as e:
-            # CHECK: from callback
+        except RuntimeError as e:
+            # CHECK: Exception raised in callback: KeyError: 'from callback'
             print(e)
         # The walk hands out the same objects as iteration.
         seen = []

@@ -163,8 +163,9 @@ def test_module_parse_file():
 # CHECK-NEXT: 0 True
 @run
 def test_operation_parse_and_properties():
+    # A view of the op's class (func.FuncOp), as upstream.
     op = ir.Operation.parse("func.func private @p()")
-    print(op.name, op.attached, op.parent)
+    print(op.operation.name, op.attached, op.parent)
     try:
         ir.Operation.parse("func.func private @a()\nfunc.func private @b()")
     except ValueError as e:
@@ -220,7 +221,7 @@ def test_sequences():
     print([o.name for o in ops[1:3]], [o.name for o in ops[::-1]], len(ops[-2:]))
     print(ops[-1].name, ops[0] in ops, ops.index(ops[2]), ops.count(ops[1]))
     print([o.name for o in reversed(ops)])
-    print(args[1:] == [args[1], args[2]], args.index(args[2]), args[-1] in args)
+    print(list(args[1:]) == [args[1], args[2]], args.index(args[2]), args[-1] in args)
     try:
         ops.index(m.body.operations[0])
     except ValueError:

@@ -107,7 +107,8 @@ def test_insert_and_erase():
     print(extra.attached)
     name = table.insert(extra)
     # The name was taken: MLIR renamed the new symbol.
-    print(repr(name), extra.attached, extra.parent.name, m.body.operations[-1].operation is extra)
+    print(repr(name), extra.attached, extra.parent.name,
+          m.body.operations[-1].operation is extra.operation)
     callee = table["callee"]
     table.erase(callee)
     print(callee.handle_state, "callee" in table)

@@ -1,13 +1,13 @@
 # RUN: %PYTHON %s | FileCheck %s
 # The hand-kept .pyi stubs match the modules: every public name of
-# mlir_tracking.ir / mlir_tracking.passmanager is in the stub and every stub
+# mlir_tracking.ir / .passmanager / .rewrite is in the stub and every stub
 # name exists; for every class, the public members agree both ways.
 
 import ast
 import os
 
 import mlir_tracking
-from mlir_tracking import ir, passmanager
+from mlir_tracking import ir, passmanager, rewrite
 
 
 def run(f):
@@ -100,6 +100,16 @@ def test_ir_stub():
 @run
 def test_passmanager_stub():
     problems = check(passmanager, "passmanager.pyi")
+    for p in problems:
+        print(p)
+    print("problems:", len(problems))
+
+
+# CHECK-LABEL: TEST: test_rewrite_stub
+# CHECK-NEXT: problems: 0
+@run
+def test_rewrite_stub():
+    problems = check(rewrite, "rewrite.pyi")
     for p in problems:
         print(p)
     print("problems:", len(problems))

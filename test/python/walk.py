@@ -80,11 +80,13 @@ def test_orders_and_results():
         except TypeError as e:
             # CHECK: walk callback must return a WalkResult or None, got <class 'int'>
             print(e)
+        # The callback's exception ends the walk as upstream's RuntimeError,
+        # with the original as its cause.
         try:
             m.operation.walk(lambda op: 1 / 0)
-        except ZeroDivisionError:
-            # CHECK: ZeroDivisionError
-            print("ZeroDivisionError")
+        except RuntimeError as e:
+            # CHECK: Exception raised in callback: ZeroDivisionError: division by zero ZeroDivisionError
+            print(e, type(e.__cause__).__name__)
 
 
 def fresh():

@@ -8,6 +8,7 @@ from typing import (
     Optional as _Optional,
     Sequence as _Sequence,
     Tuple as _Tuple,
+    TypeVar as _TypeVar,
     Union as _Union,
 )
 
@@ -117,6 +118,9 @@ def get_op_result_or_op_results(
         return results
     return op.operation if isinstance(op, OpView) else op
 
+
+# What a value caster (ir.register_value_caster) returns.
+SubClassValueT = _TypeVar("SubClassValueT", bound=Value)
 
 ResultValueTypeTuple = Operation, OpView, Value
 ResultValueT = _Union[ResultValueTypeTuple]

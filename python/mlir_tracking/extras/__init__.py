@@ -1,0 +1,1 @@
+"""Conveniences on top of ``mlir_tracking.ir`` (upstream ``mlir.extras``)."""

@@ -1,0 +1,383 @@
+# RUN: %PYTHON %s | FileCheck %s
+# Value handles through every rewrite driver called from Python (greedy,
+# walk, dialect conversion), and the run guard those drivers take: while a
+# driver runs on some IR (its Python patterns let other threads run), that IR
+# is locked against other threads as under PassManager.run.
+
+import gc
+import threading
+
+from mlir_tracking import ir, rewrite
+from mlir_tracking.passmanager import PassManager
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    return f
+
+
+def ops_of(func):
+    return list(func.regions[0].blocks[0].operations)
+
+
+def check():
+    problems = ir.Context.current._verify_tracking()
+    assert problems == [], problems
+
+
+SOURCE = """
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %c0 = arith.constant 0 : i32
+  %x = arith.addi %a, %c0 : i32
+  %m = arith.muli %x, %b : i32
+  %dead = arith.subi %a, %b : i32
+  return %m : i32
+}
+"""
+
+
+def swap_muli(op, rewriter):
+    """muli(x, y) -> muli(y, x) tagged 'swapped' (a same-name replacement)."""
+    if "swapped" in op.attributes:
+        return True
+    with rewriter.ip:
+        new = ir.Operation.create(
+            "arith.muli",
+            results=[op.results[0].type],
+            operands=[op.operands[1], op.operands[0]],
+            attributes={"swapped": ir.UnitAttr.get()},
+        )
+    rewriter.replace_op(op, new)
+
+
+def muli_to_addi_values(op, rewriter):
+    """muli -> the result of a new addi, replaced by values (not an op)."""
+    with rewriter.ip:
+        new = ir.Operation.create(
+            "arith.addi",
+            results=[op.results[0].type],
+            operands=[op.operands[0], op.operands[1]],
+        )
+    rewriter.replace_op(op, [new.results[0]])
+
+
+def erase_subi(op, rewriter):
+    rewriter.erase_op(op)
+
+
+def frozen(root, fn, context=None):
+    patterns = rewrite.RewritePatternSet(context)
+    patterns.add(root, fn)
+    return patterns.freeze()
+
+
+def no_folding():
+    config = rewrite.GreedyRewriteConfig()
+    config.enable_folding = False
+    config.region_simplification_level = rewrite.GreedySimplifyRegionLevel.DISABLED
+    return config
+
+
+# CHECK-LABEL: TEST: test_greedy_fold_to_block_argument
+@run
+def test_greedy_fold_to_block_argument():
+    with ir.Context():
+        module = ir.Module.parse(SOURCE)
+        func = module.body.operations[0]
+        addi = ops_of(func)[1]
+        x = addi.results[0]
+        a = func.regions[0].blocks[0].arguments[0]
+        rewrite.apply_patterns_and_fold_greedily(
+            module, rewrite.RewritePatternSet().freeze()
+        )
+        # addi %a, %c0 folds to %a: the op handle ends, the value follows.
+        # CHECK: erased live True Block
+        print(addi.handle_state, x.handle_state, x.same_value(a),
+              type(x.owner).__name__)
+        # The object stays an OpResult (what it was when made); it is an
+        # argument now.
+        # CHECK-NEXT: OpResult True i32 0
+        print(type(x).__name__, ir.BlockArgument.isinstance(x), x.type,
+              ir.BlockArgument(x).arg_number)
+        # The value is the block argument now: its uses are the muli's.
+        # CHECK-NEXT: ['arith.muli']
+        print([use.owner.name for use in x.uses])
+        check()
+
+
+# CHECK-LABEL: TEST: test_greedy_replace_by_op_and_by_values
+@run
+def test_greedy_replace_by_op_and_by_values():
+    with ir.Context():
+        module = ir.Module.parse(SOURCE)
+        func = module.body.operations[0]
+        mul = ops_of(func)[2]
+        m = mul.results[0]
+        rewrite.apply_patterns_and_fold_greedily(
+            module, frozen("arith.muli", swap_muli), no_folding()
+        )
+        # CHECK: live True True
+        print(m.handle_state, m.owner.same_op(mul), "swapped" in m.owner.attributes)
+
+        module = ir.Module.parse(SOURCE)
+        func = module.body.operations[0]
+        mul = ops_of(func)[2]
+        m = mul.results[0]
+        rewrite.apply_patterns_and_fold_greedily(
+            module, frozen("arith.muli", muli_to_addi_values), no_folding()
+        )
+        # replace_op(op, values): the op handle ends (another name), result 0
+        # follows value 0.
+        # CHECK-NEXT: erased live arith.addi
+        print(mul.handle_state, m.handle_state, m.owner.name)
+        # CHECK-NEXT: arith.addi
+        print(ops_of(func)[-1].operands[0].owner.name)
+        check()
+
+
+# CHECK-LABEL: TEST: test_greedy_erased_value_raises
+@run
+def test_greedy_erased_value_raises():
+    with ir.Context():
+        module = ir.Module.parse(SOURCE)
+        sub = ops_of(module.body.operations[0])[3]
+        dead = sub.results[0]
+        rewrite.apply_patterns_and_fold_greedily(
+            module, frozen("arith.subi", erase_subi), no_folding()
+        )
+        # CHECK: erased erased False
+        print(sub.handle_state, dead.handle_state, dead.is_valid)
+        for use in (lambda: dead.type, lambda: dead.owner, lambda: str(dead)):
+            try:
+                use()
+                print("no error")
+            except ir.InvalidatedHandleError as e:
+                # CHECK-NEXT: InvalidatedHandleError
+                # CHECK-NEXT: InvalidatedHandleError
+                # CHECK-NEXT: InvalidatedHandleError
+                print(type(e).__name__)
+        check()
+
+
+# CHECK-LABEL: TEST: test_walk_driver_values
+@run
+def test_walk_driver_values():
+    with ir.Context():
+        module = ir.Module.parse(SOURCE)
+        func = module.body.operations[0]
+        mul, sub = ops_of(func)[2:4]
+        m, dead = mul.results[0], sub.results[0]
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("arith.muli", muli_to_addi_values)
+        patterns.add("arith.subi", erase_subi)
+        rewrite.walk_and_apply_patterns(module, patterns.freeze())
+        # CHECK: live arith.addi erased
+        print(m.handle_state, m.owner.name, dead.handle_state)
+        try:
+            dead.type
+        except ir.InvalidatedHandleError:
+            # CHECK-NEXT: dead value raises
+            print("dead value raises")
+        check()
+
+
+def convert_muli(op, operands, type_converter, rewriter):
+    with rewriter.ip:
+        new = ir.Operation.create(
+            "llvm.mul",
+            results=[type_converter.convert_type(op.results[0].type)],
+            operands=operands,
+        )
+    rewriter.replace_op(op, new)
+
+
+def conversion(illegal_subi=False):
+    converter = rewrite.TypeConverter()
+    converter.add_conversion(lambda t: t)
+    target = rewrite.ConversionTarget()
+    target.add_legal_dialect("llvm")
+    target.add_illegal_op("arith.muli")
+    if illegal_subi:
+        target.add_illegal_op("arith.subi")
+    patterns = rewrite.RewritePatternSet()
+    patterns.add_conversion("arith.muli", convert_muli, converter)
+    return target, patterns.freeze()
+
+
+# CHECK-LABEL: TEST: test_conversion_values
+@run
+def test_conversion_values():
+    with ir.Context():
+        module = ir.Module.parse(SOURCE)
+        mul = ops_of(module.body.operations[0])[2]
+        m = mul.results[0]
+        target, patterns = conversion()
+        rewrite.apply_partial_conversion(module, target, patterns)
+        # Committed: the value follows to llvm.mul's result.
+        # CHECK: live llvm.mul True
+        print(m.handle_state, m.owner.name, m.owner.same_op(mul))
+
+        # Rolled back (subi is illegal and has no pattern): nothing changes.
+        module = ir.Module.parse(SOURCE)
+        mul = ops_of(module.body.operations[0])[2]
+        m = mul.results[0]
+        target, patterns = conversion(illegal_subi=True)
+        try:
+            rewrite.apply_full_conversion(module, target, patterns)
+        except ir.MLIRError:
+            # CHECK-NEXT: rolled back
+            print("rolled back")
+        # CHECK-NEXT: live arith.muli True
+        print(m.handle_state, m.owner.name, m.owner.same_op(mul))
+        check()
+
+
+def other_thread(fn):
+    """Runs fn() on another thread and returns what it printed or raised."""
+    out = []
+
+    def body():
+        try:
+            out.append("ok: " + str(fn()))
+        except Exception as e:
+            out.append(f"{type(e).__name__}: {e}")
+
+    t = threading.Thread(target=body)
+    t.start()
+    t.join()
+    return out[0]
+
+
+# CHECK-LABEL: TEST: test_driver_locks_ir_against_other_threads
+@run
+def test_driver_locks_ir_against_other_threads():
+    with ir.Context() as ctx:
+        module = ir.Module.parse(SOURCE)
+        other = ir.Module.parse(SOURCE)
+        func = module.body.operations[0]
+        mul = ops_of(func)[2]
+        value = mul.results[0]
+        seen = []
+
+        def probe(op, rewriter):
+            if seen:
+                return True
+            # A pattern of the running driver: its thread may use the IR.
+            seen.append(op.name)
+            attempts = [
+                lambda: str(module),
+                lambda: mul.name,
+                lambda: value.type,
+                lambda: func.regions[0].blocks[0].operations[0].name,
+                lambda: rewrite.apply_patterns_and_fold_greedily(
+                    module, rewrite.RewritePatternSet(ctx).freeze()),
+                lambda: PassManager.parse("builtin.module(cse)", ctx).run(module.operation),
+                # Other IR of the same context is free.
+                lambda: other.body.operations[0].name,
+            ]
+            for attempt in attempts:
+                seen.append(other_thread(attempt))
+            return True
+
+        for driver in ("greedy", "walk", "conversion"):
+            seen.clear()
+            patterns = rewrite.RewritePatternSet()
+            if driver == "conversion":
+                converter = rewrite.TypeConverter()
+                converter.add_conversion(lambda t: t)
+                patterns.add_conversion(
+                    "arith.muli", lambda op, operands, tc, rw: probe(op, rw), converter)
+                target = rewrite.ConversionTarget()
+                rewrite.apply_partial_conversion(module, target, patterns.freeze())
+            elif driver == "walk":
+                patterns.add("arith.muli", probe)
+                rewrite.walk_and_apply_patterns(module, patterns.freeze())
+            else:
+                patterns.add("arith.muli", probe)
+                rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+            print(driver, seen[0])
+            for line in seen[1:]:
+                print(" ", line)
+        # CHECK: greedy arith.muli
+        # CHECK-NEXT: RuntimeError: cannot access this IR: the rewrite driver 'apply_patterns_and_fold_greedily' is running on it (apply_patterns_and_fold_greedily on 'builtin.module' at {{.*}} in another thread); use it again after that run returns
+        # CHECK-NEXT: RuntimeError: cannot access this IR: the rewrite driver 'apply_patterns_and_fold_greedily'
+        # CHECK-NEXT: RuntimeError: cannot access this IR: the rewrite driver 'apply_patterns_and_fold_greedily'
+        # CHECK-NEXT: RuntimeError: cannot access this IR: the rewrite driver 'apply_patterns_and_fold_greedily'
+        # CHECK-NEXT: RuntimeError: cannot run 'apply_patterns_and_fold_greedily' on 'builtin.module' at {{.*}}: the rewrite driver 'apply_patterns_and_fold_greedily' is already running on 'builtin.module'
+        # CHECK-NEXT: RuntimeError: cannot run 'builtin.module(cse)' on 'builtin.module' at {{.*}}: the rewrite driver 'apply_patterns_and_fold_greedily' is already running on 'builtin.module'
+        # CHECK-NEXT: ok: func.func
+        # CHECK: walk arith.muli
+        # CHECK-NEXT: RuntimeError: cannot access this IR: the rewrite driver 'walk_and_apply_patterns'
+        # CHECK: ok: func.func
+        # CHECK: conversion arith.muli
+        # CHECK-NEXT: RuntimeError: cannot access this IR: the rewrite driver 'apply_partial_conversion'
+        # CHECK: ok: func.func
+
+        # After the drivers, everything works again from any thread.
+        # CHECK: ok: arith.muli
+        print(other_thread(lambda: mul.name))
+        check()
+
+
+# CHECK-LABEL: TEST: test_driver_refused_under_running_pipeline
+@run
+def test_driver_refused_under_running_pipeline():
+    with ir.Context() as ctx:
+        module = ir.Module.parse(SOURCE)
+        in_pass = threading.Event()
+        release = threading.Event()
+        results = []
+
+        def blocking_pass(op, pass_):
+            try:
+                # A driver on the pass's own op is part of the run: allowed.
+                rewrite.apply_patterns_and_fold_greedily(
+                    op, frozen("arith.muli", swap_muli, ctx), no_folding())
+                results.append("driver in pass ok")
+            finally:
+                in_pass.set()
+            release.wait()
+
+        pm = PassManager("builtin.module", ctx)
+        pm.add(blocking_pass, name="blocking", op_name="func.func")
+        runner = threading.Thread(target=lambda: pm.run(module.operation))
+        runner.start()
+        in_pass.wait()
+        try:
+            rewrite.apply_patterns_and_fold_greedily(
+                module, rewrite.RewritePatternSet(ctx).freeze())
+        except RuntimeError as e:
+            results.append(f"{type(e).__name__}: {e}")
+        release.set()
+        runner.join()
+        # CHECK: driver in pass ok
+        # CHECK-NEXT: RuntimeError: cannot run 'apply_patterns_and_fold_greedily' on 'builtin.module' at {{.*}}: the pass pipeline 'builtin.module(func.func(blocking))' is already running on 'builtin.module' at {{.*}} in the same IR
+        for line in results:
+            print(line)
+        # CHECK-NEXT: True
+        print("swapped" in ops_of(module.body.operations[0])[2].attributes)
+        check()
+
+
+# CHECK-LABEL: TEST: test_pipeline_refused_inside_driver
+@run
+def test_pipeline_refused_inside_driver():
+    with ir.Context():
+        module = ir.Module.parse(SOURCE)
+        errors = []
+
+        def run_pipeline(op, rewriter):
+            if not errors:
+                try:
+                    PassManager.parse("builtin.module(cse)").run(module.operation)
+                except RuntimeError as e:
+                    errors.append(str(e))
+            return True
+
+        rewrite.apply_patterns_and_fold_greedily(
+            module, frozen("arith.muli", run_pipeline))
+        # CHECK: cannot run 'builtin.module(cse)' on 'builtin.module' at {{.*}}: the rewrite driver 'apply_patterns_and_fold_greedily' is already running on 'builtin.module'
+        print(errors[0])
+        check()
