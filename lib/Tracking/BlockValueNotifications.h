@@ -22,6 +22,7 @@
 
 namespace mlir {
 class Block;
+class MLIRContext;
 class Operation;
 
 namespace tracking::detail {
@@ -29,6 +30,9 @@ namespace tracking::detail {
 /// Describes where an event comes from; called only if something tracked is
 /// affected (describing costs string work).
 using SourceFn = llvm::function_ref<EventSource()>;
+
+/// Lock-free: false when no block or value of `context` has a handle.
+bool hasUnitHandles(MLIRContext *context);
 
 /// Fires before `op`'s results are replaced by `newValues` (one per result;
 /// a null value means "no replacement"): the handle of result i follows

@@ -365,6 +365,19 @@ std::string ValueHandle::describe() const {
 // BlockValueRegistry
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Bumped whenever a registry is created or destroyed: each thread keeps its
+/// last lookup while the generation stays the same, so that notifications
+/// find their registry without the map's lock.
+std::atomic<uint64_t> unitRegistryGeneration{1};
+struct UnitLookupCache {
+  uint64_t generation = 0;
+  MLIRContext *context = nullptr;
+  BlockValueRegistry *registry = nullptr;
+};
+thread_local UnitLookupCache unitLookupCache;
+} // namespace
+
 BlockValueRegistry::BlockValueRegistry(MLIRContext *context)
     : context(context), impl(std::make_shared<UnitRegistryImpl>()) {
   ContextUnitRegistryMap &registries = getContextUnitRegistryMap();
@@ -372,6 +385,7 @@ BlockValueRegistry::BlockValueRegistry(MLIRContext *context)
   if (!registries.map.try_emplace(context, this).second)
     llvm::report_fatal_error(
         "mlir-tracking: this MLIRContext already has a BlockValueRegistry");
+  unitRegistryGeneration.fetch_add(1, std::memory_order_acq_rel);
 }
 
 BlockValueRegistry::~BlockValueRegistry() {
@@ -379,6 +393,7 @@ BlockValueRegistry::~BlockValueRegistry() {
     ContextUnitRegistryMap &registries = getContextUnitRegistryMap();
     std::unique_lock<std::shared_mutex> lock(registries.mutex);
     registries.map.erase(context);
+    unitRegistryGeneration.fetch_add(1, std::memory_order_acq_rel);
   }
   std::lock_guard<std::mutex> lock(impl->mutex);
   detail::LazyEvent event{TrackingEvent::Kind::Erased, nullptr,
@@ -393,9 +408,15 @@ BlockValueRegistry::~BlockValueRegistry() {
 }
 
 BlockValueRegistry *BlockValueRegistry::lookup(MLIRContext *context) {
+  uint64_t generation = unitRegistryGeneration.load(std::memory_order_acquire);
+  UnitLookupCache &cache = unitLookupCache;
+  if (cache.generation == generation && cache.context == context)
+    return cache.registry;
   ContextUnitRegistryMap &registries = getContextUnitRegistryMap();
   std::shared_lock<std::shared_mutex> lock(registries.mutex);
-  return registries.map.lookup(context);
+  cache = {unitRegistryGeneration.load(std::memory_order_relaxed), context,
+           registries.map.lookup(context)};
+  return cache.registry;
 }
 
 BlockHandle BlockValueRegistry::getBlockHandle(Block *block) {
@@ -469,6 +490,10 @@ UnitRegistryImpl *getActive(MLIRContext *context) {
   return impl->empty() ? nullptr : impl;
 }
 } // namespace
+
+bool mlir::tracking::detail::hasUnitHandles(MLIRContext *context) {
+  return getActive(context) != nullptr;
+}
 
 void mlir::tracking::detail::notifyUnitsOfReplacement(Operation *op,
                                                       ValueRange newValues,

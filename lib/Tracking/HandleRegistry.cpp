@@ -13,11 +13,16 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::tracking;
@@ -39,24 +44,54 @@ Operation *scopeOfOp(Operation *op) {
   Operation *parent = op->getParentOp();
   return parent ? bodyScopeOf(parent) : nullptr;
 }
+
+/// The location as the asm printer prints it. File locations, by far the
+/// most common, are formatted directly: setting up the printer for each
+/// event would cost more than the rest of the event.
+std::string printLocation(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
+    os << "loc(\"";
+    llvm::printEscapedString(file.getFilename().getValue(), os);
+    os << "\":" << file.getLine() << ":" << file.getColumn() << ")";
+    return text;
+  }
+  loc.print(os);
+  return text;
+}
 } // namespace
 
 namespace mlir::tracking::detail {
 struct RegistryImpl;
 
-using EventPtr = std::shared_ptr<const TrackingEvent>;
 using Observer = std::function<void(const TrackingEvent &)>;
 
-/// The shared state behind one OpHandle. All fields are guarded by the
-/// registry mutex.
-///
-/// Records that followed a replacement onto an op that already had a handle
-/// form union-find trees: `parent` points towards the *root*, the record that
-/// speaks for the whole group (its op, state and names). The root is always
-/// the record of the op that had the handle first, so the key of a handle
-/// that never merged into another one never changes. Each access compresses
-/// the path to the root, folding the events of the records it skips into the
-/// record's own history so that no event is lost.
+/// An op as last seen: its name and location as context-owned pointers
+/// (`OperationName`, `Location`), formatted only when read. When the registry
+/// ends (before its context), every record is frozen: the pointers are
+/// replaced by ids of interned text (see `RegistryImpl::frozen`).
+struct SeenOp {
+  const void *name = nullptr;
+  const void *loc = nullptr;
+};
+
+/// One event of a history, compact: the text of a TrackingEvent is built
+/// only when a history is read or an observer is installed.
+struct CompactEvent {
+  SeenOp op;
+  /// For Replaced: the replacement op.
+  SeenOp replacement;
+  /// The root record the event happened to (TrackingEvent::recordKey).
+  const void *recordKey = nullptr;
+  /// Index into `RegistryImpl::sources` (pass, anchor and their keys).
+  uint32_t source = 0;
+  /// Interned strings (`RegistryImpl::strings`).
+  uint32_t pattern = 0;
+  uint32_t reason = 0;
+  TrackingEvent::Kind kind = TrackingEvent::Kind::Erased;
+};
+
 struct HandleRecord : std::enable_shared_from_this<HandleRecord> {
   explicit HandleRecord(RegistryImpl *registry) : registry(registry) {}
   /// The registry state; kept alive by the record's deleter.
@@ -79,15 +114,49 @@ struct HandleRecord : std::enable_shared_from_this<HandleRecord> {
   bool detached = false;
   /// The scope the record is indexed under while mapped.
   Operation *scope = nullptr;
-  /// Name and location as last seen, captured as text so they outlive the op.
-  std::string lastName;
-  std::string lastLocation;
+  /// Name and location as last seen.
+  SeenOp last;
 
   /// Bounded history: `historyDropped` events were dropped from the front.
-  /// Events are shared (immutable) so that folding them along a compressed
-  /// path copies pointers, not strings.
-  std::vector<EventPtr> history;
+  std::vector<CompactEvent> history;
   size_t historyDropped = 0;
+
+  /// Every record of the registry is on one list, so that the registry can
+  /// freeze their text when it ends.
+  HandleRecord *prevRecord = nullptr;
+  HandleRecord *nextRecord = nullptr;
+};
+
+/// A bit per hashed address, set for every op that is a key of the address
+/// map or of the scope index, and read without the lock: a clear bit proves
+/// that a notification about the op has nothing to do. Bits are only set
+/// (under the lock); a filter is rebuilt, larger, as the keys grow, and the
+/// old one is kept until the registry state dies since a reader on another
+/// thread may still be testing it. Bits of keys that left stay set (false
+/// positives take the locked path, which is always correct).
+class OpFilter {
+public:
+  explicit OpFilter(unsigned log2Bits)
+      : log2Bits(log2Bits),
+        words(new std::atomic<uint64_t>[(size_t(1) << log2Bits) / 64]()) {}
+  unsigned getLog2Bits() const { return log2Bits; }
+  void set(const void *key) {
+    size_t bit = index(key);
+    words[bit / 64].fetch_or(uint64_t(1) << (bit % 64),
+                             std::memory_order_relaxed);
+  }
+  bool test(const void *key) const {
+    size_t bit = index(key);
+    return (words[bit / 64].load(std::memory_order_relaxed) >> (bit % 64)) & 1;
+  }
+
+private:
+  size_t index(const void *key) const {
+    return (uint64_t(uintptr_t(key)) * 0x9E3779B97F4A7C15ull) >>
+           (64 - log2Bits);
+  }
+  unsigned log2Bits;
+  std::unique_ptr<std::atomic<uint64_t>[]> words;
 };
 
 /// A scope (isolated-from-above or top-level op) that has records below it.
@@ -125,11 +194,14 @@ public:
   }
 
   RegistryImpl &impl;
-  std::vector<EventPtr> events;
+  /// Events for the observer, formatted under the lock (only when there is
+  /// an observer).
+  std::vector<TrackingEvent> events;
 
 private:
   std::unique_lock<std::mutex> lock;
-  std::vector<std::shared_ptr<HandleRecord>> released;
+  // Inline: most critical sections hold one or two records.
+  SmallVector<std::shared_ptr<HandleRecord>, 4> released;
 };
 
 struct RegistryImpl {
@@ -140,8 +212,216 @@ struct RegistryImpl {
   llvm::DenseMap<Operation *, ScopeInfo> scopes;
   /// Copied (as a pointer) by each transaction that has events to deliver.
   std::shared_ptr<const Observer> observer;
+  /// Every record alive (see HandleRecord::nextRecord).
+  HandleRecord *records = nullptr;
+
+  //===--------------------------------------------------------------------===//
+  // Lock-free filter
+  //===--------------------------------------------------------------------===//
+
+  /// False while the address map and the scope index are empty (updated at
+  /// the end of every transaction).
+  std::atomic<bool> hasKeys{false};
+  /// The current filter (null until the first key).
+  std::atomic<const OpFilter *> filter{nullptr};
+  std::vector<std::unique_ptr<OpFilter>> filters;
+
+  /// Called under the lock after the maps changed.
+  void syncHasKeys() {
+    hasKeys.store(!byOp.empty() || !scopes.empty(), std::memory_order_release);
+  }
+
+  /// Lock-free: false proves that `op` is neither tracked nor a scope.
+  bool mayHaveKey(const void *op) const {
+    if (!hasKeys.load(std::memory_order_acquire))
+      return false;
+    const OpFilter *current = filter.load(std::memory_order_acquire);
+    return !current || current->test(op);
+  }
+
+  void addKey(const void *op) {
+    const OpFilter *current = filter.load(std::memory_order_relaxed);
+    // About 16 bits per key: a false positive rate of a few percent.
+    size_t keys = byOp.size() + scopes.size() + 1;
+    if (current && (keys << 4) <= (size_t(1) << current->getLog2Bits())) {
+      const_cast<OpFilter *>(current)->set(op);
+      return;
+    }
+    unsigned log2Bits = 12;
+    while ((size_t(1) << log2Bits) < (keys << 5))
+      ++log2Bits;
+    auto rebuilt = std::make_unique<OpFilter>(log2Bits);
+    for (auto &entry : byOp)
+      rebuilt->set(entry.first);
+    for (auto &entry : scopes)
+      rebuilt->set(entry.first);
+    rebuilt->set(op);
+    filter.store(rebuilt.get(), std::memory_order_release);
+    filters.push_back(std::move(rebuilt));
+  }
 
   static constexpr size_t kMaxHistory = 32;
+
+  //===--------------------------------------------------------------------===//
+  // Compact events
+  //===--------------------------------------------------------------------===//
+
+  /// Interned strings: pass labels, anchors, patterns, reasons and, once
+  /// frozen, names and locations. Id 0 is "". Entries never move.
+  llvm::StringMap<uint32_t> stringIds;
+  std::vector<StringRef> strings = {StringRef()};
+  /// Where events come from: (pass key, anchor key, pass, anchor) interned.
+  using SourceKey = std::tuple<const void *, const void *, uint32_t, uint32_t>;
+  llvm::DenseMap<SourceKey, uint32_t> sourceIds;
+  std::vector<SourceKey> sources = {SourceKey()};
+  /// Set when the registry ended: every SeenOp holds interned ids, not
+  /// context-owned pointers (the context may be gone).
+  bool frozen = false;
+
+  uint32_t intern(StringRef text) {
+    if (text.empty())
+      return 0;
+    auto [it, inserted] = stringIds.try_emplace(text, strings.size());
+    if (inserted)
+      strings.push_back(it->getKey());
+    return it->second;
+  }
+
+  /// The last source and pattern interned: consecutive events mostly come
+  /// from the same pass execution, so a comparison saves hashing.
+  uint32_t lastSource = 0;
+  uint32_t lastPattern = 0;
+
+  uint32_t internSource(const EventSource &source) {
+    const SourceKey &last = sources[lastSource];
+    if (lastSource && std::get<0>(last) == source.passKey &&
+        std::get<1>(last) == source.anchorKey &&
+        strings[std::get<2>(last)] == source.pass &&
+        strings[std::get<3>(last)] == source.anchor)
+      return lastSource;
+    SourceKey key(source.passKey, source.anchorKey, intern(source.pass),
+                  intern(source.anchor));
+    if (key == SourceKey())
+      return 0;
+    auto [it, inserted] = sourceIds.try_emplace(key, sources.size());
+    if (inserted)
+      sources.push_back(key);
+    return lastSource = it->second;
+  }
+
+  uint32_t internPattern(StringRef pattern) {
+    if (strings[lastPattern] == pattern)
+      return lastPattern;
+    return lastPattern = intern(pattern);
+  }
+
+  uint32_t lastReason = 0;
+  uint32_t internReason(StringRef reason) {
+    if (strings[lastReason] == reason)
+      return lastReason;
+    return lastReason = intern(reason);
+  }
+
+  /// The reason of every merge.
+  uint32_t mergedReason =
+      intern("merged with the handle that already referred to it");
+
+  static SeenOp see(Operation *op) {
+    return {op->getName().getAsOpaquePointer(),
+            op->getLoc().getAsOpaquePointer()};
+  }
+
+  StringRef nameText(SeenOp seen) const {
+    if (frozen)
+      return strings[reinterpret_cast<uintptr_t>(seen.name)];
+    if (!seen.name)
+      return "";
+    return OperationName::getFromOpaquePointer(seen.name).getStringRef();
+  }
+
+  std::string locationText(SeenOp seen) const {
+    if (frozen)
+      return strings[reinterpret_cast<uintptr_t>(seen.loc)].str();
+    if (!seen.loc)
+      return "";
+    return printLocation(Location::getFromOpaquePointer(seen.loc));
+  }
+
+  /// "arith.addi at loc(...)".
+  std::string describe(SeenOp seen) const {
+    return (nameText(seen) + " at " + locationText(seen)).str();
+  }
+
+  TrackingEvent expand(const CompactEvent &compact) const {
+    TrackingEvent event;
+    event.kind = compact.kind;
+    event.op = describe(compact.op);
+    if (compact.replacement.name || compact.replacement.loc)
+      event.replacement = describe(compact.replacement);
+    const SourceKey &source = sources[compact.source];
+    event.passKey = std::get<0>(source);
+    event.anchorKey = std::get<1>(source);
+    event.pass = strings[std::get<2>(source)].str();
+    event.anchor = strings[std::get<3>(source)].str();
+    event.pattern = strings[compact.pattern].str();
+    event.reason = strings[compact.reason].str();
+    event.recordKey = compact.recordKey;
+    return event;
+  }
+
+  CompactEvent makeEvent(TrackingEvent::Kind kind, const HandleRecord *record,
+                         const EventSource &source, StringRef reason = {}) {
+    CompactEvent event;
+    event.kind = kind;
+    event.op = record->last;
+    event.source = internSource(source);
+    event.pattern = internPattern(source.pattern);
+    event.reason = internReason(reason);
+    return event;
+  }
+
+  /// Replaces the context-owned pointers of every record by interned text.
+  void freeze() {
+    llvm::DenseMap<const void *, uint32_t> names, locations;
+    auto freezeOne = [&](SeenOp &seen) {
+      if (seen.name) {
+        auto [it, inserted] = names.try_emplace(seen.name, 0);
+        if (inserted)
+          it->second = intern(nameText(seen));
+        seen.name = reinterpret_cast<const void *>(uintptr_t(it->second));
+      }
+      if (seen.loc) {
+        auto [it, inserted] = locations.try_emplace(seen.loc, 0);
+        if (inserted)
+          it->second = intern(locationText(seen));
+        seen.loc = reinterpret_cast<const void *>(uintptr_t(it->second));
+      }
+    };
+    for (HandleRecord *record = records; record; record = record->nextRecord) {
+      freezeOne(record->last);
+      for (CompactEvent &event : record->history) {
+        freezeOne(event.op);
+        freezeOne(event.replacement);
+      }
+    }
+    frozen = true;
+  }
+
+  void addRecord(HandleRecord *record) {
+    record->nextRecord = records;
+    if (records)
+      records->prevRecord = record;
+    records = record;
+  }
+
+  void removeRecord(HandleRecord *record) {
+    if (record->prevRecord)
+      record->prevRecord->nextRecord = record->nextRecord;
+    else
+      records = record->nextRecord;
+    if (record->nextRecord)
+      record->nextRecord->prevRecord = record->prevRecord;
+  }
 
   //===--------------------------------------------------------------------===//
   // Union-find
@@ -211,6 +491,8 @@ struct RegistryImpl {
     }
     for (Operation *current : missing) {
       Operation *parent = current ? scopeOf(current) : nullptr;
+      if (current)
+        addKey(current);
       scopes[current].parent = parent;
       if (current)
         scopes[parent].children.insert(current);
@@ -329,6 +611,7 @@ struct RegistryImpl {
 
   void map(HandleRecord *record, Operation *op) {
     record->op = op;
+    addKey(op);
     byOp[op] = record;
     setScope(record, scopeOf(op));
     record->mapped = true;
@@ -362,50 +645,51 @@ struct RegistryImpl {
 
   /// Adds `event` to the history of the root `record`; the observer sees it
   /// when `tx` ends.
-  void record(HandleRecord *record, TrackingEvent event, Transaction &tx) {
+  void record(HandleRecord *record, CompactEvent event, Transaction &tx) {
     event.recordKey = record;
-    auto shared = std::make_shared<const TrackingEvent>(std::move(event));
     if (observer)
-      tx.events.push_back(shared);
+      tx.events.push_back(expand(event));
     if (record->history.size() == kMaxHistory) {
       record->history.erase(record->history.begin());
       ++record->historyDropped;
     }
-    record->history.push_back(std::move(shared));
+    record->history.push_back(event);
   }
 
   /// Marks the root `record` (already unmapped) as no longer live.
-  void endRecord(HandleRecord *record, HandleState state, TrackingEvent event,
+  void endRecord(HandleRecord *record, HandleState state, CompactEvent event,
                  Transaction &tx) {
     record->op = nullptr;
     record->state = state;
-    this->record(record, std::move(event), tx);
+    this->record(record, event, tx);
   }
 };
 
 Transaction::Transaction(RegistryImpl &impl) : impl(impl), lock(impl.mutex) {}
 
 Transaction::~Transaction() {
+  impl.syncHasKeys();
   std::shared_ptr<const Observer> observer;
   if (!events.empty())
     observer = impl.observer;
   lock.unlock();
   if (observer)
-    for (const EventPtr &event : events)
-      (*observer)(*event);
+    for (const TrackingEvent &event : events)
+      (*observer)(event);
   // May run record deleters, which take the lock.
   released.clear();
 }
 
 } // namespace mlir::tracking::detail
 
-using mlir::tracking::detail::EventPtr;
+using mlir::tracking::detail::CompactEvent;
 using mlir::tracking::detail::EventSource;
 using mlir::tracking::detail::HandleRecord;
 using mlir::tracking::detail::Observer;
 using mlir::tracking::detail::RegistryImpl;
 using mlir::tracking::detail::RegistryNotifier;
 using mlir::tracking::detail::ScopeInfo;
+using mlir::tracking::detail::SeenOp;
 using mlir::tracking::detail::Transaction;
 
 namespace {
@@ -419,39 +703,17 @@ ContextRegistryMap &getContextRegistryMap() {
   return instance;
 }
 
-/// The location as the asm printer prints it. File locations, by far the
-/// most common, are formatted directly: setting up the printer for each
-/// event would cost more than the rest of the event.
-std::string printLocation(Location loc) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
-    os << "loc(\"";
-    llvm::printEscapedString(file.getFilename().getValue(), os);
-    os << "\":" << file.getLine() << ":" << file.getColumn() << ")";
-    return text;
-  }
-  loc.print(os);
-  return text;
-}
+/// Bumped whenever a registry is created or destroyed: each thread keeps its
+/// last lookup while the generation stays the same, so that notifications
+/// find their registry without the map's lock.
+std::atomic<uint64_t> registryGeneration{1};
+struct LookupCache {
+  uint64_t generation = 0;
+  MLIRContext *context = nullptr;
+  HandleRegistry *registry = nullptr;
+};
+thread_local LookupCache lookupCache;
 
-void bind(HandleRecord *record, Operation *op) {
-  record->lastName = op->getName().getStringRef().str();
-  record->lastLocation = printLocation(op->getLoc());
-}
-
-TrackingEvent makeEvent(TrackingEvent::Kind kind, const HandleRecord *record,
-                        const EventSource &source) {
-  TrackingEvent event;
-  event.kind = kind;
-  event.op = record->lastName + " at " + record->lastLocation;
-  event.pass = source.pass;
-  event.anchor = source.anchor;
-  event.pattern = source.pattern;
-  event.passKey = source.passKey;
-  event.anchorKey = source.anchorKey;
-  return event;
-}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -537,6 +799,8 @@ struct RecordDeleter {
     {
       std::lock_guard<std::mutex> lock(impl->mutex);
       impl->unmap(record);
+      impl->syncHasKeys();
+      impl->removeRecord(record);
       parent = std::move(record->parent);
     }
     delete record;
@@ -569,14 +833,17 @@ std::string OpHandle::getLastName() const {
   if (!record)
     return "";
   Transaction tx(*record->registry);
-  return RegistryImpl::findRoot(record.get(), tx)->lastName;
+  return record->registry
+      ->nameText(RegistryImpl::findRoot(record.get(), tx)->last)
+      .str();
 }
 
 std::string OpHandle::getLastLocation() const {
   if (!record)
     return "";
   Transaction tx(*record->registry);
-  return RegistryImpl::findRoot(record.get(), tx)->lastLocation;
+  return record->registry->locationText(
+      RegistryImpl::findRoot(record.get(), tx)->last);
 }
 
 std::vector<TrackingEvent> OpHandle::getHistory() const {
@@ -587,14 +854,15 @@ std::vector<TrackingEvent> OpHandle::getHistory() const {
   RegistryImpl::findRoot(record.get(), tx);
   // Own events (including those folded in by path compression), then those
   // of the root since this record joined it.
-  for (const EventPtr &event : record->history)
-    result.push_back(*event);
+  const RegistryImpl &impl = *record->registry;
+  for (const CompactEvent &event : record->history)
+    result.push_back(impl.expand(event));
   if (const HandleRecord *root = record->parent.get()) {
     size_t start = record->parentHistoryStart;
     size_t skip =
         start > root->historyDropped ? start - root->historyDropped : 0;
     for (size_t i = skip; i < root->history.size(); ++i)
-      result.push_back(*root->history[i]);
+      result.push_back(impl.expand(root->history[i]));
   }
   return result;
 }
@@ -603,9 +871,14 @@ std::string OpHandle::describe() const {
   if (!record)
     return "empty operation handle";
   HandleState state = getState();
-  std::string text = "operation handle to '" + getLastName() + "' at " +
-                     getLastLocation() + " is " +
-                     stringifyHandleState(state).str();
+  std::string text;
+  {
+    Transaction tx(*record->registry);
+    SeenOp last = RegistryImpl::findRoot(record.get(), tx)->last;
+    text = "operation handle to '" + record->registry->nameText(last).str() +
+           "' at " + record->registry->locationText(last) + " is " +
+           stringifyHandleState(state).str();
+  }
   if (state == HandleState::Live)
     return text;
   std::vector<TrackingEvent> history = getHistory();
@@ -640,6 +913,7 @@ HandleRegistry::HandleRegistry(MLIRContext *context)
   ContextRegistryMap &registries = getContextRegistryMap();
   std::unique_lock<std::shared_mutex> lock(registries.mutex);
   bool inserted = registries.map.try_emplace(context, this).second;
+  registryGeneration.fetch_add(1, std::memory_order_acq_rel);
   if (!inserted)
     llvm::report_fatal_error(
         "mlir-tracking: this MLIRContext already has a HandleRegistry");
@@ -650,6 +924,7 @@ HandleRegistry::~HandleRegistry() {
     ContextRegistryMap &registries = getContextRegistryMap();
     std::unique_lock<std::shared_mutex> lock(registries.mutex);
     registries.map.erase(context);
+    registryGeneration.fetch_add(1, std::memory_order_acq_rel);
   }
   Transaction tx(*impl);
   for (auto &entry : impl->byOp) {
@@ -659,18 +934,30 @@ HandleRegistry::~HandleRegistry() {
       record->op = nullptr;
       continue;
     }
-    TrackingEvent event = makeEvent(TrackingEvent::Kind::Erased, record, {});
-    event.reason = "tracking ended (registry destroyed)";
-    impl->endRecord(record, HandleState::Erased, std::move(event), tx);
+    impl->endRecord(record, HandleState::Erased,
+                    impl->makeEvent(TrackingEvent::Kind::Erased, record, {},
+                                    "tracking ended (registry destroyed)"),
+                    tx);
   }
   impl->byOp.clear();
   impl->scopes.clear();
+  // Handles may outlive the registry, and the context after it: their names,
+  // locations and histories become text.
+  impl->freeze();
 }
 
 HandleRegistry *HandleRegistry::lookup(MLIRContext *context) {
+  uint64_t generation = registryGeneration.load(std::memory_order_acquire);
+  LookupCache &cache = lookupCache;
+  if (cache.generation == generation && cache.context == context)
+    return cache.registry;
   ContextRegistryMap &registries = getContextRegistryMap();
   std::shared_lock<std::shared_mutex> lock(registries.mutex);
-  return registries.map.lookup(context);
+  // Read under the lock: a registry created or destroyed since the load
+  // above bumped the generation, so this entry is never kept stale.
+  cache = {registryGeneration.load(std::memory_order_relaxed), context,
+           registries.map.lookup(context)};
+  return cache.registry;
 }
 
 OpHandle HandleRegistry::getHandle(Operation *op) {
@@ -679,7 +966,8 @@ OpHandle HandleRegistry::getHandle(Operation *op) {
     return OpHandle(std::move(existing));
   std::shared_ptr<HandleRecord> record(new HandleRecord(impl.get()),
                                        RecordDeleter{impl});
-  bind(record.get(), op);
+  record->last = RegistryImpl::see(op);
+  impl->addRecord(record.get());
   impl->map(record.get(), op);
   return OpHandle(std::move(record));
 }
@@ -723,32 +1011,32 @@ void HandleRegistry::setEventObserver(
 }
 
 std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
-  llvm::DenseMap<Operation *, StringRef> present;
-  root->walk(
-      [&](Operation *op) { present[op] = op->getName().getStringRef(); });
+  llvm::DenseMap<Operation *, OperationName> present;
+  root->walk([&](Operation *op) { present.try_emplace(op, op->getName()); });
   std::vector<std::string> problems;
   std::lock_guard<std::mutex> lock(impl->mutex);
   for (auto &entry : impl->byOp) {
     HandleRecord *record = entry.second;
+    std::string lastName = impl->nameText(record->last).str();
     auto it = present.find(entry.first);
     if (it == present.end()) {
       problems.push_back("registry maps an op that is not in the IR (last "
                          "seen as '" +
-                         record->lastName + "' at " + record->lastLocation +
+                         lastName + "' at " + impl->locationText(record->last) +
                          ")");
       continue;
     }
-    if (it->second != record->lastName)
-      problems.push_back("handle bound to '" + record->lastName + "' at " +
-                         record->lastLocation + " now points at '" +
-                         it->second.str() + "'");
+    if (it->second.getAsOpaquePointer() != record->last.name)
+      problems.push_back("handle bound to '" + lastName + "' at " +
+                         impl->locationText(record->last) + " now points at '" +
+                         it->second.getStringRef().str() + "'");
     if (record->op != entry.first || !record->mapped || record->parent ||
         record->state != HandleState::Live)
-      problems.push_back("inconsistent record for '" + record->lastName + "'");
+      problems.push_back("inconsistent record for '" + lastName + "'");
     Operation *expectedScope = RegistryImpl::scopeOf(entry.first);
     if (record->scope != expectedScope)
-      problems.push_back("handle to '" + record->lastName + "' at " +
-                         record->lastLocation +
+      problems.push_back("handle to '" + lastName + "' at " +
+                         impl->locationText(record->last) +
                          " is indexed under the wrong scope");
   }
   // Every indexed record is mapped where it is indexed. (Scopes are not
@@ -757,7 +1045,7 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
     for (HandleRecord *record : entry.second.records)
       if (!record->mapped || record->scope != entry.first)
         problems.push_back("the scope index holds a stale record for '" +
-                           record->lastName + "'");
+                           impl->nameText(record->last).str() + "'");
   }
   return problems;
 }
@@ -770,9 +1058,30 @@ Operation *RegistryNotifier::getBodyScope(Operation *op) {
   return bodyScopeOf(op);
 }
 
+bool RegistryNotifier::mayBeTracked(Operation *op) const {
+  return registry.impl->mayHaveKey(op);
+}
+
+bool RegistryNotifier::hasHandles() const {
+  return registry.impl->hasKeys.load(std::memory_order_acquire);
+}
+
 void RegistryNotifier::notifyOperationReplaced(Operation *op,
                                                Operation *replacement,
                                                const EventSource &source) {
+  notifyOperationReplaced(op, replacement, [&] { return source; });
+}
+
+void RegistryNotifier::notifyOperationErased(Operation *op,
+                                             const EventSource &source,
+                                             StringRef reason) {
+  notifyOperationErased(
+      op, [&] { return source; }, reason);
+}
+
+void RegistryNotifier::notifyOperationReplaced(Operation *op,
+                                               Operation *replacement,
+                                               LazySource source) {
   if (op == replacement)
     return;
   RegistryImpl &impl = *registry.impl;
@@ -786,40 +1095,42 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
   if (!tx.hold(record))
     return;
 
-  TrackingEvent event =
-      makeEvent(TrackingEvent::Kind::Replaced, record, source);
-  // Print the replacement's location once: for the event and for the record.
-  std::string replacementName = replacement->getName().getStringRef().str();
-  std::string replacementLocation = printLocation(replacement->getLoc());
-  event.replacement = replacementName + " at " + replacementLocation;
+  CompactEvent event =
+      impl.makeEvent(TrackingEvent::Kind::Replaced, record, source());
+  event.replacement = RegistryImpl::see(replacement);
   if (std::shared_ptr<HandleRecord> existing = impl.lookup(replacement)) {
     // Both handles now speak for the same op: `record` joins the group of
     // the handle that referred to it first. O(1): both are roots.
-    event.reason = "merged with the handle that already referred to it";
-    impl.record(record, std::move(event), tx);
+    event.reason = impl.mergedReason;
+    impl.record(record, event, tx);
     RegistryImpl::link(record, std::move(existing));
     return;
   }
-  impl.record(record, std::move(event), tx);
-  record->lastName = std::move(replacementName);
-  record->lastLocation = std::move(replacementLocation);
+  impl.record(record, event, tx);
+  record->last = event.replacement;
   impl.map(record, replacement);
 }
 
 void RegistryNotifier::notifyOperationErased(Operation *op,
-                                             const EventSource &source,
+                                             LazySource lazySource,
                                              StringRef reason) {
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
+  std::optional<EventSource> built;
+  auto source = [&]() -> const EventSource & {
+    if (!built)
+      built = lazySource();
+    return *built;
+  };
   auto it = impl.byOp.find(op);
   if (it != impl.byOp.end()) {
     HandleRecord *record = it->second;
     impl.unmap(record);
     if (tx.hold(record)) {
-      TrackingEvent event =
-          makeEvent(TrackingEvent::Kind::Erased, record, source);
-      event.reason = reason.str();
-      impl.endRecord(record, HandleState::Erased, std::move(event), tx);
+      impl.endRecord(
+          record, HandleState::Erased,
+          impl.makeEvent(TrackingEvent::Kind::Erased, record, source(), reason),
+          tx);
     }
   }
   // Nested ops were notified first; whatever scope `op` was is now empty of
@@ -843,10 +1154,10 @@ void RegistryNotifier::notifyOperationErased(Operation *op,
     impl.unmap(orphan);
     if (!tx.hold(orphan) || orphan->state != HandleState::Live)
       continue;
-    TrackingEvent event =
-        makeEvent(TrackingEvent::Kind::Erased, orphan, source);
-    event.reason = "an ancestor was erased";
-    impl.endRecord(orphan, HandleState::Erased, std::move(event), tx);
+    impl.endRecord(orphan, HandleState::Erased,
+                   impl.makeEvent(TrackingEvent::Kind::Erased, orphan, source(),
+                                  "an ancestor was erased"),
+                   tx);
   }
   // Unmapping emptied the subtree; drop what is left of it.
   for (Operation *scope : llvm::reverse(worklist))
@@ -923,10 +1234,10 @@ size_t RegistryNotifier::invalidateNested(Operation *anchor,
     impl.unmap(record);
     if (!tx.hold(record) || record->state != HandleState::Live)
       continue;
-    TrackingEvent event =
-        makeEvent(TrackingEvent::Kind::Invalidated, record, source);
-    event.reason = reason.str();
-    impl.endRecord(record, HandleState::Invalidated, std::move(event), tx);
+    impl.endRecord(record, HandleState::Invalidated,
+                   impl.makeEvent(TrackingEvent::Kind::Invalidated, record,
+                                  source, reason),
+                   tx);
     ++invalidated;
   }
   return invalidated;
@@ -962,35 +1273,32 @@ void RegistryNotifier::resolveDetached(const OpHandle &handle, Operation *op,
     return;
   record->detached = false;
   if (!op) {
-    TrackingEvent event = makeEvent(state == HandleState::Erased
-                                        ? TrackingEvent::Kind::Erased
-                                        : TrackingEvent::Kind::Invalidated,
-                                    record, source);
-    event.reason = reason.str();
-    impl.endRecord(record, state, std::move(event), tx);
+    impl.endRecord(record, state,
+                   impl.makeEvent(state == HandleState::Erased
+                                      ? TrackingEvent::Kind::Erased
+                                      : TrackingEvent::Kind::Invalidated,
+                                  record, source, reason),
+                   tx);
     return;
   }
   record->state = HandleState::Live;
   // The old address is only compared, never dereferenced: it may be freed.
   bool replaced = record->op != op;
-  std::string name = op->getName().getStringRef().str();
-  std::string location = printLocation(op->getLoc());
+  SeenOp seen = RegistryImpl::see(op);
   std::shared_ptr<HandleRecord> existing = impl.lookup(op);
   if (replaced || existing) {
-    TrackingEvent event =
-        makeEvent(TrackingEvent::Kind::Replaced, record, source);
-    event.replacement = name + " at " + location;
-    event.reason = reason.str();
+    CompactEvent event =
+        impl.makeEvent(TrackingEvent::Kind::Replaced, record, source, reason);
+    event.replacement = seen;
     if (existing) {
-      event.reason = "merged with the handle that already referred to it";
-      impl.record(record, std::move(event), tx);
+      event.reason = impl.mergedReason;
+      impl.record(record, event, tx);
       RegistryImpl::link(record, std::move(existing));
       return;
     }
-    impl.record(record, std::move(event), tx);
+    impl.record(record, event, tx);
   }
-  record->lastName = std::move(name);
-  record->lastLocation = std::move(location);
+  record->last = seen;
   impl.map(record, op);
 }
 
@@ -1004,19 +1312,19 @@ void RegistryNotifier::invalidateDetached(DetachedRecords &records,
     if (!record->detached)
       continue;
     record->detached = false;
-    TrackingEvent event =
-        makeEvent(TrackingEvent::Kind::Invalidated, record, source);
-    event.reason = reason.str();
-    impl.endRecord(record, HandleState::Invalidated, std::move(event), tx);
+    impl.endRecord(record, HandleState::Invalidated,
+                   impl.makeEvent(TrackingEvent::Kind::Invalidated, record,
+                                  source, reason),
+                   tx);
   }
 }
 
 std::vector<std::string>
 RegistryNotifier::verifyNested(Operation *anchor, const EventSource *repair) {
-  llvm::DenseMap<Operation *, StringRef> present;
+  llvm::DenseMap<Operation *, OperationName> present;
   anchor->walk([&](Operation *op) {
     if (op != anchor)
-      present[op] = op->getName().getStringRef();
+      present.try_emplace(op, op->getName());
   });
   std::vector<std::string> problems;
   RegistryImpl &impl = *registry.impl;
@@ -1024,17 +1332,15 @@ RegistryNotifier::verifyNested(Operation *anchor, const EventSource *repair) {
   for (HandleRecord *record : impl.collectNested(anchor)) {
     std::string problem;
     auto it = present.find(record->op);
+    std::string seen = "handle to '" + impl.nameText(record->last).str() +
+                       "' at " + impl.locationText(record->last);
     if (it == present.end())
-      problem = "handle to '" + record->lastName + "' at " +
-                record->lastLocation +
-                " maps an op that is no longer in the IR";
-    else if (it->second != record->lastName)
-      problem = "handle to '" + record->lastName + "' at " +
-                record->lastLocation + " now points at '" + it->second.str() +
-                "'";
+      problem = seen + " maps an op that is no longer in the IR";
+    else if (it->second.getAsOpaquePointer() != record->last.name)
+      problem =
+          seen + " now points at '" + it->second.getStringRef().str() + "'";
     else if (record->scope != RegistryImpl::scopeOf(record->op))
-      problem = "handle to '" + record->lastName + "' at " +
-                record->lastLocation + " is indexed under the wrong scope";
+      problem = seen + " is indexed under the wrong scope";
     if (problem.empty())
       continue;
     problems.push_back(problem);
@@ -1043,10 +1349,10 @@ RegistryNotifier::verifyNested(Operation *anchor, const EventSource *repair) {
     impl.unmap(record);
     if (!tx.hold(record))
       continue;
-    TrackingEvent event =
-        makeEvent(TrackingEvent::Kind::Invalidated, record, *repair);
-    event.reason = "tracking verification: " + problem;
-    impl.endRecord(record, HandleState::Invalidated, std::move(event), tx);
+    impl.endRecord(record, HandleState::Invalidated,
+                   impl.makeEvent(TrackingEvent::Kind::Invalidated, record,
+                                  *repair, "tracking verification: " + problem),
+                   tx);
   }
   return problems;
 }

@@ -16,6 +16,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 
 using namespace mlir;
@@ -107,16 +108,26 @@ void TrackingInstrumentation::runBeforePass(Pass *pass, Operation *anchor) {
     // From here on the handles under `anchor` are invalidated: the pass may
     // free their ops at any moment, and another thread may allocate an op at
     // a freed address.
-    detail::EventSource source;
-    source.pass = label;
-    source.anchor = describeAnchor(anchor);
-    source.passKey = pass;
-    source.anchorKey = anchor;
-    detail::RegistryNotifier(registry).invalidateNested(anchor, source,
-                                                        "pass is not precise");
+    std::optional<detail::EventSource> source;
+    auto getSource = [&] {
+      if (!source) {
+        source.emplace();
+        source->pass = label;
+        source->anchor = describeAnchor(anchor);
+        source->passKey = pass;
+        source->anchorKey = anchor;
+      }
+      return *source;
+    };
+    // The lock-free filter knows every scope with handles below it: most
+    // anchors without handles take no lock.
+    detail::RegistryNotifier notifier(registry);
+    if (notifier.hasHandles() &&
+        (detail::RegistryNotifier::getBodyScope(anchor) != anchor ||
+         notifier.mayBeTracked(anchor)))
+      notifier.invalidateNested(anchor, getSource(), "pass is not precise");
     // Block and value handles under the anchor end too.
-    detail::invalidateUnitsUnder(
-        anchor, [&] { return source; }, "pass is not precise");
+    detail::invalidateUnitsUnder(anchor, getSource, "pass is not precise");
   }
   auto attribution =
       std::make_unique<ScopedRewriteAttribution>(label, anchor, pass);

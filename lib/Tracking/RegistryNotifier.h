@@ -16,6 +16,7 @@
 
 #include "mlir/Tracking/HandleRegistry.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
@@ -45,14 +46,29 @@ class RegistryNotifier {
 public:
   explicit RegistryNotifier(HandleRegistry &registry) : registry(registry) {}
 
+  /// Builds the source of an event; called (under the registry lock) only
+  /// when a tracked op is affected, so untracked ops cost no string work.
+  using LazySource = llvm::function_ref<EventSource()>;
+
+  /// Lock-free. False proves that `op` has no handle and is no scope of the
+  /// index: a replace or erase of `op`, or an insert or move of `op` when it
+  /// has no regions, has nothing to do. True may be a false positive.
+  bool mayBeTracked(Operation *op) const;
+  /// Lock-free. False when the registry tracks nothing at all.
+  bool hasHandles() const;
+
   /// Fires when `op` was replaced and `replacement` (found by the listener's
   /// rules, or named by the rewriter) takes its place. The handle of `op`
   /// follows it; if `replacement` has a handle already, the two merge.
   void notifyOperationReplaced(Operation *op, Operation *replacement,
                                const EventSource &source);
+  void notifyOperationReplaced(Operation *op, Operation *replacement,
+                               LazySource source);
   /// Fires when `op` is about to be erased, or was replaced without an
   /// acceptable replacement op (`reason` says which).
   void notifyOperationErased(Operation *op, const EventSource &source,
+                             llvm::StringRef reason);
+  void notifyOperationErased(Operation *op, LazySource source,
                              llvm::StringRef reason);
   /// Fires after `op` moved from a known position. `oldScope` is the op that
   /// was the scope of `op`'s body before the move (see `getBodyScope`), or

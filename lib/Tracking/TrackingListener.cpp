@@ -14,6 +14,8 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/CastInterfaces.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace mlir::tracking;
 using mlir::tracking::detail::EventSource;
@@ -26,6 +28,8 @@ struct ThreadAttribution {
     std::string pass;
     Operation *anchor;
     const void *passKey;
+    /// describeAnchor(anchor), computed for the first event of the frame.
+    std::optional<std::string> anchorText;
   };
   SmallVector<Frame, 2> frames;
   /// The patterns being applied, innermost last: a pattern may run a rewrite
@@ -78,11 +82,28 @@ std::string mlir::tracking::describeAnchor(Operation *anchor) {
 ScopedRewriteAttribution::ScopedRewriteAttribution(StringRef passName,
                                                    Operation *anchor,
                                                    const void *passKey) {
-  attribution.frames.push_back({passName.str(), anchor, passKey});
+  attribution.frames.push_back({passName.str(), anchor, passKey, {}});
 }
 
 ScopedRewriteAttribution::~ScopedRewriteAttribution() {
   attribution.frames.pop_back();
+}
+
+bool mlir::tracking::mayHaveHandlesUnder(Operation *anchor) {
+  MLIRContext *context = anchor->getContext();
+  if (detail::hasUnitHandles(context))
+    return true;
+  HandleRegistry *registry = HandleRegistry::lookup(context);
+  if (!registry)
+    return false;
+  RegistryNotifier notifier(*registry);
+  if (!notifier.hasHandles())
+    return false;
+  // Records under a scope are indexed under it, and the index (so the
+  // filter) knows every scope with records below it.
+  if (RegistryNotifier::getBodyScope(anchor) != anchor)
+    return true;
+  return notifier.mayBeTracked(anchor);
 }
 
 TrackingListener *mlir::tracking::getTrackingListener() {
@@ -103,12 +124,15 @@ HandleRegistry *TrackingListener::getRegistry(Operation *op) const {
 EventSource TrackingListener::getEventSource(bool replaced) const {
   EventSource source;
   if (!attribution.frames.empty()) {
-    const ThreadAttribution::Frame &frame = attribution.frames.back();
+    ThreadAttribution::Frame &frame = attribution.frames.back();
     source.pass = frame.pass;
     source.passKey = frame.passKey;
     source.anchorKey = frame.anchor;
-    if (frame.anchor)
-      source.anchor = describeAnchor(frame.anchor);
+    if (frame.anchor) {
+      if (!frame.anchorText)
+        frame.anchorText = describeAnchor(frame.anchor);
+      source.anchor = *frame.anchorText;
+    }
   }
   if (!attribution.patterns.empty())
     source.pattern = describePattern(*attribution.patterns.back());
@@ -157,7 +181,12 @@ TrackingListener::findReplacementOp(Operation *op, ValueRange newValues,
 
 void TrackingListener::notifyOperationInserted(
     Operation *op, OpBuilder::InsertPoint previous) {
-  if (HandleRegistry *target = getRegistry(op)) {
+  HandleRegistry *target = getRegistry(op);
+  // An op without regions has no nested handles to re-index: only its own
+  // handle, if any, matters (the common case: a new or moved leaf op).
+  if (target && RegistryNotifier(*target).hasHandles() &&
+      (op->getNumRegions() != 0 ||
+       RegistryNotifier(*target).mayBeTracked(op))) {
     RegistryNotifier notifier(*target);
     if (!previous.isSet()) {
       // New, or unlinked with remove() (MLIR does not notify that): where
@@ -179,7 +208,8 @@ void TrackingListener::notifyOperationInserted(
 void TrackingListener::notifyBlockInserted(Block *block, Region *previous,
                                            Region::iterator previousIt) {
   if (Operation *parent = block->getParentOp()) {
-    if (HandleRegistry *target = getRegistry(parent)) {
+    HandleRegistry *target = getRegistry(parent);
+    if (target && RegistryNotifier(*target).hasHandles()) {
       RegistryNotifier notifier(*target);
       Operation *oldParent = previous ? previous->getParentOp() : nullptr;
       if (oldParent)
@@ -194,18 +224,17 @@ void TrackingListener::notifyBlockInserted(Block *block, Region *previous,
 
 void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
   HandleRegistry *target = getRegistry(op);
-  if (!target || !target->isTracked(op))
+  if (!target || !RegistryNotifier(*target).mayBeTracked(op))
     return;
   std::string reason;
   FailureOr<Operation *> replacement =
       findReplacementOp(op, newValues, &reason);
   RegistryNotifier notifier(*target);
+  auto source = [&] { return getEventSource(/*replaced=*/true); };
   if (succeeded(replacement))
-    notifier.notifyOperationReplaced(op, *replacement,
-                                     getEventSource(/*replaced=*/true));
+    notifier.notifyOperationReplaced(op, *replacement, source);
   else
-    notifier.notifyOperationErased(op, getEventSource(/*replaced=*/true),
-                                   reason);
+    notifier.notifyOperationErased(op, source, reason);
 }
 
 void TrackingListener::notifyOperationReplaced(Operation *op,
@@ -222,9 +251,9 @@ void TrackingListener::notifyOperationReplaced(Operation *op,
   // The rewriter names the replacement: no need to search for it (and no
   // values to search from when the ops have no results).
   HandleRegistry *target = getRegistry(op);
-  if (target && target->isTracked(op))
+  if (target && RegistryNotifier(*target).mayBeTracked(op))
     RegistryNotifier(*target).notifyOperationReplaced(
-        op, newOp, getEventSource(/*replaced=*/true));
+        op, newOp, [&] { return getEventSource(/*replaced=*/true); });
   // Block and value handles (BlockValueRegistry).
   detail::notifyUnitsOfReplacement(op, newOp->getResults(), [&] {
     return getEventSource(/*replaced=*/true);
@@ -240,15 +269,14 @@ void TrackingListener::notifyBlockErased(Block *block) {
 }
 
 void TrackingListener::notifyOperationErased(Operation *op) {
-  if (HandleRegistry *target = getRegistry(op)) {
-    // Describing the source costs string work: only for tracked ops. (The
-    // registry still sees every erase, to drop a scope being erased.)
-    EventSource source;
-    if (target->isTracked(op))
-      source = getEventSource(/*replaced=*/false);
-    RegistryNotifier(*target).notifyOperationErased(op, source,
-                                                    /*reason=*/"");
-  }
+  // The filter knows tracked ops and scopes: the registry must also see the
+  // erase of a scope, to drop it from the index. The source (string work) is
+  // described only for a tracked op.
+  HandleRegistry *target = getRegistry(op);
+  if (target && RegistryNotifier(*target).mayBeTracked(op))
+    RegistryNotifier(*target).notifyOperationErased(
+        op, [&] { return getEventSource(/*replaced=*/false); },
+        /*reason=*/"");
   // Block and value handles (BlockValueRegistry).
   detail::notifyUnitsOfErasedOp(
       op, [&] { return getEventSource(/*replaced=*/false); });

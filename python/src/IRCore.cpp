@@ -640,9 +640,27 @@ void populateOperation(py::module_ &m) {
               state.addTypes(resultType);
             }
             for (auto item : attributeDict) {
+              // Upstream's errors for a bad key or value.
+              if (!py::isinstance<py::str>(item.first))
+                throw py::value_error(
+                    "Invalid attribute key (not a string) when attempting to "
+                    "create the operation \"" +
+                    name + "\"");
+              std::string key = item.first.cast<std::string>();
+              if (item.second.is_none())
+                throw py::value_error(
+                    "Found an invalid (`None`?) attribute value for the key "
+                    "\"" +
+                    key + "\" when attempting to create the operation \"" +
+                    name + "\"");
+              if (!py::isinstance<PyAttribute>(item.second))
+                throw py::value_error(
+                    "Invalid attribute value for the key \"" + key +
+                    "\" when attempting to create the operation \"" + name +
+                    "\"");
               Attribute attribute = item.second.cast<PyAttribute &>().attribute;
               checkSameContext(ctx, attribute.getContext(), "an attribute");
-              state.addAttribute(item.first.cast<std::string>(), attribute);
+              state.addAttribute(key, attribute);
             }
             for (py::handle operand : operandList) {
               Value value = operand.cast<PyValue &>().get();

@@ -481,6 +481,22 @@ def test_parse_print_successors():
               'blob: "0x08' in module.operation.get_asm(large_resource_limit=2))
 
 
+# CHECK-LABEL: TEST: test_create_attribute_errors
+@run
+def test_create_attribute_errors():
+    with ir.Context() as ctx, ir.Location.unknown():
+        for attributes in ({None: ir.StringAttr.get("n")}, {42: ir.UnitAttr.get()},
+                           {"some_key": ctx}, {"some_key": None}):
+            try:
+                ir.Operation.create("builtin.module", attributes=attributes)
+            except ValueError as e:
+                # CHECK: Invalid attribute key (not a string) when attempting to create the operation "builtin.module"
+                # CHECK-NEXT: Invalid attribute key (not a string) when attempting to create the operation "builtin.module"
+                # CHECK-NEXT: Invalid attribute value for the key "some_key" when attempting to create the operation "builtin.module"
+                # CHECK-NEXT: Found an invalid (`None`?) attribute value for the key "some_key" when attempting to create the operation "builtin.module"
+                print(e)
+
+
 # CHECK-LABEL: TEST: test_dialect_search_prefix
 @run
 def test_dialect_search_prefix():

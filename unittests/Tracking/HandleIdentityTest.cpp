@@ -12,6 +12,7 @@
 using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::test;
+using mlir::tracking::detail::EventSource;
 using mlir::tracking::detail::RegistryNotifier;
 
 namespace {
@@ -41,7 +42,7 @@ TEST(HandleIdentityTest, IdentityKeySurvivesMergeWhileSameOpFollowsIt) {
   EXPECT_EQ(registry.getHandle(add0).getIdentityKey(), keptKey);
 
   // add1 replaced by add0 (as CSE does): the handles merge.
-  RegistryNotifier(registry).notifyOperationReplaced(add1, add0, {});
+  RegistryNotifier(registry).notifyOperationReplaced(add1, add0, EventSource());
   add1->getResult(0).replaceAllUsesWith(add0->getResult(0));
   add1->erase();
   EXPECT_TRUE(merged.sameOp(kept));
@@ -54,7 +55,7 @@ TEST(HandleIdentityTest, IdentityKeySurvivesMergeWhileSameOpFollowsIt) {
   EXPECT_EQ(registry.lookupHandle(add0).getIdentityKey(), keptKey);
 
   // Once erased, merged handles still name one op; identity is unchanged.
-  RegistryNotifier(registry).notifyOperationErased(add0, {}, "test");
+  RegistryNotifier(registry).notifyOperationErased(add0, EventSource(), "test");
   EXPECT_FALSE(merged.isLive());
   EXPECT_TRUE(merged.sameOp(kept));
   EXPECT_EQ(merged.getIdentityKey(), mergedKey);

@@ -304,6 +304,97 @@ TEST(HandleRegistryStandaloneTest, HandlesOutliveContext) {
   EXPECT_NE(handle.describe().find("'arith.addi'"), std::string::npos);
 }
 
+/// Names, locations and events are kept as context-owned pointers while the
+/// registry lives and become text when it ends: the whole history must read
+/// the same after the registry and the context are gone.
+TEST(HandleRegistryStandaloneTest, HistoryOutlivesTheContext) {
+  OpHandle handle, merged;
+  std::string liveDescription;
+  std::vector<std::string> liveHistory;
+  {
+    MLIRContext context;
+    loadTestDialects(context);
+    OwningOpRef<ModuleOp> module = parseModule(context, kTwoAdds);
+    HandleRegistry registry(&context);
+    Operation *add0 = findTagged(*module, "add0");
+    Operation *add1 = findTagged(*module, "add1");
+    handle = registry.getHandle(add0);
+    merged = registry.getHandle(add1);
+
+    TrackingListener listener({}, &registry);
+    IRRewriter rewriter(&context, &listener);
+    rewriter.setInsertionPoint(add0);
+    Location newLoc = FileLineColLoc::get(&context, "new.mlir", 7, 3);
+    auto replacement = arith::AddIOp::create(
+        rewriter, newLoc, add0->getOperand(1), add0->getOperand(0));
+    {
+      ScopedRewriteAttribution attribution("my-pass", add0->getParentOp());
+      rewriter.replaceOp(add0, replacement->getResults());
+    }
+    EXPECT_EQ(handle.get(), replacement.getOperation());
+    EXPECT_EQ(handle.getLastLocation(), "loc(\"new.mlir\":7:3)");
+    rewriter.eraseOp(replacement);
+    EXPECT_EQ(handle.getState(), HandleState::Erased);
+    liveDescription = handle.describe();
+    for (const TrackingEvent &event : handle.getHistory())
+      liveHistory.push_back(event.str());
+  }
+  ASSERT_EQ(liveHistory.size(), 2u);
+  EXPECT_NE(liveHistory[0].find("my-pass on func.func @f: arith.addi at "
+                                "loc("),
+            std::string::npos)
+      << liveHistory[0];
+  EXPECT_NE(liveHistory[0].find("replaced by arith.addi at "
+                                "loc(\"new.mlir\":7:3)"),
+            std::string::npos)
+      << liveHistory[0];
+  std::vector<TrackingEvent> history = handle.getHistory();
+  ASSERT_EQ(history.size(), 2u);
+  EXPECT_EQ(history[0].str(), liveHistory[0]);
+  EXPECT_EQ(history[1].str(), liveHistory[1]);
+  EXPECT_EQ(history[0].pass, "my-pass");
+  EXPECT_EQ(history[0].anchor, "func.func @f");
+  EXPECT_EQ(history[1].kind, TrackingEvent::Kind::Erased);
+  EXPECT_EQ(handle.describe(), liveDescription);
+  EXPECT_EQ(handle.getLastName(), "arith.addi");
+  EXPECT_EQ(handle.getLastLocation(), "loc(\"new.mlir\":7:3)");
+  // A handle untouched by rewrites ends with the registry.
+  EXPECT_NE(merged.describe().find("tracking ended"), std::string::npos)
+      << merged.describe();
+  EXPECT_EQ(merged.getLastName(), "arith.addi");
+}
+
+/// `mayHaveHandlesUnder` may answer true when nothing is tracked (a filter),
+/// but never false when a handle lies under the anchor.
+TEST_F(HandleRegistryTest, MayHaveHandlesUnderAnchors) {
+  Operation *func = findTagged(*module, "add0")->getParentOp();
+  EXPECT_FALSE(mayHaveHandlesUnder(func));
+  EXPECT_FALSE(mayHaveHandlesUnder(*module));
+  {
+    OpHandle handle = registry->getHandle(findTagged(*module, "add0"));
+    EXPECT_TRUE(mayHaveHandlesUnder(func));
+    EXPECT_TRUE(mayHaveHandlesUnder(*module));
+  }
+  // The last handle went away: nothing is tracked.
+  EXPECT_FALSE(mayHaveHandlesUnder(func));
+  // Many handles elsewhere (the filter is rebuilt as it grows) never hide
+  // the one under `func`.
+  std::vector<OwningOpRef<ModuleOp>> others;
+  std::vector<OpHandle> handles;
+  for (int i = 0; i < 300; ++i) {
+    others.push_back(parseModule(context, kTwoAdds));
+    others.back()->walk(
+        [&](Operation *op) { handles.push_back(registry->getHandle(op)); });
+  }
+  OpHandle handle = registry->getHandle(findTagged(*module, "dead"));
+  EXPECT_TRUE(mayHaveHandlesUnder(func));
+  for (OwningOpRef<ModuleOp> &other : others)
+    EXPECT_TRUE(mayHaveHandlesUnder(*other));
+  registry.reset();
+  EXPECT_FALSE(mayHaveHandlesUnder(func));
+  handles.clear();
+}
+
 TEST_F(HandleRegistryTest, VerifyAgainstIsCleanForUntouchedIR) {
   std::vector<OpHandle> handles;
   module->walk(

@@ -119,6 +119,13 @@ public:
   operator=(const ScopedRewriteAttribution &) = delete;
 };
 
+/// False proves that no handle (of an op, block or value) lies under
+/// `anchor`, so the tracking listener has nothing to do for rewrites there
+/// and a precise pass may run without it. Lock-free; may answer true when
+/// nothing is tracked. Call it when the pass starts, on the thread that runs
+/// it: handles are never created under an anchor a pass is rewriting.
+bool mayHaveHandlesUnder(Operation *anchor);
+
 /// "func.func @f", "builtin.module": how an anchor is named in events.
 std::string describeAnchor(Operation *anchor);
 

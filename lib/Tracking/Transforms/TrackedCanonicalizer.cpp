@@ -71,8 +71,12 @@ public:
   }
 
   void runOnOperation() override {
+    // Without handles under the anchor the listener would only forward.
+    GreedyRewriteConfig runConfig = config;
+    if (!tracking::mayHaveHandlesUnder(getOperation()))
+      runConfig.setListener(nullptr);
     LogicalResult converged =
-        applyPatternsGreedily(getOperation(), *patterns, config);
+        applyPatternsGreedily(getOperation(), *patterns, runConfig);
     // Canonicalization is best-effort: non-convergence is not a failure.
     if (testConvergence && failed(converged))
       signalPassFailure();
