@@ -1,8 +1,4 @@
 # RUN: %PYTHON %s | FileCheck %s
-# With PROPERTY_TEST_TRACE=1 every step is logged to stderr (a crash cannot be
-# shrunk by hypothesis). This exact file (with the tracing) once aborted in
-# glibc with a corrupted heap: a branch moved into another module kept
-# successors in a module that was then destroyed. Kept as the regression.
 # A stateful property test (hypothesis): random interleavings of parse, clone,
 # erase, move, detach, attribute changes, op creation, use replacement,
 # precise and non-precise pipelines (also two at once on two threads, and
@@ -13,6 +9,9 @@
 # raise ir.InvalidatedHandleError naming their state and never come back,
 # and the registry agrees with the IR (Context._verify_tracking()).
 # Bounded (derandomized, fixed example counts) to run in well under a minute.
+# This file once aborted in glibc with a corrupted heap: a branch moved into
+# another module kept successors in a module that was then destroyed. Kept as
+# the regression.
 
 import gc
 import os
