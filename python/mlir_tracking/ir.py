@@ -226,12 +226,13 @@ __all__ += [
 ]
 
 # Diagnostics, symbol tables, dialects and plugins (python/src/IRDiagnostics.cpp,
-# IRSymbols.cpp, IRCompat.cpp).
+# IRSymbols.cpp, IRAsmState.cpp, IRCompat.cpp).
 from ._mlirTracking.ir import (  # noqa: E402
     DialectDescriptor,
     DialectRegistry,
     Dialects,
     DiagnosticHandler,
+    AsmState,
     SymbolTable,
     load_dialect_plugin,
 )
@@ -242,6 +243,7 @@ __all__ += [
     "DialectRegistry",
     "Dialects",
     "DiagnosticHandler",
+    "AsmState",
     "SymbolTable",
     "load_dialect_plugin",
 ]

@@ -36,6 +36,7 @@ namespace __attribute__((visibility("hidden"))) python {
 
   void populateIRDiagnostics(py::module_ & m);
   void populateIRSymbols(py::module_ & m);
+  void populateIRAsmState(py::module_ & m);
   void populateIRCompat(py::module_ & m);
 
 } // namespace python

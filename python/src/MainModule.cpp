@@ -41,6 +41,7 @@ PYBIND11_MODULE(_mlirTracking, m) {
   populateStructuredOpHelpers(m);
   populateIRDiagnostics(ir);
   populateIRSymbols(ir);
+  populateIRAsmState(ir);
   populateIRCompat(ir);
   py::module_ passmanager =
       m.def_submodule("passmanager", "The tracked pass manager.");

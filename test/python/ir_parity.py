@@ -577,3 +577,43 @@ def test_value_casters():
         ir.register_value_caster(ir.IntegerType.static_typeid, lambda v: v, replace=True)
         # CHECK-NEXT: OpResult
         print(type(three.results[0]).__name__)
+
+
+# CHECK-LABEL: TEST: test_asm_state
+@run
+def test_asm_state():
+    with ir.Context() as ctx:
+        module = parse(ctx)
+        three, use, ret = ops_of(module)
+        func = module.body.operations[0]
+        state = ir.AsmState(use.result)
+        # CHECK: %0#1 %1 %arg2
+        print(three.results[1].get_name(state), use.result.get_name(state),
+              func.regions[0].blocks[0].arguments[2].get_name(state))
+        local = ir.AsmState(func, use_local_scope=True)
+        # CHECK-NEXT: %arg0 %1
+        print(func.regions[0].blocks[0].arguments[0].get_name(local),
+              use.result.get_name(local))
+        # CHECK-NEXT: func.return %1 : i32
+        ret.print(state)
+        print()
+        # The state numbers the IR when it is used: after an op before `use`
+        # is erased (no stale names, no freed op read), %1 is %0.
+        erased = ops_of(module)[0]
+        three.results[0].replace_all_uses_with(func.regions[0].blocks[0].arguments[0])
+        three.results[1].replace_all_uses_with(func.regions[0].blocks[0].arguments[1])
+        three.results[2].replace_all_uses_with(func.regions[0].blocks[0].arguments[2])
+        erased.erase()
+        # CHECK-NEXT: %0
+        print(use.result.get_name(state))
+        # The op of the state is gone: using the state raises.
+        gone = ir.AsmState(use.result)
+        use.result.replace_all_uses_with(func.regions[0].blocks[0].arguments[0])
+        use.erase()
+        try:
+            func.regions[0].blocks[0].arguments[0].get_name(gone)
+        except ir.InvalidatedHandleError as e:
+            # CHECK-NEXT: InvalidatedHandleError: operation handle to 'test.use'
+            print(type(e).__name__ + ":", str(e)[:32])
+        # CHECK-NEXT: <mlir_tracking.ir.AsmState for
+        print(repr(state)[:31])

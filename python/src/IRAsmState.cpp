@@ -1,0 +1,135 @@
+//===- IRAsmState.cpp - ir.AsmState ---------------------------------------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Upstream's `ir.AsmState`, for `Value.get_name(state)` and
+// `Operation.print(state)`. Upstream keeps an mlir::AsmState, which caches
+// raw pointers to the ops it numbered: used after a pass or Python changed
+// the IR, it would read freed ops. Ours holds the handle of the op it was
+// made for and numbers the IR again on each use, so it is always right and
+// never stale (at the cost of the numbering upstream's cache saves).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Core.h"
+#include "IRCompat.h"
+#include "IRObjects.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::python;
+
+namespace {
+/// `ir.AsmState`: where names are taken from, as the handle of an op.
+struct PyAsmState {
+  /// The op the state was made for (a value's defining op, or the op whose
+  /// region holds its block).
+  py::object operation;
+  bool useLocalScope;
+
+  /// The op whose IR is numbered: the top-level op, or with
+  /// `useLocalScope` the nearest op isolated from above (as upstream).
+  Operation *getScope() const {
+    Operation *op = castToOperation(operation).get();
+    while (Operation *parent = op->getParentOp()) {
+      if (useLocalScope && op->hasTrait<OpTrait::IsIsolatedFromAbove>())
+        break;
+      op = parent;
+    }
+    return op;
+  }
+
+  OpPrintingFlags getFlags() const {
+    OpPrintingFlags flags;
+    if (useLocalScope)
+      flags.useLocalScope();
+    return flags;
+  }
+};
+
+/// The op that a state for `value` numbers from.
+py::object getOwnerOp(PyValue &value) {
+  Value raw = value.get();
+  Operation *op = raw.getDefiningOp();
+  if (!op)
+    op = cast<BlockArgument>(raw).getOwner()->getParentOp();
+  if (!op)
+    throw py::value_error(
+        "cannot make an AsmState for a value whose block has no parent "
+        "operation");
+  return PyOperation::forOperation(value.getContext(), op);
+}
+} // namespace
+
+void mlir::tracking::python::populateIRAsmState(py::module_ &m) {
+  py::class_<PyAsmState>(m, "AsmState",
+                         "Where Value.get_name and Operation.print take SSA "
+                         "names from. Numbers the IR again on each use, so "
+                         "it stays right when the IR changes.")
+      .def(py::init([](PyValue &value, bool useLocalScope) {
+             return PyAsmState{getOwnerOp(value), useLocalScope};
+           }),
+           py::arg("value"), py::arg("use_local_scope") = false,
+           "Names as printed from the IR holding `value`.")
+      .def(py::init([](py::object op, bool useLocalScope) {
+             // An Operation, OpView or Module; live.
+             PyOperation &operation = castToOperation(op);
+             return PyAsmState{PyOperation::forOperation(operation.getContext(),
+                                                         operation.get()),
+                               useLocalScope};
+           }),
+           py::arg("op"), py::arg("use_local_scope") = false,
+           "Names as printed from the IR holding `op`.")
+      .def("__repr__", [](PyAsmState &self) {
+        return "<mlir_tracking.ir.AsmState for " +
+               py::repr(self.operation).cast<std::string>() +
+               (self.useLocalScope ? ", local scope>" : ">");
+      });
+
+  auto value = py::reinterpret_borrow<py::class_<PyValue>>(m.attr("Value"));
+  value.def(
+      "get_name",
+      [](PyValue &self, PyAsmState &state) {
+        Value raw = self.get();
+        AsmState asmState(state.getScope(), state.getFlags());
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        raw.printAsOperand(os, asmState);
+        return text;
+      },
+      py::arg("state"),
+      "The value as an operand ('%0', '%arg0'), named as in `state`'s IR.");
+
+  auto operation =
+      py::reinterpret_borrow<py::class_<PyOperation>>(m.attr("Operation"));
+  operation.def(
+      "print",
+      [](PyOperation &self, PyAsmState &state, py::object file, bool binary) {
+        Operation *op = self.get();
+        AsmState asmState(state.getScope(), state.getFlags());
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        op->print(os, asmState);
+        if (file.is_none())
+          file = py::module_::import("sys").attr("stdout");
+        if (!binary) {
+          file.attr("write")(text);
+          return;
+        }
+        py::bytes bytes(text);
+        if (py::hasattr(file, "buffer"))
+          file.attr("buffer").attr("write")(bytes);
+        else
+          file.attr("write")(bytes);
+      },
+      py::arg("state"), py::arg("file") = py::none(), py::arg("binary") = false,
+      "Prints the op to `file` (default: sys.stdout) with the names of "
+      "`state`.");
+}
