@@ -83,6 +83,12 @@ llvm::cl::opt<bool>
     skipMemory("skip-memory",
                llvm::cl::desc("Do not measure memory per handle and event"),
                llvm::cl::init(false), llvm::cl::cat(benchCategory));
+llvm::cl::opt<std::string> onlyConfig(
+    "only",
+    llvm::cl::desc("Run only the configurations whose name contains this "
+                   "text, print their times and nothing else (for profiling "
+                   "one configuration, e.g. under callgrind)"),
+    llvm::cl::init(""), llvm::cl::cat(benchCategory));
 
 /// Ops the generator emits per function (measured once, see makeModule).
 constexpr unsigned kOpsPerFunction = 352;
@@ -291,6 +297,8 @@ void runInterleaved(MLIRContext &context, ModuleOp base,
   for (unsigned round = 0; round < rounds; ++round) {
     for (size_t k = 0; k < configs.size(); ++k) {
       Config &config = configs[(k + round) % configs.size()];
+      if (!StringRef(config.name).contains(onlyConfig))
+        continue;
       OwningOpRef<ModuleOp> module = cast<ModuleOp>(base->clone());
       std::function<void()> timed = config.prepare(*module);
       config.samples.push_back(timeIt(timed));
@@ -467,6 +475,12 @@ int main(int argc, char **argv) {
            }});
 
       runInterleaved(context, *base, configs);
+      if (!onlyConfig.empty()) {
+        for (const Config &config : configs)
+          if (!config.samples.empty())
+            printRow(config, nullptr);
+        continue;
+      }
 
       auto find = [&](StringRef name) -> const Config * {
         for (const Config &config : configs)

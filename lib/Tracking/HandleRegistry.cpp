@@ -19,7 +19,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <shared_mutex>
 #include <tuple>
@@ -64,6 +67,7 @@ std::string printLocation(Location loc) {
 
 namespace mlir::tracking::detail {
 struct RegistryImpl;
+struct ScopeInfo;
 
 using Observer = std::function<void(const TrackingEvent &)>;
 
@@ -76,56 +80,126 @@ struct SeenOp {
   const void *loc = nullptr;
 };
 
-/// One event of a history, compact: the text of a TrackingEvent is built
-/// only when a history is read or an observer is installed.
+/// One event of a history, compact (48 bytes): the text of a TrackingEvent
+/// is built only when a history is read or an observer is installed.
 struct CompactEvent {
   SeenOp op;
   /// For Replaced: the replacement op.
   SeenOp replacement;
-  /// The root record the event happened to (TrackingEvent::recordKey).
-  const void *recordKey = nullptr;
+  /// The pool index of the root record the event happened to
+  /// (TrackingEvent::recordKey).
+  uint32_t recordIndex = 0;
   /// Index into `RegistryImpl::sources` (pass, anchor and their keys).
   uint32_t source = 0;
   /// Interned strings (`RegistryImpl::strings`).
   uint32_t pattern = 0;
-  uint32_t reason = 0;
-  TrackingEvent::Kind kind = TrackingEvent::Kind::Erased;
+  uint32_t reason : 30;
+  uint32_t kind : 2;
+  CompactEvent() : reason(0), kind(unsigned(TrackingEvent::Kind::Erased)) {}
+};
+static_assert(sizeof(CompactEvent) <= 48, "events must stay compact");
+
+/// The bounded history of a record, allocated with its first event (most
+/// records never get one) as one block: this header, then the events.
+struct History {
+  uint32_t size = 0;
+  uint32_t capacity = 0;
+  /// Events dropped from the front (the history keeps the newest ones).
+  uint64_t dropped = 0;
+  /// For a record merged into another: the absolute index into the parent's
+  /// history of the first event shared with it.
+  uint64_t parentStart = 0;
+  CompactEvent *begin() { return reinterpret_cast<CompactEvent *>(this + 1); }
+  CompactEvent *end() { return begin() + size; }
+  const CompactEvent *begin() const {
+    return reinterpret_cast<const CompactEvent *>(this + 1);
+  }
+  const CompactEvent *end() const { return begin() + size; }
+  /// Absolute index one past the newest event.
+  uint64_t endIndex() const { return dropped + size; }
 };
 
-struct HandleRecord : std::enable_shared_from_this<HandleRecord> {
-  explicit HandleRecord(RegistryImpl *registry) : registry(registry) {}
-  /// The registry state; kept alive by the record's deleter.
-  RegistryImpl *registry;
-  /// Null for a root. Holds the parent alive.
-  std::shared_ptr<HandleRecord> parent;
-  /// Absolute index into `parent->history` of the first event shared with it.
-  size_t parentHistoryStart = 0;
-
-  // The fields below are meaningful on roots only.
-
-  /// The op while the record is mapped.
-  Operation *op = nullptr;
-  HandleState state = HandleState::Live;
+/// A handle record, pooled by its registry (see RecordPool) and counted by
+/// the OpHandles (and merged records) that refer to it. Guarded by the
+/// registry lock, except `refs`.
+struct HandleRecord {
+  /// OpHandles and child records referring to this one. A record whose count
+  /// dropped to zero is being released: it is never handed out again.
+  std::atomic<uint32_t> refs{1};
+  uint8_t state = uint8_t(HandleState::Live);
   /// True while `op` is a key of the address map pointing at this record.
   bool mapped = false;
   /// True between `detachNested` and the record's settlement: unmapped, read
   /// as invalidated, its event not recorded yet. `op` keeps the old address
   /// (compared, never dereferenced).
   bool detached = false;
-  /// The scope the record is indexed under while mapped.
-  Operation *scope = nullptr;
+  /// Null for a root; holds a reference to the parent.
+  HandleRecord *parent = nullptr;
+
+  // The fields below are meaningful on roots only.
+
+  /// The op while the record is mapped.
+  Operation *op = nullptr;
+  /// The scope the record is indexed under while mapped, and its neighbours
+  /// on that scope's list of records.
+  ScopeInfo *scope = nullptr;
+  HandleRecord *scopePrev = nullptr;
+  HandleRecord *scopeNext = nullptr;
   /// Name and location as last seen.
   SeenOp last;
+  /// Null until the first event.
+  History *history = nullptr;
 
-  /// Bounded history: `historyDropped` events were dropped from the front.
-  std::vector<CompactEvent> history;
-  size_t historyDropped = 0;
-
-  /// Every record of the registry is on one list, so that the registry can
-  /// freeze their text when it ends.
-  HandleRecord *prevRecord = nullptr;
-  HandleRecord *nextRecord = nullptr;
+  HandleState getState() const { return HandleState(state); }
 };
+
+/// A scope (isolated-from-above or top-level op) that has records below it.
+/// Scopes form a tree mirroring the IR, kept only as long as it is non-empty,
+/// so no key in it is ever a freed op.
+struct ScopeInfo {
+  explicit ScopeInfo(Operation *op) : op(op) {}
+  Operation *op;
+  Operation *parent = nullptr;
+  /// The records indexed here (through HandleRecord::scopeNext).
+  HandleRecord *records = nullptr;
+  llvm::SmallPtrSet<Operation *, 2> children;
+};
+
+/// Records live in chunks aligned to their size, each starting with a header
+/// naming its registry: a record finds its registry from its own address,
+/// and freed slots are reused through a free list.
+struct RecordChunk {
+  static constexpr size_t kBytes = size_t(1) << 15;
+  RegistryImpl *impl;
+  uint32_t index;
+  static constexpr size_t kHeader = 64;
+  static constexpr uint32_t kRecords =
+      (kBytes - kHeader) / sizeof(HandleRecord);
+  HandleRecord *slot(uint32_t i) {
+    return reinterpret_cast<HandleRecord *>(reinterpret_cast<char *>(this) +
+                                            kHeader) +
+           i;
+  }
+  static RecordChunk *of(const HandleRecord *record) {
+    return reinterpret_cast<RecordChunk *>(uintptr_t(record) & ~(kBytes - 1));
+  }
+};
+
+RegistryImpl &registryOf(const HandleRecord *record) {
+  return *RecordChunk::of(record)->impl;
+}
+
+/// Takes a reference to `record` unless it is being released.
+bool tryRetain(HandleRecord *record) {
+  uint32_t refs = record->refs.load(std::memory_order_relaxed);
+  while (refs && !record->refs.compare_exchange_weak(
+                     refs, refs + 1, std::memory_order_acq_rel,
+                     std::memory_order_relaxed)) {
+  }
+  return refs != 0;
+}
+
+void releaseRecord(HandleRecord *record);
 
 /// A bit per hashed address, set for every op that is a key of the address
 /// map or of the scope index, and read without the lock: a clear bit proves
@@ -159,19 +233,10 @@ private:
   std::unique_ptr<std::atomic<uint64_t>[]> words;
 };
 
-/// A scope (isolated-from-above or top-level op) that has records below it.
-/// Scopes form a tree mirroring the IR, kept only as long as it is non-empty,
-/// so no key in it is ever a freed op.
-struct ScopeInfo {
-  Operation *parent = nullptr;
-  llvm::SmallPtrSet<HandleRecord *, 4> records;
-  llvm::SmallPtrSet<Operation *, 2> children;
-};
-
 /// One critical section of the registry. Everything that must not run under
 /// the lock is queued here and runs when it ends, after unlocking: the
-/// observer (which may use handles) and the release of records (whose
-/// deleter takes the lock).
+/// observer (which may use handles) and the release of references (which
+/// takes the lock).
 class Transaction {
 public:
   explicit Transaction(RegistryImpl &impl);
@@ -179,18 +244,10 @@ public:
   Transaction(const Transaction &) = delete;
   Transaction &operator=(const Transaction &) = delete;
 
-  /// Keeps `record` alive until the transaction ends; returns a reference to
-  /// it, or null if its last handle is being released.
-  std::shared_ptr<HandleRecord> hold(HandleRecord *record) {
-    std::shared_ptr<HandleRecord> held = record->weak_from_this().lock();
-    if (held)
-      released.push_back(held);
-    return held;
-  }
-  /// Releases `record` when the transaction ends.
-  void releaseLater(std::shared_ptr<HandleRecord> record) {
+  /// Drops one reference to `record` when the transaction ends.
+  void releaseLater(HandleRecord *record) {
     if (record)
-      released.push_back(std::move(record));
+      released.push_back(record);
   }
 
   RegistryImpl &impl;
@@ -200,20 +257,116 @@ public:
 
 private:
   std::unique_lock<std::mutex> lock;
-  // Inline: most critical sections hold one or two records.
-  SmallVector<std::shared_ptr<HandleRecord>, 4> released;
+  SmallVector<HandleRecord *, 2> released;
 };
 
+/// True if the record's last reference is being dropped (it must not be
+/// handed out or followed any more).
+bool isReleasing(const HandleRecord *record) {
+  return record->refs.load(std::memory_order_acquire) == 0;
+}
+
 struct RegistryImpl {
+  RegistryImpl() = default;
+  RegistryImpl(const RegistryImpl &) = delete;
+  RegistryImpl &operator=(const RegistryImpl &) = delete;
+  ~RegistryImpl() {
+    for (auto &entry : scopes)
+      delete entry.second;
+    for (HandleRecord *record : allRecords()) {
+      std::free(record->history);
+      record->~HandleRecord();
+    }
+    for (RecordChunk *chunk : chunks)
+      ::operator delete(chunk, std::align_val_t(RecordChunk::kBytes));
+  }
+
   /// One lock for everything. (A reader-writer lock was tried: with two
   /// threads notifying at full speed it made tracked pipelines 4x slower.)
   mutable std::mutex mutex;
   llvm::DenseMap<Operation *, HandleRecord *> byOp;
-  llvm::DenseMap<Operation *, ScopeInfo> scopes;
+  llvm::DenseMap<Operation *, ScopeInfo *> scopes;
   /// Copied (as a pointer) by each transaction that has events to deliver.
   std::shared_ptr<const Observer> observer;
-  /// Every record alive (see HandleRecord::nextRecord).
-  HandleRecord *records = nullptr;
+
+  //===--------------------------------------------------------------------===//
+  // Record pool
+  //===--------------------------------------------------------------------===//
+
+  std::vector<RecordChunk *> chunks;
+  /// Freed slots, linked through `HandleRecord::parent`.
+  HandleRecord *freeRecords = nullptr;
+  /// Slots of the newest chunk never used yet.
+  uint32_t nextFresh = RecordChunk::kRecords;
+  /// Records allocated and not yet freed.
+  size_t numRecords = 0;
+  /// False once the HandleRegistry is gone: the last record freed then
+  /// deletes the state.
+  bool registryAlive = true;
+
+  HandleRecord *allocateRecord() {
+    void *slot;
+    if (freeRecords) {
+      slot = freeRecords;
+      freeRecords = freeRecords->parent;
+    } else {
+      if (nextFresh == RecordChunk::kRecords) {
+        auto *chunk = static_cast<RecordChunk *>(::operator new(
+            RecordChunk::kBytes, std::align_val_t(RecordChunk::kBytes)));
+        chunk->impl = this;
+        chunk->index = chunks.size();
+        chunks.push_back(chunk);
+        nextFresh = 0;
+      }
+      slot = chunks.back()->slot(nextFresh++);
+    }
+    ++numRecords;
+    return new (slot) HandleRecord();
+  }
+
+  /// Returns the slot of an unmapped record to the pool. Returns the parent,
+  /// whose reference the record held.
+  HandleRecord *freeRecord(HandleRecord *record) {
+    HandleRecord *parent = record->parent;
+    std::free(record->history);
+    record->~HandleRecord();
+    // A freed slot reads as released (refs == 0) and unused (see allRecords).
+    auto *dead = new (record) HandleRecord();
+    dead->refs.store(0, std::memory_order_relaxed);
+    dead->state = kFreeSlot;
+    dead->parent = freeRecords;
+    freeRecords = dead;
+    --numRecords;
+    return parent;
+  }
+
+  /// A state value no live record has: marks a free slot.
+  static constexpr uint8_t kFreeSlot = 0xff;
+
+  /// Every allocated record.
+  SmallVector<HandleRecord *> allRecords() {
+    SmallVector<HandleRecord *> result;
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      uint32_t used =
+          c + 1 == chunks.size() ? nextFresh : RecordChunk::kRecords;
+      for (uint32_t i = 0; i < used; ++i) {
+        HandleRecord *record = chunks[c]->slot(i);
+        if (record->state != kFreeSlot)
+          result.push_back(record);
+      }
+    }
+    return result;
+  }
+
+  uint32_t indexOf(const HandleRecord *record) const {
+    RecordChunk *chunk = RecordChunk::of(record);
+    return chunk->index * RecordChunk::kRecords +
+           uint32_t(record - chunk->slot(0));
+  }
+  const void *recordAt(uint32_t index) const {
+    return chunks[index / RecordChunk::kRecords]->slot(index %
+                                                       RecordChunk::kRecords);
+  }
 
   //===--------------------------------------------------------------------===//
   // Lock-free filter
@@ -260,8 +413,7 @@ struct RegistryImpl {
     filters.push_back(std::move(rebuilt));
   }
 
-  static constexpr size_t kMaxHistory = 32;
-
+  static constexpr uint32_t kMaxHistory = 32;
   //===--------------------------------------------------------------------===//
   // Compact events
   //===--------------------------------------------------------------------===//
@@ -354,7 +506,7 @@ struct RegistryImpl {
 
   TrackingEvent expand(const CompactEvent &compact) const {
     TrackingEvent event;
-    event.kind = compact.kind;
+    event.kind = TrackingEvent::Kind(compact.kind);
     event.op = describe(compact.op);
     if (compact.replacement.name || compact.replacement.loc)
       event.replacement = describe(compact.replacement);
@@ -365,14 +517,14 @@ struct RegistryImpl {
     event.anchor = strings[std::get<3>(source)].str();
     event.pattern = strings[compact.pattern].str();
     event.reason = strings[compact.reason].str();
-    event.recordKey = compact.recordKey;
+    event.recordKey = recordAt(compact.recordIndex);
     return event;
   }
 
   CompactEvent makeEvent(TrackingEvent::Kind kind, const HandleRecord *record,
                          const EventSource &source, StringRef reason = {}) {
     CompactEvent event;
-    event.kind = kind;
+    event.kind = unsigned(kind);
     event.op = record->last;
     event.source = internSource(source);
     event.pattern = internPattern(source.pattern);
@@ -397,9 +549,11 @@ struct RegistryImpl {
         seen.loc = reinterpret_cast<const void *>(uintptr_t(it->second));
       }
     };
-    for (HandleRecord *record = records; record; record = record->nextRecord) {
+    for (HandleRecord *record : allRecords()) {
       freezeOne(record->last);
-      for (CompactEvent &event : record->history) {
+      if (!record->history)
+        continue;
+      for (CompactEvent &event : *record->history) {
         freezeOne(event.op);
         freezeOne(event.replacement);
       }
@@ -407,72 +561,114 @@ struct RegistryImpl {
     frozen = true;
   }
 
-  void addRecord(HandleRecord *record) {
-    record->nextRecord = records;
-    if (records)
-      records->prevRecord = record;
-    records = record;
+  //===--------------------------------------------------------------------===//
+  // Histories
+  //===--------------------------------------------------------------------===//
+
+  /// Makes room for one more event at the end of `record`'s history,
+  /// dropping the oldest one when the history is full.
+  static History &historyWithRoom(HandleRecord *record) {
+    History *history = record->history;
+    if (!history) {
+      history = static_cast<History *>(
+          std::malloc(sizeof(History) + sizeof(CompactEvent)));
+      if (!history)
+        llvm::report_bad_alloc_error("mlir-tracking: history");
+      new (history) History();
+      history->capacity = 1;
+      record->history = history;
+      return *history;
+    }
+    if (history->size == kMaxHistory) {
+      std::memmove(history->begin(), history->begin() + 1,
+                   (history->size - 1) * sizeof(CompactEvent));
+      --history->size;
+      ++history->dropped;
+      return *history;
+    }
+    if (history->size == history->capacity) {
+      uint32_t capacity = std::min(history->capacity * 2, kMaxHistory);
+      history = static_cast<History *>(std::realloc(
+          history, sizeof(History) + capacity * sizeof(CompactEvent)));
+      if (!history)
+        llvm::report_bad_alloc_error("mlir-tracking: history");
+      history->capacity = capacity;
+      record->history = history;
+    }
+    return *history;
   }
 
-  void removeRecord(HandleRecord *record) {
-    if (record->prevRecord)
-      record->prevRecord->nextRecord = record->nextRecord;
-    else
-      records = record->nextRecord;
-    if (record->nextRecord)
-      record->nextRecord->prevRecord = record->prevRecord;
+  static void appendEvent(HandleRecord *record, const CompactEvent &event) {
+    History &history = historyWithRoom(record);
+    history.begin()[history.size++] = event;
+  }
+
+  static uint64_t historyEnd(const HandleRecord *record) {
+    return record->history ? record->history->endIndex() : 0;
+  }
+
+  /// Appends the events of `from` from absolute index `start` on to the
+  /// history of `to`, keeping the newest `kMaxHistory`.
+  static void appendHistory(HandleRecord *to, const HandleRecord *from,
+                            uint64_t start) {
+    const History *source = from->history;
+    if (!source)
+      return;
+    uint64_t skip = start > source->dropped ? start - source->dropped : 0;
+    for (uint64_t i = skip; i < source->size; ++i)
+      appendEvent(to, source->begin()[i]);
   }
 
   //===--------------------------------------------------------------------===//
   // Union-find
   //===--------------------------------------------------------------------===//
 
-  /// Appends the events of `from` from absolute index `start` on to the
-  /// history of `to`, keeping the newest `kMaxHistory`.
-  static void appendHistory(HandleRecord *to, const HandleRecord *from,
-                            size_t start) {
-    size_t skip =
-        start > from->historyDropped ? start - from->historyDropped : 0;
-    if (skip >= from->history.size())
-      return;
-    to->history.insert(to->history.end(), from->history.begin() + skip,
-                       from->history.end());
-    if (to->history.size() > kMaxHistory) {
-      size_t excess = to->history.size() - kMaxHistory;
-      to->history.erase(to->history.begin(), to->history.begin() + excess);
-      to->historyDropped += excess;
-    }
+  static uint64_t parentStartOf(const HandleRecord *record) {
+    return record->history ? record->history->parentStart : 0;
   }
 
   /// Returns the root of `record`'s group, pointing every record on the way
-  /// directly at it. Records no longer referenced are released by `tx`.
+  /// directly at it. References dropped on the way are released by `tx`.
   static HandleRecord *findRoot(HandleRecord *record, Transaction &tx) {
     if (!record->parent || !record->parent->parent)
-      return record->parent ? record->parent.get() : record;
+      return record->parent ? record->parent : record;
     SmallVector<HandleRecord *, 8> path;
     HandleRecord *current = record;
     while (current->parent) {
       path.push_back(current);
-      current = current->parent.get();
+      current = current->parent;
     }
     // From the record nearest the root down: each one takes over the events
     // its parent received since it joined, then points at the root.
     for (size_t i = path.size() - 1; i-- > 0;) {
       HandleRecord *node = path[i];
       HandleRecord *next = path[i + 1];
-      appendHistory(node, next, node->parentHistoryStart);
-      node->parentHistoryStart = next->parentHistoryStart;
-      std::shared_ptr<HandleRecord> old = std::move(node->parent);
+      appendHistory(node, next, parentStartOf(node));
+      // A linked record always has a history: its merge event.
+      historyWithRoomNoGrow(node).parentStart = parentStartOf(next);
+      HandleRecord *old = node->parent;
+      next->parent->refs.fetch_add(1, std::memory_order_relaxed);
       node->parent = next->parent;
-      tx.releaseLater(std::move(old));
+      tx.releaseLater(old);
     }
     return current;
   }
 
-  /// Links the root `record` under the root `into`.
-  static void link(HandleRecord *record, std::shared_ptr<HandleRecord> into) {
-    record->parentHistoryStart = into->historyDropped + into->history.size();
-    record->parent = std::move(into);
+  /// The history of a linked record, created empty if it has none.
+  static History &historyWithRoomNoGrow(HandleRecord *record) {
+    if (!record->history) {
+      History &history = historyWithRoom(record);
+      return history;
+    }
+    return *record->history;
+  }
+
+  /// Links the root `record` under the root `into`, adopting one reference
+  /// to `into`.
+  static void link(HandleRecord *record, HandleRecord *into) {
+    uint64_t start = historyEnd(into);
+    historyWithRoomNoGrow(record).parentStart = start;
+    record->parent = into;
     record->op = nullptr;
   }
 
@@ -480,8 +676,15 @@ struct RegistryImpl {
   // Scope index
   //===--------------------------------------------------------------------===//
 
+  ScopeInfo *findScope(Operation *scope) const {
+    auto it = scopes.find(scope);
+    return it == scopes.end() ? nullptr : it->second;
+  }
+
   /// Makes `scope` (and its ancestors) known to the index.
-  void ensureScope(Operation *scope) {
+  ScopeInfo *ensureScope(Operation *scope) {
+    if (ScopeInfo *info = findScope(scope))
+      return info;
     SmallVector<Operation *> missing;
     for (Operation *current = scope; !scopes.count(current);
          current = scopeOf(current)) {
@@ -489,57 +692,105 @@ struct RegistryImpl {
       if (!current)
         break;
     }
-    for (Operation *current : missing) {
+    // Outermost first: each parent exists when its child is added.
+    for (Operation *current : llvm::reverse(missing)) {
       Operation *parent = current ? scopeOf(current) : nullptr;
       if (current)
         addKey(current);
-      scopes[current].parent = parent;
+      auto *info = new ScopeInfo(current);
+      info->parent = parent;
+      scopes[current] = info;
       if (current)
-        scopes[parent].children.insert(current);
+        scopes[parent]->children.insert(current);
     }
+    return scopes[scope];
   }
 
   /// Drops empty scopes from `scope` upwards.
   void pruneScope(Operation *scope) {
     while (true) {
       auto it = scopes.find(scope);
-      if (it == scopes.end() || !it->second.records.empty() ||
-          !it->second.children.empty())
+      if (it == scopes.end() || it->second->records ||
+          !it->second->children.empty())
         return;
-      Operation *parent = it->second.parent;
+      Operation *parent = it->second->parent;
+      delete it->second;
       scopes.erase(it);
       if (!scope)
         return;
-      auto parentIt = scopes.find(parent);
-      if (parentIt != scopes.end())
-        parentIt->second.children.erase(scope);
+      if (ScopeInfo *parentInfo = findScope(parent))
+        parentInfo->children.erase(scope);
       scope = parent;
     }
   }
 
-  void setScope(HandleRecord *record, Operation *scope) {
-    if (record->mapped && record->scope == scope)
+  /// Drops `scope` and everything indexed below it (its records must be
+  /// unmapped already).
+  void eraseScope(Operation *scope) {
+    auto it = scopes.find(scope);
+    if (it == scopes.end())
       return;
-    Operation *old = record->scope;
-    bool wasIndexed = record->mapped;
-    ensureScope(scope);
-    scopes[scope].records.insert(record);
-    record->scope = scope;
-    if (wasIndexed && old != scope) {
-      scopes[old].records.erase(record);
-      pruneScope(old);
+    delete it->second;
+    scopes.erase(it);
+  }
+
+  static void linkIntoScope(HandleRecord *record, ScopeInfo *info) {
+    record->scope = info;
+    record->scopePrev = nullptr;
+    record->scopeNext = info->records;
+    if (info->records)
+      info->records->scopePrev = record;
+    info->records = record;
+  }
+
+  static void unlinkFromScope(HandleRecord *record) {
+    ScopeInfo *info = record->scope;
+    if (record->scopePrev)
+      record->scopePrev->scopeNext = record->scopeNext;
+    else
+      info->records = record->scopeNext;
+    if (record->scopeNext)
+      record->scopeNext->scopePrev = record->scopePrev;
+    record->scopePrev = record->scopeNext = nullptr;
+  }
+
+  static SmallVector<HandleRecord *> recordsOf(const ScopeInfo *info) {
+    SmallVector<HandleRecord *> result;
+    for (HandleRecord *record = info->records; record;
+         record = record->scopeNext)
+      result.push_back(record);
+    return result;
+  }
+
+  /// Indexes `record` (mapped, or being mapped when `indexed` is false)
+  /// under `scope`.
+  void setScope(HandleRecord *record, Operation *scope, bool indexed) {
+    if (indexed && record->scope->op == scope)
+      return;
+    ScopeInfo *old = indexed ? record->scope : nullptr;
+    ScopeInfo *info = ensureScope(scope);
+    if (old) {
+      unlinkFromScope(record);
+      linkIntoScope(record, info);
+      pruneScope(old->op);
+      return;
     }
+    linkIntoScope(record, info);
+  }
+
+  void setScope(HandleRecord *record, Operation *scope) {
+    setScope(record, scope, record->mapped);
   }
 
   void reparentScope(Operation *scope, Operation *newParent) {
-    ScopeInfo &info = scopes[scope];
-    Operation *oldParent = info.parent;
+    ScopeInfo *info = findScope(scope);
+    Operation *oldParent = info->parent;
     if (oldParent == newParent)
       return;
-    ensureScope(newParent);
-    scopes[newParent].children.insert(scope);
-    scopes[scope].parent = newParent;
-    scopes[oldParent].children.erase(scope);
+    ensureScope(newParent)->children.insert(scope);
+    info->parent = newParent;
+    if (ScopeInfo *oldInfo = findScope(oldParent))
+      oldInfo->children.erase(scope);
     pruneScope(oldParent);
   }
 
@@ -549,11 +800,11 @@ struct RegistryImpl {
                          llvm::function_ref<bool(Operation *)> isInside) {
     if (oldScope == newScope)
       return;
-    auto oldIt = scopes.find(oldScope);
-    if (oldIt == scopes.end())
+    ScopeInfo *oldInfo = findScope(oldScope);
+    if (!oldInfo)
       return;
-    auto records = llvm::to_vector(oldIt->second.records);
-    auto children = llvm::to_vector(oldIt->second.children);
+    auto records = recordsOf(oldInfo);
+    auto children = llvm::to_vector(oldInfo->children);
     for (HandleRecord *record : records)
       if (isInside(record->op))
         setScope(record, newScope);
@@ -598,9 +849,13 @@ struct RegistryImpl {
       return records;
     SmallVector<Operation *> worklist = {anchor};
     for (size_t i = 0; i < worklist.size(); ++i) {
-      ScopeInfo &info = scopes[worklist[i]];
-      records.append(info.records.begin(), info.records.end());
-      worklist.append(info.children.begin(), info.children.end());
+      ScopeInfo *info = scopes.lookup(worklist[i]);
+      if (!info)
+        continue;
+      for (HandleRecord *record = info->records; record;
+           record = record->scopeNext)
+        records.push_back(record);
+      worklist.append(info->children.begin(), info->children.end());
     }
     return records;
   }
@@ -613,7 +868,7 @@ struct RegistryImpl {
     record->op = op;
     addKey(op);
     byOp[op] = record;
-    setScope(record, scopeOf(op));
+    setScope(record, scopeOf(op), /*indexed=*/false);
     record->mapped = true;
   }
 
@@ -623,44 +878,40 @@ struct RegistryImpl {
     auto it = byOp.find(record->op);
     if (it != byOp.end() && it->second == record)
       byOp.erase(it);
-    auto scopeIt = scopes.find(record->scope);
-    if (scopeIt != scopes.end()) {
-      scopeIt->second.records.erase(record);
-      pruneScope(record->scope);
-    }
+    Operation *scope = record->scope->op;
+    unlinkFromScope(record);
+    record->scope = nullptr;
+    pruneScope(scope);
     record->mapped = false;
   }
 
-  /// Returns the record mapped at `op` if someone still holds it. A record
-  /// whose last handle is being released is unmapped here instead.
-  std::shared_ptr<HandleRecord> lookup(Operation *op) {
+  /// Returns the record mapped at `op` with a new reference to it, or null.
+  /// A record whose last handle is being released is unmapped here instead.
+  HandleRecord *lookup(Operation *op) {
     auto it = byOp.find(op);
     if (it == byOp.end())
       return nullptr;
-    std::shared_ptr<HandleRecord> record = it->second->weak_from_this().lock();
-    if (!record)
-      unmap(it->second);
-    return record;
+    HandleRecord *record = it->second;
+    if (tryRetain(record))
+      return record;
+    unmap(record);
+    return nullptr;
   }
 
   /// Adds `event` to the history of the root `record`; the observer sees it
   /// when `tx` ends.
   void record(HandleRecord *record, CompactEvent event, Transaction &tx) {
-    event.recordKey = record;
+    event.recordIndex = indexOf(record);
     if (observer)
       tx.events.push_back(expand(event));
-    if (record->history.size() == kMaxHistory) {
-      record->history.erase(record->history.begin());
-      ++record->historyDropped;
-    }
-    record->history.push_back(event);
+    appendEvent(record, event);
   }
 
   /// Marks the root `record` (already unmapped) as no longer live.
   void endRecord(HandleRecord *record, HandleState state, CompactEvent event,
                  Transaction &tx) {
     record->op = nullptr;
-    record->state = state;
+    record->state = uint8_t(state);
     this->record(record, event, tx);
   }
 };
@@ -676,8 +927,29 @@ Transaction::~Transaction() {
   if (observer)
     for (const TrackingEvent &event : events)
       (*observer)(event);
-  // May run record deleters, which take the lock.
-  released.clear();
+  // Releasing takes the lock.
+  for (HandleRecord *record : released)
+    releaseRecord(record);
+}
+
+/// Drops one reference to `record`; the last one frees it, then drops the
+/// reference it held to its parent, iteratively (long merge chains must not
+/// recurse).
+void releaseRecord(HandleRecord *record) {
+  while (record && record->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    RegistryImpl *impl = &registryOf(record);
+    bool last;
+    {
+      std::lock_guard<std::mutex> lock(impl->mutex);
+      impl->unmap(record);
+      impl->syncHasKeys();
+      record = impl->freeRecord(record);
+      last = impl->numRecords == 0 && !impl->registryAlive;
+    }
+    // A record with a parent keeps the state alive: `record` is null here.
+    if (last)
+      delete impl;
+  }
 }
 
 } // namespace mlir::tracking::detail
@@ -685,12 +957,17 @@ Transaction::~Transaction() {
 using mlir::tracking::detail::CompactEvent;
 using mlir::tracking::detail::EventSource;
 using mlir::tracking::detail::HandleRecord;
+using mlir::tracking::detail::History;
+using mlir::tracking::detail::isReleasing;
 using mlir::tracking::detail::Observer;
 using mlir::tracking::detail::RegistryImpl;
 using mlir::tracking::detail::RegistryNotifier;
+using mlir::tracking::detail::registryOf;
+using mlir::tracking::detail::releaseRecord;
 using mlir::tracking::detail::ScopeInfo;
 using mlir::tracking::detail::SeenOp;
 using mlir::tracking::detail::Transaction;
+using mlir::tracking::detail::tryRetain;
 
 namespace {
 /// Registries by context. Contexts are few; a mutex is plenty.
@@ -762,107 +1039,84 @@ std::string TrackingEvent::str() const {
 }
 
 //===----------------------------------------------------------------------===//
-// Record release
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// Records whose release was deferred by a deleter running on this thread
-/// (null when no deleter runs): releasing a long chain of merged records one
-/// by one instead of recursively keeps the stack flat.
-thread_local std::vector<std::shared_ptr<HandleRecord>> *releaseQueue = nullptr;
-
-void releaseIteratively(std::shared_ptr<HandleRecord> record) {
-  if (!record)
-    return;
-  if (releaseQueue) {
-    releaseQueue->push_back(std::move(record));
-    return;
-  }
-  std::vector<std::shared_ptr<HandleRecord>> queue;
-  releaseQueue = &queue;
-  queue.push_back(std::move(record));
-  while (!queue.empty()) {
-    std::shared_ptr<HandleRecord> next = std::move(queue.back());
-    queue.pop_back();
-    // May run a deleter, which queues the parent it held.
-    next.reset();
-  }
-  releaseQueue = nullptr;
-}
-
-/// Unmaps a record when its last handle goes away. Holds the registry state
-/// so that a handle may outlive its HandleRegistry safely.
-struct RecordDeleter {
-  std::shared_ptr<RegistryImpl> impl;
-  void operator()(HandleRecord *record) const {
-    std::shared_ptr<HandleRecord> parent;
-    {
-      std::lock_guard<std::mutex> lock(impl->mutex);
-      impl->unmap(record);
-      impl->syncHasKeys();
-      impl->removeRecord(record);
-      parent = std::move(record->parent);
-    }
-    delete record;
-    // Outside the lock: the parent's deleter takes it again.
-    releaseIteratively(std::move(parent));
-  }
-};
-} // namespace
-
-//===----------------------------------------------------------------------===//
 // OpHandle
 //===----------------------------------------------------------------------===//
+
+OpHandle::OpHandle(const OpHandle &other) : record(other.record) {
+  if (record)
+    record->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+OpHandle &OpHandle::operator=(const OpHandle &other) {
+  if (other.record)
+    other.record->refs.fetch_add(1, std::memory_order_relaxed);
+  releaseRecord(record);
+  record = other.record;
+  return *this;
+}
+
+OpHandle &OpHandle::operator=(OpHandle &&other) noexcept {
+  if (this != &other) {
+    releaseRecord(record);
+    record = other.record;
+    other.record = nullptr;
+  }
+  return *this;
+}
+
+OpHandle::~OpHandle() { releaseRecord(record); }
 
 Operation *OpHandle::get() const {
   if (!record)
     return nullptr;
-  Transaction tx(*record->registry);
-  HandleRecord *root = RegistryImpl::findRoot(record.get(), tx);
-  return root->state == HandleState::Live ? root->op : nullptr;
+  Transaction tx(registryOf(record));
+  HandleRecord *root = RegistryImpl::findRoot(record, tx);
+  return root->getState() == HandleState::Live ? root->op : nullptr;
 }
 
 HandleState OpHandle::getState() const {
   if (!record)
     return HandleState::Erased;
-  Transaction tx(*record->registry);
-  return RegistryImpl::findRoot(record.get(), tx)->state;
+  Transaction tx(registryOf(record));
+  return RegistryImpl::findRoot(record, tx)->getState();
 }
 
 std::string OpHandle::getLastName() const {
   if (!record)
     return "";
-  Transaction tx(*record->registry);
-  return record->registry
-      ->nameText(RegistryImpl::findRoot(record.get(), tx)->last)
+  Transaction tx(registryOf(record));
+  return registryOf(record)
+      .nameText(RegistryImpl::findRoot(record, tx)->last)
       .str();
 }
 
 std::string OpHandle::getLastLocation() const {
   if (!record)
     return "";
-  Transaction tx(*record->registry);
-  return record->registry->locationText(
-      RegistryImpl::findRoot(record.get(), tx)->last);
+  Transaction tx(registryOf(record));
+  return registryOf(record).locationText(
+      RegistryImpl::findRoot(record, tx)->last);
 }
 
 std::vector<TrackingEvent> OpHandle::getHistory() const {
   std::vector<TrackingEvent> result;
   if (!record)
     return result;
-  Transaction tx(*record->registry);
-  RegistryImpl::findRoot(record.get(), tx);
+  Transaction tx(registryOf(record));
+  RegistryImpl::findRoot(record, tx);
   // Own events (including those folded in by path compression), then those
   // of the root since this record joined it.
-  const RegistryImpl &impl = *record->registry;
-  for (const CompactEvent &event : record->history)
-    result.push_back(impl.expand(event));
-  if (const HandleRecord *root = record->parent.get()) {
-    size_t start = record->parentHistoryStart;
-    size_t skip =
-        start > root->historyDropped ? start - root->historyDropped : 0;
-    for (size_t i = skip; i < root->history.size(); ++i)
-      result.push_back(impl.expand(root->history[i]));
+  const RegistryImpl &impl = registryOf(record);
+  if (const History *history = record->history)
+    for (const CompactEvent &event : *history)
+      result.push_back(impl.expand(event));
+  const HandleRecord *root = record->parent;
+  if (root && root->history) {
+    uint64_t start = RegistryImpl::parentStartOf(record);
+    const History &history = *root->history;
+    uint64_t skip = start > history.dropped ? start - history.dropped : 0;
+    for (uint64_t i = skip; i < history.size; ++i)
+      result.push_back(impl.expand(history.begin()[i]));
   }
   return result;
 }
@@ -873,11 +1127,11 @@ std::string OpHandle::describe() const {
   HandleState state = getState();
   std::string text;
   {
-    Transaction tx(*record->registry);
-    SeenOp last = RegistryImpl::findRoot(record.get(), tx)->last;
-    text = "operation handle to '" + record->registry->nameText(last).str() +
-           "' at " + record->registry->locationText(last) + " is " +
-           stringifyHandleState(state).str();
+    Transaction tx(registryOf(record));
+    SeenOp last = RegistryImpl::findRoot(record, tx)->last;
+    RegistryImpl &impl = registryOf(record);
+    text = "operation handle to '" + impl.nameText(last).str() + "' at " +
+           impl.locationText(last) + " is " + stringifyHandleState(state).str();
   }
   if (state == HandleState::Live)
     return text;
@@ -896,8 +1150,8 @@ size_t OpHandle::hash() const { return std::hash<const void *>()(getKey()); }
 const void *OpHandle::getKey() const {
   if (!record)
     return nullptr;
-  Transaction tx(*record->registry);
-  return RegistryImpl::findRoot(record.get(), tx);
+  Transaction tx(registryOf(record));
+  return RegistryImpl::findRoot(record, tx);
 }
 
 bool OpHandle::sameOp(const OpHandle &other) const {
@@ -909,7 +1163,7 @@ bool OpHandle::sameOp(const OpHandle &other) const {
 //===----------------------------------------------------------------------===//
 
 HandleRegistry::HandleRegistry(MLIRContext *context)
-    : context(context), impl(std::make_shared<RegistryImpl>()) {
+    : context(context), impl(new RegistryImpl()) {
   ContextRegistryMap &registries = getContextRegistryMap();
   std::unique_lock<std::shared_mutex> lock(registries.mutex);
   bool inserted = registries.map.try_emplace(context, this).second;
@@ -926,24 +1180,39 @@ HandleRegistry::~HandleRegistry() {
     registries.map.erase(context);
     registryGeneration.fetch_add(1, std::memory_order_acq_rel);
   }
-  Transaction tx(*impl);
-  for (auto &entry : impl->byOp) {
-    HandleRecord *record = entry.second;
-    record->mapped = false;
-    if (record->state != HandleState::Live || !tx.hold(record)) {
-      record->op = nullptr;
-      continue;
+  {
+    Transaction tx(*impl);
+    for (auto &entry : impl->byOp) {
+      HandleRecord *record = entry.second;
+      record->mapped = false;
+      record->scope = nullptr;
+      record->scopePrev = record->scopeNext = nullptr;
+      if (record->getState() != HandleState::Live || isReleasing(record)) {
+        record->op = nullptr;
+        continue;
+      }
+      impl->endRecord(record, HandleState::Erased,
+                      impl->makeEvent(TrackingEvent::Kind::Erased, record, {},
+                                      "tracking ended (registry destroyed)"),
+                      tx);
     }
-    impl->endRecord(record, HandleState::Erased,
-                    impl->makeEvent(TrackingEvent::Kind::Erased, record, {},
-                                    "tracking ended (registry destroyed)"),
-                    tx);
+    impl->byOp.clear();
+    for (auto &entry : impl->scopes)
+      delete entry.second;
+    impl->scopes.clear();
+    // Handles may outlive the registry, and the context after it: their
+    // names, locations and histories become text.
+    impl->freeze();
   }
-  impl->byOp.clear();
-  impl->scopes.clear();
-  // Handles may outlive the registry, and the context after it: their names,
-  // locations and histories become text.
-  impl->freeze();
+  // The state lives on while records do; the last one deletes it.
+  bool last;
+  {
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    impl->registryAlive = false;
+    last = impl->numRecords == 0;
+  }
+  if (last)
+    delete impl;
 }
 
 HandleRegistry *HandleRegistry::lookup(MLIRContext *context) {
@@ -962,14 +1231,12 @@ HandleRegistry *HandleRegistry::lookup(MLIRContext *context) {
 
 OpHandle HandleRegistry::getHandle(Operation *op) {
   Transaction tx(*impl);
-  if (std::shared_ptr<HandleRecord> existing = impl->lookup(op))
-    return OpHandle(std::move(existing));
-  std::shared_ptr<HandleRecord> record(new HandleRecord(impl.get()),
-                                       RecordDeleter{impl});
+  if (HandleRecord *existing = impl->lookup(op))
+    return OpHandle(existing);
+  HandleRecord *record = impl->allocateRecord();
   record->last = RegistryImpl::see(op);
-  impl->addRecord(record.get());
-  impl->map(record.get(), op);
-  return OpHandle(std::move(record));
+  impl->map(record, op);
+  return OpHandle(record);
 }
 
 OpHandle HandleRegistry::lookupHandle(Operation *op) const {
@@ -1031,10 +1298,10 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
                          impl->locationText(record->last) + " now points at '" +
                          it->second.getStringRef().str() + "'");
     if (record->op != entry.first || !record->mapped || record->parent ||
-        record->state != HandleState::Live)
+        record->getState() != HandleState::Live)
       problems.push_back("inconsistent record for '" + lastName + "'");
     Operation *expectedScope = RegistryImpl::scopeOf(entry.first);
-    if (record->scope != expectedScope)
+    if (!record->scope || record->scope->op != expectedScope)
       problems.push_back("handle to '" + lastName + "' at " +
                          impl->locationText(record->last) +
                          " is indexed under the wrong scope");
@@ -1042,8 +1309,9 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
   // Every indexed record is mapped where it is indexed. (Scopes are not
   // checked against `root`: callers check one root of several at a time.)
   for (auto &entry : impl->scopes) {
-    for (HandleRecord *record : entry.second.records)
-      if (!record->mapped || record->scope != entry.first)
+    for (HandleRecord *record = entry.second->records; record;
+         record = record->scopeNext)
+      if (!record->mapped || record->scope != entry.second)
         problems.push_back("the scope index holds a stale record for '" +
                            impl->nameText(record->last).str() + "'");
   }
@@ -1069,14 +1337,15 @@ bool RegistryNotifier::hasHandles() const {
 void RegistryNotifier::notifyOperationReplaced(Operation *op,
                                                Operation *replacement,
                                                const EventSource &source) {
-  notifyOperationReplaced(op, replacement, [&] { return source; });
+  notifyOperationReplaced(op, replacement,
+                          [&]() -> const EventSource & { return source; });
 }
 
 void RegistryNotifier::notifyOperationErased(Operation *op,
                                              const EventSource &source,
                                              StringRef reason) {
   notifyOperationErased(
-      op, [&] { return source; }, reason);
+      op, [&]() -> const EventSource & { return source; }, reason);
 }
 
 void RegistryNotifier::notifyOperationReplaced(Operation *op,
@@ -1092,18 +1361,18 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
   HandleRecord *record = it->second;
   impl.unmap(record);
   // A record whose last handle is being released has nothing to follow.
-  if (!tx.hold(record))
+  if (isReleasing(record))
     return;
 
   CompactEvent event =
       impl.makeEvent(TrackingEvent::Kind::Replaced, record, source());
   event.replacement = RegistryImpl::see(replacement);
-  if (std::shared_ptr<HandleRecord> existing = impl.lookup(replacement)) {
+  if (HandleRecord *existing = impl.lookup(replacement)) {
     // Both handles now speak for the same op: `record` joins the group of
     // the handle that referred to it first. O(1): both are roots.
     event.reason = impl.mergedReason;
     impl.record(record, event, tx);
-    RegistryImpl::link(record, std::move(existing));
+    RegistryImpl::link(record, existing);
     return;
   }
   impl.record(record, event, tx);
@@ -1116,17 +1385,17 @@ void RegistryNotifier::notifyOperationErased(Operation *op,
                                              StringRef reason) {
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
-  std::optional<EventSource> built;
+  const EventSource *built = nullptr;
   auto source = [&]() -> const EventSource & {
     if (!built)
-      built = lazySource();
+      built = &lazySource();
     return *built;
   };
   auto it = impl.byOp.find(op);
   if (it != impl.byOp.end()) {
     HandleRecord *record = it->second;
     impl.unmap(record);
-    if (tx.hold(record)) {
+    if (!isReleasing(record)) {
       impl.endRecord(
           record, HandleState::Erased,
           impl.makeEvent(TrackingEvent::Kind::Erased, record, source(), reason),
@@ -1135,24 +1404,24 @@ void RegistryNotifier::notifyOperationErased(Operation *op,
   }
   // Nested ops were notified first; whatever scope `op` was is now empty of
   // records, but drop it explicitly in case a nested erase went unnotified.
-  auto scopeIt = impl.scopes.find(op);
-  if (scopeIt == impl.scopes.end())
+  ScopeInfo *scopeInfo = impl.findScope(op);
+  if (!scopeInfo)
     return;
-  Operation *parent = scopeIt->second.parent;
+  Operation *parent = scopeInfo->parent;
   SmallVector<Operation *> worklist = {op};
   SmallVector<HandleRecord *> orphans;
   for (size_t i = 0; i < worklist.size(); ++i) {
-    auto nestedIt = impl.scopes.find(worklist[i]);
-    if (nestedIt == impl.scopes.end())
+    ScopeInfo *nested = impl.findScope(worklist[i]);
+    if (!nested)
       continue;
-    orphans.append(nestedIt->second.records.begin(),
-                   nestedIt->second.records.end());
-    worklist.append(nestedIt->second.children.begin(),
-                    nestedIt->second.children.end());
+    for (HandleRecord *record = nested->records; record;
+         record = record->scopeNext)
+      orphans.push_back(record);
+    worklist.append(nested->children.begin(), nested->children.end());
   }
   for (HandleRecord *orphan : orphans) {
     impl.unmap(orphan);
-    if (!tx.hold(orphan) || orphan->state != HandleState::Live)
+    if (isReleasing(orphan) || orphan->getState() != HandleState::Live)
       continue;
     impl.endRecord(orphan, HandleState::Erased,
                    impl.makeEvent(TrackingEvent::Kind::Erased, orphan, source(),
@@ -1161,9 +1430,9 @@ void RegistryNotifier::notifyOperationErased(Operation *op,
   }
   // Unmapping emptied the subtree; drop what is left of it.
   for (Operation *scope : llvm::reverse(worklist))
-    impl.scopes.erase(scope);
-  if (auto parentIt = impl.scopes.find(parent); parentIt != impl.scopes.end())
-    parentIt->second.children.erase(op);
+    impl.eraseScope(scope);
+  if (ScopeInfo *parentInfo = impl.findScope(parent))
+    parentInfo->children.erase(op);
   impl.pruneScope(parent);
 }
 
@@ -1232,7 +1501,7 @@ size_t RegistryNotifier::invalidateNested(Operation *anchor,
   size_t invalidated = 0;
   for (HandleRecord *record : impl.collectNested(anchor)) {
     impl.unmap(record);
-    if (!tx.hold(record) || record->state != HandleState::Live)
+    if (isReleasing(record) || record->getState() != HandleState::Live)
       continue;
     impl.endRecord(record, HandleState::Invalidated,
                    impl.makeEvent(TrackingEvent::Kind::Invalidated, record,
@@ -1250,12 +1519,11 @@ RegistryNotifier::detachNested(Operation *anchor) {
   DetachedRecords detached;
   for (HandleRecord *record : impl.collectNested(anchor)) {
     impl.unmap(record);
-    std::shared_ptr<HandleRecord> held = tx.hold(record);
-    if (!held || record->state != HandleState::Live)
+    if (record->getState() != HandleState::Live || !tryRetain(record))
       continue;
-    record->state = HandleState::Invalidated;
+    record->state = uint8_t(HandleState::Invalidated);
     record->detached = true;
-    detached.push_back(std::move(held));
+    detached.push_back(OpHandle(record));
   }
   return detached;
 }
@@ -1268,7 +1536,7 @@ void RegistryNotifier::resolveDetached(const OpHandle &handle, Operation *op,
     return;
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
-  HandleRecord *record = RegistryImpl::findRoot(handle.record.get(), tx);
+  HandleRecord *record = RegistryImpl::findRoot(handle.record, tx);
   if (!record->detached)
     return;
   record->detached = false;
@@ -1281,11 +1549,11 @@ void RegistryNotifier::resolveDetached(const OpHandle &handle, Operation *op,
                    tx);
     return;
   }
-  record->state = HandleState::Live;
+  record->state = uint8_t(HandleState::Live);
   // The old address is only compared, never dereferenced: it may be freed.
   bool replaced = record->op != op;
   SeenOp seen = RegistryImpl::see(op);
-  std::shared_ptr<HandleRecord> existing = impl.lookup(op);
+  HandleRecord *existing = impl.lookup(op);
   if (replaced || existing) {
     CompactEvent event =
         impl.makeEvent(TrackingEvent::Kind::Replaced, record, source, reason);
@@ -1293,7 +1561,7 @@ void RegistryNotifier::resolveDetached(const OpHandle &handle, Operation *op,
     if (existing) {
       event.reason = impl.mergedReason;
       impl.record(record, event, tx);
-      RegistryImpl::link(record, std::move(existing));
+      RegistryImpl::link(record, existing);
       return;
     }
     impl.record(record, event, tx);
@@ -1307,8 +1575,8 @@ void RegistryNotifier::invalidateDetached(DetachedRecords &records,
                                           StringRef reason) {
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
-  for (const std::shared_ptr<HandleRecord> &held : records) {
-    HandleRecord *record = RegistryImpl::findRoot(held.get(), tx);
+  for (const OpHandle &held : records) {
+    HandleRecord *record = RegistryImpl::findRoot(held.record, tx);
     if (!record->detached)
       continue;
     record->detached = false;
@@ -1339,7 +1607,7 @@ RegistryNotifier::verifyNested(Operation *anchor, const EventSource *repair) {
     else if (it->second.getAsOpaquePointer() != record->last.name)
       problem =
           seen + " now points at '" + it->second.getStringRef().str() + "'";
-    else if (record->scope != RegistryImpl::scopeOf(record->op))
+    else if (record->scope->op != RegistryImpl::scopeOf(record->op))
       problem = seen + " is indexed under the wrong scope";
     if (problem.empty())
       continue;
@@ -1347,7 +1615,7 @@ RegistryNotifier::verifyNested(Operation *anchor, const EventSource *repair) {
     if (!repair)
       continue;
     impl.unmap(record);
-    if (!tx.hold(record))
+    if (isReleasing(record))
       continue;
     impl.endRecord(record, HandleState::Invalidated,
                    impl.makeEvent(TrackingEvent::Kind::Invalidated, record,

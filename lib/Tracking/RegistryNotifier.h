@@ -46,9 +46,10 @@ class RegistryNotifier {
 public:
   explicit RegistryNotifier(HandleRegistry &registry) : registry(registry) {}
 
-  /// Builds the source of an event; called (under the registry lock) only
+  /// Returns the source of an event; called (under the registry lock) only
   /// when a tracked op is affected, so untracked ops cost no string work.
-  using LazySource = llvm::function_ref<EventSource()>;
+  /// The reference is only read before the notification returns.
+  using LazySource = llvm::function_ref<const EventSource &()>;
 
   /// Lock-free. False proves that `op` has no handle and is no scope of the
   /// index: a replace or erase of `op`, or an insert or move of `op` when it
@@ -95,7 +96,7 @@ public:
 
   /// Handles taken out of the registry by `detachNested`, for the caller to
   /// settle once it learns what became of their ops.
-  using DetachedRecords = std::vector<std::shared_ptr<HandleRecord>>;
+  using DetachedRecords = std::vector<OpHandle>;
   /// Like `invalidateNested`, for a caller that may learn afterwards what
   /// became of some of the ops (the transform interpreter's own tracking):
   /// the handles strictly nested in `anchor` leave the address map and read

@@ -14,6 +14,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/CastInterfaces.h"
 
+#include <atomic>
 #include <optional>
 
 using namespace mlir;
@@ -37,6 +38,18 @@ struct ThreadAttribution {
   SmallVector<const Pattern *, 2> patterns;
 };
 thread_local ThreadAttribution attribution;
+
+/// The event sources last built on this thread (for replacements and for
+/// erasures), valid until the attribution changes.
+struct CachedEventSources {
+  /// TrackingListener::sourceCacheKey of the listener that built them.
+  uint64_t listener = 0;
+  bool valid[2] = {false, false};
+  EventSource sources[2];
+  void invalidate() { valid[0] = valid[1] = false; }
+};
+thread_local CachedEventSources cachedSources;
+std::atomic<uint64_t> nextSourceCacheKey{1};
 
 std::string describePattern(const Pattern &pattern) {
   StringRef name = pattern.getDebugName();
@@ -83,10 +96,12 @@ ScopedRewriteAttribution::ScopedRewriteAttribution(StringRef passName,
                                                    Operation *anchor,
                                                    const void *passKey) {
   attribution.frames.push_back({passName.str(), anchor, passKey, {}});
+  cachedSources.invalidate();
 }
 
 ScopedRewriteAttribution::~ScopedRewriteAttribution() {
   attribution.frames.pop_back();
+  cachedSources.invalidate();
 }
 
 bool mlir::tracking::mayHaveHandlesUnder(Operation *anchor) {
@@ -115,7 +130,15 @@ TrackingListener::TrackingListener(TrackingListenerConfig config,
                                    HandleRegistry *registry,
                                    OpBuilder::Listener *next)
     : RewriterBase::ForwardingListener(next), config(config),
-      registry(registry) {}
+      registry(registry), sourceCacheKey(nextSourceCacheKey.fetch_add(
+                              1, std::memory_order_relaxed)) {}
+
+void TrackingListener::setUnpatternedLabels(StringRef replaceLabel,
+                                            StringRef eraseLabel) {
+  unpatternedReplaceLabel = replaceLabel.str();
+  unpatternedEraseLabel = eraseLabel.str();
+  sourceCacheKey = nextSourceCacheKey.fetch_add(1, std::memory_order_relaxed);
+}
 
 HandleRegistry *TrackingListener::getRegistry(Operation *op) const {
   return registry ? registry : HandleRegistry::lookup(op->getContext());
@@ -139,6 +162,19 @@ EventSource TrackingListener::getEventSource(bool replaced) const {
   else
     source.pattern = replaced ? unpatternedReplaceLabel : unpatternedEraseLabel;
   return source;
+}
+
+const EventSource &TrackingListener::getCachedEventSource(bool replaced) const {
+  CachedEventSources &cache = cachedSources;
+  if (cache.listener != sourceCacheKey) {
+    cache.invalidate();
+    cache.listener = sourceCacheKey;
+  }
+  if (!cache.valid[replaced]) {
+    cache.sources[replaced] = getEventSource(replaced);
+    cache.valid[replaced] = true;
+  }
+  return cache.sources[replaced];
 }
 
 FailureOr<Operation *>
@@ -230,7 +266,9 @@ void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
   FailureOr<Operation *> replacement =
       findReplacementOp(op, newValues, &reason);
   RegistryNotifier notifier(*target);
-  auto source = [&] { return getEventSource(/*replaced=*/true); };
+  auto source = [&]() -> const EventSource & {
+    return getCachedEventSource(/*replaced=*/true);
+  };
   if (succeeded(replacement))
     notifier.notifyOperationReplaced(op, *replacement, source);
   else
@@ -253,7 +291,9 @@ void TrackingListener::notifyOperationReplaced(Operation *op,
   HandleRegistry *target = getRegistry(op);
   if (target && RegistryNotifier(*target).mayBeTracked(op))
     RegistryNotifier(*target).notifyOperationReplaced(
-        op, newOp, [&] { return getEventSource(/*replaced=*/true); });
+        op, newOp, [&]() -> const EventSource & {
+          return getCachedEventSource(/*replaced=*/true);
+        });
   // Block and value handles (BlockValueRegistry).
   detail::notifyUnitsOfReplacement(op, newOp->getResults(), [&] {
     return getEventSource(/*replaced=*/true);
@@ -275,7 +315,10 @@ void TrackingListener::notifyOperationErased(Operation *op) {
   HandleRegistry *target = getRegistry(op);
   if (target && RegistryNotifier(*target).mayBeTracked(op))
     RegistryNotifier(*target).notifyOperationErased(
-        op, [&] { return getEventSource(/*replaced=*/false); },
+        op,
+        [&]() -> const EventSource & {
+          return getCachedEventSource(/*replaced=*/false);
+        },
         /*reason=*/"");
   // Block and value handles (BlockValueRegistry).
   detail::notifyUnitsOfErasedOp(
@@ -286,6 +329,7 @@ void TrackingListener::notifyOperationErased(Operation *op) {
 void TrackingListener::notifyPatternBegin(const Pattern &pattern,
                                           Operation *op) {
   attribution.patterns.push_back(&pattern);
+  cachedSources.invalidate();
   ForwardingListener::notifyPatternBegin(pattern, op);
 }
 
@@ -297,5 +341,6 @@ void TrackingListener::notifyPatternEnd(const Pattern &pattern,
   auto it = std::find(patterns.rbegin(), patterns.rend(), &pattern);
   if (it != patterns.rend())
     patterns.erase(std::prev(it.base()), patterns.end());
+  cachedSources.invalidate();
   ForwardingListener::notifyPatternEnd(pattern, status);
 }

@@ -84,8 +84,9 @@ struct RegistryImpl;
 class RegistryNotifier;
 } // namespace detail
 
-/// A shared, copyable reference to a tracked op. Cheap to copy; the record is
-/// dropped from the registry when the last handle to it goes away.
+/// A shared, copyable reference to a tracked op. Cheap to copy (one atomic
+/// increment of the record's own count); the record is dropped from the
+/// registry when the last handle to it goes away.
 ///
 /// When a handle follows a replacement onto an op that already has a handle
 /// (CSE), the two records merge (union-find: each access compresses the path
@@ -94,6 +95,13 @@ class RegistryNotifier;
 class OpHandle {
 public:
   OpHandle() = default;
+  OpHandle(const OpHandle &other);
+  OpHandle(OpHandle &&other) noexcept : record(other.record) {
+    other.record = nullptr;
+  }
+  OpHandle &operator=(const OpHandle &other);
+  OpHandle &operator=(OpHandle &&other) noexcept;
+  ~OpHandle();
 
   /// Returns the op if the handle is live, nullptr otherwise.
   Operation *get() const;
@@ -125,7 +133,7 @@ public:
   /// A key naming this handle's own record: unlike `getKey()` it does not
   /// change when the handle is merged into another one, so it is safe as a
   /// key of hash maps and sets held across rewrites.
-  const void *getIdentityKey() const { return record.get(); }
+  const void *getIdentityKey() const { return record; }
   /// True if both handles refer to the same op now (after a merge, the
   /// handle followed onto the op of `other`), or are the same handle.
   bool sameOp(const OpHandle &other) const;
@@ -134,9 +142,10 @@ private:
   friend struct detail::RegistryImpl;
   friend class HandleRegistry;
   friend class detail::RegistryNotifier;
-  explicit OpHandle(std::shared_ptr<detail::HandleRecord> record)
-      : record(std::move(record)) {}
-  std::shared_ptr<detail::HandleRecord> record;
+  /// Adopts one reference to `record`.
+  explicit OpHandle(detail::HandleRecord *record) : record(record) {}
+  /// A pooled record of the registry, holding its own reference count.
+  detail::HandleRecord *record = nullptr;
 };
 
 /// Owns the tracking state for one MLIRContext. Thread-safe: every member may
@@ -186,7 +195,8 @@ private:
   friend class detail::RegistryNotifier;
 
   MLIRContext *context;
-  std::shared_ptr<detail::RegistryImpl> impl;
+  /// Outlives the registry while handles remain (their records live in it).
+  detail::RegistryImpl *impl;
 };
 
 } // namespace tracking

@@ -55,10 +55,7 @@ public:
 
   /// Labels for changes made outside any pattern (folding and dead-code
   /// removal in the greedy driver, the rewrites of CSE).
-  void setUnpatternedLabels(StringRef replaceLabel, StringRef eraseLabel) {
-    unpatternedReplaceLabel = replaceLabel.str();
-    unpatternedEraseLabel = eraseLabel.str();
-  }
+  void setUnpatternedLabels(StringRef replaceLabel, StringRef eraseLabel);
 
   const TrackingListenerConfig &getConfig() const { return config; }
 
@@ -93,11 +90,17 @@ private:
   void trackReplacement(Operation *op, ValueRange newValues);
   HandleRegistry *getRegistry(Operation *op) const;
   detail::EventSource getEventSource(bool replaced) const;
+  /// The same, kept per thread until the pass or pattern changes: most
+  /// events of a pattern application share it.
+  const detail::EventSource &getCachedEventSource(bool replaced) const;
 
   TrackingListenerConfig config;
   HandleRegistry *registry;
   std::string unpatternedReplaceLabel = "folded";
   std::string unpatternedEraseLabel = "dead code or region simplification";
+  /// Names this listener and its labels for the per-thread cache of event
+  /// sources: unique per listener, renewed when the labels change.
+  uint64_t sourceCacheKey;
 };
 
 /// The process-wide stateless listener (registry looked up per op) that the
