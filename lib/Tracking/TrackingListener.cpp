@@ -33,17 +33,34 @@ struct ThreadAttribution {
     std::optional<std::string> anchorText;
   };
   SmallVector<Frame, 2> frames;
-  /// The patterns being applied, innermost last: a pattern may run a rewrite
-  /// driver of its own with the same listener.
-  SmallVector<const Pattern *, 2> patterns;
 };
 thread_local ThreadAttribution attribution;
+
+/// The patterns being applied on this thread, innermost last: a pattern may
+/// run a rewrite driver of its own with the same listener. Plain data, so
+/// that the accesses around every match attempt need no thread-local
+/// initialization check; entries deeper than kMax are counted, not kept.
+struct PatternStack {
+  static constexpr unsigned kMax = 32;
+  const Pattern *patterns[kMax];
+  unsigned depth;
+  const Pattern *innermost() const {
+    return depth ? patterns[std::min(depth, kMax) - 1] : nullptr;
+  }
+};
+thread_local PatternStack patternStack;
 
 /// The event sources last built on this thread (for replacements and for
 /// erasures), valid until the attribution changes.
 struct CachedEventSources {
   /// TrackingListener::sourceCacheKey of the listener that built them.
   uint64_t listener = 0;
+  /// The innermost pattern they name (null for none), with what names it:
+  /// a pattern freed and another allocated at its address is not taken for
+  /// it.
+  const Pattern *pattern = nullptr;
+  std::string patternName;
+  std::optional<OperationName> patternRoot;
   bool valid[2] = {false, false};
   EventSource sources[2];
   void invalidate() { valid[0] = valid[1] = false; }
@@ -157,8 +174,8 @@ EventSource TrackingListener::getEventSource(bool replaced) const {
       source.anchor = *frame.anchorText;
     }
   }
-  if (!attribution.patterns.empty())
-    source.pattern = describePattern(*attribution.patterns.back());
+  if (const Pattern *pattern = patternStack.innermost())
+    source.pattern = describePattern(*pattern);
   else
     source.pattern = replaced ? unpatternedReplaceLabel : unpatternedEraseLabel;
   return source;
@@ -166,9 +183,15 @@ EventSource TrackingListener::getEventSource(bool replaced) const {
 
 const EventSource &TrackingListener::getCachedEventSource(bool replaced) const {
   CachedEventSources &cache = cachedSources;
-  if (cache.listener != sourceCacheKey) {
+  const Pattern *pattern = patternStack.innermost();
+  if (cache.listener != sourceCacheKey || cache.pattern != pattern ||
+      (pattern && (pattern->getDebugName() != cache.patternName ||
+                   pattern->getRootKind() != cache.patternRoot))) {
     cache.invalidate();
     cache.listener = sourceCacheKey;
+    cache.pattern = pattern;
+    cache.patternName = pattern ? pattern->getDebugName().str() : "";
+    cache.patternRoot = pattern ? pattern->getRootKind() : std::nullopt;
   }
   if (!cache.valid[replaced]) {
     cache.sources[replaced] = getEventSource(replaced);
@@ -328,8 +351,10 @@ void TrackingListener::notifyOperationErased(Operation *op) {
 
 void TrackingListener::notifyPatternBegin(const Pattern &pattern,
                                           Operation *op) {
-  attribution.patterns.push_back(&pattern);
-  cachedSources.invalidate();
+  PatternStack &stack = patternStack;
+  if (stack.depth < PatternStack::kMax)
+    stack.patterns[stack.depth] = &pattern;
+  ++stack.depth;
   ForwardingListener::notifyPatternBegin(pattern, op);
 }
 
@@ -337,10 +362,17 @@ void TrackingListener::notifyPatternEnd(const Pattern &pattern,
                                         LogicalResult status) {
   // Pop the innermost frame of `pattern` (a driver that skipped its End on
   // failure must not leave a stale pattern behind for the outer one).
-  auto &patterns = attribution.patterns;
-  auto it = std::find(patterns.rbegin(), patterns.rend(), &pattern);
-  if (it != patterns.rend())
-    patterns.erase(std::prev(it.base()), patterns.end());
-  cachedSources.invalidate();
+  PatternStack &stack = patternStack;
+  if (stack.depth > PatternStack::kMax ||
+      (stack.depth && stack.patterns[stack.depth - 1] == &pattern)) {
+    --stack.depth;
+  } else {
+    for (unsigned i = stack.depth; i-- > 0;) {
+      if (stack.patterns[i] == &pattern) {
+        stack.depth = i;
+        break;
+      }
+    }
+  }
   ForwardingListener::notifyPatternEnd(pattern, status);
 }

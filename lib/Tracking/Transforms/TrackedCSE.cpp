@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Upstream's `cse` run through `eliminateCommonSubExpressions` with a rewriter
-// whose listener is the tracking listener. Its argument, name, description and
+// whose listener is the tracking listener (when a handle may lie under the
+// anchor). Its argument, name, description and
 // statistics come from MLIR's installed `mlir/Transforms/Passes.td` through
 // `mlir-tblgen -gen-pass-decls`. Like the tracked canonicalizer it keeps
 // upstream's TypeID (see `resolveTypeID`) and is marked precise per instance.
@@ -28,27 +29,29 @@ namespace mlir::tracking {
 #include "UpstreamTransformsPasses.h.inc"
 } // namespace mlir::tracking
 
+#include <optional>
+
 using namespace mlir;
 
 namespace {
 
-/// Tracks what CSE does and counts it for upstream's statistics.
-class CSEStatisticsListener : public tracking::TrackingListener {
+/// Counts what CSE does for upstream's statistics and forwards it to the
+/// tracking listener, if any (none when no handle lies under the anchor: the
+/// rewrites then cost what upstream's cost).
+class CSEStatisticsListener : public RewriterBase::ForwardingListener {
 public:
-  CSEStatisticsListener() {
-    setUnpatternedLabels("duplicate removed by cse",
-                         "dead code removed by cse");
-  }
+  explicit CSEStatisticsListener(OpBuilder::Listener *next)
+      : RewriterBase::ForwardingListener(next) {}
   void notifyOperationReplaced(Operation *op, Operation *newOp) override {
     // CSE notifies the replacement, then erases the op.
     replaced.insert(op);
     ++numReplaced;
-    tracking::TrackingListener::notifyOperationReplaced(op, newOp);
+    ForwardingListener::notifyOperationReplaced(op, newOp);
   }
   void notifyOperationErased(Operation *op) override {
     if (!replaced.erase(op))
       ++numErasedDead;
-    tracking::TrackingListener::notifyOperationErased(op);
+    ForwardingListener::notifyOperationErased(op);
   }
 
   int64_t numReplaced = 0;
@@ -74,7 +77,13 @@ public:
   ~TrackedCSEPass() override { tracking::unregisterPreciseInstance(this); }
 
   void runOnOperation() override {
-    CSEStatisticsListener listener;
+    std::optional<tracking::TrackingListener> tracker;
+    if (tracking::mayHaveHandlesUnder(getOperation())) {
+      tracker.emplace();
+      tracker->setUnpatternedLabels("duplicate removed by cse",
+                                    "dead code removed by cse");
+    }
+    CSEStatisticsListener listener(tracker ? &*tracker : nullptr);
     IRRewriter rewriter(&getContext(), &listener);
     DominanceInfo &domInfo = getAnalysis<DominanceInfo>();
     bool changed = false;
