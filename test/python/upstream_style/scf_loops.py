@@ -136,3 +136,52 @@ def testWhileLoop():
               div.operation.handle_state)
         # CHECK: %{{.*}} = arith.divsi %{{.*}}, %{{.*}} : i32
         print(div)
+
+
+# CHECK-LABEL: TEST: testForallAndIndexSwitch
+@run
+def testForallAndIndexSwitch():
+    with Context(), Location.unknown():
+        module = Module.create()
+        f32 = F32Type.get()
+        i32 = IntegerType.get_signless(32)
+        index = IndexType.get()
+        t = RankedTensorType.get([4, 8], f32)
+        with InsertionPoint(module.body):
+
+            @func.FuncOp.from_py_func(t, index)
+            def tiles(tensor, n):
+                loop = scf.ForallOp([0, 0], [n, 8], [1, 2], [tensor])
+                with InsertionPoint(loop.body):
+                    i, j = loop.induction_variables
+                    arith.addi(i, j)
+                    loop.terminator()
+                return loop.result
+
+            @func.FuncOp.from_py_func(index, results=[i32])
+            def pick(which):
+                switch = scf.IndexSwitchOp(
+                    [i32], which, range(2),
+                    case_body_builder=lambda op, i, case: scf.yield_([arith.constant(i32, 10 * case)]),
+                    default_body_builder=lambda op: scf.yield_([arith.constant(i32, -1)]))
+                func.return_([switch.results[0]])
+
+        # CHECK: %[[R:.*]] = scf.forall (%[[I:.*]], %[[J:.*]]) = (0, 0) to (%arg1, 8) step (1, 2) shared_outs(%{{.*}} = %arg0) -> (tensor<4x8xf32>) {
+        # CHECK:   arith.addi %[[I]], %[[J]] : index
+        # CHECK:   scf.forall.in_parallel {
+        # CHECK: return %[[R]] : tensor<4x8xf32>
+        # CHECK: scf.index_switch %arg0 -> i32
+        # CHECK: case 0 {
+        # CHECK:   arith.constant 0 : i32
+        # CHECK: case 1 {
+        # CHECK:   arith.constant 10 : i32
+        # CHECK: default {
+        # CHECK:   arith.constant -1 : i32
+        print(module)
+        assert module.operation.verify()
+        loop = tiles.func_op.entry_block.operations[0]
+        switch = pick.func_op.entry_block.operations[0]
+        # CHECK: ForallOp 2 1 IndexSwitchOp 3 2 True
+        print(type(loop).__name__, loop.rank, len(loop.inner_iter_args), type(switch).__name__,
+              len(switch.regions), len(switch.case_blocks),
+              switch.case_region(1) == switch.regions[2])
