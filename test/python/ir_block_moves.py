@@ -256,12 +256,14 @@ def testLazyDialectImport():
         "    ops = m.body.operations[0].regions[0].blocks[0].operations\n"
         "    print(type(m.body.operations[0]).__name__, [type(o).__name__ for o in ops])\n"
         "    print('after', 'mlir_tracking.dialects.arith' in sys.modules)\n"
-        "    ir.Context().allow_unregistered_dialects = True\n"
+        "    t = ir.Type.parse('!transform.op<\"foo.bar\">')\n"
+        "    print('transform' in sys.modules.get('mlir_tracking.dialects.transform', sys).__name__, repr(t))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     # CHECK: before False
     # CHECK: FuncOp ['ConstantOp', 'ReturnOp']
     # CHECK: after True
+    # CHECK: True OperationType(!transform.op<"foo.bar">)
     print(out.stdout.strip())
     print(out.stderr.strip())
     # Ops of a dialect without a module stay plain OpViews.
