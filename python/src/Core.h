@@ -68,7 +68,18 @@ namespace __attribute__((visibility("hidden"))) python {
     Location location;
     std::string message;
     std::vector<DiagnosticRecord> notes;
+
+    /// A copy of `diag` and its notes (usable after the handler returns).
+    static DiagnosticRecord from(Diagnostic &diag);
   };
+
+  /// `diagnosticClass(severity, location, message, notes)` for `record`, its
+  /// notes converted alike: `ir.Diagnostic` in a diagnostic handler,
+  /// `ir.DiagnosticInfo` in an `MLIRError`. The location is None when the
+  /// context has no Python object.
+  py::object diagnosticToPython(PyMlirContext * context,
+                                const DiagnosticRecord &record,
+                                py::handle diagnosticClass);
 
   /// Translated to `ir.MLIRError(message, error_diagnostics)`.
   struct MLIRErrorException {
@@ -204,6 +215,18 @@ namespace __attribute__((visibility("hidden"))) python {
     }
     /// Number of Python Module objects alive (kept by PyModule; for tests).
     size_t numLiveModules = 0;
+    /// Upstream's `Context._clear_live_operations`: forgets which Python
+    /// object is the one of each op (the next access makes a new one; the
+    /// old objects stay valid handles) and returns how many it forgot.
+    size_t clearLiveOperations();
+
+    /// The ops (by handle identity key) out of whose regions
+    /// `Block.append_to` moved a block. Block and Value objects reached
+    /// through such an op may refer to IR now under another op, so while a
+    /// pipeline runs in this context they refuse access instead of checking
+    /// the run guard on the wrong tree (IRStructure.cpp). The handles keep
+    /// the keys from being reused.
+    llvm::DenseMap<const void *, OpHandle> blockMoveSources;
 
   private:
     friend class RootOwner;

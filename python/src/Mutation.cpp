@@ -149,7 +149,7 @@ void mlir::tracking::python::detachOperation(PyOperation &operation) {
   Operation *op = operation.get();
   PyMlirContext &context = operation.getContext();
   if (!op->getBlock())
-    throw py::value_error("operation is already detached");
+    throw py::value_error("Detached operation has no parent.");
   // The pattern driver could not see the op leave the IR (a rewriter has no
   // "detach"), and would keep it in its worklist.
   if (getActiveRewriter(context))
@@ -183,4 +183,17 @@ void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
   checkSameContext(context, value.getContext(), "an operand value");
   PythonRewriter rewriter(context, "set operand");
   rewriter.get().modifyOpInPlace(op, [&] { op->setOperand(index, value); });
+}
+
+void mlir::tracking::python::moveBlock(PyMlirContext &context, Block *block,
+                                       Region *region,
+                                       Region::iterator before) {
+  PythonRewriter rewriter(context, "Block.append_to");
+  rewriter.get().moveBlockBefore(block, region, before);
+}
+
+void mlir::tracking::python::setSuccessor(PyMlirContext &context, Operation *op,
+                                          unsigned index, Block *block) {
+  PythonRewriter rewriter(context, "set successor");
+  rewriter.get().modifyOpInPlace(op, [&] { op->setSuccessor(block, index); });
 }
