@@ -100,24 +100,22 @@ struct CompactEvent {
 static_assert(sizeof(CompactEvent) <= 48, "events must stay compact");
 
 /// The bounded history of a record, allocated with its first event (most
-/// records never get one) as one block: this header, then the events.
+/// records never get one) as one block: this header, then the events. The
+/// number of events is kept in the record (`historySize`); the block holds
+/// that number rounded up to a power of two.
 struct History {
-  uint32_t size = 0;
-  uint32_t capacity = 0;
   /// Events dropped from the front (the history keeps the newest ones).
-  uint64_t dropped = 0;
+  uint32_t dropped = 0;
   /// For a record merged into another: the absolute index into the parent's
   /// history of the first event shared with it.
-  uint64_t parentStart = 0;
-  CompactEvent *begin() { return reinterpret_cast<CompactEvent *>(this + 1); }
-  CompactEvent *end() { return begin() + size; }
-  const CompactEvent *begin() const {
+  uint32_t parentStart = 0;
+  CompactEvent *events() { return reinterpret_cast<CompactEvent *>(this + 1); }
+  const CompactEvent *events() const {
     return reinterpret_cast<const CompactEvent *>(this + 1);
   }
-  const CompactEvent *end() const { return begin() + size; }
-  /// Absolute index one past the newest event.
-  uint64_t endIndex() const { return dropped + size; }
 };
+static_assert(sizeof(History) == 8 && alignof(CompactEvent) <= 8,
+              "events follow the header");
 
 /// A handle record, pooled by its registry (see RecordPool) and counted by
 /// the OpHandles (and merged records) that refer to it. Guarded by the
@@ -133,6 +131,8 @@ struct HandleRecord {
   /// as invalidated, its event not recorded yet. `op` keeps the old address
   /// (compared, never dereferenced).
   bool detached = false;
+  /// The number of events in `history`.
+  uint8_t historySize = 0;
   /// Null for a root; holds a reference to the parent.
   HandleRecord *parent = nullptr;
 
@@ -551,9 +551,7 @@ struct RegistryImpl {
     };
     for (HandleRecord *record : allRecords()) {
       freezeOne(record->last);
-      if (!record->history)
-        continue;
-      for (CompactEvent &event : *record->history) {
+      for (CompactEvent &event : RegistryImpl::eventsOf(record)) {
         freezeOne(event.op);
         freezeOne(event.replacement);
       }
@@ -565,58 +563,70 @@ struct RegistryImpl {
   // Histories
   //===--------------------------------------------------------------------===//
 
-  /// Makes room for one more event at the end of `record`'s history,
-  /// dropping the oldest one when the history is full.
-  static History &historyWithRoom(HandleRecord *record) {
-    History *history = record->history;
-    if (!history) {
-      history = static_cast<History *>(
-          std::malloc(sizeof(History) + sizeof(CompactEvent)));
-      if (!history)
-        llvm::report_bad_alloc_error("mlir-tracking: history");
-      new (history) History();
-      history->capacity = 1;
-      record->history = history;
-      return *history;
-    }
-    if (history->size == kMaxHistory) {
-      std::memmove(history->begin(), history->begin() + 1,
-                   (history->size - 1) * sizeof(CompactEvent));
-      --history->size;
-      ++history->dropped;
-      return *history;
-    }
-    if (history->size == history->capacity) {
-      uint32_t capacity = std::min(history->capacity * 2, kMaxHistory);
-      history = static_cast<History *>(std::realloc(
-          history, sizeof(History) + capacity * sizeof(CompactEvent)));
-      if (!history)
-        llvm::report_bad_alloc_error("mlir-tracking: history");
-      history->capacity = capacity;
-      record->history = history;
-    }
-    return *history;
+  static MutableArrayRef<CompactEvent> eventsOf(HandleRecord *record) {
+    if (!record->history)
+      return {};
+    return {record->history->events(), record->historySize};
+  }
+  static ArrayRef<CompactEvent> eventsOf(const HandleRecord *record) {
+    if (!record->history)
+      return {};
+    return {record->history->events(), record->historySize};
   }
 
+  static History *allocateHistory(History *old, uint32_t capacity) {
+    auto *history = static_cast<History *>(
+        std::realloc(old, sizeof(History) + capacity * sizeof(CompactEvent)));
+    if (!history)
+      llvm::report_bad_alloc_error("mlir-tracking: history");
+    return history;
+  }
+
+  /// The history of `record`, created empty if it has none.
+  static History &historyOf(HandleRecord *record) {
+    if (!record->history) {
+      record->history = new (allocateHistory(nullptr, 1)) History();
+      record->historySize = 0;
+    }
+    return *record->history;
+  }
+
+  /// Appends `event` to `record`'s history, dropping the oldest one when the
+  /// history is full.
   static void appendEvent(HandleRecord *record, const CompactEvent &event) {
-    History &history = historyWithRoom(record);
-    history.begin()[history.size++] = event;
+    History &history = historyOf(record);
+    uint32_t size = record->historySize;
+    if (size == kMaxHistory) {
+      std::memmove(history.events(), history.events() + 1,
+                   (size - 1) * sizeof(CompactEvent));
+      --size;
+      ++history.dropped;
+    } else if (size && llvm::isPowerOf2_32(size)) {
+      // Full: the block holds `size` events.
+      record->history = allocateHistory(record->history, size * 2);
+    }
+    record->history->events()[size] = event;
+    record->historySize = size + 1;
   }
 
+  /// Absolute index one past the newest event of `record`.
   static uint64_t historyEnd(const HandleRecord *record) {
-    return record->history ? record->history->endIndex() : 0;
+    return record->history
+               ? uint64_t(record->history->dropped) + record->historySize
+               : 0;
   }
 
   /// Appends the events of `from` from absolute index `start` on to the
   /// history of `to`, keeping the newest `kMaxHistory`.
   static void appendHistory(HandleRecord *to, const HandleRecord *from,
                             uint64_t start) {
-    const History *source = from->history;
-    if (!source)
+    if (!from->history)
       return;
-    uint64_t skip = start > source->dropped ? start - source->dropped : 0;
-    for (uint64_t i = skip; i < source->size; ++i)
-      appendEvent(to, source->begin()[i]);
+    uint64_t dropped = from->history->dropped;
+    uint64_t skip = start > dropped ? start - dropped : 0;
+    ArrayRef<CompactEvent> events = eventsOf(from);
+    for (uint64_t i = skip; i < events.size(); ++i)
+      appendEvent(to, events[i]);
   }
 
   //===--------------------------------------------------------------------===//
@@ -644,8 +654,7 @@ struct RegistryImpl {
       HandleRecord *node = path[i];
       HandleRecord *next = path[i + 1];
       appendHistory(node, next, parentStartOf(node));
-      // A linked record always has a history: its merge event.
-      historyWithRoomNoGrow(node).parentStart = parentStartOf(next);
+      historyOf(node).parentStart = parentStartOf(next);
       HandleRecord *old = node->parent;
       next->parent->refs.fetch_add(1, std::memory_order_relaxed);
       node->parent = next->parent;
@@ -654,20 +663,11 @@ struct RegistryImpl {
     return current;
   }
 
-  /// The history of a linked record, created empty if it has none.
-  static History &historyWithRoomNoGrow(HandleRecord *record) {
-    if (!record->history) {
-      History &history = historyWithRoom(record);
-      return history;
-    }
-    return *record->history;
-  }
-
   /// Links the root `record` under the root `into`, adopting one reference
   /// to `into`.
   static void link(HandleRecord *record, HandleRecord *into) {
     uint64_t start = historyEnd(into);
-    historyWithRoomNoGrow(record).parentStart = start;
+    historyOf(record).parentStart = uint32_t(start);
     record->parent = into;
     record->op = nullptr;
   }
@@ -1107,16 +1107,17 @@ std::vector<TrackingEvent> OpHandle::getHistory() const {
   // Own events (including those folded in by path compression), then those
   // of the root since this record joined it.
   const RegistryImpl &impl = registryOf(record);
-  if (const History *history = record->history)
-    for (const CompactEvent &event : *history)
-      result.push_back(impl.expand(event));
+  for (const CompactEvent &event :
+       RegistryImpl::eventsOf(static_cast<const HandleRecord *>(record)))
+    result.push_back(impl.expand(event));
   const HandleRecord *root = record->parent;
   if (root && root->history) {
     uint64_t start = RegistryImpl::parentStartOf(record);
-    const History &history = *root->history;
-    uint64_t skip = start > history.dropped ? start - history.dropped : 0;
-    for (uint64_t i = skip; i < history.size; ++i)
-      result.push_back(impl.expand(history.begin()[i]));
+    uint64_t dropped = root->history->dropped;
+    uint64_t skip = start > dropped ? start - dropped : 0;
+    ArrayRef<CompactEvent> events = RegistryImpl::eventsOf(root);
+    for (uint64_t i = skip; i < events.size(); ++i)
+      result.push_back(impl.expand(events[i]));
   }
   return result;
 }
