@@ -8,6 +8,7 @@
 #include "IRCompat.h"
 #include "RegistryNotifier.h"
 #include "RunGuard.h"
+#include "TreeLinks.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -152,30 +153,6 @@ void DiagnosticCapture::raise(const std::string &message) {
 // RootOwner
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// True if an op outside `root` uses a value defined in `root` or has a
-/// block of `root` as a successor.
-bool isUsedFromOutside(Operation *root) {
-  auto outside = [&](Operation *user) { return !root->isAncestor(user); };
-  WalkResult result = root->walk([&](Operation *nested) {
-    for (Value value : nested->getResults())
-      if (llvm::any_of(value.getUsers(), outside))
-        return WalkResult::interrupt();
-    for (Region &region : nested->getRegions())
-      for (Block &block : region) {
-        for (BlockOperand &use : block.getUses())
-          if (outside(use.getOwner()))
-            return WalkResult::interrupt();
-        for (Value argument : block.getArguments())
-          if (llvm::any_of(argument.getUsers(), outside))
-            return WalkResult::interrupt();
-      }
-    return WalkResult::advance();
-  });
-  return result.wasInterrupted();
-}
-} // namespace
-
 RootOwner::RootOwner(PyMlirContext &context, Operation *root, bool owning)
     : context(context), root(root), owning(owning) {}
 
@@ -189,7 +166,8 @@ RootOwner::~RootOwner() {
     return;
   Operation *op = root;
   root = nullptr;
-  if (isUsedFromOutside(op)) {
+  if (findTreeLinks(context, op, TreeLinkQuery::UsedFromOutside)
+          .rootUsedFromOutside) {
     context.keepAlive(op);
     return;
   }
@@ -343,6 +321,17 @@ std::shared_ptr<RootOwner> PyMlirContext::getOwner(Operation *root) {
   auto owner = std::make_shared<RootOwner>(*this, root, /*owning=*/false);
   owners[root] = owner;
   return owner;
+}
+
+bool PyMlirContext::mayHaveOtherTrees(Operation *root) const {
+  if (capsuleAccess)
+    return true;
+  size_t others = owners.size() + keptAlive.size();
+  if (owners.count(root))
+    --others;
+  if (keptAlive.contains(root))
+    --others;
+  return others != 0;
 }
 
 std::shared_ptr<RootOwner> PyMlirContext::adoptRoot(Operation *root) {

@@ -195,6 +195,19 @@ namespace __attribute__((visibility("hidden"))) python {
     /// When Python reaches such a tree again, it owns it again (getOwner).
     void keepAlive(Operation *root) { keptAlive.insert(root); }
 
+    /// False if no IR tree of this context other than the tree of `root`
+    /// can exist: every tree Python creates (parse, create, clone, detach)
+    /// has an owner while Python refers to it and is kept alive while other
+    /// IR uses it, so with one tree known there is nothing to be linked to,
+    /// and the walks of TreeLinks.h are skipped. True once raw pointers to
+    /// this context or its IR crossed a capsule (C++ code may hold trees of
+    /// its own).
+    bool mayHaveOtherTrees(Operation *root) const;
+    /// Fires when a capsule exported or imported this context or its IR.
+    void noteCapsuleAccess() { capsuleAccess = true; }
+    /// Number of walks looking for links between trees (for tests).
+    size_t numTreeLinkWalks = 0;
+
     /// Number of Python Operation objects alive (for tests).
     size_t getNumLiveOperations() const { return liveOperations.size(); }
     /// Every Python Operation object of this context, live handle or not
@@ -227,6 +240,8 @@ namespace __attribute__((visibility("hidden"))) python {
     /// Trees whose owner died while other IR used their values or blocks;
     /// destroyed with the context, after every reference into them.
     llvm::SetVector<Operation *> keptAlive;
+    /// Set by noteCapsuleAccess.
+    bool capsuleAccess = false;
   };
 
   /// Returns the top-level ancestor of `op` (or `op`).
