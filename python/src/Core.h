@@ -215,6 +215,18 @@ namespace __attribute__((visibility("hidden"))) python {
     std::vector<PyOperation *> getOperationObjects() const;
     /// Number of Python Module objects alive (kept by PyModule; for tests).
     size_t numLiveModules = 0;
+    /// Upstream's `Context._clear_live_operations`: forgets which Python
+    /// object is the one of each op (the next access makes a new one; the
+    /// old objects stay valid handles) and returns how many it forgot.
+    size_t clearLiveOperations();
+
+    /// The ops (by handle identity key) out of whose regions
+    /// `Block.append_to` moved a block. Block and Value objects reached
+    /// through such an op may refer to IR now under another op, so while a
+    /// pipeline runs in this context they refuse access instead of checking
+    /// the run guard on the wrong tree (IRStructure.cpp). The handles keep
+    /// the keys from being reused.
+    llvm::DenseMap<const void *, OpHandle> blockMoveSources;
 
   private:
     friend class RootOwner;

@@ -98,7 +98,10 @@ void mlir::tracking::python::populateIRAsmState(py::module_ &m) {
       "get_name",
       [](PyValue &self, PyAsmState &state) {
         Value raw = self.get();
-        AsmState asmState(state.getScope(), state.getFlags());
+        Operation *scope = state.getScope();
+        checkSameContext(castToOperation(state.operation).getContext(),
+                         raw.getContext(), "a value");
+        AsmState asmState(scope, state.getFlags());
         std::string text;
         llvm::raw_string_ostream os(text);
         raw.printAsOperand(os, asmState);
@@ -113,7 +116,10 @@ void mlir::tracking::python::populateIRAsmState(py::module_ &m) {
       "print",
       [](PyOperation &self, PyAsmState &state, py::object file, bool binary) {
         Operation *op = self.get();
-        AsmState asmState(state.getScope(), state.getFlags());
+        Operation *scope = state.getScope();
+        checkSameContext(castToOperation(state.operation).getContext(),
+                         op->getContext(), "an operation");
+        AsmState asmState(scope, state.getFlags());
         std::string text;
         llvm::raw_string_ostream os(text);
         op->print(os, asmState);

@@ -232,6 +232,13 @@ void populateContext(py::module_ &m) {
           [](PyMlirContext &self) { return self.getNumLiveOperations(); },
           "Number of Operation objects alive (for tests).")
       .def(
+          "_clear_live_operations",
+          [](PyMlirContext &self) { return self.clearLiveOperations(); },
+          "Upstream's test helper: forgets the Operation object of every op "
+          "(the next access makes a new one) and returns how many. Unlike "
+          "upstream, whose objects are then invalid, the old objects stay "
+          "valid tracked handles (equal to the new ones).")
+      .def(
           "_get_live_operation_objects",
           [](PyMlirContext &self) {
             py::list objects;
@@ -951,15 +958,11 @@ void populateOperation(py::module_ &m) {
           "Prints the op to `file` (default: sys.stdout).")
       .def_property_readonly(
           "successors",
-          [](PyOperation &self) {
-            Operation *op = self.get();
-            py::list blocks;
-            for (Block *successor : op->getSuccessors())
-              blocks.append(PyBlock::create(self.getContext(), successor));
-            return blocks;
+          [](py::object self) {
+            self.cast<PyOperation &>().get();
+            return PyOpSuccessors{self};
           },
-          "The successor blocks of the op, as a list (upstream: a list-like "
-          "view).")
+          "The successor blocks of the op, a sliceable view (assignable).")
       .def(
           "__str__",
           [](PyOperation &self) { return printOperation(self.get()); },
@@ -1064,3 +1067,13 @@ PyModule::PyModule(const PyModule &other) : operation(other.operation) {
 }
 
 PyModule::~PyModule() { --getOperation().getContext().numLiveModules; }
+
+size_t PyMlirContext::clearLiveOperations() {
+  size_t cleared = liveOperations.size();
+  // The objects stay alive and valid; their destructors must not remove the
+  // entries of the objects made after this.
+  for (auto &entry : liveOperations)
+    entry.second->registeredKey = nullptr;
+  liveOperations.clear();
+  return cleared;
+}

@@ -151,6 +151,21 @@ namespace __attribute__((visibility("hidden"))) python {
     py::object operation;
     SliceSpec slice;
   };
+  /// `ir.BlockSuccessors` / `ir.BlockPredecessors`: the successors of a
+  /// block's terminator and the blocks branching to it (sliceable views).
+  struct PyBlockSuccessors {
+    py::object block;
+    SliceSpec slice;
+  };
+  struct PyBlockPredecessors {
+    py::object block;
+    SliceSpec slice;
+  };
+  /// `ir.OpSuccessors`: the successor blocks of an operation.
+  struct PyOpSuccessors {
+    py::object operation;
+    SliceSpec slice;
+  };
   struct PyOpAttributeMap {
     py::object operation;
   };

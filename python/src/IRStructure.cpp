@@ -208,10 +208,27 @@ Region *PyRegion::get() const {
   return &owner->getRegion(index);
 }
 
+namespace {
+/// While a pipeline runs in the context, refuses objects reached through an
+/// op that `Block.append_to` moved a block out of: they may refer to IR
+/// under another op than the one the run guard checks.
+void checkMovedBlockSource(const PyOperation &through) {
+  PyMlirContext &context = through.getContext();
+  if (context.numRunning == 0 || context.blockMoveSources.empty() ||
+      !context.blockMoveSources.count(through.getHandle().getIdentityKey()))
+    return;
+  checkNoRunIn(context, "using a block or block argument reached through "
+                        "an operation that Block.append_to moved a block "
+                        "out of");
+}
+} // namespace
+
 Block *PyBlock::get() const {
   // The run guard: `operation` is the block's parent op when the object was
   // made, and moves from Python carry the block along with it.
-  checkIRAccess(*operationOf(operation).getResolvedOwner());
+  PyOperation &through = operationOf(operation);
+  checkIRAccess(*through.getResolvedOwner());
+  checkMovedBlockSource(through);
   // The block registry knows whether this very block still exists: a block
   // erased by a rewrite (or under a pass that is not precise) never comes
   // back, even if a new block is allocated at its address.
@@ -245,7 +262,9 @@ PyMlirContext &PyValue::getContext() const {
 Value PyValue::get() const {
   // The run guard: `keepAlive` defines the value (or holds its block), and
   // moves from Python carry the value along with it.
-  checkIRAccess(*castToOperation(keepAlive).getResolvedOwner());
+  PyOperation &through = castToOperation(keepAlive);
+  checkIRAccess(*through.getResolvedOwner());
+  checkMovedBlockSource(through);
   Value value = handle.get();
   if (!value)
     throw InvalidatedHandleException(handle.describe());
@@ -289,6 +308,17 @@ py::object PyValue::create(PyMlirContext &context, Value value) {
 }
 
 namespace {
+/// An operand as upstream returns it: a plain `Value` (not an OpResult or
+/// BlockArgument object), through the caster of its type.
+py::object createOperandValue(PyMlirContext &context, Value value) {
+  py::object uncast = createUncastValue(context, value);
+  auto &typed = uncast.cast<PyValue &>();
+  return castValue(py::cast(PyValue{typed.keepAlive, typed.handle}),
+                   value.getType());
+}
+} // namespace
+
+namespace {
 /// A new detached block with arguments of `argTypes` at `argLocs` (None: the
 /// current location, else unknown), as upstream's block constructors.
 std::unique_ptr<Block> makeBlock(PyMlirContext &context, py::handle argTypes,
@@ -326,6 +356,55 @@ py::list toBlockObjects(const PyBlock &through, Range &&blocks) {
   for (Block *block : blocks)
     result.append(PyBlock::make(through.operation, block));
   return result;
+}
+} // namespace
+
+namespace {
+/// `Block.append_to`: moves `block` to the end of `region` through the
+/// tracked rewriter (handles of the ops in it follow; block and value
+/// handles refer to the block, not to a position). Only within one IR
+/// tree: the Block and Value objects of the block hold the op they were
+/// reached through, which keeps their IR alive and says which tree the run
+/// guard checks, so a move to IR with another owner could free the block
+/// under them or let another thread in.
+void moveBlockToRegion(PyBlock &block, PyRegion &region) {
+  Block *raw = block.get();
+  Region *target = region.get();
+  PyOperation &destinationOp = operationOf(region.operation);
+  PyMlirContext &context = block.getContext();
+  checkSameContext(context, destinationOp.getContext().get(), "a region");
+  Operation *destination = target->getParentOp();
+  Operation *source = raw->getParentOp();
+  if (!source)
+    throw py::value_error("the block is not in an operation");
+  if (raw->getParent() == target && &target->back() == raw)
+    return;
+  for (Operation *op = destination; op; op = op->getParentOp())
+    if (op->getBlock() == raw)
+      throw py::value_error("cannot move a block into an operation nested "
+                            "in it");
+  if (getRootOf(source) != getRootOf(destination) ||
+      destinationOp.getResolvedOwner() !=
+          operationOf(block.operation).getResolvedOwner())
+    throw py::value_error(
+        "cannot move a block to an operation of another IR tree (its "
+        "'" +
+        getRootOf(destination)->getName().getStringRef().str() +
+        "' root is not the block's '" +
+        getRootOf(source)->getName().getStringRef().str() +
+        "'): insert that op into this IR first, or move the block's "
+        "operations instead");
+  moveBlock(context, raw, target, target->end());
+  // Objects reached through the op the block left may now refer to IR
+  // under `destination` (see checkMovedBlockSource).
+  PyOperation &through = operationOf(block.operation);
+  context.blockMoveSources.try_emplace(through.getHandle().getIdentityKey(),
+                                       through.getHandle());
+  if (source != through.getIfLive()) {
+    OpHandle sourceHandle = context.getRegistry().getHandle(source);
+    context.blockMoveSources.try_emplace(sourceHandle.getIdentityKey(),
+                                         sourceHandle);
+  }
 }
 } // namespace
 
@@ -565,16 +644,29 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "one, in its region.")
       .def_property_readonly(
           "successors",
-          [](PyBlock &self) {
-            return toBlockObjects(self, self.get()->getSuccessors());
+          [](py::object self) {
+            self.cast<PyBlock &>().get();
+            return PyBlockSuccessors{self};
           },
-          "The successors of the block (of its terminator), as a list.")
+          "The successors of the block (of its terminator), a sliceable "
+          "view.")
       .def_property_readonly(
           "predecessors",
-          [](PyBlock &self) {
-            return toBlockObjects(self, self.get()->getPredecessors());
+          [](py::object self) {
+            self.cast<PyBlock &>().get();
+            return PyBlockPredecessors{self};
           },
-          "The blocks whose terminators branch to this block, as a list.")
+          "The blocks whose terminators branch to this block, a sliceable "
+          "view.")
+      .def(
+          "append_to",
+          [](py::object self, PyRegion &region) {
+            moveBlockToRegion(self.cast<PyBlock &>(), region);
+          },
+          py::arg("region"),
+          "Moves the block to the end of `region` (an op of the same IR "
+          "tree). ValueError across trees, into the block itself, or "
+          "across contexts.")
       .def(
           "erase_argument",
           [](PyBlock &self, unsigned index) {
@@ -656,6 +748,73 @@ void populateRegionsAndBlocks(py::module_ &m) {
         auto &block = self.block.cast<PyBlock &>();
         return PyValue::create(block.getContext(), block.get()->getArgument(i));
       });
+  py::class_<PyBlockSuccessors> successors(
+      m, "BlockSuccessors", "The successor blocks of a block's terminator.");
+  defineSequence(
+      successors, "BlockSuccessors", &PyBlockSuccessors::block, "successor",
+      [](PyBlockSuccessors &self) {
+        return self.block.cast<PyBlock &>().get()->getNumSuccessors();
+      },
+      [](PyBlockSuccessors &self, size_t i) {
+        auto &block = self.block.cast<PyBlock &>();
+        return PyBlock::make(block.operation, block.get()->getSuccessor(i));
+      });
+  py::class_<PyBlockPredecessors> predecessors(
+      m, "BlockPredecessors",
+      "The blocks whose terminators branch to a block.");
+  defineSequence(
+      predecessors, "BlockPredecessors", &PyBlockPredecessors::block,
+      "predecessor",
+      [](PyBlockPredecessors &self) {
+        Block *block = self.block.cast<PyBlock &>().get();
+        return static_cast<size_t>(
+            std::distance(block->pred_begin(), block->pred_end()));
+      },
+      [](PyBlockPredecessors &self, size_t i) {
+        auto &block = self.block.cast<PyBlock &>();
+        Block *raw = block.get();
+        return PyBlock::make(block.operation, *std::next(raw->pred_begin(), i));
+      });
+
+  py::class_<PyOpSuccessors> opSuccessors(
+      m, "OpSuccessors", "The successor blocks of an operation.");
+  defineSequence(
+      opSuccessors, "OpSuccessors", &PyOpSuccessors::operation, "successor",
+      [](PyOpSuccessors &self) {
+        return operationOf(self.operation).get()->getNumSuccessors();
+      },
+      [](PyOpSuccessors &self, size_t i) {
+        PyOperation &op = operationOf(self.operation);
+        return PyBlock::create(op.getContext(), op.get()->getSuccessor(i));
+      });
+  opSuccessors.def(
+      "__setitem__",
+      [](PyOpSuccessors &self, intptr_t index, PyBlock &block) {
+        PyOperation &op = operationOf(self.operation);
+        Operation *owner = op.get();
+        size_t size = self.slice.length >= 0
+                          ? static_cast<size_t>(self.slice.length)
+                          : owner->getNumSuccessors();
+        intptr_t whole = self.slice.start +
+                         static_cast<intptr_t>(normalizeIndex(index, size)) *
+                             self.slice.step;
+        Block *successor = block.get();
+        checkSameContext(op.getContext(), block.getContext().get(),
+                         "a successor block");
+        // A branch to a block of another region is invalid IR, and one to
+        // another tree would tie the trees' lifetimes together.
+        if (!owner->getBlock() ||
+            owner->getBlock()->getParent() != successor->getParent())
+          throw py::value_error("a successor must be a block of the region "
+                                "that holds the operation");
+        setSuccessor(op.getContext(), owner,
+                     normalizeIndex(whole, owner->getNumSuccessors()),
+                     successor);
+      },
+      py::arg("index"), py::arg("block"),
+      "Sets successor `index` (of this view) to `block`, a block of the "
+      "op's region.");
+
   arguments.def_property_readonly(
       "types",
       [](py::object self) {
@@ -979,7 +1138,7 @@ void populateValues(py::module_ &m) {
       },
       [](PyOpOperandList &self, size_t i) {
         PyOperation &op = operationOf(self.operation);
-        return PyValue::create(op.getContext(), op.get()->getOperand(i));
+        return createOperandValue(op.getContext(), op.get()->getOperand(i));
       });
   operands.def(
       "__setitem__",

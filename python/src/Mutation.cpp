@@ -184,3 +184,16 @@ void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
   PythonRewriter rewriter(context, "set operand");
   rewriter.get().modifyOpInPlace(op, [&] { op->setOperand(index, value); });
 }
+
+void mlir::tracking::python::moveBlock(PyMlirContext &context, Block *block,
+                                       Region *region,
+                                       Region::iterator before) {
+  PythonRewriter rewriter(context, "Block.append_to");
+  rewriter.get().moveBlockBefore(block, region, before);
+}
+
+void mlir::tracking::python::setSuccessor(PyMlirContext &context, Operation *op,
+                                          unsigned index, Block *block) {
+  PythonRewriter rewriter(context, "set successor");
+  rewriter.get().modifyOpInPlace(op, [&] { op->setSuccessor(block, index); });
+}

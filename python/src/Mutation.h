@@ -61,6 +61,15 @@ namespace __attribute__((visibility("hidden"))) python {
   void setOperand(PyMlirContext & context, Operation * op, unsigned index,
                   Value value);
 
+  /// Sets successor `index` of `op` to `block` (in place, through the
+  /// tracked rewriter).
+  void setSuccessor(PyMlirContext & context, Operation * op, unsigned index,
+                    Block *block);
+  /// Moves `block` before `before` in `region` (a region of the same IR
+  /// tree), through the tracked rewriter.
+  void moveBlock(PyMlirContext & context, Block * block, Region * region,
+                 Region::iterator before);
+
 } // namespace python
 } // namespace mlir::tracking
 

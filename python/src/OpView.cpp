@@ -44,6 +44,13 @@ struct Registries {
   py::dict operationClasses;  // op name -> OpView subclass
   py::dict attributeBuilders; // attribute kind -> callable
   py::list tracebackExclusions;
+  /// `_cext.globals` (its `dialect_search_modules` may be reassigned).
+  py::object globals;
+  /// Dialect namespaces whose module was imported for their ops, and those
+  /// no search module had (-> the search modules then, to retry when they
+  /// change).
+  py::set loadedDialectModules;
+  py::dict missingDialectModules;
   /// The live view of each Operation object that has one (see OpView.h).
   llvm::DenseMap<PyOperation *, PyOpView *> views;
 };
@@ -502,11 +509,47 @@ mlir::tracking::python::lookupDialectClass(const std::string &dialect) {
   return classes[py::str(dialect)];
 }
 
+namespace {
+/// Upstream's loadDialectModule: imports `<prefix>.<dialect>` for the first
+/// search prefix that has it, once, so that returning an op of a dialect
+/// whose module was not imported yet still gives its registered class.
+void loadDialectModule(const std::string &dialect) {
+  Registries &r = registries();
+  py::str key(dialect);
+  if (r.loadedDialectModules.contains(key) || r.globals.is_none() || !r.globals)
+    return;
+  py::tuple prefixes(r.globals.attr("dialect_search_modules"));
+  if (r.missingDialectModules.contains(key) &&
+      py::object(r.missingDialectModules[key]).equal(prefixes))
+    return;
+  for (py::handle prefix : prefixes) {
+    try {
+      py::module_::import(
+          (py::str(prefix).cast<std::string>() + "." + dialect).c_str());
+    } catch (py::error_already_set &e) {
+      if (e.matches(PyExc_ModuleNotFoundError))
+        continue;
+      throw;
+    }
+    r.loadedDialectModules.add(key);
+    return;
+  }
+  r.missingDialectModules[key] = prefixes;
+}
+} // namespace
+
 py::object mlir::tracking::python::lookupOperationClass(const std::string &op) {
   py::dict &classes = registries().operationClasses;
-  if (!classes.contains(op))
+  py::str key(op);
+  if (classes.contains(key))
+    return classes[key];
+  size_t dot = op.find('.');
+  if (dot == std::string::npos)
     return py::none();
-  return classes[py::str(op)];
+  loadDialectModule(op.substr(0, dot));
+  if (!classes.contains(key))
+    return py::none();
+  return classes[key];
 }
 
 py::object mlir::tracking::python::createOpView(const py::object &operation) {
@@ -847,6 +890,7 @@ void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
   // for: `<prefix>.<namespace>` for each prefix, in order (as upstream).
   globals.attr("dialect_search_modules") =
       py::list(py::make_tuple("mlir_tracking.dialects"));
+  registries().globals = globals;
   globals.def(
       "append_dialect_search_prefix",
       [globals](const std::string &prefix) mutable {

@@ -294,9 +294,9 @@ def test_cross_module_move_then_drop_source():
         # m1 is not freed while m2 uses its values, and m2 is not rewired:
         # its operands are still %a and %c1 of @f (no placeholder).
         # CHECK: BlockArgument func.func arith.constant
-        print(type(addi.operands[0]).__name__,
-              addi.operands[0].owner.owner.name,
-              addi.operands[1].owner.name)
+        print(type(ir.BlockArgument(addi.operands[0])).__name__,
+              addi.operands[0].owner.owner.operation.name,
+              addi.operands[1].owner.operation.name)
         # What is kept alive is ordinary IR, owned again once reached: erasing
         # it is refused while used, detaching and dropping a part is safe (it
         # is kept alive again while addi uses it).
@@ -345,8 +345,9 @@ def test_run_refused_while_another_tree_uses_the_ir():
         expect(RuntimeError, lambda: pm.run(m.operation))
         # Nothing changed: the function and the clone's operands are intact.
         # CHECK: 1 BlockArgument func.func arith.constant
-        print(len(m.body.operations), type(clone.operands[0]).__name__,
-              clone.operands[0].owner.owner.name, clone.operands[1].owner.name)
+        print(len(m.body.operations), type(ir.BlockArgument(clone.operands[0])).__name__,
+              clone.operands[0].owner.owner.operation.name,
+              clone.operands[1].owner.operation.name)
         # Once the clone is gone the module runs.
         clone.erase()
         pm.run(m.operation)

@@ -158,7 +158,7 @@ def test_operation_properties():
         m = ir.Module.parse(ASM)
         func = m.body.operations[0]
         # CHECK: func.func
-        print(func.name)
+        print(func.operation.name)
         # CHECK: True
         print(func.parent is m.operation)
         # CHECK: True

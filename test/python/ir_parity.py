@@ -407,7 +407,7 @@ def test_blocks_and_extras():
         # CHECK-NEXT: 3 True True
         print(len(blocks), blocks[1] == middle, [op.name for op in entry] == ["test.br"])
         # CHECK-NEXT: True True 0
-        print(entry.successors == [middle], middle.predecessors == [entry],
+        print(list(entry.successors) == [middle], list(middle.predecessors) == [entry],
               len(exit_block.successors))
         # An argument with uses cannot be erased (MLIR would assert).
         with ir.InsertionPoint(exit_block):

@@ -24,7 +24,7 @@ func.func @caller() -> i32 {
 
 # CHECK-LABEL: TEST: test_lookup
 # CHECK: True False <mlir_tracking.ir.SymbolTable of 'builtin.module'>
-# CHECK-NEXT: func.func OpView True
+# CHECK-NEXT: "callee" FuncOp True
 # CHECK-NEXT: KeyError: "Symbol 'nope' not in the symbol table."
 # CHECK-NEXT: TypeError: Operation is not a Symbol Table.
 # CHECK-NEXT: True

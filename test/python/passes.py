@@ -50,7 +50,7 @@ def test_post_pass_op_invalidation_precise():
         # CHECK: outer erased
         print("outer", outer_const.handle_state)
         # CHECK: func live func.func
-        print("func", func.handle_state, func.name)
+        print("func", func.handle_state, func.operation.name)
         # CHECK: inner erased
         print("inner", inner_const.handle_state)
         # CHECK: return live

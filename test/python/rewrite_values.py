@@ -275,7 +275,7 @@ def test_driver_locks_ir_against_other_threads():
                     module, rewrite.RewritePatternSet(ctx).freeze()),
                 lambda: PassManager.parse("builtin.module(cse)", ctx).run(module.operation),
                 # Other IR of the same context is free.
-                lambda: other.body.operations[0].name,
+                lambda: other.body.operations[0].operation.name,
             ]
             for attempt in attempts:
                 seen.append(other_thread(attempt))

@@ -332,8 +332,8 @@ def test_without_multithreading():
         r = Run(pm, module.operation)
         seen = 0
         while not r.done.is_set():
-            func.name  # never refused
+            func.operation.name  # never refused
             seen += 1
         r.join()
         # CHECK: func.func
-        print(func.name)
+        print(func.operation.name)

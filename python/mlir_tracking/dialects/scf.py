@@ -1,5 +1,7 @@
 """The ``scf`` dialect (upstream ``mlir.dialects.scf``): generated op classes
-plus ``ForOp(lower, upper, step, iter_args)`` with its body block,
+plus ``ForOp(lower, upper, step, iter_args)`` with its body block, ``ForallOp``
+(mixed bounds, ``induction_variables``, ``terminator()``), ``IndexSwitchOp``
+(``default_block``, ``case_blocks``),
 ``IfOp(cond, results, hasElse=)`` with ``then_block``/``else_block``, the
 ``for_`` generator and ``yield_``."""
 
@@ -101,3 +103,145 @@ def for_(start, stop=None, step=None, iter_args: _Optional[_Sequence[Value]] = N
             yield iv, inner[0], for_op.results[0]
         else:
             yield iv
+
+
+def _split_bounds(bounds):
+    """Static ints and dynamic values of a mixed bound list (dynamic ones
+    marked ShapedType.get_dynamic_size() in the static list)."""
+    from ..ir import ShapedType
+
+    dynamic, static = [], []
+    for bound in bounds:
+        if isinstance(bound, int):
+            static.append(bound)
+        else:
+            static.append(ShapedType.get_dynamic_size())
+            dynamic.append(_get_op_result_or_value(bound))
+    return dynamic, static
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class ForallOp(ForallOp):  # noqa: F405
+    """``scf.forall`` from mixed (int or value) bounds and steps, with its
+    body (induction variables, then the shared outputs)."""
+
+    def __init__(self, lower_bounds, upper_bounds, steps, shared_outs=None, *, mapping=None, loc=None, ip=None):
+        if not len(lower_bounds) == len(upper_bounds) == len(steps):
+            raise ValueError("lower_bounds, upper_bounds and steps must have the same length")
+        shared_outs = [] if shared_outs is None else list(_get_op_results_or_values(shared_outs))
+        shared_outs = [_get_op_result_or_value(o) for o in shared_outs]
+        results = [o.type for o in shared_outs]
+        dynamic_lbs, static_lbs = _split_bounds(lower_bounds)
+        dynamic_ubs, static_ubs = _split_bounds(upper_bounds)
+        dynamic_steps, static_steps = _split_bounds(steps)
+        from ..ir import DenseI64ArrayAttr
+
+        super().__init__(
+            results,
+            dynamic_lbs,
+            dynamic_ubs,
+            dynamic_steps,
+            DenseI64ArrayAttr.get(static_lbs),
+            DenseI64ArrayAttr.get(static_ubs),
+            DenseI64ArrayAttr.get(static_steps),
+            shared_outs,
+            mapping=mapping,
+            loc=loc,
+            ip=ip,
+        )
+        self.regions[0].blocks.append(*([IndexType.get()] * len(static_lbs)), *results)
+
+    @property
+    def body(self) -> Block:
+        """The loop body."""
+        return self.regions[0].blocks[0]
+
+    @property
+    def rank(self) -> int:
+        """The number of induction variables."""
+        return len(self.staticLowerBound)
+
+    @property
+    def induction_variables(self):
+        """The induction variables (the first `rank` body arguments)."""
+        return self.body.arguments[: self.rank]
+
+    @property
+    def inner_iter_args(self):
+        """The shared outputs as seen in the body."""
+        return self.body.arguments[self.rank :]
+
+    def terminator(self):
+        """The body's ``scf.forall.in_parallel``, created at the end of the
+        body if it has none."""
+        ops = self.body.operations
+        with InsertionPoint(self.body):
+            if len(ops) and isinstance(ops[len(ops) - 1], InParallelOp):
+                return ops[len(ops) - 1]
+            return InParallelOp()
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class InParallelOp(InParallelOp):  # noqa: F405
+    """``scf.forall.in_parallel`` with its (empty) block."""
+
+    def __init__(self, *, loc=None, ip=None):
+        super().__init__(loc=loc, ip=ip)
+        self.region.blocks.append()
+
+    @property
+    def block(self) -> Block:
+        """The block of parallel insertions."""
+        return self.region.blocks[0]
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class IndexSwitchOp(IndexSwitchOp):  # noqa: F405
+    """``scf.index_switch`` on `arg` with one region per case value, each
+    with an empty block; `case_body_builder(op, i, case)` and
+    `default_body_builder(op)` fill them if given."""
+
+    def __init__(self, results, arg, cases, case_body_builder=None, default_body_builder=None, loc=None, ip=None):
+        from ..ir import DenseI64ArrayAttr
+
+        cases = list(cases)
+        super().__init__(
+            list(results), arg, DenseI64ArrayAttr.get(cases), num_caseRegions=len(cases), loc=loc, ip=ip
+        )
+        for region in self.regions:
+            region.blocks.append()
+        if case_body_builder is not None:
+            for i, case in enumerate(cases):
+                with InsertionPoint(self.case_block(i)):
+                    case_body_builder(self, i, case)
+        if default_body_builder is not None:
+            with InsertionPoint(self.default_block):
+                default_body_builder(self)
+
+    @property
+    def default_region(self):
+        """The region run when no case matches."""
+        return self.regions[0]
+
+    @property
+    def default_block(self) -> Block:
+        """The block of the default region."""
+        return self.default_region.blocks[0]
+
+    @property
+    def case_regions(self):
+        """The case regions (a view of the regions after the default one)."""
+        return self.regions[1:]
+
+    def case_region(self, i: int):
+        """The region of case `i`."""
+        return self.case_regions[i]
+
+    @property
+    def case_blocks(self):
+        """The blocks of the case regions."""
+        return [region.blocks[0] for region in self.case_regions]
+
+    def case_block(self, i: int) -> Block:
+        """The block of case `i`."""
+        return self.case_regions[i].blocks[0]

@@ -1,0 +1,107 @@
+# RUN: %PYTHON %s | FileCheck %s
+# Upstream-style program (imports renamed from `mlir`): memref alloc, load and
+# store in affine loops with affine maps, then lowered with a pipeline while
+# a held handle of the store follows it.
+
+from mlir_tracking.ir import *
+from mlir_tracking.dialects import affine, arith, func, memref
+from mlir_tracking.passmanager import PassManager
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    return f
+
+
+# CHECK-LABEL: TEST: testAffineTranspose
+@run
+def testAffineTranspose():
+    with Context(), Location.unknown():
+        module = Module.create()
+        f32 = F32Type.get()
+        src_t = MemRefType.get([8, 4], f32)
+        dst_t = MemRefType.get([4, 8], f32)
+        with InsertionPoint(module.body):
+            fn = func.FuncOp("transpose", ([src_t], [dst_t]))
+            with InsertionPoint(fn.add_entry_block()):
+                src = fn.arguments[0]
+                dst = memref.AllocOp(dst_t, [], [])
+                d0 = AffineDimExpr.get(0)
+                d1 = AffineDimExpr.get(1)
+                lb = AffineMap.get_constant(0)
+                outer = affine.AffineForOp(0, 8, 1)
+                with InsertionPoint(outer.body):
+                    inner = affine.AffineForOp(0, 4, 1)
+                    with InsertionPoint(inner.body):
+                        i, j = outer.induction_variable, inner.induction_variable
+                        v = affine.AffineLoadOp(
+                            f32, src, indices=[i, j], map=AffineMap.get(2, 0, [d0, d1]))
+                        affine.AffineStoreOp(
+                            v, dst, indices=[j, i], map=AffineMap.get(2, 0, [d0, d1]))
+                        affine.AffineYieldOp([])
+                    affine.AffineYieldOp([])
+                func.ReturnOp([dst.result])
+
+        # CHECK: func.func @transpose(%[[SRC:.*]]: memref<8x4xf32>) -> memref<4x8xf32>
+        # CHECK: %[[DST:.*]] = memref.alloc() : memref<4x8xf32>
+        # CHECK: affine.for %[[I:.*]] = 0 to 8 {
+        # CHECK:   affine.for %[[J:.*]] = 0 to 4 {
+        # CHECK:     %[[V:.*]] = affine.load %[[SRC]][%[[I]], %[[J]]] : memref<8x4xf32>
+        # CHECK:     affine.store %[[V]], %[[DST]][%[[J]], %[[I]]] : memref<4x8xf32>
+        print(module)
+        assert module.operation.verify()
+
+        mt = MemRefType(dst.result.type)
+        # CHECK: memref<4x8xf32> [4, 8] f32 True (d0, d1) -> (d0, d1) None
+        print(mt, mt.shape, mt.element_type, mt.has_static_shape, mt.layout.value,
+              mt.memory_space)
+        strides, offset = mt.get_strides_and_offset()
+        # CHECK: strides [8, 1] offset 0
+        print("strides", strides, "offset", offset)
+
+        store = inner.body.operations[1]
+        # CHECK: AffineStoreOp AffineMapAttr(affine_map<(d0, d1) -> (d0, d1)>)
+        print(type(store).__name__, repr(store.map))
+        PassManager.parse("builtin.module(func.func(lower-affine))").run(module.operation)
+        # The loops and loads are replaced by a pass that is not precise: the
+        # handles in the function are invalidated, the function stays live.
+        # CHECK: func live store invalidated
+        print("func", fn.operation.handle_state, "store", store.operation.handle_state)
+        # CHECK: scf.for
+        # CHECK: memref.load
+        # CHECK: memref.store
+        print(fn)
+
+
+# CHECK-LABEL: TEST: testMemRefDynamicAndLayouts
+@run
+def testMemRefDynamicAndLayouts():
+    with Context(), Location.unknown():
+        f32 = F32Type.get()
+        dyn = ShapedType.get_dynamic_size()
+        layout = StridedLayoutAttr.get(offset=dyn, strides=[dyn, 1])
+        t = MemRefType.get([dyn, 16], f32, layout=layout, memory_space=Attribute.parse("1"))
+        # CHECK: memref<?x16xf32, strided<[?, 1], offset: ?>, 1>
+        print(t)
+        # CHECK: True 0 1 1
+        print(t.is_dynamic_dim(0), t.get_dim_size(1) - 16, t.memory_space.value,
+              StridedLayoutAttr(t.layout).strides[1])
+        module = Module.create()
+        index = IndexType.get()
+        with InsertionPoint(module.body):
+
+            @func.FuncOp.from_py_func(t, index)
+            def copy_row(m, i):
+                local = memref.alloca(MemRefType.get([16], f32), [], [])
+                c0 = arith.constant(index, 0)
+                v = memref.load(m, [i, c0])
+                memref.store(v, local, [c0])
+                return
+
+        # CHECK: func.func @copy_row(%[[M:.*]]: memref<?x16xf32, strided<[?, 1], offset: ?>, 1>, %[[I:.*]]: index)
+        # CHECK: %[[L:.*]] = memref.alloca() : memref<16xf32>
+        # CHECK: %[[V:.*]] = memref.load %[[M]][%[[I]], %{{.*}}]
+        # CHECK: memref.store %[[V]], %[[L]][%{{.*}}] : memref<16xf32>
+        print(module)
+        assert module.operation.verify()
