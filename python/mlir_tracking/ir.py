@@ -280,6 +280,30 @@ def _register_sequences():
 _register_sequences()
 
 
+def _dense_array_get(bound_get, kind):
+    """`Dense*ArrayAttr.get` that also takes attributes of the element kind
+    (IntegerAttr / FloatAttr / BoolAttr values), as upstream."""
+
+    def unwrap(value):
+        if not isinstance(value, Attribute):
+            return value
+        if kind == "float" and FloatAttr.isinstance(value):
+            return FloatAttr(value).value
+        if kind == "int" and IntegerAttr.isinstance(value):
+            return IntegerAttr(value).value
+        if kind == "bool" and BoolAttr.isinstance(value):
+            return BoolAttr(value).value
+        raise TypeError(
+            f"get(): incompatible function arguments: {value!r} is not a {kind} attribute"
+        )
+
+    def get(values, context=None):
+        return bound_get([unwrap(v) for v in values], context)
+
+    get.__doc__ = bound_get.__doc__
+    return get
+
+
 def _add_conveniences():
     # Upstream names that are plain compositions of the bound API.
     def block_iter(self):
@@ -307,6 +331,16 @@ def _add_conveniences():
         return view
 
     OpView.parse = classmethod(opview_parse)
+    for cls, kind in (
+        (DenseBoolArrayAttr, "bool"),
+        (DenseI8ArrayAttr, "int"),
+        (DenseI16ArrayAttr, "int"),
+        (DenseI32ArrayAttr, "int"),
+        (DenseI64ArrayAttr, "int"),
+        (DenseF32ArrayAttr, "float"),
+        (DenseF64ArrayAttr, "float"),
+    ):
+        cls.get = staticmethod(_dense_array_get(cls.get, kind))
     Block.__iter__ = block_iter
     Region.__iter__ = region_iter
     Operation.replace_uses_of_with = replace_uses_of_with

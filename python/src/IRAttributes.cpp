@@ -491,7 +491,7 @@ void populateDenseElements(py::module_ &m) {
             Type elementType = attr.getElementType();
             APInt value = attr.getValues<APInt>()[index];
             if (elementType.isInteger(1))
-              return py::bool_(!value.isZero());
+              return py::int_(value.isZero() ? 0 : 1); // As upstream: an int.
             return fromAPInt(value, readsSigned(elementType));
           },
           py::arg("index"), "The element at flat `index` as an int.");

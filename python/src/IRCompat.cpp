@@ -128,7 +128,22 @@ LocT requireLoc(const PyLocation &self, const char *what) {
 }
 
 /// Writes `bytes` to the Python file object `file`.
+/// Writes `bytes` to `file`: a binary file object, or a path (str or
+/// os.PathLike) opened for writing, as upstream.
 void writeToFile(const py::object &file, const std::string &bytes) {
+  if (py::isinstance<py::str>(file) || py::hasattr(file, "__fspath__")) {
+    py::object handle =
+        py::module_::import("builtins").attr("open")(file, "wb");
+    py::object result = handle.attr("__enter__")();
+    try {
+      result.attr("write")(py::bytes(bytes));
+    } catch (...) {
+      handle.attr("__exit__")(py::none(), py::none(), py::none());
+      throw;
+    }
+    handle.attr("__exit__")(py::none(), py::none(), py::none());
+    return;
+  }
   file.attr("write")(py::bytes(bytes));
 }
 } // namespace
@@ -584,7 +599,8 @@ void populateOperationExtras(py::module_ &m) {
             writeToFile(file, bytes);
           },
           py::arg("file"), py::arg("desired_version") = py::none(),
-          "Writes the op as bytecode to the binary file object `file`.");
+          "Writes the op as bytecode to `file`, a binary file object or a "
+          "path.");
 }
 } // namespace
 

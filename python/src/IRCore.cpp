@@ -751,7 +751,8 @@ void populateOperation(py::module_ &m) {
             Operation *op = asOperation(self).get();
             if (op->getNumResults() != 1)
               throw py::value_error(
-                  "cannot call .result on an operation with " +
+                  "Cannot call .result on operation " +
+                  op->getName().getStringRef().str() + " which has " +
                   std::to_string(op->getNumResults()) + " results");
             return PyValue::create(asOperation(self).getContext(),
                                    op->getResult(0));

@@ -35,12 +35,14 @@ PyOperation &operationOf(const py::object &object) {
       what + " of " + operation.getHandle().describe() + " no longer exists");
 }
 
-/// Python-style index into a sequence of `size`.
-size_t normalizeIndex(intptr_t index, size_t size) {
+/// Python-style index into a sequence of `size`; IndexError(`message`) when
+/// out of range.
+size_t normalizeIndex(intptr_t index, size_t size,
+                      const char *message = "index out of range") {
   if (index < 0)
     index += static_cast<intptr_t>(size);
   if (index < 0 || static_cast<size_t>(index) >= size)
-    throw py::index_error("index out of range");
+    throw py::index_error(message);
   return static_cast<size_t>(index);
 }
 
@@ -94,13 +96,19 @@ py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
     return wholeSnapshot(self);
   };
   std::string noun = what;
+  // Upstream's messages: its sliceable lists say "index out of range", the
+  // others "attempt to access out of bounds block".
+  std::string outOfBounds = sliceable
+                                ? "index out of range"
+                                : "attempt to access out of bounds " + noun;
   cls.def(
          "__len__", [size](ListT &self) { return size(self); },
          ("Number of " + noun + "s.").c_str())
       .def(
           "__getitem__",
-          [size, item](ListT &self, intptr_t index) {
-            return item(self, normalizeIndex(index, size(self)));
+          [size, item, outOfBounds](ListT &self, intptr_t index) {
+            return item(self,
+                        normalizeIndex(index, size(self), outOfBounds.c_str()));
           },
           py::arg("index"), ("The " + noun + " at `index`.").c_str())
       .def(

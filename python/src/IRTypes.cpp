@@ -5,12 +5,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "Downcast.h"
+#include "OpView.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Dialect.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <pybind11/stl.h>
@@ -66,8 +68,17 @@ py::object mlir::tracking::python::downcastType(PyMlirContext &context,
                                                 Type type) {
   py::object base = py::cast(PyType{context.getObject(), type});
   auto it = typeCasters().find(type.getTypeID());
-  if (it == typeCasters().end())
-    return base;
+  if (it == typeCasters().end()) {
+    // As upstream, the dialect's module may register a caster when loaded
+    // (builtin casters are registered here, in C++).
+    StringRef dialect = type.getDialect().getNamespace();
+    if (dialect.empty() || dialect == "builtin")
+      return base;
+    loadDialectModule(dialect.str());
+    it = typeCasters().find(type.getTypeID());
+    if (it == typeCasters().end())
+      return base;
+  }
   return it->second(base);
 }
 
@@ -75,8 +86,15 @@ py::object mlir::tracking::python::downcastAttribute(PyMlirContext &context,
                                                      Attribute attribute) {
   py::object base = py::cast(PyAttribute{context.getObject(), attribute});
   auto it = attributeCasters().find(attribute.getTypeID());
-  if (it == attributeCasters().end())
-    return base;
+  if (it == attributeCasters().end()) {
+    StringRef dialect = attribute.getDialect().getNamespace();
+    if (dialect.empty() || dialect == "builtin")
+      return base;
+    loadDialectModule(dialect.str());
+    it = attributeCasters().find(attribute.getTypeID());
+    if (it == attributeCasters().end())
+      return base;
+  }
   return it->second(base);
 }
 

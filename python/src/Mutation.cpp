@@ -149,7 +149,7 @@ void mlir::tracking::python::detachOperation(PyOperation &operation) {
   Operation *op = operation.get();
   PyMlirContext &context = operation.getContext();
   if (!op->getBlock())
-    throw py::value_error("operation is already detached");
+    throw py::value_error("Detached operation has no parent.");
   // The pattern driver could not see the op leave the IR (a rewriter has no
   // "detach"), and would keep it in its worklist.
   if (getActiveRewriter(context))

@@ -509,11 +509,9 @@ mlir::tracking::python::lookupDialectClass(const std::string &dialect) {
   return classes[py::str(dialect)];
 }
 
-namespace {
-/// Upstream's loadDialectModule: imports `<prefix>.<dialect>` for the first
-/// search prefix that has it, once, so that returning an op of a dialect
-/// whose module was not imported yet still gives its registered class.
-void loadDialectModule(const std::string &dialect) {
+/// Returning an op (or a type or attribute) of a dialect whose module was
+/// not imported yet still gives its registered class.
+void mlir::tracking::python::loadDialectModule(const std::string &dialect) {
   Registries &r = registries();
   py::str key(dialect);
   if (r.loadedDialectModules.contains(key) || r.globals.is_none() || !r.globals)
@@ -536,7 +534,6 @@ void loadDialectModule(const std::string &dialect) {
   }
   r.missingDialectModules[key] = prefixes;
 }
-} // namespace
 
 py::object mlir::tracking::python::lookupOperationClass(const std::string &op) {
   py::dict &classes = registries().operationClasses;

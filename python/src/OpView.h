@@ -73,6 +73,11 @@ namespace __attribute__((visibility("hidden"))) python {
   /// The Operation wrapped by `object` if it is an `ir.OpView`, else nullptr.
   PyOperation *unwrapOpView(const py::handle &object);
 
+  /// Upstream's loadDialectModule: imports `<prefix>.<dialect>` from the
+  /// first of `globals.dialect_search_modules` that has it, once (a
+  /// namespace none has is retried only when the search modules change).
+  void loadDialectModule(const std::string &dialect);
+
   /// The registered Python class for dialect `dialectNamespace` / operation
   /// `operationName`, or None.
   py::object lookupDialectClass(const std::string &dialectNamespace);

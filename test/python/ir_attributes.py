@@ -209,7 +209,7 @@ def test_dense_arrays():
 # CHECK-NEXT: DenseIntElementsAttr(dense<[1, -1]> : tensor<2xsi8>)
 # CHECK-NEXT: DenseIntElementsAttr(dense<{{\[\[}}7, 8], [9, 10]]> : tensor<2x2xi16>) {{\[\[}}7, 8], [9, 10]]
 # CHECK-NEXT: DenseIntElementsAttr(dense<[1, 2, 3]> : tensor<3xi16>) h
-# CHECK-NEXT: DenseIntElementsAttr(dense<[true, false, true]> : tensor<3xi1>) True False
+# CHECK-NEXT: DenseIntElementsAttr(dense<[true, false, true]> : tensor<3xi1>) 1 0
 # CHECK-NEXT: DenseFPElementsAttr(dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf64>) DenseFPElementsAttr
 # CHECK-NEXT: DenseIntElementsAttr(dense<5> : tensor<2x2xi32>) True IntegerAttr(5 : i32) {{\[\[}}5, 5], [5, 5]]
 # CHECK-NEXT: DenseFPElementsAttr 1.0 VectorType(vector<2xf64>)

@@ -256,12 +256,14 @@ def testLazyDialectImport():
         "    ops = m.body.operations[0].regions[0].blocks[0].operations\n"
         "    print(type(m.body.operations[0]).__name__, [type(o).__name__ for o in ops])\n"
         "    print('after', 'mlir_tracking.dialects.arith' in sys.modules)\n"
-        "    ir.Context().allow_unregistered_dialects = True\n"
+        "    t = ir.Type.parse('!transform.op<\"foo.bar\">')\n"
+        "    print('transform' in sys.modules.get('mlir_tracking.dialects.transform', sys).__name__, repr(t))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     # CHECK: before False
     # CHECK: FuncOp ['ConstantOp', 'ReturnOp']
     # CHECK: after True
+    # CHECK: True OperationType(!transform.op<"foo.bar">)
     print(out.stdout.strip())
     print(out.stderr.strip())
     # Ops of a dialect without a module stay plain OpViews.
@@ -270,3 +272,50 @@ def testLazyDialectImport():
         m = Module.parse('"nodialect.op"() : () -> ()')
         # CHECK: OpView
         print(type(m.body.operations[0]).__name__)
+
+
+# CHECK-LABEL: TEST: testUpstreamMessagesAndPaths
+@run
+def testUpstreamMessagesAndPaths():
+    import os
+    import tempfile
+
+    from mlir_tracking.dialects import shape
+
+    with Context() as ctx, Location.unknown():
+        ctx.allow_unregistered_dialects = True
+        m = Module.parse('"custom.none"() : () -> ()\n%0:2 = "custom.two"() : () -> (i1, i1)')
+        for op in m.body.operations:
+            try:
+                op.result
+            except ValueError as e:
+                # CHECK: Cannot call .result on operation custom.none which has 0 results
+                # CHECK: Cannot call .result on operation custom.two which has 2 results
+                print(e)
+        for bad in (lambda: m.body.operations[5], lambda: m.operation.regions[0].blocks[3],
+                    lambda: m.operation.regions[4]):
+            try:
+                bad()
+            except IndexError as e:
+                # CHECK: attempt to access out of bounds operation
+                # CHECK: attempt to access out of bounds block
+                # CHECK: index out of range
+                print(e)
+        op = m.body.operations[0].detach_from_parent()
+        try:
+            op.detach_from_parent()
+        except ValueError as e:
+            # CHECK: Detached operation has no parent.
+            print(e)
+        # write_bytecode takes a path, as upstream.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.mlirbc")
+            m.operation.write_bytecode(path)
+            with open(path, "rb") as f:
+                data = f.read()
+            # CHECK: True True
+            print(data.startswith(b"ML\xefR"), "custom.two" in str(Module.parse(data)))
+        # shape's IndexElementsAttr builder.
+        c = shape.const_shape([1, 2, 3])
+        # CHECK: shape.const_shape [1, 2, 3] : tensor<3xindex>
+        print(c.owner)

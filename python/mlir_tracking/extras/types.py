@@ -15,6 +15,7 @@ given with ``context=``)::
 import functools
 
 from ..ir import (
+    Attribute,
     BF16Type,
     ComplexType,
     F16Type,
@@ -30,6 +31,7 @@ from ..ir import (
     OpaqueType,
     RankedTensorType,
     ShapedType,
+    StringAttr,
     TupleType,
     Type,
     UnrankedMemRefType,
@@ -143,16 +145,22 @@ def vector(*shape, element_type=None, scalable=None, scalable_dims=None, loc=Non
 
 
 def tensor(*shape, element_type=None, encoding=None, loc=None):
-    """`tensor<...>`; with no dimensions, `tensor<*x...>`."""
+    """`tensor<...>`; with no dimensions, `tensor<*x...>`. `encoding` is an
+    Attribute or a str (a StringAttr), as upstream."""
     shape, element_type = _split_shape(shape, element_type)
+    if isinstance(encoding, str):
+        encoding = StringAttr.get(encoding)
     if not shape:
         return UnrankedTensorType.get(element_type, loc=loc)
     return RankedTensorType.get(shape, element_type, encoding, loc=loc)
 
 
 def memref(*shape, element_type=None, memory_space=None, layout=None, loc=None):
-    """`memref<...>`; with no dimensions, `memref<*x...>`."""
+    """`memref<...>`; with no dimensions, `memref<*x...>`. `memory_space` is
+    an Attribute or an int (an integer attribute), as upstream."""
     shape, element_type = _split_shape(shape, element_type)
+    if isinstance(memory_space, int):
+        memory_space = Attribute.parse(str(memory_space))
     if not shape:
         return UnrankedMemRefType.get(element_type, memory_space, loc=loc)
     return MemRefType.get(shape, element_type, layout, memory_space, loc=loc)

@@ -139,3 +139,34 @@ def testTypesAndCasts():
         o = OpaqueType.get("mydialect", "thing<1>", context=Context.current)
         # CHECK: !mydialect.thing<1> mydialect thing<1>
         print(o, o.dialect_namespace, o.data)
+
+
+# CHECK-LABEL: TEST: testArraysFromAttributesAndShortTypes
+@run
+def testArraysFromAttributesAndShortTypes():
+    import mlir_tracking.extras.types as T
+
+    with Context(), Location.unknown():
+        # Dense arrays from attributes of their element kind, as upstream.
+        # CHECK: array<i8: 4, 2> array<f32: 4.000000e+00, 2.000000e+00> array<i1: true, false>
+        print(DenseI8ArrayAttr.get([Attribute.parse(x) for x in ["4", "2"]]),
+              DenseF32ArrayAttr.get([Attribute.parse(x) for x in ["4.0", "2.0"]]),
+              DenseBoolArrayAttr.get([BoolAttr.get(True), BoolAttr.get(False)]))
+        for bad in ([Attribute.parse("4000")], [Attribute.parse("2.0")]):
+            try:
+                DenseI8ArrayAttr.get(bad)
+            except TypeError:
+                # CHECK: TypeError
+                # CHECK: TypeError
+                print("TypeError")
+        # i1 elements of a DenseIntElementsAttr are ints, as upstream.
+        # CHECK: [1, 0, 1] 1
+        bits = Attribute.parse("dense<[true, false, true]> : tensor<3xi1>")
+        print(list(bits), bits[0])
+        # CHECK: MemRefType(memref<2x3xf64, 1>) RankedTensorType(tensor<?x3xf64, "enc">)
+        print(repr(T.memref(2, 3, T.f64(), memory_space=1)),
+              repr(T.tensor(T.dynamic(), 3, T.f64(), encoding="enc")))
+        # Types of the transform dialect come back as its classes.
+        # CHECK: OperationType(!transform.op<"linalg.matmul">) linalg.matmul
+        t = Type.parse('!transform.op<"linalg.matmul">')
+        print(repr(t), t.operation_name)

@@ -24,8 +24,10 @@ class _TransformType(_Type):
     """A type of the transform dialect, from its assembly (the C++ classes
     are not bound): ``X(type)`` casts, ``X.isinstance(type)`` checks."""
 
-    # A type of the class, to compare type ids with.
+    # A type of the class, whose TypeID (_TYPEID, set at import) the
+    # class's types have.
     _SAMPLE = None
+    _TYPEID = None
 
     def __init__(self, cast_from_type):
         super().__init__(cast_from_type)
@@ -39,7 +41,7 @@ class _TransformType(_Type):
         """Whether `other` is a type of this class."""
         if not isinstance(other, _Type):
             return False
-        return other.typeid == _Type.parse(cls._SAMPLE, other.context).typeid
+        return other.typeid == cls._TYPEID
 
     def __repr__(self):
         return f"{type(self).__name__}({self})"
@@ -192,3 +194,24 @@ class YieldOp(YieldOp):  # noqa: F405
             operands = []
         super().__init__(list(_get_op_results_or_values(operands)),
                          loc=loc, ip=ip)
+
+
+def _register_type_casters():
+    # As upstream, types of the transform dialect come back as these classes
+    # wherever the API returns a type (the dialect's module is imported when
+    # such a type is first returned). TypeIDs are process-wide: a scratch
+    # context gives them.
+    from ...ir import Context as _Context
+    from ...ir import register_type_caster as _register_type_caster
+
+    context = _Context()
+    classes = (AnyOpType, AnyParamType, AnyValueType, OperationType, ParamType)
+    # All TypeIDs first: parsing a sample must not run a caster yet.
+    for cls in classes:
+        cls._TYPEID = _Type.parse(cls._SAMPLE, context).typeid
+    for cls in classes:
+        _register_type_caster(cls._TYPEID, cls, replace=True)
+
+
+_register_type_casters()
+del _register_type_casters
