@@ -85,7 +85,11 @@ if config.sanitizers_enabled:
 if config.python_enabled:
     llvm_config.with_environment(
         "PYTHONPATH",
-        [os.path.join(config.mlir_tracking_obj_root, "python_packages")],
+        [
+            os.path.join(config.mlir_tracking_obj_root, "python_packages"),
+            # Helpers and payloads the tests share (tracking_testing.py).
+            os.path.join(config.test_source_root, "python", "Inputs"),
+        ],
         append_path=True,
     )
 else:

@@ -49,15 +49,6 @@ const char *severityName(DiagnosticSeverity severity) {
   return "ERROR";
 }
 
-DiagnosticRecord recordDiagnostic(Diagnostic &diag) {
-  DiagnosticRecord record{
-      diag.getSeverity(), diag.getLocation(), diag.str(), {}};
-  for (Diagnostic &note : diag.getNotes())
-    record.notes.push_back(recordDiagnostic(note));
-  return record;
-}
-
-py::object toPython(PyMlirContext *context, const DiagnosticRecord &record);
 } // namespace
 
 // Locations are converted through the ir.Location class registered in
@@ -66,18 +57,27 @@ namespace mlir::tracking::python {
 py::object makeLocation(PyMlirContext &context, Location location);
 } // namespace mlir::tracking::python
 
-namespace {
-py::object toPython(PyMlirContext *context, const DiagnosticRecord &record) {
+DiagnosticRecord DiagnosticRecord::from(Diagnostic &diag) {
+  DiagnosticRecord record{
+      diag.getSeverity(), diag.getLocation(), diag.str(), {}};
+  for (Diagnostic &note : diag.getNotes())
+    record.notes.push_back(from(note));
+  return record;
+}
+
+py::object
+mlir::tracking::python::diagnosticToPython(PyMlirContext *context,
+                                           const DiagnosticRecord &record,
+                                           py::handle diagnosticClass) {
   py::list notes;
   for (const DiagnosticRecord &note : record.notes)
-    notes.append(toPython(context, note));
+    notes.append(diagnosticToPython(context, note, diagnosticClass));
   py::object location =
       context ? makeLocation(*context, record.location) : py::none();
-  return (*diagnosticInfoClass)(
+  return diagnosticClass(
       diagnosticSeverityClass->attr(severityName(record.severity)), location,
       record.message, py::tuple(notes));
 }
-} // namespace
 
 void mlir::tracking::python::registerExceptionTranslators(py::module_ errors) {
   invalidatedHandleErrorClass =
@@ -96,7 +96,8 @@ void mlir::tracking::python::registerExceptionTranslators(py::module_ errors) {
       for (const DiagnosticRecord &record : e.diagnostics) {
         PyMlirContext *context =
             PyMlirContext::lookup(record.location->getContext());
-        diagnostics.append(toPython(context, record));
+        diagnostics.append(
+            diagnosticToPython(context, record, *diagnosticInfoClass));
       }
       py::object error = (*mlirErrorClass)(e.message, diagnostics);
       PyErr_SetObject(mlirErrorClass->ptr(), error.ptr());
@@ -129,7 +130,7 @@ DiagnosticCapture::DiagnosticCapture(MLIRContext *context)
             currentCapture != this)
           return failure();
         std::lock_guard<std::mutex> lock(mutex);
-        diagnostics.push_back(recordDiagnostic(diag));
+        diagnostics.push_back(DiagnosticRecord::from(diag));
         return success();
       });
 }

@@ -68,7 +68,18 @@ namespace __attribute__((visibility("hidden"))) python {
     Location location;
     std::string message;
     std::vector<DiagnosticRecord> notes;
+
+    /// A copy of `diag` and its notes (usable after the handler returns).
+    static DiagnosticRecord from(Diagnostic &diag);
   };
+
+  /// `diagnosticClass(severity, location, message, notes)` for `record`, its
+  /// notes converted alike: `ir.Diagnostic` in a diagnostic handler,
+  /// `ir.DiagnosticInfo` in an `MLIRError`. The location is None when the
+  /// context has no Python object.
+  py::object diagnosticToPython(PyMlirContext * context,
+                                const DiagnosticRecord &record,
+                                py::handle diagnosticClass);
 
   /// Translated to `ir.MLIRError(message, error_diagnostics)`.
   struct MLIRErrorException {

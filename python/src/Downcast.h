@@ -56,113 +56,110 @@ namespace __attribute__((visibility("hidden"))) python {
     return text;
   }
 
-  /// Defines `Derived` (a struct deriving from PyType with no data of its
-  /// own) as the Python class `name` deriving from `Base`'s class: the
-  /// casting constructor `Name(type)` (ValueError on a mismatch, as
-  /// upstream), `isinstance`, `static_typeid` (AttributeError for the
-  /// abstract bases), `typeid`, `repr` "Name(<type>)", and the caster that
-  /// makes returned types of `typeID` this class.
+  /// What defineConcrete needs to know about types and attributes.
+  template <typename Wrapper> struct ConcreteKind;
+  template <> struct ConcreteKind<PyType> {
+    static constexpr const char *lower = "type";
+    static constexpr const char *castDoc =
+        "Casts a Type to this class; ValueError if it is not one.";
+    static constexpr const char *isinstanceDoc =
+        "Whether `other` is a Type of this class.";
+    static constexpr const char *castArg = "cast_from_type";
+    static Type get(const PyType &wrapper) { return wrapper.type; }
+    static void registerCaster(TypeID typeID, py::object caster) {
+      registerTypeCaster(typeID, std::move(caster), /*replace=*/true);
+    }
+  };
+  template <> struct ConcreteKind<PyAttribute> {
+    static constexpr const char *lower = "attribute";
+    static constexpr const char *castDoc =
+        "Casts an Attribute to this class; ValueError if it is not one.";
+    static constexpr const char *isinstanceDoc =
+        "Whether `other` is an Attribute of this class.";
+    static constexpr const char *castArg = "cast_from_attr";
+    static Attribute get(const PyAttribute &wrapper) {
+      return wrapper.attribute;
+    }
+    static void registerCaster(TypeID typeID, py::object caster) {
+      registerAttributeCaster(typeID, std::move(caster), /*replace=*/true);
+    }
+  };
+
+  /// Defines `Derived` (a struct deriving from `Wrapper`, PyType or
+  /// PyAttribute, with no data of its own) as the Python class `name`
+  /// deriving from `Base`'s class: the casting constructor `Name(type)`
+  /// (ValueError on a mismatch, as upstream), `isinstance`, `static_typeid`
+  /// (AttributeError for the abstract bases), `repr` "Name(<type>)", and the
+  /// caster that makes returned objects of `typeID` this class.
+  template <typename Wrapper, typename Derived, typename Base, typename IsA>
+  py::class_<Derived, Base> defineConcrete(py::class_<Derived, Base> cls,
+                                           const char *name, IsA isa,
+                                           std::optional<TypeID> typeID) {
+    static_assert(std::is_base_of_v<Wrapper, Derived>);
+    using Kind = ConcreteKind<Wrapper>;
+    std::string className = name;
+    cls.def(py::init([isa, className](const Wrapper &other) {
+              if (!isa(Kind::get(other)))
+                throw py::value_error(
+                    std::string("Cannot cast ") + Kind::lower + " to " +
+                    className + " (from " +
+                    py::repr(py::cast(other)).template cast<std::string>() +
+                    ")");
+              Derived result;
+              static_cast<Wrapper &>(result) = other;
+              return result;
+            }),
+            py::arg(Kind::castArg), Kind::castDoc);
+    cls.def_static(
+        "isinstance",
+        [isa](const py::object &other) {
+          return py::isinstance<Wrapper>(other) &&
+                 isa(Kind::get(other.cast<Wrapper &>()));
+        },
+        py::arg("other"), Kind::isinstanceDoc);
+    cls.def_property_readonly_static(
+        "static_typeid",
+        [typeID, className](py::object) {
+          if (!typeID)
+            throw py::attribute_error(className + " has no typeid.");
+          return PyTypeID{*typeID};
+        },
+        "The TypeID of the objects of this class.");
+    cls.def(
+        "__repr__",
+        [className](const Wrapper &self) {
+          return className + "(" + printToStr(Kind::get(self)) + ")";
+        },
+        "Name(<object>), as upstream.");
+    if (typeID)
+      Kind::registerCaster(*typeID, py::cpp_function([](const Wrapper &base) {
+        Derived result;
+        static_cast<Wrapper &>(result) = base;
+        return result;
+      }));
+    return cls;
+  }
+
+  /// defineConcrete for a type class.
   template <typename Derived, typename Base, typename IsA>
   py::class_<Derived, Base> defineConcreteType(
       py::module_ & m, const char *name, const char *doc, IsA isa,
       std::optional<TypeID> typeID) {
-    static_assert(std::is_base_of_v<PyType, Derived>);
-    std::string className = name;
-    py::class_<Derived, Base> cls(m, name, doc);
-    cls.def(py::init([isa, className](const PyType &other) {
-              if (!isa(other.type))
-                throw py::value_error(
-                    "Cannot cast type to " + className + " (from " +
-                    py::repr(py::cast(other)).cast<std::string>() + ")");
-              Derived result;
-              static_cast<PyType &>(result) = other;
-              return result;
-            }),
-            py::arg("cast_from_type"),
-            "Casts a Type to this class; ValueError if it is not one.");
-    cls.def_static(
-        "isinstance",
-        [isa](const py::object &other) {
-          return py::isinstance<PyType>(other) &&
-                 isa(other.cast<PyType &>().type);
-        },
-        py::arg("other"), "Whether `other` is a Type of this class.");
-    cls.def_property_readonly_static(
-        "static_typeid",
-        [typeID, className](py::object) {
-          if (!typeID)
-            throw py::attribute_error(className + " has no typeid.");
-          return PyTypeID{*typeID};
-        },
-        "The TypeID of this class's types.");
-    cls.def(
-        "__repr__",
-        [className](const PyType &self) {
-          return className + "(" + printToStr(self.type) + ")";
-        },
-        "Name(<type>), as upstream.");
-    if (typeID)
-      registerTypeCaster(*typeID, py::cpp_function([](const PyType &base) {
-        Derived result;
-        static_cast<PyType &>(result) = base;
-        return result;
-      }),
-                         /*replace=*/true);
-    return cls;
+    return defineConcrete<PyType>(py::class_<Derived, Base>(m, name, doc), name,
+                                  isa, typeID);
   }
 
-  /// The attribute counterpart of defineConcreteType.
+  /// defineConcrete for an attribute class (`bufferProtocol` for the dense
+  /// elements classes).
   template <typename Derived, typename Base, typename IsA>
   py::class_<Derived, Base> defineConcreteAttribute(
       py::module_ & m, const char *name, const char *doc, IsA isa,
       std::optional<TypeID> typeID, bool bufferProtocol = false) {
-    static_assert(std::is_base_of_v<PyAttribute, Derived>);
-    std::string className = name;
-    py::class_<Derived, Base> cls =
+    return defineConcrete<PyAttribute>(
         bufferProtocol
             ? py::class_<Derived, Base>(m, name, doc, py::buffer_protocol())
-            : py::class_<Derived, Base>(m, name, doc);
-    cls.def(py::init([isa, className](const PyAttribute &other) {
-              if (!isa(other.attribute))
-                throw py::value_error(
-                    "Cannot cast attribute to " + className + " (from " +
-                    py::repr(py::cast(other)).cast<std::string>() + ")");
-              Derived result;
-              static_cast<PyAttribute &>(result) = other;
-              return result;
-            }),
-            py::arg("cast_from_attr"),
-            "Casts an Attribute to this class; ValueError if it is not one.");
-    cls.def_static(
-        "isinstance",
-        [isa](const py::object &other) {
-          return py::isinstance<PyAttribute>(other) &&
-                 isa(other.cast<PyAttribute &>().attribute);
-        },
-        py::arg("other"), "Whether `other` is an Attribute of this class.");
-    cls.def_property_readonly_static(
-        "static_typeid",
-        [typeID, className](py::object) {
-          if (!typeID)
-            throw py::attribute_error(className + " has no typeid.");
-          return PyTypeID{*typeID};
-        },
-        "The TypeID of this class's attributes.");
-    cls.def(
-        "__repr__",
-        [className](const PyAttribute &self) {
-          return className + "(" + printToStr(self.attribute) + ")";
-        },
-        "Name(<attribute>), as upstream.");
-    if (typeID)
-      registerAttributeCaster(*typeID,
-                              py::cpp_function([](const PyAttribute &base) {
-                                Derived result;
-                                static_cast<PyAttribute &>(result) = base;
-                                return result;
-                              }),
-                              /*replace=*/true);
-    return cls;
+            : py::class_<Derived, Base>(m, name, doc),
+        name, isa, typeID);
   }
 
   /// Builds the Python object of class `Derived` for `type` (for `get`s).

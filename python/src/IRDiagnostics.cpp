@@ -24,40 +24,6 @@ using namespace mlir::tracking;
 using namespace mlir::tracking::python;
 
 namespace {
-const char *severityName(DiagnosticSeverity severity) {
-  switch (severity) {
-  case DiagnosticSeverity::Error:
-    return "ERROR";
-  case DiagnosticSeverity::Warning:
-    return "WARNING";
-  case DiagnosticSeverity::Note:
-    return "NOTE";
-  case DiagnosticSeverity::Remark:
-    return "REMARK";
-  }
-  return "ERROR";
-}
-
-DiagnosticRecord snapshot(Diagnostic &diag) {
-  DiagnosticRecord record{
-      diag.getSeverity(), diag.getLocation(), diag.str(), {}};
-  for (Diagnostic &note : diag.getNotes())
-    record.notes.push_back(snapshot(note));
-  return record;
-}
-
-/// An `ir.Diagnostic` (defined in mlir_tracking._errors) for `record`.
-py::object makeDiagnostic(PyMlirContext &context,
-                          const DiagnosticRecord &record) {
-  py::module_ errors = py::module_::import("mlir_tracking._errors");
-  py::list notes;
-  for (const DiagnosticRecord &note : record.notes)
-    notes.append(makeDiagnostic(context, note));
-  return errors.attr("Diagnostic")(
-      errors.attr("DiagnosticSeverity").attr(severityName(record.severity)),
-      makeLocation(context, record.location), record.message, py::tuple(notes));
-}
-
 /// What the MLIR handler and the Python handler object share.
 struct HandlerState {
   MLIRContext *context;
@@ -101,7 +67,7 @@ PyDiagnosticHandler attachHandler(PyMlirContext &context, py::object callback) {
   // context's destruction.
   state->id = mlirContext->getDiagEngine().registerHandler(
       [state, mlirContext](Diagnostic &diag) -> LogicalResult {
-        DiagnosticRecord record = snapshot(diag);
+        DiagnosticRecord record = DiagnosticRecord::from(diag);
         py::gil_scoped_acquire gil;
         if (!state->attached)
           return failure();
@@ -109,8 +75,9 @@ PyDiagnosticHandler attachHandler(PyMlirContext &context, py::object callback) {
         if (!pyContext)
           return failure();
         try {
-          py::object result =
-              state->callback(makeDiagnostic(*pyContext, record));
+          py::object result = state->callback(diagnosticToPython(
+              pyContext, record,
+              py::module_::import("mlir_tracking._errors").attr("Diagnostic")));
           return success(result.is_none() ? false : result.cast<bool>());
         } catch (py::error_already_set &e) {
           // As upstream: report, remember, and let other handlers see it.

@@ -313,6 +313,26 @@ struct PyConversionConfig {
   ConversionConfig config;
 };
 
+/// Binds `name` to a data member of the upstream config a wrapper holds.
+template <typename Wrapper, typename Config, typename T>
+void bindConfigField(py::class_<Wrapper> &cls, const char *name,
+                     T Config::*field, const char *doc) {
+  cls.def_property(
+      name, [field](Wrapper &self) { return self.config.*field; },
+      [field](Wrapper &self, T value) { self.config.*field = value; }, doc);
+}
+
+/// Binds `name` to a getter/setter pair of the upstream config a wrapper
+/// holds (GreedyRewriteConfig keeps its fields private).
+template <typename Wrapper, typename Config, typename T, typename R>
+void bindConfigAccessors(py::class_<Wrapper> &cls, const char *name,
+                         T (Config::*get)() const, R (Config::*set)(T),
+                         const char *doc) {
+  cls.def_property(
+      name, [get](Wrapper &self) { return (self.config.*get)(); },
+      [set](Wrapper &self, T value) { (self.config.*set)(value); }, doc);
+}
+
 TrackingConfig resolveTracking(const py::object &tracking,
                                TrackingConfig fallback) {
   if (tracking.is_none())
@@ -481,10 +501,11 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
       .value("NORMAL", GreedySimplifyRegionLevel::Normal)
       .value("AGGRESSIVE", GreedySimplifyRegionLevel::Aggressive);
 
-  py::class_<PyTrackingConfig>(
+  py::class_<PyTrackingConfig> trackingConfig(
       m, "TrackingConfig",
       "How handles find the op that replaces theirs, per driver run (the "
-      "transform dialect's TrackingListener knobs).")
+      "transform dialect's TrackingListener knobs).");
+  trackingConfig
       .def(py::init([](bool requireName, bool skipCasts) {
              PyTrackingConfig config;
              config.config.requireMatchingReplacementOpName = requireName;
@@ -495,99 +516,48 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
            py::arg("skip_cast_ops") = true,
            "Defaults are the greedy drivers' (names must match; casts are "
            "looked through). Conversions default to names not required.")
-      .def_property(
-          "require_matching_replacement_op_name",
-          [](PyTrackingConfig &self) {
-            return self.config.requireMatchingReplacementOpName;
-          },
-          [](PyTrackingConfig &self, bool value) {
-            self.config.requireMatchingReplacementOpName = value;
-          },
-          "Follow a replacement only if it has the replaced op's name (or "
-          "is constant-like).")
-      .def_property(
-          "skip_cast_ops",
-          [](PyTrackingConfig &self) { return self.config.skipCastOps; },
-          [](PyTrackingConfig &self, bool value) {
-            self.config.skipCastOps = value;
-          },
-          "Look through cast ops when looking for the replacement op.")
       .def("__repr__", [](PyTrackingConfig &self) {
         return describeTracking(self.config);
       });
+  bindConfigField(trackingConfig, "require_matching_replacement_op_name",
+                  &TrackingConfig::requireMatchingReplacementOpName,
+                  "Follow a replacement only if it has the replaced op's name "
+                  "(or is constant-like).");
+  bindConfigField(trackingConfig, "skip_cast_ops", &TrackingConfig::skipCastOps,
+                  "Look through cast ops when looking for the replacement op.");
 
-  py::class_<PyGreedyRewriteConfig>(m, "GreedyRewriteConfig",
-                                    "Options of the greedy pattern driver.")
-      .def(py::init<>(), "The driver's defaults.")
-      .def_property(
-          "max_iterations",
-          [](PyGreedyRewriteConfig &self) {
-            return self.config.getMaxIterations();
-          },
-          [](PyGreedyRewriteConfig &self, int64_t value) {
-            self.config.setMaxIterations(value);
-          },
-          "Maximum number of iterations (-1: no limit).")
-      .def_property(
-          "max_num_rewrites",
-          [](PyGreedyRewriteConfig &self) {
-            return self.config.getMaxNumRewrites();
-          },
-          [](PyGreedyRewriteConfig &self, int64_t value) {
-            self.config.setMaxNumRewrites(value);
-          },
-          "Maximum number of rewrites per iteration (-1: no limit).")
-      .def_property(
-          "use_top_down_traversal",
-          [](PyGreedyRewriteConfig &self) {
-            return self.config.getUseTopDownTraversal();
-          },
-          [](PyGreedyRewriteConfig &self, bool value) {
-            self.config.setUseTopDownTraversal(value);
-          },
-          "Seed the worklist top-down.")
-      .def_property(
-          "enable_folding",
-          [](PyGreedyRewriteConfig &self) {
-            return self.config.isFoldingEnabled();
-          },
-          [](PyGreedyRewriteConfig &self, bool value) {
-            self.config.enableFolding(value);
-          },
-          "Fold ops (handles follow folds to constants).")
-      .def_property(
-          "enable_constant_cse",
-          [](PyGreedyRewriteConfig &self) {
-            return self.config.isConstantCSEEnabled();
-          },
-          [](PyGreedyRewriteConfig &self, bool value) {
-            self.config.enableConstantCSE(value);
-          },
-          "Deduplicate constants.")
-      .def_property(
-          "strictness",
-          [](PyGreedyRewriteConfig &self) {
-            return self.config.getStrictness();
-          },
-          [](PyGreedyRewriteConfig &self, GreedyRewriteStrictness value) {
-            self.config.setStrictness(value);
-          },
-          "A GreedyRewriteStrictness.")
-      .def_property(
-          "region_simplification_level",
-          [](PyGreedyRewriteConfig &self) {
-            return self.config.getRegionSimplificationLevel();
-          },
-          [](PyGreedyRewriteConfig &self, GreedySimplifyRegionLevel value) {
-            self.config.setRegionSimplificationLevel(value);
-          },
-          "A GreedySimplifyRegionLevel.")
-      .def("__repr__", [](PyGreedyRewriteConfig &self) {
-        return "<mlir_tracking.rewrite.GreedyRewriteConfig max_iterations=" +
-               std::to_string(self.config.getMaxIterations()) +
-               " max_num_rewrites=" +
-               std::to_string(self.config.getMaxNumRewrites()) + ">";
-      });
+  py::class_<PyGreedyRewriteConfig> greedyConfig(
+      m, "GreedyRewriteConfig", "Options of the greedy pattern driver.");
+  greedyConfig.def(py::init<>(), "The driver's defaults.");
+  using Greedy = GreedyRewriteConfig;
+  bindConfigAccessors(greedyConfig, "max_iterations", &Greedy::getMaxIterations,
+                      &Greedy::setMaxIterations,
+                      "Maximum number of iterations (-1: no limit).");
+  bindConfigAccessors(
+      greedyConfig, "max_num_rewrites", &Greedy::getMaxNumRewrites,
+      &Greedy::setMaxNumRewrites,
+      "Maximum number of rewrites per iteration (-1: no limit).");
+  bindConfigAccessors(
+      greedyConfig, "use_top_down_traversal", &Greedy::getUseTopDownTraversal,
+      &Greedy::setUseTopDownTraversal, "Seed the worklist top-down.");
+  bindConfigAccessors(greedyConfig, "enable_folding", &Greedy::isFoldingEnabled,
+                      &Greedy::enableFolding,
+                      "Fold ops (handles follow folds to constants).");
+  bindConfigAccessors(greedyConfig, "enable_constant_cse",
+                      &Greedy::isConstantCSEEnabled, &Greedy::enableConstantCSE,
+                      "Deduplicate constants.");
+  bindConfigAccessors(greedyConfig, "strictness", &Greedy::getStrictness,
+                      &Greedy::setStrictness, "A GreedyRewriteStrictness.");
+  bindConfigAccessors(greedyConfig, "region_simplification_level",
+                      &Greedy::getRegionSimplificationLevel,
+                      &Greedy::setRegionSimplificationLevel,
+                      "A GreedySimplifyRegionLevel.");
+  greedyConfig.def("__repr__", [](PyGreedyRewriteConfig &self) {
+    return "<mlir_tracking.rewrite.GreedyRewriteConfig max_iterations=" +
+           std::to_string(self.config.getMaxIterations()) +
+           " max_num_rewrites=" +
+           std::to_string(self.config.getMaxNumRewrites()) + ">";
+  });
 
   py::class_<PyPatternRewriter>(
       m, "PatternRewriter",
@@ -1057,58 +1027,38 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
       .value("BEFORE_PATTERNS", DialectConversionFoldingMode::BeforePatterns)
       .value("AFTER_PATTERNS", DialectConversionFoldingMode::AfterPatterns);
 
-  py::class_<PyConversionConfig>(
+  py::class_<PyConversionConfig> conversionConfig(
       m, "ConversionConfig",
       "Settings of a dialect conversion (upstream's names), for "
-      "apply_partial_conversion / apply_full_conversion.")
-      .def(py::init<>(), "The driver's defaults.")
-      .def_property(
-          "folding_mode",
-          [](PyConversionConfig &self) { return self.config.foldingMode; },
-          [](PyConversionConfig &self, DialectConversionFoldingMode mode) {
-            self.config.foldingMode = mode;
-          },
-          "A DialectConversionFoldingMode (default BEFORE_PATTERNS).")
-      .def_property(
-          "build_materializations",
-          [](PyConversionConfig &self) {
-            return self.config.buildMaterializations;
-          },
-          [](PyConversionConfig &self, bool value) {
-            self.config.buildMaterializations = value;
-          },
-          "Whether the driver materializes type conversions (default True).")
-      .def_property(
-          "allow_pattern_rollback",
-          [](PyConversionConfig &self) {
-            return self.config.allowPatternRollback;
-          },
-          [](PyConversionConfig &self, bool value) {
-            self.config.allowPatternRollback = value;
-          },
-          "Whether a failed conversion is rolled back (default True). When "
-          "False the driver changes the IR as it goes (handles follow at "
-          "once) and a failure leaves the IR partly converted.")
-      .def_property(
-          "attach_debug_materialization_kind",
-          [](PyConversionConfig &self) {
-            return self.config.attachDebugMaterializationKind;
-          },
-          [](PyConversionConfig &self, bool value) {
-            self.config.attachDebugMaterializationKind = value;
-          },
-          "Whether materializations carry a debug attribute saying their "
-          "kind.")
-      .def("__repr__", [](PyConversionConfig &self) {
-        const char *modes[] = {"NEVER", "BEFORE_PATTERNS", "AFTER_PATTERNS"};
-        return std::string("<mlir_tracking.rewrite.ConversionConfig "
-                           "folding_mode=") +
-               modes[static_cast<int>(self.config.foldingMode)] +
-               " build_materializations=" +
-               (self.config.buildMaterializations ? "True" : "False") +
-               " allow_pattern_rollback=" +
-               (self.config.allowPatternRollback ? "True" : "False") + ">";
-      });
+      "apply_partial_conversion / apply_full_conversion.");
+  conversionConfig.def(py::init<>(), "The driver's defaults.");
+  bindConfigField(conversionConfig, "folding_mode",
+                  &ConversionConfig::foldingMode,
+                  "A DialectConversionFoldingMode (default BEFORE_PATTERNS).");
+  bindConfigField(
+      conversionConfig, "build_materializations",
+      &ConversionConfig::buildMaterializations,
+      "Whether the driver materializes type conversions (default True).");
+  bindConfigField(conversionConfig, "allow_pattern_rollback",
+                  &ConversionConfig::allowPatternRollback,
+                  "Whether a failed conversion is rolled back (default True). "
+                  "When False the driver changes the IR as it goes (handles "
+                  "follow at once) and a failure leaves the IR partly "
+                  "converted.");
+  bindConfigField(conversionConfig, "attach_debug_materialization_kind",
+                  &ConversionConfig::attachDebugMaterializationKind,
+                  "Whether materializations carry a debug attribute saying "
+                  "their kind.");
+  conversionConfig.def("__repr__", [](PyConversionConfig &self) {
+    const char *modes[] = {"NEVER", "BEFORE_PATTERNS", "AFTER_PATTERNS"};
+    return std::string("<mlir_tracking.rewrite.ConversionConfig "
+                       "folding_mode=") +
+           modes[static_cast<int>(self.config.foldingMode)] +
+           " build_materializations=" +
+           (self.config.buildMaterializations ? "True" : "False") +
+           " allow_pattern_rollback=" +
+           (self.config.allowPatternRollback ? "True" : "False") + ">";
+  });
 
   m.def(
       "apply_partial_conversion",

@@ -7,6 +7,9 @@ import gc
 
 from mlir_tracking import ir, rewrite
 from mlir_tracking.passmanager import PassManager
+from tracking_testing import check_tracking as check
+from tracking_testing import no_folding, ops_of, swap_muli
+from tracking_testing import to_addi_values as sub_to_add
 
 
 def run(f):
@@ -14,16 +17,6 @@ def run(f):
     f()
     gc.collect()
     return f
-
-
-def body(func):
-    return list(func.regions[0].blocks[0].operations)
-
-
-def check(context=None):
-    """The registry matches the IR held from Python."""
-    problems = (context or ir.Context.current)._verify_tracking()
-    assert problems == [], problems
 
 
 ARITH = """
@@ -39,44 +32,12 @@ func.func @f(%a: i32, %b: i32) -> i32 {
 """
 
 
-def swap_muli(op, rewriter):
-    """muli(x, y) -> muli(y, x) tagged 'swapped': a same-name replacement."""
-    if "swapped" in op.attributes:
-        return rewriter.notify_match_failure(op, "already swapped")
-    with rewriter.ip:
-        new = ir.Operation.create(
-            "arith.muli",
-            results=[op.results[0].type],
-            operands=[op.operands[1], op.operands[0]],
-            attributes={"swapped": ir.Attribute.parse("unit")},
-        )
-    rewriter.replace_op(op, new)
-
-
-def sub_to_add(op, rewriter):
-    """subi(x, c) -> addi(x, c): a replacement by an op of another name."""
-    with rewriter.ip:
-        new = ir.Operation.create(
-            "arith.addi",
-            results=[op.results[0].type],
-            operands=[op.operands[0], op.operands[1]],
-        )
-    rewriter.replace_op(op, [new.results[0]])
-
-
-def no_folding():
-    config = rewrite.GreedyRewriteConfig()
-    config.enable_folding = False
-    config.region_simplification_level = rewrite.GreedySimplifyRegionLevel.DISABLED
-    return config
-
-
 # CHECK-LABEL: TEST: test_greedy_same_name_followed
 @run
 def test_greedy_same_name_followed():
     with ir.Context():
         module = ir.Module.parse(ARITH)
-        mul = body(module.body.operations[0])[4]
+        mul = ops_of(module.body.operations[0])[4]
         patterns = rewrite.RewritePatternSet()
         patterns.add("arith.muli", swap_muli)
         # CHECK: <mlir_tracking.rewrite.RewritePatternSet with 1 patterns>
@@ -100,7 +61,7 @@ def test_different_name_under_both_rules():
     with ir.Context():
         for require in (True, False):
             module = ir.Module.parse(ARITH)
-            sub = body(module.body.operations[0])[3]
+            sub = ops_of(module.body.operations[0])[3]
             patterns = rewrite.RewritePatternSet()
             patterns.add("arith.subi", sub_to_add)
             tracking = rewrite.TrackingConfig(require_matching_replacement_op_name=require)
@@ -126,7 +87,7 @@ def test_fold_to_constant_and_dead_code():
             %r = arith.addi %s, %a : i32
             return %r : i32
           }""")
-        ops = body(module.body.operations[0])
+        ops = ops_of(module.body.operations[0])
         s, dead = ops[2], ops[3]
         patterns = rewrite.RewritePatternSet()
         patterns.add_canonicalization_patterns()
@@ -152,7 +113,7 @@ def test_erase_and_modify_in_place():
             %m = arith.muli %a, %a : i32
             return %m : i32
           }""")
-        assertion, mul, _ = body(module.body.operations[0])
+        assertion, mul, _ = ops_of(module.body.operations[0])
 
         def erase_assert(op, rewriter):
             rewriter.erase_op(op)
@@ -189,7 +150,7 @@ def test_inline_block_and_erase_region():
             }
             return %r : i32
           }""")
-        region_op = body(module.body.operations[0])[0]
+        region_op = ops_of(module.body.operations[0])[0]
         inner = region_op.regions[0].blocks[0]
         mul, yield_op = list(inner.operations)
 
@@ -221,7 +182,7 @@ def test_inline_block_and_erase_region():
 def test_python_pattern_raises():
     with ir.Context():
         module = ir.Module.parse(ARITH)
-        ops = body(module.body.operations[0])
+        ops = ops_of(module.body.operations[0])
         calls = []
 
         def boom(op, rewriter):
@@ -335,7 +296,7 @@ module {
 def test_pdl_patterns():
     with ir.Context():
         module = ir.Module.parse(ARITH)
-        mul = body(module.body.operations[0])[4]
+        mul = ops_of(module.body.operations[0])[4]
         pdl = rewrite.PDLModule(ir.Module.parse(PDL))
         seen = []
 
@@ -372,7 +333,7 @@ def convert_muli(op, operands, type_converter, rewriter):
 def test_conversion_commits():
     with ir.Context():
         module = ir.Module.parse(ARITH)
-        mul = body(module.body.operations[0])[4]
+        mul = ops_of(module.body.operations[0])[4]
         converter = rewrite.TypeConverter()
         converter.add_conversion(lambda t: t)
         target = rewrite.ConversionTarget()
@@ -399,7 +360,7 @@ def test_conversion_rolls_back():
             return %s : i32
           }""")
         before = str(module)
-        ops = body(module.body.operations[0])
+        ops = ops_of(module.body.operations[0])
         created = []
 
         def convert_and_keep(op, operands, type_converter, rewriter):
@@ -442,7 +403,7 @@ def test_arith_to_llvm_pass_follows():
             %1 = arith.muli %b, %b : i32
             return %0, %1 : index, i32
           }""")
-        add, mul = body(module.body.operations[0])[:2]
+        add, mul = ops_of(module.body.operations[0])[:2]
         PassManager.parse("builtin.module(convert-arith-to-llvm)").run(module.operation)
         # CHECK: llvm.add llvm.mul
         print(add.name, mul.name)
@@ -463,7 +424,7 @@ def test_python_pass_in_threaded_pipeline():
     )
     with ir.Context() as context:
         module = ir.Module.parse(text)
-        muls = [body(f)[2] for f in module.body.operations]
+        muls = [ops_of(f)[2] for f in module.body.operations]
         patterns = rewrite.RewritePatternSet()
         patterns.add("arith.muli", swap_muli)
         frozen = patterns.freeze()
@@ -527,7 +488,7 @@ def test_verification_catches_dishonest_pass():
     pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
     with ir.Context():
         module = ir.Module.parse(ARITH)
-        dead = body(module.body.operations[0])[5]
+        dead = ops_of(module.body.operations[0])[5]
         # Declared precise (every Python pass is), but erases through the C++
         # API, behind the tracking listener's back.
         address = pointer(dead._CAPIPtr, b"mlir.ir.Operation._CAPIPtr")

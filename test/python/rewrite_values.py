@@ -9,6 +9,9 @@ import threading
 
 from mlir_tracking import ir, rewrite
 from mlir_tracking.passmanager import PassManager
+from tracking_testing import check_tracking as check
+from tracking_testing import no_folding, ops_of, swap_muli
+from tracking_testing import to_addi_values as muli_to_addi_values
 
 
 def run(f):
@@ -16,15 +19,6 @@ def run(f):
     f()
     gc.collect()
     return f
-
-
-def ops_of(func):
-    return list(func.regions[0].blocks[0].operations)
-
-
-def check():
-    problems = ir.Context.current._verify_tracking()
-    assert problems == [], problems
 
 
 SOURCE = """
@@ -38,31 +32,6 @@ func.func @f(%a: i32, %b: i32) -> i32 {
 """
 
 
-def swap_muli(op, rewriter):
-    """muli(x, y) -> muli(y, x) tagged 'swapped' (a same-name replacement)."""
-    if "swapped" in op.attributes:
-        return True
-    with rewriter.ip:
-        new = ir.Operation.create(
-            "arith.muli",
-            results=[op.results[0].type],
-            operands=[op.operands[1], op.operands[0]],
-            attributes={"swapped": ir.UnitAttr.get()},
-        )
-    rewriter.replace_op(op, new)
-
-
-def muli_to_addi_values(op, rewriter):
-    """muli -> the result of a new addi, replaced by values (not an op)."""
-    with rewriter.ip:
-        new = ir.Operation.create(
-            "arith.addi",
-            results=[op.results[0].type],
-            operands=[op.operands[0], op.operands[1]],
-        )
-    rewriter.replace_op(op, [new.results[0]])
-
-
 def erase_subi(op, rewriter):
     rewriter.erase_op(op)
 
@@ -71,13 +40,6 @@ def frozen(root, fn, context=None):
     patterns = rewrite.RewritePatternSet(context)
     patterns.add(root, fn)
     return patterns.freeze()
-
-
-def no_folding():
-    config = rewrite.GreedyRewriteConfig()
-    config.enable_folding = False
-    config.region_simplification_level = rewrite.GreedySimplifyRegionLevel.DISABLED
-    return config
 
 
 # CHECK-LABEL: TEST: test_greedy_fold_to_block_argument

@@ -9,6 +9,7 @@ import gc
 from mlir_tracking import ir
 from mlir_tracking.dialects import transform
 from mlir_tracking.dialects.transform import interpreter, structured
+from tracking_testing import MATMUL, TILE, find
 
 
 def run(f):
@@ -18,51 +19,6 @@ def run(f):
     return f
 
 
-def find(root, name, tag=None):
-    found = []
-
-    def visit(op):
-        if op.name == name and (
-            tag is None
-            or ("tag" in op.attributes and str(op.attributes["tag"]) == f'"{tag}"')
-        ):
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit)
-    return found
-
-
-MATMUL = """
-module {
-  func.func @outside() {
-    return {tag = "outside"}
-  }
-  func.func @matmul(%A: tensor<8x16xf32>, %B: tensor<16x32xf32>,
-                    %C: tensor<8x32xf32>) -> tensor<8x32xf32> {
-    %0 = linalg.matmul ins(%A, %B : tensor<8x16xf32>, tensor<16x32xf32>)
-                       outs(%C : tensor<8x32xf32>) -> tensor<8x32xf32>
-    return {tag = "inside"} %0 : tensor<8x32xf32>
-  }
-}
-"""
-
-# What build_tile_script builds, as transform_interpreter.py parses it.
-TILE = """
-module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(
-      %root: !transform.any_op {transform.readonly},
-      %mm: !transform.any_op {transform.consumed})
-      -> (!transform.any_op, !transform.any_op, !transform.any_op) {
-    %tiled, %loops:2 = transform.structured.tile_using_for %mm
-        tile_sizes [4, 8]
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
-                                  !transform.any_op)
-    transform.yield %tiled, %loops#0, %loops#1
-        : !transform.any_op, !transform.any_op, !transform.any_op
-  }
-}
-"""
 
 
 def script_module():
