@@ -8,6 +8,7 @@
 #include "IRCompat.h"
 #include "RegistryNotifier.h"
 #include "RunGuard.h"
+#include "TreeLinks.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -153,30 +154,6 @@ void DiagnosticCapture::raise(const std::string &message) {
 // RootOwner
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// True if an op outside `root` uses a value defined in `root` or has a
-/// block of `root` as a successor.
-bool isUsedFromOutside(Operation *root) {
-  auto outside = [&](Operation *user) { return !root->isAncestor(user); };
-  WalkResult result = root->walk([&](Operation *nested) {
-    for (Value value : nested->getResults())
-      if (llvm::any_of(value.getUsers(), outside))
-        return WalkResult::interrupt();
-    for (Region &region : nested->getRegions())
-      for (Block &block : region) {
-        for (BlockOperand &use : block.getUses())
-          if (outside(use.getOwner()))
-            return WalkResult::interrupt();
-        for (Value argument : block.getArguments())
-          if (llvm::any_of(argument.getUsers(), outside))
-            return WalkResult::interrupt();
-      }
-    return WalkResult::advance();
-  });
-  return result.wasInterrupted();
-}
-} // namespace
-
 RootOwner::RootOwner(PyMlirContext &context, Operation *root, bool owning)
     : context(context), root(root), owning(owning) {}
 
@@ -190,7 +167,8 @@ RootOwner::~RootOwner() {
     return;
   Operation *op = root;
   root = nullptr;
-  if (isUsedFromOutside(op)) {
+  if (findTreeLinks(context, op, TreeLinkQuery::UsedFromOutside)
+          .rootUsedFromOutside) {
     context.keepAlive(op);
     return;
   }
@@ -277,7 +255,17 @@ PyMlirContext::~PyMlirContext() {
 }
 
 py::object PyMlirContext::getObject() {
-  return py::cast(this, py::return_value_policy::reference);
+  if (!self)
+    self = py::cast(this, py::return_value_policy::reference).ptr();
+  return py::reinterpret_borrow<py::object>(self);
+}
+
+std::vector<PyOperation *> PyMlirContext::getOperationObjects() const {
+  std::vector<PyOperation *> objects;
+  for (PyOperation *operation = firstOperation; operation;
+       operation = operation->nextOperation)
+    objects.push_back(operation);
+  return objects;
 }
 
 size_t mlir::tracking::python::getNumLiveContexts() {
@@ -336,6 +324,17 @@ std::shared_ptr<RootOwner> PyMlirContext::getOwner(Operation *root) {
   return owner;
 }
 
+bool PyMlirContext::mayHaveOtherTrees(Operation *root) const {
+  if (capsuleAccess)
+    return true;
+  size_t others = owners.size() + keptAlive.size();
+  if (owners.count(root))
+    --others;
+  if (keptAlive.contains(root))
+    --others;
+  return others != 0;
+}
+
 std::shared_ptr<RootOwner> PyMlirContext::adoptRoot(Operation *root) {
   auto owner = std::make_shared<RootOwner>(*this, root, /*owning=*/true);
   owners[root] = owner;
@@ -345,7 +344,8 @@ std::shared_ptr<RootOwner> PyMlirContext::adoptRoot(Operation *root) {
 void PyMlirContext::rehome(Operation *subtree) {
   std::shared_ptr<RootOwner> owner = getOwner(getRootOf(subtree));
   std::vector<PyOperation *> affected;
-  for (PyOperation *operation : allOperations) {
+  for (PyOperation *operation = firstOperation; operation;
+       operation = operation->nextOperation) {
     // Ops of a tree a pipeline runs on are not in `subtree` (it was just
     // changed from Python) and must not be read.
     if (operation->getResolvedOwner()->running)
@@ -422,11 +422,19 @@ PyOperation::PyOperation(PyMlirContext &context, OpHandle handle,
                          std::shared_ptr<RootOwner> owner)
     : context(&context), contextObject(context.getObject()),
       owner(std::move(owner)), handle(std::move(handle)) {
-  context.allOperations.insert(this);
+  nextOperation = context.firstOperation;
+  if (nextOperation)
+    nextOperation->prevOperation = this;
+  context.firstOperation = this;
 }
 
 PyOperation::~PyOperation() {
-  context->allOperations.erase(this);
+  if (prevOperation)
+    prevOperation->nextOperation = nextOperation;
+  else
+    context->firstOperation = nextOperation;
+  if (nextOperation)
+    nextOperation->prevOperation = prevOperation;
   auto it = context->liveOperations.find(registeredKey);
   if (it != context->liveOperations.end() && it->second == this)
     context->liveOperations.erase(it);
@@ -435,19 +443,58 @@ PyOperation::~PyOperation() {
   owner.reset();
 }
 
+namespace {
+/// pybind11's record of the Operation class, looked up once: casting by
+/// type would hash the type's name for every object.
+const py::detail::type_info *getOperationTypeInfo() {
+  static const py::detail::type_info *info =
+      py::detail::get_type_info(typeid(PyOperation), /*throw_if_missing=*/true);
+  return info;
+}
+} // namespace
+
 py::object PyOperation::forOperation(PyMlirContext &context, Operation *op) {
+  return forOperation(context, op, nullptr);
+}
+
+py::object
+PyOperation::forOperation(PyMlirContext &context, Operation *op,
+                          const std::shared_ptr<RootOwner> &rootOwner) {
   OpHandle handle = context.getRegistry().getHandle(op);
   // The record mapped at `op` is the canonical one for it: its identity key
   // is the key of the object every path to `op` returns.
   const void *key = handle.getIdentityKey();
-  auto it = context.liveOperations.find(key);
-  if (it != context.liveOperations.end())
-    return py::cast(it->second, py::return_value_policy::reference);
-  auto *operation = new PyOperation(context, std::move(handle),
-                                    context.getOwner(getRootOf(op)));
+  auto [it, inserted] = context.liveOperations.try_emplace(key, nullptr);
+  if (!inserted)
+    return it->second->getObject();
+  PyOperation *operation;
+  py::object object;
+  try {
+    operation = new PyOperation(context, std::move(handle),
+                                rootOwner ? rootOwner
+                                          : context.getOwner(getRootOf(op)));
+  } catch (...) {
+    context.liveOperations.erase(key);
+    throw;
+  }
+  // The constructor does not change `liveOperations`: `it` is valid.
+  it->second = operation;
   operation->registeredKey = key;
-  context.liveOperations[key] = operation;
-  return py::cast(operation, py::return_value_policy::take_ownership);
+  try {
+    object =
+        py::reinterpret_steal<py::object>(py::detail::type_caster_generic::cast(
+            operation, py::return_value_policy::take_ownership, py::handle(),
+            getOperationTypeInfo(), nullptr, nullptr));
+  } catch (...) {
+    delete operation;
+    throw;
+  }
+  if (!object) {
+    delete operation;
+    throw py::error_already_set();
+  }
+  operation->self = object.ptr();
+  return object;
 }
 
 py::object PyOperation::adopt(PyMlirContext &context, Operation *op) {

@@ -206,13 +206,24 @@ namespace __attribute__((visibility("hidden"))) python {
     /// When Python reaches such a tree again, it owns it again (getOwner).
     void keepAlive(Operation *root) { keptAlive.insert(root); }
 
+    /// False if no IR tree of this context other than the tree of `root`
+    /// can exist: every tree Python creates (parse, create, clone, detach)
+    /// has an owner while Python refers to it and is kept alive while other
+    /// IR uses it, so with one tree known there is nothing to be linked to,
+    /// and the walks of TreeLinks.h are skipped. True once raw pointers to
+    /// this context or its IR crossed a capsule (C++ code may hold trees of
+    /// its own).
+    bool mayHaveOtherTrees(Operation *root) const;
+    /// Fires when a capsule exported or imported this context or its IR.
+    void noteCapsuleAccess() { capsuleAccess = true; }
+    /// Number of walks looking for links between trees (for tests).
+    size_t numTreeLinkWalks = 0;
+
     /// Number of Python Operation objects alive (for tests).
     size_t getNumLiveOperations() const { return liveOperations.size(); }
     /// Every Python Operation object of this context, live handle or not
     /// (for tests).
-    std::vector<PyOperation *> getOperationObjects() const {
-      return {allOperations.begin(), allOperations.end()};
-    }
+    std::vector<PyOperation *> getOperationObjects() const;
     /// Number of Python Module objects alive (kept by PyModule; for tests).
     size_t numLiveModules = 0;
     /// Upstream's `Context._clear_live_operations`: forgets which Python
@@ -238,8 +249,13 @@ namespace __attribute__((visibility("hidden"))) python {
     llvm::DenseMap<const void *, PyOperation *> liveOperations;
     /// Every Python Operation object, also those whose handle merged into
     /// another one's key: rehome must reach them all, so that each object's
-    /// owner is its op's tree (the run guard relies on it).
-    llvm::DenseSet<PyOperation *> allOperations;
+    /// owner is its op's tree (the run guard relies on it). An intrusive
+    /// list (PyOperation::prevOperation and nextOperation): no hashing per
+    /// object.
+    PyOperation *firstOperation = nullptr;
+    /// The Python object of this context, borrowed (it owns `this`); set by
+    /// the first getObject().
+    PyObject *self = nullptr;
     /// Root op -> its owner. Entries go away when the root is destroyed,
     /// erased or inserted elsewhere, so no key is ever a freed op.
     llvm::DenseMap<Operation *, std::weak_ptr<RootOwner>> owners;
@@ -247,6 +263,8 @@ namespace __attribute__((visibility("hidden"))) python {
     /// Trees whose owner died while other IR used their values or blocks;
     /// destroyed with the context, after every reference into them.
     llvm::SetVector<Operation *> keptAlive;
+    /// Set by noteCapsuleAccess.
+    bool capsuleAccess = false;
   };
 
   /// Returns the top-level ancestor of `op` (or `op`).
@@ -268,6 +286,11 @@ namespace __attribute__((visibility("hidden"))) python {
   public:
     /// Returns the Python object for `op` (the same object while one exists).
     static py::object forOperation(PyMlirContext &context, Operation *op);
+    /// Same, for an op of the tree of `owner` (its resolved owner, in step
+    /// with the op's root): callers that visit many ops of one tree (walks)
+    /// pass it down instead of finding the root per op.
+    static py::object forOperation(PyMlirContext &context, Operation *op,
+                                   const std::shared_ptr<RootOwner> &owner);
     /// Takes ownership of the detached op `op` and returns its Python object.
     static py::object adopt(PyMlirContext &context, Operation *op);
 
@@ -287,6 +310,10 @@ namespace __attribute__((visibility("hidden"))) python {
     const OpHandle &getHandle() const { return handle; }
     PyMlirContext &getContext() const { return *context; }
     py::object getContextObject() const { return contextObject; }
+    /// The Python object of this handle (it owns `this`).
+    py::object getObject() const {
+      return py::reinterpret_borrow<py::object>(self);
+    }
     /// Replaces the owner (see PyMlirContext::rehome).
     void setOwner(std::shared_ptr<RootOwner> newOwner);
 
@@ -302,6 +329,11 @@ namespace __attribute__((visibility("hidden"))) python {
     std::shared_ptr<RootOwner> owner;
     OpHandle handle;
     const void *registeredKey = nullptr;
+    /// Borrowed: the Python object owns `this`.
+    PyObject *self = nullptr;
+    /// The list of every object of the context (PyMlirContext).
+    PyOperation *prevOperation = nullptr;
+    PyOperation *nextOperation = nullptr;
   };
 
   /// The Operation* of an `ir.Operation` or `ir.Module` argument.

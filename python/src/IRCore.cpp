@@ -251,6 +251,12 @@ void populateContext(py::module_ &m) {
           "The Operation objects alive in this context, live handles or not "
           "(for tests).")
       .def(
+          "_get_tree_link_walk_count",
+          [](PyMlirContext &self) { return self.numTreeLinkWalks; },
+          "Number of walks that looked for uses linking one IR tree to "
+          "another (skipped while the context has a single tree; for "
+          "tests).")
+      .def(
           "_get_live_module_count",
           [](PyMlirContext &self) { return self.numLiveModules; },
           "Number of Module objects alive in this context (for tests).")
@@ -268,6 +274,8 @@ void populateContext(py::module_ &m) {
       .def_property_readonly(
           "_CAPIPtr",
           [](PyMlirContext &self) {
+            // C++ code may now create IR of its own in this context.
+            self.noteCapsuleAccess();
             return py::reinterpret_steal<py::object>(PyCapsule_New(
                 wrap(self.get()).ptr, MLIR_PYTHON_CAPSULE_CONTEXT, nullptr));
           },
@@ -277,7 +285,9 @@ void populateContext(py::module_ &m) {
           [](py::object capsule) {
             auto *context = static_cast<MLIRContext *>(
                 unwrapCapsule(capsule, MLIR_PYTHON_CAPSULE_CONTEXT));
-            return contextOf(context).getObject();
+            PyMlirContext &result = contextOf(context);
+            result.noteCapsuleAccess();
+            return result.getObject();
           },
           py::arg("capsule"),
           "Returns the Context of a capsule made by `_CAPIPtr`.")
@@ -562,6 +572,7 @@ void populateModule(py::module_ &m) {
           "_CAPIPtr",
           [](PyModule &self) {
             ModuleOp module = cast<ModuleOp>(self.getOperation().get());
+            self.getOperation().getContext().noteCapsuleAccess();
             return py::reinterpret_steal<py::object>(
                 PyCapsule_New(const_cast<void *>(wrap(module).ptr),
                               MLIR_PYTHON_CAPSULE_MODULE, nullptr));
@@ -576,6 +587,7 @@ void populateModule(py::module_ &m) {
             PyMlirContext &ctx = contextOf(op->getContext());
             // A raw pointer may point into IR a pipeline is running on.
             checkNoRunIn(ctx, "Module._CAPICreate");
+            ctx.noteCapsuleAccess();
             return PyModule{PyOperation::forOperation(ctx, op)};
           },
           py::arg("capsule"), "Returns a Module for a capsule.")
@@ -1011,8 +1023,11 @@ void populateOperation(py::module_ &m) {
       .def_property_readonly(
           "_CAPIPtr",
           [](PyOperation &self) {
+            Operation *op = self.get();
+            // C++ code may now link other IR to this op's tree.
+            self.getContext().noteCapsuleAccess();
             return py::reinterpret_steal<py::object>(PyCapsule_New(
-                wrap(self.get()).ptr, MLIR_PYTHON_CAPSULE_OPERATION, nullptr));
+                wrap(op).ptr, MLIR_PYTHON_CAPSULE_OPERATION, nullptr));
           },
           "A capsule with the MlirOperation (raises if not live).")
       .def_static(
@@ -1023,6 +1038,7 @@ void populateOperation(py::module_ &m) {
             PyMlirContext &ctx = contextOf(op->getContext());
             // A raw pointer may point into IR a pipeline is running on.
             checkNoRunIn(ctx, "Operation._CAPICreate");
+            ctx.noteCapsuleAccess();
             return PyOperation::forOperation(ctx, op);
           },
           py::arg("capsule"),

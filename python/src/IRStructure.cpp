@@ -936,8 +936,11 @@ void populateValues(py::module_ &m) {
       .def_property_readonly(
           "_CAPIPtr",
           [](PyValue &self) {
+            Value value = self.get();
+            // C++ code may now use this value from IR of its own.
+            self.getContext().noteCapsuleAccess();
             return py::reinterpret_steal<py::object>(
-                PyCapsule_New(const_cast<void *>(wrap(self.get()).ptr),
+                PyCapsule_New(const_cast<void *>(wrap(value).ptr),
                               MLIR_PYTHON_CAPSULE_VALUE, nullptr));
           },
           "A capsule with the MlirValue.")
@@ -955,6 +958,7 @@ void populateValues(py::module_ &m) {
                   "the value's context was not created by mlir_tracking");
             // A raw pointer may point into IR a pipeline is running on.
             checkNoRunIn(*context, "Value._CAPICreate");
+            context->noteCapsuleAccess();
             return PyValue::create(*context, value);
           },
           py::arg("capsule"), "The Value of a capsule.")

@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "RunGuard.h"
+#include "TreeLinks.h"
 
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -54,59 +54,6 @@ void mlir::tracking::python::checkNoRunIn(const PyMlirContext &context,
 // RunLock
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// The trees linked to `root` by uses, transitively (with `root` first): a
-/// value defined in one tree and used in another (an op moved or detached
-/// while its results were used, a clone), or a branch to a block of
-/// another tree. Passes on one tree change the use lists those trees share,
-/// so they are locked together. Reading a linked tree is safe: links are
-/// symmetric, so a run on it would have locked `root` too.
-SmallVector<Operation *> collectLinkedTrees(Operation *root,
-                                            bool &rootUsedFromOutside) {
-  rootUsedFromOutside = false;
-  SmallVector<Operation *> trees{root};
-  DenseSet<Operation *> seen{root};
-  auto note = [&](Operation *op) {
-    Operation *tree = getRootOf(op);
-    if (seen.insert(tree).second)
-      trees.push_back(tree);
-  };
-  auto noteValue = [&](Value value) {
-    if (Operation *def = value.getDefiningOp())
-      note(def);
-    else if (Operation *parent = value.getParentBlock()->getParentOp())
-      note(parent);
-  };
-  for (size_t i = 0; i < trees.size(); ++i) {
-    // A use of the root tree's values or blocks by another tree.
-    auto noteUser = [&](Operation *user) {
-      if (i == 0 && getRootOf(user) != root)
-        rootUsedFromOutside = true;
-      note(user);
-    };
-    trees[i]->walk([&](Operation *op) {
-      for (Value operand : op->getOperands())
-        noteValue(operand);
-      for (Block *successor : op->getSuccessors())
-        if (Operation *parent = successor->getParentOp())
-          note(parent);
-      for (Value result : op->getResults())
-        for (Operation *user : result.getUsers())
-          noteUser(user);
-      for (Region &region : op->getRegions())
-        for (Block &block : region) {
-          for (BlockOperand &use : block.getUses())
-            noteUser(use.getOwner());
-          for (BlockArgument argument : block.getArguments())
-            for (Operation *user : argument.getUsers())
-              noteUser(user);
-        }
-    });
-  }
-  return trees;
-}
-} // namespace
-
 RunLock::RunLock(PyOperation &target, std::string pipeline, bool driver)
     : context(target.getContext()), run{std::move(pipeline),
                                         describeTarget(target), driver} {
@@ -119,19 +66,22 @@ RunLock::RunLock(PyOperation &target, std::string pipeline, bool driver)
   // Checks liveness and brings the owner in step with the op's tree.
   op = target.get();
   owners.push_back(target.getResolvedOwner());
-  bool usedFromOutside = false;
-  SmallVector<Operation *> trees =
-      collectLinkedTrees(getRootOf(op), usedFromOutside);
+  // The trees linked to the target's by uses, transitively: passes on one
+  // change the use lists they share, so they are locked together. Reading
+  // a linked tree is safe: links are symmetric, so a run on it would have
+  // locked the target's tree too.
+  TreeLinks links =
+      findTreeLinks(context, getRootOf(op), TreeLinkQuery::LinkedTrees);
   // Passes assume that every use of an op they erase is in the IR they run
   // on: one erasing an op (or block) that another tree still uses would
   // leave that tree with a use of freed IR.
-  if (usedFromOutside)
+  if (links.rootUsedFromOutside)
     throw IRInUseException(
         "cannot run '" + run.pipeline + "' on " + run.target +
         ": ops outside its IR (a clone, or ops detached or moved out of it) "
         "use values or blocks of it, and a pass could free them while they "
         "are still used; erase those ops or move them into this IR first");
-  for (Operation *tree : llvm::drop_begin(trees))
+  for (Operation *tree : llvm::drop_begin(links.trees))
     owners.push_back(context.getOwner(tree));
   for (const std::shared_ptr<RootOwner> &owner : owners) {
     if (const RunningPipeline *other = owner->running)

@@ -84,11 +84,22 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
   IRPin pin(operation, "Operation.walk");
   std::vector<WalkEntry> entries =
       takeSnapshot(context.getRegistry(), root, order);
+  // The walked op as of the last visit, and the owner of its tree (the
+  // tree of every op visited): refreshed only when the walked op moved.
+  Operation *current = root;
+  std::shared_ptr<RootOwner> owner = operation.getResolvedOwner();
   for (size_t i = 0, e = entries.size(); i < e;) {
     // The walk ends when the walked op is gone.
-    if (!operation.getIfLive())
+    Operation *walked = operation.getIfLive();
+    if (!walked)
       return;
-    Operation *current = operation.get();
+    // A callback moved the walked op (or it followed a replacement): bring
+    // its owner in step with its tree (this also checks the run guard).
+    if (walked != current || !owner->getRoot() ||
+        owner->getRoot() != getRootOf(walked)) {
+      current = operation.get();
+      owner = operation.getResolvedOwner();
+    }
     Operation *op = entries[i].handle.get();
     // Erased, invalidated, or moved out of the walked op: not visited.
     if (!op || !current->isAncestor(op)) {
@@ -97,7 +108,8 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
     }
     PyWalkResult result;
     try {
-      result = callCallback(callback, PyOperation::forOperation(context, op));
+      result =
+          callCallback(callback, PyOperation::forOperation(context, op, owner));
     } catch (py::error_already_set &error) {
       raiseCallbackError(error);
     }

@@ -353,3 +353,111 @@ def test_run_refused_while_another_tree_uses_the_ir():
         pm.run(m.operation)
         # CHECK: 0
         print(len(m.body.operations))
+
+
+# The run guard and the root owners look for uses linking one IR tree to
+# another only while the context has another tree (or raw pointers crossed a
+# capsule); the refusals still happen whenever another tree exists.
+# CHECK-LABEL: TEST: test_tree_links_walked_only_with_other_trees
+@run
+def test_tree_links_walked_only_with_other_trees():
+    text = """
+      func.func private @dead(%a: i32) -> i32 {
+        %c1 = arith.constant 1 : i32
+        %0 = arith.addi %a, %c1 : i32
+        return %0 : i32
+      }"""
+    with ir.Context() as ctx:
+        pm = PassManager.parse("builtin.module(canonicalize)")
+        dce = PassManager.parse("builtin.module(inline,symbol-dce)")
+        m = ir.Module.parse(text)
+        held = []
+        m.operation.walk(held.append)
+        ops = body(m.body.operations[0])
+        # One tree, handles held: no walk, however many runs.
+        pm.run(m.operation)
+        pm.run(m.operation)
+        # CHECK: single tree: 0 walks
+        print("single tree:", ctx._get_tree_link_walk_count(), "walks")
+
+        # A clone made then dropped: while it lives, the run walks and is
+        # refused; once it is gone (erased with its owner), no walk again.
+        clone = ops[1].clone(ip=False)
+        # CHECK: RuntimeError: cannot run {{.*}}: ops outside its IR
+        expect(RuntimeError, lambda: dce.run(m.operation))
+        walks = ctx._get_tree_link_walk_count()
+        # CHECK: with a clone: walked True
+        print("with a clone: walked", walks > 0)
+        del clone
+        gc.collect()
+        # Dropping the clone walked it (to see whether the module uses it).
+        after_drop = ctx._get_tree_link_walk_count()
+        pm.run(m.operation)
+        # CHECK: clone dropped: no new walk True
+        print("clone dropped: no new walk",
+              ctx._get_tree_link_walk_count() == after_drop)
+
+        # A detached op whose result the module still uses: two linked
+        # trees, the run is refused; re-inserted, one tree and no walk.
+        ops = body(m.body.operations[0])
+        ops[1].detach_from_parent()
+        # CHECK: RuntimeError: cannot run {{.*}}: ops outside its IR
+        expect(RuntimeError, lambda: pm.run(m.operation))
+        ops[1].move_before(ops[2])
+        before = ctx._get_tree_link_walk_count()
+        pm.run(m.operation)
+        # CHECK: re-inserted: no new walk True
+        print("re-inserted: no new walk",
+              ctx._get_tree_link_walk_count() == before)
+
+        # Detached, then its last Python reference dropped: the tree is kept
+        # alive for the module's use of it, and still counts as a tree.
+        ops = body(m.body.operations[0])
+        ops[1].detach_from_parent()
+        ops = None
+        gc.collect()
+        # CHECK: RuntimeError: cannot run {{.*}}: ops outside its IR
+        expect(RuntimeError, lambda: pm.run(m.operation))
+        # CHECK: kept alive: 2 ops left, arith.addi live True
+        print("kept alive:", len(body(m.body.operations[0])), "ops left,",
+              held[1].name, "live", held[1].is_valid)
+
+
+# CHECK-LABEL: TEST: test_tree_links_walked_with_two_modules_and_capsules
+@run
+def test_tree_links_walked_with_two_modules_and_capsules():
+    text = """
+      func.func @f(%a: i32) -> i32 {
+        %0 = arith.addi %a, %a : i32
+        return %0 : i32
+      }"""
+    with ir.Context() as ctx:
+        pm = PassManager.parse("builtin.module(canonicalize)")
+        m1 = ir.Module.parse(text)
+        m2 = ir.Module.parse(text)
+        # Two unrelated modules: the run looks, finds nothing, runs.
+        pm.run(m1.operation)
+        # CHECK: two modules: walked True
+        print("two modules: walked", ctx._get_tree_link_walk_count() > 0)
+        # An op of m2 made to use a value of m1: m1's run is refused.
+        add2 = body(m2.body.operations[0])[0]
+        arg1 = m1.body.operations[0].regions[0].blocks[0].arguments[0]
+        add2.operands[0] = arg1
+        # CHECK: RuntimeError: cannot run {{.*}}: ops outside its IR
+        expect(RuntimeError, lambda: pm.run(m1.operation))
+        add2.operands[0] = m2.body.operations[0].regions[0].blocks[0].arguments[0]
+        del m2, add2
+        gc.collect()
+        # Back to one tree: no walk.
+        before = ctx._get_tree_link_walk_count()
+        pm.run(m1.operation)
+        # CHECK: one module again: no new walk True
+        print("one module again: no new walk",
+              ctx._get_tree_link_walk_count() == before)
+        # Once a raw pointer to the IR crossed a capsule, C++ code may hold
+        # trees of its own: every run looks again.
+        m1.operation._CAPIPtr
+        pm.run(m1.operation)
+        # CHECK: after a capsule: walked True
+        print("after a capsule: walked",
+              ctx._get_tree_link_walk_count() > before)

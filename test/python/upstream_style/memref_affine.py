@@ -105,3 +105,32 @@ def testMemRefDynamicAndLayouts():
         # CHECK: memref.store %[[V]], %[[L]][%{{.*}}] : memref<16xf32>
         print(module)
         assert module.operation.verify()
+
+
+# CHECK-LABEL: TEST: testSubviews
+@run
+def testSubviews():
+    import mlir_tracking.extras.types as T
+
+    with Context(), Location.unknown():
+        module = Module.create()
+        with InsertionPoint(module.body):
+
+            @func.FuncOp.from_py_func(T.memref(8, 16, T.f32()), T.index())
+            def tiles(m, i):
+                corner = memref.subview(m, [2, 4], [4, 4], [1, 1])
+                memref.subview(m, [i, 0], [4, arith.constant(T.index(), 16)], [1, 1])
+                memref.subview(m, [0, 0], [4, 8], [2, 2])
+                try:
+                    memref.subview(m, [0, 0], [i, 8], [1, 1])
+                except ValueError as e:
+                    # CHECK: ValueError: mixed static/dynamic offset/sizes/strides requires explicit result type.
+                    print("ValueError:", e)
+                return corner
+
+        # CHECK: memref.subview %arg0[2, 4] [4, 4] [1, 1] : memref<8x16xf32> to memref<4x4xf32, strided<[16, 1], offset: 36>>
+        # CHECK: memref.subview %arg0[%arg1, 0] [4, 16] [1, 1] : memref<8x16xf32> to memref<4x16xf32, strided<[16, 1], offset: ?>>
+        # CHECK: memref.subview %arg0[0, 0] [4, 8] [2, 2] : memref<8x16xf32> to memref<4x8xf32, strided<[32, 2]>>
+        print(module)
+        # CHECK: True
+        print(module.operation.verify())
