@@ -110,6 +110,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             std::string pipeline = printPipeline(*self.passManager);
             // Locks the op's IR tree: other threads' accesses to it raise.
             RunLock lock(target, pipeline);
+            verifyBeforeRun(lock.getOperation(), "PassManager.run");
             self.running = pipeline;
             auto clear = llvm::make_scope_exit([&] { self.running.reset(); });
             DiagnosticCapture capture(self.context->get());

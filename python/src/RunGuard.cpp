@@ -7,6 +7,7 @@
 #include "RunGuard.h"
 #include "TreeLinks.h"
 
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -166,4 +167,13 @@ DriverRunLock::DriverRunLock(PyOperation &target, const char *driver) {
   lock.emplace(target, driver, /*driver=*/true);
   access.emplace(lock->getRun());
   op = lock->getOperation();
+  verifyBeforeRun(op, driver);
+}
+
+void mlir::tracking::python::verifyBeforeRun(Operation *op, const char *user) {
+  DiagnosticCapture capture(op->getContext());
+  if (failed(mlir::verify(op)))
+    capture.raise(std::string(user) +
+                  ": the IR does not verify (passes, patterns and transforms "
+                  "assume valid IR)");
 }

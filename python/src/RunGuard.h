@@ -129,6 +129,13 @@ namespace __attribute__((visibility("hidden"))) python {
     const RunningPipeline *previous;
   };
 
+  /// Raises MLIRError with the verifier's diagnostics if `op` does not
+  /// verify. Passes, patterns and transforms assume valid IR (upstream's
+  /// crash on, for example, a branch to a block of another region, which
+  /// Python can build), so every run from Python checks its input first.
+  /// `user` names the run in the error.
+  void verifyBeforeRun(Operation * op, const char *user);
+
   /// Takes the run guard for a rewrite driver called from Python
   /// (apply_patterns_and_fold_greedily, walk_and_apply_patterns, the
   /// conversions) on `target`, for its lifetime. The driver keeps the GIL

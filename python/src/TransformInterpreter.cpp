@@ -13,6 +13,7 @@
 
 #include "Core.h"
 #include "IRObjects.h"
+#include "RunGuard.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Tracking/TransformInterpreter.h"
@@ -131,6 +132,7 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
         Operation *payloadOp = payload.get();
         Operation *rootOp = root.get();
         std::vector<TransformSequenceResult> results;
+        verifyBeforeRun(payloadOp, "apply_named_sequence");
         DiagnosticCapture capture(context.get());
         // The GIL stays held: no Python thread may touch the IR meanwhile.
         if (failed(applyTrackedNamedSequence(context.getRegistry(), payloadOp,
