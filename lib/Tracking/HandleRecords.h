@@ -158,7 +158,7 @@ public:
     return chunk->index * RecordChunk::kRecords +
            uint32_t(record - chunk->slot(0));
   }
-  const HandleRecord *recordAt(uint32_t index) const {
+  HandleRecord *recordAt(uint32_t index) const {
     return chunks[index / RecordChunk::kRecords]->slot(index %
                                                        RecordChunk::kRecords);
   }

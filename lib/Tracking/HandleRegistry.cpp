@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/Tracking/HandleRegistry.h"
+#include "AddressMap.h"
 #include "ContextMap.h"
 #include "EventLog.h"
 #include "HandleRecords.h"
@@ -68,7 +69,8 @@ private:
 /// remain (their handles may outlive it): the last record freed deletes it.
 struct RegistryImpl {
   RegistryImpl()
-      : pool(this), scopeIndex([this](Operation *scope) { addKey(scope); }) {}
+      : pool(this), byOp(pool),
+        scopeIndex([this](Operation *scope) { addKey(scope); }) {}
   RegistryImpl(const RegistryImpl &) = delete;
   RegistryImpl &operator=(const RegistryImpl &) = delete;
   ~RegistryImpl() {
@@ -82,7 +84,7 @@ struct RegistryImpl {
   RecordPool pool;
   EventLog events;
   /// The address map: the record of each tracked op.
-  llvm::DenseMap<Operation *, HandleRecord *> byOp;
+  AddressMap byOp;
   ScopeIndex scopeIndex;
   /// Copied (as a pointer) by each transaction that has events to deliver.
   std::shared_ptr<const Observer> observer;
@@ -127,8 +129,7 @@ struct RegistryImpl {
     while ((size_t(1) << log2Bits) < (keys << 5))
       ++log2Bits;
     auto rebuilt = std::make_unique<OpFilter>(log2Bits);
-    for (auto &entry : byOp)
-      rebuilt->set(entry.first);
+    byOp.forEach([&](HandleRecord *record) { rebuilt->set(record->op); });
     scopeIndex.forEachScope([&](Operation *scope) { rebuilt->set(scope); });
     rebuilt->set(op);
     filter.store(rebuilt.get(), std::memory_order_release);
@@ -220,7 +221,7 @@ struct RegistryImpl {
   void map(HandleRecord *record, Operation *op) {
     record->op = op;
     addKey(op);
-    byOp[op] = record;
+    byOp.insert(record);
     scopeIndex.setScope(record, scopeOf(op), /*indexed=*/false);
     record->mapped = true;
   }
@@ -228,9 +229,7 @@ struct RegistryImpl {
   void unmap(HandleRecord *record) {
     if (!record->mapped)
       return;
-    auto it = byOp.find(record->op);
-    if (it != byOp.end() && it->second == record)
-      byOp.erase(it);
+    byOp.erase(record);
     scopeIndex.removeRecord(record);
     record->mapped = false;
   }
@@ -238,10 +237,9 @@ struct RegistryImpl {
   /// Returns the record mapped at `op` with a new reference to it, or null.
   /// A record whose last handle is being released is unmapped here instead.
   HandleRecord *lookup(Operation *op) {
-    auto it = byOp.find(op);
-    if (it == byOp.end())
+    HandleRecord *record = byOp.lookup(op);
+    if (!record)
       return nullptr;
-    HandleRecord *record = it->second;
     if (tryRetain(record))
       return record;
     unmap(record);
@@ -265,8 +263,8 @@ struct RegistryImpl {
   void reindexBlock(Block *block) {
     for (Operation &nested : *block) {
       nested.walk<WalkOrder::PreOrder>([&](Operation *inner) {
-        if (auto it = byOp.find(inner); it != byOp.end())
-          setScope(it->second, scopeOf(inner));
+        if (HandleRecord *record = byOp.lookup(inner))
+          setScope(record, scopeOf(inner));
         if (inner->hasTrait<OpTrait::IsIsolatedFromAbove>()) {
           if (scopeIndex.contains(inner))
             scopeIndex.reparentScope(inner, scopeOf(inner));
@@ -508,20 +506,19 @@ HandleRegistry::~HandleRegistry() {
   Registries::erase(context);
   {
     Transaction tx(*impl);
-    for (auto &entry : impl->byOp) {
-      HandleRecord *record = entry.second;
+    impl->byOp.forEach([&](HandleRecord *record) {
       record->mapped = false;
       record->scope = nullptr;
       record->scopePrev = record->scopeNext = nullptr;
       if (record->getState() != HandleState::Live || isReleasing(record)) {
         record->op = nullptr;
-        continue;
+        return;
       }
       impl->endRecord(record, HandleState::Erased,
                       impl->makeEvent(TrackingEvent::Kind::Erased, record, {},
                                       "tracking ended (registry destroyed)"),
                       tx);
-    }
+    });
     impl->byOp.clear();
     impl->scopeIndex.clear();
     // Handles may outlive the registry, and the context after it: their
@@ -560,7 +557,7 @@ OpHandle HandleRegistry::lookupHandle(Operation *op) const {
 
 bool HandleRegistry::isTracked(Operation *op) const {
   std::lock_guard<std::mutex> lock(impl->mutex);
-  return impl->byOp.count(op);
+  return impl->byOp.lookup(op) != nullptr;
 }
 
 size_t HandleRegistry::getNumTrackedOps() const {
@@ -573,8 +570,8 @@ void HandleRegistry::forEachTrackedOp(
   std::vector<Operation *> ops;
   {
     std::lock_guard<std::mutex> lock(impl->mutex);
-    for (auto &entry : impl->byOp)
-      ops.push_back(entry.first);
+    impl->byOp.forEach(
+        [&](HandleRecord *record) { ops.push_back(record->op); });
   }
   for (Operation *op : ops)
     fn(op);
@@ -596,31 +593,30 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
   root->walk([&](Operation *op) { present.try_emplace(op, op->getName()); });
   std::vector<std::string> problems;
   std::lock_guard<std::mutex> lock(impl->mutex);
-  for (auto &entry : impl->byOp) {
-    HandleRecord *record = entry.second;
+  impl->byOp.forEach([&](HandleRecord *record) {
     std::string lastName = impl->events.nameText(record->last).str();
-    auto it = present.find(entry.first);
+    auto it = present.find(record->op);
     if (it == present.end()) {
       problems.push_back("registry maps an op that is not in the IR (last "
                          "seen as '" +
                          lastName + "' at " +
                          impl->events.locationText(record->last) + ")");
-      continue;
+      return;
     }
     if (it->second.getAsOpaquePointer() != record->last.name)
       problems.push_back("handle bound to '" + lastName + "' at " +
                          impl->events.locationText(record->last) +
                          " now points at '" + it->second.getStringRef().str() +
                          "'");
-    if (record->op != entry.first || !record->mapped || record->parent ||
-        record->getState() != HandleState::Live)
+    if (impl->byOp.lookup(record->op) != record || !record->mapped ||
+        record->parent || record->getState() != HandleState::Live)
       problems.push_back("inconsistent record for '" + lastName + "'");
-    Operation *expectedScope = RegistryImpl::scopeOf(entry.first);
+    Operation *expectedScope = RegistryImpl::scopeOf(record->op);
     if (!record->scope || record->scope->op != expectedScope)
       problems.push_back("handle to '" + lastName + "' at " +
                          impl->events.locationText(record->last) +
                          " is indexed under the wrong scope");
-  }
+  });
   // Every indexed record is mapped where it is indexed. (Scopes are not
   // checked against `root`: callers check one root of several at a time.)
   impl->scopeIndex.forEachScopeInfo([&](const ScopeInfo &info) {
@@ -670,10 +666,9 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
     return;
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
-  auto it = impl.byOp.find(op);
-  if (it == impl.byOp.end())
+  HandleRecord *record = impl.byOp.lookup(op);
+  if (!record)
     return;
-  HandleRecord *record = it->second;
   impl.unmap(record);
   // A record whose last handle is being released has nothing to follow.
   if (isReleasing(record))
@@ -706,9 +701,7 @@ void RegistryNotifier::notifyOperationErased(Operation *op,
       built = &lazySource();
     return *built;
   };
-  auto it = impl.byOp.find(op);
-  if (it != impl.byOp.end()) {
-    HandleRecord *record = it->second;
+  if (HandleRecord *record = impl.byOp.lookup(op)) {
     impl.unmap(record);
     if (!isReleasing(record)) {
       impl.endRecord(
@@ -742,8 +735,8 @@ void RegistryNotifier::notifyOperationMoved(Operation *op,
   Operation *newScope = getBodyScope(op);
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
-  if (auto it = impl.byOp.find(op); it != impl.byOp.end())
-    impl.setScope(it->second, RegistryImpl::scopeOf(op));
+  if (HandleRecord *record = impl.byOp.lookup(op))
+    impl.setScope(record, RegistryImpl::scopeOf(op));
   if (impl.scopeIndex.contains(op) && newScope == op)
     impl.scopeIndex.reparentScope(op, RegistryImpl::scopeOf(op));
 
@@ -761,8 +754,8 @@ void RegistryNotifier::notifyOperationInserted(Operation *op) {
   // without handles.
   if (impl.byOp.empty())
     return;
-  if (auto it = impl.byOp.find(op); it != impl.byOp.end())
-    impl.setScope(it->second, RegistryImpl::scopeOf(op));
+  if (HandleRecord *record = impl.byOp.lookup(op))
+    impl.setScope(record, RegistryImpl::scopeOf(op));
   if (getBodyScope(op) == op) {
     // What is inside a scope is indexed under it: only the scope moves.
     if (impl.scopeIndex.contains(op))
