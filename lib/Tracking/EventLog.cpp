@@ -13,6 +13,7 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -36,19 +37,16 @@ std::string printLocation(Location loc) {
   loc.print(os);
   return text;
 }
+} // namespace
 
-History *allocateHistory(History *old, uint32_t capacity) {
-  auto *history = static_cast<History *>(
-      std::realloc(old, sizeof(History) + capacity * sizeof(CompactEvent)));
-  if (!history)
-    llvm::report_bad_alloc_error("mlir-tracking: history");
-  return history;
-}
+namespace {
+std::atomic<uint64_t> nextLogSerial{1};
 } // namespace
 
 EventLog::EventLog()
     : mergedReason(
-          intern("merged with the handle that already referred to it")) {}
+          intern("merged with the handle that already referred to it")),
+      serial(nextLogSerial.fetch_add(1, std::memory_order_relaxed)) {}
 
 //===----------------------------------------------------------------------===//
 // Interned text
@@ -109,15 +107,38 @@ std::string EventLog::describe(SeenOp seen) const {
   return (nameText(seen) + " at " + locationText(seen)).str();
 }
 
+uint32_t EventLog::internCause(uint32_t source, uint32_t pattern,
+                               uint32_t reason) {
+  CauseKey key(source, pattern, reason);
+  if (causes[lastCause] == key)
+    return lastCause;
+  auto [it, inserted] = causeIds.try_emplace(key, causes.size());
+  if (inserted) {
+    if (causes.size() >= (size_t(1) << 30))
+      llvm::report_fatal_error("mlir-tracking: too many event causes");
+    causes.push_back(key);
+  }
+  return lastCause = it->second;
+}
+
 CompactEvent EventLog::makeEvent(TrackingEvent::Kind kind, SeenOp op,
                                  const EventSource &source, StringRef reason) {
   CompactEvent event;
   event.kind = unsigned(kind);
   event.op = op;
-  event.source = internSource(source);
-  event.pattern = internPattern(source.pattern);
-  event.reason = internReason(reason);
+  if (source.internedBy != serial) {
+    source.internedSource = internSource(source);
+    source.internedPattern = internPattern(source.pattern);
+    source.internedBy = serial;
+  }
+  event.cause = internCause(source.internedSource, source.internedPattern,
+                            internReason(reason));
   return event;
+}
+
+void EventLog::setReason(CompactEvent &event, uint32_t reason) {
+  const CauseKey &cause = causes[event.cause];
+  event.cause = internCause(std::get<0>(cause), std::get<1>(cause), reason);
 }
 
 TrackingEvent EventLog::expand(const CompactEvent &compact,
@@ -127,13 +148,14 @@ TrackingEvent EventLog::expand(const CompactEvent &compact,
   event.op = describe(compact.op);
   if (compact.replacement.name || compact.replacement.loc)
     event.replacement = describe(compact.replacement);
-  const SourceKey &source = sources[compact.source];
+  const CauseKey &cause = causes[compact.cause];
+  const SourceKey &source = sources[std::get<0>(cause)];
   event.passKey = std::get<0>(source);
   event.anchorKey = std::get<1>(source);
   event.pass = strings[std::get<2>(source)].str();
   event.anchor = strings[std::get<3>(source)].str();
-  event.pattern = strings[compact.pattern].str();
-  event.reason = strings[compact.reason].str();
+  event.pattern = strings[std::get<1>(cause)].str();
+  event.reason = strings[std::get<2>(cause)].str();
   event.recordKey = recordKey;
   return event;
 }
@@ -165,65 +187,76 @@ void EventLog::Freezer::freeze(HandleRecord *record) {
 // Histories
 //===----------------------------------------------------------------------===//
 
+CompactEvent *EventLog::eventsAt(HistoryPool::Id id) const {
+  auto *block = static_cast<char *>(histories.get(id));
+  if (HistoryPool::isFull(id))
+    block += sizeof(FullHistoryHeader);
+  return reinterpret_cast<CompactEvent *>(block);
+}
+
+uint32_t EventLog::droppedOf(const HandleRecord *record) const {
+  if (!record->history || !HistoryPool::isFull(record->history))
+    return 0;
+  return static_cast<FullHistoryHeader *>(histories.get(record->history))
+      ->dropped;
+}
+
 MutableArrayRef<CompactEvent> EventLog::eventsOf(HandleRecord *record) {
   if (!record->history)
     return {};
-  return {record->history->events(), record->historySize};
+  return {eventsAt(record->history), record->historySize};
 }
 
 ArrayRef<CompactEvent> EventLog::eventsOf(const HandleRecord *record) const {
   if (!record->history)
     return {};
-  return {record->history->events(), record->historySize};
-}
-
-History &EventLog::historyOf(HandleRecord *record) {
-  if (!record->history) {
-    record->history = new (allocateHistory(nullptr, 1)) History();
-    record->historySize = 0;
-  }
-  return *record->history;
+  return {eventsAt(record->history), record->historySize};
 }
 
 void EventLog::appendEvent(HandleRecord *record, const CompactEvent &event) {
-  History &history = historyOf(record);
   uint32_t size = record->historySize;
-  if (size == kMaxHistory) {
-    std::memmove(history.events(), history.events() + 1,
-                 (size - 1) * sizeof(CompactEvent));
+  if (!record->history) {
+    record->history = histories.allocate(0);
+    size = 0;
+  } else if (size == kMaxHistory) {
+    CompactEvent *events = eventsAt(record->history);
+    std::memmove(events, events + 1, (size - 1) * sizeof(CompactEvent));
     --size;
-    ++history.dropped;
-  } else if (size && llvm::isPowerOf2_32(size)) {
-    // Full: the block holds `size` events.
-    record->history = allocateHistory(record->history, size * 2);
+    ++static_cast<FullHistoryHeader *>(histories.get(record->history))->dropped;
+  } else if (size == HistoryPool::capacityOf(record->history)) {
+    // Full: move to a block of the next class.
+    HistoryPool::Id grown =
+        histories.allocate(HistoryPool::classOf(record->history) + 1);
+    if (HistoryPool::isFull(grown))
+      new (histories.get(grown)) FullHistoryHeader();
+    std::memcpy(static_cast<void *>(eventsAt(grown)), eventsAt(record->history),
+                size * sizeof(CompactEvent));
+    histories.free(record->history);
+    record->history = grown;
   }
-  record->history->events()[size] = event;
+  eventsAt(record->history)[size] = event;
   record->historySize = size + 1;
 }
 
-uint64_t EventLog::historyEnd(const HandleRecord *record) {
-  return record->history
-             ? uint64_t(record->history->dropped) + record->historySize
-             : 0;
+uint64_t EventLog::historyEnd(const HandleRecord *record) const {
+  return uint64_t(droppedOf(record)) + record->historySize;
 }
 
 void EventLog::appendHistory(HandleRecord *to, const HandleRecord *from,
                              uint64_t start) {
-  if (!from->history)
-    return;
-  uint64_t dropped = from->history->dropped;
+  uint64_t dropped = droppedOf(from);
   uint64_t skip = start > dropped ? start - dropped : 0;
   ArrayRef<CompactEvent> events = eventsOf(from);
   for (uint64_t i = skip; i < events.size(); ++i)
     appendEvent(to, events[i]);
 }
 
-uint64_t EventLog::parentStartOf(const HandleRecord *record) {
-  return record->history ? record->history->parentStart : 0;
+uint64_t EventLog::parentStartOf(const HandleRecord *record) const {
+  return record->parentStart;
 }
 
 void EventLog::setParentStart(HandleRecord *record, uint64_t start) {
-  historyOf(record).parentStart = uint32_t(start);
+  record->parentStart = uint32_t(start);
 }
 
 ArrayRef<CompactEvent>
@@ -232,14 +265,19 @@ EventLog::sharedEvents(const HandleRecord *record) const {
   if (!parent || !parent->history)
     return {};
   uint64_t start = parentStartOf(record);
-  uint64_t dropped = parent->history->dropped;
+  uint64_t dropped = droppedOf(parent);
   uint64_t skip = start > dropped ? start - dropped : 0;
   return eventsOf(parent).drop_front(
       std::min<uint64_t>(skip, parent->historySize));
 }
 
 void EventLog::freeHistory(HandleRecord *record) {
-  std::free(record->history);
-  record->history = nullptr;
+  if (record->history)
+    histories.free(record->history);
+  record->history = 0;
   record->historySize = 0;
 }
+
+static_assert(EventLog::kMaxHistory ==
+                  (uint32_t(1) << (HistoryPool::kNumClasses - 1)),
+              "a full history has a block of the largest class");

@@ -15,6 +15,7 @@
 #ifndef MLIR_TRACKING_LIB_EVENTLOG_H
 #define MLIR_TRACKING_LIB_EVENTLOG_H
 
+#include "HistoryPool.h"
 #include "RegistryNotifier.h"
 
 #include "mlir/Tracking/HandleRegistry.h"
@@ -42,7 +43,7 @@ struct SeenOp {
   const void *loc = nullptr;
 };
 
-/// One event of a history, compact (48 bytes): the text of a TrackingEvent
+/// One event of a history, compact (40 bytes): the text of a TrackingEvent
 /// is built only when a history is read or an observer is installed.
 struct CompactEvent {
   SeenOp op;
@@ -51,32 +52,26 @@ struct CompactEvent {
   /// The pool index of the root record the event happened to
   /// (TrackingEvent::recordKey).
   uint32_t recordIndex = 0;
-  /// Index into the log's sources (pass, anchor and their keys).
-  uint32_t source = 0;
-  /// Interned strings (`EventLog::intern`).
-  uint32_t pattern = 0;
-  uint32_t reason : 30;
+  /// Index into the log's causes: where the event comes from (pass, anchor
+  /// and their keys), the pattern and the reason, interned together.
+  uint32_t cause : 30;
   uint32_t kind : 2;
-  CompactEvent() : reason(0), kind(unsigned(TrackingEvent::Kind::Erased)) {}
+  CompactEvent() : cause(0), kind(unsigned(TrackingEvent::Kind::Erased)) {}
 };
-static_assert(sizeof(CompactEvent) <= 48, "events must stay compact");
+static_assert(sizeof(CompactEvent) <= 40, "events must stay compact");
 
-/// The bounded history of a record, allocated with its first event (most
-/// records never get one) as one block: this header, then the events. The
-/// number of events is kept in the record (`historySize`); the block holds
-/// that number rounded up to a power of two.
-struct History {
+/// The bounded history of a record is allocated with its first event (most
+/// records never get one) as a block of the log's HistoryPool holding the
+/// events only: the number of events is kept in the record
+/// (`historySize`), and the block holds that number rounded up to a power of
+/// two. A full history (kMaxHistory events) drops the oldest event for each
+/// new one; its block starts with this header.
+struct FullHistoryHeader {
   /// Events dropped from the front (the history keeps the newest ones).
   uint32_t dropped = 0;
-  /// For a record merged into another: the absolute index into the parent's
-  /// history of the first event shared with it.
-  uint32_t parentStart = 0;
-  CompactEvent *events() { return reinterpret_cast<CompactEvent *>(this + 1); }
-  const CompactEvent *events() const {
-    return reinterpret_cast<const CompactEvent *>(this + 1);
-  }
+  uint32_t unused = 0;
 };
-static_assert(sizeof(History) == 8 && alignof(CompactEvent) <= 8,
+static_assert(sizeof(FullHistoryHeader) % alignof(CompactEvent) == 0,
               "events follow the header");
 
 /// The events of one registry: interned text, and the histories of its
@@ -112,6 +107,8 @@ public:
 
   /// The reason of every merge.
   uint32_t getMergedReason() const { return mergedReason; }
+  /// Replaces the reason of `event` by the interned `reason`.
+  void setReason(CompactEvent &event, uint32_t reason);
 
   //===--------------------------------------------------------------------===//
   // Events
@@ -164,10 +161,10 @@ public:
   void appendHistory(HandleRecord *to, const HandleRecord *from,
                      uint64_t start);
   /// Absolute index one past the newest event of `record`.
-  static uint64_t historyEnd(const HandleRecord *record);
+  uint64_t historyEnd(const HandleRecord *record) const;
   /// For a record merged into another: where its share of the parent's
   /// history starts, and setting it.
-  static uint64_t parentStartOf(const HandleRecord *record);
+  uint64_t parentStartOf(const HandleRecord *record) const;
   void setParentStart(HandleRecord *record, uint64_t start);
   /// The events `record`'s parent received since `record` joined it (those
   /// the parent still keeps).
@@ -176,8 +173,12 @@ public:
   void freeHistory(HandleRecord *record);
 
 private:
-  /// The history of `record`, created empty if it has none.
-  History &historyOf(HandleRecord *record);
+  /// The events of the block `id`.
+  CompactEvent *eventsAt(HistoryPool::Id id) const;
+  /// Events dropped from the front of `record`'s history.
+  uint32_t droppedOf(const HandleRecord *record) const;
+
+  uint32_t internCause(uint32_t source, uint32_t pattern, uint32_t reason);
 
   llvm::StringMap<uint32_t> stringIds;
   std::vector<StringRef> strings = {StringRef()};
@@ -185,10 +186,19 @@ private:
   using SourceKey = std::tuple<const void *, const void *, uint32_t, uint32_t>;
   llvm::DenseMap<SourceKey, uint32_t> sourceIds;
   std::vector<SourceKey> sources = {SourceKey()};
+  /// (source, pattern, reason) interned together: an event's cause.
+  using CauseKey = std::tuple<uint32_t, uint32_t, uint32_t>;
+  llvm::DenseMap<CauseKey, uint32_t> causeIds;
+  std::vector<CauseKey> causes = {CauseKey()};
   uint32_t lastSource = 0;
   uint32_t lastPattern = 0;
   uint32_t lastReason = 0;
+  uint32_t lastCause = 0;
+  /// The blocks of every history.
+  HistoryPool histories{sizeof(CompactEvent), sizeof(FullHistoryHeader)};
   uint32_t mergedReason = 0;
+  /// Names this log in `EventSource::internedBy`.
+  uint64_t serial;
   /// Set when the registry ended: every SeenOp holds interned ids, not
   /// context-owned pointers (the context may be gone).
   bool frozen = false;

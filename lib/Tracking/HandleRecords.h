@@ -60,8 +60,12 @@ struct HandleRecord {
   HandleRecord *scopeNext = nullptr;
   /// Name and location as last seen.
   SeenOp last;
-  /// Null until the first event.
-  History *history = nullptr;
+  /// The history's block in the registry's HistoryPool; 0 until the first
+  /// event.
+  uint32_t history = 0;
+  /// For a record merged into another: the absolute index into the parent's
+  /// history of the first event shared with it.
+  uint32_t parentStart = 0;
 
   HandleState getState() const { return HandleState(state); }
 };

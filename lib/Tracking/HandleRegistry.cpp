@@ -194,8 +194,8 @@ struct RegistryImpl {
     for (size_t i = path.size() - 1; i-- > 0;) {
       HandleRecord *node = path[i];
       HandleRecord *next = path[i + 1];
-      events.appendHistory(node, next, EventLog::parentStartOf(node));
-      events.setParentStart(node, EventLog::parentStartOf(next));
+      events.appendHistory(node, next, events.parentStartOf(node));
+      events.setParentStart(node, events.parentStartOf(next));
       HandleRecord *old = node->parent;
       next->parent->refs.fetch_add(1, std::memory_order_relaxed);
       node->parent = next->parent;
@@ -207,7 +207,7 @@ struct RegistryImpl {
   /// Links the root `record` under the root `into`, adopting one reference
   /// to `into`.
   void link(HandleRecord *record, HandleRecord *into) {
-    events.setParentStart(record, EventLog::historyEnd(into));
+    events.setParentStart(record, events.historyEnd(into));
     record->parent = into;
     record->op = nullptr;
   }
@@ -680,7 +680,7 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
   if (HandleRecord *existing = impl.lookup(replacement)) {
     // Both handles now speak for the same op: `record` joins the group of
     // the handle that referred to it first. O(1): both are roots.
-    event.reason = impl.events.getMergedReason();
+    impl.events.setReason(event, impl.events.getMergedReason());
     impl.record(record, event, tx);
     impl.link(record, existing);
     return;
@@ -853,7 +853,7 @@ void RegistryNotifier::resolveDetached(const OpHandle &handle, Operation *op,
         impl.makeEvent(TrackingEvent::Kind::Replaced, record, source, reason);
     event.replacement = seen;
     if (existing) {
-      event.reason = impl.events.getMergedReason();
+      impl.events.setReason(event, impl.events.getMergedReason());
       impl.record(record, event, tx);
       impl.link(record, existing);
       return;

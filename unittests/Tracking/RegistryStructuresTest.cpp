@@ -6,19 +6,25 @@
 //
 // The containers a HandleRegistry is built of, tested on their own with
 // made-up keys: the address map, compared against a std::map under growth,
-// deletion and reuse of pooled records.
+// deletion and reuse of pooled records; the history pool and the histories
+// the event log keeps in it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "AddressMap.h"
+#include "EventLog.h"
 #include "HandleRecords.h"
+#include "HistoryPool.h"
 
 #include "gtest/gtest.h"
 
+#include <cstring>
 #include <map>
 #include <random>
+#include <set>
 
 using namespace mlir;
+using namespace mlir::tracking;
 using namespace mlir::tracking::detail;
 
 namespace {
@@ -115,6 +121,82 @@ TEST(AddressMapTest, FreedRecordSlotsAreReusedUnderANewAddress) {
   EXPECT_TRUE(map.empty());
   EXPECT_EQ(map.lookup(fakeOp(2)), nullptr);
   pool.free(second);
+}
+
+TEST(HistoryPoolTest, BlocksOfEveryClassAreDisjointAndReused) {
+  HistoryPool pool(/*itemBytes=*/40, /*fullHeaderBytes=*/8);
+  std::vector<HistoryPool::Id> ids;
+  std::set<HistoryPool::Id> distinct;
+  // Enough blocks of each class for several chunks.
+  for (unsigned sizeClass = 0; sizeClass < HistoryPool::kNumClasses;
+       ++sizeClass) {
+    for (int i = 0; i < 1200; ++i) {
+      HistoryPool::Id id = pool.allocate(sizeClass);
+      ASSERT_NE(id, 0u);
+      EXPECT_EQ(HistoryPool::classOf(id), sizeClass);
+      EXPECT_EQ(HistoryPool::capacityOf(id), 1u << sizeClass);
+      EXPECT_EQ(uintptr_t(pool.get(id)) % 8, 0u);
+      EXPECT_TRUE(distinct.insert(id).second);
+      // Fill the whole block with a byte of its own.
+      std::memset(pool.get(id), int(ids.size() % 251),
+                  pool.blockBytes(sizeClass));
+      ids.push_back(id);
+    }
+  }
+  // No block overlapped another: each still holds its own byte.
+  for (size_t i = 0; i < ids.size(); ++i) {
+    auto *bytes = static_cast<unsigned char *>(pool.get(ids[i]));
+    size_t size = pool.blockBytes(HistoryPool::classOf(ids[i]));
+    for (size_t b = 0; b < size; ++b)
+      ASSERT_EQ(bytes[b], i % 251) << "block " << i << " byte " << b;
+  }
+  // Freed blocks are handed out again before new chunks are taken.
+  size_t bytes = pool.getAllocatedBytes();
+  for (HistoryPool::Id id : ids)
+    pool.free(id);
+  std::set<HistoryPool::Id> again;
+  for (unsigned sizeClass = 0; sizeClass < HistoryPool::kNumClasses;
+       ++sizeClass)
+    for (int i = 0; i < 1200; ++i)
+      again.insert(pool.allocate(sizeClass));
+  EXPECT_EQ(again, distinct);
+  EXPECT_EQ(pool.getAllocatedBytes(), bytes);
+}
+
+TEST(EventLogTest, HistoriesGrowThroughTheClassesAndKeepTheNewest) {
+  RecordPool records(nullptr);
+  EventLog log;
+  HandleRecord *record = records.allocate();
+  HandleRecord *other = records.allocate();
+  EventSource source;
+  source.pass = "p";
+  for (uint32_t i = 0; i < 40; ++i) {
+    CompactEvent event = log.makeEvent(TrackingEvent::Kind::Erased, SeenOp(),
+                                       source, "r" + std::to_string(i));
+    event.recordIndex = i;
+    log.appendEvent(record, event);
+    // Another record's history grows in between, in the same pool.
+    log.appendEvent(other, event);
+    ArrayRef<CompactEvent> events = log.eventsOf(record);
+    ASSERT_EQ(events.size(), std::min<uint32_t>(i + 1, EventLog::kMaxHistory));
+    EXPECT_EQ(log.historyEnd(record), i + 1);
+    // Oldest first, the newest last, none lost while moving between blocks.
+    for (size_t k = 0; k < events.size(); ++k)
+      EXPECT_EQ(events[k].recordIndex, i + 1 - events.size() + k);
+    EXPECT_EQ(log.expand(events.back(), nullptr).reason,
+              "r" + std::to_string(i));
+    EXPECT_EQ(log.expand(events.back(), nullptr).pass, "p");
+  }
+  // Events of `other` from absolute index 35 on: the last five.
+  HandleRecord *copy = records.allocate();
+  log.appendHistory(copy, other, 35);
+  ASSERT_EQ(log.eventsOf(copy).size(), 5u);
+  EXPECT_EQ(log.eventsOf(copy).front().recordIndex, 35u);
+  for (HandleRecord *held : {record, other, copy}) {
+    log.freeHistory(held);
+    EXPECT_TRUE(log.eventsOf(held).empty());
+    records.free(held);
+  }
 }
 
 } // namespace
