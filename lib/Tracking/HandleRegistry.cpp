@@ -705,18 +705,19 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
     return;
   impl.unmap(record);
   // Set last: mapping the replacement may clear it.
-  auto untracked = llvm::make_scope_exit([&] { impl.noteUntracked(op); });
+  llvm::scope_exit untracked([&] { impl.noteUntracked(op); });
   // A record whose last handle is being released has nothing to follow.
   if (isReleasing(record))
     return;
 
-  CompactEvent event =
-      impl.makeEvent(TrackingEvent::Kind::Replaced, record, source());
+  HandleRecord *existing = impl.lookup(replacement);
+  CompactEvent event = impl.events.makeEvent(
+      TrackingEvent::Kind::Replaced, record->last, source(),
+      existing ? impl.events.getMergedReason() : 0);
   event.replacement = EventLog::see(replacement);
-  if (HandleRecord *existing = impl.lookup(replacement)) {
+  if (existing) {
     // Both handles now speak for the same op: `record` joins the group of
     // the handle that referred to it first. O(1): both are roots.
-    impl.events.setReason(event, impl.events.getMergedReason());
     impl.record(record, event, tx);
     impl.link(record, existing);
     return;
@@ -753,7 +754,7 @@ void RegistryNotifier::notifyOperationErased(Operation *op,
   Operation *parent = nullptr;
   // Whatever happens below, `op` is left untracked (a rewriter erases an op
   // it replaced: the erase notification follows this one).
-  auto untracked = llvm::make_scope_exit([&] { impl.noteUntracked(op); });
+  llvm::scope_exit untracked([&] { impl.noteUntracked(op); });
   if (!impl.scopeIndex.collectSubtree(op, orphans, subtree, parent))
     return;
   for (HandleRecord *orphan : orphans) {
