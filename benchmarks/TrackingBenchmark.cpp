@@ -306,10 +306,13 @@ void runInterleaved(MLIRContext &context, ModuleOp base,
   }
 }
 
-/// Heap in use, from glibc's allocator.
 /// Heap in use, from glibc's allocator (signed: the IR shrinks as passes
-/// run).
-int64_t heapInUse() { return int64_t(mallinfo2().uordblks); }
+/// run). Large blocks (hash tables of 100k entries and more) are mapped
+/// separately and counted in `hblkhd`, not in `uordblks`.
+int64_t heapInUse() {
+  struct mallinfo2 info = mallinfo2();
+  return int64_t(info.uordblks) + int64_t(info.hblkhd);
+}
 
 struct MemoryFigures {
   double bytesPerHandle = 0;

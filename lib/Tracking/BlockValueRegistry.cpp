@@ -7,6 +7,7 @@
 #include "mlir/Tracking/BlockValueRegistry.h"
 
 #include "BlockValueNotifications.h"
+#include "ContextMap.h"
 
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Operation.h"
@@ -18,7 +19,6 @@
 #include <atomic>
 #include <mutex>
 #include <optional>
-#include <shared_mutex>
 
 using namespace mlir;
 using namespace mlir::tracking;
@@ -226,14 +226,7 @@ using mlir::tracking::detail::UnitRegistryImpl;
 
 namespace {
 /// Block/value registries by context.
-struct ContextUnitRegistryMap {
-  std::shared_mutex mutex;
-  llvm::DenseMap<MLIRContext *, BlockValueRegistry *> map;
-};
-ContextUnitRegistryMap &getContextUnitRegistryMap() {
-  static ContextUnitRegistryMap instance;
-  return instance;
-}
+using UnitRegistries = mlir::tracking::detail::ContextMap<BlockValueRegistry>;
 
 std::string printLoc(Location loc) {
   std::string text;
@@ -365,36 +358,15 @@ std::string ValueHandle::describe() const {
 // BlockValueRegistry
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Bumped whenever a registry is created or destroyed: each thread keeps its
-/// last lookup while the generation stays the same, so that notifications
-/// find their registry without the map's lock.
-std::atomic<uint64_t> unitRegistryGeneration{1};
-struct UnitLookupCache {
-  uint64_t generation = 0;
-  MLIRContext *context = nullptr;
-  BlockValueRegistry *registry = nullptr;
-};
-thread_local UnitLookupCache unitLookupCache;
-} // namespace
-
 BlockValueRegistry::BlockValueRegistry(MLIRContext *context)
     : context(context), impl(std::make_shared<UnitRegistryImpl>()) {
-  ContextUnitRegistryMap &registries = getContextUnitRegistryMap();
-  std::unique_lock<std::shared_mutex> lock(registries.mutex);
-  if (!registries.map.try_emplace(context, this).second)
+  if (!UnitRegistries::insert(context, this))
     llvm::report_fatal_error(
         "mlir-tracking: this MLIRContext already has a BlockValueRegistry");
-  unitRegistryGeneration.fetch_add(1, std::memory_order_acq_rel);
 }
 
 BlockValueRegistry::~BlockValueRegistry() {
-  {
-    ContextUnitRegistryMap &registries = getContextUnitRegistryMap();
-    std::unique_lock<std::shared_mutex> lock(registries.mutex);
-    registries.map.erase(context);
-    unitRegistryGeneration.fetch_add(1, std::memory_order_acq_rel);
-  }
+  UnitRegistries::erase(context);
   std::lock_guard<std::mutex> lock(impl->mutex);
   detail::LazyEvent event{TrackingEvent::Kind::Erased, nullptr,
                           "tracking ended (registry destroyed)", std::nullopt};
@@ -408,15 +380,7 @@ BlockValueRegistry::~BlockValueRegistry() {
 }
 
 BlockValueRegistry *BlockValueRegistry::lookup(MLIRContext *context) {
-  uint64_t generation = unitRegistryGeneration.load(std::memory_order_acquire);
-  UnitLookupCache &cache = unitLookupCache;
-  if (cache.generation == generation && cache.context == context)
-    return cache.registry;
-  ContextUnitRegistryMap &registries = getContextUnitRegistryMap();
-  std::shared_lock<std::shared_mutex> lock(registries.mutex);
-  cache = {unitRegistryGeneration.load(std::memory_order_relaxed), context,
-           registries.map.lookup(context)};
-  return cache.registry;
+  return UnitRegistries::lookup(context);
 }
 
 BlockHandle BlockValueRegistry::getBlockHandle(Block *block) {

@@ -37,6 +37,15 @@ struct EventSource {
   std::string pattern;
   const void *passKey = nullptr;
   const void *anchorKey = nullptr;
+
+  /// Not part of the value: the event log that interned this source last
+  /// (a serial number, never reused) and the ids it gave, so that a source
+  /// reused for many events (the listener keeps one per thread and pattern)
+  /// is interned once. Sources are built, then only read: a source changed
+  /// after an event must be built anew (or `internedBy` reset).
+  mutable uint64_t internedBy = 0;
+  mutable uint32_t internedSource = 0;
+  mutable uint32_t internedPattern = 0;
 };
 
 /// The notification side of one HandleRegistry. Thread-safe like the

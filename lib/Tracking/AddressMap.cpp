@@ -1,0 +1,81 @@
+//===- AddressMap.cpp - The record of each tracked op ---------------------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AddressMap.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace mlir;
+using namespace mlir::tracking::detail;
+
+void AddressMap::insert(HandleRecord *record) {
+  // At most 3/4 full: linear probing stays short.
+  if (!slots || (numEntries + 1) * 4 > (mask + 1) * 3)
+    grow();
+  uint32_t id = pool.indexOf(record) + 1;
+  size_t i = home(record->op);
+  while (slots[i])
+    i = (i + 1) & mask;
+  slots[i] = id;
+  ++numEntries;
+}
+
+bool AddressMap::erase(HandleRecord *record) {
+  if (!numEntries)
+    return false;
+  uint32_t id = pool.indexOf(record) + 1;
+  size_t i = home(record->op);
+  while (slots[i] != id) {
+    if (!slots[i])
+      return false;
+    i = (i + 1) & mask;
+  }
+  // Backward shift: each entry after the hole that may move into it (its
+  // home is not between the hole and itself) does, until an empty slot.
+  for (size_t j = (i + 1) & mask; slots[j]; j = (j + 1) & mask) {
+    size_t k = home(pool.recordAt(slots[j] - 1)->op);
+    if (((j - k) & mask) >= ((j - i) & mask)) {
+      slots[i] = slots[j];
+      i = j;
+    }
+  }
+  slots[i] = 0;
+  --numEntries;
+  return true;
+}
+
+void AddressMap::clear() {
+  slots.reset();
+  mask = 0;
+  log2Capacity = 0;
+  numEntries = 0;
+}
+
+void AddressMap::forEach(llvm::function_ref<void(HandleRecord *)> fn) const {
+  if (!slots)
+    return;
+  for (size_t i = 0; i <= mask; ++i)
+    if (uint32_t id = slots[i])
+      fn(pool.recordAt(id - 1));
+}
+
+void AddressMap::grow() {
+  std::unique_ptr<uint32_t[]> old = std::move(slots);
+  size_t oldCapacity = old ? mask + 1 : 0;
+  log2Capacity = old ? log2Capacity + 1 : 4;
+  if (log2Capacity > 32)
+    llvm::report_fatal_error("mlir-tracking: too many tracked ops");
+  mask = (size_t(1) << log2Capacity) - 1;
+  slots.reset(new uint32_t[mask + 1]());
+  for (size_t i = 0; i < oldCapacity; ++i) {
+    if (!old[i])
+      continue;
+    size_t j = home(pool.recordAt(old[i] - 1)->op);
+    while (slots[j])
+      j = (j + 1) & mask;
+    slots[j] = old[i];
+  }
+}

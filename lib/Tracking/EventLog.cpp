@@ -1,0 +1,283 @@
+//===- EventLog.cpp - Compact handle histories ----------------------------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EventLog.h"
+#include "HandleRecords.h"
+
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::detail;
+
+namespace {
+/// The location as the asm printer prints it. File locations, by far the
+/// most common, are formatted directly: setting up the printer for each
+/// event would cost more than the rest of the event.
+std::string printLocation(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
+    os << "loc(\"";
+    llvm::printEscapedString(file.getFilename().getValue(), os);
+    os << "\":" << file.getLine() << ":" << file.getColumn() << ")";
+    return text;
+  }
+  loc.print(os);
+  return text;
+}
+} // namespace
+
+namespace {
+std::atomic<uint64_t> nextLogSerial{1};
+} // namespace
+
+EventLog::EventLog()
+    : mergedReason(
+          intern("merged with the handle that already referred to it")),
+      serial(nextLogSerial.fetch_add(1, std::memory_order_relaxed)) {}
+
+//===----------------------------------------------------------------------===//
+// Interned text
+//===----------------------------------------------------------------------===//
+
+uint32_t EventLog::intern(StringRef text) {
+  if (text.empty())
+    return 0;
+  auto [it, inserted] = stringIds.try_emplace(text, strings.size());
+  if (inserted)
+    strings.push_back(it->getKey());
+  return it->second;
+}
+
+uint32_t EventLog::internSource(const EventSource &source) {
+  const SourceKey &last = sources[lastSource];
+  if (lastSource && std::get<0>(last) == source.passKey &&
+      std::get<1>(last) == source.anchorKey &&
+      strings[std::get<2>(last)] == source.pass &&
+      strings[std::get<3>(last)] == source.anchor)
+    return lastSource;
+  SourceKey key(source.passKey, source.anchorKey, intern(source.pass),
+                intern(source.anchor));
+  if (key == SourceKey())
+    return 0;
+  auto [it, inserted] = sourceIds.try_emplace(key, sources.size());
+  if (inserted)
+    sources.push_back(key);
+  return lastSource = it->second;
+}
+
+//===----------------------------------------------------------------------===//
+// Events
+//===----------------------------------------------------------------------===//
+
+SeenOp EventLog::see(Operation *op) {
+  return {op->getName().getAsOpaquePointer(),
+          op->getLoc().getAsOpaquePointer()};
+}
+
+StringRef EventLog::nameText(SeenOp seen) const {
+  if (frozen)
+    return strings[reinterpret_cast<uintptr_t>(seen.name)];
+  if (!seen.name)
+    return "";
+  return OperationName::getFromOpaquePointer(seen.name).getStringRef();
+}
+
+std::string EventLog::locationText(SeenOp seen) const {
+  if (frozen)
+    return strings[reinterpret_cast<uintptr_t>(seen.loc)].str();
+  if (!seen.loc)
+    return "";
+  return printLocation(Location::getFromOpaquePointer(seen.loc));
+}
+
+std::string EventLog::describe(SeenOp seen) const {
+  return (nameText(seen) + " at " + locationText(seen)).str();
+}
+
+uint32_t EventLog::internCause(uint32_t source, uint32_t pattern,
+                               uint32_t reason) {
+  CauseKey key(source, pattern, reason);
+  if (causes[lastCause] == key)
+    return lastCause;
+  auto [it, inserted] = causeIds.try_emplace(key, causes.size());
+  if (inserted) {
+    if (causes.size() >= (size_t(1) << 30))
+      llvm::report_fatal_error("mlir-tracking: too many event causes");
+    causes.push_back(key);
+  }
+  return lastCause = it->second;
+}
+
+CompactEvent EventLog::makeEvent(TrackingEvent::Kind kind, SeenOp op,
+                                 const EventSource &source, StringRef reason) {
+  CompactEvent event;
+  event.kind = unsigned(kind);
+  event.op = op;
+  if (source.internedBy != serial) {
+    source.internedSource = internSource(source);
+    source.internedPattern = internPattern(source.pattern);
+    source.internedBy = serial;
+  }
+  event.cause = internCause(source.internedSource, source.internedPattern,
+                            internReason(reason));
+  return event;
+}
+
+void EventLog::setReason(CompactEvent &event, uint32_t reason) {
+  const CauseKey &cause = causes[event.cause];
+  event.cause = internCause(std::get<0>(cause), std::get<1>(cause), reason);
+}
+
+TrackingEvent EventLog::expand(const CompactEvent &compact,
+                               const void *recordKey) const {
+  TrackingEvent event;
+  event.kind = TrackingEvent::Kind(compact.kind);
+  event.op = describe(compact.op);
+  if (compact.replacement.name || compact.replacement.loc)
+    event.replacement = describe(compact.replacement);
+  const CauseKey &cause = causes[compact.cause];
+  const SourceKey &source = sources[std::get<0>(cause)];
+  event.passKey = std::get<0>(source);
+  event.anchorKey = std::get<1>(source);
+  event.pass = strings[std::get<2>(source)].str();
+  event.anchor = strings[std::get<3>(source)].str();
+  event.pattern = strings[std::get<1>(cause)].str();
+  event.reason = strings[std::get<2>(cause)].str();
+  event.recordKey = recordKey;
+  return event;
+}
+
+void EventLog::Freezer::freeze(SeenOp &seen) {
+  if (seen.name) {
+    auto [it, inserted] = names.try_emplace(seen.name, 0);
+    if (inserted)
+      it->second = log.intern(log.nameText(seen));
+    seen.name = reinterpret_cast<const void *>(uintptr_t(it->second));
+  }
+  if (seen.loc) {
+    auto [it, inserted] = locations.try_emplace(seen.loc, 0);
+    if (inserted)
+      it->second = log.intern(log.locationText(seen));
+    seen.loc = reinterpret_cast<const void *>(uintptr_t(it->second));
+  }
+}
+
+void EventLog::Freezer::freeze(HandleRecord *record) {
+  freeze(record->last);
+  for (CompactEvent &event : log.eventsOf(record)) {
+    freeze(event.op);
+    freeze(event.replacement);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Histories
+//===----------------------------------------------------------------------===//
+
+CompactEvent *EventLog::eventsAt(HistoryPool::Id id) const {
+  auto *block = static_cast<char *>(histories.get(id));
+  if (HistoryPool::isFull(id))
+    block += sizeof(FullHistoryHeader);
+  return reinterpret_cast<CompactEvent *>(block);
+}
+
+uint32_t EventLog::droppedOf(const HandleRecord *record) const {
+  if (!record->history || !HistoryPool::isFull(record->history))
+    return 0;
+  return static_cast<FullHistoryHeader *>(histories.get(record->history))
+      ->dropped;
+}
+
+MutableArrayRef<CompactEvent> EventLog::eventsOf(HandleRecord *record) {
+  if (!record->history)
+    return {};
+  return {eventsAt(record->history), record->historySize};
+}
+
+ArrayRef<CompactEvent> EventLog::eventsOf(const HandleRecord *record) const {
+  if (!record->history)
+    return {};
+  return {eventsAt(record->history), record->historySize};
+}
+
+void EventLog::appendEvent(HandleRecord *record, const CompactEvent &event) {
+  uint32_t size = record->historySize;
+  if (!record->history) {
+    record->history = histories.allocate(0);
+    size = 0;
+  } else if (size == kMaxHistory) {
+    CompactEvent *events = eventsAt(record->history);
+    std::memmove(events, events + 1, (size - 1) * sizeof(CompactEvent));
+    --size;
+    ++static_cast<FullHistoryHeader *>(histories.get(record->history))->dropped;
+  } else if (size == HistoryPool::capacityOf(record->history)) {
+    // Full: move to a block of the next class.
+    HistoryPool::Id grown =
+        histories.allocate(HistoryPool::classOf(record->history) + 1);
+    if (HistoryPool::isFull(grown))
+      new (histories.get(grown)) FullHistoryHeader();
+    std::memcpy(static_cast<void *>(eventsAt(grown)), eventsAt(record->history),
+                size * sizeof(CompactEvent));
+    histories.free(record->history);
+    record->history = grown;
+  }
+  eventsAt(record->history)[size] = event;
+  record->historySize = size + 1;
+}
+
+uint64_t EventLog::historyEnd(const HandleRecord *record) const {
+  return uint64_t(droppedOf(record)) + record->historySize;
+}
+
+void EventLog::appendHistory(HandleRecord *to, const HandleRecord *from,
+                             uint64_t start) {
+  uint64_t dropped = droppedOf(from);
+  uint64_t skip = start > dropped ? start - dropped : 0;
+  ArrayRef<CompactEvent> events = eventsOf(from);
+  for (uint64_t i = skip; i < events.size(); ++i)
+    appendEvent(to, events[i]);
+}
+
+uint64_t EventLog::parentStartOf(const HandleRecord *record) const {
+  return record->parentStart;
+}
+
+void EventLog::setParentStart(HandleRecord *record, uint64_t start) {
+  record->parentStart = uint32_t(start);
+}
+
+ArrayRef<CompactEvent>
+EventLog::sharedEvents(const HandleRecord *record) const {
+  const HandleRecord *parent = record->parent;
+  if (!parent || !parent->history)
+    return {};
+  uint64_t start = parentStartOf(record);
+  uint64_t dropped = droppedOf(parent);
+  uint64_t skip = start > dropped ? start - dropped : 0;
+  return eventsOf(parent).drop_front(
+      std::min<uint64_t>(skip, parent->historySize));
+}
+
+void EventLog::freeHistory(HandleRecord *record) {
+  if (record->history)
+    histories.free(record->history);
+  record->history = 0;
+  record->historySize = 0;
+}
+
+static_assert(EventLog::kMaxHistory ==
+                  (uint32_t(1) << (HistoryPool::kNumClasses - 1)),
+              "a full history has a block of the largest class");

@@ -1,0 +1,210 @@
+//===- EventLog.h - Compact handle histories --------------------*- C++ -*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What happened to each handle, recorded compactly when it happens and
+// formatted as a TrackingEvent only when read: ops as context-owned pointers
+// (frozen to interned text if the registry ends first), passes, anchors,
+// patterns and reasons as interned ids. Private to lib/Tracking; not
+// installed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_LIB_EVENTLOG_H
+#define MLIR_TRACKING_LIB_EVENTLOG_H
+
+#include "HistoryPool.h"
+#include "RegistryNotifier.h"
+
+#include "mlir/Tracking/HandleRegistry.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace mlir {
+class Operation;
+
+namespace tracking::detail {
+struct HandleRecord;
+
+/// An op as last seen: its name and location as context-owned pointers
+/// (`OperationName`, `Location`), formatted only when read. When the registry
+/// ends (before its context), every record is frozen: the pointers are
+/// replaced by ids of interned text (see `EventLog::Freezer`).
+struct SeenOp {
+  const void *name = nullptr;
+  const void *loc = nullptr;
+};
+
+/// One event of a history, compact (40 bytes): the text of a TrackingEvent
+/// is built only when a history is read or an observer is installed.
+struct CompactEvent {
+  SeenOp op;
+  /// For Replaced: the replacement op.
+  SeenOp replacement;
+  /// The pool index of the root record the event happened to
+  /// (TrackingEvent::recordKey).
+  uint32_t recordIndex = 0;
+  /// Index into the log's causes: where the event comes from (pass, anchor
+  /// and their keys), the pattern and the reason, interned together.
+  uint32_t cause : 30;
+  uint32_t kind : 2;
+  CompactEvent() : cause(0), kind(unsigned(TrackingEvent::Kind::Erased)) {}
+};
+static_assert(sizeof(CompactEvent) <= 40, "events must stay compact");
+
+/// The bounded history of a record is allocated with its first event (most
+/// records never get one) as a block of the log's HistoryPool holding the
+/// events only: the number of events is kept in the record
+/// (`historySize`), and the block holds that number rounded up to a power of
+/// two. A full history (kMaxHistory events) drops the oldest event for each
+/// new one; its block starts with this header.
+struct FullHistoryHeader {
+  /// Events dropped from the front (the history keeps the newest ones).
+  uint32_t dropped = 0;
+  uint32_t unused = 0;
+};
+static_assert(sizeof(FullHistoryHeader) % alignof(CompactEvent) == 0,
+              "events follow the header");
+
+/// The events of one registry: interned text, and the histories of its
+/// records. Guarded by the registry lock.
+class EventLog {
+public:
+  EventLog();
+  EventLog(const EventLog &) = delete;
+  EventLog &operator=(const EventLog &) = delete;
+
+  //===--------------------------------------------------------------------===//
+  // Interned text
+  //===--------------------------------------------------------------------===//
+
+  /// Interned strings: pass labels, anchors, patterns, reasons and, once
+  /// frozen, names and locations. Id 0 is "". Entries never move.
+  uint32_t intern(StringRef text);
+  StringRef text(uint32_t id) const { return strings[id]; }
+
+  /// Consecutive events mostly come from the same pass execution and
+  /// pattern: a comparison with the last one interned saves hashing.
+  uint32_t internSource(const EventSource &source);
+  uint32_t internPattern(StringRef pattern) {
+    if (strings[lastPattern] == pattern)
+      return lastPattern;
+    return lastPattern = intern(pattern);
+  }
+  uint32_t internReason(StringRef reason) {
+    if (strings[lastReason] == reason)
+      return lastReason;
+    return lastReason = intern(reason);
+  }
+
+  /// The reason of every merge.
+  uint32_t getMergedReason() const { return mergedReason; }
+  /// Replaces the reason of `event` by the interned `reason`.
+  void setReason(CompactEvent &event, uint32_t reason);
+
+  //===--------------------------------------------------------------------===//
+  // Events
+  //===--------------------------------------------------------------------===//
+
+  static SeenOp see(Operation *op);
+
+  StringRef nameText(SeenOp seen) const;
+  std::string locationText(SeenOp seen) const;
+  /// "arith.addi at loc(...)".
+  std::string describe(SeenOp seen) const;
+
+  /// An event about the op last seen as `op`.
+  CompactEvent makeEvent(TrackingEvent::Kind kind, SeenOp op,
+                         const EventSource &source, StringRef reason = {});
+  /// The event as text; `recordKey` names the record it happened to.
+  TrackingEvent expand(const CompactEvent &compact,
+                       const void *recordKey) const;
+
+  /// Replaces context-owned pointers by ids of interned text, for a registry
+  /// that ends before its context: freeze every SeenOp of every record, then
+  /// call `finish`.
+  class Freezer {
+  public:
+    explicit Freezer(EventLog &log) : log(log) {}
+    void freeze(SeenOp &seen);
+    /// Freezes the record's last sight and every event of its history.
+    void freeze(HandleRecord *record);
+    void finish() { log.frozen = true; }
+
+  private:
+    EventLog &log;
+    llvm::DenseMap<const void *, uint32_t> names, locations;
+  };
+
+  //===--------------------------------------------------------------------===//
+  // Histories
+  //===--------------------------------------------------------------------===//
+
+  /// The newest events kept per record.
+  static constexpr uint32_t kMaxHistory = 32;
+
+  MutableArrayRef<CompactEvent> eventsOf(HandleRecord *record);
+  ArrayRef<CompactEvent> eventsOf(const HandleRecord *record) const;
+  /// Appends `event` to `record`'s history, dropping the oldest one when the
+  /// history is full.
+  void appendEvent(HandleRecord *record, const CompactEvent &event);
+  /// Appends the events of `from` from absolute index `start` on to the
+  /// history of `to`, keeping the newest `kMaxHistory`.
+  void appendHistory(HandleRecord *to, const HandleRecord *from,
+                     uint64_t start);
+  /// Absolute index one past the newest event of `record`.
+  uint64_t historyEnd(const HandleRecord *record) const;
+  /// For a record merged into another: where its share of the parent's
+  /// history starts, and setting it.
+  uint64_t parentStartOf(const HandleRecord *record) const;
+  void setParentStart(HandleRecord *record, uint64_t start);
+  /// The events `record`'s parent received since `record` joined it (those
+  /// the parent still keeps).
+  ArrayRef<CompactEvent> sharedEvents(const HandleRecord *record) const;
+  /// Frees the history of `record` (before the record is freed).
+  void freeHistory(HandleRecord *record);
+
+private:
+  /// The events of the block `id`.
+  CompactEvent *eventsAt(HistoryPool::Id id) const;
+  /// Events dropped from the front of `record`'s history.
+  uint32_t droppedOf(const HandleRecord *record) const;
+
+  uint32_t internCause(uint32_t source, uint32_t pattern, uint32_t reason);
+
+  llvm::StringMap<uint32_t> stringIds;
+  std::vector<StringRef> strings = {StringRef()};
+  /// Where events come from: (pass key, anchor key, pass, anchor) interned.
+  using SourceKey = std::tuple<const void *, const void *, uint32_t, uint32_t>;
+  llvm::DenseMap<SourceKey, uint32_t> sourceIds;
+  std::vector<SourceKey> sources = {SourceKey()};
+  /// (source, pattern, reason) interned together: an event's cause.
+  using CauseKey = std::tuple<uint32_t, uint32_t, uint32_t>;
+  llvm::DenseMap<CauseKey, uint32_t> causeIds;
+  std::vector<CauseKey> causes = {CauseKey()};
+  uint32_t lastSource = 0;
+  uint32_t lastPattern = 0;
+  uint32_t lastReason = 0;
+  uint32_t lastCause = 0;
+  /// The blocks of every history.
+  HistoryPool histories{sizeof(CompactEvent), sizeof(FullHistoryHeader)};
+  uint32_t mergedReason = 0;
+  /// Names this log in `EventSource::internedBy`.
+  uint64_t serial;
+  /// Set when the registry ended: every SeenOp holds interned ids, not
+  /// context-owned pointers (the context may be gone).
+  bool frozen = false;
+};
+
+} // namespace tracking::detail
+} // namespace mlir
+
+#endif // MLIR_TRACKING_LIB_EVENTLOG_H

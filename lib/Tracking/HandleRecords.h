@@ -1,0 +1,188 @@
+//===- HandleRecords.h - Pooled, counted handle records ---------*- C++ -*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The records behind OpHandles: what a handle knows about its op, pooled by
+// the registry and counted by the handles that refer to them. Private to
+// lib/Tracking; not installed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_LIB_HANDLERECORDS_H
+#define MLIR_TRACKING_LIB_HANDLERECORDS_H
+
+#include "EventLog.h"
+
+#include "mlir/Tracking/HandleRegistry.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <atomic>
+#include <cstdint>
+#include <new>
+#include <vector>
+
+namespace mlir {
+class Operation;
+
+namespace tracking::detail {
+struct RegistryImpl;
+struct ScopeInfo;
+
+/// A handle record, pooled by its registry (see RecordPool) and counted by
+/// the OpHandles (and merged records) that refer to it. Guarded by the
+/// registry lock, except `refs`.
+struct HandleRecord {
+  /// OpHandles and child records referring to this one. A record whose count
+  /// dropped to zero is being released: it is never handed out again.
+  std::atomic<uint32_t> refs{1};
+  uint8_t state = uint8_t(HandleState::Live);
+  /// True while `op` is a key of the address map pointing at this record.
+  bool mapped = false;
+  /// True between `detachNested` and the record's settlement: unmapped, read
+  /// as invalidated, its event not recorded yet. `op` keeps the old address
+  /// (compared, never dereferenced).
+  bool detached = false;
+  /// The number of events in `history`.
+  uint8_t historySize = 0;
+  /// Null for a root; holds a reference to the parent.
+  HandleRecord *parent = nullptr;
+
+  // The fields below are meaningful on roots only.
+
+  /// The op while the record is mapped.
+  Operation *op = nullptr;
+  /// The scope the record is indexed under while mapped, and its neighbours
+  /// on that scope's list of records.
+  ScopeInfo *scope = nullptr;
+  HandleRecord *scopePrev = nullptr;
+  HandleRecord *scopeNext = nullptr;
+  /// Name and location as last seen.
+  SeenOp last;
+  /// The history's block in the registry's HistoryPool; 0 until the first
+  /// event.
+  uint32_t history = 0;
+  /// For a record merged into another: the absolute index into the parent's
+  /// history of the first event shared with it.
+  uint32_t parentStart = 0;
+
+  HandleState getState() const { return HandleState(state); }
+};
+
+/// Takes a reference to `record` unless it is being released.
+inline bool tryRetain(HandleRecord *record) {
+  uint32_t refs = record->refs.load(std::memory_order_relaxed);
+  while (refs && !record->refs.compare_exchange_weak(
+                     refs, refs + 1, std::memory_order_acq_rel,
+                     std::memory_order_relaxed)) {
+  }
+  return refs != 0;
+}
+
+/// True if the record's last reference is being dropped (it must not be
+/// handed out or followed any more).
+inline bool isReleasing(const HandleRecord *record) {
+  return record->refs.load(std::memory_order_acquire) == 0;
+}
+
+/// Records live in chunks aligned to their size, each starting with a header
+/// naming its registry: a record finds its registry from its own address,
+/// and freed slots are reused through a free list.
+struct RecordChunk {
+  static constexpr size_t kBytes = size_t(1) << 15;
+  RegistryImpl *impl;
+  uint32_t index;
+  static constexpr size_t kHeader = 64;
+  static constexpr uint32_t kRecords =
+      (kBytes - kHeader) / sizeof(HandleRecord);
+  HandleRecord *slot(uint32_t i) {
+    return reinterpret_cast<HandleRecord *>(reinterpret_cast<char *>(this) +
+                                            kHeader) +
+           i;
+  }
+  static RecordChunk *of(const HandleRecord *record) {
+    return reinterpret_cast<RecordChunk *>(uintptr_t(record) & ~(kBytes - 1));
+  }
+};
+
+/// The registry state a record belongs to.
+inline RegistryImpl &registryOf(const HandleRecord *record) {
+  return *RecordChunk::of(record)->impl;
+}
+
+/// The records of one registry: allocated from chunks, freed slots reused.
+/// Guarded by the registry lock.
+class RecordPool {
+public:
+  explicit RecordPool(RegistryImpl *owner) : owner(owner) {}
+  /// Frees the chunks; records must hold nothing that needs freeing.
+  ~RecordPool();
+  RecordPool(const RecordPool &) = delete;
+  RecordPool &operator=(const RecordPool &) = delete;
+
+  /// A fresh record with one reference.
+  HandleRecord *allocate() {
+    void *slot;
+    if (freeRecords) {
+      slot = freeRecords;
+      freeRecords = freeRecords->parent;
+    } else {
+      if (nextFresh == RecordChunk::kRecords)
+        addChunk();
+      slot = chunks.back()->slot(nextFresh++);
+    }
+    ++numRecords;
+    return new (slot) HandleRecord();
+  }
+
+  /// Returns the slot of an unmapped record, whose history is freed, to the
+  /// pool. Returns the parent, whose reference the record held.
+  HandleRecord *free(HandleRecord *record) {
+    HandleRecord *parent = record->parent;
+    record->~HandleRecord();
+    // A freed slot reads as released (refs == 0) and unused (see all()).
+    auto *dead = new (record) HandleRecord();
+    dead->refs.store(0, std::memory_order_relaxed);
+    dead->state = kFreeSlot;
+    dead->parent = freeRecords;
+    freeRecords = dead;
+    --numRecords;
+    return parent;
+  }
+
+  /// Records allocated and not yet freed.
+  size_t size() const { return numRecords; }
+  /// Every allocated record.
+  SmallVector<HandleRecord *> all() const;
+
+  /// A dense number for `record`, and back.
+  uint32_t indexOf(const HandleRecord *record) const {
+    RecordChunk *chunk = RecordChunk::of(record);
+    return chunk->index * RecordChunk::kRecords +
+           uint32_t(record - chunk->slot(0));
+  }
+  HandleRecord *recordAt(uint32_t index) const {
+    return chunks[index / RecordChunk::kRecords]->slot(index %
+                                                       RecordChunk::kRecords);
+  }
+
+private:
+  /// A state value no live record has: marks a free slot.
+  static constexpr uint8_t kFreeSlot = 0xff;
+
+  void addChunk();
+
+  RegistryImpl *owner;
+  std::vector<RecordChunk *> chunks;
+  /// Freed slots, linked through `HandleRecord::parent`.
+  HandleRecord *freeRecords = nullptr;
+  /// Slots of the newest chunk never used yet.
+  uint32_t nextFresh = RecordChunk::kRecords;
+  size_t numRecords = 0;
+};
+
+} // namespace tracking::detail
+} // namespace mlir
+
+#endif // MLIR_TRACKING_LIB_HANDLERECORDS_H

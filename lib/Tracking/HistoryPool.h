@@ -1,0 +1,89 @@
+//===- HistoryPool.h - Storage of handle histories --------------*- C++ -*-===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Blocks that hold the histories of a registry's records. Private to
+// lib/Tracking; not installed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_LIB_HISTORYPOOL_H
+#define MLIR_TRACKING_LIB_HISTORYPOOL_H
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace mlir::tracking::detail {
+
+/// History blocks in size classes: class k holds 2^k items of `itemBytes`,
+/// and the largest class a `fullHeaderBytes` header before them (only a
+/// full history needs one). Blocks are carved from chunks of their
+/// class, and freed blocks go on a free list of their class: no malloc
+/// header per history, and most histories (one or two events) use a block
+/// of exactly their size. A block is named by a 32-bit id (0 is none) that
+/// encodes its class. Guarded by the registry lock.
+class HistoryPool {
+public:
+  using Id = uint32_t;
+  /// Classes 0 to kNumClasses - 1: up to 2^(kNumClasses - 1) items.
+  static constexpr unsigned kNumClasses = 6;
+
+  HistoryPool(size_t itemBytes, size_t fullHeaderBytes)
+      : itemBytes(itemBytes), fullHeaderBytes(fullHeaderBytes) {}
+  ~HistoryPool();
+  HistoryPool(const HistoryPool &) = delete;
+  HistoryPool &operator=(const HistoryPool &) = delete;
+
+  /// A block of class `sizeClass` (contents undefined).
+  Id allocate(unsigned sizeClass);
+  /// Returns the block to its class's free list.
+  void free(Id id);
+
+  /// The block's memory, 8-byte aligned.
+  void *get(Id id) const {
+    unsigned sizeClass = classOf(id);
+    uint32_t index = (id >> kClassBits) - 1;
+    unsigned log2PerChunk = kLog2BlocksPerChunk - sizeClass;
+    return classes[sizeClass].chunks[index >> log2PerChunk] +
+           (index & ((1u << log2PerChunk) - 1)) * blockBytes(sizeClass);
+  }
+  static unsigned classOf(Id id) { return id & ((1u << kClassBits) - 1); }
+  /// How many items a block of `id`'s class holds.
+  static uint32_t capacityOf(Id id) { return uint32_t(1) << classOf(id); }
+
+  /// True for the largest class, whose blocks start with the header.
+  static bool isFull(Id id) { return classOf(id) == kNumClasses - 1; }
+  size_t blockBytes(unsigned sizeClass) const {
+    return (sizeClass == kNumClasses - 1 ? fullHeaderBytes : 0) +
+           (itemBytes << sizeClass);
+  }
+
+  /// Bytes in chunks (for tests).
+  size_t getAllocatedBytes() const { return allocatedBytes; }
+
+private:
+  static constexpr unsigned kClassBits = 3;
+  /// Class 0 has 2^kLog2BlocksPerChunk blocks per chunk, each larger class
+  /// half as many (chunks of about 20 KiB for 40-byte items).
+  static constexpr unsigned kLog2BlocksPerChunk = 9;
+
+  struct SizeClass {
+    std::vector<char *> chunks;
+    /// Blocks handed out from the newest chunk.
+    uint32_t used = 0;
+    /// Freed blocks, linked through their first 4 bytes.
+    Id freeList = 0;
+  };
+
+  size_t itemBytes;
+  size_t fullHeaderBytes;
+  SizeClass classes[kNumClasses];
+  size_t allocatedBytes = 0;
+};
+
+} // namespace mlir::tracking::detail
+
+#endif // MLIR_TRACKING_LIB_HISTORYPOOL_H

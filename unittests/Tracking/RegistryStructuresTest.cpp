@@ -1,0 +1,202 @@
+//===- RegistryStructuresTest.cpp - The registry's private structures -----===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The containers a HandleRegistry is built of, tested on their own with
+// made-up keys: the address map, compared against a std::map under growth,
+// deletion and reuse of pooled records; the history pool and the histories
+// the event log keeps in it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AddressMap.h"
+#include "EventLog.h"
+#include "HandleRecords.h"
+#include "HistoryPool.h"
+
+#include "gtest/gtest.h"
+
+#include <cstring>
+#include <map>
+#include <random>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::tracking;
+using namespace mlir::tracking::detail;
+
+namespace {
+
+/// A made-up op address: the address map compares keys, never reads them.
+Operation *fakeOp(uintptr_t i) {
+  return reinterpret_cast<Operation *>(uintptr_t(0x100000) + i * 64);
+}
+
+/// Checks `map` against `expected` both ways.
+void expectSame(const AddressMap &map,
+                const std::map<Operation *, HandleRecord *> &expected) {
+  EXPECT_EQ(map.size(), expected.size());
+  for (auto [op, record] : expected)
+    EXPECT_EQ(map.lookup(op), record);
+  size_t visited = 0;
+  map.forEach([&](HandleRecord *record) {
+    ++visited;
+    auto it = expected.find(record->op);
+    ASSERT_NE(it, expected.end());
+    EXPECT_EQ(it->second, record);
+  });
+  EXPECT_EQ(visited, expected.size());
+}
+
+TEST(AddressMapTest, GrowsAndStaysAtMostThreeQuartersFull) {
+  RecordPool pool(nullptr);
+  AddressMap map(pool);
+  EXPECT_TRUE(map.empty());
+  EXPECT_EQ(map.lookup(fakeOp(1)), nullptr);
+  std::map<Operation *, HandleRecord *> expected;
+  for (uintptr_t i = 0; i < 20000; ++i) {
+    HandleRecord *record = pool.allocate();
+    record->op = fakeOp(i);
+    map.insert(record);
+    expected[record->op] = record;
+    EXPECT_LE(map.size() * 4, map.capacity() * 3);
+  }
+  expectSame(map, expected);
+  // Keys never inserted are not found, whatever slot they hash to.
+  for (uintptr_t i = 20000; i < 21000; ++i)
+    EXPECT_EQ(map.lookup(fakeOp(i)), nullptr);
+  // A handle costs 4 bytes per slot: at most 4 / (3/8) bytes per entry.
+  EXPECT_LE(map.capacity() * 4, map.size() * 11);
+}
+
+TEST(AddressMapTest, RandomInsertsAndErasesMatchAStdMap) {
+  RecordPool pool(nullptr);
+  AddressMap map(pool);
+  std::map<Operation *, HandleRecord *> expected;
+  std::mt19937 random(12);
+  // Few distinct keys in a small table: long probe runs that wrap around
+  // the end, and many backward shifts.
+  for (int step = 0; step < 50000; ++step) {
+    Operation *op = fakeOp(random() % 48);
+    auto it = expected.find(op);
+    if (it == expected.end()) {
+      HandleRecord *record = pool.allocate();
+      record->op = op;
+      map.insert(record);
+      expected[op] = record;
+    } else {
+      HandleRecord *record = it->second;
+      EXPECT_TRUE(map.erase(record));
+      // Erasing twice finds nothing.
+      EXPECT_FALSE(map.erase(record));
+      expected.erase(it);
+      pool.free(record);
+    }
+    if (step % 997 == 0)
+      expectSame(map, expected);
+  }
+  expectSame(map, expected);
+}
+
+TEST(AddressMapTest, FreedRecordSlotsAreReusedUnderANewAddress) {
+  RecordPool pool(nullptr);
+  AddressMap map(pool);
+  HandleRecord *first = pool.allocate();
+  first->op = fakeOp(1);
+  map.insert(first);
+  EXPECT_TRUE(map.erase(first));
+  pool.free(first);
+  EXPECT_EQ(pool.size(), 0u);
+  // The pool hands the same slot out again; the map finds it under its new
+  // op only.
+  HandleRecord *second = pool.allocate();
+  EXPECT_EQ(second, first);
+  second->op = fakeOp(2);
+  map.insert(second);
+  EXPECT_EQ(map.lookup(fakeOp(1)), nullptr);
+  EXPECT_EQ(map.lookup(fakeOp(2)), second);
+  map.clear();
+  EXPECT_TRUE(map.empty());
+  EXPECT_EQ(map.lookup(fakeOp(2)), nullptr);
+  pool.free(second);
+}
+
+TEST(HistoryPoolTest, BlocksOfEveryClassAreDisjointAndReused) {
+  HistoryPool pool(/*itemBytes=*/40, /*fullHeaderBytes=*/8);
+  std::vector<HistoryPool::Id> ids;
+  std::set<HistoryPool::Id> distinct;
+  // Enough blocks of each class for several chunks.
+  for (unsigned sizeClass = 0; sizeClass < HistoryPool::kNumClasses;
+       ++sizeClass) {
+    for (int i = 0; i < 1200; ++i) {
+      HistoryPool::Id id = pool.allocate(sizeClass);
+      ASSERT_NE(id, 0u);
+      EXPECT_EQ(HistoryPool::classOf(id), sizeClass);
+      EXPECT_EQ(HistoryPool::capacityOf(id), 1u << sizeClass);
+      EXPECT_EQ(uintptr_t(pool.get(id)) % 8, 0u);
+      EXPECT_TRUE(distinct.insert(id).second);
+      // Fill the whole block with a byte of its own.
+      std::memset(pool.get(id), int(ids.size() % 251),
+                  pool.blockBytes(sizeClass));
+      ids.push_back(id);
+    }
+  }
+  // No block overlapped another: each still holds its own byte.
+  for (size_t i = 0; i < ids.size(); ++i) {
+    auto *bytes = static_cast<unsigned char *>(pool.get(ids[i]));
+    size_t size = pool.blockBytes(HistoryPool::classOf(ids[i]));
+    for (size_t b = 0; b < size; ++b)
+      ASSERT_EQ(bytes[b], i % 251) << "block " << i << " byte " << b;
+  }
+  // Freed blocks are handed out again before new chunks are taken.
+  size_t bytes = pool.getAllocatedBytes();
+  for (HistoryPool::Id id : ids)
+    pool.free(id);
+  std::set<HistoryPool::Id> again;
+  for (unsigned sizeClass = 0; sizeClass < HistoryPool::kNumClasses;
+       ++sizeClass)
+    for (int i = 0; i < 1200; ++i)
+      again.insert(pool.allocate(sizeClass));
+  EXPECT_EQ(again, distinct);
+  EXPECT_EQ(pool.getAllocatedBytes(), bytes);
+}
+
+TEST(EventLogTest, HistoriesGrowThroughTheClassesAndKeepTheNewest) {
+  RecordPool records(nullptr);
+  EventLog log;
+  HandleRecord *record = records.allocate();
+  HandleRecord *other = records.allocate();
+  EventSource source;
+  source.pass = "p";
+  for (uint32_t i = 0; i < 40; ++i) {
+    CompactEvent event = log.makeEvent(TrackingEvent::Kind::Erased, SeenOp(),
+                                       source, "r" + std::to_string(i));
+    event.recordIndex = i;
+    log.appendEvent(record, event);
+    // Another record's history grows in between, in the same pool.
+    log.appendEvent(other, event);
+    ArrayRef<CompactEvent> events = log.eventsOf(record);
+    ASSERT_EQ(events.size(), std::min<uint32_t>(i + 1, EventLog::kMaxHistory));
+    EXPECT_EQ(log.historyEnd(record), i + 1);
+    // Oldest first, the newest last, none lost while moving between blocks.
+    for (size_t k = 0; k < events.size(); ++k)
+      EXPECT_EQ(events[k].recordIndex, i + 1 - events.size() + k);
+    EXPECT_EQ(log.expand(events.back(), nullptr).reason,
+              "r" + std::to_string(i));
+    EXPECT_EQ(log.expand(events.back(), nullptr).pass, "p");
+  }
+  // Events of `other` from absolute index 35 on: the last five.
+  HandleRecord *copy = records.allocate();
+  log.appendHistory(copy, other, 35);
+  ASSERT_EQ(log.eventsOf(copy).size(), 5u);
+  EXPECT_EQ(log.eventsOf(copy).front().recordIndex, 35u);
+  for (HandleRecord *held : {record, other, copy}) {
+    log.freeHistory(held);
+    EXPECT_TRUE(log.eventsOf(held).empty());
+    records.free(held);
+  }
+}
+
+} // namespace
