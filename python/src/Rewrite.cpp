@@ -470,9 +470,37 @@ private:
   std::string name;
 };
 
-/// Runs a conversion from Python. A rolled-back conversion frees the ops its
-/// patterns created without notifying anyone; handles Python took to such
-/// ops during the run become erased here, so no freed address stays mapped.
+/// After a conversion rolled back: the rollback freed the ops its patterns
+/// created without notifying anyone, so the handles Python took to them
+/// during the run end here, and no freed address stays mapped. They are the
+/// tracked ops in none of the trees Python owns: `root` (restored as it
+/// was) and the others (a Python pattern may create ops elsewhere; handles
+/// of other IR must not end). Walks that IR, on this failure path only.
+void endHandlesOfRolledBackOps(PyMlirContext &context, Operation *root,
+                               StringRef driver) {
+  HandleRegistry &registry = context.getRegistry();
+  llvm::DenseSet<Operation *> candidates;
+  registry.forEachTrackedOp(
+      [&](Operation *tracked) { candidates.insert(tracked); });
+  llvm::SmallPtrSet<Operation *, 4> roots{getRootOf(root)};
+  for (PyOperation *operation : context.getOperationObjects())
+    if (Operation *tree = operation->getResolvedOwner()->getRoot())
+      roots.insert(tree);
+  for (Operation *tree : roots) {
+    if (candidates.empty())
+      break;
+    tree->walk([&](Operation *nested) { candidates.erase(nested); });
+  }
+  tracking::detail::EventSource source;
+  source.pass = driver;
+  for (Operation *gone : candidates)
+    tracking::detail::RegistryNotifier(registry).notifyOperationErased(
+        gone, source,
+        "created by a dialect conversion that was rolled "
+        "back");
+}
+
+/// Runs a conversion from Python (see endHandlesOfRolledBackOps).
 void runConversion(py::object op, PyConversionTarget &target,
                    PyFrozenRewritePatternSet &set, py::object pyConfig,
                    py::object tracking, bool full) {
@@ -484,9 +512,8 @@ void runConversion(py::object op, PyConversionTarget &target,
   DriverRunLock guard(pyTarget, full ? "apply_full_conversion"
                                      : "apply_partial_conversion");
   Operation *root = guard.getOperation();
-  HandleRegistry &registry = context.getRegistry();
-  llvm::DenseSet<Operation *> existing;
-  root->walk([&](Operation *nested) { existing.insert(nested); });
+  const char *driver =
+      full ? "apply_full_conversion" : "apply_partial_conversion";
   PythonRun run;
   LogicalResult result = failure();
   {
@@ -509,18 +536,7 @@ void runConversion(py::object op, PyConversionTarget &target,
                          : "partial conversion failed");
     }
     if (failed(result)) {
-      SmallVector<Operation *> created;
-      registry.forEachTrackedOp([&](Operation *tracked) {
-        if (!existing.contains(tracked))
-          created.push_back(tracked);
-      });
-      tracking::detail::EventSource source;
-      source.pass = full ? "apply_full_conversion" : "apply_partial_conversion";
-      for (Operation *gone : created)
-        tracking::detail::RegistryNotifier(registry).notifyOperationErased(
-            gone, source,
-            "created by a dialect conversion that was rolled "
-            "back");
+      endHandlesOfRolledBackOps(context, root, driver);
       run.rethrowIfError();
       capture.raise(full ? "full conversion failed"
                          : "partial conversion failed");
