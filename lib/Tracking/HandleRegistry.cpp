@@ -70,7 +70,7 @@ private:
 struct RegistryImpl {
   RegistryImpl()
       : pool(this), byOp(pool),
-        scopeIndex([this](Operation *scope) { addKey(scope); }) {}
+        scopeIndex(pool, [this](Operation *scope) { addKey(scope); }) {}
   RegistryImpl(const RegistryImpl &) = delete;
   RegistryImpl &operator=(const RegistryImpl &) = delete;
   ~RegistryImpl() {
@@ -181,13 +181,14 @@ struct RegistryImpl {
   /// Returns the root of `record`'s group, pointing every record on the way
   /// directly at it. References dropped on the way are released by `tx`.
   HandleRecord *findRoot(HandleRecord *record, Transaction &tx) {
-    if (!record->parent || !record->parent->parent)
-      return record->parent ? record->parent : record;
+    HandleRecord *parent = record->getParent();
+    if (!parent || !parent->getParent())
+      return parent ? parent : record;
     SmallVector<HandleRecord *, 8> path;
     HandleRecord *current = record;
-    while (current->parent) {
+    while (HandleRecord *next = current->getParent()) {
       path.push_back(current);
-      current = current->parent;
+      current = next;
     }
     // From the record nearest the root down: each one takes over the events
     // its parent received since it joined, then points at the root.
@@ -196,9 +197,9 @@ struct RegistryImpl {
       HandleRecord *next = path[i + 1];
       events.appendHistory(node, next, events.parentStartOf(node));
       events.setParentStart(node, events.parentStartOf(next));
-      HandleRecord *old = node->parent;
-      next->parent->refs.fetch_add(1, std::memory_order_relaxed);
-      node->parent = next->parent;
+      HandleRecord *old = node->getParent();
+      next->getParent()->refs.fetch_add(1, std::memory_order_relaxed);
+      node->setParent(next->getParent());
       tx.releaseLater(old);
     }
     return current;
@@ -208,8 +209,7 @@ struct RegistryImpl {
   /// to `into`.
   void link(HandleRecord *record, HandleRecord *into) {
     events.setParentStart(record, events.historyEnd(into));
-    record->parent = into;
-    record->op = nullptr;
+    record->setParent(into);
   }
 
   //===--------------------------------------------------------------------===//
@@ -508,8 +508,8 @@ HandleRegistry::~HandleRegistry() {
     Transaction tx(*impl);
     impl->byOp.forEach([&](HandleRecord *record) {
       record->mapped = false;
-      record->scope = nullptr;
-      record->scopePrev = record->scopeNext = nullptr;
+      record->scope = 0;
+      record->scopePrev = record->scopeNext = 0;
       if (record->getState() != HandleState::Live || isReleasing(record)) {
         record->op = nullptr;
         return;
@@ -609,10 +609,11 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
                          " now points at '" + it->second.getStringRef().str() +
                          "'");
     if (impl->byOp.lookup(record->op) != record || !record->mapped ||
-        record->parent || record->getState() != HandleState::Live)
+        record->getParent() || record->getState() != HandleState::Live)
       problems.push_back("inconsistent record for '" + lastName + "'");
     Operation *expectedScope = RegistryImpl::scopeOf(record->op);
-    if (!record->scope || record->scope->op != expectedScope)
+    ScopeInfo *info = impl->scopeIndex.infoOf(record);
+    if (!info || info->op != expectedScope)
       problems.push_back("handle to '" + lastName + "' at " +
                          impl->events.locationText(record->last) +
                          " is indexed under the wrong scope");
@@ -620,9 +621,8 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
   // Every indexed record is mapped where it is indexed. (Scopes are not
   // checked against `root`: callers check one root of several at a time.)
   impl->scopeIndex.forEachScopeInfo([&](const ScopeInfo &info) {
-    for (HandleRecord *record = info.records; record;
-         record = record->scopeNext)
-      if (!record->mapped || record->scope != &info)
+    for (HandleRecord *record : impl->scopeIndex.recordsOf(info))
+      if (!record->mapped || record->scope != info.id)
         problems.push_back("the scope index holds a stale record for '" +
                            impl->events.nameText(record->last).str() + "'");
   });
@@ -902,7 +902,8 @@ RegistryNotifier::verifyNested(Operation *anchor, const EventSource *repair) {
     else if (it->second.getAsOpaquePointer() != record->last.name)
       problem =
           seen + " now points at '" + it->second.getStringRef().str() + "'";
-    else if (record->scope->op != RegistryImpl::scopeOf(record->op))
+    else if (impl.scopeIndex.infoOf(record)->op !=
+             RegistryImpl::scopeOf(record->op))
       problem = seen + " is indexed under the wrong scope";
     if (problem.empty())
       continue;
