@@ -11,10 +11,18 @@
 using namespace mlir;
 using namespace mlir::tracking::detail;
 
-void AddressMap::insert(HandleRecord *record) {
+void AddressMap::reserve(size_t wanted) {
   // At most 3/4 full: linear probing stays short.
+  unsigned log2 = slots ? log2Capacity : 4;
+  while (wanted * 4 > (size_t(1) << log2) * 3)
+    ++log2;
+  if (!slots || log2 > log2Capacity)
+    rehash(log2);
+}
+
+void AddressMap::insert(HandleRecord *record) {
   if (!slots || (numEntries + 1) * 4 > (mask + 1) * 3)
-    grow();
+    rehash(slots ? log2Capacity + 1 : 4);
   uint32_t id = pool.indexOf(record) + 1;
   size_t i = home(record->op);
   while (slots[i])
@@ -62,10 +70,10 @@ void AddressMap::forEach(llvm::function_ref<void(HandleRecord *)> fn) const {
       fn(pool.recordAt(id - 1));
 }
 
-void AddressMap::grow() {
+void AddressMap::rehash(unsigned newLog2Capacity) {
   std::unique_ptr<uint32_t[]> old = std::move(slots);
   size_t oldCapacity = old ? mask + 1 : 0;
-  log2Capacity = old ? log2Capacity + 1 : 4;
+  log2Capacity = newLog2Capacity;
   if (log2Capacity > 32)
     llvm::report_fatal_error("mlir-tracking: too many tracked ops");
   mask = (size_t(1) << log2Capacity) - 1;

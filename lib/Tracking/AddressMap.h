@@ -54,6 +54,9 @@ public:
     }
   }
 
+  /// Makes room for `numEntries` entries in all, so that inserting up to
+  /// that many does not grow the table.
+  void reserve(size_t numEntries);
   /// Maps `record->op` to `record`; nothing may be mapped there yet.
   void insert(HandleRecord *record);
   /// Takes `record` out of the table if it is there. Returns true if it was.
@@ -70,7 +73,8 @@ private:
     return (uint64_t(uintptr_t(op)) * 0xC2B2AE3D27D4EB4Full) >>
            (64 - log2Capacity);
   }
-  void grow();
+  /// Rehashes into 2^log2Capacity slots.
+  void rehash(unsigned newLog2Capacity);
 
   RecordPool &pool;
   /// Record ids (pool index + 1); 0 marks an empty slot.

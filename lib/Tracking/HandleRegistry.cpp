@@ -93,6 +93,25 @@ struct RegistryImpl {
   bool registryAlive = true;
 
   //===--------------------------------------------------------------------===//
+  // Records
+  //===--------------------------------------------------------------------===//
+
+  /// A fresh, unmapped record with one reference.
+  HandleRecord *allocateRecord() { return pool.allocate(); }
+
+  /// Frees an unmapped record whose last reference went. Returns its parent,
+  /// whose reference the record held (the caller releases it).
+  HandleRecord *freeRecord(HandleRecord *record) {
+    events.freeHistory(record);
+    return pool.free(record);
+  }
+
+  /// The record's dense number in the pool (stable while it lives).
+  uint32_t indexOf(const HandleRecord *record) const {
+    return pool.indexOf(record);
+  }
+
+  //===--------------------------------------------------------------------===//
   // Lock-free filter
   //===--------------------------------------------------------------------===//
 
@@ -303,8 +322,7 @@ void releaseRecord(HandleRecord *record) {
       std::lock_guard<std::mutex> lock(impl->mutex);
       impl->unmap(record);
       impl->syncHasKeys();
-      impl->events.freeHistory(record);
-      record = impl->pool.free(record);
+      record = impl->freeRecord(record);
       last = impl->pool.size() == 0 && !impl->registryAlive;
     }
     // A record with a parent keeps the state alive: `record` is null here.
@@ -544,7 +562,7 @@ OpHandle HandleRegistry::getHandle(Operation *op) {
   Transaction tx(*impl);
   if (HandleRecord *existing = impl->lookup(op))
     return OpHandle(existing);
-  HandleRecord *record = impl->pool.allocate();
+  HandleRecord *record = impl->allocateRecord();
   record->last = EventLog::see(op);
   impl->map(record, op);
   return OpHandle(record);
