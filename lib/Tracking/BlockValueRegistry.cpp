@@ -80,6 +80,10 @@ struct UnitRegistryImpl {
   llvm::DenseMap<Block *, llvm::SmallVector<UnitRecord *, 2>> argsByBlock;
   /// Number of mapped records; read without the lock for the fast path.
   std::atomic<size_t> numMapped{0};
+  /// The same summed over every registry of the process: while it is zero,
+  /// a notification needs no registry lookup (most programs hold no block
+  /// or value handle).
+  static inline std::atomic<size_t> numMappedInProcess{0};
 
   static constexpr size_t kMaxHistory = 16;
 
@@ -93,6 +97,7 @@ struct UnitRegistryImpl {
     record->mapped = true;
     blocks[block] = record;
     ++numMapped;
+    ++numMappedInProcess;
   }
 
   void mapValue(UnitRecord *record, Value value) {
@@ -105,6 +110,7 @@ struct UnitRegistryImpl {
       argsByBlock[record->argOwner].push_back(record);
     }
     ++numMapped;
+    ++numMappedInProcess;
   }
 
   void unmap(UnitRecord *record) {
@@ -129,6 +135,7 @@ struct UnitRegistryImpl {
     }
     record->mapped = false;
     --numMapped;
+    --numMappedInProcess;
   }
 
   void addEvent(UnitRecord *record, std::string line) {
@@ -447,6 +454,9 @@ void BlockValueRegistry::eraseNested(Operation *root, StringRef reason) {
 namespace {
 /// The registry state of `context` if it tracks anything, else null.
 UnitRegistryImpl *getActive(MLIRContext *context) {
+  if (UnitRegistryImpl::numMappedInProcess.load(std::memory_order_acquire) ==
+      0)
+    return nullptr;
   BlockValueRegistry *registry = BlockValueRegistry::lookup(context);
   if (!registry)
     return nullptr;
