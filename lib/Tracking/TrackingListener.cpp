@@ -36,19 +36,9 @@ struct ThreadAttribution {
 };
 thread_local ThreadAttribution attribution;
 
-/// The patterns being applied on this thread, innermost last: a pattern may
-/// run a rewrite driver of its own with the same listener. Plain data, so
-/// that the accesses around every match attempt need no thread-local
-/// initialization check; entries deeper than kMax are counted, not kept.
-struct PatternStack {
-  static constexpr unsigned kMax = 32;
-  const Pattern *patterns[kMax];
-  unsigned depth;
-  const Pattern *innermost() const {
-    return depth ? patterns[std::min(depth, kMax) - 1] : nullptr;
-  }
-};
-thread_local PatternStack patternStack;
+/// The patterns being applied on this thread, for listeners that do not keep
+/// their own (see TrackingListener::keepPatternsInListener).
+thread_local tracking::detail::PatternStack patternStack;
 
 /// The event sources last built on this thread (for replacements and for
 /// erasures), valid until the attribution changes.
@@ -174,7 +164,7 @@ EventSource TrackingListener::getEventSource(bool replaced) const {
       source.anchor = *frame.anchorText;
     }
   }
-  if (const Pattern *pattern = patternStack.innermost())
+  if (const Pattern *pattern = getInnermostPattern())
     source.pattern = describePattern(*pattern);
   else
     source.pattern = replaced ? unpatternedReplaceLabel : unpatternedEraseLabel;
@@ -183,7 +173,7 @@ EventSource TrackingListener::getEventSource(bool replaced) const {
 
 const EventSource &TrackingListener::getCachedEventSource(bool replaced) const {
   CachedEventSources &cache = cachedSources;
-  const Pattern *pattern = patternStack.innermost();
+  const Pattern *pattern = getInnermostPattern();
   if (cache.listener != sourceCacheKey || cache.pattern != pattern ||
       (pattern && (pattern->getDebugName() != cache.patternName ||
                    pattern->getRootKind() != cache.patternRoot))) {
@@ -402,30 +392,46 @@ void TrackingListener::notifyOperationErased(Operation *op) {
   ForwardingListener::notifyOperationErased(op);
 }
 
+void tracking::detail::PatternStack::popBelow(const Pattern *pattern) {
+  for (unsigned i = depth; i-- > 0;) {
+    if (patterns[i] == pattern) {
+      depth = i;
+      return;
+    }
+  }
+}
+
+const Pattern *TrackingListener::getInnermostPattern() const {
+  return patternsInListener ? ownPatterns.innermost()
+                            : patternStack.innermost();
+}
+
+namespace {
+// Out of line: in a position-independent library the thread-local access is
+// a call, which would make the hooks save registers even for listeners
+// that keep their own stack.
+[[gnu::noinline]] void pushThreadPattern(const Pattern *pattern) {
+  patternStack.push(pattern);
+}
+[[gnu::noinline]] void popThreadPattern(const Pattern *pattern) {
+  patternStack.pop(pattern);
+}
+} // namespace
+
 void TrackingListener::notifyPatternBegin(const Pattern &pattern,
                                           Operation *op) {
-  PatternStack &stack = patternStack;
-  if (stack.depth < PatternStack::kMax)
-    stack.patterns[stack.depth] = &pattern;
-  ++stack.depth;
+  if (patternsInListener)
+    ownPatterns.push(&pattern);
+  else
+    pushThreadPattern(&pattern);
   ForwardingListener::notifyPatternBegin(pattern, op);
 }
 
 void TrackingListener::notifyPatternEnd(const Pattern &pattern,
                                         LogicalResult status) {
-  // Pop the innermost frame of `pattern` (a driver that skipped its End on
-  // failure must not leave a stale pattern behind for the outer one).
-  PatternStack &stack = patternStack;
-  if (stack.depth > PatternStack::kMax ||
-      (stack.depth && stack.patterns[stack.depth - 1] == &pattern)) {
-    --stack.depth;
-  } else {
-    for (unsigned i = stack.depth; i-- > 0;) {
-      if (stack.patterns[i] == &pattern) {
-        stack.depth = i;
-        break;
-      }
-    }
-  }
+  if (patternsInListener)
+    ownPatterns.pop(&pattern);
+  else
+    popThreadPattern(&pattern);
   ForwardingListener::notifyPatternEnd(pattern, status);
 }

@@ -22,6 +22,35 @@ class Pass;
 namespace tracking {
 namespace detail {
 struct EventSource;
+
+/// The patterns being applied, innermost last: a pattern may run a rewrite
+/// driver of its own with the same listener. Plain data, so that the
+/// accesses around every match attempt stay cheap; entries deeper than kMax
+/// are counted, not kept.
+struct PatternStack {
+  static constexpr unsigned kMax = 32;
+  const Pattern *patterns[kMax];
+  unsigned depth;
+
+  const Pattern *innermost() const {
+    return depth ? patterns[(depth < kMax ? depth : kMax) - 1] : nullptr;
+  }
+  void push(const Pattern *pattern) {
+    if (depth < kMax)
+      patterns[depth] = pattern;
+    ++depth;
+  }
+  /// Pops the innermost frame of `pattern` (a driver that skipped its End on
+  /// failure must not leave a stale pattern behind for the outer one).
+  void pop(const Pattern *pattern) {
+    if (depth > kMax || (depth && patterns[depth - 1] == pattern))
+      --depth;
+    else
+      popBelow(pattern);
+  }
+  /// `pop` when `pattern` is not the innermost frame.
+  void popBelow(const Pattern *pattern);
+};
 } // namespace detail
 
 /// The knobs of `transform::TrackingListenerConfig`, with the same defaults.
@@ -58,6 +87,15 @@ public:
   void setUnpatternedLabels(StringRef replaceLabel, StringRef eraseLabel);
 
   const TrackingListenerConfig &getConfig() const { return config; }
+
+  /// Keeps the patterns being applied in this listener instead of per
+  /// thread, which saves a thread-local access around every match attempt of
+  /// the greedy driver. Only for a listener that one thread uses at a time
+  /// (a pass's own listener for one execution). Call before it is used.
+  void keepPatternsInListener() {
+    patternsInListener = true;
+    ownPatterns.depth = 0;
+  }
 
   /// Fires when an op is inserted or moved: moved handles stay live. An op
   /// inserted with no previous position may have been unlinked with
@@ -101,6 +139,12 @@ private:
   /// Names this listener and its labels for the per-thread cache of event
   /// sources: unique per listener, renewed when the labels change.
   uint64_t sourceCacheKey;
+  /// The innermost pattern being applied (from this listener's own stack or
+  /// the thread's).
+  const Pattern *getInnermostPattern() const;
+  /// See keepPatternsInListener.
+  bool patternsInListener = false;
+  detail::PatternStack ownPatterns{};
 };
 
 /// The process-wide stateless listener (registry looked up per op) that the

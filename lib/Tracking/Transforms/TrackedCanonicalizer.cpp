@@ -21,8 +21,11 @@
 
 #include "mlir/Pass/Pass.h"
 #include "mlir/Tracking/PassTracking.h"
+#include "mlir/Tracking/TrackingListener.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
+
+#include <optional>
 
 namespace mlir::tracking {
 #define GEN_PASS_DECL_CANONICALIZER
@@ -57,8 +60,7 @@ public:
     config.setUseTopDownTraversal(topDownProcessingEnabled)
         .setRegionSimplificationLevel(regionSimplifyLevel)
         .setMaxIterations(maxIterations)
-        .setMaxNumRewrites(maxNumRewrites)
-        .setListener(tracking::getTrackingListener());
+        .setMaxNumRewrites(maxNumRewrites);
 
     RewritePatternSet owningPatterns(context);
     for (Dialect *dialect : context->getLoadedDialects())
@@ -72,9 +74,17 @@ public:
 
   void runOnOperation() override {
     // Without handles under the anchor the listener would only forward.
+    // With handles, a listener of this execution keeps the patterns being
+    // applied itself: the greedy driver tells it around every match attempt.
     GreedyRewriteConfig runConfig = config;
-    if (!tracking::mayHaveHandlesUnder(getOperation()))
+    std::optional<tracking::TrackingListener> tracker;
+    if (tracking::mayHaveHandlesUnder(getOperation())) {
+      tracker.emplace(tracking::getTrackingListener()->getConfig());
+      tracker->keepPatternsInListener();
+      runConfig.setListener(&*tracker);
+    } else {
       runConfig.setListener(nullptr);
+    }
     LogicalResult converged =
         applyPatternsGreedily(getOperation(), *patterns, runConfig);
     // Canonicalization is best-effort: non-convergence is not a failure.
