@@ -62,10 +62,19 @@ void AddressMap::forEach(llvm::function_ref<void(HandleRecord *)> fn) const {
       fn(pool.recordAt(id - 1));
 }
 
-void AddressMap::grow() {
+void AddressMap::reserve(size_t entries) {
+  unsigned newLog2Capacity = slots ? log2Capacity : 4;
+  // At most 3/4 full, as insert keeps it.
+  while ((size_t(1) << newLog2Capacity) * 3 < entries * 4)
+    ++newLog2Capacity;
+  if (!slots || newLog2Capacity != log2Capacity)
+    rehash(newLog2Capacity);
+}
+
+void AddressMap::rehash(unsigned newLog2Capacity) {
   std::unique_ptr<uint32_t[]> old = std::move(slots);
   size_t oldCapacity = old ? mask + 1 : 0;
-  log2Capacity = old ? log2Capacity + 1 : 4;
+  log2Capacity = newLog2Capacity;
   if (log2Capacity > 32)
     llvm::report_fatal_error("mlir-tracking: too many tracked ops");
   mask = (size_t(1) << log2Capacity) - 1;

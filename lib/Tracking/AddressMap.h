@@ -54,6 +54,9 @@ public:
     }
   }
 
+  /// Makes room for `entries` entries in all (one rehash at most, instead
+  /// of one per doubling while they are inserted).
+  void reserve(size_t entries);
   /// Maps `record->op` to `record`; nothing may be mapped there yet.
   void insert(HandleRecord *record);
   /// Takes `record` out of the table if it is there. Returns true if it was.
@@ -70,7 +73,9 @@ private:
     return (uint64_t(uintptr_t(op)) * 0xC2B2AE3D27D4EB4Full) >>
            (64 - log2Capacity);
   }
-  void grow();
+  void grow() { rehash(slots ? log2Capacity + 1 : 4); }
+  /// Moves the entries to a table of 2^`newLog2Capacity` slots.
+  void rehash(unsigned newLog2Capacity);
 
   RecordPool &pool;
   /// Record ids (pool index + 1); 0 marks an empty slot.
