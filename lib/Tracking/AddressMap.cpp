@@ -11,10 +11,18 @@
 using namespace mlir;
 using namespace mlir::tracking::detail;
 
-void AddressMap::insert(HandleRecord *record) {
+void AddressMap::reserve(size_t wanted) {
   // At most 3/4 full: linear probing stays short.
+  unsigned log2 = slots ? log2Capacity : 4;
+  while (wanted * 4 > (size_t(1) << log2) * 3)
+    ++log2;
+  if (!slots || log2 > log2Capacity)
+    rehash(log2);
+}
+
+void AddressMap::insert(HandleRecord *record) {
   if (!slots || (numEntries + 1) * 4 > (mask + 1) * 3)
-    grow();
+    rehash(slots ? log2Capacity + 1 : 4);
   uint32_t id = pool.indexOf(record) + 1;
   size_t i = home(record->op);
   while (slots[i])
@@ -60,15 +68,6 @@ void AddressMap::forEach(llvm::function_ref<void(HandleRecord *)> fn) const {
   for (size_t i = 0; i <= mask; ++i)
     if (uint32_t id = slots[i])
       fn(pool.recordAt(id - 1));
-}
-
-void AddressMap::reserve(size_t entries) {
-  unsigned newLog2Capacity = slots ? log2Capacity : 4;
-  // At most 3/4 full, as insert keeps it.
-  while ((size_t(1) << newLog2Capacity) * 3 < entries * 4)
-    ++newLog2Capacity;
-  if (!slots || newLog2Capacity != log2Capacity)
-    rehash(newLog2Capacity);
 }
 
 void AddressMap::rehash(unsigned newLog2Capacity) {

@@ -54,9 +54,9 @@ public:
     }
   }
 
-  /// Makes room for `entries` entries in all (one rehash at most, instead
-  /// of one per doubling while they are inserted).
-  void reserve(size_t entries);
+  /// Makes room for `numEntries` entries in all, so that inserting up to
+  /// that many does not grow the table.
+  void reserve(size_t numEntries);
   /// Maps `record->op` to `record`; nothing may be mapped there yet.
   void insert(HandleRecord *record);
   /// Takes `record` out of the table if it is there. Returns true if it was.
@@ -73,8 +73,7 @@ private:
     return (uint64_t(uintptr_t(op)) * 0xC2B2AE3D27D4EB4Full) >>
            (64 - log2Capacity);
   }
-  void grow() { rehash(slots ? log2Capacity + 1 : 4); }
-  /// Moves the entries to a table of 2^`newLog2Capacity` slots.
+  /// Rehashes into 2^log2Capacity slots.
   void rehash(unsigned newLog2Capacity);
 
   RecordPool &pool;

@@ -261,7 +261,7 @@ void EventLog::setParentStart(HandleRecord *record, uint64_t start) {
 
 ArrayRef<CompactEvent>
 EventLog::sharedEvents(const HandleRecord *record) const {
-  const HandleRecord *parent = record->parent;
+  const HandleRecord *parent = record->getParent();
   if (!parent || !parent->history)
     return {};
   uint64_t start = parentStartOf(record);

@@ -32,43 +32,62 @@ struct ScopeInfo;
 
 /// A handle record, pooled by its registry (see RecordPool) and counted by
 /// the OpHandles (and merged records) that refer to it. Guarded by the
-/// registry lock, except `refs`.
+/// registry lock, except `refs`. 48 bytes: links are 32-bit ids, and what
+/// only a root needs shares room with what only a merged record needs.
 struct HandleRecord {
-  /// OpHandles and child records referring to this one. A record whose count
-  /// dropped to zero is being released: it is never handed out again.
+  HandleRecord() : state(0), mapped(0), detached(0), merged(0) {}
+
+  /// OpHandles and merged records referring to this one. A record whose
+  /// count dropped to zero is being released: it is never handed out again.
   std::atomic<uint32_t> refs{1};
-  uint8_t state = uint8_t(HandleState::Live);
+  /// A HandleState (or RecordPool's mark of a free slot).
+  uint8_t state : 2;
   /// True while `op` is a key of the address map pointing at this record.
-  bool mapped = false;
+  uint8_t mapped : 1;
   /// True between `detachNested` and the record's settlement: unmapped, read
   /// as invalidated, its event not recorded yet. `op` keeps the old address
   /// (compared, never dereferenced).
-  bool detached = false;
+  uint8_t detached : 1;
+  /// True once merged into another record: `parent` holds a reference to
+  /// it, and the fields meant for roots are gone.
+  uint8_t merged : 1;
   /// The number of events in `history`.
   uint8_t historySize = 0;
-  /// Null for a root; holds a reference to the parent.
-  HandleRecord *parent = nullptr;
-
-  // The fields below are meaningful on roots only.
-
-  /// The op while the record is mapped.
-  Operation *op = nullptr;
-  /// The scope the record is indexed under while mapped, and its neighbours
-  /// on that scope's list of records.
-  ScopeInfo *scope = nullptr;
-  HandleRecord *scopePrev = nullptr;
-  HandleRecord *scopeNext = nullptr;
-  /// Name and location as last seen.
-  SeenOp last;
   /// The history's block in the registry's HistoryPool; 0 until the first
   /// event.
   uint32_t history = 0;
-  /// For a record merged into another: the absolute index into the parent's
-  /// history of the first event shared with it.
-  uint32_t parentStart = 0;
+  union {
+    /// Roots, while mapped: the ScopeIndex id of the scope the record is
+    /// indexed under (0 when not indexed).
+    uint32_t scope = 0;
+    /// Merged records: the absolute index into the parent's history of the
+    /// first event shared with it.
+    uint32_t parentStart;
+  };
+  /// Roots, while indexed: the neighbours on the scope's list of records
+  /// (RecordPool ids, 0 for none).
+  uint32_t scopePrev = 0;
+  uint32_t scopeNext = 0;
+  union {
+    /// Roots: the op while the record is mapped (or, detached, the old
+    /// address).
+    Operation *op = nullptr;
+    /// Merged records (see `merged`).
+    HandleRecord *parent;
+  };
+  /// Roots: name and location as last seen.
+  SeenOp last;
 
   HandleState getState() const { return HandleState(state); }
+  /// The record this one was merged into, or null for a root.
+  HandleRecord *getParent() const { return merged ? parent : nullptr; }
+  /// Merges this (unmapped) record into `into`, adopting a reference to it.
+  void setParent(HandleRecord *into) {
+    merged = 1;
+    parent = into;
+  }
 };
+static_assert(sizeof(HandleRecord) <= 48, "records must stay compact");
 
 /// Takes a reference to `record` unless it is being released.
 inline bool tryRetain(HandleRecord *record) {
@@ -126,6 +145,7 @@ public:
     void *slot;
     if (freeRecords) {
       slot = freeRecords;
+      // Free slots are linked through `parent` (without `merged`).
       freeRecords = freeRecords->parent;
     } else {
       if (nextFresh == RecordChunk::kRecords)
@@ -139,7 +159,7 @@ public:
   /// Returns the slot of an unmapped record, whose history is freed, to the
   /// pool. Returns the parent, whose reference the record held.
   HandleRecord *free(HandleRecord *record) {
-    HandleRecord *parent = record->parent;
+    HandleRecord *parent = record->getParent();
     record->~HandleRecord();
     // A freed slot reads as released (refs == 0) and unused (see all()).
     auto *dead = new (record) HandleRecord();
@@ -166,10 +186,17 @@ public:
     return chunks[index / RecordChunk::kRecords]->slot(index %
                                                        RecordChunk::kRecords);
   }
+  /// A 32-bit link to `record` (its index + 1; 0 links nothing), and back.
+  uint32_t idOf(const HandleRecord *record) const {
+    return indexOf(record) + 1;
+  }
+  HandleRecord *recordOf(uint32_t id) const {
+    return id ? recordAt(id - 1) : nullptr;
+  }
 
 private:
   /// A state value no live record has: marks a free slot.
-  static constexpr uint8_t kFreeSlot = 0xff;
+  static constexpr uint8_t kFreeSlot = 3;
 
   void addChunk();
 

@@ -71,7 +71,7 @@ private:
 struct RegistryImpl {
   RegistryImpl()
       : pool(this), byOp(pool),
-        scopeIndex([this](Operation *scope) { addKey(scope); }) {}
+        scopeIndex(pool, [this](Operation *scope) { addKey(scope); }) {}
   RegistryImpl(const RegistryImpl &) = delete;
   RegistryImpl &operator=(const RegistryImpl &) = delete;
   ~RegistryImpl() {
@@ -92,6 +92,25 @@ struct RegistryImpl {
   /// False once the HandleRegistry is gone: the last record freed then
   /// deletes the state.
   bool registryAlive = true;
+
+  //===--------------------------------------------------------------------===//
+  // Records
+  //===--------------------------------------------------------------------===//
+
+  /// A fresh, unmapped record with one reference.
+  HandleRecord *allocateRecord() { return pool.allocate(); }
+
+  /// Frees an unmapped record whose last reference went. Returns its parent,
+  /// whose reference the record held (the caller releases it).
+  HandleRecord *freeRecord(HandleRecord *record) {
+    events.freeHistory(record);
+    return pool.free(record);
+  }
+
+  /// The record's dense number in the pool (stable while it lives).
+  uint32_t indexOf(const HandleRecord *record) const {
+    return pool.indexOf(record);
+  }
 
   //===--------------------------------------------------------------------===//
   // Lock-free filter
@@ -182,13 +201,14 @@ struct RegistryImpl {
   /// Returns the root of `record`'s group, pointing every record on the way
   /// directly at it. References dropped on the way are released by `tx`.
   HandleRecord *findRoot(HandleRecord *record, Transaction &tx) {
-    if (!record->parent || !record->parent->parent)
-      return record->parent ? record->parent : record;
+    HandleRecord *parent = record->getParent();
+    if (!parent || !parent->getParent())
+      return parent ? parent : record;
     SmallVector<HandleRecord *, 8> path;
     HandleRecord *current = record;
-    while (current->parent) {
+    while (HandleRecord *next = current->getParent()) {
       path.push_back(current);
-      current = current->parent;
+      current = next;
     }
     // From the record nearest the root down: each one takes over the events
     // its parent received since it joined, then points at the root.
@@ -197,9 +217,9 @@ struct RegistryImpl {
       HandleRecord *next = path[i + 1];
       events.appendHistory(node, next, events.parentStartOf(node));
       events.setParentStart(node, events.parentStartOf(next));
-      HandleRecord *old = node->parent;
-      next->parent->refs.fetch_add(1, std::memory_order_relaxed);
-      node->parent = next->parent;
+      HandleRecord *old = node->getParent();
+      next->getParent()->refs.fetch_add(1, std::memory_order_relaxed);
+      node->setParent(next->getParent());
       tx.releaseLater(old);
     }
     return current;
@@ -209,8 +229,7 @@ struct RegistryImpl {
   /// to `into`.
   void link(HandleRecord *record, HandleRecord *into) {
     events.setParentStart(record, events.historyEnd(into));
-    record->parent = into;
-    record->op = nullptr;
+    record->setParent(into);
   }
 
   //===--------------------------------------------------------------------===//
@@ -242,14 +261,6 @@ struct RegistryImpl {
     byOp.erase(record);
     scopeIndex.removeRecord(record);
     record->mapped = false;
-  }
-
-  /// Unmaps and frees `record`, whose last reference was dropped. Returns
-  /// its parent, whose reference it held.
-  HandleRecord *freeReleased(HandleRecord *record) {
-    unmap(record);
-    events.freeHistory(record);
-    return pool.free(record);
   }
 
   /// Returns the record mapped at `op` with a new reference to it, or null.
@@ -319,8 +330,9 @@ void releaseRecord(HandleRecord *record) {
     bool last;
     {
       std::lock_guard<std::mutex> lock(impl->mutex);
-      record = impl->freeReleased(record);
+      impl->unmap(record);
       impl->syncHasKeys();
+      record = impl->freeRecord(record);
       last = impl->pool.size() == 0 && !impl->registryAlive;
     }
     // A record with a parent keeps the state alive: `record` is null here.
@@ -457,7 +469,7 @@ Operation *OpHandle::get(bool &isCanonical) const {
 uint32_t OpHandle::getIdentityIndex() const {
   assert(record && "identity index of an empty handle");
   // A record's chunk and slot never change: no lock.
-  return registryOf(record).pool.indexOf(record);
+  return registryOf(record).indexOf(record);
 }
 
 HandleState OpHandle::getState() const {
@@ -552,8 +564,8 @@ HandleRegistry::~HandleRegistry() {
     Transaction tx(*impl);
     impl->byOp.forEach([&](HandleRecord *record) {
       record->mapped = false;
-      record->scope = nullptr;
-      record->scopePrev = record->scopeNext = nullptr;
+      record->scope = 0;
+      record->scopePrev = record->scopeNext = 0;
       if (record->getState() != HandleState::Live || isReleasing(record)) {
         record->op = nullptr;
         return;
@@ -588,7 +600,7 @@ OpHandle HandleRegistry::getHandle(Operation *op) {
   Transaction tx(*impl);
   if (HandleRecord *existing = impl->lookup(op))
     return OpHandle(existing);
-  HandleRecord *record = impl->pool.allocate();
+  HandleRecord *record = impl->allocateRecord();
   record->last = EventLog::see(op);
   impl->map(record, op);
   return OpHandle(record);
@@ -639,9 +651,11 @@ void HandleRegistry::releaseHandles(MutableArrayRef<OpHandle> handles) {
   SmallVector<HandleRecord *> parents;
   {
     std::lock_guard<std::mutex> lock(impl->mutex);
-    for (HandleRecord *record : released)
-      if (HandleRecord *parent = impl->freeReleased(record))
+    for (HandleRecord *record : released) {
+      impl->unmap(record);
+      if (HandleRecord *parent = impl->freeRecord(record))
         parents.push_back(parent);
+    }
     impl->syncHasKeys();
   }
   // This registry is alive: freeing records cannot end its state.
@@ -708,10 +722,11 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
                          " now points at '" + it->second.getStringRef().str() +
                          "'");
     if (impl->byOp.lookup(record->op) != record || !record->mapped ||
-        record->parent || record->getState() != HandleState::Live)
+        record->getParent() || record->getState() != HandleState::Live)
       problems.push_back("inconsistent record for '" + lastName + "'");
     Operation *expectedScope = RegistryImpl::scopeOf(record->op);
-    if (!record->scope || record->scope->op != expectedScope)
+    ScopeInfo *info = impl->scopeIndex.infoOf(record);
+    if (!info || info->op != expectedScope)
       problems.push_back("handle to '" + lastName + "' at " +
                          impl->events.locationText(record->last) +
                          " is indexed under the wrong scope");
@@ -719,9 +734,8 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
   // Every indexed record is mapped where it is indexed. (Scopes are not
   // checked against `root`: callers check one root of several at a time.)
   impl->scopeIndex.forEachScopeInfo([&](const ScopeInfo &info) {
-    for (HandleRecord *record = info.records; record;
-         record = record->scopeNext)
-      if (!record->mapped || record->scope != &info)
+    for (HandleRecord *record : impl->scopeIndex.recordsOf(info))
+      if (!record->mapped || record->scope != info.id)
         problems.push_back("the scope index holds a stale record for '" +
                            impl->events.nameText(record->last).str() + "'");
   });
@@ -1001,7 +1015,8 @@ RegistryNotifier::verifyNested(Operation *anchor, const EventSource *repair) {
     else if (it->second.getAsOpaquePointer() != record->last.name)
       problem =
           seen + " now points at '" + it->second.getStringRef().str() + "'";
-    else if (record->scope->op != RegistryImpl::scopeOf(record->op))
+    else if (impl.scopeIndex.infoOf(record)->op !=
+             RegistryImpl::scopeOf(record->op))
       problem = seen + " is indexed under the wrong scope";
     if (problem.empty())
       continue;

@@ -30,6 +30,40 @@ void ScopeIndex::clear() {
   for (auto &entry : scopes)
     delete entry.second;
   scopes.clear();
+  byId.assign(1, nullptr);
+  freeIds.clear();
+}
+
+ScopeInfo *ScopeIndex::createScope(Operation *op) {
+  uint32_t id;
+  if (!freeIds.empty()) {
+    id = freeIds.back();
+    freeIds.pop_back();
+  } else {
+    id = byId.size();
+    byId.push_back(nullptr);
+  }
+  auto *info = new ScopeInfo(op, id);
+  byId[id] = info;
+  return info;
+}
+
+void ScopeIndex::destroyScope(ScopeInfo *info) {
+  byId[info->id] = nullptr;
+  freeIds.push_back(info->id);
+  delete info;
+}
+
+ScopeInfo *ScopeIndex::infoOf(const HandleRecord *record) const {
+  return byId[record->scope];
+}
+
+SmallVector<HandleRecord *> ScopeIndex::recordsOf(const ScopeInfo &info) const {
+  SmallVector<HandleRecord *> records;
+  for (HandleRecord *record = pool.recordOf(info.records); record;
+       record = pool.recordOf(record->scopeNext))
+    records.push_back(record);
+  return records;
 }
 
 ScopeInfo *ScopeIndex::ensureScope(Operation *scope) {
@@ -47,7 +81,7 @@ ScopeInfo *ScopeIndex::ensureScope(Operation *scope) {
     Operation *parent = current ? scopeOfOp(current) : nullptr;
     if (current)
       onNewScope(current);
-    auto *info = new ScopeInfo(current);
+    ScopeInfo *info = createScope(current);
     info->parent = parent;
     scopes[current] = info;
     if (current)
@@ -63,7 +97,7 @@ void ScopeIndex::pruneScope(Operation *scope) {
         !it->second->children.empty())
       return;
     Operation *parent = it->second->parent;
-    delete it->second;
+    destroyScope(it->second);
     scopes.erase(it);
     if (!scope)
       return;
@@ -77,7 +111,7 @@ void ScopeIndex::eraseScope(Operation *scope) {
   auto it = scopes.find(scope);
   if (it == scopes.end())
     return;
-  delete it->second;
+  destroyScope(it->second);
   scopes.erase(it);
 }
 
@@ -94,30 +128,30 @@ void ScopeIndex::reparentScope(Operation *scope, Operation *newParent) {
 }
 
 void ScopeIndex::linkIntoScope(HandleRecord *record, ScopeInfo *info) {
-  record->scope = info;
-  record->scopePrev = nullptr;
+  uint32_t id = pool.idOf(record);
+  record->scope = info->id;
+  record->scopePrev = 0;
   record->scopeNext = info->records;
-  if (info->records)
-    info->records->scopePrev = record;
-  info->records = record;
+  if (HandleRecord *next = pool.recordOf(info->records))
+    next->scopePrev = id;
+  info->records = id;
 }
 
 void ScopeIndex::unlinkFromScope(HandleRecord *record) {
-  ScopeInfo *info = record->scope;
-  if (record->scopePrev)
-    record->scopePrev->scopeNext = record->scopeNext;
+  if (HandleRecord *prev = pool.recordOf(record->scopePrev))
+    prev->scopeNext = record->scopeNext;
   else
-    info->records = record->scopeNext;
-  if (record->scopeNext)
-    record->scopeNext->scopePrev = record->scopePrev;
-  record->scopePrev = record->scopeNext = nullptr;
+    infoOf(record)->records = record->scopeNext;
+  if (HandleRecord *next = pool.recordOf(record->scopeNext))
+    next->scopePrev = record->scopePrev;
+  record->scopePrev = record->scopeNext = 0;
 }
 
 void ScopeIndex::setScope(HandleRecord *record, Operation *scope,
                           bool indexed) {
-  if (indexed && record->scope->op == scope)
+  if (indexed && infoOf(record)->op == scope)
     return;
-  ScopeInfo *old = indexed ? record->scope : nullptr;
+  ScopeInfo *old = indexed ? infoOf(record) : nullptr;
   ScopeInfo *info = ensureScope(scope);
   if (old) {
     unlinkFromScope(record);
@@ -129,9 +163,9 @@ void ScopeIndex::setScope(HandleRecord *record, Operation *scope,
 }
 
 void ScopeIndex::removeRecord(HandleRecord *record) {
-  Operation *scope = record->scope->op;
+  Operation *scope = infoOf(record)->op;
   unlinkFromScope(record);
-  record->scope = nullptr;
+  record->scope = 0;
   pruneScope(scope);
 }
 
@@ -143,10 +177,7 @@ void ScopeIndex::moveBetweenScopes(
   ScopeInfo *oldInfo = findScope(oldScope);
   if (!oldInfo)
     return;
-  SmallVector<HandleRecord *> records;
-  for (HandleRecord *record = oldInfo->records; record;
-       record = record->scopeNext)
-    records.push_back(record);
+  SmallVector<HandleRecord *> records = recordsOf(*oldInfo);
   auto children = llvm::to_vector(oldInfo->children);
   for (HandleRecord *record : records)
     if (isInside(record->op))
@@ -177,8 +208,8 @@ bool ScopeIndex::collectSubtree(Operation *op,
     ScopeInfo *nested = findScope(subtree[i]);
     if (!nested)
       continue;
-    for (HandleRecord *record = nested->records; record;
-         record = record->scopeNext)
+    for (HandleRecord *record = pool.recordOf(nested->records); record;
+         record = pool.recordOf(record->scopeNext))
       records.push_back(record);
     subtree.append(nested->children.begin(), nested->children.end());
   }

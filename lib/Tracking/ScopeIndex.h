@@ -21,13 +21,16 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <cstdint>
 #include <functional>
+#include <vector>
 
 namespace mlir {
 class Operation;
 
 namespace tracking::detail {
 struct HandleRecord;
+class RecordPool;
 
 /// The scope of an op: the body scope of its parent, or nullptr at the top.
 Operation *scopeOfOp(Operation *op);
@@ -39,11 +42,14 @@ Operation *bodyScopeOf(Operation *op);
 /// Scopes form a tree mirroring the IR, kept only as long as it is non-empty,
 /// so no key in it is ever a freed op.
 struct ScopeInfo {
-  explicit ScopeInfo(Operation *op) : op(op) {}
+  ScopeInfo(Operation *op, uint32_t id) : op(op), id(id) {}
   Operation *op;
+  /// Names the scope in `HandleRecord::scope`.
+  uint32_t id;
+  /// The first record indexed here (a RecordPool id; the others follow
+  /// through HandleRecord::scopeNext).
+  uint32_t records = 0;
   Operation *parent = nullptr;
-  /// The records indexed here (through HandleRecord::scopeNext).
-  HandleRecord *records = nullptr;
   llvm::SmallPtrSet<Operation *, 2> children;
 };
 
@@ -52,8 +58,9 @@ struct ScopeInfo {
 class ScopeIndex {
 public:
   /// `onNewScope` runs for each op that becomes a key of the index.
-  explicit ScopeIndex(std::function<void(Operation *)> onNewScope)
-      : onNewScope(std::move(onNewScope)) {}
+  ScopeIndex(const RecordPool &pool,
+             std::function<void(Operation *)> onNewScope)
+      : pool(pool), onNewScope(std::move(onNewScope)) {}
   ~ScopeIndex() { clear(); }
   ScopeIndex(const ScopeIndex &) = delete;
   ScopeIndex &operator=(const ScopeIndex &) = delete;
@@ -73,6 +80,11 @@ public:
   }
   /// Drops every scope (records are left alone).
   void clear();
+
+  /// The scope `record` is indexed under, or null.
+  ScopeInfo *infoOf(const HandleRecord *record) const;
+  /// The records indexed under `info`, in no particular order.
+  SmallVector<HandleRecord *> recordsOf(const ScopeInfo &info) const;
 
   ScopeInfo *findScope(Operation *scope) const {
     auto it = scopes.find(scope);
@@ -121,10 +133,16 @@ public:
                     Operation *parent);
 
 private:
-  static void linkIntoScope(HandleRecord *record, ScopeInfo *info);
-  static void unlinkFromScope(HandleRecord *record);
+  void linkIntoScope(HandleRecord *record, ScopeInfo *info);
+  void unlinkFromScope(HandleRecord *record);
+  ScopeInfo *createScope(Operation *op);
+  void destroyScope(ScopeInfo *info);
 
+  const RecordPool &pool;
   llvm::DenseMap<Operation *, ScopeInfo *> scopes;
+  /// Scopes by id (0 is none), and the ids free for reuse.
+  std::vector<ScopeInfo *> byId = {nullptr};
+  std::vector<uint32_t> freeIds;
   std::function<void(Operation *)> onNewScope;
 };
 

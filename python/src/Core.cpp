@@ -155,7 +155,8 @@ void DiagnosticCapture::raise(const std::string &message) {
 //===----------------------------------------------------------------------===//
 
 RootOwner::RootOwner(PyMlirContext &context, Operation *root, bool owning)
-    : context(context), root(root), owning(owning) {}
+    : epoch(++context.lastEpoch), context(context), root(root), owning(owning) {
+}
 
 RootOwner::~RootOwner() {
   if (!root)
@@ -349,6 +350,18 @@ bool PyMlirContext::mayHaveOtherTrees(Operation *root) const {
   return others != 0;
 }
 
+void PyMlirContext::noteChanged(Operation *op) {
+  auto it = owners.find(getRootOf(op));
+  if (it == owners.end())
+    return;
+  if (std::shared_ptr<RootOwner> owner = it->second.lock())
+    RootOwner::resolve(owner)->verified = false;
+}
+
+void PyMlirContext::noteChanged(const PyOperation &operation) {
+  operation.getResolvedOwner()->verified = false;
+}
+
 std::shared_ptr<RootOwner> PyMlirContext::adoptRoot(Operation *root) {
   auto owner = std::make_shared<RootOwner>(*this, root, /*owning=*/true);
   owners[root] = owner;
@@ -357,6 +370,10 @@ std::shared_ptr<RootOwner> PyMlirContext::adoptRoot(Operation *root) {
 
 void PyMlirContext::rehome(Operation *subtree) {
   std::shared_ptr<RootOwner> owner = getOwner(getRootOf(subtree));
+  // Block and Value objects that keep an op of `subtree` may refer to IR
+  // that stayed in the old tree, and those that keep an op of the old tree
+  // to IR of `subtree`.
+  noteTreeChanged(*owner);
   std::vector<PyOperation *> affected;
   for (PyOperation *operation = firstOperation; operation;
        operation = operation->nextOperation) {
@@ -368,8 +385,12 @@ void PyMlirContext::rehome(Operation *subtree) {
     if (op && subtree->isAncestor(op))
       affected.push_back(operation);
   }
-  for (PyOperation *operation : affected)
+  for (PyOperation *operation : affected) {
+    std::shared_ptr<RootOwner> old = operation->getResolvedOwner();
+    if (old != owner)
+      noteTreeChanged(*old);
     operation->setOwner(owner);
+  }
 }
 
 std::vector<std::string> PyMlirContext::verifyTracking() {

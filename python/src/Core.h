@@ -11,8 +11,9 @@
 // HandleRegistry. Every top-level op handed to Python (a parsed module, an op
 // created, cloned or detached from Python) has a RootOwner that destroys it
 // when the last reference goes. Every PyOperation holds the RootOwner of its
-// op's current root, so a handle keeps its IR alive; Values, Blocks, Regions
-// and attribute maps hold the PyOperation they were reached through. When a
+// op's current root, so a handle keeps its IR alive; Regions and attribute
+// maps hold the PyOperation they were reached through, Blocks and Values the
+// one of an op of the tree they are in (IRObjects.h). When a
 // root is inserted under another op, its owner forwards to the destination's
 // owner; when an op is detached or moved to another root, the Python handles
 // under it are rehomed to the new root's owner.
@@ -152,6 +153,19 @@ namespace __attribute__((visibility("hidden"))) python {
     /// The pipeline running on this tree, or nullptr (see RunGuard.h). Set
     /// by RunLock on the resolved owner; read and written with the GIL.
     const RunningPipeline *running = nullptr;
+    /// Changes (PyMlirContext::noteTreeChanged) whenever a block or value
+    /// may have left this tree, or come into it under an op that was in
+    /// another tree: Block and Value objects that keep an op of this tree
+    /// then re-find the op their block or value is in now
+    /// (IRStructure.cpp), so that the run guard is checked on the tree they
+    /// are in. Unique in the context. GIL-protected.
+    uint64_t epoch;
+    /// True while the tree is known to verify: set after it verified, or
+    /// after a run on its root succeeded; cleared by every change Python
+    /// makes to it (PyMlirContext::noteChanged) and by a failed run. A new
+    /// owner (a new tree) starts false. Runs skip verifying their input
+    /// while it is set (RunGuard.h). GIL-protected.
+    bool verified = false;
 
   private:
     void forgetRoot();
@@ -216,6 +230,9 @@ namespace __attribute__((visibility("hidden"))) python {
     bool mayHaveOtherTrees(Operation *root) const;
     /// Fires when a capsule exported or imported this context or its IR.
     void noteCapsuleAccess() { capsuleAccess = true; }
+    /// True once a capsule exported or imported this context or its IR:
+    /// C++ code may change its IR without Python knowing.
+    bool hadCapsuleAccess() const { return capsuleAccess; }
     /// Number of walks looking for links between trees (for tests).
     size_t numTreeLinkWalks = 0;
 
@@ -240,13 +257,25 @@ namespace __attribute__((visibility("hidden"))) python {
     /// old objects stay valid handles) and returns how many it forgot.
     size_t clearLiveOperations();
 
-    /// The ops (by handle identity key) out of whose regions
-    /// `Block.append_to` moved a block. Block and Value objects reached
-    /// through such an op may refer to IR now under another op, so while a
-    /// pipeline runs in this context they refuse access instead of checking
-    /// the run guard on the wrong tree (IRStructure.cpp). The handles keep
-    /// the keys from being reused.
-    llvm::DenseMap<const void *, OpHandle> blockMoveSources;
+    /// Gives `owner` (a resolved owner) a new epoch (RootOwner::epoch):
+    /// fires when Python moved IR into or out of its tree (rehome), Python
+    /// rewrite code (a pattern) returned on it, or a rewrite driver, a
+    /// transform application or a run over trees linked by uses ended on
+    /// it (their rewrites may move a block or follow a value into another
+    /// tree).
+    void noteTreeChanged(RootOwner &owner) { owner.epoch = ++lastEpoch; }
+    /// The last epoch given to an owner.
+    uint64_t lastEpoch = 0;
+
+    /// Fires when Python changed (or may have changed) the IR of the tree
+    /// of `op`: the next run on that tree verifies its input first
+    /// (RootOwner::verified). Creates no owner: a tree without one is
+    /// verified anyway when Python owns it again.
+    void noteChanged(Operation *op);
+    /// Same, for the tree of `operation` (its resolved owner).
+    void noteChanged(const PyOperation &operation);
+    /// Number of input verifications runs made (for tests).
+    size_t numVerifications = 0;
 
   private:
     friend class RootOwner;

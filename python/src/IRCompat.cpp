@@ -556,6 +556,7 @@ void populateOperationExtras(py::module_ &m) {
             Operation *op = self.get();
             if (loc.location->getContext() != op->getContext())
               throw py::value_error("the location belongs to another context");
+            self.getContext().noteChanged(self);
             op->setLoc(loc.location);
           },
           "The location of the operation (settable).")

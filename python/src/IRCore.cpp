@@ -194,6 +194,12 @@ void populateContext(py::module_ &m) {
           },
           [](PyMlirContext &self, bool allow) {
             checkNoRunIn(self, "setting Context.allow_unregistered_dialects");
+            // IR that verified may not any more: every tree is verified
+            // again before its next run (each tree with an owner has an
+            // Operation object holding it).
+            if (!allow)
+              for (PyOperation *operation : self.getOperationObjects())
+                self.noteChanged(*operation);
             self.get()->allowUnregisteredDialects(allow);
           },
           "Whether ops of unknown dialects may be parsed and created.")
@@ -255,6 +261,13 @@ void populateContext(py::module_ &m) {
           [](PyMlirContext &self) { return self.numTreeLinkWalks; },
           "Number of walks that looked for uses linking one IR tree to "
           "another (skipped while the context has a single tree; for "
+          "tests).")
+      .def(
+          "_get_verification_count",
+          [](PyMlirContext &self) { return self.numVerifications; },
+          "Number of times a run (PassManager.run, a rewrite driver, "
+          "apply_named_sequence) verified its input; a run on a tree not "
+          "changed from Python since it last verified skips it (for "
           "tests).")
       .def(
           "_get_live_module_count",

@@ -6,9 +6,10 @@
 //
 // Value-like wrappers (Location, Type, Attribute) hold their context. The
 // structural ones (Block, Region, Value, the lists and the attribute map)
-// hold the Python Operation they were reached through and check, on every
-// access, that its handle is live and that what they refer to still exists
-// in that op, so they never touch freed IR.
+// hold a Python Operation (the one they were reached through; for a Block
+// or Value, an op of the tree its block or value is in now) and check, on
+// every access, the run guard on that op's tree and that what they refer to
+// still exists (a handle), so they never touch freed IR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,12 +83,20 @@ namespace __attribute__((visibility("hidden"))) python {
     Region *get() const;
   };
 
-  /// `ir.Block`: a tracked block (BlockHandle). `operation` is the op it was
-  /// reached through; it keeps the IR and the context alive.
+  /// `ir.Block`: a tracked block (BlockHandle). `operation` is an op of the
+  /// tree the block is in: it keeps that IR and the context alive, and the
+  /// run guard is checked on its tree. It is the block's parent op when the
+  /// object is made; when the block may have left that op's tree since
+  /// (the tree's RootOwner::epoch changed), the next access re-finds the
+  /// block's parent op.
   struct PyBlock {
-    py::object operation;
+    mutable py::object operation;
     BlockHandle handle;
-    /// The block, or throws if it was erased or invalidated.
+    /// The epoch of the tree of `operation` when that op was last known to
+    /// be in the block's tree.
+    mutable uint64_t anchorEpoch = 0;
+    /// The block, or throws if it was erased or invalidated, or
+    /// IRInUseException if a run in another thread holds its IR.
     Block *get() const;
     PyMlirContext &getContext() const;
     /// The Block of `block`, reached through `operation`.
@@ -99,11 +108,16 @@ namespace __attribute__((visibility("hidden"))) python {
   /// `ir.Value` and its subclasses `ir.OpResult` and `ir.BlockArgument`: a
   /// tracked SSA value (ValueHandle) that follows its replacements. The
   /// subclass says what the value was when the object was made.
-  /// `keepAlive` is the op that defined it (or whose region held its block)
-  /// then; it keeps the IR and the context alive.
+  /// `keepAlive` is the op that defines it (or whose region holds its
+  /// block): it keeps the IR and the context alive, and the run guard is
+  /// checked on its tree. Re-found as for PyBlock when the value may have
+  /// left that op's tree (a rewrite replaced it by a value of another op,
+  /// or its block moved).
   struct PyValue {
-    py::object keepAlive;
+    mutable py::object keepAlive;
     ValueHandle handle;
+    /// As PyBlock::anchorEpoch.
+    mutable uint64_t anchorEpoch = 0;
     /// The value, or throws if it was erased or invalidated.
     Value get() const;
     PyMlirContext &getContext() const;

@@ -200,6 +200,12 @@ py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
                         });
 }
 
+/// Notes a change Python makes to the block of `block` (after `get()`, its
+/// op is in the block's tree): the next run on that tree verifies first.
+void noteChanged(const PyBlock &block) {
+  block.getContext().noteChanged(operationOf(block.operation));
+}
+
 template <typename T> std::string printToString(T &&object) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -217,26 +223,45 @@ Region *PyRegion::get() const {
 }
 
 namespace {
-/// While a pipeline runs in the context, refuses objects reached through an
-/// op that `Block.append_to` moved a block out of: they may refer to IR
-/// under another op than the one the run guard checks.
-void checkMovedBlockSource(const PyOperation &through) {
-  PyMlirContext &context = through.getContext();
-  if (context.numRunning == 0 || context.blockMoveSources.empty() ||
-      !context.blockMoveSources.count(through.getHandle().getIdentityKey()))
-    return;
-  checkNoRunIn(context, "using a block or block argument reached through "
-                        "an operation that Block.append_to moved a block "
-                        "out of");
+/// Points `anchor` (the op a Block or Value object keeps, see IRObjects.h)
+/// at `parent`, the op its block or value is in now (none: keep it), after
+/// the epoch of the anchor's tree changed (RootOwner::epoch). Reading where
+/// the block or value is needs every tree of the context to be readable:
+/// while a run in another thread holds some tree, it may be in that one, so
+/// the object is refused until the run returns.
+void reanchor(py::object &anchor, uint64_t &epoch,
+              llvm::function_ref<Operation *()> findParent) {
+  PyMlirContext &context = castToOperation(anchor).getContext();
+  if (!mayReadAnyTree(context))
+    throw IRInUseException(
+        "cannot use this block or value now: its IR moved between trees "
+        "since it was last used, and it may be in the IR a pass pipeline "
+        "runs on in context #" +
+        std::to_string(context.getId()) +
+        " (PassManager.run in another thread); use it again after the run "
+        "returns");
+  if (Operation *parent = findParent())
+    if (parent != castToOperation(anchor).getIfLive()) {
+      py::object current = PyOperation::forOperation(context, parent);
+      // Dropping the old anchor may destroy its tree, which the block or
+      // value is no longer in.
+      std::swap(anchor, current);
+    }
+  std::shared_ptr<RootOwner> owner = castToOperation(anchor).getResolvedOwner();
+  checkIRAccess(*owner);
+  epoch = owner->epoch;
 }
 } // namespace
 
 Block *PyBlock::get() const {
-  // The run guard: `operation` is the block's parent op when the object was
-  // made, and moves from Python carry the block along with it.
-  PyOperation &through = operationOf(operation);
-  checkIRAccess(*through.getResolvedOwner());
-  checkMovedBlockSource(through);
+  // The run guard, on the tree of `operation` (an op of the block's tree).
+  std::shared_ptr<RootOwner> owner = operationOf(operation).getResolvedOwner();
+  checkIRAccess(*owner);
+  if (anchorEpoch != owner->epoch)
+    reanchor(operation, anchorEpoch, [&]() -> Operation * {
+      Block *block = handle.get();
+      return block ? block->getParentOp() : nullptr;
+    });
   // The block registry knows whether this very block still exists: a block
   // erased by a rewrite (or under a pass that is not precise) never comes
   // back, even if a new block is allocated at its address.
@@ -251,9 +276,10 @@ PyMlirContext &PyBlock::getContext() const {
 }
 
 PyBlock PyBlock::make(py::object operation, Block *block) {
-  BlockHandle handle =
-      operationOf(operation).getContext().getUnits().getBlockHandle(block);
-  return PyBlock{std::move(operation), std::move(handle)};
+  PyOperation &parent = operationOf(operation);
+  BlockHandle handle = parent.getContext().getUnits().getBlockHandle(block);
+  uint64_t epoch = parent.getResolvedOwner()->epoch;
+  return PyBlock{std::move(operation), std::move(handle), epoch};
 }
 
 py::object PyBlock::create(PyMlirContext &context, Block *block) {
@@ -268,11 +294,19 @@ PyMlirContext &PyValue::getContext() const {
 }
 
 Value PyValue::get() const {
-  // The run guard: `keepAlive` defines the value (or holds its block), and
-  // moves from Python carry the value along with it.
-  PyOperation &through = castToOperation(keepAlive);
-  checkIRAccess(*through.getResolvedOwner());
-  checkMovedBlockSource(through);
+  // The run guard, on the tree of `keepAlive` (an op of the value's tree).
+  std::shared_ptr<RootOwner> owner =
+      castToOperation(keepAlive).getResolvedOwner();
+  checkIRAccess(*owner);
+  if (anchorEpoch != owner->epoch)
+    reanchor(keepAlive, anchorEpoch, [&]() -> Operation * {
+      Value value = handle.get();
+      if (!value)
+        return nullptr;
+      if (auto result = dyn_cast<OpResult>(value))
+        return result.getOwner();
+      return cast<BlockArgument>(value).getOwner()->getParentOp();
+    });
   Value value = handle.get();
   if (!value)
     throw InvalidatedHandleException(handle.describe());
@@ -299,15 +333,22 @@ py::object castValue(py::object value, Type type) {
 /// The uncast Value object of `value`.
 py::object createUncastValue(PyMlirContext &context, Value value) {
   ValueHandle handle = context.getUnits().getValueHandle(value);
-  if (auto result = dyn_cast<OpResult>(value))
-    return py::cast(PyOpResult{
-        {PyOperation::forOperation(context, result.getOwner()), handle}});
+  auto epochOf = [](const py::object &op) {
+    return castToOperation(op).getResolvedOwner()->epoch;
+  };
+  if (auto result = dyn_cast<OpResult>(value)) {
+    py::object owner = PyOperation::forOperation(context, result.getOwner());
+    uint64_t epoch = epochOf(owner);
+    return py::cast(PyOpResult{{std::move(owner), handle, epoch}});
+  }
   Operation *parent = cast<BlockArgument>(value).getOwner()->getParentOp();
   if (!parent)
     throw py::value_error("block argument of a block that is not in an "
                           "operation");
-  return py::cast(PyBlockArgument{
-      {PyOperation::forOperation(context, parent), std::move(handle)}});
+  py::object owner = PyOperation::forOperation(context, parent);
+  uint64_t epoch = epochOf(owner);
+  return py::cast(
+      PyBlockArgument{{std::move(owner), std::move(handle), epoch}});
 }
 } // namespace
 
@@ -321,8 +362,9 @@ namespace {
 py::object createOperandValue(PyMlirContext &context, Value value) {
   py::object uncast = createUncastValue(context, value);
   auto &typed = uncast.cast<PyValue &>();
-  return castValue(py::cast(PyValue{typed.keepAlive, typed.handle}),
-                   value.getType());
+  return castValue(
+      py::cast(PyValue{typed.keepAlive, typed.handle, typed.anchorEpoch}),
+      value.getType());
 }
 } // namespace
 
@@ -403,16 +445,8 @@ void moveBlockToRegion(PyBlock &block, PyRegion &region) {
         "'): insert that op into this IR first, or move the block's "
         "operations instead");
   moveBlock(context, raw, target, target->end());
-  // Objects reached through the op the block left may now refer to IR
-  // under `destination` (see checkMovedBlockSource).
-  PyOperation &through = operationOf(block.operation);
-  context.blockMoveSources.try_emplace(through.getHandle().getIdentityKey(),
-                                       through.getHandle());
-  if (source != through.getIfLive()) {
-    OpHandle sourceHandle = context.getRegistry().getHandle(source);
-    context.blockMoveSources.try_emplace(sourceHandle.getIdentityKey(),
-                                         sourceHandle);
-  }
+  // Objects of the block reached through `source` stay in its tree; they
+  // find the block again if `source` leaves it (RootOwner::epoch).
 }
 } // namespace
 
@@ -534,6 +568,9 @@ void populateRegionsAndBlocks(py::module_ &m) {
         std::unique_ptr<Block> block = makeBlock(
             operationOf(region.operation).getContext(), argTypes, argLocs);
         Block *raw = block.release();
+        operationOf(region.operation)
+            .getContext()
+            .noteChanged(operationOf(region.operation));
         r->push_back(raw);
         return PyBlock::make(region.operation, raw);
       },
@@ -596,6 +633,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
             checkSameContext(ctx, type.type.getContext(), "an argument type");
             checkSameContext(ctx, loc.location->getContext(),
                              "an argument location");
+            noteChanged(self);
             BlockArgument argument =
                 block->addArgument(type.type, loc.location);
             return PyValue::create(self.getContext(), argument);
@@ -617,6 +655,9 @@ void populateRegionsAndBlocks(py::module_ &m) {
             std::unique_ptr<Block> block = makeBlock(
                 operationOf(parent.operation).getContext(), argTypes, argLocs);
             Block *raw = block.release();
+            operationOf(parent.operation)
+                .getContext()
+                .noteChanged(operationOf(parent.operation));
             region->push_front(raw);
             return PyBlock::make(parent.operation, raw);
           },
@@ -630,6 +671,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
             std::unique_ptr<Block> fresh =
                 makeBlock(self.getContext(), argTypes, argLocs);
             Block *raw = fresh.release();
+            noteChanged(self);
             block->getParent()->getBlocks().insert(block->getIterator(), raw);
             return PyBlock::make(self.operation, raw);
           },
@@ -643,6 +685,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
             std::unique_ptr<Block> fresh =
                 makeBlock(self.getContext(), argTypes, argLocs);
             Block *raw = fresh.release();
+            noteChanged(self);
             block->getParent()->getBlocks().insertAfter(block->getIterator(),
                                                         raw);
             return PyBlock::make(self.operation, raw);
@@ -688,6 +731,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
               throw py::value_error("cannot erase argument " +
                                     std::to_string(index) +
                                     " of the block: it still has uses");
+            noteChanged(self);
             block->eraseArgument(index);
           },
           py::arg("index"),
@@ -737,6 +781,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
       [](PyOperationList &self) {
         auto &block = self.block.cast<PyBlock &>();
         PyMlirContext &ctx = block.getContext();
+        block.get(); // Brings `block.operation` to the block's tree.
         // Allocating may run a finalizer that lets another thread in.
         IRPin pin(operationOf(block.operation), "iterating an OperationList");
         py::list ops;
@@ -765,7 +810,9 @@ void populateRegionsAndBlocks(py::module_ &m) {
       },
       [](PyBlockSuccessors &self, size_t i) {
         auto &block = self.block.cast<PyBlock &>();
-        return PyBlock::make(block.operation, block.get()->getSuccessor(i));
+        // A successor of invalid IR may be in another region or tree.
+        return PyBlock::create(block.getContext(),
+                               block.get()->getSuccessor(i));
       });
   py::class_<PyBlockPredecessors> predecessors(
       m, "BlockPredecessors",
@@ -781,7 +828,8 @@ void populateRegionsAndBlocks(py::module_ &m) {
       [](PyBlockPredecessors &self, size_t i) {
         auto &block = self.block.cast<PyBlock &>();
         Block *raw = block.get();
-        return PyBlock::make(block.operation, *std::next(raw->pred_begin(), i));
+        return PyBlock::create(block.getContext(),
+                               *std::next(raw->pred_begin(), i));
       });
 
   py::class_<PyOpSuccessors> opSuccessors(
@@ -1039,6 +1087,10 @@ void populateValues(py::module_ &m) {
             Value current = self.get();
             checkSameContext(self.getContext(), type.type.getContext(),
                              "a type");
+            // Its users may no longer verify, wherever they are.
+            noteValueChanged(self.getContext(), current);
+            for (Operation *user : current.getUsers())
+              self.getContext().noteChanged(user);
             current.setType(type.type);
           },
           py::arg("type"), "Changes the type of the value.");
@@ -1087,6 +1139,7 @@ void populateValues(py::module_ &m) {
                                     self.handle.describe());
             checkSameContext(self.getContext(), location.location.getContext(),
                              "a location");
+            noteValueChanged(self.getContext(), argument);
             argument.setLoc(location.location);
           },
           py::arg("loc"), "Changes the location of the argument.");
@@ -1241,13 +1294,16 @@ void populateAttributeMap(py::module_ &m) {
             Operation *owner = op.get();
             checkSameContext(op.getContext(), attribute.attribute.getContext(),
                              "an attribute");
+            op.getContext().noteChanged(op);
             owner->setAttr(name, attribute.attribute);
           },
           py::arg("name"), py::arg("attr"), "Sets attribute `name`.")
       .def(
           "__delitem__",
           [](PyOpAttributeMap &self, const std::string &name) {
-            Operation *op = operationOf(self.operation).get();
+            PyOperation &operation = operationOf(self.operation);
+            Operation *op = operation.get();
+            operation.getContext().noteChanged(operation);
             if (!op->removeAttr(name))
               throw py::key_error("attribute '" + name + "' not found");
           },

@@ -104,6 +104,7 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
                 end = std::prev(body.end());
               placeOperation(operation, &body, end, "SymbolTable.insert");
             }
+            operation.getContext().noteChanged(table);
             StringAttr name = symbolTable.insert(op, Block::iterator(op));
             return makeAttribute(operation.getContext(), name);
           },
@@ -142,8 +143,10 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
       .def_static(
           "set_symbol_name",
           [](py::object symbol, const std::string &name) {
-            Operation *op = symbolOp(symbol).get();
+            PyOperation &operation = symbolOp(symbol);
+            Operation *op = operation.get();
             symbolNameOf(op);
+            operation.getContext().noteChanged(operation);
             SymbolTable::setSymbolName(op, name);
           },
           py::arg("symbol"), py::arg("name"), "Renames the symbol op.")
@@ -163,7 +166,8 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
       .def_static(
           "set_visibility",
           [](py::object symbol, const std::string &visibility) {
-            Operation *op = symbolOp(symbol).get();
+            PyOperation &operation = symbolOp(symbol);
+            Operation *op = operation.get();
             SymbolTable::Visibility value;
             if (visibility == "public")
               value = SymbolTable::Visibility::Public;
@@ -174,6 +178,7 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
             else
               throw py::value_error("Expected visibility to be 'public', "
                                     "'private' or 'nested'");
+            operation.getContext().noteChanged(operation);
             SymbolTable::setSymbolVisibility(op, value);
           },
           py::arg("symbol"), py::arg("visibility"),
@@ -182,8 +187,10 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
           "replace_all_symbol_uses",
           [](const std::string &oldSymbol, const std::string &newSymbol,
              py::object from) {
-            Operation *op = castToOperation(from.attr("operation")).get();
+            PyOperation &operation = castToOperation(from.attr("operation"));
+            Operation *op = operation.get();
             MLIRContext *context = op->getContext();
+            operation.getContext().noteChanged(operation);
             if (failed(SymbolTable::replaceAllSymbolUses(
                     StringAttr::get(context, oldSymbol),
                     StringAttr::get(context, newSymbol), op)))

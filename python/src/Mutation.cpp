@@ -59,6 +59,14 @@ mlir::tracking::python::getActiveRewriter(PyMlirContext &context) {
   return activeContext == &context ? activeRewriter : nullptr;
 }
 
+void mlir::tracking::python::noteValueChanged(PyMlirContext &context,
+                                              Value value) {
+  if (Operation *def = value.getDefiningOp())
+    context.noteChanged(def);
+  else if (Operation *parent = value.getParentBlock()->getParentOp())
+    context.noteChanged(parent);
+}
+
 void mlir::tracking::python::placeOperation(PyOperation &operation,
                                             Block *block,
                                             Block::iterator before,
@@ -77,6 +85,8 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
     return;
   Operation *oldRoot = getRootOf(op);
   Operation *newRoot = getRootOf(destination);
+  context.noteChanged(operation);
+  context.noteChanged(destination);
   PythonRewriter rewriter(context, label);
   if (!op->getBlock()) {
     // A detached root: whoever owned it now keeps the destination alive.
@@ -92,6 +102,7 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
   rewriter.get().moveOpBefore(op, block, before);
   if (oldRoot != newRoot) {
     context.rehome(op);
+    context.noteTreeChanged(*oldOwner);
     propagatePins(context, oldOwner.get(), context.getOwner(newRoot));
   }
 }
@@ -134,6 +145,7 @@ void mlir::tracking::python::eraseOperation(PyOperation &operation) {
                    use.getOwner());
       }
   });
+  context.noteChanged(operation);
   std::shared_ptr<RootOwner> rootOwner;
   if (!op->getBlock())
     rootOwner = context.getOwner(op);
@@ -161,12 +173,15 @@ void mlir::tracking::python::detachOperation(PyOperation &operation) {
       oldParent ? tracking::detail::RegistryNotifier::getBodyScope(oldParent)
                 : nullptr;
   std::shared_ptr<RootOwner> oldOwner = operation.getResolvedOwner();
+  // The new tree's owner starts unverified; the old tree lost an op.
+  context.noteChanged(operation);
   op->remove();
   tracking::detail::RegistryNotifier(context.getRegistry())
       .notifyOperationMoved(op, oldScope);
   // Hold the new owner until the handles under `op` hold it.
   std::shared_ptr<RootOwner> owner = context.adoptRoot(op);
   context.rehome(op);
+  context.noteTreeChanged(*oldOwner);
   propagatePins(context, oldOwner.get(), owner);
 }
 
@@ -174,6 +189,9 @@ void mlir::tracking::python::replaceAllUsesWith(PyMlirContext &context,
                                                 Value from, Value to) {
   checkSameContext(context, from.getContext(), "a value");
   checkSameContext(context, to.getContext(), "a replacement value");
+  for (Operation *user : from.getUsers())
+    context.noteChanged(user);
+  noteValueChanged(context, to);
   PythonRewriter rewriter(context, "replace_all_uses_with");
   rewriter.get().replaceAllUsesWith(from, to);
 }
@@ -181,6 +199,7 @@ void mlir::tracking::python::replaceAllUsesWith(PyMlirContext &context,
 void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
                                         unsigned index, Value value) {
   checkSameContext(context, value.getContext(), "an operand value");
+  context.noteChanged(op);
   PythonRewriter rewriter(context, "set operand");
   rewriter.get().modifyOpInPlace(op, [&] { op->setOperand(index, value); });
 }
@@ -188,12 +207,16 @@ void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
 void mlir::tracking::python::moveBlock(PyMlirContext &context, Block *block,
                                        Region *region,
                                        Region::iterator before) {
+  if (Operation *source = block->getParentOp())
+    context.noteChanged(source);
+  context.noteChanged(region->getParentOp());
   PythonRewriter rewriter(context, "Block.append_to");
   rewriter.get().moveBlockBefore(block, region, before);
 }
 
 void mlir::tracking::python::setSuccessor(PyMlirContext &context, Operation *op,
                                           unsigned index, Block *block) {
+  context.noteChanged(op);
   PythonRewriter rewriter(context, "set successor");
   rewriter.get().modifyOpInPlace(op, [&] { op->setSuccessor(block, index); });
 }

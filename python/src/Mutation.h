@@ -42,6 +42,14 @@ namespace __attribute__((visibility("hidden"))) python {
   /// nullptr.
   RewriterBase *getActiveRewriter(PyMlirContext & context);
 
+  // Every function here notes the trees it changes
+  // (PyMlirContext::noteChanged), so that the next run on them verifies its
+  // input; so does every other binding that changes IR.
+
+  /// Notes a change to the tree of `value` (its defining op, or the op
+  /// whose region holds its block).
+  void noteValueChanged(PyMlirContext & context, Value value);
+
   /// Inserts (if detached) or moves `operation` before `before` in `block`
   /// (`block->end()` for the end). ValueError if `block` is of another
   /// context.

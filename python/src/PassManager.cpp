@@ -39,6 +39,10 @@ struct PyPassManager {
   /// The pipeline while `run` runs it (GIL-protected), else empty: an MLIR
   /// PassManager runs one op at a time and must not change while it runs.
   std::optional<std::string> running;
+  /// The pass manager verifies the IR after each pass (MLIR's default):
+  /// false after enable_verifier(False), or once C++ code got the pass
+  /// manager through a capsule (it may have turned it off).
+  bool verifiesOutput = true;
 
   /// Throws if the pass manager is running; `what` names the refused call.
   void checkNotRunning(StringRef what) const {
@@ -110,7 +114,8 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             std::string pipeline = printPipeline(*self.passManager);
             // Locks the op's IR tree: other threads' accesses to it raise.
             RunLock lock(target, pipeline);
-            verifyBeforeRun(lock.getOperation(), "PassManager.run");
+            InputVerification verification(target, lock.getOperation(),
+                                           "PassManager.run");
             self.running = pipeline;
             auto clear = llvm::make_scope_exit([&] { self.running.reset(); });
             DiagnosticCapture capture(self.context->get());
@@ -125,6 +130,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             }
             if (failed(result))
               capture.raise("Failure while executing pass pipeline");
+            verification.succeeded(self.verifiesOutput);
           },
           py::arg("operation"),
           "Runs the pipeline on `operation` (an Operation or a Module); raises "
@@ -183,6 +189,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
           [](PyPassManager &self, bool enable) {
             self.checkNotRunning("PassManager.enable_verifier");
             self.passManager->enableVerifier(enable);
+            self.verifiesOutput = enable;
           },
           py::arg("enable"), "Turns the verifier after each pass on or off.")
       .def_property_readonly(
@@ -191,6 +198,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
       .def_property_readonly(
           "_CAPIPtr",
           [](PyPassManager &self) {
+            self.verifiesOutput = false;
             return py::reinterpret_steal<py::object>(
                 PyCapsule_New(wrap(self.passManager.get()).ptr,
                               MLIR_PYTHON_CAPSULE_PASS_MANAGER, nullptr));

@@ -82,6 +82,46 @@ namespace {
 // PatternRewriter
 //===----------------------------------------------------------------------===//
 
+/// Around a call of Python rewrite code (a pattern, a PDL function) on the
+/// tree of `op`. That tree is no longer known to verify (the next run
+/// verifies it), and once the code returned, the Block and Value objects
+/// of the tree find their IR again (a replacement may have moved a value
+/// handle onto a value of another tree; see RootOwner::epoch).
+class PythonRewriteScope {
+public:
+  PythonRewriteScope(PyMlirContext &context, Operation *op)
+      : context(&context) {
+    context.noteChanged(op);
+    // Nothing may escape into the driver: a failure here fails again in
+    // getOperation(), inside the call that reports it.
+    try {
+      operation = PyOperation::forOperation(context, op);
+    } catch (...) {
+      this->op = op;
+    }
+  }
+  PythonRewriteScope(PythonRewriteScope &&) = default;
+  PythonRewriteScope &operator=(PythonRewriteScope &&) = default;
+  ~PythonRewriteScope() {
+    if (!operation)
+      return;
+    std::shared_ptr<RootOwner> owner =
+        castToOperation(operation).getResolvedOwner();
+    owner->verified = false;
+    context->noteTreeChanged(*owner);
+  }
+  /// The Python Operation of `op`.
+  py::object getOperation() const {
+    return operation ? operation : PyOperation::forOperation(*context, op);
+  }
+
+private:
+  PyMlirContext *context;
+  py::object operation;
+  /// Set if `operation` could not be made.
+  Operation *op = nullptr;
+};
+
 /// `rewrite.PatternRewriter`: valid only while the callback that received it
 /// runs.
 struct PyPatternRewriter {
@@ -183,11 +223,11 @@ public:
     if (!context)
       return failure();
     ActiveRewriterScope scope(*context, rewriter);
+    PythonRewriteScope rewrite(*context, op);
     return success(callPython(*context, [&] {
       CallScoped<PyPatternRewriter> pyRewriter(
           PyPatternRewriter{&rewriter, context});
-      py::object result =
-          fn(PyOperation::forOperation(*context, op), pyRewriter.object);
+      py::object result = fn(rewrite.getOperation(), pyRewriter.object);
       return isSuccessResult(result);
     }));
   }
@@ -280,6 +320,14 @@ struct PyPDLModule {
                             ArrayRef<PDLValue> values) {
     py::gil_scoped_acquire gil;
     ActiveRewriterScope scope(*ctx, rewriter);
+    // Python code rewrites the tree the rewriter is in.
+    std::vector<PythonRewriteScope> rewrites;
+    if (Block *block = rewriter.getInsertionBlock())
+      if (Operation *parent = block->getParentOp())
+        rewrites.emplace_back(*ctx, parent);
+    for (const PDLValue &value : values)
+      if (auto *op = value.dyn_cast<Operation *>())
+        rewrites.emplace_back(*ctx, op);
     return success(callPython(*ctx, [&] {
       CallScoped<PyPatternRewriter> pyRewriter(
           PyPatternRewriter{&rewriter, ctx});
@@ -403,14 +451,15 @@ public:
     if (!context)
       return failure();
     ActiveRewriterScope scope(*context, rewriter);
+    PythonRewriteScope rewrite(*context, op);
     return success(callPython(*context, [&] {
       CallScoped<PyPatternRewriter> pyRewriter(
           PyPatternRewriter{&rewriter, context});
       py::list values;
       for (Value value : operands)
         values.append(PyValue::create(*context, value));
-      py::object result = fn(PyOperation::forOperation(*context, op), values,
-                             converterObj, pyRewriter.object);
+      py::object result =
+          fn(rewrite.getOperation(), values, converterObj, pyRewriter.object);
       return isSuccessResult(result);
     }));
   }
@@ -421,9 +470,37 @@ private:
   std::string name;
 };
 
-/// Runs a conversion from Python. A rolled-back conversion frees the ops its
-/// patterns created without notifying anyone; handles Python took to such
-/// ops during the run become erased here, so no freed address stays mapped.
+/// After a conversion rolled back: the rollback freed the ops its patterns
+/// created without notifying anyone, so the handles Python took to them
+/// during the run end here, and no freed address stays mapped. They are the
+/// tracked ops in none of the trees Python owns: `root` (restored as it
+/// was) and the others (a Python pattern may create ops elsewhere; handles
+/// of other IR must not end). Walks that IR, on this failure path only.
+void endHandlesOfRolledBackOps(PyMlirContext &context, Operation *root,
+                               StringRef driver) {
+  HandleRegistry &registry = context.getRegistry();
+  llvm::DenseSet<Operation *> candidates;
+  registry.forEachTrackedOp(
+      [&](Operation *tracked) { candidates.insert(tracked); });
+  llvm::SmallPtrSet<Operation *, 4> roots{getRootOf(root)};
+  for (PyOperation *operation : context.getOperationObjects())
+    if (Operation *tree = operation->getResolvedOwner()->getRoot())
+      roots.insert(tree);
+  for (Operation *tree : roots) {
+    if (candidates.empty())
+      break;
+    tree->walk([&](Operation *nested) { candidates.erase(nested); });
+  }
+  tracking::detail::EventSource source;
+  source.pass = driver;
+  for (Operation *gone : candidates)
+    tracking::detail::RegistryNotifier(registry).notifyOperationErased(
+        gone, source,
+        "created by a dialect conversion that was rolled "
+        "back");
+}
+
+/// Runs a conversion from Python (see endHandlesOfRolledBackOps).
 void runConversion(py::object op, PyConversionTarget &target,
                    PyFrozenRewritePatternSet &set, py::object pyConfig,
                    py::object tracking, bool full) {
@@ -435,9 +512,8 @@ void runConversion(py::object op, PyConversionTarget &target,
   DriverRunLock guard(pyTarget, full ? "apply_full_conversion"
                                      : "apply_partial_conversion");
   Operation *root = guard.getOperation();
-  HandleRegistry &registry = context.getRegistry();
-  llvm::DenseSet<Operation *> existing;
-  root->walk([&](Operation *nested) { existing.insert(nested); });
+  const char *driver =
+      full ? "apply_full_conversion" : "apply_partial_conversion";
   PythonRun run;
   LogicalResult result = failure();
   {
@@ -460,24 +536,14 @@ void runConversion(py::object op, PyConversionTarget &target,
                          : "partial conversion failed");
     }
     if (failed(result)) {
-      SmallVector<Operation *> created;
-      registry.forEachTrackedOp([&](Operation *tracked) {
-        if (!existing.contains(tracked))
-          created.push_back(tracked);
-      });
-      tracking::detail::EventSource source;
-      source.pass = full ? "apply_full_conversion" : "apply_partial_conversion";
-      for (Operation *gone : created)
-        tracking::detail::RegistryNotifier(registry).notifyOperationErased(
-            gone, source,
-            "created by a dialect conversion that was rolled "
-            "back");
+      endHandlesOfRolledBackOps(context, root, driver);
       run.rethrowIfError();
       capture.raise(full ? "full conversion failed"
                          : "partial conversion failed");
     }
   }
   run.rethrowIfError();
+  guard.succeeded();
 }
 
 } // namespace
@@ -600,6 +666,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
              py::object values) {
             RewriterBase &rewriter = self.get();
             Operation *target = castToOperation(op).get();
+            self.context->noteChanged(target);
             if (with.is_none() == values.is_none())
               throw py::type_error("replace_op takes a new operation or a "
                                    "list of values");
@@ -653,6 +720,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           [](PyPatternRewriter &self, py::object op) {
             RewriterBase &rewriter = self.get();
             Operation *target = castToOperation(op).get();
+            self.context->noteChanged(target);
             if (!target->getBlock())
               throw py::value_error("cannot erase a detached operation with "
                                     "the rewriter; use Operation.erase");
@@ -669,6 +737,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           [](PyPatternRewriter &self, py::object op, py::function fn) {
             RewriterBase &rewriter = self.get();
             Operation *target = castToOperation(op).get();
+            self.context->noteChanged(target);
             rewriter.startOpModification(target);
             try {
               fn();
@@ -688,6 +757,9 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             RewriterBase &rewriter = self.get();
             Block *block = source.cast<PyBlock &>().get();
             Operation *before = castToOperation(op).get();
+            self.context->noteChanged(before);
+            if (Operation *parent = block->getParentOp())
+              self.context->noteChanged(parent);
             if (block->getParent() &&
                 block->getParent()->findAncestorOpInRegion(*before))
               throw py::value_error("cannot inline a block into its own "
@@ -911,6 +983,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
         run.rethrowIfError();
         if (failed(result))
           throw std::runtime_error("pattern application failed to converge");
+        guard.succeeded();
       },
       py::arg("op"), py::arg("set"), py::arg("config") = py::none(),
       py::arg("tracking_config") = py::none(),
@@ -1096,6 +1169,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
         walkAndApplyPatternsTracked(
             root, *set.patterns, resolveTracking(tracking, TrackingConfig()));
         run.rethrowIfError();
+        guard.succeeded();
       },
       py::arg("op"), py::arg("set"), py::arg("tracking_config") = py::none(),
       "Applies the patterns once to each op nested in `op` in a walk "

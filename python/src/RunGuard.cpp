@@ -17,6 +17,8 @@ using namespace mlir::tracking::python;
 namespace {
 /// The run whose IR the current thread may access (see ScopedRunAccess).
 thread_local const RunningPipeline *allowedRun = nullptr;
+/// Every run the current thread was let into, innermost last.
+thread_local llvm::SmallVector<const RunningPipeline *, 2> accessibleRuns;
 
 std::string describeTarget(PyOperation &target) {
   const OpHandle &handle = target.getHandle();
@@ -51,13 +53,28 @@ void mlir::tracking::python::checkNoRunIn(const PyMlirContext &context,
       " (PassManager.run in another thread); call it after the run returns");
 }
 
+bool mlir::tracking::python::mayReadAnyTree(const PyMlirContext &context) {
+  if (context.numRunning == 0)
+    return true;
+  // Runs nest (a driver in a Python pass): count the distinct runs of this
+  // context the thread is in.
+  unsigned here = 0;
+  for (size_t i = 0; i < accessibleRuns.size(); ++i)
+    if (accessibleRuns[i]->context == &context &&
+        !llvm::is_contained(llvm::ArrayRef(accessibleRuns).take_front(i),
+                            accessibleRuns[i]))
+      ++here;
+  return here == context.numRunning;
+}
+
 //===----------------------------------------------------------------------===//
 // RunLock
 //===----------------------------------------------------------------------===//
 
 RunLock::RunLock(PyOperation &target, std::string pipeline, bool driver)
     : context(target.getContext()), run{std::move(pipeline),
-                                        describeTarget(target), driver} {
+                                        describeTarget(target), driver,
+                                        &context} {
   std::shared_ptr<RootOwner> current = target.getResolvedOwner();
   if (const RunningPipeline *other = current->running)
     throw IRInUseException("cannot run '" + run.pipeline + "' on " +
@@ -110,6 +127,11 @@ RunLock::~RunLock() {
   for (const std::shared_ptr<RootOwner> &owner : owners)
     owner->running = nullptr;
   --context.numRunning;
+  // A driver's patterns, or passes over trees linked by uses, may have
+  // moved a block or followed a value into another tree (Core.h).
+  if (run.driver || owners.size() > 1)
+    for (const std::shared_ptr<RootOwner> &owner : owners)
+      context.noteTreeChanged(*RootOwner::resolve(owner));
 }
 
 //===----------------------------------------------------------------------===//
@@ -147,9 +169,13 @@ void mlir::tracking::python::propagatePins(PyMlirContext &context,
 ScopedRunAccess::ScopedRunAccess(const RunningPipeline &run)
     : previous(allowedRun) {
   allowedRun = &run;
+  accessibleRuns.push_back(&run);
 }
 
-ScopedRunAccess::~ScopedRunAccess() { allowedRun = previous; }
+ScopedRunAccess::~ScopedRunAccess() {
+  allowedRun = previous;
+  accessibleRuns.pop_back();
+}
 
 //===----------------------------------------------------------------------===//
 // DriverRunLock
@@ -167,13 +193,41 @@ DriverRunLock::DriverRunLock(PyOperation &target, const char *driver) {
   lock.emplace(target, driver, /*driver=*/true);
   access.emplace(lock->getRun());
   op = lock->getOperation();
-  verifyBeforeRun(op, driver);
+  verification.emplace(target, op, driver);
 }
 
-void mlir::tracking::python::verifyBeforeRun(Operation *op, const char *user) {
+//===----------------------------------------------------------------------===//
+// InputVerification
+//===----------------------------------------------------------------------===//
+
+InputVerification::InputVerification(PyOperation &target, Operation *op,
+                                     const char *user)
+    : owner(target.getResolvedOwner()), onRoot(owner->getRoot() == op) {
+  PyMlirContext &context = target.getContext();
+  // C++ code that got this context through a capsule may change any IR
+  // without telling us: always verify then.
+  if (owner->verified && !context.hadCapsuleAccess())
+    return;
+  ++context.numVerifications;
   DiagnosticCapture capture(op->getContext());
   if (failed(mlir::verify(op)))
     capture.raise(std::string(user) +
                   ": the IR does not verify (passes, patterns and transforms "
                   "assume valid IR)");
+  if (onRoot)
+    owner->verified = true;
+}
+
+InputVerification::~InputVerification() {
+  if (!done)
+    RootOwner::resolve(owner)->verified = false;
+}
+
+void InputVerification::succeeded(bool outputVerified) {
+  done = true;
+  std::shared_ptr<RootOwner> current = RootOwner::resolve(owner);
+  if (!onRoot || current != owner)
+    current->verified = false;
+  else if (outputVerified)
+    current->verified = true;
 }

@@ -47,6 +47,8 @@ namespace __attribute__((visibility("hidden"))) python {
     std::string target;
     /// A rewrite driver called from Python (DriverRunLock), not a pipeline.
     bool driver = false;
+    /// The context the run is in.
+    const PyMlirContext *context = nullptr;
   };
 
   /// Python touched IR that a pipeline is running on, or started a run on
@@ -65,6 +67,12 @@ namespace __attribute__((visibility("hidden"))) python {
   /// pointers (capsules) that may point into running IR. `what` names the
   /// refused call.
   void checkNoRunIn(const PyMlirContext &context, llvm::StringRef what);
+
+  /// True if the current thread may read every IR tree of `context`: no
+  /// run is in progress in it, or every run in progress is one the current
+  /// thread was let into (ScopedRunAccess), so it is waiting for this
+  /// thread's Python code. Reads no IR.
+  bool mayReadAnyTree(const PyMlirContext &context);
 
   /// Locks the IR tree of `target`, and every tree linked to it by uses
   /// (values or blocks of one used in another), for a run of `pipeline` for
@@ -129,12 +137,38 @@ namespace __attribute__((visibility("hidden"))) python {
     const RunningPipeline *previous;
   };
 
-  /// Raises MLIRError with the verifier's diagnostics if `op` does not
-  /// verify. Passes, patterns and transforms assume valid IR (upstream's
-  /// crash on, for example, a branch to a block of another region, which
-  /// Python can build), so every run from Python checks its input first.
-  /// `user` names the run in the error.
-  void verifyBeforeRun(Operation * op, const char *user);
+  /// The input check of a run from Python (PassManager.run, the rewrite
+  /// drivers, apply_named_sequence). Passes, patterns and transforms assume
+  /// valid IR (upstream's crash on, for example, a branch to a block of
+  /// another region, which Python can build), so a run verifies its input
+  /// first, unless its tree is known to verify (RootOwner::verified: no
+  /// change from Python since it last verified or a run on its root
+  /// succeeded). Destroyed without `succeeded()`, the run failed and the
+  /// tree is no longer known to verify.
+  class InputVerification {
+  public:
+    /// Raises MLIRError with the verifier's diagnostics if `op` (the live
+    /// op of `target`, locked against other threads) does not verify.
+    /// `user` names the run in the error.
+    InputVerification(PyOperation &target, Operation *op, const char *user);
+    ~InputVerification();
+    InputVerification(const InputVerification &) = delete;
+    InputVerification &operator=(const InputVerification &) = delete;
+
+    /// Fires when the run succeeded. `outputVerified`: the run verified
+    /// its result (a pass manager with its verifier on), so a run on the
+    /// root leaves the tree known to verify even if Python code of the run
+    /// changed it; otherwise it stays known to verify only if nothing
+    /// changed it from Python during the run.
+    void succeeded(bool outputVerified);
+
+  private:
+    std::shared_ptr<RootOwner> owner;
+    /// The run is on the root of the tree (a run on a nested op verifies
+    /// only that op).
+    bool onRoot;
+    bool done = false;
+  };
 
   /// Takes the run guard for a rewrite driver called from Python
   /// (apply_patterns_and_fold_greedily, walk_and_apply_patterns, the
@@ -154,10 +188,16 @@ namespace __attribute__((visibility("hidden"))) python {
 
     /// The op to run on (the live op of `target`).
     Operation *getOperation() const { return op; }
+    /// Fires when the driver succeeded (see InputVerification).
+    void succeeded() {
+      if (verification)
+        verification->succeeded(/*outputVerified=*/false);
+    }
 
   private:
     std::optional<RunLock> lock;
     std::optional<ScopedRunAccess> access;
+    std::optional<InputVerification> verification;
     Operation *op = nullptr;
   };
 

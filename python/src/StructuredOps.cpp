@@ -25,7 +25,8 @@ void mlir::tracking::python::populateStructuredOpHelpers(py::module_ &m) {
   m.def(
       "_linalg_fill_structured_region",
       [](const py::object &operation) {
-        Operation *op = castToOperation(operation).get();
+        PyOperation &pyOp = castToOperation(operation);
+        Operation *op = pyOp.get();
         auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
         if (!linalgOp)
           return false;
@@ -44,6 +45,7 @@ void mlir::tracking::python::populateStructuredOpHelpers(py::module_ &m) {
         for (Value init : dps.getDpsInits())
           argTypes.push_back(getElementTypeOrSelf(init.getType()));
         SmallVector<Location> argLocs(argTypes.size(), op->getLoc());
+        pyOp.getContext().noteChanged(pyOp);
         ImplicitLocOpBuilder builder(op->getLoc(), op->getContext());
         Block *body = builder.createBlock(&region, {}, argTypes, argLocs);
         builder.setInsertionPointToStart(body);

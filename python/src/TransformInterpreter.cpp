@@ -132,13 +132,18 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
         Operation *payloadOp = payload.get();
         Operation *rootOp = root.get();
         std::vector<TransformSequenceResult> results;
-        verifyBeforeRun(payloadOp, "apply_named_sequence");
+        InputVerification verification(payload, payloadOp,
+                                       "apply_named_sequence");
         DiagnosticCapture capture(context.get());
         // The GIL stays held: no Python thread may touch the IR meanwhile.
-        if (failed(applyTrackedNamedSequence(context.getRegistry(), payloadOp,
-                                             rootOp, library, bound, options,
-                                             results)))
+        LogicalResult applied =
+            applyTrackedNamedSequence(context.getRegistry(), payloadOp, rootOp,
+                                      library, bound, options, results);
+        // Transforms may have moved blocks and values of the payload.
+        context.noteTreeChanged(*payload.getResolvedOwner());
+        if (failed(applied))
           capture.raise("Failed to apply named transform sequence");
+        verification.succeeded(/*outputVerified=*/false);
 
         py::list out;
         for (const TransformSequenceResult &result : results) {

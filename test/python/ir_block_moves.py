@@ -1,5 +1,6 @@
 # RUN: %PYTHON %s | FileCheck %s
-# Block.append_to, the successor/predecessor views, operands as plain Values,
+# Block.append_to (and Block/Value objects of a moved block, while runs are
+# in progress), the successor/predecessor views, operands as plain Values,
 # Context._clear_live_operations, AsmState across contexts and the lazy
 # import of a dialect's module when one of its ops is returned.
 
@@ -88,50 +89,195 @@ def testAppendTo():
         assert ctx._verify_tracking() == []
 
 
-# CHECK-LABEL: TEST: testMovedBlockDuringRun
-@run
-def testMovedBlockDuringRun():
-    # While a pipeline runs in the context, blocks reached through an op
-    # that Block.append_to moved a block out of cannot be checked against
-    # the run guard: they raise instead of touching IR the run may change.
+def during_run(target, fn):
+    """Runs a pipeline on `target` in another thread and returns what `fn()`
+    gives (or the error it raises) while the run holds the IR: a Python pass
+    of the pipeline waits until `fn` returned."""
     from mlir_tracking.passmanager import PassManager
 
+    started, release = threading.Event(), threading.Event()
+
+    def probe(_op, _pass):
+        started.set()
+        release.wait(10)
+
+    pm = PassManager.parse("builtin.module(cse)")
+    pm.add(probe, name="probe", op_name="builtin.module")
+    t = threading.Thread(target=lambda: pm.run(target))
+    t.start()
+    started.wait(10)
+    try:
+        return outcome(fn)
+    finally:
+        release.set()
+        t.join()
+
+
+def outcome(fn):
+    try:
+        return fn()
+    except Exception as e:
+        return type(e).__name__ + ": " + str(e).split(": the pass")[0].split(" (")[0]
+
+
+def moved_block_ir():
+    """A module with a nested module holding test.src, whose block (with an
+    argument used by test.use) is reached through test.src, and test.dst
+    with an empty region; returns them all."""
+    i32 = IntegerType.get_signless(32)
+    module = Module.create()
+    inner = Module.create()
+    with InsertionPoint(inner.body):
+        src = Operation.create("test.src", regions=1)
+    with InsertionPoint(module.body):
+        dst = Operation.create("test.dst", regions=1)
+    module.body.append(inner.operation)
+    block = Block.create_at_start(src.regions[0], [i32])
+    with InsertionPoint(block):
+        Operation.create("test.use", operands=[block.arguments[0]])
+    return module, inner, src, dst
+
+
+# CHECK-LABEL: TEST: testMovedBlockObjectsUseTheTreeTheBlockIsIn
+@run
+def testMovedBlockObjectsUseTheTreeTheBlockIsIn():
+    # Block and Value objects reached through the op a block left check the
+    # run guard on the tree the block is in now.
     with Context() as ctx, Location.unknown():
         ctx.allow_unregistered_dialects = True
-        module = Module.create()
-        with InsertionPoint(module.body):
-            src = Operation.create("src", regions=1)
-            block = Block.create_at_start(src.regions[0], [])
-            dst = Operation.create("dst", regions=1)
+        module, inner, src, dst = moved_block_ir()
+        block = src.regions[0].blocks[0]
+        arg = block.arguments[0]
         block.append_to(dst.regions[0])
-        big = Module.parse(
-            "func.func @g(%x: i32) -> i32 {\n"
-            + "".join(f"  %v{i} = arith.addi %x, %x : i32\n" for i in range(2000))
-            + "  return %x : i32\n}")
-        results = []
-        started = threading.Event()
+        other = Module.parse("func.func @g() { return }")
+        # No run: they work, and see where the block is.
+        # CHECK: 1 i32 True True
+        print(len(block.operations), arg.type, block.owner == dst, arg.owner == block)
+        # A run on another tree: they work.
+        # CHECK: (1, 'i32', True)
+        print(during_run(other, lambda: (len(block.operations), str(arg.type),
+                                         block.owner == dst)))
+        # A run on their own tree: refused with the usual error.
+        # CHECK: RuntimeError: cannot access this IR
+        print(during_run(module, lambda: len(block.operations)))
+        # CHECK: RuntimeError: cannot access this IR
+        print(during_run(module, lambda: arg.type))
+        # Also when the tree they were reached through leaves it (the block
+        # stayed): detached, the nested module is a tree of its own.
+        # Used once after that move (with no run in progress), they know.
+        inner.operation.detach_from_parent()
+        # CHECK: 1 True
+        print(len(block.operations), arg.owner == block)
+        # CHECK: (1, 'i32')
+        print(during_run(inner, lambda: (len(block.operations), str(arg.type))))
+        # CHECK: RuntimeError: cannot access this IR
+        print(during_run(module, lambda: list(block.arguments)))
+        # CHECK: []
+        print(ctx._verify_tracking())
 
-        def probe(_op, _pass):
-            started.set()
-            done.wait(10)
 
-        done = threading.Event()
-        pm = PassManager.parse("builtin.module(cse)")
-        pm.add(probe, name="probe", op_name="builtin.module")
-        t = threading.Thread(target=lambda: pm.run(big.operation))
-        t.start()
-        started.wait(10)
-        try:
-            block.operations
-        except RuntimeError as e:
-            results.append(str(e).split(" is not allowed")[0])
-        done.set()
-        t.join()
-        # CHECK: using a block or block argument reached through an operation that Block.append_to moved a block out of
-        print(results[0] if results else "no error")
-        # After the run, the block works again.
-        # CHECK: 0
-        print(len(block.operations))
+# CHECK-LABEL: TEST: testBlockLeavesWithItsNewParent
+@run
+def testBlockLeavesWithItsNewParent():
+    # The block's new parent leaves the tree the objects were reached
+    # through: they follow it (and keep its IR alive).
+    with Context() as ctx, Location.unknown():
+        ctx.allow_unregistered_dialects = True
+        module, inner, src, dst = moved_block_ir()
+        holder = Module.create()
+        with InsertionPoint(holder.body):
+            target = Operation.create("test.target", regions=1)
+        module.body.append(holder.operation)
+        block = src.regions[0].blocks[0]
+        arg = block.arguments[0]
+        untouched = src.regions[0].blocks[0]
+        block.append_to(target.regions[0])
+        holder.operation.detach_from_parent()
+        # Used with no run in progress: they find the block's tree.
+        # CHECK: True 1 i32
+        print(block.owner == target, len(block.operations), arg.type)
+        # CHECK: (1, 'i32')
+        print(during_run(module, lambda: (len(block.operations), str(arg.type))))
+        # CHECK: RuntimeError: cannot access this IR
+        print(during_run(holder, lambda: len(block.operations)))
+        # An object not used since the block left its tree cannot know,
+        # while a run is in progress, whether the run holds the block:
+        # refused, without reading any IR (a clear error).
+        other = Module.parse("func.func @g() { return }")
+        # CHECK: RuntimeError: cannot use this block or value now: its IR moved between trees since it was last used
+        print(during_run(other, lambda: len(untouched.operations)))
+        # CHECK: 1 True
+        print(len(untouched.operations), untouched.owner == target)
+        # The objects keep the tree the block is in alive.
+        holder = target = None
+        gc.collect()
+        # CHECK: True test.target
+        print(block.is_valid, block.owner.name)
+        # CHECK: "test.use"(%arg0) : (i32) -> ()
+        print(str(block).strip().splitlines()[-1].strip())
+        # CHECK: []
+        print(ctx._verify_tracking())
+
+
+# CHECK-LABEL: TEST: testBlockOfErasedParent
+@run
+def testBlockOfErasedParent():
+    with Context() as ctx, Location.unknown():
+        ctx.allow_unregistered_dialects = True
+        module, inner, src, dst = moved_block_ir()
+        block = src.regions[0].blocks[0]
+        arg = block.arguments[0]
+        block.append_to(dst.regions[0])
+        src.erase()
+        other = Module.parse("func.func @g() { return }")
+        # The op they were reached through is gone; the block lives on.
+        # CHECK: erased True 1 i32
+        print(src.handle_state, block.is_valid, len(block.operations), arg.type)
+        # CHECK: (1, 'i32')
+        print(during_run(other, lambda: (len(block.operations), str(arg.type))))
+        # CHECK: RuntimeError: cannot access this IR
+        print(during_run(module, lambda: len(block.operations)))
+        # The block's own parent erased: the objects raise, never read it.
+        dst.erase()
+        # CHECK: False False
+        print(block.is_valid, arg.is_valid)
+        for fn in (lambda: block.operations, lambda: arg.type):
+            try:
+                fn()
+            except RuntimeError as e:
+                # CHECK: InvalidatedHandleError: {{.*}}erased
+                # CHECK: InvalidatedHandleError: {{.*}}erased
+                print(type(e).__name__ + ":", e)
+
+
+# CHECK-LABEL: TEST: testBlockMovedTwice
+@run
+def testBlockMovedTwice():
+    with Context() as ctx, Location.unknown():
+        ctx.allow_unregistered_dialects = True
+        module, inner, src, dst = moved_block_ir()
+        with InsertionPoint(inner.body):
+            dst2 = Operation.create("test.dst2", regions=1)
+        block = src.regions[0].blocks[0]
+        arg = block.arguments[0]
+        block.append_to(dst.regions[0])
+        via_dst = dst.regions[0].blocks[0]
+        block.append_to(dst2.regions[0])
+        # CHECK: True True True 1
+        print(block.owner == dst2, via_dst.owner == dst2, via_dst == block,
+              len(via_dst.operations))
+        # The second destination leaves with the nested module.
+        inner.operation.detach_from_parent()
+        # CHECK: True True i32
+        print(block.owner == dst2, via_dst.owner == dst2, arg.type)
+        # CHECK: (1, 1, 'i32')
+        print(during_run(module, lambda: (len(block.operations),
+                                          len(via_dst.operations),
+                                          str(arg.type))))
+        # CHECK: RuntimeError: cannot access this IR
+        print(during_run(inner, lambda: arg.type))
+        # CHECK: []
+        print(ctx._verify_tracking())
 
 
 # CHECK-LABEL: TEST: testSuccessorViews

@@ -393,6 +393,62 @@ def test_conversion_rolls_back():
         check()
 
 
+# CHECK-LABEL: TEST: test_rolled_back_conversion_spares_other_ir
+@run
+def test_rolled_back_conversion_spares_other_ir():
+    # Only the handles of ops the rolled-back conversion freed end: those of
+    # another module, of a detached op and of an op a pattern created
+    # outside the converted IR stay live.
+    with ir.Context(), ir.Location.unknown():
+        i32 = ir.IntegerType.get_signless(32)
+        other = ir.Module.parse("""
+          func.func @o(%a: i32) -> i32 {
+            %0 = arith.addi %a, %a : i32
+            return %0 : i32
+          }""")
+        held = ops_of(other.body.operations[0])[0]
+        detached = ir.Operation.create(
+            "arith.constant", results=[i32],
+            attributes={"value": ir.IntegerAttr.get(i32, 1)})
+        module = ir.Module.parse("""
+          func.func @f(%a: i32) -> i32 {
+            %m = arith.muli %a, %a : i32
+            %s = arith.subi %m, %a : i32
+            return %s : i32
+          }""")
+        mul = ops_of(module.body.operations[0])[0]
+        made = []
+
+        def convert(op, operands, type_converter, rewriter):
+            made.append(ir.Operation.create(
+                "arith.constant", results=[i32],
+                attributes={"value": ir.IntegerAttr.get(i32, 2)}))
+            with rewriter.ip:
+                new = ir.Operation.create(
+                    "llvm.mul", results=[op.results[0].type], operands=operands)
+            made.append(new)
+            rewriter.replace_op(op, new)
+
+        converter = rewrite.TypeConverter()
+        converter.add_conversion(lambda t: t)
+        target = rewrite.ConversionTarget()
+        target.add_legal_dialect("llvm", "func", "builtin")
+        target.add_illegal_dialect("arith")
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.muli", convert, converter)
+        try:
+            rewrite.apply_full_conversion(module, target, patterns.freeze())
+        except ir.MLIRError as e:
+            # CHECK: MLIRError full conversion failed
+            print("MLIRError", str(e).splitlines()[0][:22])
+        # CHECK: live live live live erased
+        print(held.handle_state, detached.handle_state, mul.handle_state,
+              made[0].handle_state, made[1].handle_state)
+        # CHECK: arith.addi arith.constant
+        print(held.name, made[0].name)
+        check()
+
+
 # CHECK-LABEL: TEST: test_arith_to_llvm_pass_follows
 @run
 def test_arith_to_llvm_pass_follows():

@@ -71,6 +71,28 @@ TEST(AddressMapTest, GrowsAndStaysAtMostThreeQuartersFull) {
   EXPECT_LE(map.capacity() * 4, map.size() * 11);
 }
 
+TEST(AddressMapTest, ReserveMakesRoomOnce) {
+  RecordPool pool(nullptr);
+  AddressMap map(pool);
+  map.reserve(1000);
+  size_t capacity = map.capacity();
+  EXPECT_GE(capacity * 3, 1000u * 4);
+  std::map<Operation *, HandleRecord *> expected;
+  for (uintptr_t i = 0; i < 1000; ++i) {
+    HandleRecord *record = pool.allocate();
+    record->op = fakeOp(i);
+    map.insert(record);
+    expected[record->op] = record;
+  }
+  EXPECT_EQ(map.capacity(), capacity);
+  // Reserving less than is there changes nothing; more rehashes in place.
+  map.reserve(10);
+  EXPECT_EQ(map.capacity(), capacity);
+  map.reserve(5000);
+  EXPECT_GT(map.capacity(), capacity);
+  expectSame(map, expected);
+}
+
 TEST(AddressMapTest, RandomInsertsAndErasesMatchAStdMap) {
   RecordPool pool(nullptr);
   AddressMap map(pool);
