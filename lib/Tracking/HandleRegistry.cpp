@@ -451,8 +451,9 @@ Operation *OpHandle::get(bool &isCanonical) const {
     // Mostly the root is at most one step away: nothing to compress, so a
     // plain lock will do.
     std::lock_guard<std::mutex> lock(impl.mutex);
-    if (!record->parent || !record->parent->parent) {
-      root = record->parent ? record->parent : record;
+    HandleRecord *parent = record->getParent();
+    if (!parent || !parent->getParent()) {
+      root = parent ? parent : record;
       if (root->getState() != HandleState::Live)
         return nullptr;
       // A live root is mapped at its op, except while being detached (which
