@@ -110,19 +110,27 @@ std::string EventLog::describe(SeenOp seen) const {
 uint32_t EventLog::internCause(uint32_t source, uint32_t pattern,
                                uint32_t reason) {
   CauseKey key(source, pattern, reason);
-  if (causes[lastCause] == key)
-    return lastCause;
+  for (unsigned i = 0; i < kRecentCauses; ++i)
+    if (recentKeys[i] == key)
+      return recentIds[i];
   auto [it, inserted] = causeIds.try_emplace(key, causes.size());
   if (inserted) {
     if (causes.size() >= (size_t(1) << 30))
       llvm::report_fatal_error("mlir-tracking: too many event causes");
     causes.push_back(key);
   }
-  return lastCause = it->second;
+  // The zero entries stand for cause 0, (0, 0, 0), which is not in causeIds.
+  for (unsigned i = kRecentCauses - 1; i > 0; --i) {
+    recentKeys[i] = recentKeys[i - 1];
+    recentIds[i] = recentIds[i - 1];
+  }
+  recentKeys[0] = key;
+  recentIds[0] = it->second;
+  return it->second;
 }
 
 CompactEvent EventLog::makeEvent(TrackingEvent::Kind kind, SeenOp op,
-                                 const EventSource &source, StringRef reason) {
+                                 const EventSource &source, uint32_t reason) {
   CompactEvent event;
   event.kind = unsigned(kind);
   event.op = op;
@@ -131,8 +139,8 @@ CompactEvent EventLog::makeEvent(TrackingEvent::Kind kind, SeenOp op,
     source.internedPattern = internPattern(source.pattern);
     source.internedBy = serial;
   }
-  event.cause = internCause(source.internedSource, source.internedPattern,
-                            internReason(reason));
+  event.cause =
+      internCause(source.internedSource, source.internedPattern, reason);
   return event;
 }
 

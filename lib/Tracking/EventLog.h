@@ -94,12 +94,18 @@ public:
   /// Consecutive events mostly come from the same pass execution and
   /// pattern: a comparison with the last one interned saves hashing.
   uint32_t internSource(const EventSource &source);
+  /// The empty text (most reasons, events outside patterns) does not
+  /// replace the last one compared with.
   uint32_t internPattern(StringRef pattern) {
+    if (pattern.empty())
+      return 0;
     if (strings[lastPattern] == pattern)
       return lastPattern;
     return lastPattern = intern(pattern);
   }
   uint32_t internReason(StringRef reason) {
+    if (reason.empty())
+      return 0;
     if (strings[lastReason] == reason)
       return lastReason;
     return lastReason = intern(reason);
@@ -123,7 +129,12 @@ public:
 
   /// An event about the op last seen as `op`.
   CompactEvent makeEvent(TrackingEvent::Kind kind, SeenOp op,
-                         const EventSource &source, StringRef reason = {});
+                         const EventSource &source, StringRef reason = {}) {
+    return makeEvent(kind, op, source, internReason(reason));
+  }
+  /// The same with the reason interned already.
+  CompactEvent makeEvent(TrackingEvent::Kind kind, SeenOp op,
+                         const EventSource &source, uint32_t reason);
   /// The event as text; `recordKey` names the record it happened to.
   TrackingEvent expand(const CompactEvent &compact,
                        const void *recordKey) const;
@@ -193,7 +204,11 @@ private:
   uint32_t lastSource = 0;
   uint32_t lastPattern = 0;
   uint32_t lastReason = 0;
-  uint32_t lastCause = 0;
+  /// The causes interned last, most recent first: events of one pattern
+  /// application alternate between a few (replaced, merged, erased).
+  static constexpr unsigned kRecentCauses = 4;
+  CauseKey recentKeys[kRecentCauses] = {};
+  uint32_t recentIds[kRecentCauses] = {};
   /// The blocks of every history.
   HistoryPool histories{sizeof(CompactEvent), sizeof(FullHistoryHeader)};
   uint32_t mergedReason = 0;

@@ -23,6 +23,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -128,15 +129,30 @@ struct RegistryImpl {
                   std::memory_order_release);
   }
 
+  /// The op a replace or erase notification left with no record and no
+  /// scope entry, until a key is added for it (`addKey` clears it). A
+  /// rewriter replaces an op, then erases it: the filter, which never forgets
+  /// a key, would send the erase under the lock to find nothing.
+  std::atomic<const void *> lastUntracked{nullptr};
+
+  /// Under the lock: `op` has no record and is no scope of the index.
+  void noteUntracked(Operation *op) {
+    if (!scopeIndex.contains(op))
+      lastUntracked.store(op, std::memory_order_release);
+  }
+
   /// Lock-free: false proves that `op` is neither tracked nor a scope.
   bool mayHaveKey(const void *op) const {
-    if (!hasKeys.load(std::memory_order_acquire))
+    if (!hasKeys.load(std::memory_order_acquire) ||
+        lastUntracked.load(std::memory_order_acquire) == op)
       return false;
     const OpFilter *current = filter.load(std::memory_order_acquire);
     return !current || current->test(op);
   }
 
   void addKey(const void *op) {
+    if (lastUntracked.load(std::memory_order_relaxed) == op)
+      lastUntracked.store(nullptr, std::memory_order_release);
     const OpFilter *current = filter.load(std::memory_order_relaxed);
     // About 16 bits per key: a false positive rate of a few percent.
     size_t keys = byOp.size() + scopeIndex.size() + 1;
@@ -688,17 +704,20 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
   if (!record)
     return;
   impl.unmap(record);
+  // Set last: mapping the replacement may clear it.
+  llvm::scope_exit untracked([&] { impl.noteUntracked(op); });
   // A record whose last handle is being released has nothing to follow.
   if (isReleasing(record))
     return;
 
-  CompactEvent event =
-      impl.makeEvent(TrackingEvent::Kind::Replaced, record, source());
+  HandleRecord *existing = impl.lookup(replacement);
+  CompactEvent event = impl.events.makeEvent(
+      TrackingEvent::Kind::Replaced, record->last, source(),
+      existing ? impl.events.getMergedReason() : 0);
   event.replacement = EventLog::see(replacement);
-  if (HandleRecord *existing = impl.lookup(replacement)) {
+  if (existing) {
     // Both handles now speak for the same op: `record` joins the group of
     // the handle that referred to it first. O(1): both are roots.
-    impl.events.setReason(event, impl.events.getMergedReason());
     impl.record(record, event, tx);
     impl.link(record, existing);
     return;
@@ -733,6 +752,9 @@ void RegistryNotifier::notifyOperationErased(Operation *op,
   SmallVector<Operation *> subtree;
   SmallVector<HandleRecord *> orphans;
   Operation *parent = nullptr;
+  // Whatever happens below, `op` is left untracked (a rewriter erases an op
+  // it replaced: the erase notification follows this one).
+  llvm::scope_exit untracked([&] { impl.noteUntracked(op); });
   if (!impl.scopeIndex.collectSubtree(op, orphans, subtree, parent))
     return;
   for (HandleRecord *orphan : orphans) {

@@ -200,21 +200,32 @@ const EventSource &TrackingListener::getCachedEventSource(bool replaced) const {
   return cache.sources[replaced];
 }
 
-FailureOr<Operation *>
-TrackingListener::findReplacementOp(Operation *op, ValueRange newValues,
-                                    std::string *reason) const {
-  auto fail = [&](const Twine &why) -> FailureOr<Operation *> {
-    if (reason)
-      *reason = why.str();
+namespace {
+/// Why no replacement op was found, without text: formatting a reason costs
+/// more than the rest of the notification.
+struct ReplacementFailure {
+  enum Kind { NoValues, NoSingleDefiningOp, OtherName, NoOpThroughCasts };
+  Kind kind = NoValues;
+  /// For OtherName: the op found.
+  Operation *found = nullptr;
+};
+
+/// The rules of `TrackingListener::findReplacementOp`.
+FailureOr<Operation *> findReplacement(const TrackingListenerConfig &config,
+                                       Operation *op, ValueRange newValues,
+                                       ReplacementFailure &why) {
+  if (newValues.empty()) {
+    why.kind = ReplacementFailure::NoValues;
     return failure();
-  };
-  SmallVector<Value> values(newValues.begin(), newValues.end());
-  if (values.empty())
-    return fail("replaced by no values");
+  }
+  SmallVector<Value> storage;
+  ValueRange values = newValues;
   do {
     Operation *defOp = getCommonDefiningOp(values);
-    if (!defOp)
-      return fail("replacement values have no single defining op");
+    if (!defOp) {
+      why.kind = ReplacementFailure::NoSingleDefiningOp;
+      return failure();
+    }
     if (!config.requireMatchingReplacementOpName ||
         defOp->getName() == op->getName())
       return defOp;
@@ -222,20 +233,62 @@ TrackingListener::findReplacementOp(Operation *op, ValueRange newValues,
     if (defOp->hasTrait<OpTrait::ConstantLike>())
       return defOp;
 
-    values.clear();
     if (auto findReplacement =
             dyn_cast<transform::FindPayloadReplacementOpInterface>(defOp)) {
-      values.assign(findReplacement.getNextOperands());
+      SmallVector<Value> next = findReplacement.getNextOperands();
+      storage = std::move(next);
+      values = storage;
       continue;
     }
     if (config.skipCastOps && isa<CastOpInterface>(defOp)) {
-      values.assign(defOp->getOperands().begin(), defOp->getOperands().end());
+      values = defOp->getOperands();
       continue;
     }
-    return fail("replacement op '" + defOp->getName().getStringRef() +
-                "' has another name and is not constant-like");
+    why.kind = ReplacementFailure::OtherName;
+    why.found = defOp;
+    return failure();
   } while (!values.empty());
-  return fail("no replacement op found through casts");
+  why.kind = ReplacementFailure::NoOpThroughCasts;
+  return failure();
+}
+
+/// The text of `why`. The text naming an op is kept per thread for the last
+/// op name, so that a run of the same failure formats it once.
+StringRef describe(const ReplacementFailure &why) {
+  switch (why.kind) {
+  case ReplacementFailure::NoValues:
+    return "replaced by no values";
+  case ReplacementFailure::NoSingleDefiningOp:
+    return "replacement values have no single defining op";
+  case ReplacementFailure::NoOpThroughCasts:
+    return "no replacement op found through casts";
+  case ReplacementFailure::OtherName:
+    break;
+  }
+  struct LastText {
+    std::string name;
+    std::string text;
+  };
+  thread_local LastText last;
+  StringRef name = why.found->getName().getStringRef();
+  if (last.text.empty() || last.name != name) {
+    last.name = name.str();
+    last.text = ("replacement op '" + name +
+                 "' has another name and is not constant-like")
+                    .str();
+  }
+  return last.text;
+}
+} // namespace
+
+FailureOr<Operation *>
+TrackingListener::findReplacementOp(Operation *op, ValueRange newValues,
+                                    std::string *reason) const {
+  ReplacementFailure why;
+  FailureOr<Operation *> found = findReplacement(config, op, newValues, why);
+  if (failed(found) && reason)
+    *reason = describe(why).str();
+  return found;
 }
 
 void TrackingListener::notifyOperationInserted(
@@ -285,9 +338,9 @@ void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
   HandleRegistry *target = getRegistry(op);
   if (!target || !RegistryNotifier(*target).mayBeTracked(op))
     return;
-  std::string reason;
+  ReplacementFailure why;
   FailureOr<Operation *> replacement =
-      findReplacementOp(op, newValues, &reason);
+      findReplacement(config, op, newValues, why);
   RegistryNotifier notifier(*target);
   auto source = [&]() -> const EventSource & {
     return getCachedEventSource(/*replaced=*/true);
@@ -295,7 +348,7 @@ void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
   if (succeeded(replacement))
     notifier.notifyOperationReplaced(op, *replacement, source);
   else
-    notifier.notifyOperationErased(op, source, reason);
+    notifier.notifyOperationErased(op, source, describe(why));
 }
 
 void TrackingListener::notifyOperationReplaced(Operation *op,
