@@ -29,6 +29,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <utility>
 
 using namespace mlir;
 using namespace mlir::tracking;
@@ -261,6 +262,15 @@ struct RegistryImpl {
     record->mapped = true;
   }
 
+  /// `map`, when the scope of `op` is known to be `scope`.
+  void mapInScope(HandleRecord *record, Operation *op, ScopeInfo *scope) {
+    record->op = op;
+    addKey(op);
+    byOp.insert(record);
+    scopeIndex.addRecord(record, scope);
+    record->mapped = true;
+  }
+
   void unmap(HandleRecord *record) {
     if (!record->mapped)
       return;
@@ -443,11 +453,40 @@ OpHandle &OpHandle::operator=(OpHandle &&other) noexcept {
 OpHandle::~OpHandle() { releaseRecord(record); }
 
 Operation *OpHandle::get() const {
+  bool isCanonical;
+  return get(isCanonical);
+}
+
+Operation *OpHandle::get(bool &isCanonical) const {
+  isCanonical = false;
   if (!record)
     return nullptr;
-  Transaction tx(registryOf(record));
-  HandleRecord *root = tx.impl.findRoot(record, tx);
+  RegistryImpl &impl = registryOf(record);
+  HandleRecord *root;
+  {
+    // Mostly the root is at most one step away: nothing to compress, so a
+    // plain lock will do.
+    std::lock_guard<std::mutex> lock(impl.mutex);
+    HandleRecord *parent = record->getParent();
+    if (!parent || !parent->getParent()) {
+      root = parent ? parent : record;
+      if (root->getState() != HandleState::Live)
+        return nullptr;
+      // A live root is mapped at its op, except while being detached (which
+      // reads as invalidated).
+      isCanonical = root == record && record->mapped;
+      return root->op;
+    }
+  }
+  Transaction tx(impl);
+  root = impl.findRoot(record, tx);
   return root->getState() == HandleState::Live ? root->op : nullptr;
+}
+
+uint32_t OpHandle::getIdentityIndex() const {
+  assert(record && "identity index of an empty handle");
+  // A record's chunk and slot never change: no lock.
+  return registryOf(record).indexOf(record);
 }
 
 HandleState OpHandle::getState() const {
@@ -582,6 +621,63 @@ OpHandle HandleRegistry::getHandle(Operation *op) {
   record->last = EventLog::see(op);
   impl->map(record, op);
   return OpHandle(record);
+}
+
+std::vector<OpHandle> HandleRegistry::getHandles(ArrayRef<Operation *> ops) {
+  std::vector<OpHandle> handles;
+  handles.reserve(ops.size());
+  Transaction tx(*impl);
+  impl->byOp.reserve(impl->byOp.size() + ops.size());
+  // Consecutive ops mostly share a parent, hence a scope: finding the scope
+  // (a trait lookup per ancestor, then the index) is done once per parent.
+  // A scope a record was just indexed under cannot be pruned meanwhile.
+  Operation *lastParent = nullptr;
+  ScopeInfo *lastScope = nullptr;
+  for (Operation *op : ops) {
+    if (HandleRecord *existing = impl->lookup(op)) {
+      handles.push_back(OpHandle(existing));
+      continue;
+    }
+    HandleRecord *record = impl->pool.allocate();
+    record->last = EventLog::see(op);
+    Operation *parent = op->getParentOp();
+    if (!lastScope || parent != lastParent) {
+      lastParent = parent;
+      lastScope = impl->scopeIndex.ensureScope(RegistryImpl::scopeOf(op));
+    }
+    impl->mapInScope(record, op, lastScope);
+    handles.push_back(OpHandle(record));
+  }
+  return handles;
+}
+
+void HandleRegistry::releaseHandles(MutableArrayRef<OpHandle> handles) {
+  SmallVector<HandleRecord *> released;
+  for (OpHandle &handle : handles) {
+    HandleRecord *record = std::exchange(handle.record, nullptr);
+    if (!record)
+      continue;
+    assert(&registryOf(record) == impl && "a handle of another registry");
+    // As in releaseRecord: from here on the record is never handed out
+    // again (tryRetain refuses it), though it stays mapped until freed.
+    if (record->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+      released.push_back(record);
+  }
+  if (released.empty())
+    return;
+  SmallVector<HandleRecord *> parents;
+  {
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    for (HandleRecord *record : released) {
+      impl->unmap(record);
+      if (HandleRecord *parent = impl->freeRecord(record))
+        parents.push_back(parent);
+    }
+    impl->syncHasKeys();
+  }
+  // This registry is alive: freeing records cannot end its state.
+  for (HandleRecord *parent : parents)
+    releaseRecord(parent);
 }
 
 OpHandle HandleRegistry::lookupHandle(Operation *op) const {

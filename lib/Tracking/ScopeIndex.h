@@ -102,6 +102,11 @@ public:
   /// Indexes `record` (mapped, or being mapped when `indexed` is false)
   /// under `scope`.
   void setScope(HandleRecord *record, Operation *scope, bool indexed);
+  /// Indexes `record` (being mapped) under `info`, a scope of this index:
+  /// `setScope` for callers that know the scope already.
+  void addRecord(HandleRecord *record, ScopeInfo *info) {
+    linkIntoScope(record, info);
+  }
   /// Takes the indexed `record` out of the index, pruning what empties.
   void removeRecord(HandleRecord *record);
 

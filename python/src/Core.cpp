@@ -238,6 +238,7 @@ PyMlirContext::PyMlirContext() {
 }
 
 PyMlirContext::~PyMlirContext() {
+  flushReleases();
   getContexts().erase(context.get());
   setEmitErrorDiagnostics(context.get(), false);
   // Every Python object that refers to IR keeps its context alive, so no
@@ -259,6 +260,19 @@ py::object PyMlirContext::getObject() {
   if (!self)
     self = py::cast(this, py::return_value_policy::reference).ptr();
   return py::reinterpret_borrow<py::object>(self);
+}
+
+void PyMlirContext::releaseLater(OpHandle handle) {
+  pendingReleases.push_back(std::move(handle));
+  if (pendingReleases.size() >= kReleaseBatch)
+    flushReleases();
+}
+
+void PyMlirContext::flushReleases() {
+  if (pendingReleases.empty())
+    return;
+  registry->releaseHandles(pendingReleases);
+  pendingReleases.clear();
 }
 
 std::vector<PyOperation *> PyMlirContext::getOperationObjects() const {
@@ -379,7 +393,9 @@ void PyMlirContext::rehome(Operation *subtree) {
   }
 }
 
-std::vector<std::string> PyMlirContext::verifyTracking() const {
+std::vector<std::string> PyMlirContext::verifyTracking() {
+  // Only handles Python holds are expected in the registry.
+  flushReleases();
   checkNoRunIn(*this, "Context._verify_tracking");
   std::vector<std::string> problems;
   llvm::DenseSet<Operation *> present;
@@ -456,11 +472,16 @@ PyOperation::~PyOperation() {
     context->firstOperation = nextOperation;
   if (nextOperation)
     nextOperation->prevOperation = prevOperation;
-  auto it = context->liveOperations.find(registeredKey);
-  if (it != context->liveOperations.end() && it->second == this)
-    context->liveOperations.erase(it);
-  // Release the handle before the owner may destroy the IR it refers to.
-  handle = OpHandle();
+  if (registeredIndex != kNotRegistered) {
+    std::vector<PyOperation *> &objects = context->operationsByIndex;
+    if (registeredIndex < objects.size() && objects[registeredIndex] == this) {
+      objects[registeredIndex] = nullptr;
+      --context->numLiveOperations;
+    }
+  }
+  // Release the handle before the owner may destroy the IR it refers to
+  // (a queued handle is invalidated with the IR, as any held handle).
+  context->releaseLater(std::move(handle));
   owner.reset();
 }
 
@@ -481,26 +502,33 @@ py::object PyOperation::forOperation(PyMlirContext &context, Operation *op) {
 py::object
 PyOperation::forOperation(PyMlirContext &context, Operation *op,
                           const std::shared_ptr<RootOwner> &rootOwner) {
-  OpHandle handle = context.getRegistry().getHandle(op);
-  // The record mapped at `op` is the canonical one for it: its identity key
-  // is the key of the object every path to `op` returns.
-  const void *key = handle.getIdentityKey();
-  auto [it, inserted] = context.liveOperations.try_emplace(key, nullptr);
-  if (!inserted)
-    return it->second->getObject();
-  PyOperation *operation;
+  // Records queued for release are mapped still: an address that C++ code
+  // freed and reused behind the registry's back must not find one.
+  context.flushReleases();
+  // The record mapped at `op` is the canonical one for it: its identity is
+  // the identity of the object every path to `op` returns.
+  return forCanonicalHandle(context, context.getRegistry().getHandle(op), op,
+                            rootOwner);
+}
+
+py::object
+PyOperation::forCanonicalHandle(PyMlirContext &context, const OpHandle &handle,
+                                Operation *op,
+                                const std::shared_ptr<RootOwner> &rootOwner) {
+  uint32_t index = handle.getIdentityIndex();
+  std::vector<PyOperation *> &objects = context.operationsByIndex;
+  if (index < objects.size() && objects[index])
+    return objects[index]->getObject();
+  if (index >= objects.size())
+    objects.resize(std::max<size_t>(index + 1, objects.size() * 2), nullptr);
+  auto *operation = new PyOperation(
+      context, handle, rootOwner ? rootOwner : context.getOwner(getRootOf(op)));
+  // Registered before the Python object exists: deleting `operation` on
+  // failure below unregisters it. Nothing in between resizes `objects`.
+  objects[index] = operation;
+  ++context.numLiveOperations;
+  operation->registeredIndex = index;
   py::object object;
-  try {
-    operation = new PyOperation(context, std::move(handle),
-                                rootOwner ? rootOwner
-                                          : context.getOwner(getRootOf(op)));
-  } catch (...) {
-    context.liveOperations.erase(key);
-    throw;
-  }
-  // The constructor does not change `liveOperations`: `it` is valid.
-  it->second = operation;
-  operation->registeredKey = key;
   try {
     object =
         py::reinterpret_steal<py::object>(py::detail::type_caster_generic::cast(

@@ -213,7 +213,7 @@ namespace __attribute__((visibility("hidden"))) python {
 
     /// Checks the registry against every root Python refers to: each tracked
     /// address must be an op of that IR, indexed consistently (for tests).
-    std::vector<std::string> verifyTracking() const;
+    std::vector<std::string> verifyTracking();
 
     /// Keeps `root` (a top-level op nobody owns any more) alive until the
     /// context dies, because IR elsewhere still uses its values or blocks.
@@ -236,8 +236,17 @@ namespace __attribute__((visibility("hidden"))) python {
     /// Number of walks looking for links between trees (for tests).
     size_t numTreeLinkWalks = 0;
 
+    /// Fires when an Operation object dies: its handle is released later,
+    /// with others, under one registry lock for each batch of
+    /// kReleaseBatch. Until then the handle's record stays as if C++ code
+    /// held the handle: tracked, live or not, never reused.
+    void releaseLater(OpHandle handle);
+    /// Releases the handles queued by releaseLater now.
+    void flushReleases();
+    static constexpr size_t kReleaseBatch = 256;
+
     /// Number of Python Operation objects alive (for tests).
-    size_t getNumLiveOperations() const { return liveOperations.size(); }
+    size_t getNumLiveOperations() const { return numLiveOperations; }
     /// Every Python Operation object of this context, live handle or not
     /// (for tests).
     std::vector<PyOperation *> getOperationObjects() const;
@@ -274,8 +283,15 @@ namespace __attribute__((visibility("hidden"))) python {
     unsigned id;
     std::unique_ptr<MLIRContext> context;
     std::unique_ptr<HandleRegistry> registry;
-    /// Handle key -> the Python Operation object of that handle (identity).
-    llvm::DenseMap<const void *, PyOperation *> liveOperations;
+    /// The Python Operation object of each handle (identity), indexed by
+    /// the handle's `OpHandle::getIdentityIndex()`: dense, so a vector, and
+    /// the objects a walk makes sit side by side in it. Null where the
+    /// handle has no object.
+    std::vector<PyOperation *> operationsByIndex;
+    /// Non-null entries of `operationsByIndex`.
+    size_t numLiveOperations = 0;
+    /// The handles queued by releaseLater (GIL-protected).
+    std::vector<OpHandle> pendingReleases;
     /// Every Python Operation object, also those whose handle merged into
     /// another one's key: rehome must reach them all, so that each object's
     /// owner is its op's tree (the run guard relies on it). An intrusive
@@ -320,6 +336,11 @@ namespace __attribute__((visibility("hidden"))) python {
     /// pass it down instead of finding the root per op.
     static py::object forOperation(PyMlirContext &context, Operation *op,
                                    const std::shared_ptr<RootOwner> &owner);
+    /// Same, when `handle` is known to be the canonical handle of the live
+    /// op `op` (`OpHandle::get(bool &)` said so): skips the registry lookup.
+    static py::object
+    forCanonicalHandle(PyMlirContext &context, const OpHandle &handle,
+                       Operation *op, const std::shared_ptr<RootOwner> &owner);
     /// Takes ownership of the detached op `op` and returns its Python object.
     static py::object adopt(PyMlirContext &context, Operation *op);
 
@@ -357,7 +378,11 @@ namespace __attribute__((visibility("hidden"))) python {
     py::object contextObject;
     std::shared_ptr<RootOwner> owner;
     OpHandle handle;
-    const void *registeredKey = nullptr;
+    /// The index of this object in `PyMlirContext::operationsByIndex`, or
+    /// kNotRegistered (not made by forOperation yet, or forgotten by
+    /// clearLiveOperations).
+    static constexpr uint32_t kNotRegistered = ~uint32_t(0);
+    uint32_t registeredIndex = kNotRegistered;
     /// Borrowed: the Python object owns `this`.
     PyObject *self = nullptr;
     /// The list of every object of the context (PyMlirContext).

@@ -281,6 +281,8 @@ void populateContext(py::module_ &m) {
       .def(
           "_get_tracked_operation_count",
           [](PyMlirContext &self) {
+            // Dropped Operation objects no longer hold their ops.
+            self.flushReleases();
             return self.getRegistry().getNumTrackedOps();
           },
           "Number of ops with a live handle in the registry (for tests).")
@@ -1083,11 +1085,14 @@ PyModule::PyModule(const PyModule &other) : operation(other.operation) {
 PyModule::~PyModule() { --getOperation().getContext().numLiveModules; }
 
 size_t PyMlirContext::clearLiveOperations() {
-  size_t cleared = liveOperations.size();
+  size_t cleared = numLiveOperations;
   // The objects stay alive and valid; their destructors must not remove the
   // entries of the objects made after this.
-  for (auto &entry : liveOperations)
-    entry.second->registeredKey = nullptr;
-  liveOperations.clear();
+  for (PyOperation *&operation : operationsByIndex) {
+    if (operation)
+      operation->registeredIndex = PyOperation::kNotRegistered;
+    operation = nullptr;
+  }
+  numLiveOperations = 0;
   return cleared;
 }

@@ -14,23 +14,29 @@ using namespace mlir::tracking;
 using namespace mlir::tracking::python;
 
 namespace {
-/// One op to visit: a handle (so erasure and replacement are seen) and, in
-/// pre-order, the index just past the ops nested in it at snapshot time
-/// (where SKIP continues).
-struct WalkEntry {
-  OpHandle handle;
-  size_t end;
+/// The ops to visit: a handle per op (so erasure and replacement are seen)
+/// and, in pre-order, the index just past the ops nested in each at
+/// snapshot time (where SKIP continues).
+struct Snapshot {
+  explicit Snapshot(HandleRegistry &registry) : registry(registry) {}
+  ~Snapshot() { registry.releaseHandles(handles); }
+  Snapshot(const Snapshot &) = delete;
+  Snapshot &operator=(const Snapshot &) = delete;
+
+  HandleRegistry &registry;
+  std::vector<OpHandle> handles;
+  std::vector<size_t> ends;
 };
 
-/// The ops under `root` (and `root`) in `order`, as handles.
-std::vector<WalkEntry> takeSnapshot(HandleRegistry &registry, Operation *root,
-                                    WalkOrder order) {
-  std::vector<WalkEntry> entries;
+/// The ops under `root` (and `root`) in `order`, as handles made under one
+/// registry lock.
+void takeSnapshot(Snapshot &snapshot, Operation *root, WalkOrder order) {
+  HandleRegistry &registry = snapshot.registry;
+  std::vector<Operation *> ops;
   if (order == WalkOrder::PostOrder) {
-    root->walk<WalkOrder::PostOrder>([&](Operation *op) {
-      entries.push_back({registry.getHandle(op), 0});
-    });
-    return entries;
+    root->walk<WalkOrder::PostOrder>([&](Operation *op) { ops.push_back(op); });
+    snapshot.handles = registry.getHandles(ops);
+    return;
   }
   // Pre-order: `open` holds the entries whose subtree is being listed; an op
   // closes every open entry that is not its parent.
@@ -38,15 +44,16 @@ std::vector<WalkEntry> takeSnapshot(HandleRegistry &registry, Operation *root,
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     Operation *parent = op == root ? nullptr : op->getParentOp();
     while (!open.empty() && open.back().second != parent) {
-      entries[open.back().first].end = entries.size();
+      snapshot.ends[open.back().first] = ops.size();
       open.pop_back();
     }
-    open.emplace_back(entries.size(), op);
-    entries.push_back({registry.getHandle(op), 0});
+    open.emplace_back(ops.size(), op);
+    ops.push_back(op);
+    snapshot.ends.push_back(0);
   });
   for (auto &[index, op] : open)
-    entries[index].end = entries.size();
-  return entries;
+    snapshot.ends[index] = ops.size();
+  snapshot.handles = registry.getHandles(ops);
 }
 
 PyWalkResult callCallback(const py::function &callback, py::object op) {
@@ -82,13 +89,15 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
   // No pipeline may run on this IR (or where the callback moves it) while
   // the walk holds raw pointers between callbacks.
   IRPin pin(operation, "Operation.walk");
-  std::vector<WalkEntry> entries =
-      takeSnapshot(context.getRegistry(), root, order);
+  // As in forOperation: no queued record may answer for a reused address.
+  context.flushReleases();
+  Snapshot snapshot(context.getRegistry());
+  takeSnapshot(snapshot, root, order);
   // The walked op as of the last visit, and the owner of its tree (the
   // tree of every op visited): refreshed only when the walked op moved.
   Operation *current = root;
   std::shared_ptr<RootOwner> owner = operation.getResolvedOwner();
-  for (size_t i = 0, e = entries.size(); i < e;) {
+  for (size_t i = 0, e = snapshot.handles.size(); i < e;) {
     // The walk ends when the walked op is gone.
     Operation *walked = operation.getIfLive();
     if (!walked)
@@ -100,7 +109,8 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
       current = operation.get();
       owner = operation.getResolvedOwner();
     }
-    Operation *op = entries[i].handle.get();
+    bool isCanonical;
+    Operation *op = snapshot.handles[i].get(isCanonical);
     // Erased, invalidated, or moved out of the walked op: not visited.
     if (!op || !current->isAncestor(op)) {
       ++i;
@@ -108,8 +118,13 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
     }
     PyWalkResult result;
     try {
-      result =
-          callCallback(callback, PyOperation::forOperation(context, op, owner));
+      // The snapshot's handle is the op's own unless it merged into another
+      // (a callback replaced ops): then the registry has the op's.
+      result = callCallback(
+          callback, isCanonical
+                        ? PyOperation::forCanonicalHandle(
+                              context, snapshot.handles[i], op, owner)
+                        : PyOperation::forOperation(context, op, owner));
     } catch (py::error_already_set &error) {
       raiseCallbackError(error);
     }
@@ -120,7 +135,7 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
     case PyWalkResult::Interrupt:
       return;
     case PyWalkResult::Skip:
-      i = order == WalkOrder::PreOrder ? entries[i].end : i + 1;
+      i = order == WalkOrder::PreOrder ? snapshot.ends[i] : i + 1;
       break;
     }
   }

@@ -461,3 +461,54 @@ def test_tree_links_walked_with_two_modules_and_capsules():
         # CHECK: after a capsule: walked True
         print("after a capsule: walked",
               ctx._get_tree_link_walk_count() > before)
+
+
+# CHECK-LABEL: TEST: test_dropped_objects_release_their_handles_in_batches
+@run
+def test_dropped_objects_release_their_handles_in_batches():
+    # A dropped Operation object's handle is released with others, in
+    # batches: until then its record stays in the registry, tracked like any
+    # held handle, and must never answer for another op (a reused address).
+    dead = "\n".join(f"    %{i} = arith.addi %a, %a : i32" for i in range(300))
+    with ir.Context() as ctx, ir.Location.unknown():
+        module = ir.Module.parse(f"""
+          func.func @f(%a: i32) -> i32 {{
+        {dead}
+            return %a : i32
+          }}""")
+        objects = []
+        module.operation.walk(objects.append)
+        # CHECK: 303 303
+        print(len(objects), ctx._get_live_operation_count())
+        del objects
+        gc.collect()
+        # Only the module's own object is left; no dropped handle is counted
+        # as tracked.
+        # CHECK: 1 1
+        print(ctx._get_live_operation_count(), ctx._get_tracked_operation_count())
+        module.operation.walk(lambda op: None)
+        # Canonicalize erases the dead adds, whose handles may be queued...
+        PassManager.parse("builtin.module(canonicalize)").run(module)
+        # ...and ops made now may take their addresses: each is its own op.
+        func = module.body.operations[0]
+        block = func.regions[0].blocks[0]
+        i32 = ir.IntegerType.get_signless(32)
+        with ir.InsertionPoint.at_block_begin(block):
+            made = [
+                ir.Operation.create("arith.muli", results=[i32],
+                                    operands=[block.arguments[0]] * 2)
+                for _ in range(300)
+            ]
+        # CHECK: True
+        print(all(op.name == "arith.muli" and op.handle_state == "live"
+                  for op in made))
+        walked = []
+        module.operation.walk(walked.append)
+        # CHECK: 303 True
+        print(len(walked), all(a is b for a, b in zip(made, walked)))
+        # CHECK: []
+        print(ctx._verify_tracking())
+        del made, walked, func, block
+        gc.collect()
+        # CHECK: 1 1
+        print(ctx._get_live_operation_count(), ctx._get_tracked_operation_count())

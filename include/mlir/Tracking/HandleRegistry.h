@@ -105,6 +105,12 @@ public:
 
   /// Returns the op if the handle is live, nullptr otherwise.
   Operation *get() const;
+  /// Same, and sets `isCanonical` to whether this handle's own record is the
+  /// one mapped at the op: `HandleRegistry::getHandle(op)` then returns a
+  /// handle with this handle's identity key. False once the handle followed
+  /// a replacement onto an op that already had a handle (it merged), and
+  /// when the handle is not live. One lock for both.
+  Operation *get(bool &isCanonical) const;
   HandleState getState() const;
   bool isLive() const { return getState() == HandleState::Live; }
   explicit operator bool() const { return record != nullptr; }
@@ -134,6 +140,11 @@ public:
   /// change when the handle is merged into another one, so it is safe as a
   /// key of hash maps and sets held across rewrites.
   const void *getIdentityKey() const { return record; }
+  /// A small number naming this handle's own record among the records of
+  /// its registry, as `getIdentityKey()` does: unique while the handle
+  /// lives, reused after, dense from 0 (for side tables indexed by handle).
+  /// Reads no shared state. Must not be called on an empty handle.
+  uint32_t getIdentityIndex() const;
   /// True if both handles refer to the same op now (after a merge, the
   /// handle followed onto the op of `other`), or are the same handle.
   bool sameOp(const OpHandle &other) const;
@@ -168,6 +179,14 @@ public:
   /// Returns the handle of `op`, creating one if needed. Must not be called
   /// while a pass is rewriting the IR that contains `op`.
   OpHandle getHandle(Operation *op);
+  /// `getHandle` for each op of `ops`, in order, under one lock (for
+  /// callers that need handles to many ops at once, such as a snapshot of a
+  /// walk). Same precondition as getHandle.
+  std::vector<OpHandle> getHandles(ArrayRef<Operation *> ops);
+  /// Drops every handle of `handles` (all of this registry), leaving them
+  /// empty: as destroying them one by one, but the records whose last
+  /// reference goes are released under one lock.
+  void releaseHandles(MutableArrayRef<OpHandle> handles);
   /// Returns the handle of `op` if one exists, an empty handle otherwise.
   OpHandle lookupHandle(Operation *op) const;
   /// Returns true if `op` has a handle. Cheap: a listener checks this before
