@@ -214,8 +214,13 @@ TEST_F(BatchHandlesTest, ReleasedAddressIsNeverConfused) {
   }
   prototype->destroy();
   EXPECT_EQ(joinProblems(registry->verifyAgainst(*module)), "");
-  // Freed blocks of an op's size are at hand each round: one comes back.
-  EXPECT_TRUE(repeated);
+#ifndef TRACKING_HAS_ASAN
+  // Freed blocks of an op's size are at hand each round: one comes back
+  // (not under AddressSanitizer, whose quarantine holds them).
+  EXPECT_TRUE(repeated) << "no released address was reused";
+#else
+  (void)repeated;
+#endif
 }
 
 // One thread makes and releases handles to every op in batches while

@@ -17,14 +17,6 @@ using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::test;
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TRACKING_HAS_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TRACKING_HAS_ASAN 1
-#endif
-#endif
-
 namespace {
 
 constexpr llvm::StringLiteral kTwoAdds = R"mlir(

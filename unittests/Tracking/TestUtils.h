@@ -7,6 +7,17 @@
 #ifndef MLIR_TRACKING_UNITTESTS_TESTUTILS_H
 #define MLIR_TRACKING_UNITTESTS_TESTUTILS_H
 
+// Defined when built with AddressSanitizer, whose quarantine keeps freed
+// blocks from being reused soon: tests that need an address to come back
+// cannot require it then.
+#if defined(__SANITIZE_ADDRESS__)
+#define TRACKING_HAS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TRACKING_HAS_ASAN 1
+#endif
+#endif
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
