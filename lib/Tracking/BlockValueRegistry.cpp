@@ -454,8 +454,7 @@ void BlockValueRegistry::eraseNested(Operation *root, StringRef reason) {
 namespace {
 /// The registry state of `context` if it tracks anything, else null.
 UnitRegistryImpl *getActive(MLIRContext *context) {
-  if (UnitRegistryImpl::numMappedInProcess.load(std::memory_order_acquire) ==
-      0)
+  if (UnitRegistryImpl::numMappedInProcess.load(std::memory_order_acquire) == 0)
     return nullptr;
   BlockValueRegistry *registry = BlockValueRegistry::lookup(context);
   if (!registry)
