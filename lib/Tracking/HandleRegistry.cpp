@@ -17,6 +17,7 @@
 #include "EventLog.h"
 #include "HandleRecords.h"
 #include "OpFilter.h"
+#include "RegistryMutex.h"
 #include "RegistryNotifier.h"
 #include "ScopeIndex.h"
 
@@ -63,13 +64,17 @@ public:
   std::vector<TrackingEvent> events;
 
 private:
-  std::unique_lock<std::mutex> lock;
+  std::unique_lock<RegistryMutex> lock;
   SmallVector<HandleRecord *, 2> released;
 };
 
 /// The state of one registry. It outlives the HandleRegistry while records
 /// remain (their handles may outlive it): the last record freed deletes it.
 struct RegistryImpl {
+  /// What the members below are aligned to, to keep apart what different
+  /// threads write.
+  static constexpr size_t kCacheLine = 64;
+
   RegistryImpl()
       : pool(this), byOp(pool),
         scopeIndex(pool, [this](Operation *scope) { addKey(scope); }) {}
@@ -82,8 +87,10 @@ struct RegistryImpl {
 
   /// One lock for everything. (A reader-writer lock was tried: with two
   /// threads notifying at full speed it made tracked pipelines 4x slower.)
-  mutable std::mutex mutex;
-  RecordPool pool;
+  /// On a cache line of its own: a thread spinning on it must not steal the
+  /// lines the holder writes, nor the lines notifications read without it.
+  alignas(kCacheLine) mutable RegistryMutex mutex;
+  alignas(kCacheLine) RecordPool pool;
   EventLog events;
   /// The address map: the record of each tracked op.
   AddressMap byOp;
@@ -118,23 +125,28 @@ struct RegistryImpl {
   //===--------------------------------------------------------------------===//
 
   /// False while the address map and the scope index are empty (updated at
-  /// the end of every transaction).
-  std::atomic<bool> hasKeys{false};
+  /// the end of every transaction). Read by every notification on every
+  /// thread, written rarely: on a cache line that no transaction writes.
+  alignas(kCacheLine) std::atomic<bool> hasKeys{false};
   /// The current filter (null until the first key).
   std::atomic<const OpFilter *> filter{nullptr};
-  std::vector<std::unique_ptr<OpFilter>> filters;
+  alignas(kCacheLine) std::vector<std::unique_ptr<OpFilter>> filters;
 
-  /// Called under the lock after the maps changed.
+  /// Called under the lock after the maps changed. Writes only a change:
+  /// a store, even of the same value, would take the line from the other
+  /// threads reading it.
   void syncHasKeys() {
-    hasKeys.store(!byOp.empty() || !scopeIndex.empty(),
-                  std::memory_order_release);
+    bool now = !byOp.empty() || !scopeIndex.empty();
+    if (hasKeys.load(std::memory_order_relaxed) != now)
+      hasKeys.store(now, std::memory_order_release);
   }
 
   /// The op a replace or erase notification left with no record and no
   /// scope entry, until a key is added for it (`addKey` clears it). A
   /// rewriter replaces an op, then erases it: the filter, which never forgets
-  /// a key, would send the erase under the lock to find nothing.
-  std::atomic<const void *> lastUntracked{nullptr};
+  /// a key, would send the erase under the lock to find nothing. Written by
+  /// most transactions, read without the lock: on a line of its own.
+  alignas(kCacheLine) std::atomic<const void *> lastUntracked{nullptr};
 
   /// Under the lock: `op` has no record and is no scope of the index.
   void noteUntracked(Operation *op) {
@@ -345,7 +357,7 @@ void releaseRecord(HandleRecord *record) {
     RegistryImpl *impl = &registryOf(record);
     bool last;
     {
-      std::lock_guard<std::mutex> lock(impl->mutex);
+      std::lock_guard<RegistryMutex> lock(impl->mutex);
       impl->unmap(record);
       impl->syncHasKeys();
       record = impl->freeRecord(record);
@@ -366,6 +378,7 @@ using mlir::tracking::detail::HandleRecord;
 using mlir::tracking::detail::isReleasing;
 using mlir::tracking::detail::Observer;
 using mlir::tracking::detail::RegistryImpl;
+using mlir::tracking::detail::RegistryMutex;
 using mlir::tracking::detail::RegistryNotifier;
 using mlir::tracking::detail::registryOf;
 using mlir::tracking::detail::releaseRecord;
@@ -466,7 +479,7 @@ Operation *OpHandle::get(bool &isCanonical) const {
   {
     // Mostly the root is at most one step away: nothing to compress, so a
     // plain lock will do.
-    std::lock_guard<std::mutex> lock(impl.mutex);
+    std::lock_guard<RegistryMutex> lock(impl.mutex);
     HandleRecord *parent = record->getParent();
     if (!parent || !parent->getParent()) {
       root = parent ? parent : record;
@@ -601,7 +614,7 @@ HandleRegistry::~HandleRegistry() {
   // The state lives on while records do; the last one deletes it.
   bool last;
   {
-    std::lock_guard<std::mutex> lock(impl->mutex);
+    std::lock_guard<RegistryMutex> lock(impl->mutex);
     impl->registryAlive = false;
     last = impl->pool.size() == 0;
   }
@@ -667,7 +680,7 @@ void HandleRegistry::releaseHandles(MutableArrayRef<OpHandle> handles) {
     return;
   SmallVector<HandleRecord *> parents;
   {
-    std::lock_guard<std::mutex> lock(impl->mutex);
+    std::lock_guard<RegistryMutex> lock(impl->mutex);
     for (HandleRecord *record : released) {
       impl->unmap(record);
       if (HandleRecord *parent = impl->freeRecord(record))
@@ -686,12 +699,12 @@ OpHandle HandleRegistry::lookupHandle(Operation *op) const {
 }
 
 bool HandleRegistry::isTracked(Operation *op) const {
-  std::lock_guard<std::mutex> lock(impl->mutex);
+  std::lock_guard<RegistryMutex> lock(impl->mutex);
   return impl->byOp.lookup(op) != nullptr;
 }
 
 size_t HandleRegistry::getNumTrackedOps() const {
-  std::lock_guard<std::mutex> lock(impl->mutex);
+  std::lock_guard<RegistryMutex> lock(impl->mutex);
   return impl->byOp.size();
 }
 
@@ -699,7 +712,7 @@ void HandleRegistry::forEachTrackedOp(
     llvm::function_ref<void(Operation *)> fn) const {
   std::vector<Operation *> ops;
   {
-    std::lock_guard<std::mutex> lock(impl->mutex);
+    std::lock_guard<RegistryMutex> lock(impl->mutex);
     impl->byOp.forEach(
         [&](HandleRecord *record) { ops.push_back(record->op); });
   }
@@ -712,7 +725,7 @@ void HandleRegistry::setEventObserver(
   std::shared_ptr<const Observer> shared;
   if (observer)
     shared = std::make_shared<const Observer>(std::move(observer));
-  std::lock_guard<std::mutex> lock(impl->mutex);
+  std::lock_guard<RegistryMutex> lock(impl->mutex);
   // The previous observer may still be running on another thread: its copy
   // of the pointer keeps it alive.
   impl->observer = std::move(shared);
@@ -722,7 +735,7 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
   llvm::DenseMap<Operation *, OperationName> present;
   root->walk([&](Operation *op) { present.try_emplace(op, op->getName()); });
   std::vector<std::string> problems;
-  std::lock_guard<std::mutex> lock(impl->mutex);
+  std::lock_guard<RegistryMutex> lock(impl->mutex);
   impl->byOp.forEach([&](HandleRecord *record) {
     std::string lastName = impl->events.nameText(record->last).str();
     auto it = present.find(record->op);
