@@ -141,31 +141,60 @@ struct RegistryImpl {
       hasKeys.store(now, std::memory_order_release);
   }
 
-  /// The op a replace or erase notification left with no record and no
-  /// scope entry, until a key is added for it (`addKey` clears it). A
-  /// rewriter replaces an op, then erases it: the filter, which never forgets
-  /// a key, would send the erase under the lock to find nothing. Written by
-  /// most transactions, read without the lock: on a line of its own.
-  alignas(kCacheLine) std::atomic<const void *> lastUntracked{nullptr};
+  /// Ops that replace or erase notifications left with no record and no
+  /// scope entry, until a key is added for one of them (`addKey` clears its
+  /// slot): direct-mapped by address, the newest op per slot. A rewriter
+  /// replaces an op, then erases it, and CSE defers those erasures to the end
+  /// of each function: the filter, which never forgets a key, would send each
+  /// erase under the lock to find nothing. Invariant: no op named here is a
+  /// key of the address map or a scope of the index (`checkUntracked`).
+  /// Written by most transactions and read without the lock: apart from the
+  /// read-mostly filter line (two threads' ops mostly take slots on
+  /// different lines).
+  static constexpr size_t kUntrackedSlots = 256;
+  alignas(kCacheLine) std::atomic<const void *> untracked[kUntrackedSlots] = {};
+
+  static size_t untrackedSlot(const void *op) {
+    // Ops are at least 64 bytes apart: neighbours take different slots.
+    return (uintptr_t(op) >> 6) % kUntrackedSlots;
+  }
 
   /// Under the lock: `op` has no record and is no scope of the index.
   void noteUntracked(Operation *op) {
-    if (!scopeIndex.contains(op))
-      lastUntracked.store(op, std::memory_order_release);
+    if (scopeIndex.contains(op))
+      return;
+    assert(!byOp.lookup(op) && "noting a tracked op as untracked");
+    untracked[untrackedSlot(op)].store(op, std::memory_order_release);
+  }
+
+  /// Under the lock: the ops named by the untracked slots that are keys
+  /// (none, unless a key was added without `addKey`).
+  SmallVector<const void *> checkUntracked() const {
+    SmallVector<const void *> wrong;
+    for (const std::atomic<const void *> &slot : untracked) {
+      auto *op = const_cast<Operation *>(
+          static_cast<const Operation *>(slot.load(std::memory_order_relaxed)));
+      if (op && (byOp.lookup(op) || scopeIndex.contains(op)))
+        wrong.push_back(op);
+    }
+    return wrong;
   }
 
   /// Lock-free: false proves that `op` is neither tracked nor a scope.
   bool mayHaveKey(const void *op) const {
     if (!hasKeys.load(std::memory_order_acquire) ||
-        lastUntracked.load(std::memory_order_acquire) == op)
+        untracked[untrackedSlot(op)].load(std::memory_order_acquire) == op)
       return false;
     const OpFilter *current = filter.load(std::memory_order_acquire);
     return !current || current->test(op);
   }
 
+  /// Every key of the address map and of the scope index is added through
+  /// here, before it is inserted.
   void addKey(const void *op) {
-    if (lastUntracked.load(std::memory_order_relaxed) == op)
-      lastUntracked.store(nullptr, std::memory_order_release);
+    std::atomic<const void *> &slot = untracked[untrackedSlot(op)];
+    if (slot.load(std::memory_order_relaxed) == op)
+      slot.store(nullptr, std::memory_order_release);
     const OpFilter *current = filter.load(std::memory_order_relaxed);
     // About 16 bits per key: a false positive rate of a few percent.
     size_t keys = byOp.size() + scopeIndex.size() + 1;
@@ -270,6 +299,8 @@ struct RegistryImpl {
     record->op = op;
     addKey(op);
     byOp.insert(record);
+    assert(untracked[untrackedSlot(op)].load(std::memory_order_relaxed) != op &&
+           "a key noted as untracked");
     scopeIndex.setScope(record, scopeOf(op), /*indexed=*/false);
     record->mapped = true;
   }
@@ -279,6 +310,8 @@ struct RegistryImpl {
     record->op = op;
     addKey(op);
     byOp.insert(record);
+    assert(untracked[untrackedSlot(op)].load(std::memory_order_relaxed) != op &&
+           "a key noted as untracked");
     scopeIndex.addRecord(record, scope);
     record->mapped = true;
   }
@@ -761,6 +794,12 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
                          impl->events.locationText(record->last) +
                          " is indexed under the wrong scope");
   });
+  // The lock-free shortcut never names a key (else a notification about it
+  // would be skipped).
+  for (const void *op : impl->checkUntracked())
+    problems.push_back(
+        "an op noted as untracked is tracked or a scope (address " +
+        std::to_string(uintptr_t(op)) + ")");
   // Every indexed record is mapped where it is indexed. (Scopes are not
   // checked against `root`: callers check one root of several at a time.)
   impl->scopeIndex.forEachScopeInfo([&](const ScopeInfo &info) {

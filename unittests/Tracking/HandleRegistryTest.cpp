@@ -10,6 +10,7 @@
 #include "mlir/Tracking/HandleRegistry.h"
 #include "mlir/Tracking/TrackingListener.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <memory>
 
@@ -223,6 +224,108 @@ TEST_F(HandleRegistryTest, ReusedAddressIsNeverConfused) {
   EXPECT_EQ(neighbour.get(), add0);
   EXPECT_TRUE(registry->verifyAgainst(*module).empty())
       << joinProblems(registry->verifyAgainst(*module));
+}
+
+constexpr llvm::StringLiteral kDuplicates = R"mlir(
+func.func @g(%a: i32, %b: i32) -> (i32, i32, i32) {
+  %0 = arith.addi %a, %b {tag = "d0"} : i32
+  %1 = arith.addi %a, %b {tag = "d1"} : i32
+  %2 = arith.addi %a, %b {tag = "d2"} : i32
+  return %0, %1, %2 : i32, i32, i32
+}
+)mlir";
+
+/// Like CSE: ops are replaced first and erased later. The registry remembers
+/// the replaced ops as untracked so that their erasures skip the lock; an op
+/// tracked again in between must still see its erasure.
+TEST(HandleRegistryUntrackedTest, ReplacedOpTrackedAgainSeesItsErase) {
+  MLIRContext context;
+  loadTestDialects(context);
+  OwningOpRef<ModuleOp> module = parseModule(context, kDuplicates);
+  ASSERT_TRUE(module);
+  HandleRegistry registry(&context);
+  Operation *d0 = findTagged(*module, "d0");
+  Operation *d1 = findTagged(*module, "d1");
+  Operation *d2 = findTagged(*module, "d2");
+  OpHandle h1 = registry.getHandle(d1);
+  OpHandle h2 = registry.getHandle(d2);
+  TrackingListener listener({}, &registry);
+  IRRewriter rewriter(&context, &listener);
+  rewriter.replaceAllOpUsesWith(d1, d0);
+  rewriter.replaceAllOpUsesWith(d2, d0);
+  EXPECT_EQ(h1.get(), d0);
+  EXPECT_EQ(h2.get(), d0);
+  EXPECT_FALSE(registry.isTracked(d1));
+  EXPECT_TRUE(registry.verifyAgainst(*module).empty())
+      << joinProblems(registry.verifyAgainst(*module));
+
+  // `d1` is still in the IR: a handle to it is a fresh record.
+  OpHandle again = registry.getHandle(d1);
+  EXPECT_EQ(again.get(), d1);
+  EXPECT_NE(again, h1);
+  EXPECT_TRUE(registry.verifyAgainst(*module).empty())
+      << joinProblems(registry.verifyAgainst(*module));
+  rewriter.eraseOp(d1);
+  rewriter.eraseOp(d2);
+  EXPECT_EQ(again.getState(), HandleState::Erased);
+  EXPECT_EQ(again.get(), nullptr);
+  ASSERT_EQ(again.getHistory().size(), 1u);
+  EXPECT_EQ(again.getHistory().front().kind, TrackingEvent::Kind::Erased);
+  // The replaced handles were not touched by the erasures.
+  EXPECT_EQ(h1.get(), d0);
+  EXPECT_EQ(h2.get(), d0);
+  EXPECT_EQ(h1.getHistory().size(), 1u);
+  EXPECT_EQ(registry.getNumTrackedOps(), 1u);
+  EXPECT_TRUE(registry.verifyAgainst(*module).empty())
+      << joinProblems(registry.verifyAgainst(*module));
+}
+
+/// An address the registry remembers as untracked (replaced, then erased
+/// and freed) comes back as a new op that gets a handle: its erasure must
+/// reach that handle.
+TEST(HandleRegistryUntrackedTest, ReusedUntrackedAddressSeesItsErase) {
+  MLIRContext context;
+  loadTestDialects(context);
+  OwningOpRef<ModuleOp> module = parseModule(context, kDuplicates);
+  ASSERT_TRUE(module);
+  HandleRegistry registry(&context);
+  Operation *d0 = findTagged(*module, "d0");
+  OpHandle target = registry.getHandle(d0);
+  TrackingListener listener({}, &registry);
+  IRRewriter rewriter(&context, &listener);
+  rewriter.setInsertionPoint(d0);
+  Operation *prototype = d0->clone();
+
+  llvm::DenseSet<const void *> freed;
+  bool reused = false;
+  for (int i = 0; i < 1000 && !reused; ++i) {
+    Operation *fresh = rewriter.clone(*prototype);
+    reused = freed.contains(fresh);
+    OpHandle handle = registry.getHandle(fresh);
+    EXPECT_TRUE(handle.getHistory().empty());
+    if (reused) {
+      // Tracked again at an address noted untracked: erase it directly.
+      rewriter.eraseOp(fresh);
+      EXPECT_EQ(handle.getState(), HandleState::Erased);
+      EXPECT_EQ(handle.get(), nullptr);
+      break;
+    }
+    // Replaced (the handle follows `d0`), then erased: the erase finds the
+    // address untracked.
+    rewriter.replaceAllOpUsesWith(fresh, d0);
+    EXPECT_EQ(handle.get(), d0);
+    rewriter.eraseOp(fresh);
+    EXPECT_EQ(handle.get(), d0);
+    freed.insert(fresh);
+  }
+  prototype->destroy();
+#ifndef TRACKING_HAS_ASAN
+  EXPECT_TRUE(reused) << "no freed address was reused";
+#endif
+  EXPECT_EQ(target.get(), d0);
+  EXPECT_EQ(registry.getNumTrackedOps(), 1u);
+  EXPECT_TRUE(registry.verifyAgainst(*module).empty())
+      << joinProblems(registry.verifyAgainst(*module));
 }
 
 TEST_F(HandleRegistryTest, DroppingLastHandleRemovesEntry) {
