@@ -42,23 +42,16 @@ func.func @g(%a: i32) -> i32 {
 }
 )mlir";
 
-class BatchHandlesTest : public ::testing::Test {
+class BatchHandlesTest : public ModuleRegistryTest {
 protected:
+  BatchHandlesTest() : ModuleRegistryTest(kOps) {}
   void SetUp() override {
-    loadTestDialects(context);
-    module = parseModule(context, kOps);
-    ASSERT_TRUE(module);
-    registry = std::make_unique<HandleRegistry>(&context);
+    ModuleRegistryTest::SetUp();
+    if (HasFatalFailure())
+      return;
     module->getOperation()->walk([&](Operation *op) { ops.push_back(op); });
   }
-  void TearDown() override {
-    registry.reset();
-    module = nullptr;
-  }
 
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-  std::unique_ptr<HandleRegistry> registry;
   /// Every op of the module, post-order.
   std::vector<Operation *> ops;
 };
