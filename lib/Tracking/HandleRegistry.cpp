@@ -196,20 +196,24 @@ struct RegistryImpl {
     std::atomic<const void *> &slot = untracked[untrackedSlot(op)];
     if (slot.load(std::memory_order_relaxed) == op)
       slot.store(nullptr, std::memory_order_release);
+    reserveKeys(byOp.size() + scopeIndex.size() + 1);
+    const_cast<OpFilter *>(filter.load(std::memory_order_relaxed))->set(op);
+  }
+
+  /// Makes the filter large enough for `keys` keys: rebuilt (from every key
+  /// now in the maps) at once for a batch of keys about to be added, rather
+  /// than at each doubling as they come.
+  void reserveKeys(size_t keys) {
     const OpFilter *current = filter.load(std::memory_order_relaxed);
     // About 16 bits per key: a false positive rate of a few percent.
-    size_t keys = byOp.size() + scopeIndex.size() + 1;
-    if (current && (keys << 4) <= (size_t(1) << current->getLog2Bits())) {
-      const_cast<OpFilter *>(current)->set(op);
+    if (current && (keys << 4) <= (size_t(1) << current->getLog2Bits()))
       return;
-    }
     unsigned log2Bits = 12;
     while ((size_t(1) << log2Bits) < (keys << 5))
       ++log2Bits;
     auto rebuilt = std::make_unique<OpFilter>(log2Bits);
     byOp.forEach([&](HandleRecord *record) { rebuilt->set(record->op); });
     scopeIndex.forEachScope([&](Operation *scope) { rebuilt->set(scope); });
-    rebuilt->set(op);
     filter.store(rebuilt.get(), std::memory_order_release);
     filters.push_back(std::move(rebuilt));
   }
@@ -690,6 +694,8 @@ std::vector<OpHandle> HandleRegistry::getHandles(ArrayRef<Operation *> ops) {
   handles.reserve(ops.size());
   Transaction tx(*impl);
   impl->byOp.reserve(impl->byOp.size() + ops.size());
+  // Each new record adds a key (and a few a scope): the filter is sized once.
+  impl->reserveKeys(impl->byOp.size() + impl->scopeIndex.size() + ops.size());
   // Consecutive ops mostly share a parent, hence a scope: finding the scope
   // (a trait lookup per ancestor, then the index) is done once per parent.
   // A scope a record was just indexed under cannot be pruned meanwhile.
