@@ -17,6 +17,7 @@
 #include "EventLog.h"
 #include "HandleRecords.h"
 #include "OpFilter.h"
+#include "RegistryMutex.h"
 #include "RegistryNotifier.h"
 #include "ScopeIndex.h"
 
@@ -63,13 +64,17 @@ public:
   std::vector<TrackingEvent> events;
 
 private:
-  std::unique_lock<std::mutex> lock;
+  std::unique_lock<RegistryMutex> lock;
   SmallVector<HandleRecord *, 2> released;
 };
 
 /// The state of one registry. It outlives the HandleRegistry while records
 /// remain (their handles may outlive it): the last record freed deletes it.
 struct RegistryImpl {
+  /// What the members below are aligned to, to keep apart what different
+  /// threads write.
+  static constexpr size_t kCacheLine = 64;
+
   RegistryImpl()
       : pool(this), byOp(pool),
         scopeIndex(pool, [this](Operation *scope) { addKey(scope); }) {}
@@ -82,8 +87,10 @@ struct RegistryImpl {
 
   /// One lock for everything. (A reader-writer lock was tried: with two
   /// threads notifying at full speed it made tracked pipelines 4x slower.)
-  mutable std::mutex mutex;
-  RecordPool pool;
+  /// On a cache line of its own: a thread spinning on it must not steal the
+  /// lines the holder writes, nor the lines notifications read without it.
+  alignas(kCacheLine) mutable RegistryMutex mutex;
+  alignas(kCacheLine) RecordPool pool;
   EventLog events;
   /// The address map: the record of each tracked op.
   AddressMap byOp;
@@ -118,16 +125,20 @@ struct RegistryImpl {
   //===--------------------------------------------------------------------===//
 
   /// False while the address map and the scope index are empty (updated at
-  /// the end of every transaction).
-  std::atomic<bool> hasKeys{false};
+  /// the end of every transaction). Read by every notification on every
+  /// thread, written rarely: on a cache line that no transaction writes.
+  alignas(kCacheLine) std::atomic<bool> hasKeys{false};
   /// The current filter (null until the first key).
   std::atomic<const OpFilter *> filter{nullptr};
-  std::vector<std::unique_ptr<OpFilter>> filters;
+  alignas(kCacheLine) std::vector<std::unique_ptr<OpFilter>> filters;
 
-  /// Called under the lock after the maps changed.
+  /// Called under the lock after the maps changed. Writes only a change:
+  /// a store, even of the same value, would take the line from the other
+  /// threads reading it.
   void syncHasKeys() {
-    hasKeys.store(!byOp.empty() || !scopeIndex.empty(),
-                  std::memory_order_release);
+    bool now = !byOp.empty() || !scopeIndex.empty();
+    if (hasKeys.load(std::memory_order_relaxed) != now)
+      hasKeys.store(now, std::memory_order_release);
   }
 
   /// Ops that replace or erase notifications left with no record and no
@@ -137,8 +148,11 @@ struct RegistryImpl {
   /// of each function: the filter, which never forgets a key, would send each
   /// erase under the lock to find nothing. Invariant: no op named here is a
   /// key of the address map or a scope of the index (`checkUntracked`).
+  /// Written by most transactions and read without the lock: apart from the
+  /// read-mostly filter line (two threads' ops mostly take slots on
+  /// different lines).
   static constexpr size_t kUntrackedSlots = 256;
-  std::atomic<const void *> untracked[kUntrackedSlots] = {};
+  alignas(kCacheLine) std::atomic<const void *> untracked[kUntrackedSlots] = {};
 
   static size_t untrackedSlot(const void *op) {
     // Ops are at least 64 bytes apart: neighbours take different slots.
@@ -376,7 +390,7 @@ void releaseRecord(HandleRecord *record) {
     RegistryImpl *impl = &registryOf(record);
     bool last;
     {
-      std::lock_guard<std::mutex> lock(impl->mutex);
+      std::lock_guard<RegistryMutex> lock(impl->mutex);
       impl->unmap(record);
       impl->syncHasKeys();
       record = impl->freeRecord(record);
@@ -397,6 +411,7 @@ using mlir::tracking::detail::HandleRecord;
 using mlir::tracking::detail::isReleasing;
 using mlir::tracking::detail::Observer;
 using mlir::tracking::detail::RegistryImpl;
+using mlir::tracking::detail::RegistryMutex;
 using mlir::tracking::detail::RegistryNotifier;
 using mlir::tracking::detail::registryOf;
 using mlir::tracking::detail::releaseRecord;
@@ -497,7 +512,7 @@ Operation *OpHandle::get(bool &isCanonical) const {
   {
     // Mostly the root is at most one step away: nothing to compress, so a
     // plain lock will do.
-    std::lock_guard<std::mutex> lock(impl.mutex);
+    std::lock_guard<RegistryMutex> lock(impl.mutex);
     HandleRecord *parent = record->getParent();
     if (!parent || !parent->getParent()) {
       root = parent ? parent : record;
@@ -635,7 +650,7 @@ HandleRegistry::~HandleRegistry() {
   // The state lives on while records do; the last one deletes it.
   bool last;
   {
-    std::lock_guard<std::mutex> lock(impl->mutex);
+    std::lock_guard<RegistryMutex> lock(impl->mutex);
     impl->registryAlive = false;
     last = impl->pool.size() == 0;
   }
@@ -701,7 +716,7 @@ void HandleRegistry::releaseHandles(MutableArrayRef<OpHandle> handles) {
     return;
   SmallVector<HandleRecord *> parents;
   {
-    std::lock_guard<std::mutex> lock(impl->mutex);
+    std::lock_guard<RegistryMutex> lock(impl->mutex);
     for (HandleRecord *record : released) {
       impl->unmap(record);
       if (HandleRecord *parent = impl->freeRecord(record))
@@ -720,12 +735,12 @@ OpHandle HandleRegistry::lookupHandle(Operation *op) const {
 }
 
 bool HandleRegistry::isTracked(Operation *op) const {
-  std::lock_guard<std::mutex> lock(impl->mutex);
+  std::lock_guard<RegistryMutex> lock(impl->mutex);
   return impl->byOp.lookup(op) != nullptr;
 }
 
 size_t HandleRegistry::getNumTrackedOps() const {
-  std::lock_guard<std::mutex> lock(impl->mutex);
+  std::lock_guard<RegistryMutex> lock(impl->mutex);
   return impl->byOp.size();
 }
 
@@ -733,7 +748,7 @@ void HandleRegistry::forEachTrackedOp(
     llvm::function_ref<void(Operation *)> fn) const {
   std::vector<Operation *> ops;
   {
-    std::lock_guard<std::mutex> lock(impl->mutex);
+    std::lock_guard<RegistryMutex> lock(impl->mutex);
     impl->byOp.forEach(
         [&](HandleRecord *record) { ops.push_back(record->op); });
   }
@@ -746,7 +761,7 @@ void HandleRegistry::setEventObserver(
   std::shared_ptr<const Observer> shared;
   if (observer)
     shared = std::make_shared<const Observer>(std::move(observer));
-  std::lock_guard<std::mutex> lock(impl->mutex);
+  std::lock_guard<RegistryMutex> lock(impl->mutex);
   // The previous observer may still be running on another thread: its copy
   // of the pointer keeps it alive.
   impl->observer = std::move(shared);
@@ -756,7 +771,7 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
   llvm::DenseMap<Operation *, OperationName> present;
   root->walk([&](Operation *op) { present.try_emplace(op, op->getName()); });
   std::vector<std::string> problems;
-  std::lock_guard<std::mutex> lock(impl->mutex);
+  std::lock_guard<RegistryMutex> lock(impl->mutex);
   impl->byOp.forEach([&](HandleRecord *record) {
     std::string lastName =
         impl->events.nameText(record->getLast(impl->events)).str();

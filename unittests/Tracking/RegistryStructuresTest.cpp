@@ -8,7 +8,7 @@
 // made-up keys: the address map, compared against a std::map under growth,
 // deletion and reuse of pooled records and keys of one home; the lock-free
 // filter's false positives for dense and spread addresses; the history pool and
-// the histories the event log keeps in it.
+// the histories the event log keeps in it; the registry lock.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +17,7 @@
 #include "HandleRecords.h"
 #include "HistoryPool.h"
 #include "OpFilter.h"
+#include "RegistryMutex.h"
 
 #include "gtest/gtest.h"
 
@@ -24,6 +25,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::tracking;
@@ -327,6 +329,68 @@ TEST(EventLogTest, HistoriesGrowThroughTheClassesAndKeepTheNewest) {
     EXPECT_TRUE(log.eventsOf(held).empty());
     records.free(held);
   }
+}
+
+/// Threads that meet on the lock all the time (spinning, then parking) never
+/// overlap in a critical section, and none of their increments is lost.
+TEST(RegistryMutexTest, ExcludesUnderContention) {
+  RegistryMutex mutex;
+  // Plain integers: an overlap loses increments or breaks the invariant.
+  uint64_t counter = 0, twice = 0;
+  std::atomic<int> inside{0}, overlaps{0};
+  constexpr int kThreads = 4;
+  constexpr int kIterations = 50000;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kIterations; ++i) {
+        // Every other thread also tries its luck without blocking.
+        std::unique_lock<RegistryMutex> lock(mutex, std::defer_lock);
+        if (t % 2 == 0 || !lock.try_lock())
+          lock.lock();
+        if (inside.fetch_add(1) != 0)
+          ++overlaps;
+        if (twice != 2 * counter)
+          ++overlaps;
+        ++counter;
+        twice += 2;
+        inside.fetch_sub(1);
+      }
+    });
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(overlaps.load(), 0);
+  EXPECT_EQ(counter, uint64_t(kThreads) * kIterations);
+  EXPECT_EQ(twice, 2 * counter);
+}
+
+/// `try_lock` fails while another thread holds the lock, and succeeds once it
+/// is released; a thread blocked in `lock` (past its spinning) gets it then.
+TEST(RegistryMutexTest, TryLockAndBlockedLock) {
+  RegistryMutex mutex;
+  mutex.lock();
+  bool acquired = true;
+  std::thread([&] {
+    acquired = mutex.try_lock();
+    if (acquired)
+      mutex.unlock();
+  }).join();
+  EXPECT_FALSE(acquired);
+
+  std::atomic<bool> waiterIn{false};
+  std::thread waiter([&] {
+    std::lock_guard<RegistryMutex> lock(mutex);
+    waiterIn = true;
+  });
+  // The waiter cannot get in while the lock is held, however long it waits.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(waiterIn.load());
+  mutex.unlock();
+  waiter.join();
+  EXPECT_TRUE(waiterIn.load());
+  ASSERT_TRUE(mutex.try_lock());
+  mutex.unlock();
 }
 
 } // namespace

@@ -346,4 +346,56 @@ TEST_F(ThreadingTest, ObserverUsingHandlesDuringParallelPipeline) {
   }
 }
 
+/// The pass manager's threads rewrite different functions at full speed
+/// while another thread reads every handle without pause: all three meet on
+/// the registry lock. The reader sees consistent handles, and the pipeline's
+/// outcome is the one a single thread gets.
+TEST_F(ThreadingTest, ReaderDuringParallelRewrites) {
+  for (int iteration = 0; iteration < 10; ++iteration) {
+    OwningOpRef<ModuleOp> module = parseModule(context, makeModule(60, 0));
+    ASSERT_TRUE(module);
+    std::vector<FunctionHandles> handles = takeHandles(*registry, *module);
+    ASSERT_EQ(handles.size(), 60u);
+    std::atomic<bool> done{false};
+    std::atomic<int> problems{0}, reads{0};
+    std::thread reader([&] {
+      do {
+        for (const FunctionHandles &function : handles) {
+          for (const OpHandle &handle : function.body) {
+            HandleState state = handle.getState();
+            std::string description = handle.describe();
+            if (handle.getState() == state &&
+                description.find(" is " + stringifyHandleState(state).str()) ==
+                    std::string::npos)
+              ++problems;
+            // A handle of an op that is gone is never live again.
+            if (state != HandleState::Live && handle.get())
+              ++problems;
+            (void)handle.getHistory();
+            ++reads;
+          }
+          (void)registry->getNumTrackedOps();
+        }
+      } while (!done.load());
+    });
+    // The reader is under way before the pipeline starts (it goes on until
+    // the pipeline ends).
+    while (reads.load() == 0)
+      std::this_thread::yield();
+    PassManager pm(&context);
+    enableTracking(pm, *registry);
+    OpPassManager &funcs = pm.nest<func::FuncOp>();
+    funcs.addPass(createTrackedCanonicalizerPass());
+    funcs.addPass(createTrackedCSEPass());
+    LogicalResult result = pm.run(*module);
+    done = true;
+    reader.join();
+    ASSERT_TRUE(succeeded(result));
+    EXPECT_EQ(problems.load(), 0);
+    for (const FunctionHandles &function : handles)
+      expectPrecisRun(function);
+    expectConsistent(*module);
+  }
+}
+
 } // namespace
