@@ -101,6 +101,7 @@ struct HandleRecord {
   }
 };
 static_assert(sizeof(HandleRecord) <= 40, "records must stay compact");
+static_assert(EventLog::kMaxHistory < 64, "historySize has 6 bits");
 
 /// Takes a reference to `record` unless it is being released.
 inline bool tryRetain(HandleRecord *record) {
