@@ -20,14 +20,21 @@ void AddressMap::reserve(size_t wanted) {
     rehash(log2);
 }
 
+void AddressMap::place(uint32_t id, size_t start) {
+  size_t i = start;
+  while (slots[i])
+    i = (i + 1) & mask;
+  slots[i] = makeSlot(id, (i - start) & mask);
+}
+
 void AddressMap::insert(HandleRecord *record) {
   if (!slots || (numEntries + 1) * 4 > (mask + 1) * 3)
     rehash(slots ? log2Capacity + 1 : 4);
   uint32_t id = pool.indexOf(record) + 1;
-  size_t i = home(record->op);
-  while (slots[i])
-    i = (i + 1) & mask;
-  slots[i] = id;
+  if (id > kIdMask)
+    llvm::report_fatal_error("mlir-tracking: too many handle records in one "
+                             "registry (at most 2^27 - 1)");
+  place(id, home(record->op));
   ++numEntries;
 }
 
@@ -36,7 +43,7 @@ bool AddressMap::erase(HandleRecord *record) {
     return false;
   uint32_t id = pool.indexOf(record) + 1;
   size_t i = home(record->op);
-  while (slots[i] != id) {
+  while ((slots[i] & kIdMask) != id) {
     if (!slots[i])
       return false;
     i = (i + 1) & mask;
@@ -44,9 +51,10 @@ bool AddressMap::erase(HandleRecord *record) {
   // Backward shift: each entry after the hole that may move into it (its
   // home is not between the hole and itself) does, until an empty slot.
   for (size_t j = (i + 1) & mask; slots[j]; j = (j + 1) & mask) {
-    size_t k = home(pool.recordAt(slots[j] - 1)->op);
-    if (((j - k) & mask) >= ((j - i) & mask)) {
-      slots[i] = slots[j];
+    size_t distance = distanceOf(slots[j], j);
+    size_t shift = (j - i) & mask;
+    if (distance >= shift) {
+      slots[i] = makeSlot(slots[j] & kIdMask, distance - shift);
       i = j;
     }
   }
@@ -66,8 +74,8 @@ void AddressMap::forEach(llvm::function_ref<void(HandleRecord *)> fn) const {
   if (!slots)
     return;
   for (size_t i = 0; i <= mask; ++i)
-    if (uint32_t id = slots[i])
-      fn(pool.recordAt(id - 1));
+    if (uint32_t slot = slots[i])
+      fn(pool.recordAt((slot & kIdMask) - 1));
 }
 
 void AddressMap::rehash(unsigned newLog2Capacity) {
@@ -81,9 +89,7 @@ void AddressMap::rehash(unsigned newLog2Capacity) {
   for (size_t i = 0; i < oldCapacity; ++i) {
     if (!old[i])
       continue;
-    size_t j = home(pool.recordAt(old[i] - 1)->op);
-    while (slots[j])
-      j = (j + 1) & mask;
-    slots[j] = old[i];
+    uint32_t id = old[i] & kIdMask;
+    place(id, home(pool.recordAt(id - 1)->op));
   }
 }

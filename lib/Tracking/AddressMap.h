@@ -16,6 +16,7 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -25,12 +26,23 @@ class Operation;
 namespace tracking::detail {
 
 /// An open-addressing table (linear probing, deletion by backward shift) of
-/// 32-bit record ids: the key of an entry is not stored but read from its
-/// record (`HandleRecord::op`), so an entry costs 4 bytes and a hit reads
-/// the slot and the record it needs anyway. A record's `op` must not change
-/// while it is in the table. Guarded by the registry lock.
+/// 32-bit slots: a record id (pool index + 1) in the low `kIdBits` bits and,
+/// above them, how far the slot is from the home of its key (saturated at
+/// `kFarDistance`). The key itself is not stored but read from its record
+/// (`HandleRecord::op`), so an entry costs 4 bytes; the distance tells which
+/// probed slots may hold the key (those whose key has the same home) and
+/// lets an erase shift entries back without reading their records. A
+/// record's `op` must not change while it is in the table. Guarded by the
+/// registry lock.
 class AddressMap {
 public:
+  /// Record ids take the low bits of a slot: at most 2^27 - 1 records.
+  static constexpr unsigned kIdBits = 27;
+  static constexpr uint32_t kIdMask = (uint32_t(1) << kIdBits) - 1;
+  /// The distance stored for entries this far from their home or farther
+  /// (their home is then read from the record).
+  static constexpr uint32_t kFarDistance = (uint32_t(1) << (32 - kIdBits)) - 1;
+
   explicit AddressMap(RecordPool &pool) : pool(pool) {}
   AddressMap(const AddressMap &) = delete;
   AddressMap &operator=(const AddressMap &) = delete;
@@ -44,14 +56,28 @@ public:
   HandleRecord *lookup(const Operation *op) const {
     if (!numEntries)
       return nullptr;
-    for (size_t i = home(op);; i = (i + 1) & mask) {
-      uint32_t id = slots[i];
-      if (!id)
+    size_t i = home(op);
+    for (uint32_t distance = 0;; i = (i + 1) & mask) {
+      uint32_t slot = slots[i];
+      if (!slot)
         return nullptr;
-      HandleRecord *record = pool.recordAt(id - 1);
-      if (record->op == op)
-        return record;
+      // Only an entry with the same home may be `op`'s.
+      if ((slot >> kIdBits) == distance) {
+        HandleRecord *record = pool.recordAt((slot & kIdMask) - 1);
+        if (record->op == op)
+          return record;
+      }
+      if (distance < kFarDistance)
+        ++distance;
     }
+  }
+
+  /// The slot `op` hashes to in a table of 2^log2Capacity slots (for tests).
+  static size_t homeOf(const void *op, unsigned log2Capacity) {
+    // Not the filter's index: a key that passed the filter by a collision
+    // should not also collide here.
+    return (uint64_t(uintptr_t(op)) * 0xC2B2AE3D27D4EB4Full) >>
+           (64 - log2Capacity);
   }
 
   /// Makes room for `numEntries` entries in all, so that inserting up to
@@ -67,17 +93,24 @@ public:
   void forEach(llvm::function_ref<void(HandleRecord *)> fn) const;
 
 private:
-  size_t home(const void *op) const {
-    // Not the filter's multiplier: a key that passed the filter by a
-    // collision should not also collide here.
-    return (uint64_t(uintptr_t(op)) * 0xC2B2AE3D27D4EB4Full) >>
-           (64 - log2Capacity);
+  size_t home(const void *op) const { return homeOf(op, log2Capacity); }
+  /// The distance of the entry `slot` at index `i` from its home.
+  size_t distanceOf(uint32_t slot, size_t i) const {
+    uint32_t distance = slot >> kIdBits;
+    if (distance < kFarDistance)
+      return distance;
+    return (i - home(pool.recordAt((slot & kIdMask) - 1)->op)) & mask;
   }
+  static uint32_t makeSlot(uint32_t id, size_t distance) {
+    return id | uint32_t(std::min<size_t>(distance, kFarDistance)) << kIdBits;
+  }
+  /// Puts `id`, whose key's home is `start`, in the first free slot.
+  void place(uint32_t id, size_t start);
   /// Rehashes into 2^log2Capacity slots.
   void rehash(unsigned newLog2Capacity);
 
   RecordPool &pool;
-  /// Record ids (pool index + 1); 0 marks an empty slot.
+  /// Record ids (pool index + 1) and distances; 0 marks an empty slot.
   std::unique_ptr<uint32_t[]> slots;
   size_t mask = 0;
   unsigned log2Capacity = 0;

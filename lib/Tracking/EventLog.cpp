@@ -107,6 +107,22 @@ std::string EventLog::describe(SeenOp seen) const {
   return (nameText(seen) + " at " + locationText(seen)).str();
 }
 
+uint32_t EventLog::internName(const void *name) {
+  if (!name)
+    return 0;
+  assert(!frozen && "no op is seen once the log is frozen");
+  auto [it, inserted] = nameIds.try_emplace(name, names.size());
+  if (inserted) {
+    if (names.size() >= (size_t(1) << kNameIdBits))
+      llvm::report_fatal_error("mlir-tracking: too many distinct op names "
+                               "in one registry");
+    names.push_back(name);
+  }
+  lastNameSeen = name;
+  lastNameId = it->second;
+  return it->second;
+}
+
 uint32_t EventLog::internCause(uint32_t source, uint32_t pattern,
                                uint32_t reason) {
   CauseKey key(source, pattern, reason);
@@ -184,11 +200,25 @@ void EventLog::Freezer::freeze(SeenOp &seen) {
 }
 
 void EventLog::Freezer::freeze(HandleRecord *record) {
-  freeze(record->last);
+  SeenOp location{nullptr, record->lastLoc};
+  freeze(location);
+  record->lastLoc = location.loc;
   for (CompactEvent &event : log.eventsOf(record)) {
     freeze(event.op);
     freeze(event.replacement);
   }
+}
+
+void EventLog::Freezer::finish() {
+  for (const void *&name : log.names) {
+    SeenOp seen{name, nullptr};
+    freeze(seen);
+    name = seen.name;
+  }
+  log.nameIds.clear();
+  log.lastNameSeen = nullptr;
+  log.lastNameId = 0;
+  log.frozen = true;
 }
 
 //===----------------------------------------------------------------------===//

@@ -122,6 +122,16 @@ public:
 
   static SeenOp see(Operation *op);
 
+  /// Op names as records keep them (HandleRecord::lastName): a small id per
+  /// distinct name (id 0: no name). Frozen with the rest.
+  static constexpr unsigned kNameIdBits = 21;
+  uint32_t nameId(const void *name) {
+    if (name == lastNameSeen)
+      return lastNameId;
+    return internName(name);
+  }
+  const void *nameOf(uint32_t id) const { return names[id]; }
+
   StringRef nameText(SeenOp seen) const;
   std::string locationText(SeenOp seen) const;
   /// "arith.addi at loc(...)".
@@ -148,7 +158,8 @@ public:
     void freeze(SeenOp &seen);
     /// Freezes the record's last sight and every event of its history.
     void freeze(HandleRecord *record);
-    void finish() { log.frozen = true; }
+    /// Freezes the name table, then marks the log frozen.
+    void finish();
 
   private:
     EventLog &log;
@@ -190,6 +201,14 @@ private:
   uint32_t droppedOf(const HandleRecord *record) const;
 
   uint32_t internCause(uint32_t source, uint32_t pattern, uint32_t reason);
+  uint32_t internName(const void *name);
+
+  /// The names of nameId, and their ids.
+  std::vector<const void *> names = {nullptr};
+  llvm::DenseMap<const void *, uint32_t> nameIds;
+  /// The name interned last: most replacements keep it.
+  const void *lastNameSeen = nullptr;
+  uint32_t lastNameId = 0;
 
   llvm::StringMap<uint32_t> stringIds;
   std::vector<StringRef> strings = {StringRef()};

@@ -32,27 +32,32 @@ struct ScopeInfo;
 
 /// A handle record, pooled by its registry (see RecordPool) and counted by
 /// the OpHandles (and merged records) that refer to it. Guarded by the
-/// registry lock, except `refs`. 48 bytes: links are 32-bit ids, and what
-/// only a root needs shares room with what only a merged record needs.
+/// registry lock, except `refs`. 40 bytes: links are 32-bit ids, the name
+/// last seen is an id of the event log's name table, and what only a root
+/// needs shares room with what only a merged record needs.
 struct HandleRecord {
-  HandleRecord() : state(0), mapped(0), detached(0), merged(0) {}
+  HandleRecord()
+      : state(0), mapped(0), detached(0), merged(0), historySize(0),
+        lastName(0) {}
 
   /// OpHandles and merged records referring to this one. A record whose
   /// count dropped to zero is being released: it is never handed out again.
   std::atomic<uint32_t> refs{1};
   /// A HandleState (or RecordPool's mark of a free slot).
-  uint8_t state : 2;
+  uint32_t state : 2;
   /// True while `op` is a key of the address map pointing at this record.
-  uint8_t mapped : 1;
+  uint32_t mapped : 1;
   /// True between `detachNested` and the record's settlement: unmapped, read
   /// as invalidated, its event not recorded yet. `op` keeps the old address
   /// (compared, never dereferenced).
-  uint8_t detached : 1;
+  uint32_t detached : 1;
   /// True once merged into another record: `parent` holds a reference to
   /// it, and the fields meant for roots are gone.
-  uint8_t merged : 1;
-  /// The number of events in `history`.
-  uint8_t historySize = 0;
+  uint32_t merged : 1;
+  /// The number of events in `history` (at most EventLog::kMaxHistory).
+  uint32_t historySize : 6;
+  /// Roots: the name as last seen, an id of EventLog::nameId (0 for none).
+  uint32_t lastName : EventLog::kNameIdBits;
   /// The history's block in the registry's HistoryPool; 0 until the first
   /// event.
   uint32_t history = 0;
@@ -75,8 +80,8 @@ struct HandleRecord {
     /// Merged records (see `merged`).
     HandleRecord *parent;
   };
-  /// Roots: name and location as last seen.
-  SeenOp last;
+  /// Roots: the location as last seen (see SeenOp).
+  const void *lastLoc = nullptr;
 
   HandleState getState() const { return HandleState(state); }
   /// The record this one was merged into, or null for a root.
@@ -86,8 +91,17 @@ struct HandleRecord {
     merged = 1;
     parent = into;
   }
+  /// Roots: the op as last seen, and setting it.
+  SeenOp getLast(const EventLog &log) const {
+    return {log.nameOf(lastName), lastLoc};
+  }
+  void setLast(EventLog &log, SeenOp seen) {
+    lastName = log.nameId(seen.name);
+    lastLoc = seen.loc;
+  }
 };
-static_assert(sizeof(HandleRecord) <= 48, "records must stay compact");
+static_assert(sizeof(HandleRecord) <= 40, "records must stay compact");
+static_assert(EventLog::kMaxHistory < 64, "historySize has 6 bits");
 
 /// Takes a reference to `record` unless it is being released.
 inline bool tryRetain(HandleRecord *record) {
@@ -196,7 +210,7 @@ public:
 
 private:
   /// A state value no live record has: marks a free slot.
-  static constexpr uint8_t kFreeSlot = 3;
+  static constexpr uint32_t kFreeSlot = 3;
 
   void addChunk();
 

@@ -224,7 +224,7 @@ struct RegistryImpl {
 
   CompactEvent makeEvent(TrackingEvent::Kind kind, const HandleRecord *record,
                          const EventSource &source, StringRef reason = {}) {
-    return events.makeEvent(kind, record->last, source, reason);
+    return events.makeEvent(kind, record->getLast(events), source, reason);
   }
 
   TrackingEvent expand(const CompactEvent &event) const {
@@ -566,14 +566,17 @@ std::string OpHandle::getLastName() const {
   if (!record)
     return "";
   Transaction tx(registryOf(record));
-  return tx.impl.events.nameText(tx.impl.findRoot(record, tx)->last).str();
+  return tx.impl.events
+      .nameText(tx.impl.findRoot(record, tx)->getLast(tx.impl.events))
+      .str();
 }
 
 std::string OpHandle::getLastLocation() const {
   if (!record)
     return "";
   Transaction tx(registryOf(record));
-  return tx.impl.events.locationText(tx.impl.findRoot(record, tx)->last);
+  return tx.impl.events.locationText(
+      tx.impl.findRoot(record, tx)->getLast(tx.impl.events));
 }
 
 std::vector<TrackingEvent> OpHandle::getHistory() const {
@@ -600,7 +603,7 @@ std::string OpHandle::describe() const {
   std::string text;
   {
     Transaction tx(registryOf(record));
-    SeenOp last = tx.impl.findRoot(record, tx)->last;
+    SeenOp last = tx.impl.findRoot(record, tx)->getLast(tx.impl.events);
     text = "operation handle to '" + tx.impl.events.nameText(last).str() +
            "' at " + tx.impl.events.locationText(last) + " is " +
            stringifyHandleState(state).str();
@@ -684,7 +687,7 @@ OpHandle HandleRegistry::getHandle(Operation *op) {
   if (HandleRecord *existing = impl->lookup(op))
     return OpHandle(existing);
   HandleRecord *record = impl->allocateRecord();
-  record->last = EventLog::see(op);
+  record->setLast(impl->events, EventLog::see(op));
   impl->map(record, op);
   return OpHandle(record);
 }
@@ -707,7 +710,7 @@ std::vector<OpHandle> HandleRegistry::getHandles(ArrayRef<Operation *> ops) {
       continue;
     }
     HandleRecord *record = impl->pool.allocate();
-    record->last = EventLog::see(op);
+    record->setLast(impl->events, EventLog::see(op));
     Operation *parent = op->getParentOp();
     if (!lastScope || parent != lastParent) {
       lastParent = parent;
@@ -817,29 +820,32 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
   std::vector<std::string> problems;
   std::lock_guard<RegistryMutex> lock(impl->mutex);
   impl->byOp.forEach([&](HandleRecord *record) {
-    std::string lastName = impl->events.nameText(record->last).str();
+    std::string lastName =
+        impl->events.nameText(record->getLast(impl->events)).str();
     auto it = present.find(record->op);
     if (it == present.end()) {
-      problems.push_back("registry maps an op that is not in the IR (last "
-                         "seen as '" +
-                         lastName + "' at " +
-                         impl->events.locationText(record->last) + ")");
+      problems.push_back(
+          "registry maps an op that is not in the IR (last "
+          "seen as '" +
+          lastName + "' at " +
+          impl->events.locationText(record->getLast(impl->events)) + ")");
       return;
     }
-    if (it->second.getAsOpaquePointer() != record->last.name)
-      problems.push_back("handle bound to '" + lastName + "' at " +
-                         impl->events.locationText(record->last) +
-                         " now points at '" + it->second.getStringRef().str() +
-                         "'");
+    if (it->second.getAsOpaquePointer() != record->getLast(impl->events).name)
+      problems.push_back(
+          "handle bound to '" + lastName + "' at " +
+          impl->events.locationText(record->getLast(impl->events)) +
+          " now points at '" + it->second.getStringRef().str() + "'");
     if (impl->byOp.lookup(record->op) != record || !record->mapped ||
         record->getParent() || record->getState() != HandleState::Live)
       problems.push_back("inconsistent record for '" + lastName + "'");
     Operation *expectedScope = RegistryImpl::scopeOf(record->op);
     ScopeInfo *info = impl->scopeIndex.infoOf(record);
     if (!info || info->op != expectedScope)
-      problems.push_back("handle to '" + lastName + "' at " +
-                         impl->events.locationText(record->last) +
-                         " is indexed under the wrong scope");
+      problems.push_back(
+          "handle to '" + lastName + "' at " +
+          impl->events.locationText(record->getLast(impl->events)) +
+          " is indexed under the wrong scope");
   });
   // The lock-free shortcut never names a key (else a notification about it
   // would be skipped).
@@ -852,8 +858,9 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
   impl->scopeIndex.forEachScopeInfo([&](const ScopeInfo &info) {
     for (HandleRecord *record : impl->scopeIndex.recordsOf(info))
       if (!record->mapped || record->scope != info.id)
-        problems.push_back("the scope index holds a stale record for '" +
-                           impl->events.nameText(record->last).str() + "'");
+        problems.push_back(
+            "the scope index holds a stale record for '" +
+            impl->events.nameText(record->getLast(impl->events)).str() + "'");
   });
   return problems;
 }
@@ -907,7 +914,7 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
 
   HandleRecord *existing = impl.lookup(replacement);
   CompactEvent event = impl.events.makeEvent(
-      TrackingEvent::Kind::Replaced, record->last, source(),
+      TrackingEvent::Kind::Replaced, record->getLast(impl.events), source(),
       existing ? impl.events.getMergedReason() : 0);
   event.replacement = EventLog::see(replacement);
   if (existing) {
@@ -918,7 +925,7 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
     return;
   }
   impl.record(record, event, tx);
-  record->last = event.replacement;
+  record->setLast(impl.events, event.replacement);
   impl.map(record, replacement);
 }
 
@@ -1095,7 +1102,7 @@ void RegistryNotifier::resolveDetached(const OpHandle &handle, Operation *op,
     }
     impl.record(record, event, tx);
   }
-  record->last = seen;
+  record->setLast(impl.events, seen);
   impl.map(record, op);
 }
 
@@ -1129,12 +1136,14 @@ RegistryNotifier::verifyNested(Operation *anchor, const EventSource *repair) {
   for (HandleRecord *record : impl.scopeIndex.collectNested(anchor)) {
     std::string problem;
     auto it = present.find(record->op);
-    std::string seen = "handle to '" +
-                       impl.events.nameText(record->last).str() + "' at " +
-                       impl.events.locationText(record->last);
+    std::string seen =
+        "handle to '" +
+        impl.events.nameText(record->getLast(impl.events)).str() + "' at " +
+        impl.events.locationText(record->getLast(impl.events));
     if (it == present.end())
       problem = seen + " maps an op that is no longer in the IR";
-    else if (it->second.getAsOpaquePointer() != record->last.name)
+    else if (it->second.getAsOpaquePointer() !=
+             record->getLast(impl.events).name)
       problem =
           seen + " now points at '" + it->second.getStringRef().str() + "'";
     else if (impl.scopeIndex.infoOf(record)->op !=

@@ -403,7 +403,7 @@ TEST(HandleRegistryStandaloneTest, HandlesOutliveContext) {
 /// registry lives and become text when it ends: the whole history must read
 /// the same after the registry and the context are gone.
 TEST(HandleRegistryStandaloneTest, HistoryOutlivesTheContext) {
-  OpHandle handle, merged;
+  OpHandle handle, merged, function;
   std::string liveDescription;
   std::vector<std::string> liveHistory;
   {
@@ -415,6 +415,9 @@ TEST(HandleRegistryStandaloneTest, HistoryOutlivesTheContext) {
     Operation *add1 = findTagged(*module, "add1");
     handle = registry.getHandle(add0);
     merged = registry.getHandle(add1);
+    // Records keep names by an id of the registry's name table.
+    function = registry.getHandle(add0->getParentOp());
+    EXPECT_EQ(function.getLastName(), "func.func");
 
     TrackingListener listener({}, &registry);
     IRRewriter rewriter(&context, &listener);
@@ -457,6 +460,8 @@ TEST(HandleRegistryStandaloneTest, HistoryOutlivesTheContext) {
   EXPECT_NE(merged.describe().find("tracking ended"), std::string::npos)
       << merged.describe();
   EXPECT_EQ(merged.getLastName(), "arith.addi");
+  EXPECT_EQ(function.getLastName(), "func.func");
+  EXPECT_EQ(handle.getLastName(), "arith.addi");
 }
 
 /// `mayHaveHandlesUnder` may answer true when nothing is tracked (a filter),

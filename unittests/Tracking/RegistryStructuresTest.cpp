@@ -6,8 +6,9 @@
 //
 // The containers a HandleRegistry is built of, tested on their own with
 // made-up keys: the address map, compared against a std::map under growth,
-// deletion and reuse of pooled records; the history pool and the histories
-// the event log keeps in it; the registry lock.
+// deletion and reuse of pooled records and keys of one home; the lock-free
+// filter's false positives for dense and spread addresses; the history pool and
+// the histories the event log keeps in it; the registry lock.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 #include "EventLog.h"
 #include "HandleRecords.h"
 #include "HistoryPool.h"
+#include "OpFilter.h"
 #include "RegistryMutex.h"
 
 #include "gtest/gtest.h"
@@ -145,6 +147,112 @@ TEST(AddressMapTest, FreedRecordSlotsAreReusedUnderANewAddress) {
   EXPECT_TRUE(map.empty());
   EXPECT_EQ(map.lookup(fakeOp(2)), nullptr);
   pool.free(second);
+}
+
+/// Keys that all hash to one slot: distances from the home pass the largest
+/// one a slot stores (kFarDistance), so lookups and backward shifts read
+/// the home from the record there.
+TEST(AddressMapTest, KeysOfOneHomePastTheStoredDistance) {
+  RecordPool pool(nullptr);
+  AddressMap map(pool);
+  constexpr size_t kKeys = AddressMap::kFarDistance + 17;
+  map.reserve(kKeys);
+  size_t capacity = map.capacity();
+  unsigned log2Capacity = 0;
+  while ((size_t(1) << log2Capacity) < capacity)
+    ++log2Capacity;
+  // Made-up ops with the home of fakeOp(0), and as many with other homes.
+  std::vector<Operation *> sameHome, others;
+  size_t target = AddressMap::homeOf(fakeOp(0), log2Capacity);
+  for (uintptr_t i = 0; sameHome.size() < 2 * kKeys; ++i) {
+    Operation *op = fakeOp(i);
+    if (AddressMap::homeOf(op, log2Capacity) == target)
+      sameHome.push_back(op);
+    else if (others.size() < 8)
+      others.push_back(op);
+  }
+  std::map<Operation *, HandleRecord *> expected;
+  std::mt19937 random(7);
+  for (int round = 0; round < 20; ++round) {
+    // Fill up with keys of the one home (and a few others in the run),
+    // then erase a random half.
+    for (size_t i = 0; i < kKeys && expected.size() < kKeys; ++i) {
+      Operation *op = i % 8 == 7 ? others[i / 8 % others.size()]
+                                 : sameHome[random() % sameHome.size()];
+      if (expected.count(op))
+        continue;
+      HandleRecord *record = pool.allocate();
+      record->op = op;
+      map.insert(record);
+      expected[op] = record;
+    }
+    EXPECT_EQ(map.capacity(), capacity);
+    expectSame(map, expected);
+    // Keys of the same home never inserted are not found.
+    for (Operation *op : sameHome)
+      if (!expected.count(op))
+        EXPECT_EQ(map.lookup(op), nullptr);
+    for (auto it = expected.begin(); it != expected.end();) {
+      if (random() % 2) {
+        ++it;
+        continue;
+      }
+      EXPECT_TRUE(map.erase(it->second));
+      EXPECT_FALSE(map.erase(it->second));
+      pool.free(it->second);
+      it = expected.erase(it);
+    }
+    expectSame(map, expected);
+  }
+}
+
+/// The filter's index keeps neighbouring ops together: a run of ops holding
+/// every tenth one tracked gives no false positive for the others while the
+/// run fits the filter.
+TEST(OpFilterTest, DenseRunOfOpsHasNoFalsePositives) {
+  OpFilter filter(/*log2Bits=*/16);
+  // Ops 80 bytes apart (the smallest op allocation is larger than 64).
+  auto op = [](uintptr_t i) {
+    return reinterpret_cast<const void *>(uintptr_t(0x7f0000001230) + i * 80);
+  };
+  for (uintptr_t i = 0; i < 40000; i += 10)
+    filter.set(op(i));
+  size_t falsePositives = 0;
+  for (uintptr_t i = 0; i < 40000; ++i) {
+    if (i % 10 == 0)
+      EXPECT_TRUE(filter.test(op(i)));
+    else
+      falsePositives += filter.test(op(i));
+  }
+  EXPECT_EQ(falsePositives, 0u);
+}
+
+/// Ops a multiple of the filter's span apart (blocks of arenas, say) do not
+/// pile up on one bit: the false positive rate stays near the share of bits
+/// set.
+TEST(OpFilterTest, AddressesASpanApartSpreadOut) {
+  constexpr unsigned kLog2Bits = 12;
+  OpFilter filter(kLog2Bits);
+  constexpr uintptr_t kSpan = (uintptr_t(1) << kLog2Bits) * 64;
+  auto op = [&](uintptr_t i) {
+    return reinterpret_cast<const void *>(uintptr_t(0x7f0000000000) +
+                                          i * kSpan);
+  };
+  // 256 keys in 4096 bits: about 6% of the bits set.
+  for (uintptr_t i = 0; i < 256; ++i)
+    filter.set(op(i));
+  size_t falsePositives = 0;
+  for (uintptr_t i = 256; i < 4352; ++i)
+    falsePositives += filter.test(op(i));
+  EXPECT_LT(falsePositives, 4096u / 8) << "keys piled up";
+  // The same for ops packed in one span but sharing no block.
+  std::mt19937_64 random(3);
+  falsePositives = 0;
+  for (int i = 0; i < 4096; ++i)
+    falsePositives += filter.test(reinterpret_cast<const void *>(
+        uintptr_t(0x7f0000000000) + (random() % (kSpan * 512)) / 64 * 64 +
+        kSpan * 1024));
+  EXPECT_LT(falsePositives, 4096u / 8);
 }
 
 TEST(HistoryPoolTest, BlocksOfEveryClassAreDisjointAndReused) {

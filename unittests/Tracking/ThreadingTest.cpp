@@ -398,4 +398,71 @@ TEST_F(ThreadingTest, ReaderDuringParallelRewrites) {
   }
 }
 
+/// The batch API (what Python's walk and drop use) on one thread, in
+/// functions no pass visits (nested modules), while the pass manager's
+/// threads rewrite the top-level functions: the batches and the rewrites
+/// meet on the registry lock and share its tables. Each batch hands out the
+/// handles already held where there are some, and the entries it made leave
+/// with its release.
+TEST_F(ThreadingTest, BatchHandlesWhileOtherFunctionsRewrite) {
+  for (int iteration = 0; iteration < 5; ++iteration) {
+    OwningOpRef<ModuleOp> module = parseModule(context, makeModule(40, 10));
+    ASSERT_TRUE(module);
+    std::vector<FunctionHandles> handles = takeHandles(*registry, *module);
+    // Every op of the nested modules, handles held above for some of them.
+    std::vector<Operation *> idleOps;
+    for (Operation &nested : module->getBody()->getOperations())
+      if (isa<ModuleOp>(nested))
+        nested.walk([&](Operation *op) { idleOps.push_back(op); });
+    ASSERT_FALSE(idleOps.empty());
+    size_t trackedBefore = registry->getNumTrackedOps();
+
+    std::atomic<bool> done{false};
+    std::atomic<int> problems{0}, batches{0};
+    std::thread batcher([&] {
+      do {
+        std::vector<OpHandle> batch = registry->getHandles(idleOps);
+        if (batch.size() != idleOps.size())
+          ++problems;
+        for (size_t i = 0; i < batch.size(); ++i)
+          if (batch[i].get() != idleOps[i] ||
+              registry->lookupHandle(idleOps[i]) != batch[i])
+            ++problems;
+        registry->releaseHandles(batch);
+        for (const OpHandle &handle : batch)
+          if (handle)
+            ++problems;
+        ++batches;
+      } while (!done.load());
+    });
+    while (batches.load() == 0)
+      std::this_thread::yield();
+    PassManager pm(&context);
+    enableTracking(pm, *registry);
+    OpPassManager &funcs = pm.nest<func::FuncOp>();
+    funcs.addPass(createTrackedCanonicalizerPass());
+    funcs.addPass(createTrackedCSEPass());
+    LogicalResult result = pm.run(*module);
+    done = true;
+    batcher.join();
+    ASSERT_TRUE(succeeded(result));
+    EXPECT_EQ(problems.load(), 0);
+    for (const FunctionHandles &function : handles) {
+      if (isInNestedModule(function.func)) {
+        // Untouched by the pipeline: every handle still on its op.
+        for (const OpHandle &handle : function.body)
+          EXPECT_TRUE(handle.isLive()) << handle.describe();
+      } else {
+        expectPrecisRun(function);
+      }
+    }
+    expectConsistent(*module);
+    // The batches' own entries are gone: only the held handles' remain
+    // (canonicalize and CSE only drop entries of the rewritten functions).
+    EXPECT_LE(registry->getNumTrackedOps(), trackedBefore);
+    handles.clear();
+    EXPECT_EQ(registry->getNumTrackedOps(), 0u);
+  }
+}
+
 } // namespace
