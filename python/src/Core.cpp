@@ -543,7 +543,7 @@ PyOperation::forOperation(PyMlirContext &context, Operation *op,
 }
 
 py::object
-PyOperation::forCanonicalHandle(PyMlirContext &context, const OpHandle &handle,
+PyOperation::forCanonicalHandle(PyMlirContext &context, OpHandle handle,
                                 Operation *op,
                                 const std::shared_ptr<RootOwner> &rootOwner) {
   uint32_t index = handle.getIdentityIndex();
@@ -552,8 +552,9 @@ PyOperation::forCanonicalHandle(PyMlirContext &context, const OpHandle &handle,
     return objects[index]->getObject();
   if (index >= objects.size())
     objects.resize(std::max<size_t>(index + 1, objects.size() * 2), nullptr);
-  auto *operation = new PyOperation(
-      context, handle, rootOwner ? rootOwner : context.getOwner(getRootOf(op)));
+  auto *operation =
+      new PyOperation(context, std::move(handle),
+                      rootOwner ? rootOwner : context.getOwner(getRootOf(op)));
   // Registered before the Python object exists: deleting `operation` on
   // failure below unregisters it. Nothing in between resizes `objects`.
   objects[index] = operation;

@@ -338,9 +338,12 @@ namespace __attribute__((visibility("hidden"))) python {
                                    const std::shared_ptr<RootOwner> &owner);
     /// Same, when `handle` is known to be the canonical handle of the live
     /// op `op` (`OpHandle::get(bool &)` said so): skips the registry lookup.
+    /// A new object takes `handle` over (callers that hold a handle they no
+    /// longer need, such as a walk's snapshot, move it in: no reference is
+    /// taken and dropped).
     static py::object
-    forCanonicalHandle(PyMlirContext &context, const OpHandle &handle,
-                       Operation *op, const std::shared_ptr<RootOwner> &owner);
+    forCanonicalHandle(PyMlirContext &context, OpHandle handle, Operation *op,
+                       const std::shared_ptr<RootOwner> &owner);
     /// Takes ownership of the detached op `op` and returns its Python object.
     static py::object adopt(PyMlirContext &context, Operation *op);
 

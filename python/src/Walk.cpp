@@ -146,12 +146,15 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
     PyWalkResult result;
     try {
       // The snapshot's handle is the op's own unless it merged into another
-      // (a callback replaced ops): then the registry has the op's.
+      // (a callback replaced ops): then the registry has the op's. The
+      // snapshot no longer needs it (no visit goes back): it goes to the
+      // object.
       result = callCallback(
-          callback, resolved.isCanonical
-                        ? PyOperation::forCanonicalHandle(
-                              context, snapshot.handles[i], op, owner)
-                        : PyOperation::forOperation(context, op, owner));
+          callback,
+          resolved.isCanonical
+              ? PyOperation::forCanonicalHandle(
+                    context, std::move(snapshot.handles[i]), op, owner)
+              : PyOperation::forOperation(context, op, owner));
     } catch (py::error_already_set &error) {
       raiseCallbackError(error);
     }
