@@ -24,6 +24,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
@@ -195,20 +196,24 @@ struct RegistryImpl {
     std::atomic<const void *> &slot = untracked[untrackedSlot(op)];
     if (slot.load(std::memory_order_relaxed) == op)
       slot.store(nullptr, std::memory_order_release);
+    reserveKeys(byOp.size() + scopeIndex.size() + 1);
+    const_cast<OpFilter *>(filter.load(std::memory_order_relaxed))->set(op);
+  }
+
+  /// Makes the filter large enough for `keys` keys: rebuilt (from every key
+  /// now in the maps) at once for a batch of keys about to be added, rather
+  /// than at each doubling as they come.
+  void reserveKeys(size_t keys) {
     const OpFilter *current = filter.load(std::memory_order_relaxed);
     // About 16 bits per key: a false positive rate of a few percent.
-    size_t keys = byOp.size() + scopeIndex.size() + 1;
-    if (current && (keys << 4) <= (size_t(1) << current->getLog2Bits())) {
-      const_cast<OpFilter *>(current)->set(op);
+    if (current && (keys << 4) <= (size_t(1) << current->getLog2Bits()))
       return;
-    }
     unsigned log2Bits = 12;
     while ((size_t(1) << log2Bits) < (keys << 5))
       ++log2Bits;
     auto rebuilt = std::make_unique<OpFilter>(log2Bits);
     byOp.forEach([&](HandleRecord *record) { rebuilt->set(record->op); });
     scopeIndex.forEachScope([&](Operation *scope) { rebuilt->set(scope); });
-    rebuilt->set(op);
     filter.store(rebuilt.get(), std::memory_order_release);
     filters.push_back(std::move(rebuilt));
   }
@@ -238,6 +243,7 @@ struct RegistryImpl {
   /// Marks the root `record` (already unmapped) as no longer live.
   void endRecord(HandleRecord *record, HandleState state, CompactEvent event,
                  Transaction &tx) {
+    noteChange();
     record->op = nullptr;
     record->state = uint8_t(state);
     this->record(record, event, tx);
@@ -285,6 +291,7 @@ struct RegistryImpl {
   /// Links the root `record` under the root `into`, adopting one reference
   /// to `into`.
   void link(HandleRecord *record, HandleRecord *into) {
+    noteChange();
     events.setParentStart(record, events.historyEnd(into));
     record->setParent(into);
   }
@@ -295,7 +302,17 @@ struct RegistryImpl {
 
   static Operation *scopeOf(Operation *op) { return scopeOfOp(op); }
 
+  /// Changes whenever what `OpHandle::get` says of a handle may change
+  /// (HandleRegistry::getChangeCount): called, under the lock, by every
+  /// step that maps a record again, unmaps, merges or ends one.
+  std::atomic<uint64_t> changes{0};
+  void noteChange() { changes.fetch_add(1, std::memory_order_release); }
+
   void map(HandleRecord *record, Operation *op) {
+    // A record mapped before (replaced, or detached and settled) now says
+    // something else; a new record changes no handle.
+    if (record->op)
+      noteChange();
     record->op = op;
     addKey(op);
     byOp.insert(record);
@@ -307,6 +324,8 @@ struct RegistryImpl {
 
   /// `map`, when the scope of `op` is known to be `scope`.
   void mapInScope(HandleRecord *record, Operation *op, ScopeInfo *scope) {
+    if (record->op)
+      noteChange();
     record->op = op;
     addKey(op);
     byOp.insert(record);
@@ -319,6 +338,7 @@ struct RegistryImpl {
   void unmap(HandleRecord *record) {
     if (!record->mapped)
       return;
+    noteChange();
     byOp.erase(record);
     scopeIndex.removeRecord(record);
     record->mapped = false;
@@ -677,6 +697,8 @@ std::vector<OpHandle> HandleRegistry::getHandles(ArrayRef<Operation *> ops) {
   handles.reserve(ops.size());
   Transaction tx(*impl);
   impl->byOp.reserve(impl->byOp.size() + ops.size());
+  // Each new record adds a key (and a few a scope): the filter is sized once.
+  impl->reserveKeys(impl->byOp.size() + impl->scopeIndex.size() + ops.size());
   // Consecutive ops mostly share a parent, hence a scope: finding the scope
   // (a trait lookup per ancestor, then the index) is done once per parent.
   // A scope a record was just indexed under cannot be pruned meanwhile.
@@ -727,6 +749,31 @@ void HandleRegistry::releaseHandles(MutableArrayRef<OpHandle> handles) {
   // This registry is alive: freeing records cannot end its state.
   for (HandleRecord *parent : parents)
     releaseRecord(parent);
+}
+
+void HandleRegistry::resolveHandles(
+    ArrayRef<OpHandle> handles,
+    MutableArrayRef<ResolvedHandle> resolved) const {
+  assert(handles.size() == resolved.size() && "one result per handle");
+  Transaction tx(*impl);
+  for (auto [handle, result] : llvm::zip_equal(handles, resolved)) {
+    result = ResolvedHandle();
+    HandleRecord *record = handle.record;
+    if (!record)
+      continue;
+    assert(&registryOf(record) == impl && "a handle of another registry");
+    HandleRecord *root = impl->findRoot(record, tx);
+    if (root->getState() != HandleState::Live)
+      continue;
+    result.op = root->op;
+    // As in OpHandle::get: a live root is mapped at its op, except while
+    // being detached.
+    result.isCanonical = root == record && record->mapped;
+  }
+}
+
+uint64_t HandleRegistry::getChangeCount() const {
+  return impl->changes.load(std::memory_order_acquire);
 }
 
 OpHandle HandleRegistry::lookupHandle(Operation *op) const {

@@ -163,10 +163,12 @@ void ScopeIndex::setScope(HandleRecord *record, Operation *scope,
 }
 
 void ScopeIndex::removeRecord(HandleRecord *record) {
-  Operation *scope = infoOf(record)->op;
+  ScopeInfo *info = infoOf(record);
   unlinkFromScope(record);
   record->scope = 0;
-  pruneScope(scope);
+  // Mostly other records stay indexed there: no lookup of the scope.
+  if (!info->records && info->children.empty())
+    pruneScope(info->op);
 }
 
 void ScopeIndex::moveBetweenScopes(

@@ -493,6 +493,37 @@ const py::detail::type_info *getOperationTypeInfo() {
       py::detail::get_type_info(typeid(PyOperation), /*throw_if_missing=*/true);
   return info;
 }
+
+/// A new Python Operation object owning `operation` (as casting it with
+/// `take_ownership` would), or null with a Python error set. Made here
+/// because pybind11's cast looks the pointer up among the registered
+/// instances (a fresh object cannot be one) and its instance set-up finds
+/// the class's record again by type name (hashing the name and comparing
+/// it with strcmp, about 600 instructions per object): walks make one
+/// object per op.
+py::object makeOperationObject(PyOperation *operation) {
+  const py::detail::type_info *info = getOperationTypeInfo();
+  auto object = py::reinterpret_steal<py::object>(
+      py::detail::make_new_instance(info->type));
+  if (!object)
+    return object;
+  auto *instance = reinterpret_cast<py::detail::instance *>(object.ptr());
+  // The class's own type (never a subclass here): the simple layout.
+  py::detail::value_and_holder valueAndHolder =
+      instance->get_value_and_holder(info);
+  valueAndHolder.value_ptr() = operation;
+  // Not owned until the holder is: if registering throws, the object dies
+  // without deleting `operation` (the caller does).
+  py::detail::register_instance(instance, operation, info);
+  valueAndHolder.set_instance_registered();
+  // The class's holder (the default std::unique_ptr) owns the object from
+  // here on, as class_<PyOperation>::init_instance would make it.
+  using Holder = std::unique_ptr<PyOperation>;
+  new (std::addressof(valueAndHolder.holder<Holder>())) Holder(operation);
+  valueAndHolder.set_holder_constructed();
+  instance->owned = true;
+  return object;
+}
 } // namespace
 
 py::object PyOperation::forOperation(PyMlirContext &context, Operation *op) {
@@ -530,10 +561,7 @@ PyOperation::forCanonicalHandle(PyMlirContext &context, const OpHandle &handle,
   operation->registeredIndex = index;
   py::object object;
   try {
-    object =
-        py::reinterpret_steal<py::object>(py::detail::type_caster_generic::cast(
-            operation, py::return_value_policy::take_ownership, py::handle(),
-            getOperationTypeInfo(), nullptr, nullptr));
+    object = makeOperationObject(operation);
   } catch (...) {
     delete operation;
     throw;

@@ -56,6 +56,9 @@ void takeSnapshot(Snapshot &snapshot, Operation *root, WalkOrder order) {
   snapshot.handles = registry.getHandles(ops);
 }
 
+/// The most snapshot handles resolved under one lock.
+constexpr size_t kMaxWindow = 64;
+
 PyWalkResult callCallback(const py::function &callback, py::object op) {
   py::object result = callback(std::move(op));
   if (result.is_none())
@@ -91,15 +94,39 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
   IRPin pin(operation, "Operation.walk");
   // As in forOperation: no queued record may answer for a reused address.
   context.flushReleases();
-  Snapshot snapshot(context.getRegistry());
+  HandleRegistry &registry = context.getRegistry();
+  Snapshot snapshot(registry);
   takeSnapshot(snapshot, root, order);
   // The walked op as of the last visit, and the owner of its tree (the
   // tree of every op visited): refreshed only when the walked op moved.
   Operation *current = root;
   std::shared_ptr<RootOwner> owner = operation.getResolvedOwner();
+  // What the registry says of the walked op and of the snapshot's handles
+  // [windowBegin, windowEnd), read under one lock per window: it holds
+  // while the registry's change count stays `resolvedAt` (no visit then
+  // takes a lock). A window that a change cut short is followed by a
+  // smaller one (callbacks that change IR at every visit resolve one
+  // handle at a time, as each visit did before).
+  Operation *walked = nullptr;
+  ResolvedHandle window[kMaxWindow];
+  size_t windowBegin = 0, windowEnd = 0, windowSize = kMaxWindow;
+  uint64_t resolvedAt = 0;
   for (size_t i = 0, e = snapshot.handles.size(); i < e;) {
+    uint64_t changes = registry.getChangeCount();
+    if (i >= windowEnd || changes != resolvedAt) {
+      if (i < windowEnd)
+        windowSize = 1;
+      else if (windowEnd)
+        windowSize = std::min(windowSize * 2, kMaxWindow);
+      resolvedAt = changes;
+      walked = operation.getIfLive();
+      windowBegin = i;
+      windowEnd = std::min(e, i + windowSize);
+      registry.resolveHandles(
+          ArrayRef<OpHandle>(snapshot.handles).slice(i, windowEnd - i),
+          MutableArrayRef<ResolvedHandle>(window, windowEnd - i));
+    }
     // The walk ends when the walked op is gone.
-    Operation *walked = operation.getIfLive();
     if (!walked)
       return;
     // A callback moved the walked op (or it followed a replacement): bring
@@ -109,8 +136,8 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
       current = operation.get();
       owner = operation.getResolvedOwner();
     }
-    bool isCanonical;
-    Operation *op = snapshot.handles[i].get(isCanonical);
+    ResolvedHandle resolved = window[i - windowBegin];
+    Operation *op = resolved.op;
     // Erased, invalidated, or moved out of the walked op: not visited.
     if (!op || !current->isAncestor(op)) {
       ++i;
@@ -121,7 +148,7 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
       // The snapshot's handle is the op's own unless it merged into another
       // (a callback replaced ops): then the registry has the op's.
       result = callCallback(
-          callback, isCanonical
+          callback, resolved.isCanonical
                         ? PyOperation::forCanonicalHandle(
                               context, snapshot.handles[i], op, owner)
                         : PyOperation::forOperation(context, op, owner));

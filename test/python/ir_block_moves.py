@@ -120,6 +120,17 @@ def outcome(fn):
         return type(e).__name__ + ": " + str(e).split(": the pass")[0].split(" (")[0]
 
 
+def check_run_guard(block, arg, free, held):
+    """While a run holds another tree (`free`), the block and its argument
+    work; while one holds the tree they are in (`held`), both are refused.
+    Then the registry must match the IR."""
+    print("free:", during_run(free, lambda: (len(block.operations),
+                                             str(arg.type))))
+    print("held:", during_run(held, lambda: (
+        outcome(lambda: len(block.operations)), outcome(lambda: arg.type))))
+    print("tracking:", Context.current._verify_tracking())
+
+
 def moved_block_ir():
     """A module with a nested module holding test.src, whose block (with an
     argument used by test.use) is reached through test.src, and test.dst
@@ -153,27 +164,22 @@ def testMovedBlockObjectsUseTheTreeTheBlockIsIn():
         # No run: they work, and see where the block is.
         # CHECK: 1 i32 True True
         print(len(block.operations), arg.type, block.owner == dst, arg.owner == block)
-        # A run on another tree: they work.
-        # CHECK: (1, 'i32', True)
-        print(during_run(other, lambda: (len(block.operations), str(arg.type),
-                                         block.owner == dst)))
-        # A run on their own tree: refused with the usual error.
-        # CHECK: RuntimeError: cannot access this IR
-        print(during_run(module, lambda: len(block.operations)))
-        # CHECK: RuntimeError: cannot access this IR
-        print(during_run(module, lambda: arg.type))
+        # A run on another tree: they work; on their own tree: refused with
+        # the usual error.
+        # CHECK: free: (1, 'i32')
+        # CHECK: held: ('RuntimeError: cannot access this IR', 'RuntimeError: cannot access this IR')
+        # CHECK: tracking: []
+        check_run_guard(block, arg, other, module)
         # Also when the tree they were reached through leaves it (the block
         # stayed): detached, the nested module is a tree of its own.
         # Used once after that move (with no run in progress), they know.
         inner.operation.detach_from_parent()
         # CHECK: 1 True
         print(len(block.operations), arg.owner == block)
-        # CHECK: (1, 'i32')
-        print(during_run(inner, lambda: (len(block.operations), str(arg.type))))
-        # CHECK: RuntimeError: cannot access this IR
-        print(during_run(module, lambda: list(block.arguments)))
-        # CHECK: []
-        print(ctx._verify_tracking())
+        # CHECK: free: (1, 'i32')
+        # CHECK: held: ('RuntimeError: cannot access this IR', 'RuntimeError: cannot access this IR')
+        # CHECK: tracking: []
+        check_run_guard(block, arg, inner, module)
 
 
 # CHECK-LABEL: TEST: testBlockLeavesWithItsNewParent
@@ -196,10 +202,10 @@ def testBlockLeavesWithItsNewParent():
         # Used with no run in progress: they find the block's tree.
         # CHECK: True 1 i32
         print(block.owner == target, len(block.operations), arg.type)
-        # CHECK: (1, 'i32')
-        print(during_run(module, lambda: (len(block.operations), str(arg.type))))
-        # CHECK: RuntimeError: cannot access this IR
-        print(during_run(holder, lambda: len(block.operations)))
+        # CHECK: free: (1, 'i32')
+        # CHECK: held: ('RuntimeError: cannot access this IR', 'RuntimeError: cannot access this IR')
+        # CHECK: tracking: []
+        check_run_guard(block, arg, module, holder)
         # An object not used since the block left its tree cannot know,
         # while a run is in progress, whether the run holds the block:
         # refused, without reading any IR (a clear error).
@@ -233,10 +239,10 @@ def testBlockOfErasedParent():
         # The op they were reached through is gone; the block lives on.
         # CHECK: erased True 1 i32
         print(src.handle_state, block.is_valid, len(block.operations), arg.type)
-        # CHECK: (1, 'i32')
-        print(during_run(other, lambda: (len(block.operations), str(arg.type))))
-        # CHECK: RuntimeError: cannot access this IR
-        print(during_run(module, lambda: len(block.operations)))
+        # CHECK: free: (1, 'i32')
+        # CHECK: held: ('RuntimeError: cannot access this IR', 'RuntimeError: cannot access this IR')
+        # CHECK: tracking: []
+        check_run_guard(block, arg, other, module)
         # The block's own parent erased: the objects raise, never read it.
         dst.erase()
         # CHECK: False False
@@ -270,14 +276,14 @@ def testBlockMovedTwice():
         inner.operation.detach_from_parent()
         # CHECK: True True i32
         print(block.owner == dst2, via_dst.owner == dst2, arg.type)
-        # CHECK: (1, 1, 'i32')
-        print(during_run(module, lambda: (len(block.operations),
-                                          len(via_dst.operations),
-                                          str(arg.type))))
-        # CHECK: RuntimeError: cannot access this IR
-        print(during_run(inner, lambda: arg.type))
-        # CHECK: []
-        print(ctx._verify_tracking())
+        # CHECK: free: (1, 'i32')
+        # CHECK: held: ('RuntimeError: cannot access this IR', 'RuntimeError: cannot access this IR')
+        # CHECK: tracking: []
+        check_run_guard(block, arg, module, inner)
+        # CHECK: free: (1, 'i32')
+        # CHECK: held: ('RuntimeError: cannot access this IR', 'RuntimeError: cannot access this IR')
+        # CHECK: tracking: []
+        check_run_guard(via_dst, arg, module, inner)
 
 
 # CHECK-LABEL: TEST: testSuccessorViews

@@ -349,6 +349,24 @@ def test_conversion_commits():
         check()
 
 
+def fail_full_conversion(module, convert_muli):
+    """Runs a full conversion of `module` out of arith in which only
+    arith.muli converts (with `convert_muli`), so a conversion pattern runs
+    and then the conversion fails and is rolled back."""
+    converter = rewrite.TypeConverter()
+    converter.add_conversion(lambda t: t)
+    target = rewrite.ConversionTarget()
+    target.add_legal_dialect("llvm", "func", "builtin")
+    target.add_illegal_dialect("arith")
+    patterns = rewrite.RewritePatternSet()
+    patterns.add_conversion("arith.muli", convert_muli, converter)
+    try:
+        rewrite.apply_full_conversion(module, target, patterns.freeze())
+        print("converted")
+    except ir.MLIRError as e:
+        print("MLIRError", str(e).splitlines()[0][:22])
+
+
 # CHECK-LABEL: TEST: test_conversion_rolls_back
 @run
 def test_conversion_rolls_back():
@@ -371,18 +389,8 @@ def test_conversion_rolls_back():
             created.append(new)
             rewriter.replace_op(op, new)
 
-        converter = rewrite.TypeConverter()
-        converter.add_conversion(lambda t: t)
-        target = rewrite.ConversionTarget()
-        target.add_legal_dialect("llvm", "func", "builtin")
-        target.add_illegal_dialect("arith")
-        patterns = rewrite.RewritePatternSet()
-        patterns.add_conversion("arith.muli", convert_and_keep, converter)
-        try:
-            rewrite.apply_full_conversion(module, target, patterns.freeze())
-        except ir.MLIRError as e:
-            # CHECK: MLIRError full conversion failed
-            print("MLIRError", str(e).splitlines()[0][:22])
+        # CHECK: MLIRError full conversion failed
+        fail_full_conversion(module, convert_and_keep)
         # The muli was converted, then subi failed the conversion: rolled
         # back. The op the pattern created is gone, and its handle says so.
         # CHECK: True ['live', 'live', 'live'] erased
@@ -429,18 +437,8 @@ def test_rolled_back_conversion_spares_other_ir():
             made.append(new)
             rewriter.replace_op(op, new)
 
-        converter = rewrite.TypeConverter()
-        converter.add_conversion(lambda t: t)
-        target = rewrite.ConversionTarget()
-        target.add_legal_dialect("llvm", "func", "builtin")
-        target.add_illegal_dialect("arith")
-        patterns = rewrite.RewritePatternSet()
-        patterns.add_conversion("arith.muli", convert, converter)
-        try:
-            rewrite.apply_full_conversion(module, target, patterns.freeze())
-        except ir.MLIRError as e:
-            # CHECK: MLIRError full conversion failed
-            print("MLIRError", str(e).splitlines()[0][:22])
+        # CHECK: MLIRError full conversion failed
+        fail_full_conversion(module, convert)
         # CHECK: live live live live erased
         print(held.handle_state, detached.handle_state, mul.handle_state,
               made[0].handle_state, made[1].handle_state)

@@ -5,9 +5,12 @@
 # the IR tree is known to verify: nothing changed it from Python since it
 # last verified or since a run on it succeeded. Every kind of change from
 # Python makes the next run verify again, so IR made invalid is always
-# refused with MLIRError, never handed to a pass.
+# refused with MLIRError, never handed to a pass. The last two cases list
+# every binding of `ir` that changes IR and check each one, and fail when a
+# binding is added without being listed.
 
 import gc
+import tempfile
 from types import SimpleNamespace
 
 from mlir_tracking import ir, rewrite
@@ -339,3 +342,250 @@ def test_new_trees_and_nested_runs():
         pm.run(module)
         # CHECK: capsule: 2
         print("capsule:", count() - before)
+
+
+# Every binding of `ir` that changes IR, with a change it makes to the IR of
+# `parts(fresh())`. A binding that changes IR must call
+# PyMlirContext::noteChanged; test_every_mutator_is_noted checks that each
+# of these makes the next run verify.
+MUTATORS = {
+    "Block.add_argument": lambda p: p.entry.add_argument(
+        p.i32, ir.Location.unknown()),
+    "Block.append": lambda p: p.bb1.append(p.one),
+    "Block.append_to": lambda p: p.bb1.append_to(p.region_op.regions[0]),
+    "Block.create_after": lambda p: p.bb2.create_after(),
+    "Block.create_at_start": lambda p: ir.Block.create_at_start(
+        p.f.regions[0], [p.i64]),
+    "Block.create_before": lambda p: p.entry.create_before(),
+    "Block.erase_argument": lambda p: p.g.regions[0].blocks[0].erase_argument(0),
+    "BlockArgument.set_location": lambda p: p.entry.arguments[0].set_location(
+        ir.Location.name("there")),
+    "BlockList.append": lambda p: p.f.regions[0].blocks.append(),
+    # Disallowing unregistered ops may make any IR invalid.
+    "Context.allow_unregistered_dialects=": lambda p: setattr(
+        ir.Context.current, "allow_unregistered_dialects", False),
+    "InsertionPoint.insert": lambda p: ir.InsertionPoint.at_block_begin(
+        p.bb1).insert(ir.Operation.create("test.new")),
+    "OpAttributeMap.__delitem__": lambda p: p.one.attributes.__delitem__(
+        "value"),
+    "OpAttributeMap.__setitem__": lambda p: p.add.attributes.__setitem__(
+        "tag", ir.UnitAttr.get()),
+    "OpOperandList.__setitem__": lambda p: p.add.operands.__setitem__(
+        0, p.entry.arguments[1]),
+    "OpSuccessors.__setitem__": lambda p: p.br.successors.__setitem__(
+        0, p.entry),
+    "OpView.build_generic": lambda p: ir.OpView.build_generic.__func__(
+        type("TestNew", (ir.OpView,), {"OPERATION_NAME": "test.new",
+                                       "_ODS_REGIONS": (0, True)}),
+        results=[], ip=ir.InsertionPoint(p.module.body)),
+    "Operation.clone": lambda p: p.ret.clone(
+        ip=ir.InsertionPoint.at_block_begin(p.bb2)),
+    "Operation.create": lambda p: ir.Operation.create(
+        "test.new", ip=ir.InsertionPoint(p.module.body)),
+    "Operation.detach_from_parent": lambda p: p.one.detach_from_parent(),
+    "Operation.erase": lambda p: p.ret.erase(),
+    "Operation.location=": lambda p: setattr(
+        p.add.operation, "location", ir.Location.name("here")),
+    "Operation.move_after": lambda p: p.br.move_after(p.ret),
+    "Operation.move_before": lambda p: p.ret.move_before(p.add),
+    "Operation.replace_all_uses_with": lambda p: p.one.replace_all_uses_with(
+        p.add),
+    "Operation.replace_uses_of_with": lambda p: p.add.replace_uses_of_with(
+        p.entry.arguments[0], p.one.result),
+    "SymbolTable.__delitem__": lambda p: ir.SymbolTable(
+        p.module.operation).__delitem__("g"),
+    "SymbolTable.erase": lambda p: ir.SymbolTable(p.module.operation).erase(
+        p.g),
+    "SymbolTable.insert": lambda p: ir.SymbolTable(p.module.operation).insert(
+        ir.Operation.create(
+            "func.func", regions=1,
+            attributes={"sym_name": ir.Attribute.parse('"f"'),
+                        "function_type": ir.Attribute.parse("() -> ()")})),
+    "SymbolTable.replace_all_symbol_uses": lambda p: (
+        ir.SymbolTable.replace_all_symbol_uses("f", "k", p.g)),
+    "SymbolTable.set_symbol_name": lambda p: ir.SymbolTable.set_symbol_name(
+        p.g, "k"),
+    "SymbolTable.set_visibility": lambda p: ir.SymbolTable.set_visibility(
+        p.g, "private"),
+    "Value.replace_all_uses_with": lambda p: (
+        p.entry.arguments[0].replace_all_uses_with(p.add.result)),
+    "Value.set_type": lambda p: p.one.result.set_type(p.i64),
+}
+
+def parse_file(text):
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir") as f:
+        f.write(text)
+        f.flush()
+        return ir.Module.parseFile(f.name)
+
+
+# Bindings that make a new IR tree (changing no existing one): the first run
+# on what they return verifies it.
+NEW_TREES = {
+    "Module.create": lambda p: ir.Module.create(),
+    "Module.parse": lambda p: ir.Module.parse(ASM),
+    "Module.parseFile": lambda p: parse_file(ASM),
+    "Operation.parse": lambda p: ir.Operation.parse("func.func @h() { return }"),
+    "Operation.clone": lambda p: p.module.operation.clone(),
+}
+
+# Every other member of the classes of `ir` that refer to IR or to a
+# context: they read IR, or change no IR (registries, settings, handlers).
+NOT_MUTATORS = {
+    "AsmState": "__init__ __repr__",
+    "AttrBuilder": "__init__ __repr__ contains get insert",
+    "Block": "__eq__ __hash__ __init__ __iter__ __repr__ __str__ arguments "
+             "is_valid operations owner predecessors region successors",
+    "BlockArgument": "__class_getitem__ __init__ arg_number isinstance",
+    "BlockArgumentList": "__add__ __contains__ __getitem__ __init__ __iter__ "
+                         "__len__ __repr__ __reversed__ count index types",
+    "BlockList": "__contains__ __getitem__ __init__ __iter__ __len__ __repr__ "
+                 "__reversed__ count index",
+    "BlockPredecessors": "__add__ __contains__ __getitem__ __init__ __iter__ "
+                         "__len__ __repr__ __reversed__ count index",
+    "BlockSuccessors": "__add__ __contains__ __getitem__ __init__ __iter__ "
+                       "__len__ __repr__ __reversed__ count index",
+    "Context": "_CAPICreate _CAPIPtr __enter__ __exit__ __init__ __repr__ "
+               "_clear_live_operations _get_context_again _get_live_count "
+               "_get_live_module_count _get_live_operation_count "
+               "_get_live_operation_objects _get_tracked_operation_count "
+               "_get_tree_link_walk_count _get_verification_count "
+               "_verify_tracking allow_unregistered_dialects "
+               "append_dialect_registry attach_diagnostic_handler current d "
+               "dialects emit_error_diagnostics emit_error_diagnostics= "
+               "enable_multithreading get_dialect_descriptor "
+               "is_multithreading_enabled is_registered_operation "
+               "load_all_available_dialects",
+    "DiagnosticHandler": "__enter__ __exit__ __init__ __repr__ attached detach "
+                         "had_error",
+    "Dialect": "__init__ __repr__ descriptor",
+    "DialectDescriptor": "__init__ __repr__ namespace",
+    "DialectRegistry": "_CAPICreate _CAPIPtr __init__ __repr__ load_plugin",
+    "Dialects": "__getattr__ __getitem__ __init__ __repr__",
+    "InsertionPoint": "__enter__ __exit__ __init__ __repr__ after "
+                      "at_block_begin at_block_terminator before block "
+                      "current ref_operation",
+    "IntegerSetConstraint": "__init__ __repr__ expr is_eq",
+    "Module": "_CAPICreate _CAPIPtr __init__ __repr__ __str__ body context "
+              "dump operation",
+    "NamedAttribute": "__init__ __repr__ attr name",
+    "OpAttributeMap": "__contains__ __getitem__ __init__ __iter__ __len__ "
+                      "__repr__ get items keys values",
+    "OpOperand": "__init__ __repr__ operand_number owner",
+    "OpOperandList": "__add__ __contains__ __getitem__ __init__ __iter__ "
+                     "__len__ __repr__ __reversed__ count index",
+    "OpResult": "__class_getitem__ __init__ isinstance result_number",
+    "OpResultList": "__add__ __contains__ __getitem__ __init__ __iter__ "
+                    "__len__ __repr__ __reversed__ count index owner types",
+    "OpSuccessors": "__add__ __contains__ __getitem__ __init__ __iter__ "
+                    "__len__ __repr__ __reversed__ count index",
+    "OpView": "_ODS_OPERAND_SEGMENTS _ODS_REGIONS _ODS_RESULT_SEGMENTS __eq__ "
+              "__getattr__ __hash__ __init__ __repr__ __str__ attributes "
+              "block context location name operands operation opview parent "
+              "parse regions result results",
+    "Operation": "_CAPICreate _CAPIPtr __eq__ __hash__ __init__ __repr__ "
+                 "__str__ attached attributes block canonical_handle context "
+                 "get_asm handle_history handle_state is_before_in_block "
+                 "is_valid location name operands operation opview parent "
+                 "print regions result results same_op successors verify "
+                 "walk write_bytecode",
+    "OperationList": "__contains__ __getitem__ __init__ __iter__ __len__ "
+                     "__repr__ __reversed__ count index",
+    "Region": "__eq__ __hash__ __init__ __iter__ __repr__ blocks owner",
+    "RegionSequence": "__add__ __contains__ __getitem__ __init__ __iter__ "
+                      "__len__ __repr__ __reversed__ count index",
+    "SymbolTable": "__contains__ __getitem__ __init__ __repr__ "
+                   "get_symbol_name get_visibility walk_symbol_tables",
+    "TypeID": "_CAPICreate _CAPIPtr __eq__ __hash__ __init__ __repr__",
+    "Value": "_CAPICreate _CAPIPtr __class_getitem__ __eq__ __hash__ __init__ "
+             "__repr__ __str__ context get_name handle_state is_valid "
+             "isinstance maybe_downcast owner same_value type uses",
+}
+
+# Immutable, uniqued values (and enums, exceptions): they refer to no IR.
+VALUE_CLASSES = (ir.Attribute, ir.Type, ir.AffineExpr, ir.AffineMap,
+                 ir.IntegerSet, ir.Location, ir.WalkOrder, ir.WalkResult,
+                 ir.Diagnostic, ir.DiagnosticInfo, ir.DiagnosticSeverity,
+                 BaseException)
+SKIPPED = {"__doc__", "__module__", "__dict__", "__weakref__", "__qualname__",
+           "__annotations__", "__members__", "__entries", "__getstate__",
+           "__setstate__", "__index__", "__int__", "__ne__"}
+
+
+def bound_members():
+    """`Class.member` for each member each class of `ir` defines itself, and
+    `Class.member=` for each property setter."""
+    members = set()
+    for name in dir(ir):
+        cls = getattr(ir, name)
+        if not isinstance(cls, type):
+            continue
+        for member, value in vars(cls).items():
+            if member in SKIPPED:
+                continue
+            if issubclass(cls, VALUE_CLASSES):
+                # A value class must not change IR: no setters, no item
+                # assignment.
+                if (isinstance(value, property) and value.fset) or member in (
+                        "__setitem__", "__delitem__"):
+                    members.add(f"{name}.{member} (a value class)")
+                continue
+            members.add(f"{name}.{member}")
+            if isinstance(value, property) and value.fset:
+                members.add(f"{name}.{member}=")
+    return members
+
+
+# CHECK-LABEL: TEST: test_every_binding_is_classified
+@run
+def test_every_binding_is_classified():
+    # A new binding of `ir` must be listed above: as a mutator (and then
+    # noted, see below) or as changing no IR.
+    classified = set(MUTATORS) | set(NEW_TREES) | {
+        f"{cls}.{member}" for cls, names in NOT_MUTATORS.items()
+        for member in names.split()}
+    members = bound_members()
+    # CHECK: unclassified: []
+    print("unclassified:", sorted(members - classified))
+    # CHECK: listed but not bound: []
+    print("listed but not bound:", sorted(classified - members))
+
+
+# CHECK-LABEL: TEST: test_every_mutator_is_noted
+@run
+def test_every_mutator_is_noted():
+    # Each mutator, after a run verified the IR: the next run verifies again
+    # (the IR may or may not still verify; both are fine here).
+    missed = []
+    for name, mutate in MUTATORS.items():
+        with ir.Context() as ctx, ir.Location.unknown():
+            ctx.allow_unregistered_dialects = True
+            module, pm = fresh()
+            p = parts(module)
+            # The objects the recipe uses exist before the change is made.
+            before = count()
+            mutate(p)
+            try:
+                pm.run(module)
+            except ir.MLIRError:
+                pass
+            if count() - before != 1:
+                missed.append(name)
+    # CHECK: mutators: 33 not noted: []
+    print("mutators:", len(MUTATORS), "not noted:", missed)
+    # Each new tree is verified by its first run, and only by that one.
+    counts = []
+    for name, make in NEW_TREES.items():
+        with ir.Context() as ctx, ir.Location.unknown():
+            ctx.allow_unregistered_dialects = True
+            module, pm = fresh()
+            tree = make(parts(module))
+            before = count()
+            pm_tree = PassManager.parse(
+                "builtin.module(cse)" if tree.operation.name == "builtin.module"
+                else "func.func(cse)")
+            pm_tree.run(tree.operation)
+            pm_tree.run(tree.operation)
+            counts.append(count() - before)
+    # CHECK: new trees: [1, 1, 1, 1, 1]
+    print("new trees:", counts)

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RegistryNotifier.h"
 #include "TestUtils.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -26,6 +27,7 @@
 using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::test;
+using mlir::tracking::detail::RegistryNotifier;
 
 namespace {
 
@@ -42,23 +44,16 @@ func.func @g(%a: i32) -> i32 {
 }
 )mlir";
 
-class BatchHandlesTest : public ::testing::Test {
+class BatchHandlesTest : public ModuleRegistryTest {
 protected:
+  BatchHandlesTest() : ModuleRegistryTest(kOps) {}
   void SetUp() override {
-    loadTestDialects(context);
-    module = parseModule(context, kOps);
-    ASSERT_TRUE(module);
-    registry = std::make_unique<HandleRegistry>(&context);
+    ModuleRegistryTest::SetUp();
+    if (HasFatalFailure())
+      return;
     module->getOperation()->walk([&](Operation *op) { ops.push_back(op); });
   }
-  void TearDown() override {
-    registry.reset();
-    module = nullptr;
-  }
 
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-  std::unique_ptr<HandleRegistry> registry;
   /// Every op of the module, post-order.
   std::vector<Operation *> ops;
 };
@@ -115,6 +110,66 @@ TEST_F(BatchHandlesTest, CanonicalUntilMergedOrGone) {
   isCanonical = true;
   EXPECT_EQ(OpHandle().get(isCanonical), nullptr);
   EXPECT_FALSE(isCanonical);
+}
+
+TEST_F(BatchHandlesTest, ResolveHandlesGivesWhatGetGives) {
+  Operation *add0 = findTagged(*module, "add0");
+  Operation *add1 = findTagged(*module, "add1");
+  Operation *dead = findTagged(*module, "dead");
+  std::vector<OpHandle> handles = registry->getHandles(ops);
+  handles.push_back(OpHandle());
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  // A merged handle, an erased one, canonical ones and an empty one.
+  rewriter.replaceOp(add0, add1->getResults());
+  rewriter.eraseOp(dead);
+  std::vector<ResolvedHandle> resolved(handles.size());
+  registry->resolveHandles(handles, resolved);
+  size_t live = 0, canonical = 0;
+  for (auto [handle, result] : llvm::zip_equal(handles, resolved)) {
+    bool isCanonical = false;
+    EXPECT_EQ(result.op, handle.get(isCanonical));
+    EXPECT_EQ(result.isCanonical, isCanonical);
+    live += result.op != nullptr;
+    canonical += result.isCanonical;
+  }
+  // Every op but the erased one is live; all but the merged add0 canonical.
+  EXPECT_EQ(live, ops.size() - 1);
+  EXPECT_EQ(canonical, ops.size() - 2);
+  registry->resolveHandles({}, {});
+}
+
+TEST_F(BatchHandlesTest, ChangeCountMovesWhenAHandleMaySaySomethingElse) {
+  Operation *add0 = findTagged(*module, "add0");
+  Operation *add1 = findTagged(*module, "add1");
+  Operation *dead = findTagged(*module, "dead");
+  Operation *mul = findTagged(*module, "mul");
+  uint64_t before = registry->getChangeCount();
+  // New handles, lookups and reads change no handle.
+  std::vector<OpHandle> handles = registry->getHandles(ops);
+  OpHandle again = registry->getHandle(add0);
+  EXPECT_TRUE(registry->isTracked(add1));
+  EXPECT_EQ(again.get(), add0);
+  EXPECT_EQ(registry->getChangeCount(), before);
+
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  auto changes = [&](llvm::function_ref<void()> fn) {
+    uint64_t count = registry->getChangeCount();
+    fn();
+    return registry->getChangeCount() != count;
+  };
+  // A replacement by a new op, a merge, an erasure, an invalidation.
+  EXPECT_TRUE(changes([&] {
+    rewriter.setInsertionPoint(mul);
+    Operation *copy = rewriter.clone(*mul);
+    rewriter.replaceOp(mul, copy->getResults());
+  }));
+  EXPECT_TRUE(changes([&] { rewriter.replaceOp(add0, add1->getResults()); }));
+  EXPECT_TRUE(changes([&] { rewriter.eraseOp(dead); }));
+  EXPECT_TRUE(changes([&] {
+    RegistryNotifier(*registry).invalidateNested(*module, {}, "test");
+  }));
 }
 
 TEST_F(BatchHandlesTest, IdentityIndexIsDenseAndUniqueWhileHeld) {

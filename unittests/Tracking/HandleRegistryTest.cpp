@@ -29,22 +29,9 @@ func.func @f(%a: i32, %b: i32) -> i32 {
 }
 )mlir";
 
-class HandleRegistryTest : public ::testing::Test {
+class HandleRegistryTest : public ModuleRegistryTest {
 protected:
-  void SetUp() override {
-    loadTestDialects(context);
-    module = parseModule(context, kTwoAdds);
-    ASSERT_TRUE(module);
-    registry = std::make_unique<HandleRegistry>(&context);
-  }
-  void TearDown() override {
-    registry.reset();
-    module = nullptr;
-  }
-
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-  std::unique_ptr<HandleRegistry> registry;
+  HandleRegistryTest() : ModuleRegistryTest(kTwoAdds) {}
 };
 
 TEST_F(HandleRegistryTest, LookupFindsTheRegistryOfTheContext) {

@@ -32,6 +32,7 @@
 
 #include "gtest/gtest.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,32 @@ inline std::string joinProblems(const std::vector<std::string> &problems) {
     text += problem + "\n";
   return text;
 }
+
+/// A fresh context with the test dialects loaded, the module of the
+/// fixture's source parsed in it, and the context's HandleRegistry
+/// (destroyed before the module, as a registry may outlive none of its IR).
+/// A fixture passes its source to the constructor.
+class ModuleRegistryTest : public ::testing::Test {
+protected:
+  explicit ModuleRegistryTest(llvm::StringRef source) : source(source) {}
+  void SetUp() override {
+    loadTestDialects(context);
+    module = parseModule(context, source);
+    ASSERT_TRUE(module);
+    registry = std::make_unique<HandleRegistry>(&context);
+  }
+  void TearDown() override {
+    registry.reset();
+    module = nullptr;
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  std::unique_ptr<HandleRegistry> registry;
+
+private:
+  llvm::StringRef source;
+};
 
 /// Rebuilds each `arith.addi` once with swapped operands (a new op, marked
 /// `swapped`), so that handles have to follow a replacement.

@@ -62,18 +62,9 @@ struct RecordingListener : public RewriterBase::Listener {
   std::vector<Operation *> erased;
 };
 
-class TrackingListenerTest : public ::testing::Test {
+class TrackingListenerTest : public ModuleRegistryTest {
 protected:
-  void SetUp() override {
-    loadTestDialects(context);
-    module = parseModule(context, kInput);
-    ASSERT_TRUE(module);
-    registry = std::make_unique<HandleRegistry>(&context);
-  }
-  void TearDown() override {
-    registry.reset();
-    module = nullptr;
-  }
+  TrackingListenerTest() : ModuleRegistryTest(kInput) {}
 
   Operation *op(StringRef tag) { return findTagged(*module, tag); }
   func::FuncOp func(StringRef name) {
@@ -96,10 +87,6 @@ protected:
     std::vector<TrackingEvent> history = handle.getHistory();
     return history.empty() ? "" : history.back().reason;
   }
-
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-  std::unique_ptr<HandleRegistry> registry;
 };
 
 //===----------------------------------------------------------------------===//

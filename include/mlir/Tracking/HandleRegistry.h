@@ -78,6 +78,15 @@ struct TrackingEvent {
   std::string str() const;
 };
 
+/// What `OpHandle::get(bool &isCanonical)` says of one handle (see
+/// `HandleRegistry::resolveHandles`).
+struct ResolvedHandle {
+  /// The op, or nullptr if the handle is not live.
+  Operation *op = nullptr;
+  /// Whether the handle's own record is the one mapped at `op`.
+  bool isCanonical = false;
+};
+
 namespace detail {
 struct HandleRecord;
 struct RegistryImpl;
@@ -187,6 +196,17 @@ public:
   /// empty: as destroying them one by one, but the records whose last
   /// reference goes are released under one lock.
   void releaseHandles(MutableArrayRef<OpHandle> handles);
+  /// `OpHandle::get(isCanonical)` for each of `handles` (all of this
+  /// registry, or empty), in order, under one lock: for callers that visit
+  /// many handles (a walk's snapshot). `resolved` has the size of `handles`.
+  void resolveHandles(ArrayRef<OpHandle> handles,
+                      MutableArrayRef<ResolvedHandle> resolved) const;
+  /// A number that changes whenever a handle of this registry may come to
+  /// say something else from `OpHandle::get`: a record mapped at another
+  /// op, unmapped, merged into another or no longer live. Read without a
+  /// lock: what `resolveHandles` gave after reading it holds while it stays
+  /// the same (until the caller changes IR or handles itself).
+  uint64_t getChangeCount() const;
   /// Returns the handle of `op` if one exists, an empty handle otherwise.
   OpHandle lookupHandle(Operation *op) const;
   /// Returns true if `op` has a handle. Cheap: a listener checks this before
