@@ -149,6 +149,32 @@ protected:
           << handles.body[invalidated].describe();
   }
 
+  /// Runs canonicalize, then cse, on the pass manager's threads over the
+  /// top-level functions of `module` while another thread calls `work`
+  /// again and again: from before the pipeline starts (it has returned once
+  /// when the pipeline starts) until the pipeline ended.
+  LogicalResult runPreciseWhile(ModuleOp module,
+                                llvm::function_ref<void()> work) {
+    std::atomic<bool> done{false}, started{false};
+    std::thread worker([&] {
+      do {
+        work();
+        started = true;
+      } while (!done.load());
+    });
+    while (!started.load())
+      std::this_thread::yield();
+    PassManager pm(&context);
+    enableTracking(pm, *registry);
+    OpPassManager &funcs = pm.nest<func::FuncOp>();
+    funcs.addPass(createTrackedCanonicalizerPass());
+    funcs.addPass(createTrackedCSEPass());
+    LogicalResult result = pm.run(module);
+    done = true;
+    worker.join();
+    return result;
+  }
+
   MLIRContext context;
   std::unique_ptr<HandleRegistry> registry;
 };
@@ -356,40 +382,24 @@ TEST_F(ThreadingTest, ReaderDuringParallelRewrites) {
     ASSERT_TRUE(module);
     std::vector<FunctionHandles> handles = takeHandles(*registry, *module);
     ASSERT_EQ(handles.size(), 60u);
-    std::atomic<bool> done{false};
-    std::atomic<int> problems{0}, reads{0};
-    std::thread reader([&] {
-      do {
-        for (const FunctionHandles &function : handles) {
-          for (const OpHandle &handle : function.body) {
-            HandleState state = handle.getState();
-            std::string description = handle.describe();
-            if (handle.getState() == state &&
-                description.find(" is " + stringifyHandleState(state).str()) ==
-                    std::string::npos)
-              ++problems;
-            // A handle of an op that is gone is never live again.
-            if (state != HandleState::Live && handle.get())
-              ++problems;
-            (void)handle.getHistory();
-            ++reads;
-          }
-          (void)registry->getNumTrackedOps();
+    std::atomic<int> problems{0};
+    LogicalResult result = runPreciseWhile(*module, [&] {
+      for (const FunctionHandles &function : handles) {
+        for (const OpHandle &handle : function.body) {
+          HandleState state = handle.getState();
+          std::string description = handle.describe();
+          if (handle.getState() == state &&
+              description.find(" is " + stringifyHandleState(state).str()) ==
+                  std::string::npos)
+            ++problems;
+          // A handle of an op that is gone is never live again.
+          if (state != HandleState::Live && handle.get())
+            ++problems;
+          (void)handle.getHistory();
         }
-      } while (!done.load());
+        (void)registry->getNumTrackedOps();
+      }
     });
-    // The reader is under way before the pipeline starts (it goes on until
-    // the pipeline ends).
-    while (reads.load() == 0)
-      std::this_thread::yield();
-    PassManager pm(&context);
-    enableTracking(pm, *registry);
-    OpPassManager &funcs = pm.nest<func::FuncOp>();
-    funcs.addPass(createTrackedCanonicalizerPass());
-    funcs.addPass(createTrackedCSEPass());
-    LogicalResult result = pm.run(*module);
-    done = true;
-    reader.join();
     ASSERT_TRUE(succeeded(result));
     EXPECT_EQ(problems.load(), 0);
     for (const FunctionHandles &function : handles)
@@ -417,34 +427,20 @@ TEST_F(ThreadingTest, BatchHandlesWhileOtherFunctionsRewrite) {
     ASSERT_FALSE(idleOps.empty());
     size_t trackedBefore = registry->getNumTrackedOps();
 
-    std::atomic<bool> done{false};
-    std::atomic<int> problems{0}, batches{0};
-    std::thread batcher([&] {
-      do {
-        std::vector<OpHandle> batch = registry->getHandles(idleOps);
-        if (batch.size() != idleOps.size())
+    std::atomic<int> problems{0};
+    LogicalResult result = runPreciseWhile(*module, [&] {
+      std::vector<OpHandle> batch = registry->getHandles(idleOps);
+      if (batch.size() != idleOps.size())
+        ++problems;
+      for (size_t i = 0; i < batch.size(); ++i)
+        if (batch[i].get() != idleOps[i] ||
+            registry->lookupHandle(idleOps[i]) != batch[i])
           ++problems;
-        for (size_t i = 0; i < batch.size(); ++i)
-          if (batch[i].get() != idleOps[i] ||
-              registry->lookupHandle(idleOps[i]) != batch[i])
-            ++problems;
-        registry->releaseHandles(batch);
-        for (const OpHandle &handle : batch)
-          if (handle)
-            ++problems;
-        ++batches;
-      } while (!done.load());
+      registry->releaseHandles(batch);
+      for (const OpHandle &handle : batch)
+        if (handle)
+          ++problems;
     });
-    while (batches.load() == 0)
-      std::this_thread::yield();
-    PassManager pm(&context);
-    enableTracking(pm, *registry);
-    OpPassManager &funcs = pm.nest<func::FuncOp>();
-    funcs.addPass(createTrackedCanonicalizerPass());
-    funcs.addPass(createTrackedCSEPass());
-    LogicalResult result = pm.run(*module);
-    done = true;
-    batcher.join();
     ASSERT_TRUE(succeeded(result));
     EXPECT_EQ(problems.load(), 0);
     for (const FunctionHandles &function : handles) {
