@@ -309,6 +309,20 @@ struct RegistryImpl {
   void noteChange() { changes.fetch_add(1, std::memory_order_release); }
 
   void map(HandleRecord *record, Operation *op) {
+    insertKey(record, op);
+    scopeIndex.setScope(record, scopeOf(op), /*indexed=*/false);
+    record->mapped = true;
+  }
+
+  /// `map`, when the scope of `op` is known to be `scope`.
+  void mapInScope(HandleRecord *record, Operation *op, ScopeInfo *scope) {
+    insertKey(record, op);
+    scopeIndex.addRecord(record, scope);
+    record->mapped = true;
+  }
+
+  /// The address-map half of `map` and `mapInScope`.
+  void insertKey(HandleRecord *record, Operation *op) {
     // A record mapped before (replaced, or detached and settled) now says
     // something else; a new record changes no handle.
     if (record->op)
@@ -318,21 +332,6 @@ struct RegistryImpl {
     byOp.insert(record);
     assert(untracked[untrackedSlot(op)].load(std::memory_order_relaxed) != op &&
            "a key noted as untracked");
-    scopeIndex.setScope(record, scopeOf(op), /*indexed=*/false);
-    record->mapped = true;
-  }
-
-  /// `map`, when the scope of `op` is known to be `scope`.
-  void mapInScope(HandleRecord *record, Operation *op, ScopeInfo *scope) {
-    if (record->op)
-      noteChange();
-    record->op = op;
-    addKey(op);
-    byOp.insert(record);
-    assert(untracked[untrackedSlot(op)].load(std::memory_order_relaxed) != op &&
-           "a key noted as untracked");
-    scopeIndex.addRecord(record, scope);
-    record->mapped = true;
   }
 
   void unmap(HandleRecord *record) {

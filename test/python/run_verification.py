@@ -93,9 +93,10 @@ def test_second_run_does_not_verify():
         print(count() - before)
 
 
-def refused(name, mutate):
-    """Makes the IR invalid with `mutate` after a run verified it, then runs
-    again: the run verifies and refuses it."""
+def run_after(mutate):
+    """Runs a pipeline on a fresh module (verifying it), applies `mutate` to
+    its parts (made before the change), then runs again. Returns the
+    verifications of the second run and the MLIRError it raised, or None."""
     with ir.Context() as ctx, ir.Location.unknown():
         ctx.allow_unregistered_dialects = True
         module, pm = fresh()
@@ -104,10 +105,20 @@ def refused(name, mutate):
         mutate(p)
         try:
             pm.run(module)
-            print(name + ": ran")
         except ir.MLIRError as e:
-            print(name + ":", str(e).split(" (")[0], count() - before,
-                  e.error_diagnostics[0].message.split(":")[0][:40])
+            return count() - before, e
+        return count() - before, None
+
+
+def refused(name, mutate):
+    """Makes the IR invalid with `mutate` after a run verified it, then runs
+    again: the run verifies and refuses it."""
+    verifications, e = run_after(mutate)
+    if e is None:
+        print(name + ": ran")
+    else:
+        print(name + ":", str(e).split(" (")[0], verifications,
+              e.error_diagnostics[0].message.split(":")[0][:40])
 
 
 # One change of each kind that makes the IR invalid; each run is refused.
@@ -558,19 +569,9 @@ def test_every_mutator_is_noted():
     # (the IR may or may not still verify; both are fine here).
     missed = []
     for name, mutate in MUTATORS.items():
-        with ir.Context() as ctx, ir.Location.unknown():
-            ctx.allow_unregistered_dialects = True
-            module, pm = fresh()
-            p = parts(module)
-            # The objects the recipe uses exist before the change is made.
-            before = count()
-            mutate(p)
-            try:
-                pm.run(module)
-            except ir.MLIRError:
-                pass
-            if count() - before != 1:
-                missed.append(name)
+        verifications, _ = run_after(mutate)
+        if verifications != 1:
+            missed.append(name)
     # CHECK: mutators: 33 not noted: []
     print("mutators:", len(MUTATORS), "not noted:", missed)
     # Each new tree is verified by its first run, and only by that one.

@@ -222,36 +222,37 @@ func.func @g(%a: i32, %b: i32) -> (i32, i32, i32) {
 }
 )mlir";
 
+/// Three duplicate additions, for the untracked-op table.
+class HandleRegistryUntrackedTest : public ModuleRegistryTest {
+protected:
+  HandleRegistryUntrackedTest() : ModuleRegistryTest(kDuplicates) {}
+};
+
 /// Like CSE: ops are replaced first and erased later. The registry remembers
 /// the replaced ops as untracked so that their erasures skip the lock; an op
 /// tracked again in between must still see its erasure.
-TEST(HandleRegistryUntrackedTest, ReplacedOpTrackedAgainSeesItsErase) {
-  MLIRContext context;
-  loadTestDialects(context);
-  OwningOpRef<ModuleOp> module = parseModule(context, kDuplicates);
-  ASSERT_TRUE(module);
-  HandleRegistry registry(&context);
+TEST_F(HandleRegistryUntrackedTest, ReplacedOpTrackedAgainSeesItsErase) {
   Operation *d0 = findTagged(*module, "d0");
   Operation *d1 = findTagged(*module, "d1");
   Operation *d2 = findTagged(*module, "d2");
-  OpHandle h1 = registry.getHandle(d1);
-  OpHandle h2 = registry.getHandle(d2);
-  TrackingListener listener({}, &registry);
+  OpHandle h1 = registry->getHandle(d1);
+  OpHandle h2 = registry->getHandle(d2);
+  TrackingListener listener({}, registry.get());
   IRRewriter rewriter(&context, &listener);
   rewriter.replaceAllOpUsesWith(d1, d0);
   rewriter.replaceAllOpUsesWith(d2, d0);
   EXPECT_EQ(h1.get(), d0);
   EXPECT_EQ(h2.get(), d0);
-  EXPECT_FALSE(registry.isTracked(d1));
-  EXPECT_TRUE(registry.verifyAgainst(*module).empty())
-      << joinProblems(registry.verifyAgainst(*module));
+  EXPECT_FALSE(registry->isTracked(d1));
+  EXPECT_TRUE(registry->verifyAgainst(*module).empty())
+      << joinProblems(registry->verifyAgainst(*module));
 
   // `d1` is still in the IR: a handle to it is a fresh record.
-  OpHandle again = registry.getHandle(d1);
+  OpHandle again = registry->getHandle(d1);
   EXPECT_EQ(again.get(), d1);
   EXPECT_NE(again, h1);
-  EXPECT_TRUE(registry.verifyAgainst(*module).empty())
-      << joinProblems(registry.verifyAgainst(*module));
+  EXPECT_TRUE(registry->verifyAgainst(*module).empty())
+      << joinProblems(registry->verifyAgainst(*module));
   rewriter.eraseOp(d1);
   rewriter.eraseOp(d2);
   EXPECT_EQ(again.getState(), HandleState::Erased);
@@ -262,23 +263,18 @@ TEST(HandleRegistryUntrackedTest, ReplacedOpTrackedAgainSeesItsErase) {
   EXPECT_EQ(h1.get(), d0);
   EXPECT_EQ(h2.get(), d0);
   EXPECT_EQ(h1.getHistory().size(), 1u);
-  EXPECT_EQ(registry.getNumTrackedOps(), 1u);
-  EXPECT_TRUE(registry.verifyAgainst(*module).empty())
-      << joinProblems(registry.verifyAgainst(*module));
+  EXPECT_EQ(registry->getNumTrackedOps(), 1u);
+  EXPECT_TRUE(registry->verifyAgainst(*module).empty())
+      << joinProblems(registry->verifyAgainst(*module));
 }
 
 /// An address the registry remembers as untracked (replaced, then erased
 /// and freed) comes back as a new op that gets a handle: its erasure must
 /// reach that handle.
-TEST(HandleRegistryUntrackedTest, ReusedUntrackedAddressSeesItsErase) {
-  MLIRContext context;
-  loadTestDialects(context);
-  OwningOpRef<ModuleOp> module = parseModule(context, kDuplicates);
-  ASSERT_TRUE(module);
-  HandleRegistry registry(&context);
+TEST_F(HandleRegistryUntrackedTest, ReusedUntrackedAddressSeesItsErase) {
   Operation *d0 = findTagged(*module, "d0");
-  OpHandle target = registry.getHandle(d0);
-  TrackingListener listener({}, &registry);
+  OpHandle target = registry->getHandle(d0);
+  TrackingListener listener({}, registry.get());
   IRRewriter rewriter(&context, &listener);
   rewriter.setInsertionPoint(d0);
   Operation *prototype = d0->clone();
@@ -288,7 +284,7 @@ TEST(HandleRegistryUntrackedTest, ReusedUntrackedAddressSeesItsErase) {
   for (int i = 0; i < 1000 && !reused; ++i) {
     Operation *fresh = rewriter.clone(*prototype);
     reused = freed.contains(fresh);
-    OpHandle handle = registry.getHandle(fresh);
+    OpHandle handle = registry->getHandle(fresh);
     EXPECT_TRUE(handle.getHistory().empty());
     if (reused) {
       // Tracked again at an address noted untracked: erase it directly.
@@ -310,9 +306,9 @@ TEST(HandleRegistryUntrackedTest, ReusedUntrackedAddressSeesItsErase) {
   EXPECT_TRUE(reused) << "no freed address was reused";
 #endif
   EXPECT_EQ(target.get(), d0);
-  EXPECT_EQ(registry.getNumTrackedOps(), 1u);
-  EXPECT_TRUE(registry.verifyAgainst(*module).empty())
-      << joinProblems(registry.verifyAgainst(*module));
+  EXPECT_EQ(registry->getNumTrackedOps(), 1u);
+  EXPECT_TRUE(registry->verifyAgainst(*module).empty())
+      << joinProblems(registry->verifyAgainst(*module));
 }
 
 TEST_F(HandleRegistryTest, DroppingLastHandleRemovesEntry) {
