@@ -727,7 +727,11 @@ void HandleRegistry::releaseHandles(MutableArrayRef<OpHandle> handles) {
     HandleRecord *record = std::exchange(handle.record, nullptr);
     if (!record)
       continue;
-    assert(&registryOf(record) == impl && "a handle of another registry");
+    // A handle of another registry takes that registry's lock, on its own.
+    if (&registryOf(record) != impl) {
+      releaseRecord(record);
+      continue;
+    }
     // As in releaseRecord: from here on the record is never handed out
     // again (tryRetain refuses it), though it stays mapped until freed.
     if (record->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
@@ -754,21 +758,33 @@ void HandleRegistry::resolveHandles(
     ArrayRef<OpHandle> handles,
     MutableArrayRef<ResolvedHandle> resolved) const {
   assert(handles.size() == resolved.size() && "one result per handle");
-  Transaction tx(*impl);
-  for (auto [handle, result] : llvm::zip_equal(handles, resolved)) {
-    result = ResolvedHandle();
-    HandleRecord *record = handle.record;
-    if (!record)
-      continue;
-    assert(&registryOf(record) == impl && "a handle of another registry");
-    HandleRecord *root = impl->findRoot(record, tx);
-    if (root->getState() != HandleState::Live)
-      continue;
-    result.op = root->op;
-    // As in OpHandle::get: a live root is mapped at its op, except while
-    // being detached.
-    result.isCanonical = root == record && record->mapped;
+  bool foreign = false;
+  {
+    Transaction tx(*impl);
+    for (auto [handle, result] : llvm::zip_equal(handles, resolved)) {
+      result = ResolvedHandle();
+      HandleRecord *record = handle.record;
+      if (!record)
+        continue;
+      // Another registry's handle is read after this lock is released (two
+      // registry locks are never held at once).
+      if (&registryOf(record) != impl) {
+        foreign = true;
+        continue;
+      }
+      HandleRecord *root = impl->findRoot(record, tx);
+      if (root->getState() != HandleState::Live)
+        continue;
+      result.op = root->op;
+      // As in OpHandle::get: a live root is mapped at its op, except while
+      // being detached.
+      result.isCanonical = root == record && record->mapped;
+    }
   }
+  if (foreign)
+    for (auto [handle, result] : llvm::zip_equal(handles, resolved))
+      if (handle.record && &registryOf(handle.record) != impl)
+        result.op = handle.get(result.isCanonical);
 }
 
 uint64_t HandleRegistry::getChangeCount() const {

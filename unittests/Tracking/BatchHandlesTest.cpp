@@ -139,6 +139,47 @@ TEST_F(BatchHandlesTest, ResolveHandlesGivesWhatGetGives) {
   registry->resolveHandles({}, {});
 }
 
+/// Handles of another context's registry in a batch are read and released
+/// through their own registry, not this one's tables.
+TEST_F(BatchHandlesTest, BatchesAcceptHandlesOfAnotherRegistry) {
+  MLIRContext otherContext;
+  loadTestDialects(otherContext);
+  OwningOpRef<ModuleOp> otherModule = parseModule(otherContext, kOps);
+  ASSERT_TRUE(otherModule);
+  HandleRegistry otherRegistry(&otherContext);
+  Operation *otherMul = findTagged(*otherModule, "mul");
+  Operation *mul = findTagged(*module, "mul");
+  std::vector<OpHandle> handles = {registry->getHandle(mul),
+                                   otherRegistry.getHandle(otherMul)};
+  std::vector<ResolvedHandle> resolved(handles.size());
+  registry->resolveHandles(handles, resolved);
+  EXPECT_EQ(resolved[0].op, mul);
+  EXPECT_TRUE(resolved[0].isCanonical);
+  EXPECT_EQ(resolved[1].op, otherMul);
+  EXPECT_TRUE(resolved[1].isCanonical);
+  // Erased in its own registry: the batch of this one sees it gone.
+  TrackingListener otherListener({}, &otherRegistry);
+  IRRewriter otherRewriter(&otherContext, &otherListener);
+  OpHandle keep = handles[1];
+  otherRewriter.eraseOp(otherMul);
+  registry->resolveHandles(handles, resolved);
+  EXPECT_EQ(resolved[1].op, nullptr);
+  EXPECT_FALSE(resolved[1].isCanonical);
+  EXPECT_EQ(otherRegistry.getNumTrackedOps(), 0u);
+  // Released through the right registry: both tables end up empty.
+  OpHandle otherFunc = otherRegistry.getHandle(otherModule->lookupSymbol("f"));
+  handles.push_back(otherFunc);
+  otherFunc = OpHandle();
+  registry->releaseHandles(handles);
+  for (const OpHandle &handle : handles)
+    EXPECT_FALSE(handle);
+  EXPECT_EQ(registry->getNumTrackedOps(), 0u);
+  EXPECT_EQ(otherRegistry.getNumTrackedOps(), 0u);
+  EXPECT_EQ(keep.getState(), HandleState::Erased);
+  EXPECT_TRUE(otherRegistry.verifyAgainst(*otherModule).empty());
+  EXPECT_TRUE(registry->verifyAgainst(*module).empty());
+}
+
 TEST_F(BatchHandlesTest, ChangeCountMovesWhenAHandleMaySaySomethingElse) {
   Operation *add0 = findTagged(*module, "add0");
   Operation *add1 = findTagged(*module, "add1");

@@ -192,13 +192,14 @@ public:
   /// callers that need handles to many ops at once, such as a snapshot of a
   /// walk). Same precondition as getHandle.
   std::vector<OpHandle> getHandles(ArrayRef<Operation *> ops);
-  /// Drops every handle of `handles` (all of this registry), leaving them
-  /// empty: as destroying them one by one, but the records whose last
-  /// reference goes are released under one lock.
+  /// Drops every handle of `handles`, leaving them empty: as destroying
+  /// them one by one, but the records of this registry whose last reference
+  /// goes are released under one lock (handles of another registry are
+  /// released one by one).
   void releaseHandles(MutableArrayRef<OpHandle> handles);
-  /// `OpHandle::get(isCanonical)` for each of `handles` (all of this
-  /// registry, or empty), in order, under one lock: for callers that visit
-  /// many handles (a walk's snapshot). `resolved` has the size of `handles`.
+  /// `OpHandle::get(isCanonical)` for each of `handles`, in order, those of
+  /// this registry under one lock: for callers that visit many handles (a
+  /// walk's snapshot). `resolved` has the size of `handles`.
   void resolveHandles(ArrayRef<OpHandle> handles,
                       MutableArrayRef<ResolvedHandle> resolved) const;
   /// A number that changes whenever a handle of this registry may come to
