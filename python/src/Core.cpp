@@ -212,6 +212,12 @@ RootOwner::resolve(std::shared_ptr<RootOwner> owner) {
   return owner;
 }
 
+RootOwner *RootOwner::resolve(RootOwner *owner) {
+  while (owner && owner->forward)
+    owner = owner->forward.get();
+  return owner;
+}
+
 //===----------------------------------------------------------------------===//
 // PyMlirContext
 //===----------------------------------------------------------------------===//
@@ -277,9 +283,8 @@ void PyMlirContext::flushReleases() {
 
 std::vector<PyOperation *> PyMlirContext::getOperationObjects() const {
   std::vector<PyOperation *> objects;
-  for (PyOperation *operation = firstOperation; operation;
-       operation = operation->nextOperation)
-    objects.push_back(operation);
+  forEachOperationObject(
+      [&](PyOperation *operation) { objects.push_back(operation); });
   return objects;
 }
 
@@ -375,16 +380,15 @@ void PyMlirContext::rehome(Operation *subtree) {
   // to IR of `subtree`.
   noteTreeChanged(*owner);
   std::vector<PyOperation *> affected;
-  for (PyOperation *operation = firstOperation; operation;
-       operation = operation->nextOperation) {
+  forEachOperationObject([&](PyOperation *operation) {
     // Ops of a tree a pipeline runs on are not in `subtree` (it was just
     // changed from Python) and must not be read.
     if (operation->getResolvedOwner()->running)
-      continue;
+      return;
     Operation *op = operation->getIfLive();
     if (op && subtree->isAncestor(op))
       affected.push_back(operation);
-  }
+  });
   for (PyOperation *operation : affected) {
     std::shared_ptr<RootOwner> old = operation->getResolvedOwner();
     if (old != owner)
@@ -457,33 +461,32 @@ Operation *mlir::tracking::python::getRootOf(Operation *op) {
 
 PyOperation::PyOperation(PyMlirContext &context, OpHandle handle,
                          std::shared_ptr<RootOwner> owner)
-    : context(&context), contextObject(context.getObject()),
-      owner(std::move(owner)), handle(std::move(handle)) {
-  nextOperation = context.firstOperation;
-  if (nextOperation)
-    nextOperation->prevOperation = this;
-  context.firstOperation = this;
+    : context(&context), owner(owner.get()), handle(std::move(handle)) {
+  // Keeps the context's Python object (and so the context) alive.
+  context.getObject().release();
+  this->owner->retainForObject();
 }
 
 PyOperation::~PyOperation() {
-  if (prevOperation)
-    prevOperation->nextOperation = nextOperation;
-  else
-    context->firstOperation = nextOperation;
-  if (nextOperation)
-    nextOperation->prevOperation = prevOperation;
-  if (registeredIndex != kNotRegistered) {
-    std::vector<PyOperation *> &objects = context->operationsByIndex;
-    if (registeredIndex < objects.size() && objects[registeredIndex] == this) {
-      objects[registeredIndex] = nullptr;
-      --context->numLiveOperations;
-    }
+  PyMlirContext &context = *this->context;
+  std::vector<PyOperation *> &objects = context.operationsByIndex;
+  uint32_t index = handle.getIdentityIndex();
+  if (index < objects.size() && objects[index] == this) {
+    objects[index] = nullptr;
+    --context.numLiveOperations;
+  } else {
+    context.forgottenOperations.erase(this);
   }
   // Release the handle before the owner may destroy the IR it refers to
   // (a queued handle is invalidated with the IR, as any held handle).
-  context->releaseLater(std::move(handle));
-  owner.reset();
+  context.releaseLater(std::move(handle));
+  owner->releaseForObject();
+  // Last: this may destroy the context.
+  Py_DECREF(context.self);
 }
+
+static_assert(sizeof(PyOperation) <= 40,
+              "Operation objects stay in a 48-byte heap block");
 
 namespace {
 /// pybind11's record of the Operation class, looked up once: casting by
@@ -559,7 +562,6 @@ PyOperation::forCanonicalHandle(PyMlirContext &context, OpHandle handle,
   // failure below unregisters it. Nothing in between resizes `objects`.
   objects[index] = operation;
   ++context.numLiveOperations;
-  operation->registeredIndex = index;
   py::object object;
   try {
     object = makeOperationObject(operation);
@@ -588,25 +590,27 @@ Operation *PyOperation::get() {
     throw InvalidatedHandleException(handle.describe());
   // Before reading anything: the owner (kept in step with the op's tree by
   // forwards and rehome) says whether a pipeline runs on that tree.
-  std::shared_ptr<RootOwner> resolved = RootOwner::resolve(owner);
+  RootOwner *resolved = RootOwner::resolve(owner);
   checkIRAccess(*resolved);
   // Keep the owner in step with the op's root (forwards after insertion).
   Operation *root = getRootOf(op);
   if (owner != resolved || owner->getRoot() != root) {
-    if (resolved->getRoot() != root) {
-      resolved = context->getOwner(root);
-      checkIRAccess(*resolved);
-    }
-    setOwner(std::move(resolved));
+    std::shared_ptr<RootOwner> current = resolved->getRoot() == root
+                                             ? resolved->shared_from_this()
+                                             : context->getOwner(root);
+    if (current.get() != resolved)
+      checkIRAccess(*current);
+    setOwner(std::move(current));
   }
   return op;
 }
 
 void PyOperation::setOwner(std::shared_ptr<RootOwner> newOwner) {
   // The old owner may destroy other IR: swap first, release after.
-  std::shared_ptr<RootOwner> old = std::move(owner);
-  owner = std::move(newOwner);
-  old.reset();
+  RootOwner *old = owner;
+  newOwner->retainForObject();
+  owner = newOwner.get();
+  old->releaseForObject();
 }
 
 //===----------------------------------------------------------------------===//

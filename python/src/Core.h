@@ -128,7 +128,7 @@ namespace __attribute__((visibility("hidden"))) python {
 
   /// Owns a root op (a top-level op) on behalf of the Python objects that
   /// refer to IR under it.
-  class RootOwner {
+  class RootOwner : public std::enable_shared_from_this<RootOwner> {
   public:
     RootOwner(PyMlirContext &context, Operation *root, bool owning);
     /// Destroys the root if it is still owned: first every handle under it is
@@ -149,6 +149,22 @@ namespace __attribute__((visibility("hidden"))) python {
     void release();
     /// Follows forwards to the owner that currently owns the IR.
     static std::shared_ptr<RootOwner> resolve(std::shared_ptr<RootOwner> owner);
+    static RootOwner *resolve(RootOwner *owner);
+
+    /// Fire when a Python Operation object starts and stops referring to
+    /// this owner (made with make_shared). The objects share one strong
+    /// reference, taken by the first and dropped by the last, which may
+    /// destroy `this` and its IR: counted under the GIL, so making and
+    /// dropping an object does no atomic operation on the shared count.
+    void retainForObject() {
+      if (numObjects++ == 0)
+        objectsReference = shared_from_this();
+    }
+    void releaseForObject() {
+      assert(numObjects && "unbalanced releaseForObject");
+      if (--numObjects == 0)
+        std::shared_ptr<RootOwner>(std::move(objectsReference)).reset();
+    }
 
     /// The pipeline running on this tree, or nullptr (see RunGuard.h). Set
     /// by RunLock on the resolved owner; read and written with the GIL.
@@ -173,6 +189,9 @@ namespace __attribute__((visibility("hidden"))) python {
     Operation *root;
     bool owning;
     std::shared_ptr<RootOwner> forward;
+    /// See retainForObject.
+    size_t numObjects = 0;
+    std::shared_ptr<RootOwner> objectsReference;
   };
 
   /// The C++ side of `ir.Context`.
@@ -292,12 +311,20 @@ namespace __attribute__((visibility("hidden"))) python {
     size_t numLiveOperations = 0;
     /// The handles queued by releaseLater (GIL-protected).
     std::vector<OpHandle> pendingReleases;
-    /// Every Python Operation object, also those whose handle merged into
-    /// another one's key: rehome must reach them all, so that each object's
-    /// owner is its op's tree (the run guard relies on it). An intrusive
-    /// list (PyOperation::prevOperation and nextOperation): no hashing per
-    /// object.
-    PyOperation *firstOperation = nullptr;
+    /// The Python Operation objects that clearLiveOperations took out of
+    /// `operationsByIndex`. With those, every Python Operation object is
+    /// reachable, also those whose handle merged into another one's key:
+    /// rehome must reach them all, so that each object's owner is its op's
+    /// tree (the run guard relies on it).
+    llvm::DenseSet<PyOperation *> forgottenOperations;
+    /// Calls `fn` with every Python Operation object (see above).
+    template <typename Fn> void forEachOperationObject(Fn fn) const {
+      for (PyOperation *operation : operationsByIndex)
+        if (operation)
+          fn(operation);
+      for (PyOperation *operation : forgottenOperations)
+        fn(operation);
+    }
     /// The Python object of this context, borrowed (it owns `this`); set by
     /// the first getObject().
     PyObject *self = nullptr;
@@ -358,11 +385,11 @@ namespace __attribute__((visibility("hidden"))) python {
     Operation *getIfLive() const { return handle.get(); }
     /// The owner of the op's tree, following forwards; reads no IR.
     std::shared_ptr<RootOwner> getResolvedOwner() const {
-      return RootOwner::resolve(owner);
+      return RootOwner::resolve(owner)->shared_from_this();
     }
     const OpHandle &getHandle() const { return handle; }
     PyMlirContext &getContext() const { return *context; }
-    py::object getContextObject() const { return contextObject; }
+    py::object getContextObject() const { return context->getObject(); }
     /// The Python object of this handle (it owns `this`).
     py::object getObject() const {
       return py::reinterpret_borrow<py::object>(self);
@@ -375,22 +402,19 @@ namespace __attribute__((visibility("hidden"))) python {
                 std::shared_ptr<RootOwner> owner);
     friend class PyMlirContext;
 
-    // Destroyed in reverse order: the handle, then the owner (which may
-    // destroy IR and needs the context), then the context.
+    // 32 bytes (a 48-byte heap block): dropping an object touches no other
+    // object. The destructor releases the handle, then the owner (which may
+    // destroy IR and needs the context), then the context's Python object.
+    /// Holds a reference to the context's Python object (`context->self`).
     PyMlirContext *context;
-    py::object contextObject;
-    std::shared_ptr<RootOwner> owner;
+    /// Counted by RootOwner::retainForObject.
+    RootOwner *owner;
+    /// Its identity index (`OpHandle::getIdentityIndex`) is where this
+    /// object sits in `PyMlirContext::operationsByIndex`, unless
+    /// clearLiveOperations moved it to `forgottenOperations`.
     OpHandle handle;
-    /// The index of this object in `PyMlirContext::operationsByIndex`, or
-    /// kNotRegistered (not made by forOperation yet, or forgotten by
-    /// clearLiveOperations).
-    static constexpr uint32_t kNotRegistered = ~uint32_t(0);
-    uint32_t registeredIndex = kNotRegistered;
     /// Borrowed: the Python object owns `this`.
     PyObject *self = nullptr;
-    /// The list of every object of the context (PyMlirContext).
-    PyOperation *prevOperation = nullptr;
-    PyOperation *nextOperation = nullptr;
   };
 
   /// The Operation* of an `ir.Operation` or `ir.Module` argument.

@@ -1090,7 +1090,7 @@ size_t PyMlirContext::clearLiveOperations() {
   // entries of the objects made after this.
   for (PyOperation *&operation : operationsByIndex) {
     if (operation)
-      operation->registeredIndex = PyOperation::kNotRegistered;
+      forgottenOperations.insert(operation);
     operation = nullptr;
   }
   numLiveOperations = 0;
