@@ -72,6 +72,14 @@ public:
     }
   }
 
+  /// Starts loading the slot where `record->op`'s probe begins, for an
+  /// `erase` of it a few steps later (the slot is a random line of a table
+  /// that does not fit in cache when it is large). Reads `record->op`.
+  void prefetch(const HandleRecord *record) const {
+    if (numEntries)
+      __builtin_prefetch(&slots[home(record->op)], /*rw=*/1);
+  }
+
   /// The slot `op` hashes to in a table of 2^log2Capacity slots (for tests).
   static size_t homeOf(const void *op, unsigned log2Capacity) {
     // Not the filter's index: a key that passed the filter by a collision

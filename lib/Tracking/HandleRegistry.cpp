@@ -334,10 +334,13 @@ struct RegistryImpl {
            "a key noted as untracked");
   }
 
-  void unmap(HandleRecord *record) {
+  /// With `countChange` false the caller calls noteChange (once for a
+  /// batch).
+  void unmap(HandleRecord *record, bool countChange = true) {
     if (!record->mapped)
       return;
-    noteChange();
+    if (countChange)
+      noteChange();
     byOp.erase(record);
     scopeIndex.removeRecord(record);
     record->mapped = false;
@@ -722,8 +725,13 @@ std::vector<OpHandle> HandleRegistry::getHandles(ArrayRef<Operation *> ops) {
 }
 
 void HandleRegistry::releaseHandles(MutableArrayRef<OpHandle> handles) {
+  // Records and address-map slots are loaded this many steps ahead of their
+  // use: a batch's records are mostly cold, its slots scattered.
+  constexpr size_t kAhead = 8;
   SmallVector<HandleRecord *> released;
-  for (OpHandle &handle : handles) {
+  for (auto [i, handle] : llvm::enumerate(handles)) {
+    if (i + kAhead < handles.size() && handles[i + kAhead].record)
+      __builtin_prefetch(handles[i + kAhead].record, /*rw=*/1);
     HandleRecord *record = std::exchange(handle.record, nullptr);
     if (!record)
       continue;
@@ -742,11 +750,16 @@ void HandleRegistry::releaseHandles(MutableArrayRef<OpHandle> handles) {
   SmallVector<HandleRecord *> parents;
   {
     std::lock_guard<RegistryMutex> lock(impl->mutex);
-    for (HandleRecord *record : released) {
-      impl->unmap(record);
+    for (auto [i, record] : llvm::enumerate(released)) {
+      if (i + kAhead < released.size() && released[i + kAhead]->mapped)
+        impl->byOp.prefetch(released[i + kAhead]);
+      impl->unmap(record, /*countChange=*/false);
       if (HandleRecord *parent = impl->freeRecord(record))
         parents.push_back(parent);
     }
+    // No handle refers to a released record: what OpHandle::get says of
+    // every handle is as before; the count moves once, for the contract.
+    impl->noteChange();
     impl->syncHasKeys();
   }
   // This registry is alive: freeing records cannot end its state.
