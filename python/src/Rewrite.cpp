@@ -764,6 +764,11 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                 block->getParent()->findAncestorOpInRegion(*before))
               throw py::value_error("cannot inline a block into its own "
                                     "region");
+            // The block is erased: branches to it would be left pointing
+            // at freed memory (upstream only asserts this).
+            if (!block->hasNoPredecessors())
+              throw py::value_error("cannot inline a block that branches "
+                                    "still target");
             SmallVector<Value> values;
             if (argValues)
               for (py::handle value : *argValues)

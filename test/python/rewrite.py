@@ -177,6 +177,47 @@ def test_inline_block_and_erase_region():
         check()
 
 
+# CHECK-LABEL: TEST: test_inline_block_with_predecessors_is_refused
+@run
+def test_inline_block_with_predecessors_is_refused():
+    # Inlining erases the block: one that a branch still targets (here from
+    # another function, so not refused as "its own region") is refused
+    # instead of leaving the branch on a freed block.
+    with ir.Context():
+        module = ir.Module.parse("""
+          func.func @f(%c: i1) {
+            cf.cond_br %c, ^bb1, ^bb2
+          ^bb1:
+            cf.br ^bb2
+          ^bb2:
+            return
+          }
+          func.func @g() {
+            %z = arith.constant 0 : i32
+            return
+          }""")
+        f, g = module.body.operations
+        target = f.regions[0].blocks[1]
+        constant = ops_of(g)[0]
+        errors = []
+
+        def inline_target(op, rewriter):
+            if errors:
+                return False
+            try:
+                rewriter.inline_block_before(target, op)
+            except ValueError as e:
+                errors.append(str(e))
+            return False
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("arith.constant", inline_target)
+        rewrite.walk_and_apply_patterns(module, patterns.freeze())
+        # CHECK: ['cannot inline a block that branches still target'] live 3
+        print(errors, constant.handle_state, len(f.regions[0].blocks))
+        check()
+
+
 # CHECK-LABEL: TEST: test_python_pattern_raises
 @run
 def test_python_pattern_raises():
