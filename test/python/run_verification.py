@@ -5,15 +5,17 @@
 # the IR tree is known to verify: nothing changed it from Python since it
 # last verified or since a run on it succeeded. Every kind of change from
 # Python makes the next run verify again, so IR made invalid is always
-# refused with MLIRError, never handed to a pass. The last two cases list
-# every binding of `ir` that changes IR and check each one, and fail when a
-# binding is added without being listed.
+# refused with MLIRError, never handed to a pass. The last cases list every
+# binding of `ir` and `rewrite` that changes IR (the rewriter's methods, the
+# drivers, the dialect builders and the extension's own functions) and check
+# each one, and fail when a binding is added without being listed.
 
 import gc
 import tempfile
 from types import SimpleNamespace
 
-from mlir_tracking import ir, rewrite
+from mlir_tracking import _mlirTracking, ir, rewrite
+from mlir_tracking.dialects import arith, func, linalg, scf, tensor
 from mlir_tracking.passmanager import PassManager
 
 
@@ -385,6 +387,10 @@ MUTATORS = {
         0, p.entry.arguments[1]),
     "OpSuccessors.__setitem__": lambda p: p.br.successors.__setitem__(
         0, p.entry),
+    # The build form, what generated builders call.
+    "OpView.__init__": lambda p: ir.OpView(
+        "test.new", (0, True), None, None, [],
+        ip=ir.InsertionPoint(p.module.body)),
     "OpView.build_generic": lambda p: ir.OpView.build_generic.__func__(
         type("TestNew", (ir.OpView,), {"OPERATION_NAME": "test.new",
                                        "_ODS_REGIONS": (0, True)}),
@@ -491,7 +497,7 @@ NOT_MUTATORS = {
     "OpSuccessors": "__add__ __contains__ __getitem__ __init__ __iter__ "
                     "__len__ __repr__ __reversed__ count index",
     "OpView": "_ODS_OPERAND_SEGMENTS _ODS_REGIONS _ODS_RESULT_SEGMENTS __eq__ "
-              "__getattr__ __hash__ __init__ __repr__ __str__ attributes "
+              "__getattr__ __hash__ __repr__ __str__ attributes "
               "block context location name operands operation opview parent "
               "parse regions result results",
     "Operation": "_CAPICreate _CAPIPtr __eq__ __hash__ __init__ __repr__ "
@@ -572,7 +578,7 @@ def test_every_mutator_is_noted():
         verifications, _ = run_after(mutate)
         if verifications != 1:
             missed.append(name)
-    # CHECK: mutators: 33 not noted: []
+    # CHECK: mutators: 34 not noted: []
     print("mutators:", len(MUTATORS), "not noted:", missed)
     # Each new tree is verified by its first run, and only by that one.
     counts = []
@@ -590,3 +596,246 @@ def test_every_mutator_is_noted():
             counts.append(count() - before)
     # CHECK: new trees: [1, 1, 1, 1, 1]
     print("new trees:", counts)
+
+
+# The rewriter's methods that change IR, each with a change it makes to the
+# IR of `parts(fresh())`. Called from a Python pattern matched in another
+# tree: the driver marks the tree it runs on as changed around every call of
+# Python code anyway, so only the method's own noteChanged can mark the tree
+# it changed.
+REWRITER_MUTATORS = {
+    "PatternRewriter.erase_op": lambda r, p: r.erase_op(p.ret),
+    "PatternRewriter.inline_block_before": lambda r, p: r.inline_block_before(
+        p.region_op.regions[0].blocks[0], p.ret),
+    "PatternRewriter.modify_op_in_place": lambda r, p: r.modify_op_in_place(
+        p.add, lambda: None),
+    "PatternRewriter.replace_op": lambda r, p: r.replace_op(
+        p.add, values=[p.entry.arguments[0]]),
+}
+
+# The drivers, each running one Python pattern on a "test.trigger" op that
+# matches nothing and changes no IR: a run in which Python code ran leaves
+# the tree unverified (the code may have changed it through `ir`, and
+# drivers do not verify their output). A full conversion then fails (the
+# trigger stays unconverted): a failed run, which leaves it unverified too.
+def conversion(apply):
+    def drive(module, pattern):
+        types = rewrite.TypeConverter()
+        types.add_conversion(lambda t: t)
+        target = rewrite.ConversionTarget()
+        target.add_legal_dialect("builtin")
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion(
+            "test.trigger", lambda op, operands, tc, r: pattern(op, r), types)
+        try:
+            apply(module, target, patterns.freeze())
+        except ir.MLIRError:
+            pass
+    return drive
+
+
+def greedy(apply):
+    def drive(module, pattern):
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("test.trigger", pattern)
+        apply(module, patterns.freeze())
+    return drive
+
+
+DRIVERS = {
+    "apply_full_conversion": conversion(rewrite.apply_full_conversion),
+    "apply_partial_conversion": conversion(rewrite.apply_partial_conversion),
+    "apply_patterns_and_fold_greedily": greedy(
+        rewrite.apply_patterns_and_fold_greedily),
+    "walk_and_apply_patterns": greedy(rewrite.walk_and_apply_patterns),
+}
+
+# Every other member of the classes of `rewrite`: they change no IR (the
+# PDL module copies its input).
+REWRITE_NOT_MUTATORS = {
+    "ConversionConfig": "__init__ __repr__ allow_pattern_rollback "
+                        "allow_pattern_rollback= "
+                        "attach_debug_materialization_kind "
+                        "attach_debug_materialization_kind= "
+                        "build_materializations build_materializations= "
+                        "folding_mode folding_mode=",
+    "ConversionTarget": "__init__ __repr__ add_illegal_dialect add_illegal_op "
+                        "add_legal_dialect add_legal_op",
+    "FrozenRewritePatternSet": "__init__ __repr__",
+    "GreedyRewriteConfig": "__init__ __repr__ enable_constant_cse "
+                           "enable_constant_cse= enable_folding "
+                           "enable_folding= max_iterations max_iterations= "
+                           "max_num_rewrites max_num_rewrites= "
+                           "region_simplification_level "
+                           "region_simplification_level= strictness "
+                           "strictness= use_top_down_traversal "
+                           "use_top_down_traversal=",
+    "PDLModule": "__init__ __repr__ freeze register_constraint_function "
+                 "register_rewrite_function",
+    "PDLResultList": "__init__ __repr__ append",
+    "PatternRewriter": "__init__ __repr__ ip notify_match_failure "
+                       "set_insertion_point_after set_insertion_point_before",
+    "RewritePatternSet": "__init__ __repr__ add add_canonicalization_patterns "
+                         "add_conversion freeze",
+    "TrackingConfig": "__init__ __repr__ require_matching_replacement_op_name "
+                      "require_matching_replacement_op_name= skip_cast_ops "
+                      "skip_cast_ops=",
+    "TypeConverter": "__init__ __repr__ add_conversion convert_type",
+}
+REWRITE_ENUMS = (rewrite.DialectConversionFoldingMode,
+                 rewrite.GreedyRewriteStrictness,
+                 rewrite.GreedySimplifyRegionLevel)
+
+
+def rewrite_members():
+    """`Class.member` (and `Class.member=` for setters) for each class of
+    `rewrite`, and the name of each of its functions."""
+    members = set()
+    for name in rewrite.__all__:
+        value = getattr(rewrite, name)
+        if not isinstance(value, type):
+            members.add(name)
+            continue
+        if value in REWRITE_ENUMS:
+            continue
+        for member, attribute in vars(value).items():
+            if member in SKIPPED:
+                continue
+            members.add(f"{name}.{member}")
+            if isinstance(attribute, property) and attribute.fset:
+                members.add(f"{name}.{member}=")
+    return members
+
+
+# CHECK-LABEL: TEST: test_every_rewrite_binding_is_classified
+@run
+def test_every_rewrite_binding_is_classified():
+    classified = set(REWRITER_MUTATORS) | set(DRIVERS) | {
+        f"{cls}.{member}" for cls, names in REWRITE_NOT_MUTATORS.items()
+        for member in names.split()}
+    members = rewrite_members()
+    # CHECK: unclassified: []
+    print("unclassified:", sorted(members - classified))
+    # CHECK: listed but not bound: []
+    print("listed but not bound:", sorted(classified - members))
+
+
+def run_trigger(drive, pattern):
+    """Drives `pattern(op, rewriter)` on the "test.trigger" op of a new
+    module (a tree of its own), once."""
+    trigger = ir.Module.parse('"test.trigger"() : () -> ()')
+    calls = []
+
+    def once(op, rewriter):
+        # A true result is a failure to match.
+        if calls:
+            return True
+        calls.append(op)
+        return pattern(op, rewriter)
+
+    drive(trigger, once)
+    return trigger, calls
+
+
+# CHECK-LABEL: TEST: test_every_rewriter_mutator_is_noted
+@run
+def test_every_rewriter_mutator_is_noted():
+    missed = []
+    for name, mutate in REWRITER_MUTATORS.items():
+        with ir.Context() as ctx, ir.Location.unknown():
+            ctx.allow_unregistered_dialects = True
+            module, pm = fresh()
+            p = parts(module)
+            run_trigger(greedy(rewrite.apply_patterns_and_fold_greedily),
+                        lambda op, rewriter: mutate(rewriter, p))
+            before = count()
+            try:
+                pm.run(module)
+            except ir.MLIRError:
+                pass
+            if count() - before != 1:
+                missed.append(name)
+    # CHECK: rewriter mutators: 4 not noted: []
+    print("rewriter mutators:", len(REWRITER_MUTATORS), "not noted:", missed)
+
+
+# CHECK-LABEL: TEST: test_every_driver_leaves_python_changes_unverified
+@run
+def test_every_driver_leaves_python_changes_unverified():
+    counts = []
+    for name, drive in DRIVERS.items():
+        with ir.Context() as ctx, ir.Location.unknown():
+            ctx.allow_unregistered_dialects = True
+            pm = PassManager.parse("builtin.module(cse)")
+            trigger, calls = run_trigger(drive, lambda op, rewriter: True)
+            before = count()
+            pm.run(trigger)
+            pm.run(trigger)
+            counts.append((name, len(calls), count() - before))
+    # CHECK: ('apply_full_conversion', 1, 1)
+    # CHECK-SAME: ('apply_partial_conversion', 1, 1)
+    # CHECK-SAME: ('apply_patterns_and_fold_greedily', 1, 1)
+    # CHECK-SAME: ('walk_and_apply_patterns', 1, 1)
+    print(counts)
+
+
+# Dialect builders (generated, and the hand-written ones of
+# mlir_tracking.dialects) change IR only through the bindings of `ir` above
+# (the generated ones through OpView.__init__) and the extension's own
+# functions listed here. Each case builds one op at the start of @d.
+DIALECT_ASM = """
+func.func @d(%i: index, %t: tensor<4xf32>, %x: f32, %a: i32) {
+  return
+}
+"""
+
+DIALECT_BUILDERS = {
+    "arith.constant": lambda v: arith.constant(v.i32, 7),
+    "arith.AddIOp": lambda v: arith.AddIOp(v.a, v.a),
+    "arith.addi": lambda v: arith.addi(v.a, v.a),
+    "func.FuncOp": lambda v: func.FuncOp("h", ([], [])),
+    "func.ReturnOp": lambda v: func.ReturnOp([]),
+    # Fills the op's body with _linalg_fill_structured_region.
+    "linalg.fill": lambda v: linalg.fill(v.x, outs=[v.t]),
+    "scf.ForOp": lambda v: scf.ForOp(v.i, v.i, v.i),
+    "tensor.empty": lambda v: tensor.empty([4], ir.F32Type.get()),
+}
+
+# The functions of the extension module itself: whether each changes IR.
+EXTENSION_FUNCTIONS = {
+    "_linalg_fill_structured_region": "mutator (linalg builders)",
+    "register_dialect": "no IR",
+    "register_operation": "no IR",
+}
+
+
+# CHECK-LABEL: TEST: test_every_dialect_builder_is_noted
+@run
+def test_every_dialect_builder_is_noted():
+    missed = []
+    for name, build in DIALECT_BUILDERS.items():
+        with ir.Context() as ctx, ir.Location.unknown():
+            module = ir.Module.parse(DIALECT_ASM)
+            pm = PassManager.parse("builtin.module(cse)")
+            pm.run(module)
+            entry = module.body.operations[0].regions[0].blocks[0]
+            i, t, x, a = entry.arguments
+            values = SimpleNamespace(i=i, t=t, x=x, a=a,
+                                     i32=ir.IntegerType.get_signless(32))
+            with ir.InsertionPoint.at_block_begin(entry):
+                build(values)
+            before = count()
+            try:
+                pm.run(module)
+            except ir.MLIRError:
+                pass
+            if count() - before != 1:
+                missed.append(name)
+    # CHECK: dialect builders: 8 not noted: []
+    print("dialect builders:", len(DIALECT_BUILDERS), "not noted:", missed)
+    functions = {name for name, value in vars(_mlirTracking).items()
+                 if callable(value) and not isinstance(value, type)
+                 and not name.startswith("__")}
+    # CHECK: unclassified functions: [] listed but not bound: []
+    print("unclassified functions:", sorted(functions - set(EXTENSION_FUNCTIONS)),
+          "listed but not bound:", sorted(set(EXTENSION_FUNCTIONS) - functions))
