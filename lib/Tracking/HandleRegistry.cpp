@@ -171,7 +171,11 @@ struct RegistryImpl {
 
   /// Under the lock: `op` has no record and is no scope of the index.
   void noteUntracked(Operation *op) {
-    if (scopeIndex.contains(op))
+    // A scope is an ancestor of a tracked op: an op without regions (most
+    // ops replaced or erased) is none, and needs no lookup.
+    assert((op->getNumRegions() != 0 || !scopeIndex.contains(op)) &&
+           "a scope without regions");
+    if (op->getNumRegions() != 0 && scopeIndex.contains(op))
       return;
     assert(!byOp.lookup(op) && "noting a tracked op as untracked");
     untracked[untrackedSlot(op)].store(op, std::memory_order_release);
@@ -1004,7 +1008,9 @@ void RegistryNotifier::notifyOperationErased(Operation *op,
   // Whatever happens below, `op` is left untracked (a rewriter erases an op
   // it replaced: the erase notification follows this one).
   llvm::scope_exit untracked([&] { impl.noteUntracked(op); });
-  if (!impl.scopeIndex.collectSubtree(op, orphans, subtree, parent))
+  // Only an op with regions can be a scope (see noteUntracked).
+  if (op->getNumRegions() == 0 ||
+      !impl.scopeIndex.collectSubtree(op, orphans, subtree, parent))
     return;
   for (HandleRecord *orphan : orphans) {
     impl.unmap(orphan);

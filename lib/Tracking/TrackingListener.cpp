@@ -138,7 +138,8 @@ TrackingListener::TrackingListener(TrackingListenerConfig config,
                                    OpBuilder::Listener *next)
     : RewriterBase::ForwardingListener(next), config(config),
       registry(registry), sourceCacheKey(nextSourceCacheKey.fetch_add(
-                              1, std::memory_order_relaxed)) {}
+                              1, std::memory_order_relaxed)),
+      forwards(next != nullptr) {}
 
 void TrackingListener::setUnpatternedLabels(StringRef replaceLabel,
                                             StringRef eraseLabel) {
@@ -174,9 +175,13 @@ EventSource TrackingListener::getEventSource(bool replaced) const {
 const EventSource &TrackingListener::getCachedEventSource(bool replaced) const {
   CachedEventSources &cache = cachedSources;
   const Pattern *pattern = getInnermostPattern();
+  // A listener that keeps its patterns outlives none of them: the address
+  // names the pattern. Others may see a pattern freed and another allocated
+  // at its address.
   if (cache.listener != sourceCacheKey || cache.pattern != pattern ||
-      (pattern && (pattern->getDebugName() != cache.patternName ||
-                   pattern->getRootKind() != cache.patternRoot))) {
+      (pattern && !patternsInListener &&
+       (pattern->getDebugName() != cache.patternName ||
+        pattern->getRootKind() != cache.patternRoot))) {
     cache.invalidate();
     cache.listener = sourceCacheKey;
     cache.pattern = pattern;
@@ -200,10 +205,47 @@ struct ReplacementFailure {
   Operation *found = nullptr;
 };
 
+/// What the replacement rules ask of an op beyond its name.
+enum OpKind : uint8_t {
+  kConstantLike = 1,
+  kFindPayloadReplacement = 2,
+  kCast = 4,
+  /// Set in every computed kind: a cache slot of 0 is empty.
+  kKnown = 8,
+};
+
+uint8_t computeOpKind(Operation *op) {
+  uint8_t kind = kKnown;
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    kind |= kConstantLike;
+  if (isa<transform::FindPayloadReplacementOpInterface>(op))
+    kind |= kFindPayloadReplacement;
+  if (isa<CastOpInterface>(op))
+    kind |= kCast;
+  return kind;
+}
+
+/// The kind of `op`, from `cache` (a listener's, one thread's) if given:
+/// traits and interfaces are a property of the op name, and a trait or
+/// interface lookup costs more than the rest of the rules.
+uint8_t getOpKind(Operation *op, tracking::detail::OpKindCache *cache) {
+  if (!cache)
+    return computeOpKind(op);
+  const void *name = op->getName().getAsOpaquePointer();
+  unsigned slot = unsigned((uintptr_t(name) * 0x9E3779B97F4A7C15ull) >> 60) %
+                  tracking::detail::OpKindCache::kSlots;
+  if (cache->names[slot] != name) {
+    cache->kinds[slot] = computeOpKind(op);
+    cache->names[slot] = name;
+  }
+  return cache->kinds[slot];
+}
+
 /// The rules of `TrackingListener::findReplacementOp`.
-FailureOr<Operation *> findReplacement(const TrackingListenerConfig &config,
-                                       Operation *op, ValueRange newValues,
-                                       ReplacementFailure &why) {
+FailureOr<Operation *>
+findReplacement(const TrackingListenerConfig &config, Operation *op,
+                ValueRange newValues, ReplacementFailure &why,
+                tracking::detail::OpKindCache *kinds = nullptr) {
   if (newValues.empty()) {
     why.kind = ReplacementFailure::NoValues;
     return failure();
@@ -219,18 +261,20 @@ FailureOr<Operation *> findReplacement(const TrackingListenerConfig &config,
     if (!config.requireMatchingReplacementOpName ||
         defOp->getName() == op->getName())
       return defOp;
+    uint8_t kind = getOpKind(defOp, kinds);
     // Folding to a constant is the most common canonicalization.
-    if (defOp->hasTrait<OpTrait::ConstantLike>())
+    if (kind & kConstantLike)
       return defOp;
 
-    if (auto findReplacement =
-            dyn_cast<transform::FindPayloadReplacementOpInterface>(defOp)) {
-      SmallVector<Value> next = findReplacement.getNextOperands();
+    if (kind & kFindPayloadReplacement) {
+      SmallVector<Value> next =
+          cast<transform::FindPayloadReplacementOpInterface>(defOp)
+              .getNextOperands();
       storage = std::move(next);
       values = storage;
       continue;
     }
-    if (config.skipCastOps && isa<CastOpInterface>(defOp)) {
+    if (config.skipCastOps && (kind & kCast)) {
       values = defOp->getOperands();
       continue;
     }
@@ -329,8 +373,8 @@ void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
   if (!target || !RegistryNotifier(*target).mayBeTracked(op))
     return;
   ReplacementFailure why;
-  FailureOr<Operation *> replacement =
-      findReplacement(config, op, newValues, why);
+  FailureOr<Operation *> replacement = findReplacement(
+      config, op, newValues, why, patternsInListener ? &opKinds : nullptr);
   RegistryNotifier notifier(*target);
   auto source = [&]() -> const EventSource & {
     return getCachedEventSource(/*replaced=*/true);
@@ -344,9 +388,10 @@ void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
 void TrackingListener::notifyOperationReplaced(Operation *op,
                                                ValueRange newValues) {
   trackReplacement(op, newValues);
-  // Block and value handles (BlockValueRegistry).
-  detail::notifyUnitsOfReplacement(
-      op, newValues, [&] { return getEventSource(/*replaced=*/true); });
+  // Block and value handles (BlockValueRegistry), if any in the process.
+  if (detail::mayHaveUnitHandles())
+    detail::notifyUnitsOfReplacement(
+        op, newValues, [&] { return getEventSource(/*replaced=*/true); });
   ForwardingListener::notifyOperationReplaced(op, newValues);
 }
 
@@ -360,17 +405,19 @@ void TrackingListener::notifyOperationReplaced(Operation *op,
         op, newOp, [&]() -> const EventSource & {
           return getCachedEventSource(/*replaced=*/true);
         });
-  // Block and value handles (BlockValueRegistry).
-  detail::notifyUnitsOfReplacement(op, newOp->getResults(), [&] {
-    return getEventSource(/*replaced=*/true);
-  });
+  // Block and value handles (BlockValueRegistry), if any in the process.
+  if (detail::mayHaveUnitHandles())
+    detail::notifyUnitsOfReplacement(op, newOp->getResults(), [&] {
+      return getEventSource(/*replaced=*/true);
+    });
   ForwardingListener::notifyOperationReplaced(op, newOp);
 }
 
 void TrackingListener::notifyBlockErased(Block *block) {
-  // Block and value handles (BlockValueRegistry).
-  detail::notifyUnitsOfErasedBlock(
-      block, [&] { return getEventSource(/*replaced=*/false); });
+  // Block and value handles (BlockValueRegistry), if any in the process.
+  if (detail::mayHaveUnitHandles())
+    detail::notifyUnitsOfErasedBlock(
+        block, [&] { return getEventSource(/*replaced=*/false); });
   ForwardingListener::notifyBlockErased(block);
 }
 
@@ -386,9 +433,10 @@ void TrackingListener::notifyOperationErased(Operation *op) {
           return getCachedEventSource(/*replaced=*/false);
         },
         /*reason=*/"");
-  // Block and value handles (BlockValueRegistry).
-  detail::notifyUnitsOfErasedOp(
-      op, [&] { return getEventSource(/*replaced=*/false); });
+  // Block and value handles (BlockValueRegistry), if any in the process.
+  if (detail::mayHaveUnitHandles())
+    detail::notifyUnitsOfErasedOp(
+        op, [&] { return getEventSource(/*replaced=*/false); });
   ForwardingListener::notifyOperationErased(op);
 }
 
@@ -418,8 +466,34 @@ namespace {
 }
 } // namespace
 
+// The greedy driver calls these around each of its match attempts: with a
+// listener that keeps its patterns and forwards to no one, they are a branch
+// and a push or pop; everything else goes out of line so that the common
+// path saves no registers.
 void TrackingListener::notifyPatternBegin(const Pattern &pattern,
                                           Operation *op) {
+  if (LLVM_LIKELY(fastPatternHooks)) {
+    ownPatterns.push(&pattern);
+    return;
+  }
+  notifyPatternBeginSlow(pattern, op);
+}
+
+void TrackingListener::notifyPatternEnd(const Pattern &pattern,
+                                        LogicalResult status) {
+  if (LLVM_LIKELY(fastPatternHooks)) {
+    unsigned depth = ownPatterns.depth;
+    if (LLVM_LIKELY(depth - 1 < detail::PatternStack::kMax &&
+                    ownPatterns.patterns[depth - 1] == &pattern)) {
+      ownPatterns.depth = depth - 1;
+      return;
+    }
+  }
+  notifyPatternEndSlow(pattern, status);
+}
+
+void TrackingListener::notifyPatternBeginSlow(const Pattern &pattern,
+                                              Operation *op) {
   if (patternsInListener)
     ownPatterns.push(&pattern);
   else
@@ -427,11 +501,17 @@ void TrackingListener::notifyPatternBegin(const Pattern &pattern,
   ForwardingListener::notifyPatternBegin(pattern, op);
 }
 
-void TrackingListener::notifyPatternEnd(const Pattern &pattern,
-                                        LogicalResult status) {
+void TrackingListener::notifyPatternEndSlow(const Pattern &pattern,
+                                            LogicalResult status) {
   if (patternsInListener)
     ownPatterns.pop(&pattern);
   else
     popThreadPattern(&pattern);
   ForwardingListener::notifyPatternEnd(pattern, status);
+}
+
+void TrackingListener::notifyMatchFailure(
+    Location loc, function_ref<void(Diagnostic &)> reasonCallback) {
+  if (forwards)
+    ForwardingListener::notifyMatchFailure(loc, reasonCallback);
 }
