@@ -16,6 +16,10 @@ void AddressMap::reserve(size_t wanted) {
   unsigned log2 = slots ? log2Capacity : 4;
   while (wanted * 4 > (size_t(1) << log2) * 3)
     ++log2;
+  // A table counted per lane grows early by the lanes' unfolded counts:
+  // leave room for them too, so that the inserts reserved for never grow it.
+  while ((wanted + unfoldedSlack(log2)) * 4 > (size_t(1) << log2) * 3)
+    ++log2;
   if (!slots || log2 > log2Capacity)
     rehash(log2);
 }
@@ -28,18 +32,20 @@ void AddressMap::place(uint32_t id, size_t start) {
 }
 
 void AddressMap::insert(HandleRecord *record) {
-  if (!slots || (numEntries + 1) * 4 > (mask + 1) * 3)
+  // Grows while the lanes' unfolded inserts could still fit (the count read
+  // is the shared one, which only folding writes).
+  if (folded >= growAt)
     rehash(slots ? log2Capacity + 1 : 4);
   uint32_t id = pool.indexOf(record) + 1;
   if (id > kIdMask)
     llvm::report_fatal_error("mlir-tracking: too many handle records in one "
                              "registry (at most 2^27 - 1)");
   place(id, home(record->op));
-  ++numEntries;
+  count(+1);
 }
 
 bool AddressMap::erase(HandleRecord *record) {
-  if (!numEntries)
+  if (!slots)
     return false;
   uint32_t id = pool.indexOf(record) + 1;
   size_t i = home(record->op);
@@ -59,7 +65,7 @@ bool AddressMap::erase(HandleRecord *record) {
     }
   }
   slots[i] = 0;
-  --numEntries;
+  count(-1);
   return true;
 }
 
@@ -67,7 +73,11 @@ void AddressMap::clear() {
   slots.reset();
   mask = 0;
   log2Capacity = 0;
-  numEntries = 0;
+  folded = 0;
+  growAt = 0;
+  laneCounted = false;
+  for (CountLane &lane : lanes)
+    lane.pending = 0;
 }
 
 void AddressMap::forEach(llvm::function_ref<void(HandleRecord *)> fn) const {
@@ -81,9 +91,18 @@ void AddressMap::forEach(llvm::function_ref<void(HandleRecord *)> fn) const {
 void AddressMap::rehash(unsigned newLog2Capacity) {
   std::unique_ptr<uint32_t[]> old = std::move(slots);
   size_t oldCapacity = old ? mask + 1 : 0;
+  // A table counted per lane stays so (it never shrinks); one that becomes
+  // so starts with every count folded.
+  size_t entries = size();
+  for (CountLane &lane : lanes)
+    lane.pending = 0;
+  folded = ptrdiff_t(entries);
   log2Capacity = newLog2Capacity;
   if (log2Capacity > 32)
     llvm::report_fatal_error("mlir-tracking: too many tracked ops");
+  laneCounted = (size_t(1) << log2Capacity) >= kLaneCountedCapacity;
+  growAt =
+      ptrdiff_t((size_t(3) << log2Capacity) / 4 - unfoldedSlack(log2Capacity));
   mask = (size_t(1) << log2Capacity) - 1;
   slots.reset(new uint32_t[mask + 1]());
   for (size_t i = 0; i < oldCapacity; ++i) {

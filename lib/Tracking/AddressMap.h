@@ -13,10 +13,12 @@
 #define MLIR_TRACKING_LIB_ADDRESSMAP_H
 
 #include "HandleRecords.h"
+#include "RegistryLanes.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -34,6 +36,12 @@ namespace tracking::detail {
 /// lets an erase shift entries back without reading their records. A
 /// record's `op` must not change while it is in the table. Guarded by the
 /// registry lock.
+///
+/// In a large table the entry count is kept per lane (RegistryLanes.h):
+/// each thread counts its inserts and erases on a cache line of its own and
+/// folds them into the shared count every `kFoldAt` net changes, so two
+/// threads mapping and unmapping in turn do not pass the count's line back
+/// and forth; the table grows early enough for every lane's unfolded count.
 class AddressMap {
 public:
   /// Record ids take the low bits of a slot: at most 2^27 - 1 records.
@@ -43,18 +51,33 @@ public:
   /// (their home is then read from the record).
   static constexpr uint32_t kFarDistance = (uint32_t(1) << (32 - kIdBits)) - 1;
 
-  explicit AddressMap(RecordPool &pool) : pool(pool) {}
+  /// Counts in the lane `lane` names when the lock is taken.
+  explicit AddressMap(RecordPool &pool,
+                      const ActiveLane &lane = ActiveLane::standalone())
+      : pool(pool), active(lane) {}
   AddressMap(const AddressMap &) = delete;
   AddressMap &operator=(const AddressMap &) = delete;
 
-  bool empty() const { return numEntries == 0; }
-  size_t size() const { return numEntries; }
+  /// The number of entries (reads every lane).
+  size_t size() const {
+    ptrdiff_t total = folded;
+    for (const CountLane &lane : lanes)
+      total += lane.pending;
+    return size_t(total);
+  }
+  bool empty() const { return size() == 0; }
+  /// The number of entries, give or take `kNumLanes * (kFoldAt - 1)` in a
+  /// large table: for sizing what grows with the table (reads no lane).
+  size_t approximateSize() const {
+    return size_t(std::max<ptrdiff_t>(folded, 0));
+  }
   /// Slots allocated (for tests).
   size_t capacity() const { return slots ? mask + 1 : 0; }
 
   /// The record mapped at `op`, or null.
   HandleRecord *lookup(const Operation *op) const {
-    if (!numEntries)
+    // No count here: whether the table is empty is read from its slots.
+    if (!slots)
       return nullptr;
     size_t i = home(op);
     for (uint32_t distance = 0;; i = (i + 1) & mask) {
@@ -76,7 +99,7 @@ public:
   /// `erase` of it a few steps later (the slot is a random line of a table
   /// that does not fit in cache when it is large). Reads `record->op`.
   void prefetch(const HandleRecord *record) const {
-    if (numEntries)
+    if (slots)
       __builtin_prefetch(&slots[home(record->op)], /*rw=*/1);
   }
 
@@ -100,8 +123,33 @@ public:
   /// Calls `fn` with every mapped record. `fn` must not change the table.
   void forEach(llvm::function_ref<void(HandleRecord *)> fn) const;
 
+  /// Net changes a lane counts before folding them into the shared count.
+  static constexpr ptrdiff_t kFoldAt = 64;
+  /// Tables of at least this many slots count per lane; smaller ones fold
+  /// every change (their unfolded counts would be a large share of them).
+  static constexpr size_t kLaneCountedCapacity = size_t(1) << 14;
+
 private:
   size_t home(const void *op) const { return homeOf(op, log2Capacity); }
+  /// Counts one entry in (+1) or out (-1).
+  void count(ptrdiff_t change) {
+    if (!laneCounted) {
+      folded += change;
+      return;
+    }
+    ptrdiff_t &pending = lanes[active.get()].pending;
+    pending += change;
+    if (pending >= kFoldAt || pending <= -kFoldAt) {
+      folded += pending;
+      pending = 0;
+    }
+  }
+  /// Entries the lanes of a table of 2^log2 slots may hold unfolded.
+  static size_t unfoldedSlack(unsigned log2) {
+    return (size_t(1) << log2) < kLaneCountedCapacity
+               ? 0
+               : kNumLanes * size_t(kFoldAt - 1);
+  }
   /// The distance of the entry `slot` at index `i` from its home.
   size_t distanceOf(uint32_t slot, size_t i) const {
     uint32_t distance = slot >> kIdBits;
@@ -118,11 +166,23 @@ private:
   void rehash(unsigned newLog2Capacity);
 
   RecordPool &pool;
+  const ActiveLane &active;
   /// Record ids (pool index + 1) and distances; 0 marks an empty slot.
   std::unique_ptr<uint32_t[]> slots;
   size_t mask = 0;
   unsigned log2Capacity = 0;
-  size_t numEntries = 0;
+  /// The entry count, but for what the lanes have not folded in yet (which
+  /// may be negative: a lane may erase what another inserted).
+  ptrdiff_t folded = 0;
+  /// The table grows before an insert when `folded` reaches this: at most
+  /// 3/4 full, even with every lane's unfolded inserts (0 without slots).
+  ptrdiff_t growAt = 0;
+  /// Whether the count is kept per lane (in a large table).
+  bool laneCounted = false;
+  struct alignas(kLaneAlignment) CountLane {
+    ptrdiff_t pending = 0;
+  };
+  CountLane lanes[kNumLanes];
 };
 
 } // namespace tracking::detail

@@ -20,6 +20,9 @@
 #include "mlir/Tracking/HandleRegistry.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <atomic>
+#include <cstddef>
+
 namespace mlir {
 class Block;
 class MLIRContext;
@@ -30,6 +33,16 @@ namespace tracking::detail {
 /// Describes where an event comes from; called only if something tracked is
 /// affected (describing costs string work).
 using SourceFn = llvm::function_ref<EventSource()>;
+
+/// Mapped block and value records summed over every registry of the
+/// process (defined in BlockValueRegistry.cpp).
+extern std::atomic<size_t> numUnitKeysInProcess;
+
+/// Lock-free and inline: false when no block or value of any context has a
+/// handle (most programs hold none), so the hooks below need not be called.
+inline bool mayHaveUnitHandles() {
+  return numUnitKeysInProcess.load(std::memory_order_acquire) != 0;
+}
 
 /// Lock-free: false when no block or value of `context` has a handle.
 bool hasUnitHandles(MLIRContext *context);

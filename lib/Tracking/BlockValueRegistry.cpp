@@ -26,6 +26,9 @@ using mlir::tracking::detail::EventSource;
 
 namespace mlir::tracking::detail {
 
+/// While it is zero, a notification needs no registry lookup.
+std::atomic<size_t> numUnitKeysInProcess{0};
+
 /// An event described only when a tracked unit is affected.
 struct LazyEvent {
   TrackingEvent::Kind kind;
@@ -78,12 +81,9 @@ struct UnitRegistryImpl {
   /// Block argument records by their block, so that erasing a block finds
   /// them even when an argument was erased unnoticed.
   llvm::DenseMap<Block *, llvm::SmallVector<UnitRecord *, 2>> argsByBlock;
-  /// Number of mapped records; read without the lock for the fast path.
+  /// Number of mapped records; read without the lock for the fast path
+  /// (numUnitKeysInProcess sums it over every registry).
   std::atomic<size_t> numMapped{0};
-  /// The same summed over every registry of the process: while it is zero,
-  /// a notification needs no registry lookup (most programs hold no block
-  /// or value handle).
-  static inline std::atomic<size_t> numMappedInProcess{0};
 
   static constexpr size_t kMaxHistory = 16;
 
@@ -97,7 +97,7 @@ struct UnitRegistryImpl {
     record->mapped = true;
     blocks[block] = record;
     ++numMapped;
-    ++numMappedInProcess;
+    ++numUnitKeysInProcess;
   }
 
   void mapValue(UnitRecord *record, Value value) {
@@ -110,7 +110,7 @@ struct UnitRegistryImpl {
       argsByBlock[record->argOwner].push_back(record);
     }
     ++numMapped;
-    ++numMappedInProcess;
+    ++numUnitKeysInProcess;
   }
 
   void unmap(UnitRecord *record) {
@@ -135,7 +135,7 @@ struct UnitRegistryImpl {
     }
     record->mapped = false;
     --numMapped;
-    --numMappedInProcess;
+    --numUnitKeysInProcess;
   }
 
   void addEvent(UnitRecord *record, std::string line) {
@@ -454,7 +454,8 @@ void BlockValueRegistry::eraseNested(Operation *root, StringRef reason) {
 namespace {
 /// The registry state of `context` if it tracks anything, else null.
 UnitRegistryImpl *getActive(MLIRContext *context) {
-  if (UnitRegistryImpl::numMappedInProcess.load(std::memory_order_acquire) == 0)
+  if (tracking::detail::numUnitKeysInProcess.load(std::memory_order_acquire) ==
+      0)
     return nullptr;
   BlockValueRegistry *registry = BlockValueRegistry::lookup(context);
   if (!registry)

@@ -43,9 +43,9 @@ namespace {
 std::atomic<uint64_t> nextLogSerial{1};
 } // namespace
 
-EventLog::EventLog()
-    : mergedReason(
-          intern("merged with the handle that already referred to it")),
+EventLog::EventLog(const ActiveLane &lane)
+    : active(lane), mergedReason(intern(
+                        "merged with the handle that already referred to it")),
       serial(nextLogSerial.fetch_add(1, std::memory_order_relaxed)) {}
 
 //===----------------------------------------------------------------------===//
@@ -62,6 +62,7 @@ uint32_t EventLog::intern(StringRef text) {
 }
 
 uint32_t EventLog::internSource(const EventSource &source) {
+  uint32_t &lastSource = cache().lastSource;
   const SourceKey &last = sources[lastSource];
   if (lastSource && std::get<0>(last) == source.passKey &&
       std::get<1>(last) == source.anchorKey &&
@@ -107,7 +108,7 @@ std::string EventLog::describe(SeenOp seen) const {
   return (nameText(seen) + " at " + locationText(seen)).str();
 }
 
-uint32_t EventLog::internName(const void *name) {
+uint32_t EventLog::internName(const void *name, LaneCache &lane) {
   if (!name)
     return 0;
   assert(!frozen && "no op is seen once the log is frozen");
@@ -118,14 +119,17 @@ uint32_t EventLog::internName(const void *name) {
                                "in one registry");
     names.push_back(name);
   }
-  lastNameSeen = name;
-  lastNameId = it->second;
+  lane.lastNameSeen = name;
+  lane.lastNameId = it->second;
   return it->second;
 }
 
 uint32_t EventLog::internCause(uint32_t source, uint32_t pattern,
                                uint32_t reason) {
   CauseKey key(source, pattern, reason);
+  LaneCache &lane = cache();
+  CauseKey(&recentKeys)[kRecentCauses] = lane.recentKeys;
+  uint32_t(&recentIds)[kRecentCauses] = lane.recentIds;
   for (unsigned i = 0; i < kRecentCauses; ++i)
     if (recentKeys[i] == key)
       return recentIds[i];
@@ -216,8 +220,10 @@ void EventLog::Freezer::finish() {
     name = seen.name;
   }
   log.nameIds.clear();
-  log.lastNameSeen = nullptr;
-  log.lastNameId = 0;
+  for (LaneCache &lane : log.caches) {
+    lane.lastNameSeen = nullptr;
+    lane.lastNameId = 0;
+  }
   log.frozen = true;
 }
 

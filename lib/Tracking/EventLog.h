@@ -16,6 +16,7 @@
 #define MLIR_TRACKING_LIB_EVENTLOG_H
 
 #include "HistoryPool.h"
+#include "RegistryLanes.h"
 #include "RegistryNotifier.h"
 
 #include "mlir/Tracking/HandleRegistry.h"
@@ -78,7 +79,9 @@ static_assert(sizeof(FullHistoryHeader) % alignof(CompactEvent) == 0,
 /// records. Guarded by the registry lock.
 class EventLog {
 public:
-  EventLog();
+  /// Keeps its per-lane state in the lane `lane` names when the lock is
+  /// taken.
+  explicit EventLog(const ActiveLane &lane = ActiveLane::standalone());
   EventLog(const EventLog &) = delete;
   EventLog &operator=(const EventLog &) = delete;
 
@@ -99,16 +102,18 @@ public:
   uint32_t internPattern(StringRef pattern) {
     if (pattern.empty())
       return 0;
-    if (strings[lastPattern] == pattern)
-      return lastPattern;
-    return lastPattern = intern(pattern);
+    uint32_t &last = cache().lastPattern;
+    if (strings[last] == pattern)
+      return last;
+    return last = intern(pattern);
   }
   uint32_t internReason(StringRef reason) {
     if (reason.empty())
       return 0;
-    if (strings[lastReason] == reason)
-      return lastReason;
-    return lastReason = intern(reason);
+    uint32_t &last = cache().lastReason;
+    if (strings[last] == reason)
+      return last;
+    return last = intern(reason);
   }
 
   /// The reason of every merge.
@@ -126,9 +131,10 @@ public:
   /// distinct name (id 0: no name). Frozen with the rest.
   static constexpr unsigned kNameIdBits = 21;
   uint32_t nameId(const void *name) {
-    if (name == lastNameSeen)
-      return lastNameId;
-    return internName(name);
+    LaneCache &lane = cache();
+    if (name == lane.lastNameSeen)
+      return lane.lastNameId;
+    return internName(name, lane);
   }
   const void *nameOf(uint32_t id) const { return names[id]; }
 
@@ -201,14 +207,12 @@ private:
   uint32_t droppedOf(const HandleRecord *record) const;
 
   uint32_t internCause(uint32_t source, uint32_t pattern, uint32_t reason);
-  uint32_t internName(const void *name);
+  struct LaneCache;
+  uint32_t internName(const void *name, LaneCache &lane);
 
   /// The names of nameId, and their ids.
   std::vector<const void *> names = {nullptr};
   llvm::DenseMap<const void *, uint32_t> nameIds;
-  /// The name interned last: most replacements keep it.
-  const void *lastNameSeen = nullptr;
-  uint32_t lastNameId = 0;
 
   llvm::StringMap<uint32_t> stringIds;
   std::vector<StringRef> strings = {StringRef()};
@@ -220,16 +224,28 @@ private:
   using CauseKey = std::tuple<uint32_t, uint32_t, uint32_t>;
   llvm::DenseMap<CauseKey, uint32_t> causeIds;
   std::vector<CauseKey> causes = {CauseKey()};
-  uint32_t lastSource = 0;
-  uint32_t lastPattern = 0;
-  uint32_t lastReason = 0;
-  /// The causes interned last, most recent first: events of one pattern
-  /// application alternate between a few (replaced, merged, erased).
   static constexpr unsigned kRecentCauses = 4;
-  CauseKey recentKeys[kRecentCauses] = {};
-  uint32_t recentIds[kRecentCauses] = {};
+  /// What interning remembers of its last lookups, per lane
+  /// (RegistryLanes.h): written by most events, and two threads recording
+  /// events in turn would each evict the other's and take its cache line.
+  struct alignas(kLaneAlignment) LaneCache {
+    /// The name interned last: most replacements keep it.
+    const void *lastNameSeen = nullptr;
+    uint32_t lastNameId = 0;
+    uint32_t lastSource = 0;
+    uint32_t lastPattern = 0;
+    uint32_t lastReason = 0;
+    /// The causes interned last, most recent first: events of one pattern
+    /// application alternate between a few (replaced, merged, erased).
+    CauseKey recentKeys[kRecentCauses] = {};
+    uint32_t recentIds[kRecentCauses] = {};
+  };
+  LaneCache caches[kNumLanes];
+  LaneCache &cache() { return caches[active.get()]; }
+  const ActiveLane &active;
   /// The blocks of every history.
-  HistoryPool histories{sizeof(CompactEvent), sizeof(FullHistoryHeader)};
+  HistoryPool histories{sizeof(CompactEvent), sizeof(FullHistoryHeader),
+                        active};
   uint32_t mergedReason = 0;
   /// Names this log in `EventSource::internedBy`.
   uint64_t serial;

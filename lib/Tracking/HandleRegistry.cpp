@@ -17,6 +17,7 @@
 #include "EventLog.h"
 #include "HandleRecords.h"
 #include "OpFilter.h"
+#include "RegistryLanes.h"
 #include "RegistryMutex.h"
 #include "RegistryNotifier.h"
 #include "ScopeIndex.h"
@@ -77,7 +78,7 @@ struct RegistryImpl {
   static constexpr size_t kCacheLine = 64;
 
   RegistryImpl()
-      : pool(this), byOp(pool),
+      : pool(this), events(activeLane), byOp(pool, activeLane),
         scopeIndex(pool, [this](Operation *scope) { addKey(scope); }) {}
   RegistryImpl(const RegistryImpl &) = delete;
   RegistryImpl &operator=(const RegistryImpl &) = delete;
@@ -91,10 +92,14 @@ struct RegistryImpl {
   /// On a cache line of its own: a thread spinning on it must not steal the
   /// lines the holder writes, nor the lines notifications read without it.
   alignas(kCacheLine) mutable RegistryMutex mutex;
+  /// The lane of the thread holding the lock (RegistryLanes.h): entered by
+  /// every critical section that may write lane state (`lock`).
+  ActiveLane activeLane;
   alignas(kCacheLine) RecordPool pool;
   EventLog events;
-  /// The address map: the record of each tracked op.
-  AddressMap byOp;
+  /// The address map: the record of each tracked op. Its header is read by
+  /// every lookup: apart from what the event log writes.
+  alignas(kCacheLine) AddressMap byOp;
   ScopeIndex scopeIndex;
   /// Copied (as a pointer) by each transaction that has events to deliver.
   std::shared_ptr<const Observer> observer;
@@ -137,7 +142,11 @@ struct RegistryImpl {
   /// a store, even of the same value, would take the line from the other
   /// threads reading it.
   void syncHasKeys() {
-    bool now = !byOp.empty() || !scopeIndex.empty();
+    // Every mapped record is indexed under a scope, and scopes are pruned
+    // as they empty: the index alone tells (the address map's count is
+    // spread over lanes).
+    bool now = !scopeIndex.empty();
+    assert((now || byOp.empty()) && "a mapped record outside the index");
     if (hasKeys.load(std::memory_order_relaxed) != now)
       hasKeys.store(now, std::memory_order_release);
   }
@@ -162,7 +171,11 @@ struct RegistryImpl {
 
   /// Under the lock: `op` has no record and is no scope of the index.
   void noteUntracked(Operation *op) {
-    if (scopeIndex.contains(op))
+    // A scope is an ancestor of a tracked op: an op without regions (most
+    // ops replaced or erased) is none, and needs no lookup.
+    assert((op->getNumRegions() != 0 || !scopeIndex.contains(op)) &&
+           "a scope without regions");
+    if (op->getNumRegions() != 0 && scopeIndex.contains(op))
       return;
     assert(!byOp.lookup(op) && "noting a tracked op as untracked");
     untracked[untrackedSlot(op)].store(op, std::memory_order_release);
@@ -196,7 +209,7 @@ struct RegistryImpl {
     std::atomic<const void *> &slot = untracked[untrackedSlot(op)];
     if (slot.load(std::memory_order_relaxed) == op)
       slot.store(nullptr, std::memory_order_release);
-    reserveKeys(byOp.size() + scopeIndex.size() + 1);
+    reserveKeys(byOp.approximateSize() + scopeIndex.size() + 1);
     const_cast<OpFilter *>(filter.load(std::memory_order_relaxed))->set(op);
   }
 
@@ -302,11 +315,32 @@ struct RegistryImpl {
 
   static Operation *scopeOf(Operation *op) { return scopeOfOp(op); }
 
-  /// Changes whenever what `OpHandle::get` says of a handle may change
-  /// (HandleRegistry::getChangeCount): called, under the lock, by every
-  /// step that maps a record again, unmaps, merges or ends one.
-  std::atomic<uint64_t> changes{0};
-  void noteChange() { changes.fetch_add(1, std::memory_order_release); }
+  /// Counts steps that may change what `OpHandle::get` says of a handle
+  /// (HandleRegistry::getChangeCount is their sum), one count per lane:
+  /// each critical section bumps it once or twice, and a single counter
+  /// would move between the cores of two threads notifying in turn.
+  struct alignas(kLaneAlignment) ChangeLane {
+    std::atomic<uint64_t> count{0};
+  };
+  ChangeLane changeLanes[kNumLanes];
+
+  /// Called, under the lock, by every step that maps a record again,
+  /// unmaps, merges or ends one.
+  void noteChange() {
+    std::atomic<uint64_t> &count = changeLanes[activeLane.get()].count;
+    // Only lock holders write a lane: no atomic read-modify-write needed.
+    count.store(count.load(std::memory_order_relaxed) + 1,
+                std::memory_order_release);
+  }
+
+  /// Lock-free. Each lane only grows, so the sum changes whenever a lane
+  /// does.
+  uint64_t changeCount() const {
+    uint64_t sum = 0;
+    for (const ChangeLane &lane : changeLanes)
+      sum += lane.count.load(std::memory_order_acquire);
+    return sum;
+  }
 
   void map(HandleRecord *record, Operation *op) {
     insertKey(record, op);
@@ -388,7 +422,9 @@ struct RegistryImpl {
   }
 };
 
-Transaction::Transaction(RegistryImpl &impl) : impl(impl), lock(impl.mutex) {}
+Transaction::Transaction(RegistryImpl &impl) : impl(impl), lock(impl.mutex) {
+  impl.activeLane.enter();
+}
 
 Transaction::~Transaction() {
   impl.syncHasKeys();
@@ -413,6 +449,7 @@ void releaseRecord(HandleRecord *record) {
     bool last;
     {
       std::lock_guard<RegistryMutex> lock(impl->mutex);
+      impl->activeLane.enter();
       impl->unmap(record);
       impl->syncHasKeys();
       record = impl->freeRecord(record);
@@ -750,6 +787,7 @@ void HandleRegistry::releaseHandles(MutableArrayRef<OpHandle> handles) {
   SmallVector<HandleRecord *> parents;
   {
     std::lock_guard<RegistryMutex> lock(impl->mutex);
+    impl->activeLane.enter();
     for (auto [i, record] : llvm::enumerate(released)) {
       if (i + kAhead < released.size() && released[i + kAhead]->mapped)
         impl->byOp.prefetch(released[i + kAhead]);
@@ -800,9 +838,7 @@ void HandleRegistry::resolveHandles(
         result.op = handle.get(result.isCanonical);
 }
 
-uint64_t HandleRegistry::getChangeCount() const {
-  return impl->changes.load(std::memory_order_acquire);
-}
+uint64_t HandleRegistry::getChangeCount() const { return impl->changeCount(); }
 
 OpHandle HandleRegistry::lookupHandle(Operation *op) const {
   Transaction tx(*impl);
@@ -985,7 +1021,9 @@ void RegistryNotifier::notifyOperationErased(Operation *op,
   // Whatever happens below, `op` is left untracked (a rewriter erases an op
   // it replaced: the erase notification follows this one).
   llvm::scope_exit untracked([&] { impl.noteUntracked(op); });
-  if (!impl.scopeIndex.collectSubtree(op, orphans, subtree, parent))
+  // Only an op with regions can be a scope (see noteUntracked).
+  if (op->getNumRegions() == 0 ||
+      !impl.scopeIndex.collectSubtree(op, orphans, subtree, parent))
     return;
   for (HandleRecord *orphan : orphans) {
     impl.unmap(orphan);
@@ -1021,8 +1059,8 @@ void RegistryNotifier::notifyOperationInserted(Operation *op) {
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
   // Most inserted ops are new, and most registries small: nothing to do
-  // without handles.
-  if (impl.byOp.empty())
+  // without handles (then the scope index is empty too).
+  if (impl.scopeIndex.empty())
     return;
   if (HandleRecord *record = impl.byOp.lookup(op))
     impl.setScope(record, RegistryImpl::scopeOf(op));
@@ -1053,7 +1091,7 @@ void RegistryNotifier::notifyBlockInserted(Block *block) {
     return;
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
-  if (!impl.byOp.empty())
+  if (!impl.scopeIndex.empty())
     impl.reindexBlock(block);
 }
 

@@ -19,8 +19,8 @@ HistoryPool::~HistoryPool() {
       std::free(chunk);
 }
 
-HistoryPool::Id HistoryPool::allocate(unsigned sizeClass) {
-  SizeClass &pool = classes[sizeClass];
+HistoryPool::Id HistoryPool::allocate(unsigned sizeClass, unsigned lane) {
+  SizeClass &pool = classes[(lane << kClassBits) | sizeClass];
   if (Id id = pool.freeList) {
     std::memcpy(&pool.freeList, get(id), sizeof(Id));
     return id;
@@ -36,13 +36,13 @@ HistoryPool::Id HistoryPool::allocate(unsigned sizeClass) {
     pool.used = 0;
   }
   uint64_t index = uint64_t(pool.chunks.size() - 1) * perChunk + pool.used++;
-  if (index + 1 >= (uint64_t(1) << (32 - kClassBits)))
+  if (index + 1 >= (uint64_t(1) << (32 - kIndexShift)))
     llvm::report_fatal_error("mlir-tracking: too many histories");
-  return Id(((index + 1) << kClassBits) | sizeClass);
+  return Id(((index + 1) << kIndexShift) | (lane << kClassBits) | sizeClass);
 }
 
 void HistoryPool::free(Id id) {
-  SizeClass &pool = classes[classOf(id)];
+  SizeClass &pool = classes[id & kLaneClassMask];
   std::memcpy(get(id), &pool.freeList, sizeof(Id));
   pool.freeList = id;
 }

@@ -12,6 +12,8 @@
 #ifndef MLIR_TRACKING_LIB_HISTORYPOOL_H
 #define MLIR_TRACKING_LIB_HISTORYPOOL_H
 
+#include "RegistryLanes.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -24,33 +26,46 @@ namespace mlir::tracking::detail {
 /// class, and freed blocks go on a free list of their class: no malloc
 /// header per history, and most histories (one or two events) use a block
 /// of exactly their size. A block is named by a 32-bit id (0 is none) that
-/// encodes its class. Guarded by the registry lock.
+/// encodes its class and its lane. Guarded by the registry lock.
+///
+/// Each lane (RegistryLanes.h) has its own size classes on cache lines of
+/// their own: a thread allocates from its lane, so two threads recording
+/// events in turn do not take each other's free-list heads. A block goes
+/// back to the lane it came from.
 class HistoryPool {
 public:
   using Id = uint32_t;
   /// Classes 0 to kNumClasses - 1: up to 2^(kNumClasses - 1) items.
   static constexpr unsigned kNumClasses = 6;
 
-  HistoryPool(size_t itemBytes, size_t fullHeaderBytes)
-      : itemBytes(itemBytes), fullHeaderBytes(fullHeaderBytes) {}
+  /// Allocates from the lane `lane` names when the lock is taken.
+  HistoryPool(size_t itemBytes, size_t fullHeaderBytes,
+              const ActiveLane &lane = ActiveLane::standalone())
+      : itemBytes(itemBytes), fullHeaderBytes(fullHeaderBytes), active(lane) {}
   ~HistoryPool();
   HistoryPool(const HistoryPool &) = delete;
   HistoryPool &operator=(const HistoryPool &) = delete;
 
-  /// A block of class `sizeClass` (contents undefined).
-  Id allocate(unsigned sizeClass);
-  /// Returns the block to its class's free list.
+  /// A block of class `sizeClass` (contents undefined), from the active
+  /// lane.
+  Id allocate(unsigned sizeClass) { return allocate(sizeClass, active.get()); }
+  /// A block of class `sizeClass` from lane `lane` (< kNumLanes).
+  Id allocate(unsigned sizeClass, unsigned lane);
+  /// Returns the block to the free list of its class in its lane.
   void free(Id id);
 
   /// The block's memory, 8-byte aligned.
   void *get(Id id) const {
     unsigned sizeClass = classOf(id);
-    uint32_t index = (id >> kClassBits) - 1;
+    uint32_t index = (id >> kIndexShift) - 1;
     unsigned log2PerChunk = kLog2BlocksPerChunk - sizeClass;
-    return classes[sizeClass].chunks[index >> log2PerChunk] +
+    return classes[id & kLaneClassMask].chunks[index >> log2PerChunk] +
            (index & ((1u << log2PerChunk) - 1)) * blockBytes(sizeClass);
   }
   static unsigned classOf(Id id) { return id & ((1u << kClassBits) - 1); }
+  static unsigned laneOf(Id id) {
+    return (id >> kClassBits) & ((1u << kLaneBits) - 1);
+  }
   /// How many items a block of `id`'s class holds.
   static uint32_t capacityOf(Id id) { return uint32_t(1) << classOf(id); }
 
@@ -66,6 +81,12 @@ public:
 
 private:
   static constexpr unsigned kClassBits = 3;
+  static constexpr unsigned kLaneBits = 3;
+  static_assert(kNumLanes <= (1u << kLaneBits), "lanes fit in an id");
+  /// An id is (index + 1) << kIndexShift | lane << kClassBits | class: its
+  /// low bits index `classes` directly.
+  static constexpr unsigned kIndexShift = kClassBits + kLaneBits;
+  static constexpr uint32_t kLaneClassMask = (1u << kIndexShift) - 1;
   /// Class 0 has 2^kLog2BlocksPerChunk blocks per chunk, each larger class
   /// half as many (chunks of about 20 KiB for 40-byte items).
   static constexpr unsigned kLog2BlocksPerChunk = 9;
@@ -80,8 +101,13 @@ private:
 
   size_t itemBytes;
   size_t fullHeaderBytes;
-  SizeClass classes[kNumClasses];
+  const ActiveLane &active;
   size_t allocatedBytes = 0;
+  /// The size classes of lane `l` at `l << kClassBits` (2^kClassBits of
+  /// them, kNumClasses used: each lane takes whole cache lines).
+  static_assert((sizeof(SizeClass) << kClassBits) % kLaneAlignment == 0,
+                "a lane's classes share no cache line with another lane's");
+  alignas(kLaneAlignment) SizeClass classes[kNumLanes << kClassBits];
 };
 
 } // namespace mlir::tracking::detail

@@ -40,8 +40,11 @@ Operation *bodyScopeOf(Operation *op);
 
 /// A scope (isolated-from-above or top-level op) that has records below it.
 /// Scopes form a tree mirroring the IR, kept only as long as it is non-empty,
-/// so no key in it is ever a freed op.
-struct ScopeInfo {
+/// so no key in it is ever a freed op. On cache lines of its own: the head of
+/// its record list is written whenever a record of the scope is mapped or
+/// unmapped, and the scopes of two functions that two threads rewrite at
+/// once are mostly made one after the other (they would share a line).
+struct alignas(64) ScopeInfo {
   ScopeInfo(Operation *op, uint32_t id) : op(op), id(id) {}
   Operation *op;
   /// Names the scope in `HandleRecord::scope`.

@@ -51,11 +51,22 @@ struct CachedEventSources {
   const Pattern *pattern = nullptr;
   std::string patternName;
   std::optional<OperationName> patternRoot;
-  bool valid[2] = {false, false};
   EventSource sources[2];
-  void invalidate() { valid[0] = valid[1] = false; }
 };
 thread_local CachedEventSources cachedSources;
+
+/// What decides whether the sources above may be reused, as plain data: a
+/// thread-local with a trivial constructor needs no initialization check,
+/// which keeps the common case (a source reused) a few loads.
+struct CachedSourceKey {
+  uint64_t listener;
+  const Pattern *pattern;
+  /// cachedSources.sources, or null while neither is valid.
+  EventSource *sources;
+  bool valid[2];
+  void invalidate() { valid[0] = valid[1] = false; }
+};
+thread_local CachedSourceKey cachedSourceKey;
 std::atomic<uint64_t> nextSourceCacheKey{1};
 
 std::string describePattern(const Pattern &pattern) {
@@ -103,12 +114,12 @@ ScopedRewriteAttribution::ScopedRewriteAttribution(StringRef passName,
                                                    Operation *anchor,
                                                    const void *passKey) {
   attribution.frames.push_back({passName.str(), anchor, passKey, {}});
-  cachedSources.invalidate();
+  cachedSourceKey.invalidate();
 }
 
 ScopedRewriteAttribution::~ScopedRewriteAttribution() {
   attribution.frames.pop_back();
-  cachedSources.invalidate();
+  cachedSourceKey.invalidate();
 }
 
 bool mlir::tracking::mayHaveHandlesUnder(Operation *anchor) {
@@ -138,7 +149,8 @@ TrackingListener::TrackingListener(TrackingListenerConfig config,
                                    OpBuilder::Listener *next)
     : RewriterBase::ForwardingListener(next), config(config),
       registry(registry), sourceCacheKey(nextSourceCacheKey.fetch_add(
-                              1, std::memory_order_relaxed)) {}
+                              1, std::memory_order_relaxed)),
+      forwards(next != nullptr) {}
 
 void TrackingListener::setUnpatternedLabels(StringRef replaceLabel,
                                             StringRef eraseLabel) {
@@ -172,21 +184,37 @@ EventSource TrackingListener::getEventSource(bool replaced) const {
 }
 
 const EventSource &TrackingListener::getCachedEventSource(bool replaced) const {
-  CachedEventSources &cache = cachedSources;
+  CachedSourceKey &key = cachedSourceKey;
   const Pattern *pattern = getInnermostPattern();
-  if (cache.listener != sourceCacheKey || cache.pattern != pattern ||
+  // A listener that keeps its patterns outlives none of them: the address
+  // names the pattern. Others may see a pattern freed and another allocated
+  // at its address.
+  if (LLVM_LIKELY(key.listener == sourceCacheKey && key.pattern == pattern &&
+                  key.valid[replaced] &&
+                  (!pattern || patternsInListener ||
+                   (pattern->getDebugName() == cachedSources.patternName &&
+                    pattern->getRootKind() == cachedSources.patternRoot))))
+    return key.sources[replaced];
+  return buildCachedEventSource(replaced, pattern);
+}
+
+const EventSource &
+TrackingListener::buildCachedEventSource(bool replaced,
+                                         const Pattern *pattern) const {
+  CachedSourceKey &key = cachedSourceKey;
+  CachedEventSources &cache = cachedSources;
+  if (key.listener != sourceCacheKey || key.pattern != pattern ||
       (pattern && (pattern->getDebugName() != cache.patternName ||
                    pattern->getRootKind() != cache.patternRoot))) {
-    cache.invalidate();
-    cache.listener = sourceCacheKey;
-    cache.pattern = pattern;
+    key.invalidate();
+    key.listener = cache.listener = sourceCacheKey;
+    key.pattern = cache.pattern = pattern;
     cache.patternName = pattern ? pattern->getDebugName().str() : "";
     cache.patternRoot = pattern ? pattern->getRootKind() : std::nullopt;
   }
-  if (!cache.valid[replaced]) {
-    cache.sources[replaced] = getEventSource(replaced);
-    cache.valid[replaced] = true;
-  }
+  cache.sources[replaced] = getEventSource(replaced);
+  key.sources = cache.sources;
+  key.valid[replaced] = true;
   return cache.sources[replaced];
 }
 
@@ -200,10 +228,47 @@ struct ReplacementFailure {
   Operation *found = nullptr;
 };
 
+/// What the replacement rules ask of an op beyond its name.
+enum OpKind : uint8_t {
+  kConstantLike = 1,
+  kFindPayloadReplacement = 2,
+  kCast = 4,
+  /// Set in every computed kind: a cache slot of 0 is empty.
+  kKnown = 8,
+};
+
+uint8_t computeOpKind(Operation *op) {
+  uint8_t kind = kKnown;
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    kind |= kConstantLike;
+  if (isa<transform::FindPayloadReplacementOpInterface>(op))
+    kind |= kFindPayloadReplacement;
+  if (isa<CastOpInterface>(op))
+    kind |= kCast;
+  return kind;
+}
+
+/// The kind of `op`, from `cache` (a listener's, one thread's) if given:
+/// traits and interfaces are a property of the op name, and a trait or
+/// interface lookup costs more than the rest of the rules.
+uint8_t getOpKind(Operation *op, tracking::detail::OpKindCache *cache) {
+  if (!cache)
+    return computeOpKind(op);
+  const void *name = op->getName().getAsOpaquePointer();
+  unsigned slot = unsigned((uintptr_t(name) * 0x9E3779B97F4A7C15ull) >> 60) %
+                  tracking::detail::OpKindCache::kSlots;
+  if (cache->names[slot] != name) {
+    cache->kinds[slot] = computeOpKind(op);
+    cache->names[slot] = name;
+  }
+  return cache->kinds[slot];
+}
+
 /// The rules of `TrackingListener::findReplacementOp`.
-FailureOr<Operation *> findReplacement(const TrackingListenerConfig &config,
-                                       Operation *op, ValueRange newValues,
-                                       ReplacementFailure &why) {
+FailureOr<Operation *>
+findReplacement(const TrackingListenerConfig &config, Operation *op,
+                ValueRange newValues, ReplacementFailure &why,
+                tracking::detail::OpKindCache *kinds = nullptr) {
   if (newValues.empty()) {
     why.kind = ReplacementFailure::NoValues;
     return failure();
@@ -219,18 +284,20 @@ FailureOr<Operation *> findReplacement(const TrackingListenerConfig &config,
     if (!config.requireMatchingReplacementOpName ||
         defOp->getName() == op->getName())
       return defOp;
+    uint8_t kind = getOpKind(defOp, kinds);
     // Folding to a constant is the most common canonicalization.
-    if (defOp->hasTrait<OpTrait::ConstantLike>())
+    if (kind & kConstantLike)
       return defOp;
 
-    if (auto findReplacement =
-            dyn_cast<transform::FindPayloadReplacementOpInterface>(defOp)) {
-      SmallVector<Value> next = findReplacement.getNextOperands();
+    if (kind & kFindPayloadReplacement) {
+      SmallVector<Value> next =
+          cast<transform::FindPayloadReplacementOpInterface>(defOp)
+              .getNextOperands();
       storage = std::move(next);
       values = storage;
       continue;
     }
-    if (config.skipCastOps && isa<CastOpInterface>(defOp)) {
+    if (config.skipCastOps && (kind & kCast)) {
       values = defOp->getOperands();
       continue;
     }
@@ -329,8 +396,8 @@ void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
   if (!target || !RegistryNotifier(*target).mayBeTracked(op))
     return;
   ReplacementFailure why;
-  FailureOr<Operation *> replacement =
-      findReplacement(config, op, newValues, why);
+  FailureOr<Operation *> replacement = findReplacement(
+      config, op, newValues, why, patternsInListener ? &opKinds : nullptr);
   RegistryNotifier notifier(*target);
   auto source = [&]() -> const EventSource & {
     return getCachedEventSource(/*replaced=*/true);
@@ -344,9 +411,10 @@ void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
 void TrackingListener::notifyOperationReplaced(Operation *op,
                                                ValueRange newValues) {
   trackReplacement(op, newValues);
-  // Block and value handles (BlockValueRegistry).
-  detail::notifyUnitsOfReplacement(
-      op, newValues, [&] { return getEventSource(/*replaced=*/true); });
+  // Block and value handles (BlockValueRegistry), if any in the process.
+  if (detail::mayHaveUnitHandles())
+    detail::notifyUnitsOfReplacement(
+        op, newValues, [&] { return getEventSource(/*replaced=*/true); });
   ForwardingListener::notifyOperationReplaced(op, newValues);
 }
 
@@ -360,17 +428,19 @@ void TrackingListener::notifyOperationReplaced(Operation *op,
         op, newOp, [&]() -> const EventSource & {
           return getCachedEventSource(/*replaced=*/true);
         });
-  // Block and value handles (BlockValueRegistry).
-  detail::notifyUnitsOfReplacement(op, newOp->getResults(), [&] {
-    return getEventSource(/*replaced=*/true);
-  });
+  // Block and value handles (BlockValueRegistry), if any in the process.
+  if (detail::mayHaveUnitHandles())
+    detail::notifyUnitsOfReplacement(op, newOp->getResults(), [&] {
+      return getEventSource(/*replaced=*/true);
+    });
   ForwardingListener::notifyOperationReplaced(op, newOp);
 }
 
 void TrackingListener::notifyBlockErased(Block *block) {
-  // Block and value handles (BlockValueRegistry).
-  detail::notifyUnitsOfErasedBlock(
-      block, [&] { return getEventSource(/*replaced=*/false); });
+  // Block and value handles (BlockValueRegistry), if any in the process.
+  if (detail::mayHaveUnitHandles())
+    detail::notifyUnitsOfErasedBlock(
+        block, [&] { return getEventSource(/*replaced=*/false); });
   ForwardingListener::notifyBlockErased(block);
 }
 
@@ -386,9 +456,10 @@ void TrackingListener::notifyOperationErased(Operation *op) {
           return getCachedEventSource(/*replaced=*/false);
         },
         /*reason=*/"");
-  // Block and value handles (BlockValueRegistry).
-  detail::notifyUnitsOfErasedOp(
-      op, [&] { return getEventSource(/*replaced=*/false); });
+  // Block and value handles (BlockValueRegistry), if any in the process.
+  if (detail::mayHaveUnitHandles())
+    detail::notifyUnitsOfErasedOp(
+        op, [&] { return getEventSource(/*replaced=*/false); });
   ForwardingListener::notifyOperationErased(op);
 }
 
@@ -418,8 +489,34 @@ namespace {
 }
 } // namespace
 
+// The greedy driver calls these around each of its match attempts: with a
+// listener that keeps its patterns and forwards to no one, they are a branch
+// and a push or pop; everything else goes out of line so that the common
+// path saves no registers.
 void TrackingListener::notifyPatternBegin(const Pattern &pattern,
                                           Operation *op) {
+  if (LLVM_LIKELY(fastPatternHooks)) {
+    ownPatterns.push(&pattern);
+    return;
+  }
+  notifyPatternBeginSlow(pattern, op);
+}
+
+void TrackingListener::notifyPatternEnd(const Pattern &pattern,
+                                        LogicalResult status) {
+  if (LLVM_LIKELY(fastPatternHooks)) {
+    unsigned depth = ownPatterns.depth;
+    if (LLVM_LIKELY(depth - 1 < detail::PatternStack::kMax &&
+                    ownPatterns.patterns[depth - 1] == &pattern)) {
+      ownPatterns.depth = depth - 1;
+      return;
+    }
+  }
+  notifyPatternEndSlow(pattern, status);
+}
+
+void TrackingListener::notifyPatternBeginSlow(const Pattern &pattern,
+                                              Operation *op) {
   if (patternsInListener)
     ownPatterns.push(&pattern);
   else
@@ -427,11 +524,17 @@ void TrackingListener::notifyPatternBegin(const Pattern &pattern,
   ForwardingListener::notifyPatternBegin(pattern, op);
 }
 
-void TrackingListener::notifyPatternEnd(const Pattern &pattern,
-                                        LogicalResult status) {
+void TrackingListener::notifyPatternEndSlow(const Pattern &pattern,
+                                            LogicalResult status) {
   if (patternsInListener)
     ownPatterns.pop(&pattern);
   else
     popThreadPattern(&pattern);
   ForwardingListener::notifyPatternEnd(pattern, status);
+}
+
+void TrackingListener::notifyMatchFailure(
+    Location loc, function_ref<void(Diagnostic &)> reasonCallback) {
+  if (forwards)
+    ForwardingListener::notifyMatchFailure(loc, reasonCallback);
 }

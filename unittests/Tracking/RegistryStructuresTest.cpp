@@ -8,7 +8,8 @@
 // made-up keys: the address map, compared against a std::map under growth,
 // deletion and reuse of pooled records and keys of one home; the lock-free
 // filter's false positives for dense and spread addresses; the history pool and
-// the histories the event log keeps in it; the registry lock.
+// the histories the event log keeps in it; the registry lock; the lanes that
+// keep what different threads write apart (history blocks, entry counts).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,12 +18,14 @@
 #include "HandleRecords.h"
 #include "HistoryPool.h"
 #include "OpFilter.h"
+#include "RegistryLanes.h"
 #include "RegistryMutex.h"
 
 #include "gtest/gtest.h"
 
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <random>
 #include <set>
 #include <thread>
@@ -293,6 +296,186 @@ TEST(HistoryPoolTest, BlocksOfEveryClassAreDisjointAndReused) {
       again.insert(pool.allocate(sizeClass));
   EXPECT_EQ(again, distinct);
   EXPECT_EQ(pool.getAllocatedBytes(), bytes);
+}
+
+/// Each lane has blocks of its own: an id names its lane, blocks of
+/// different lanes never overlap, and a freed block goes back to its own
+/// lane (another lane takes a fresh one rather than it).
+TEST(HistoryPoolTest, LanesKeepTheirBlocksApart) {
+  HistoryPool pool(/*itemBytes=*/40, /*fullHeaderBytes=*/8);
+  std::vector<HistoryPool::Id> ids;
+  for (unsigned lane = 0; lane < kNumLanes; ++lane) {
+    for (unsigned sizeClass = 0; sizeClass < HistoryPool::kNumClasses;
+         ++sizeClass) {
+      for (int i = 0; i < 40; ++i) {
+        HistoryPool::Id id = pool.allocate(sizeClass, lane);
+        EXPECT_EQ(HistoryPool::laneOf(id), lane);
+        EXPECT_EQ(HistoryPool::classOf(id), sizeClass);
+        std::memset(pool.get(id), int(ids.size() % 251),
+                    pool.blockBytes(sizeClass));
+        ids.push_back(id);
+      }
+    }
+  }
+  EXPECT_EQ(std::set<HistoryPool::Id>(ids.begin(), ids.end()).size(),
+            ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    auto *bytes = static_cast<unsigned char *>(pool.get(ids[i]));
+    size_t size = pool.blockBytes(HistoryPool::classOf(ids[i]));
+    for (size_t b = 0; b < size; ++b)
+      ASSERT_EQ(bytes[b], i % 251) << "block " << i << " byte " << b;
+  }
+
+  HistoryPool::Id freed = pool.allocate(0, 3);
+  pool.free(freed);
+  HistoryPool::Id other = pool.allocate(0, 5);
+  EXPECT_NE(other, freed);
+  EXPECT_EQ(HistoryPool::laneOf(other), 5u);
+  EXPECT_EQ(pool.allocate(0, 3), freed);
+}
+
+/// Threads get lanes of their own (the first kNumLanes of them), and
+/// allocate from them.
+TEST(HistoryPoolTest, EachThreadAllocatesFromItsLane) {
+  // As in a registry: each thread that takes the lock enters its lane.
+  ActiveLane lane;
+  HistoryPool pool(/*itemBytes=*/40, /*fullHeaderBytes=*/8, lane);
+  std::mutex mutex;
+  constexpr unsigned kThreads = 4;
+  static_assert(kThreads <= kNumLanes, "as many lanes as threads");
+  std::vector<unsigned> threadLanes(kThreads);
+  std::vector<std::vector<HistoryPool::Id>> blocks(kThreads);
+  std::vector<std::thread> threads;
+  // One after the other: each thread is given its lane before the next
+  // starts.
+  for (unsigned t = 0; t < kThreads; ++t) {
+    std::thread([&, t] {
+      threadLanes[t] = currentLane();
+      EXPECT_EQ(currentLane(), threadLanes[t]) << "a thread's lane is fixed";
+    }).join();
+  }
+  EXPECT_EQ(std::set<unsigned>(threadLanes.begin(), threadLanes.end()).size(),
+            size_t(kThreads));
+  for (unsigned t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 1000; ++i) {
+        std::lock_guard<std::mutex> lock(mutex);
+        lane.enter();
+        HistoryPool::Id id = pool.allocate(unsigned(i % 3));
+        EXPECT_EQ(HistoryPool::laneOf(id), currentLane());
+        blocks[t].push_back(id);
+        // Every other block goes back (from whichever thread).
+        if (i % 2 && !blocks[(t + 1) % kThreads].empty()) {
+          pool.free(blocks[(t + 1) % kThreads].back());
+          blocks[(t + 1) % kThreads].pop_back();
+        }
+      }
+    });
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+  std::set<HistoryPool::Id> held;
+  for (const auto &ofThread : blocks)
+    for (HistoryPool::Id id : ofThread)
+      EXPECT_TRUE(held.insert(id).second) << "a block handed out twice";
+}
+
+/// A large table counts entries per lane: threads inserting and erasing
+/// (under one lock, as in a registry), each erasing entries others made,
+/// keep the count exact and the table at most 3/4 full at every step.
+TEST(AddressMapTest, LaneCountsStayExactAcrossThreads) {
+  RecordPool pool(nullptr);
+  ActiveLane lane;
+  AddressMap map(pool, lane);
+  // A table counted per lane from the start, room for everything reserved.
+  map.reserve(AddressMap::kLaneCountedCapacity);
+  ASSERT_GE(map.capacity(), AddressMap::kLaneCountedCapacity);
+  size_t capacity = map.capacity();
+  std::mutex mutex;
+  std::vector<HandleRecord *> live;
+  std::atomic<int> problems{0};
+  constexpr int kThreads = 4;
+  constexpr int kSteps = 3000;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 random(t);
+      for (int step = 0; step < kSteps; ++step) {
+        std::lock_guard<std::mutex> lock(mutex);
+        lane.enter();
+        if (live.empty() || random() % 3) {
+          HandleRecord *record = pool.allocate();
+          record->op = fakeOp(uintptr_t(t) * kSteps + step);
+          map.insert(record);
+          live.push_back(record);
+        } else {
+          size_t i = random() % live.size();
+          if (!map.erase(live[i]))
+            ++problems;
+          pool.free(live[i]);
+          live[i] = live.back();
+          live.pop_back();
+        }
+        if (map.size() != live.size() || map.size() * 4 > map.capacity() * 3)
+          ++problems;
+        // The shared count is off by at most what the lanes hold.
+        if (map.approximateSize() + kNumLanes * (AddressMap::kFoldAt - 1) <
+                live.size() ||
+            map.approximateSize() >
+                live.size() + kNumLanes * (AddressMap::kFoldAt - 1))
+          ++problems;
+      }
+    });
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(problems.load(), 0);
+  // The reservation held: no growth.
+  EXPECT_EQ(map.capacity(), capacity);
+  std::map<Operation *, HandleRecord *> expected;
+  for (HandleRecord *record : live)
+    expected[record->op] = record;
+  expectSame(map, expected);
+  for (HandleRecord *record : live)
+    EXPECT_TRUE(map.erase(record));
+  EXPECT_TRUE(map.empty());
+  EXPECT_EQ(map.lookup(fakeOp(1)), nullptr);
+}
+
+/// A table that becomes large enough to count per lane carries its count
+/// over, and `clear` forgets every lane's.
+TEST(AddressMapTest, CountSurvivesGrowingIntoLanesAndClear) {
+  RecordPool pool(nullptr);
+  ActiveLane lane;
+  AddressMap map(pool, lane);
+  lane.enter();
+  std::vector<HandleRecord *> records;
+  size_t wanted = AddressMap::kLaneCountedCapacity;
+  for (size_t i = 0; i < wanted; ++i) {
+    HandleRecord *record = pool.allocate();
+    record->op = fakeOp(i);
+    map.insert(record);
+    records.push_back(record);
+    // Now and then another thread (another lane) erases the entry before.
+    if (i % 1000 < 20 && records.size() >= 2) {
+      HandleRecord *gone = records[records.size() - 2];
+      std::thread([&] {
+        lane.enter();
+        EXPECT_TRUE(map.erase(gone));
+      }).join();
+      lane.enter();
+      records[records.size() - 2] = records.back();
+      records.pop_back();
+    }
+    ASSERT_EQ(map.size(), records.size());
+    ASSERT_LE(map.size() * 4, map.capacity() * 3);
+  }
+  EXPECT_GE(map.capacity(), AddressMap::kLaneCountedCapacity);
+  EXPECT_EQ(map.size(), records.size());
+  map.clear();
+  EXPECT_TRUE(map.empty());
+  EXPECT_EQ(map.approximateSize(), 0u);
+  EXPECT_EQ(map.lookup(records.front()->op), nullptr);
 }
 
 TEST(EventLogTest, HistoriesGrowThroughTheClassesAndKeepTheNewest) {

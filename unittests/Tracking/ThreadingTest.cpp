@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RegistryNotifier.h"
 #include "TestUtils.h"
 
 #include "mlir/Pass/Pass.h"
@@ -19,6 +20,8 @@
 using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::test;
+using mlir::tracking::detail::EventSource;
+using mlir::tracking::detail::RegistryNotifier;
 
 namespace {
 
@@ -406,6 +409,42 @@ TEST_F(ThreadingTest, ReaderDuringParallelRewrites) {
       expectPrecisRun(function);
     expectConsistent(*module);
   }
+}
+
+/// The change count sums what each thread counted in its own lane: while
+/// the pass manager's threads rewrite, a reader on another thread sees it
+/// only grow, and every handle a pass changed on any thread moved it.
+TEST_F(ThreadingTest, ChangeCountSeesEveryThreadsChanges) {
+  OwningOpRef<ModuleOp> module = parseModule(context, makeModule(40, 0));
+  ASSERT_TRUE(module);
+  std::vector<FunctionHandles> handles = takeHandles(*registry, *module);
+  uint64_t before = registry->getChangeCount();
+  std::atomic<int> decreases{0};
+  uint64_t last = before;
+  LogicalResult result = runPreciseWhile(*module, [&] {
+    uint64_t now = registry->getChangeCount();
+    if (now < last)
+      ++decreases;
+    last = now;
+  });
+  ASSERT_TRUE(succeeded(result));
+  EXPECT_EQ(decreases.load(), 0);
+  // In each function at least: a replaced sum, an erased addition and a
+  // merged duplicate.
+  EXPECT_GE(registry->getChangeCount() - before, 3u * handles.size());
+  for (const FunctionHandles &function : handles)
+    expectPrecisRun(function);
+
+  // A change made on a thread of its own shows in the sum read here.
+  uint64_t count = registry->getChangeCount();
+  Operation *ret = handles.front().body[Return].get();
+  ASSERT_TRUE(ret);
+  std::thread([&] {
+    RegistryNotifier(*registry).notifyOperationErased(ret, EventSource(),
+                                                      "test");
+  }).join();
+  EXPECT_GT(registry->getChangeCount(), count);
+  EXPECT_EQ(handles.front().body[Return].getState(), HandleState::Erased);
 }
 
 /// The batch API (what Python's walk and drop use) on one thread, in

@@ -56,8 +56,22 @@ struct RecordingListener : public RewriterBase::Listener {
     replaced.push_back(op);
   }
   void notifyOperationErased(Operation *op) override { erased.push_back(op); }
+  void notifyPatternBegin(const Pattern &pattern, Operation *op) override {
+    ++patternsBegun;
+  }
+  void notifyPatternEnd(const Pattern &pattern, LogicalResult status) override {
+    ++patternsEnded;
+  }
+  void
+  notifyMatchFailure(Location loc,
+                     function_ref<void(Diagnostic &)> reasonCallback) override {
+    ++matchFailures;
+  }
   int inserted = 0;
   int blocksInserted = 0;
+  int patternsBegun = 0;
+  int patternsEnded = 0;
+  int matchFailures = 0;
   std::vector<Operation *> replaced;
   std::vector<Operation *> erased;
 };
@@ -879,4 +893,125 @@ TEST_F(TrackingListenerTest, NestedPatternsAttributeTheInnermost) {
   EXPECT_EQ(inner.getHistory().back().pattern, "pattern Outer");
   EXPECT_EQ(ifHandle.getHistory().back().pattern,
             "dead code or region simplification");
+}
+
+/// The same, for a listener that keeps its patterns (the hooks' fast path),
+/// also when a pattern ends that is not the innermost one (a driver that
+/// skipped an End) and when patterns nest deeper than the stack keeps.
+TEST_F(TrackingListenerTest, KeptPatternsNestLikeThreadPatterns) {
+  NamedPattern outer(&context, "Outer"), nested(&context, "Nested");
+  OpHandle inner = registry->getHandle(op("inner"));
+  OpHandle inner2 = registry->getHandle(op("inner2"));
+  OpHandle add = registry->getHandle(op("add"));
+  OpHandle mul = registry->getHandle(op("mul"));
+  OpHandle ifHandle = registry->getHandle(op("if"));
+  TrackingListener listener({}, registry.get());
+  listener.keepPatternsInListener();
+  IRRewriter rewriter(&context, &listener);
+  listener.notifyPatternBegin(outer, op("if"));
+  listener.notifyPatternBegin(nested, op("inner2"));
+  rewriter.eraseOp(op("inner2"));
+  listener.notifyPatternEnd(nested, success());
+  rewriter.eraseOp(op("inner"));
+  // `nested` begins again and its End never comes: the End of `outer` pops
+  // both.
+  listener.notifyPatternBegin(nested, op("if"));
+  listener.notifyPatternEnd(outer, success());
+  rewriter.eraseOp(op("if"));
+  EXPECT_EQ(inner2.getHistory().back().pattern, "pattern Nested");
+  EXPECT_EQ(inner.getHistory().back().pattern, "pattern Outer");
+  EXPECT_EQ(ifHandle.getHistory().back().pattern,
+            "dead code or region simplification");
+
+  // Deeper than the stack: the patterns beyond it are counted, and the
+  // kept ones come back as the others end.
+  constexpr unsigned kDepth = tracking::detail::PatternStack::kMax + 3;
+  listener.notifyPatternBegin(outer, op("mul"));
+  for (unsigned i = 1; i < kDepth; ++i)
+    listener.notifyPatternBegin(nested, op("mul"));
+  for (unsigned i = 1; i < kDepth; ++i)
+    listener.notifyPatternEnd(nested, failure());
+  Operation *mulOp = op("mul");
+  rewriter.replaceAllUsesWith(mulOp->getResult(0), arg("f", 0));
+  rewriter.eraseOp(mulOp);
+  listener.notifyPatternEnd(outer, success());
+  rewriter.replaceAllUsesWith(op("add")->getResult(0), arg("f", 0));
+  rewriter.eraseOp(op("add"));
+  EXPECT_EQ(mul.getHistory().back().pattern, "pattern Outer");
+  EXPECT_EQ(add.getHistory().back().pattern,
+            "dead code or region simplification");
+  expectConsistent();
+}
+
+/// A listener that keeps its patterns and forwards to another one sends it
+/// the hooks around match attempts and the match failures; one that
+/// forwards to no one swallows them.
+TEST_F(TrackingListenerTest, KeptPatternsForwardHooksAndMatchFailures) {
+  NamedPattern pattern(&context, "Forwarded");
+  RecordingListener recorder;
+  TrackingListener listener({}, registry.get(), &recorder);
+  listener.keepPatternsInListener();
+  OpHandle handle = registry->getHandle(op("inner2"));
+  IRRewriter rewriter(&context, &listener);
+  listener.notifyPatternBegin(pattern, op("inner2"));
+  listener.notifyMatchFailure(op("inner2")->getLoc(), [](Diagnostic &) {});
+  rewriter.eraseOp(op("inner2"));
+  listener.notifyPatternEnd(pattern, success());
+  EXPECT_EQ(recorder.patternsBegun, 1);
+  EXPECT_EQ(recorder.patternsEnded, 1);
+  EXPECT_EQ(recorder.matchFailures, 1);
+  EXPECT_EQ(handle.getHistory().back().pattern, "pattern Forwarded");
+
+  TrackingListener alone({}, registry.get());
+  alone.keepPatternsInListener();
+  bool described = false;
+  alone.notifyMatchFailure(op("inner")->getLoc(),
+                           [&](Diagnostic &) { described = true; });
+  EXPECT_FALSE(described);
+}
+
+/// A listener that keeps its patterns remembers per op name what the
+/// replacement rules ask (constant-like, cast): replacements judged from
+/// that memory, again and again, agree with the shared listener's.
+TEST_F(TrackingListenerTest, KeptPatternsListenerJudgesReplacementsAlike) {
+  for (bool keep : {false, true}) {
+    SCOPED_TRACE(keep ? "kept patterns" : "thread patterns");
+    OwningOpRef<ModuleOp> fresh = parseModule(context, kInput);
+    ASSERT_TRUE(fresh);
+    TrackingListener listener({}, registry.get());
+    if (keep)
+      listener.keepPatternsInListener();
+    IRRewriter rewriter(&context, &listener);
+    auto f = fresh->lookupSymbol<func::FuncOp>("f");
+    Value i = f.getArgument(2), j = f.getArgument(3);
+    for (StringRef tag : {"add", "inner", "other"}) {
+      SCOPED_TRACE(tag.str());
+      Operation *target = findTagged(*fresh, tag);
+      OpHandle handle = registry->getHandle(target);
+      rewriter.setInsertionPoint(target);
+      Operation *innerAdd, *outerCast;
+      // Through two casts (twice the same names: the second time from the
+      // listener's memory).
+      Value value = buildCastChain(rewriter, target->getLoc(), i, j, &innerAdd,
+                                   &outerCast);
+      rewriter.replaceOp(target, value);
+      EXPECT_EQ(handle.get(), innerAdd);
+      // A constant is accepted whatever its name.
+      rewriter.setInsertionPoint(innerAdd);
+      auto constant =
+          arith::ConstantIndexOp::create(rewriter, innerAdd->getLoc(), 7);
+      rewriter.replaceOp(innerAdd, constant);
+      EXPECT_EQ(handle.get(), constant.getOperation());
+      // Another name, neither constant nor cast: erased, with the reason.
+      rewriter.setInsertionPoint(constant);
+      auto xori = arith::XOrIOp::create(rewriter, constant.getLoc(), i, j);
+      rewriter.replaceOp(constant, xori->getResults());
+      EXPECT_EQ(handle.getState(), HandleState::Erased);
+      EXPECT_NE(lastReason(handle).find("'arith.xori' has another name"),
+                std::string::npos)
+          << lastReason(handle);
+    }
+    std::vector<std::string> problems = registry->verifyAgainst(*fresh);
+    EXPECT_TRUE(problems.empty()) << joinProblems(problems);
+  }
 }

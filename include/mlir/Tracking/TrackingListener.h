@@ -51,6 +51,16 @@ struct PatternStack {
   /// `pop` when `pattern` is not the innermost frame.
   void popBelow(const Pattern *pattern);
 };
+
+/// What the replacement rules ask of an op name (ConstantLike, a
+/// FindPayloadReplacementOpInterface, a CastOpInterface), kept by a listener
+/// that one thread uses for one execution: direct-mapped by name, the newest
+/// name per slot.
+struct OpKindCache {
+  static constexpr unsigned kSlots = 16;
+  const void *names[kSlots] = {};
+  uint8_t kinds[kSlots] = {};
+};
 } // namespace detail
 
 /// The knobs of `transform::TrackingListenerConfig`, with the same defaults.
@@ -91,9 +101,12 @@ public:
   /// Keeps the patterns being applied in this listener instead of per
   /// thread, which saves a thread-local access around every match attempt of
   /// the greedy driver. Only for a listener that one thread uses at a time
-  /// (a pass's own listener for one execution). Call before it is used.
+  /// for one execution (a pass's own listener): the patterns it is told
+  /// about must outlive it, and it keeps per op name what the replacement
+  /// rules ask of an op (its traits and interfaces). Call before it is used.
   void keepPatternsInListener() {
     patternsInListener = true;
+    fastPatternHooks = !forwards;
     ownPatterns.depth = 0;
   }
 
@@ -122,8 +135,18 @@ public:
   /// handles it changes.
   void notifyPatternBegin(const Pattern &pattern, Operation *op) override;
   void notifyPatternEnd(const Pattern &pattern, LogicalResult status) override;
+  /// Fires when a pattern reports why it did not match (the greedy driver
+  /// calls it for every such report once a listener is attached): only
+  /// forwarded.
+  void
+  notifyMatchFailure(Location loc,
+                     function_ref<void(Diagnostic &)> reasonCallback) override;
 
 private:
+  /// The hooks around a match attempt when the listener keeps its patterns
+  /// and forwards to no one stay a few instructions; the rest is here.
+  void notifyPatternBeginSlow(const Pattern &pattern, Operation *op);
+  void notifyPatternEndSlow(const Pattern &pattern, LogicalResult status);
   /// Follows `op`'s handle to its replacement, or marks it erased.
   void trackReplacement(Operation *op, ValueRange newValues);
   HandleRegistry *getRegistry(Operation *op) const;
@@ -131,6 +154,9 @@ private:
   /// The same, kept per thread until the pass or pattern changes: most
   /// events of a pattern application share it.
   const detail::EventSource &getCachedEventSource(bool replaced) const;
+  /// The same when the cached one may not be reused: builds it anew.
+  const detail::EventSource &
+  buildCachedEventSource(bool replaced, const Pattern *pattern) const;
 
   TrackingListenerConfig config;
   HandleRegistry *registry;
@@ -144,7 +170,14 @@ private:
   const Pattern *getInnermostPattern() const;
   /// See keepPatternsInListener.
   bool patternsInListener = false;
+  /// Whether a listener follows this one in the chain.
+  bool forwards;
+  /// patternsInListener and not forwards: the hooks around a match attempt
+  /// only push and pop.
+  bool fastPatternHooks = false;
   detail::PatternStack ownPatterns{};
+  /// Only used with patternsInListener.
+  detail::OpKindCache opKinds;
 };
 
 /// The process-wide stateless listener (registry looked up per op) that the

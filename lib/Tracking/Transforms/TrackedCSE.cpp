@@ -79,7 +79,9 @@ public:
   void runOnOperation() override {
     std::optional<tracking::TrackingListener> tracker;
     if (tracking::mayHaveHandlesUnder(getOperation())) {
-      tracker.emplace();
+      // The context's registry, looked up once per execution.
+      tracker.emplace(tracking::TrackingListenerConfig(),
+                      tracking::HandleRegistry::lookup(&getContext()));
       tracker->setUnpatternedLabels("duplicate removed by cse",
                                     "dead code removed by cse");
     }

@@ -75,11 +75,14 @@ public:
   void runOnOperation() override {
     // Without handles under the anchor the listener would only forward.
     // With handles, a listener of this execution keeps the patterns being
-    // applied itself: the greedy driver tells it around every match attempt.
+    // applied itself (the greedy driver tells it around every match attempt)
+    // and the context's registry (no lookup per notification; the registry
+    // outlives the run, as the context does).
     GreedyRewriteConfig runConfig = config;
     std::optional<tracking::TrackingListener> tracker;
     if (tracking::mayHaveHandlesUnder(getOperation())) {
-      tracker.emplace(tracking::getTrackingListener()->getConfig());
+      tracker.emplace(tracking::getTrackingListener()->getConfig(),
+                      tracking::HandleRegistry::lookup(&getContext()));
       tracker->keepPatternsInListener();
       runConfig.setListener(&*tracker);
     } else {
