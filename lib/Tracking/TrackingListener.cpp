@@ -51,11 +51,22 @@ struct CachedEventSources {
   const Pattern *pattern = nullptr;
   std::string patternName;
   std::optional<OperationName> patternRoot;
-  bool valid[2] = {false, false};
   EventSource sources[2];
-  void invalidate() { valid[0] = valid[1] = false; }
 };
 thread_local CachedEventSources cachedSources;
+
+/// What decides whether the sources above may be reused, as plain data: a
+/// thread-local with a trivial constructor needs no initialization check,
+/// which keeps the common case (a source reused) a few loads.
+struct CachedSourceKey {
+  uint64_t listener;
+  const Pattern *pattern;
+  /// cachedSources.sources, or null while neither is valid.
+  EventSource *sources;
+  bool valid[2];
+  void invalidate() { valid[0] = valid[1] = false; }
+};
+thread_local CachedSourceKey cachedSourceKey;
 std::atomic<uint64_t> nextSourceCacheKey{1};
 
 std::string describePattern(const Pattern &pattern) {
@@ -103,12 +114,12 @@ ScopedRewriteAttribution::ScopedRewriteAttribution(StringRef passName,
                                                    Operation *anchor,
                                                    const void *passKey) {
   attribution.frames.push_back({passName.str(), anchor, passKey, {}});
-  cachedSources.invalidate();
+  cachedSourceKey.invalidate();
 }
 
 ScopedRewriteAttribution::~ScopedRewriteAttribution() {
   attribution.frames.pop_back();
-  cachedSources.invalidate();
+  cachedSourceKey.invalidate();
 }
 
 bool mlir::tracking::mayHaveHandlesUnder(Operation *anchor) {
@@ -173,25 +184,37 @@ EventSource TrackingListener::getEventSource(bool replaced) const {
 }
 
 const EventSource &TrackingListener::getCachedEventSource(bool replaced) const {
-  CachedEventSources &cache = cachedSources;
+  CachedSourceKey &key = cachedSourceKey;
   const Pattern *pattern = getInnermostPattern();
   // A listener that keeps its patterns outlives none of them: the address
   // names the pattern. Others may see a pattern freed and another allocated
   // at its address.
-  if (cache.listener != sourceCacheKey || cache.pattern != pattern ||
-      (pattern && !patternsInListener &&
-       (pattern->getDebugName() != cache.patternName ||
-        pattern->getRootKind() != cache.patternRoot))) {
-    cache.invalidate();
-    cache.listener = sourceCacheKey;
-    cache.pattern = pattern;
+  if (LLVM_LIKELY(key.listener == sourceCacheKey && key.pattern == pattern &&
+                  key.valid[replaced] &&
+                  (!pattern || patternsInListener ||
+                   (pattern->getDebugName() == cachedSources.patternName &&
+                    pattern->getRootKind() == cachedSources.patternRoot))))
+    return key.sources[replaced];
+  return buildCachedEventSource(replaced, pattern);
+}
+
+const EventSource &
+TrackingListener::buildCachedEventSource(bool replaced,
+                                         const Pattern *pattern) const {
+  CachedSourceKey &key = cachedSourceKey;
+  CachedEventSources &cache = cachedSources;
+  if (key.listener != sourceCacheKey || key.pattern != pattern ||
+      (pattern && (pattern->getDebugName() != cache.patternName ||
+                   pattern->getRootKind() != cache.patternRoot))) {
+    key.invalidate();
+    key.listener = cache.listener = sourceCacheKey;
+    key.pattern = cache.pattern = pattern;
     cache.patternName = pattern ? pattern->getDebugName().str() : "";
     cache.patternRoot = pattern ? pattern->getRootKind() : std::nullopt;
   }
-  if (!cache.valid[replaced]) {
-    cache.sources[replaced] = getEventSource(replaced);
-    cache.valid[replaced] = true;
-  }
+  cache.sources[replaced] = getEventSource(replaced);
+  key.sources = cache.sources;
+  key.valid[replaced] = true;
   return cache.sources[replaced];
 }
 

@@ -154,6 +154,9 @@ private:
   /// The same, kept per thread until the pass or pattern changes: most
   /// events of a pattern application share it.
   const detail::EventSource &getCachedEventSource(bool replaced) const;
+  /// The same when the cached one may not be reused: builds it anew.
+  const detail::EventSource &
+  buildCachedEventSource(bool replaced, const Pattern *pattern) const;
 
   TrackingListenerConfig config;
   HandleRegistry *registry;
