@@ -66,6 +66,11 @@ public:
   std::vector<TrackingEvent> events;
 
 private:
+  /// What most transactions skip, out of line so that the common end (no
+  /// observer, nothing to release) stays a few instructions of hot code.
+  [[gnu::noinline]] void
+  deliverAndRelease(std::shared_ptr<const Observer> observer);
+
   std::unique_lock<RegistryMutex> lock;
   SmallVector<HandleRecord *, 2> released;
 };
@@ -425,10 +430,18 @@ Transaction::Transaction(RegistryImpl &impl) : impl(impl), lock(impl.mutex) {
 
 Transaction::~Transaction() {
   impl.syncHasKeys();
+  if (LLVM_LIKELY(events.empty() && released.empty())) {
+    lock.unlock();
+    return;
+  }
   std::shared_ptr<const Observer> observer;
   if (!events.empty())
     observer = impl.observer;
   lock.unlock();
+  deliverAndRelease(std::move(observer));
+}
+
+void Transaction::deliverAndRelease(std::shared_ptr<const Observer> observer) {
   if (observer)
     for (const TrackingEvent &event : events)
       (*observer)(event);
@@ -920,6 +933,34 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
 // RegistryNotifier
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// For an erased `op` that may be a scope: ends the records still indexed
+/// in its scope subtree and drops the subtree from the index.
+[[gnu::noinline]] void
+eraseScopeOf(RegistryImpl &impl, Operation *op,
+             llvm::function_ref<const EventSource &()> source,
+             Transaction &tx) {
+  // Nested ops were notified first; whatever scope `op` was is now empty of
+  // records, but drop it explicitly in case a nested erase went unnotified.
+  SmallVector<Operation *> subtree;
+  SmallVector<HandleRecord *> orphans;
+  Operation *parent = nullptr;
+  if (!impl.scopeIndex.collectSubtree(op, orphans, subtree, parent))
+    return;
+  for (HandleRecord *orphan : orphans) {
+    impl.unmap(orphan);
+    if (isReleasing(orphan) || orphan->getState() != HandleState::Live)
+      continue;
+    impl.endRecord(orphan, HandleState::Erased,
+                   impl.makeEvent(TrackingEvent::Kind::Erased, orphan, source(),
+                                  "an ancestor was erased"),
+                   tx);
+  }
+  // Unmapping emptied the subtree; drop what is left of it.
+  impl.scopeIndex.eraseSubtree(op, subtree, parent);
+}
+} // namespace
+
 Operation *RegistryNotifier::getBodyScope(Operation *op) {
   return bodyScopeOf(op);
 }
@@ -1000,29 +1041,13 @@ void RegistryNotifier::notifyOperationErased(Operation *op,
           tx);
     }
   }
-  // Nested ops were notified first; whatever scope `op` was is now empty of
-  // records, but drop it explicitly in case a nested erase went unnotified.
-  SmallVector<Operation *> subtree;
-  SmallVector<HandleRecord *> orphans;
-  Operation *parent = nullptr;
-  // Whatever happens below, `op` is left untracked (a rewriter erases an op
-  // it replaced: the erase notification follows this one).
-  llvm::scope_exit untracked([&] { impl.noteUntracked(op); });
-  // Only an op with regions can be a scope (see noteUntracked).
-  if (op->getNumRegions() == 0 ||
-      !impl.scopeIndex.collectSubtree(op, orphans, subtree, parent))
-    return;
-  for (HandleRecord *orphan : orphans) {
-    impl.unmap(orphan);
-    if (isReleasing(orphan) || orphan->getState() != HandleState::Live)
-      continue;
-    impl.endRecord(orphan, HandleState::Erased,
-                   impl.makeEvent(TrackingEvent::Kind::Erased, orphan, source(),
-                                  "an ancestor was erased"),
-                   tx);
-  }
-  // Unmapping emptied the subtree; drop what is left of it.
-  impl.scopeIndex.eraseSubtree(op, subtree, parent);
+  // Only an op with regions can be a scope (see noteUntracked): most erased
+  // ops skip the scope work, kept out of line.
+  if (op->getNumRegions() != 0)
+    eraseScopeOf(impl, op, source, tx);
+  // `op` is left untracked (a rewriter erases an op it replaced: the erase
+  // notification follows this one).
+  impl.noteUntracked(op);
 }
 
 void RegistryNotifier::notifyOperationMoved(Operation *op,

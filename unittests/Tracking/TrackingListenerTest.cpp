@@ -1015,3 +1015,28 @@ TEST_F(TrackingListenerTest, KeptPatternsListenerJudgesReplacementsAlike) {
     EXPECT_TRUE(problems.empty()) << joinProblems(problems);
   }
 }
+
+/// A scope erased while records are still indexed under it (its nested ops'
+/// erasures went unnotified): their handles end with the reason, and the
+/// scope leaves the index. An op without regions erased the same way is no
+/// scope and touches nothing else.
+TEST_F(TrackingListenerTest, ErasingScopeWithUnnotifiedNestedOpsEndsThem) {
+  OpHandle add = registry->getHandle(op("g.add"));
+  OpHandle mul = registry->getHandle(op("g.mul"));
+  OpHandle other = registry->getHandle(op("other"));
+  RegistryNotifier notifier(*registry);
+  // A leaf op of @f, unnotified for @f's sake: only its own handle ends.
+  notifier.notifyOperationErased(op("inner2"), tracking::detail::EventSource(),
+                                 "");
+  EXPECT_TRUE(other.isLive());
+  func::FuncOp g = func("g");
+  notifier.notifyOperationErased(g, tracking::detail::EventSource(), "");
+  g->erase();
+  for (const OpHandle *handle : {&add, &mul}) {
+    EXPECT_EQ(handle->getState(), HandleState::Erased);
+    EXPECT_EQ(handle->get(), nullptr);
+    EXPECT_EQ(lastReason(*handle), "an ancestor was erased");
+  }
+  EXPECT_TRUE(other.isLive());
+  expectConsistent();
+}
