@@ -19,6 +19,11 @@ HistoryPool::~HistoryPool() {
       std::free(chunk);
 }
 
+bool HistoryPool::mayCarve(const SizeClass &pool, uint32_t perChunk) const {
+  // Every block of a new chunk must get an id: index + 1 < indexLimit.
+  return (uint64_t(pool.chunks.size()) + 1) * perChunk < indexLimit;
+}
+
 HistoryPool::Id HistoryPool::allocate(unsigned sizeClass, unsigned lane) {
   SizeClass &pool = classes[(lane << kClassBits) | sizeClass];
   if (Id id = pool.freeList) {
@@ -27,6 +32,8 @@ HistoryPool::Id HistoryPool::allocate(unsigned sizeClass, unsigned lane) {
   }
   uint32_t perChunk = uint32_t(1) << (kLog2BlocksPerChunk - sizeClass);
   if (pool.chunks.empty() || pool.used == perChunk) {
+    if (LLVM_UNLIKELY(!mayCarve(pool, perChunk)))
+      return allocateInAnotherLane(sizeClass, lane);
     size_t bytes = blockBytes(sizeClass) * perChunk;
     auto *chunk = static_cast<char *>(std::malloc(bytes));
     if (!chunk)
@@ -36,9 +43,21 @@ HistoryPool::Id HistoryPool::allocate(unsigned sizeClass, unsigned lane) {
     pool.used = 0;
   }
   uint64_t index = uint64_t(pool.chunks.size() - 1) * perChunk + pool.used++;
-  if (index + 1 >= (uint64_t(1) << (32 - kIndexShift)))
-    llvm::report_fatal_error("mlir-tracking: too many histories");
   return Id(((index + 1) << kIndexShift) | (lane << kClassBits) | sizeClass);
+}
+
+HistoryPool::Id HistoryPool::allocateInAnotherLane(unsigned sizeClass,
+                                                   unsigned lane) {
+  // Any lane is as correct as another: the next one with a block to give.
+  uint32_t perChunk = uint32_t(1) << (kLog2BlocksPerChunk - sizeClass);
+  for (unsigned next = (lane + 1) % kNumLanes; next != lane;
+       next = (next + 1) % kNumLanes) {
+    const SizeClass &pool = classes[(next << kClassBits) | sizeClass];
+    if (pool.freeList || (!pool.chunks.empty() && pool.used < perChunk) ||
+        mayCarve(pool, perChunk))
+      return allocate(sizeClass, next);
+  }
+  llvm::report_fatal_error("mlir-tracking: too many histories");
 }
 
 void HistoryPool::free(Id id) {

@@ -14,6 +14,9 @@
 
 #include "RegistryLanes.h"
 
+#include "llvm/Support/Compiler.h"
+
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -37,11 +40,18 @@ public:
   using Id = uint32_t;
   /// Classes 0 to kNumClasses - 1: up to 2^(kNumClasses - 1) items.
   static constexpr unsigned kNumClasses = 6;
+  /// Ids hold indices + 1 below this, per lane and class (2^26).
+  static constexpr uint64_t kMaxBlocksPerLaneAndClass = uint64_t(1) << 26;
 
   /// Allocates from the lane `lane` names when the lock is taken.
+  /// `blocksPerLaneAndClass` bounds the blocks carved for one class in one
+  /// lane (less than what an id holds only in tests).
   HistoryPool(size_t itemBytes, size_t fullHeaderBytes,
-              const ActiveLane &lane = ActiveLane::standalone())
-      : itemBytes(itemBytes), fullHeaderBytes(fullHeaderBytes), active(lane) {}
+              const ActiveLane &lane = ActiveLane::standalone(),
+              uint64_t blocksPerLaneAndClass = kMaxBlocksPerLaneAndClass)
+      : itemBytes(itemBytes), fullHeaderBytes(fullHeaderBytes), active(lane),
+        indexLimit(std::min(blocksPerLaneAndClass, kMaxBlocksPerLaneAndClass)) {
+  }
   ~HistoryPool();
   HistoryPool(const HistoryPool &) = delete;
   HistoryPool &operator=(const HistoryPool &) = delete;
@@ -49,7 +59,8 @@ public:
   /// A block of class `sizeClass` (contents undefined), from the active
   /// lane.
   Id allocate(unsigned sizeClass) { return allocate(sizeClass, active.get()); }
-  /// A block of class `sizeClass` from lane `lane` (< kNumLanes).
+  /// A block of class `sizeClass` from lane `lane` (< kNumLanes), or from
+  /// the next lane that has one once `lane` has carved all it may.
   Id allocate(unsigned sizeClass, unsigned lane);
   /// Returns the block to the free list of its class in its lane.
   void free(Id id);
@@ -87,6 +98,12 @@ private:
   /// low bits index `classes` directly.
   static constexpr unsigned kIndexShift = kClassBits + kLaneBits;
   static constexpr uint32_t kLaneClassMask = (1u << kIndexShift) - 1;
+  static_assert(kMaxBlocksPerLaneAndClass == uint64_t(1) << (32 - kIndexShift),
+                "an id holds an index below the limit");
+
+  /// `allocate` once `lane` has none free and may carve no more.
+  LLVM_ATTRIBUTE_NOINLINE Id allocateInAnotherLane(unsigned sizeClass,
+                                                   unsigned lane);
   /// Class 0 has 2^kLog2BlocksPerChunk blocks per chunk, each larger class
   /// half as many (chunks of about 20 KiB for 40-byte items).
   static constexpr unsigned kLog2BlocksPerChunk = 9;
@@ -102,12 +119,18 @@ private:
   size_t itemBytes;
   size_t fullHeaderBytes;
   const ActiveLane &active;
+  /// Chunks are carved for a class in a lane while their last index + 1
+  /// stays below this.
+  uint64_t indexLimit;
   size_t allocatedBytes = 0;
   /// The size classes of lane `l` at `l << kClassBits` (2^kClassBits of
   /// them, kNumClasses used: each lane takes whole cache lines).
   static_assert((sizeof(SizeClass) << kClassBits) % kLaneAlignment == 0,
                 "a lane's classes share no cache line with another lane's");
   alignas(kLaneAlignment) SizeClass classes[kNumLanes << kClassBits];
+
+  /// Whether `pool` may take one more chunk of `perChunk` blocks.
+  bool mayCarve(const SizeClass &pool, uint32_t perChunk) const;
 };
 
 } // namespace mlir::tracking::detail

@@ -334,6 +334,33 @@ TEST(HistoryPoolTest, LanesKeepTheirBlocksApart) {
   EXPECT_EQ(pool.allocate(0, 3), freed);
 }
 
+/// A lane that may carve no more blocks of a class lends the next lanes'
+/// (with a limit of 64 ids per lane and class, three chunks of 16 blocks of
+/// the largest class are carved per lane): no block is handed out twice, and
+/// freed blocks go back to the lane they came from.
+TEST(HistoryPoolTest, ExhaustedLaneLendsTheNext) {
+  HistoryPool pool(/*itemBytes=*/40, /*fullHeaderBytes=*/8,
+                   ActiveLane::standalone(), /*blocksPerLaneAndClass=*/64);
+  unsigned full = HistoryPool::kNumClasses - 1;
+  constexpr unsigned kPerLane = 48;
+  std::vector<HistoryPool::Id> ids;
+  for (unsigned i = 0; i < kPerLane * kNumLanes; ++i) {
+    HistoryPool::Id id = pool.allocate(full, /*lane=*/2);
+    EXPECT_EQ(HistoryPool::laneOf(id), (2 + i / kPerLane) % kNumLanes);
+    std::memset(pool.get(id), int(i % 251), pool.blockBytes(full));
+    ids.push_back(id);
+  }
+  EXPECT_EQ(std::set<HistoryPool::Id>(ids.begin(), ids.end()).size(),
+            ids.size());
+  for (size_t i = 0; i < ids.size(); ++i)
+    ASSERT_EQ(*static_cast<unsigned char *>(pool.get(ids[i])), i % 251);
+  // Lane 2 has nothing left: a block freed to lane 5 is what it gets.
+  HistoryPool::Id freed = ids[kPerLane * 3 + 7];
+  ASSERT_EQ(HistoryPool::laneOf(freed), 5u);
+  pool.free(freed);
+  EXPECT_EQ(pool.allocate(full, 2), freed);
+}
+
 /// Threads get lanes of their own (the first kNumLanes of them), and
 /// allocate from them.
 TEST(HistoryPoolTest, EachThreadAllocatesFromItsLane) {

@@ -447,6 +447,69 @@ TEST_F(ThreadingTest, ChangeCountSeesEveryThreadsChanges) {
   EXPECT_EQ(handles.front().body[Return].getState(), HandleState::Erased);
 }
 
+/// Threads (hence lanes) take turns recording the events of the same
+/// handles: each thread's history blocks, interning caches and counts are its
+/// lane's, and a history that grows on one lane leaves the block of another.
+/// Every handle keeps the newest events, in order, each naming its own pass
+/// and pattern, and the registry stays consistent with the IR.
+TEST_F(ThreadingTest, HistoriesRecordedInTurnOnSeveralLanes) {
+  constexpr int kThreads = 4;
+  constexpr int kSteps = 300;
+  OwningOpRef<ModuleOp> module = parseModule(context, makeModule(kThreads, 0));
+  ASSERT_TRUE(module);
+  // Per thread, in a function of its own: a handle that moves between two
+  // ops of that function (a replacement each step, the other op untracked).
+  std::vector<std::pair<Operation *, Operation *>> pairs;
+  std::vector<OpHandle> handles;
+  module->walk([&](func::FuncOp func) {
+    Block &body = func.getBody().front();
+    auto it = body.begin();
+    Operation *first = &*it++;
+    Operation *second = &*it;
+    pairs.emplace_back(first, second);
+    handles.push_back(registry->getHandle(first));
+  });
+  ASSERT_EQ(handles.size(), size_t(kThreads));
+  auto step = [&](int t, int i) {
+    EventSource source;
+    source.pass = "pass-" + std::to_string(t) + "-" + std::to_string(i);
+    source.pattern = "pattern-" + std::to_string(i % 3);
+    auto [a, b] = pairs[t];
+    RegistryNotifier(*registry).notifyOperationReplaced(i % 2 ? b : a,
+                                                        i % 2 ? a : b, source);
+  };
+  // First one thread after another (each on a new lane), then all at once.
+  for (int i = 0; i < kSteps / 2; ++i)
+    std::thread([&, i] {
+      for (int t = 0; t < kThreads; ++t)
+        step(t, i);
+    }).join();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = kSteps / 2; i < kSteps; ++i)
+        step(t, i);
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+
+  for (int t = 0; t < kThreads; ++t) {
+    // An even number of steps: back on the first op.
+    EXPECT_EQ(handles[t].get(), pairs[t].first);
+    std::vector<TrackingEvent> history = handles[t].getHistory();
+    ASSERT_EQ(history.size(), 32u);
+    for (size_t k = 0; k < history.size(); ++k) {
+      int i = kSteps - 32 + int(k);
+      EXPECT_EQ(history[k].kind, TrackingEvent::Kind::Replaced);
+      EXPECT_EQ(history[k].pass,
+                "pass-" + std::to_string(t) + "-" + std::to_string(i));
+      EXPECT_EQ(history[k].pattern, "pattern-" + std::to_string(i % 3));
+    }
+  }
+  expectConsistent(*module);
+  EXPECT_EQ(registry->getNumTrackedOps(), size_t(kThreads));
+}
+
 /// The batch API (what Python's walk and drop use) on one thread, in
 /// functions no pass visits (nested modules), while the pass manager's
 /// threads rewrite the top-level functions: the batches and the rewrites
