@@ -553,19 +553,26 @@ def bound_members():
     return members
 
 
+def print_classification(members, mutators, not_mutators):
+    """Prints the bound `members` listed neither in `mutators` nor in
+    `not_mutators` (class -> space-separated member names), and the listed
+    names that are not bound."""
+    classified = set(mutators) | {
+        f"{cls}.{member}" for cls, names in not_mutators.items()
+        for member in names.split()}
+    print("unclassified:", sorted(members - classified))
+    print("listed but not bound:", sorted(classified - members))
+
+
 # CHECK-LABEL: TEST: test_every_binding_is_classified
 @run
 def test_every_binding_is_classified():
     # A new binding of `ir` must be listed above: as a mutator (and then
     # noted, see below) or as changing no IR.
-    classified = set(MUTATORS) | set(NEW_TREES) | {
-        f"{cls}.{member}" for cls, names in NOT_MUTATORS.items()
-        for member in names.split()}
-    members = bound_members()
     # CHECK: unclassified: []
-    print("unclassified:", sorted(members - classified))
     # CHECK: listed but not bound: []
-    print("listed but not bound:", sorted(classified - members))
+    print_classification(bound_members(),
+                         set(MUTATORS) | set(NEW_TREES), NOT_MUTATORS)
 
 
 # CHECK-LABEL: TEST: test_every_mutator_is_noted
@@ -710,14 +717,11 @@ def rewrite_members():
 # CHECK-LABEL: TEST: test_every_rewrite_binding_is_classified
 @run
 def test_every_rewrite_binding_is_classified():
-    classified = set(REWRITER_MUTATORS) | set(DRIVERS) | {
-        f"{cls}.{member}" for cls, names in REWRITE_NOT_MUTATORS.items()
-        for member in names.split()}
-    members = rewrite_members()
     # CHECK: unclassified: []
-    print("unclassified:", sorted(members - classified))
     # CHECK: listed but not bound: []
-    print("listed but not bound:", sorted(classified - members))
+    print_classification(rewrite_members(),
+                         set(REWRITER_MUTATORS) | set(DRIVERS),
+                         REWRITE_NOT_MUTATORS)
 
 
 def run_trigger(drive, pattern):
