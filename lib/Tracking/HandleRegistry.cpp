@@ -175,12 +175,13 @@ struct RegistryImpl {
   }
 
   /// Under the lock: `op` has no record and is no scope of the index.
-  void noteUntracked(Operation *op) {
-    // A scope is an ancestor of a tracked op: an op without regions (most
-    // ops replaced or erased) is none, and needs no lookup.
-    assert((op->getNumRegions() != 0 || !scopeIndex.contains(op)) &&
+  /// `mayBeScope` is false only for a live op without regions: a scope is
+  /// an ancestor of a tracked op, so such an op (most ops replaced or
+  /// erased) is none, and needs no lookup. A freed op may be anything.
+  void noteUntracked(Operation *op, bool mayBeScope) {
+    assert((mayBeScope || !scopeIndex.contains(op)) &&
            "a scope without regions");
-    if (op->getNumRegions() != 0 && scopeIndex.contains(op))
+    if (mayBeScope && scopeIndex.contains(op))
       return;
     assert(!byOp.lookup(op) && "noting a tracked op as untracked");
     untracked[untrackedSlot(op)].store(op, std::memory_order_release);
@@ -1012,7 +1013,8 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
     return;
   impl.unmap(record);
   // Set last: mapping the replacement may clear it.
-  llvm::scope_exit untracked([&] { impl.noteUntracked(op); });
+  llvm::scope_exit untracked(
+      [&] { impl.noteUntracked(op, op->getNumRegions() != 0); });
   // A record whose last handle is being released has nothing to follow.
   if (isReleasing(record))
     return;
@@ -1037,6 +1039,20 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
 void RegistryNotifier::notifyOperationErased(Operation *op,
                                              LazySource lazySource,
                                              StringRef reason) {
+  notifyErased(op, lazySource, reason,
+               /*mayBeScope=*/op->getNumRegions() != 0);
+}
+
+void RegistryNotifier::notifyFreedOperationErased(Operation *op,
+                                                  const EventSource &source,
+                                                  StringRef reason) {
+  notifyErased(
+      op, [&]() -> const EventSource & { return source; }, reason,
+      /*mayBeScope=*/true);
+}
+
+void RegistryNotifier::notifyErased(Operation *op, LazySource lazySource,
+                                    StringRef reason, bool mayBeScope) {
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
   const EventSource *built = nullptr;
@@ -1056,11 +1072,11 @@ void RegistryNotifier::notifyOperationErased(Operation *op,
   }
   // Only an op with regions can be a scope (see noteUntracked): most erased
   // ops skip the scope work, kept out of line.
-  if (op->getNumRegions() != 0)
+  if (mayBeScope)
     eraseScopeOf(impl, op, source, tx);
   // `op` is left untracked (a rewriter erases an op it replaced: the erase
   // notification follows this one).
-  impl.noteUntracked(op);
+  impl.noteUntracked(op, mayBeScope);
 }
 
 void RegistryNotifier::notifyOperationMoved(Operation *op,

@@ -80,6 +80,11 @@ public:
                              llvm::StringRef reason);
   void notifyOperationErased(Operation *op, LazySource source,
                              llvm::StringRef reason);
+  /// The same for an op that is already freed (a rolled-back dialect
+  /// conversion frees the ops its patterns made without a notification):
+  /// reads nothing of `op`, only uses its address as a key.
+  void notifyFreedOperationErased(Operation *op, const EventSource &source,
+                                  llvm::StringRef reason);
   /// Fires after `op` moved from a known position. `oldScope` is the op that
   /// was the scope of `op`'s body before the move (see `getBodyScope`), or
   /// nullptr if `op` had no parent.
@@ -139,6 +144,11 @@ public:
   static Operation *getBodyScope(Operation *op);
 
 private:
+  /// Both erase notifications; `mayBeScope` is false only for a live op
+  /// without regions.
+  void notifyErased(Operation *op, LazySource source, llvm::StringRef reason,
+                    bool mayBeScope);
+
   HandleRegistry &registry;
 };
 

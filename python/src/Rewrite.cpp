@@ -494,7 +494,7 @@ void endHandlesOfRolledBackOps(PyMlirContext &context, Operation *root,
   tracking::detail::EventSource source;
   source.pass = driver;
   for (Operation *gone : candidates)
-    tracking::detail::RegistryNotifier(registry).notifyOperationErased(
+    tracking::detail::RegistryNotifier(registry).notifyFreedOperationErased(
         gone, source,
         "created by a dialect conversion that was rolled "
         "back");
