@@ -281,7 +281,31 @@ void PyMlirContext::flushReleases() {
   pendingReleases.clear();
 }
 
-std::vector<PyOperation *> PyMlirContext::getOperationObjects() const {
+void PyMlirContext::compactObjectIndices() {
+  numObjectEntriesScanned += objectIndices.size();
+  // An index listed twice is kept once: the entry kept is marked in
+  // `operationsByIndex` (objects are aligned: bit 0 is free) until the end.
+  auto marked = [](PyOperation *operation) {
+    return (uintptr_t(operation) & 1) != 0;
+  };
+  size_t kept = 0;
+  for (uint32_t index : objectIndices) {
+    PyOperation *&slot = operationsByIndex[index];
+    if (!slot || marked(slot))
+      continue;
+    slot = reinterpret_cast<PyOperation *>(uintptr_t(slot) | 1);
+    objectIndices[kept++] = index;
+  }
+  objectIndices.resize(kept);
+  for (uint32_t index : objectIndices) {
+    PyOperation *&slot = operationsByIndex[index];
+    slot = reinterpret_cast<PyOperation *>(uintptr_t(slot) & ~uintptr_t(1));
+  }
+  assert(objectIndices.size() == numLiveOperations &&
+         "an object missing from objectIndices");
+}
+
+std::vector<PyOperation *> PyMlirContext::getOperationObjects() {
   std::vector<PyOperation *> objects;
   forEachOperationObject(
       [&](PyOperation *operation) { objects.push_back(operation); });
@@ -555,6 +579,7 @@ PyOperation::forCanonicalHandle(PyMlirContext &context, OpHandle handle,
     return objects[index]->getObject();
   if (index >= objects.size())
     objects.resize(std::max<size_t>(index + 1, objects.size() * 2), nullptr);
+  context.noteObjectIndex(index);
   auto *operation =
       new PyOperation(context, std::move(handle),
                       rootOwner ? rootOwner : context.getOwner(getRootOf(op)));

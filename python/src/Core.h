@@ -268,7 +268,11 @@ namespace __attribute__((visibility("hidden"))) python {
     size_t getNumLiveOperations() const { return numLiveOperations; }
     /// Every Python Operation object of this context, live handle or not
     /// (for tests).
-    std::vector<PyOperation *> getOperationObjects() const;
+    std::vector<PyOperation *> getOperationObjects();
+    /// Entries examined by the scans of every Operation object
+    /// (forEachOperationObject, clearLiveOperations; for tests): about the
+    /// number of objects alive, plus those made since the previous scan.
+    size_t numObjectEntriesScanned = 0;
     /// Number of Python Module objects alive (kept by PyModule; for tests).
     size_t numLiveModules = 0;
     /// Upstream's `Context._clear_live_operations`: forgets which Python
@@ -309,6 +313,27 @@ namespace __attribute__((visibility("hidden"))) python {
     std::vector<PyOperation *> operationsByIndex;
     /// Non-null entries of `operationsByIndex`.
     size_t numLiveOperations = 0;
+    /// The indices of `operationsByIndex` given an object, in the order the
+    /// objects were made: every non-null entry's index is here. A dropped
+    /// object leaves its index behind (dropping writes nothing more), and a
+    /// later object at the same index adds it again; `compactObjectIndices`
+    /// removes both kinds, when the list holds twice the live objects and
+    /// before each scan. So a scan visits about as many entries as there
+    /// are live objects (plus those made since the last scan), where
+    /// `operationsByIndex` is as long as the largest record index ever
+    /// given an object.
+    std::vector<uint32_t> objectIndices;
+    /// Fires before `index` is given an object.
+    void noteObjectIndex(uint32_t index) {
+      if (objectIndices.size() >=
+          2 * std::max<size_t>(numLiveOperations, kMinObjectIndices))
+        compactObjectIndices();
+      objectIndices.push_back(index);
+    }
+    static constexpr size_t kMinObjectIndices = 1024;
+    /// Keeps in `objectIndices` one entry per non-null `operationsByIndex`
+    /// entry.
+    void compactObjectIndices();
     /// The handles queued by releaseLater (GIL-protected).
     std::vector<OpHandle> pendingReleases;
     /// The Python Operation objects that clearLiveOperations took out of
@@ -317,11 +342,12 @@ namespace __attribute__((visibility("hidden"))) python {
     /// rehome must reach them all, so that each object's owner is its op's
     /// tree (the run guard relies on it).
     llvm::DenseSet<PyOperation *> forgottenOperations;
-    /// Calls `fn` with every Python Operation object (see above).
-    template <typename Fn> void forEachOperationObject(Fn fn) const {
-      for (PyOperation *operation : operationsByIndex)
-        if (operation)
-          fn(operation);
+    /// Calls `fn` with every Python Operation object (see above). `fn` must
+    /// not make or drop Operation objects.
+    template <typename Fn> void forEachOperationObject(Fn fn) {
+      compactObjectIndices();
+      for (uint32_t index : objectIndices)
+        fn(operationsByIndex[index]);
       for (PyOperation *operation : forgottenOperations)
         fn(operation);
     }
