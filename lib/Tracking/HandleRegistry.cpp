@@ -158,16 +158,24 @@ struct RegistryImpl {
 
   /// Ops that replace or erase notifications left with no record and no
   /// scope entry, until a key is added for one of them (`addKey` clears its
-  /// slot): direct-mapped by address, the newest op per slot. A rewriter
-  /// replaces an op, then erases it, and CSE defers those erasures to the end
-  /// of each function: the filter, which never forgets a key, would send each
-  /// erase under the lock to find nothing. Invariant: no op named here is a
-  /// key of the address map or a scope of the index (`checkUntracked`).
-  /// Written by most transactions and read without the lock: apart from the
-  /// read-mostly filter line (two threads' ops mostly take slots on
-  /// different lines).
+  /// slot): direct-mapped by address, the newest op per slot, one table per
+  /// lane (RegistryLanes.h). A rewriter replaces an op, then erases it, and
+  /// CSE defers those erasures to the end of each function: the filter,
+  /// which never forgets a key, would send each erase under the lock to find
+  /// nothing. Invariant: no op named in any lane's table is a key of the
+  /// address map or a scope of the index (`checkUntracked`).
+  ///
+  /// Per lane because most replace and erase notifications write a slot and
+  /// every one reads one, without the lock: in one table shared by two
+  /// threads, the ops of each thread's function hash over all its lines, so
+  /// most reads would miss on a line the other thread just wrote. A thread
+  /// notes and reads the slots of its own lane (the op it replaced is the op
+  /// it erases next); a miss only takes the locked path.
   static constexpr size_t kUntrackedSlots = 256;
-  alignas(kCacheLine) std::atomic<const void *> untracked[kUntrackedSlots] = {};
+  struct alignas(kCacheLine) UntrackedLane {
+    std::atomic<const void *> slots[kUntrackedSlots] = {};
+  };
+  UntrackedLane untrackedLanes[kNumLanes];
 
   static size_t untrackedSlot(const void *op) {
     // Ops are at least 64 bytes apart: neighbours take different slots.
@@ -178,32 +186,49 @@ struct RegistryImpl {
   /// `mayBeScope` is false only for a live op without regions: a scope is
   /// an ancestor of a tracked op, so such an op (most ops replaced or
   /// erased) is none, and needs no lookup. A freed op may be anything.
+  /// Noted in the lock holder's lane, which is the notifying thread's.
   void noteUntracked(Operation *op, bool mayBeScope) {
     assert((mayBeScope || !scopeIndex.contains(op)) &&
            "a scope without regions");
     if (mayBeScope && scopeIndex.contains(op))
       return;
     assert(!byOp.lookup(op) && "noting a tracked op as untracked");
-    untracked[untrackedSlot(op)].store(op, std::memory_order_release);
+    untrackedLanes[activeLane.get()].slots[untrackedSlot(op)].store(
+        op, std::memory_order_release);
   }
 
   /// Under the lock: the ops named by the untracked slots that are keys
   /// (none, unless a key was added without `addKey`).
   SmallVector<const void *> checkUntracked() const {
     SmallVector<const void *> wrong;
-    for (const std::atomic<const void *> &slot : untracked) {
-      auto *op = const_cast<Operation *>(
-          static_cast<const Operation *>(slot.load(std::memory_order_relaxed)));
-      if (op && (byOp.lookup(op) || scopeIndex.contains(op)))
-        wrong.push_back(op);
+    for (const UntrackedLane &lane : untrackedLanes) {
+      for (const std::atomic<const void *> &slot : lane.slots) {
+        auto *op = const_cast<Operation *>(static_cast<const Operation *>(
+            slot.load(std::memory_order_relaxed)));
+        if (op && (byOp.lookup(op) || scopeIndex.contains(op)))
+          wrong.push_back(op);
+      }
     }
     return wrong;
   }
 
+  /// Under the lock: whether some lane names `op` as untracked (for
+  /// assertions).
+  bool isNotedUntracked(const void *op) const {
+    for (const UntrackedLane &lane : untrackedLanes)
+      if (lane.slots[untrackedSlot(op)].load(std::memory_order_relaxed) == op)
+        return true;
+    return false;
+  }
+
   /// Lock-free: false proves that `op` is neither tracked nor a scope.
   bool mayHaveKey(const void *op) const {
-    if (!hasKeys.load(std::memory_order_acquire) ||
-        untracked[untrackedSlot(op)].load(std::memory_order_acquire) == op)
+    if (!hasKeys.load(std::memory_order_acquire))
+      return false;
+    // First the slot the thread's own notifications wrote: a rewriter's
+    // erase of the op it just replaced stops here.
+    if (untrackedLanes[peekLane()].slots[untrackedSlot(op)].load(
+            std::memory_order_acquire) == op)
       return false;
     const OpFilter *current = filter.load(std::memory_order_acquire);
     return !current || current->test(op);
@@ -212,9 +237,11 @@ struct RegistryImpl {
   /// Every key of the address map and of the scope index is added through
   /// here, before it is inserted.
   void addKey(const void *op) {
-    std::atomic<const void *> &slot = untracked[untrackedSlot(op)];
-    if (slot.load(std::memory_order_relaxed) == op)
-      slot.store(nullptr, std::memory_order_release);
+    // Any lane may name `op`: the slot is at the same index in each.
+    size_t index = untrackedSlot(op);
+    for (UntrackedLane &lane : untrackedLanes)
+      if (lane.slots[index].load(std::memory_order_relaxed) == op)
+        lane.slots[index].store(nullptr, std::memory_order_release);
     reserveKeys(byOp.approximateSize() + scopeIndex.size() + 1);
     const_cast<OpFilter *>(filter.load(std::memory_order_relaxed))->set(op);
   }
@@ -370,8 +397,7 @@ struct RegistryImpl {
     record->op = op;
     addKey(op);
     byOp.insert(record);
-    assert(untracked[untrackedSlot(op)].load(std::memory_order_relaxed) != op &&
-           "a key noted as untracked");
+    assert(!isNotedUntracked(op) && "a key noted as untracked");
   }
 
   /// With `countChange` false the caller calls noteChange (once for a
