@@ -565,3 +565,51 @@ def test_object_scans_follow_live_objects():
         print(inner)
         # CHECK: []
         print(ctx._verify_tracking())
+
+
+# CHECK-LABEL: TEST: test_objects_dropped_in_any_order
+@run
+def test_objects_dropped_in_any_order():
+    # The Operation objects of a walk fill several chunks of their pool;
+    # dropped in any order, the objects kept stay the objects of their ops,
+    # and the objects made next reuse the freed slots.
+    import random
+    with ir.Context() as ctx:
+        adds = "\n".join(f"%v{i} = arith.addi %a, %a : i32" for i in range(5000))
+        module = ir.Module.parse(f"""
+          func.func @f(%a: i32) {{
+            {adds}
+            return
+          }}""")
+        objects = []
+        module.operation.walk(objects.append)
+        random.Random(7).shuffle(objects)
+        kept = objects[:1000]
+        del objects
+        gc.collect()
+        walked = []
+        module.operation.walk(walked.append)
+        ids = {id(op) for op in walked}
+        # CHECK: 5003 True 5003
+        print(len(walked), all(id(op) in ids for op in kept),
+              ctx._get_live_operation_count())
+        del kept
+        gc.collect()
+        # CHECK: True True
+        print(all(op.handle_state == "live" for op in walked),
+              walked[0].name == "arith.addi" and walked[-1].name == "builtin.module")
+        same = []
+        for seed in range(3):
+            random.Random(seed).shuffle(walked)
+            half = walked[: len(walked) // 2]
+            del walked
+            gc.collect()
+            walked = []
+            module.operation.walk(walked.append)
+            ids = {id(op) for op in walked}
+            same.append(all(id(op) in ids for op in half))
+            del half
+        gc.collect()
+        # CHECK: [True, True, True] 5003 5003 []
+        print(same, len(walked), ctx._get_live_operation_count(),
+              ctx._verify_tracking())
