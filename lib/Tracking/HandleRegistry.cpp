@@ -28,6 +28,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
@@ -150,6 +151,9 @@ struct RegistryImpl {
     std::atomic<const void *> slots[kUntrackedSlots] = {};
   };
   std::atomic<UntrackedLane *> untrackedLanes[kNumLanes] = {};
+  /// The lanes that have a table (a bit each; guarded by the lock).
+  unsigned untrackedLaneMask = 0;
+  static_assert(kNumLanes <= 32, "a bit per lane");
   alignas(kCacheLine) std::vector<std::unique_ptr<OpFilter>> filters;
 
   /// Called under the lock after the maps changed. Writes only a change:
@@ -207,6 +211,7 @@ struct RegistryImpl {
     if (LLVM_UNLIKELY(!table)) {
       table = new UntrackedLane();
       lane.store(table, std::memory_order_release);
+      untrackedLaneMask |= 1u << activeLane.get();
     }
     table->slots[untrackedSlot(op)].store(op, std::memory_order_release);
   }
@@ -258,12 +263,15 @@ struct RegistryImpl {
   /// Every key of the address map and of the scope index is added through
   /// here, before it is inserted.
   void addKey(const void *op) {
-    // Any lane may name `op`: the slot is at the same index in each.
+    // Any lane with a table may name `op`: the slot is at the same index in
+    // each. (Every handle taken adds a key: mostly one lane to look at.)
     size_t index = untrackedSlot(op);
-    for (std::atomic<UntrackedLane *> &lane : untrackedLanes)
-      if (UntrackedLane *table = lane.load(std::memory_order_relaxed))
-        if (table->slots[index].load(std::memory_order_relaxed) == op)
-          table->slots[index].store(nullptr, std::memory_order_release);
+    for (unsigned mask = untrackedLaneMask; mask; mask &= mask - 1) {
+      UntrackedLane *table = untrackedLanes[llvm::countr_zero(mask)].load(
+          std::memory_order_relaxed);
+      if (table->slots[index].load(std::memory_order_relaxed) == op)
+        table->slots[index].store(nullptr, std::memory_order_release);
+    }
     reserveKeys(byOp.approximateSize() + scopeIndex.size() + 1);
     const_cast<OpFilter *>(filter.load(std::memory_order_relaxed))->set(op);
   }
