@@ -613,21 +613,40 @@ private:
 };
 
 /// Never destroyed: objects may outlive every static destructor.
-OperationSlots &getOperationSlots() {
+[[maybe_unused]] OperationSlots &getOperationSlots() {
   static auto *slots = new OperationSlots();
   return *slots;
 }
 } // namespace
 
+// Under AddressSanitizer every object is a heap block of its own, so that
+// the sanitizer reports a use of a dropped object (a reused slot would hide
+// it).
+#if defined(__SANITIZE_ADDRESS__)
+#define MLIR_TRACKING_OBJECTS_FROM_HEAP 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MLIR_TRACKING_OBJECTS_FROM_HEAP 1
+#endif
+#endif
+
 void *PyOperation::operator new(size_t size) {
   assert(size == sizeof(PyOperation) && "no subclass of PyOperation");
+#ifdef MLIR_TRACKING_OBJECTS_FROM_HEAP
+  return ::operator new(size);
+#else
   (void)size;
   return getOperationSlots().allocate();
+#endif
 }
 
 void PyOperation::operator delete(void *pointer) {
+#ifdef MLIR_TRACKING_OBJECTS_FROM_HEAP
+  ::operator delete(pointer);
+#else
   if (pointer)
     getOperationSlots().deallocate(pointer);
+#endif
 }
 
 namespace {
