@@ -202,11 +202,15 @@ struct RegistryImpl {
 
   /// Lock-free: false proves that `op` is neither tracked nor a scope.
   bool mayHaveKey(const void *op) const {
-    if (!hasKeys.load(std::memory_order_acquire) ||
-        untracked[untrackedSlot(op)].load(std::memory_order_acquire) == op)
+    if (!hasKeys.load(std::memory_order_acquire))
       return false;
+    // The filter first: it rules out most untracked ops on a line their
+    // neighbours share (the filter keeps neighbours together), where the
+    // untracked table would take a line of its own.
     const OpFilter *current = filter.load(std::memory_order_acquire);
-    return !current || current->test(op);
+    if (current && !current->test(op))
+      return false;
+    return untracked[untrackedSlot(op)].load(std::memory_order_acquire) != op;
   }
 
   /// Every key of the address map and of the scope index is added through
