@@ -378,6 +378,26 @@ struct RegistryImpl {
            "a key noted as untracked");
   }
 
+  /// Moves the mapped `record` to `op`, which has no record: most
+  /// replacements stay in the scope of the op they replace, and then keep
+  /// their place on the scope's list (no unlink and relink of neighbouring
+  /// records, no scope lookup).
+  void remap(HandleRecord *record, Operation *op) {
+    Operation *scope = scopeOf(op);
+    if (scopeIndex.infoOf(record)->op != scope) {
+      unmap(record);
+      map(record, op);
+      return;
+    }
+    noteChange();
+    byOp.erase(record);
+    record->op = op;
+    addKey(op);
+    byOp.insert(record);
+    assert(untracked[untrackedSlot(op)].load(std::memory_order_relaxed) != op &&
+           "a key noted as untracked");
+  }
+
   /// With `countChange` false the caller calls noteChange (once for a
   /// batch).
   void unmap(HandleRecord *record, bool countChange = true) {
@@ -1015,13 +1035,14 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
   HandleRecord *record = impl.byOp.lookup(op);
   if (!record)
     return;
-  impl.unmap(record);
   // Set last: mapping the replacement may clear it.
   llvm::scope_exit untracked(
       [&] { impl.noteUntracked(op, op->getNumRegions() != 0); });
   // A record whose last handle is being released has nothing to follow.
-  if (isReleasing(record))
+  if (isReleasing(record)) {
+    impl.unmap(record);
     return;
+  }
 
   HandleRecord *existing = impl.lookup(replacement);
   CompactEvent event = impl.events.makeEvent(
@@ -1031,13 +1052,14 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
   if (existing) {
     // Both handles now speak for the same op: `record` joins the group of
     // the handle that referred to it first. O(1): both are roots.
+    impl.unmap(record);
     impl.record(record, event, tx);
     impl.link(record, existing);
     return;
   }
   impl.record(record, event, tx);
   record->setLast(impl.events, event.replacement);
-  impl.map(record, replacement);
+  impl.remap(record, replacement);
 }
 
 void RegistryNotifier::notifyOperationErased(Operation *op,
