@@ -90,6 +90,8 @@ struct RegistryImpl {
   ~RegistryImpl() {
     for (HandleRecord *record : pool.all())
       events.freeHistory(record);
+    for (std::atomic<UntrackedLane *> &lane : untrackedLanes)
+      delete lane.load(std::memory_order_relaxed);
   }
 
   /// One lock for everything. (A reader-writer lock was tried: with two
@@ -141,6 +143,13 @@ struct RegistryImpl {
   alignas(kCacheLine) std::atomic<bool> hasKeys{false};
   /// The current filter (null until the first key).
   std::atomic<const OpFilter *> filter{nullptr};
+  /// The untracked-op tables (see `noteUntracked`), one per lane, null until
+  /// the lane notes an op: read-mostly too.
+  static constexpr size_t kUntrackedSlots = 4096;
+  struct UntrackedLane {
+    std::atomic<const void *> slots[kUntrackedSlots] = {};
+  };
+  std::atomic<UntrackedLane *> untrackedLanes[kNumLanes] = {};
   alignas(kCacheLine) std::vector<std::unique_ptr<OpFilter>> filters;
 
   /// Called under the lock after the maps changed. Writes only a change:
@@ -158,16 +167,24 @@ struct RegistryImpl {
 
   /// Ops that replace or erase notifications left with no record and no
   /// scope entry, until a key is added for one of them (`addKey` clears its
-  /// slot): direct-mapped by address, the newest op per slot. A rewriter
-  /// replaces an op, then erases it, and CSE defers those erasures to the end
-  /// of each function: the filter, which never forgets a key, would send each
-  /// erase under the lock to find nothing. Invariant: no op named here is a
-  /// key of the address map or a scope of the index (`checkUntracked`).
-  /// Written by most transactions and read without the lock: apart from the
-  /// read-mostly filter line (two threads' ops mostly take slots on
-  /// different lines).
-  static constexpr size_t kUntrackedSlots = 256;
-  alignas(kCacheLine) std::atomic<const void *> untracked[kUntrackedSlots] = {};
+  /// slot): direct-mapped by address, the newest op per slot, one table per
+  /// lane (RegistryLanes.h). A rewriter replaces an op, then erases it, and
+  /// CSE defers those erasures to the end of each function: the filter,
+  /// which never forgets a key, would send each erase under the lock to find
+  /// nothing. Invariant: no op named in any lane's table is a key of the
+  /// address map or a scope of the index (`checkUntracked`).
+  ///
+  /// Per lane because most replace and erase notifications write a slot and
+  /// every one reads one, without the lock: in one table shared by two
+  /// threads, the ops of each thread's function hash over all its lines, so
+  /// most reads would miss on a line the other thread just wrote. A thread
+  /// notes and reads the slots of its own lane (the op it replaced is the op
+  /// it erases next); a miss only takes the locked path. A lane's table is
+  /// made when its lane first notes an op (most programs use one or two).
+  /// Slots follow address order over 256 KiB (each 64-byte block of it has
+  /// one), wider than a function's ops: CSE's erasures at the end of a
+  /// function find the ops it replaced still noted. (The tables are
+  /// `untrackedLanes`, next to the filter.)
 
   static size_t untrackedSlot(const void *op) {
     // Ops are at least 64 bytes apart: neighbours take different slots.
@@ -178,47 +195,78 @@ struct RegistryImpl {
   /// `mayBeScope` is false only for a live op without regions: a scope is
   /// an ancestor of a tracked op, so such an op (most ops replaced or
   /// erased) is none, and needs no lookup. A freed op may be anything.
+  /// Noted in the lock holder's lane, which is the notifying thread's.
   void noteUntracked(Operation *op, bool mayBeScope) {
     assert((mayBeScope || !scopeIndex.contains(op)) &&
            "a scope without regions");
     if (mayBeScope && scopeIndex.contains(op))
       return;
     assert(!byOp.lookup(op) && "noting a tracked op as untracked");
-    untracked[untrackedSlot(op)].store(op, std::memory_order_release);
+    std::atomic<UntrackedLane *> &lane = untrackedLanes[activeLane.get()];
+    UntrackedLane *table = lane.load(std::memory_order_relaxed);
+    if (LLVM_UNLIKELY(!table)) {
+      table = new UntrackedLane();
+      lane.store(table, std::memory_order_release);
+    }
+    table->slots[untrackedSlot(op)].store(op, std::memory_order_release);
   }
 
   /// Under the lock: the ops named by the untracked slots that are keys
   /// (none, unless a key was added without `addKey`).
   SmallVector<const void *> checkUntracked() const {
     SmallVector<const void *> wrong;
-    for (const std::atomic<const void *> &slot : untracked) {
-      auto *op = const_cast<Operation *>(
-          static_cast<const Operation *>(slot.load(std::memory_order_relaxed)));
-      if (op && (byOp.lookup(op) || scopeIndex.contains(op)))
-        wrong.push_back(op);
+    for (const std::atomic<UntrackedLane *> &lane : untrackedLanes) {
+      const UntrackedLane *table = lane.load(std::memory_order_relaxed);
+      if (!table)
+        continue;
+      for (const std::atomic<const void *> &slot : table->slots) {
+        auto *op = const_cast<Operation *>(static_cast<const Operation *>(
+            slot.load(std::memory_order_relaxed)));
+        if (op && (byOp.lookup(op) || scopeIndex.contains(op)))
+          wrong.push_back(op);
+      }
     }
     return wrong;
+  }
+
+  /// Under the lock: whether some lane names `op` as untracked (for
+  /// assertions).
+  bool isNotedUntracked(const void *op) const {
+    for (const std::atomic<UntrackedLane *> &lane : untrackedLanes)
+      if (const UntrackedLane *table = lane.load(std::memory_order_relaxed))
+        if (table->slots[untrackedSlot(op)].load(std::memory_order_relaxed) ==
+            op)
+          return true;
+    return false;
   }
 
   /// Lock-free: false proves that `op` is neither tracked nor a scope.
   bool mayHaveKey(const void *op) const {
     if (!hasKeys.load(std::memory_order_acquire))
       return false;
-    // The filter first: it rules out most untracked ops on a line their
-    // neighbours share (the filter keeps neighbours together), where the
-    // untracked table would take a line of its own.
+    // The filter first: it rules out most untracked ops on a line that many
+    // neighbours share (the filter keeps 512 blocks of addresses on a line,
+    // the untracked table 8).
     const OpFilter *current = filter.load(std::memory_order_acquire);
     if (current && !current->test(op))
       return false;
-    return untracked[untrackedSlot(op)].load(std::memory_order_acquire) != op;
+    // Then the slot the thread's own notifications wrote: a rewriter's
+    // erase of the op it just replaced stops here.
+    const UntrackedLane *table =
+        untrackedLanes[peekLane()].load(std::memory_order_acquire);
+    return !table || table->slots[untrackedSlot(op)].load(
+                         std::memory_order_acquire) != op;
   }
 
   /// Every key of the address map and of the scope index is added through
   /// here, before it is inserted.
   void addKey(const void *op) {
-    std::atomic<const void *> &slot = untracked[untrackedSlot(op)];
-    if (slot.load(std::memory_order_relaxed) == op)
-      slot.store(nullptr, std::memory_order_release);
+    // Any lane may name `op`: the slot is at the same index in each.
+    size_t index = untrackedSlot(op);
+    for (std::atomic<UntrackedLane *> &lane : untrackedLanes)
+      if (UntrackedLane *table = lane.load(std::memory_order_relaxed))
+        if (table->slots[index].load(std::memory_order_relaxed) == op)
+          table->slots[index].store(nullptr, std::memory_order_release);
     reserveKeys(byOp.approximateSize() + scopeIndex.size() + 1);
     const_cast<OpFilter *>(filter.load(std::memory_order_relaxed))->set(op);
   }
@@ -226,14 +274,24 @@ struct RegistryImpl {
   /// Makes the filter large enough for `keys` keys: rebuilt (from every key
   /// now in the maps) at once for a batch of keys about to be added, rather
   /// than at each doubling as they come.
+  /// Registries of this many keys and more get a filter of at least
+  /// 2^kFilterFloorLog2Bits bits (128 KiB): with 16 to 32 bits a key, about
+  /// 1 in 20 notifications about an untracked op took the lock to find
+  /// nothing (10% of 140k ops held), and the fixed size costs a handle
+  /// nothing in the large registries where 32 bits a key are more.
+  static constexpr size_t kFilterFloorKeys = size_t(1) << 12;
+  static constexpr unsigned kFilterFloorLog2Bits = 20;
   void reserveKeys(size_t keys) {
     const OpFilter *current = filter.load(std::memory_order_relaxed);
-    // About 16 bits per key: a false positive rate of a few percent.
+    // About 16 bits per key at least: a false positive rate of a few
+    // percent at most.
     if (current && (keys << 4) <= (size_t(1) << current->getLog2Bits()))
       return;
     unsigned log2Bits = 12;
     while ((size_t(1) << log2Bits) < (keys << 5))
       ++log2Bits;
+    if (keys >= kFilterFloorKeys)
+      log2Bits = std::max(log2Bits, kFilterFloorLog2Bits);
     auto rebuilt = std::make_unique<OpFilter>(log2Bits);
     byOp.forEach([&](HandleRecord *record) { rebuilt->set(record->op); });
     scopeIndex.forEachScope([&](Operation *scope) { rebuilt->set(scope); });
@@ -374,8 +432,7 @@ struct RegistryImpl {
     record->op = op;
     addKey(op);
     byOp.insert(record);
-    assert(untracked[untrackedSlot(op)].load(std::memory_order_relaxed) != op &&
-           "a key noted as untracked");
+    assert(!isNotedUntracked(op) && "a key noted as untracked");
   }
 
   /// Moves the mapped `record` to `op`, which has no record: most
@@ -394,8 +451,7 @@ struct RegistryImpl {
     record->op = op;
     addKey(op);
     byOp.insert(record);
-    assert(untracked[untrackedSlot(op)].load(std::memory_order_relaxed) != op &&
-           "a key noted as untracked");
+    assert(!isNotedUntracked(op) && "a key noted as untracked");
   }
 
   /// With `countChange` false the caller calls noteChange (once for a

@@ -33,8 +33,12 @@ inline constexpr size_t kLaneAlignment = 64;
 namespace lanes {
 /// The next lane to give a thread.
 inline std::atomic<unsigned> nextLane{0};
-/// This thread's lane, or kNumLanes until it first asks.
-inline thread_local unsigned threadLane = kNumLanes;
+/// This thread's lane, or kNumLanes until it first asks. Initial-exec: read
+/// by lock-free notification paths, where the general model's call (in the
+/// position-independent code linked into the Python extension) would cost
+/// more than the read; 4 bytes of the static TLS block.
+[[gnu::tls_model("initial-exec")]] inline thread_local unsigned threadLane =
+    kNumLanes;
 
 LLVM_ATTRIBUTE_NOINLINE inline unsigned assignLane() {
   threadLane = nextLane.fetch_add(1, std::memory_order_relaxed) % kNumLanes;
@@ -47,6 +51,14 @@ LLVM_ATTRIBUTE_NOINLINE inline unsigned assignLane() {
 inline unsigned currentLane() {
   unsigned lane = lanes::threadLane;
   return lane < kNumLanes ? lane : lanes::assignLane();
+}
+
+/// The calling thread's lane if it has one, else some lane: for lock-free
+/// reads that are correct in any lane and only faster in the thread's own.
+/// Never assigns one (no call, nothing to save around it).
+inline unsigned peekLane() {
+  static_assert((kNumLanes & (kNumLanes - 1)) == 0, "a power of two");
+  return lanes::threadLane & (kNumLanes - 1);
 }
 
 /// The lane of the thread holding a lock: set by each thread that takes the

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RegistryLanes.h"
 #include "RegistryNotifier.h"
 #include "TestUtils.h"
 
@@ -13,7 +14,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <atomic>
 #include <memory>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::tracking;
@@ -328,6 +331,54 @@ TEST_F(HandleRegistryUntrackedTest, ReusedUntrackedAddressSeesItsErase) {
   EXPECT_TRUE(reused) << "no freed address was reused";
 #endif
   EXPECT_EQ(target.get(), d0);
+  EXPECT_EQ(registry->getNumTrackedOps(), 1u);
+  EXPECT_TRUE(registry->verifyAgainst(*module).empty())
+      << joinProblems(registry->verifyAgainst(*module));
+}
+
+/// Each thread notes the ops its notifications left untracked in the table
+/// of its own lane. A handle taken on another thread (another lane) must
+/// clear the op from every lane: else the first thread's erasure of the op
+/// would skip the lock and leave the handle live on a freed op.
+TEST_F(HandleRegistryUntrackedTest, TrackedOnAnotherThreadSeesItsErase) {
+  Operation *d0 = findTagged(*module, "d0");
+  Operation *d1 = findTagged(*module, "d1");
+  OpHandle h1 = registry->getHandle(d1);
+  unsigned mainLane = tracking::detail::currentLane();
+  // Lanes go round robin: make sure the worker's is not this thread's.
+  if (tracking::detail::lanes::nextLane.load() % tracking::detail::kNumLanes ==
+      mainLane)
+    std::thread([] { (void)tracking::detail::currentLane(); }).join();
+
+  std::atomic<int> step{0};
+  unsigned workerLane = mainLane;
+  std::thread worker([&] {
+    workerLane = tracking::detail::currentLane();
+    TrackingListener listener({}, registry.get());
+    IRRewriter rewriter(&context, &listener);
+    // The handle follows `d0`; `d1` is noted untracked in this lane.
+    rewriter.replaceAllOpUsesWith(d1, d0);
+    step = 1;
+    while (step.load() != 2)
+      std::this_thread::yield();
+    rewriter.eraseOp(d1);
+  });
+  while (step.load() != 1)
+    std::this_thread::yield();
+  EXPECT_NE(workerLane, mainLane);
+  EXPECT_EQ(h1.get(), d0);
+  EXPECT_FALSE(registry->isTracked(d1));
+  // Tracked again from this thread.
+  OpHandle again = registry->getHandle(d1);
+  EXPECT_EQ(again.get(), d1);
+  EXPECT_TRUE(registry->verifyAgainst(*module).empty())
+      << joinProblems(registry->verifyAgainst(*module));
+  step = 2;
+  worker.join();
+
+  EXPECT_EQ(again.getState(), HandleState::Erased);
+  EXPECT_EQ(again.get(), nullptr);
+  EXPECT_EQ(h1.get(), d0);
   EXPECT_EQ(registry->getNumTrackedOps(), 1u);
   EXPECT_TRUE(registry->verifyAgainst(*module).empty())
       << joinProblems(registry->verifyAgainst(*module));
