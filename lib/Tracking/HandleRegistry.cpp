@@ -175,15 +175,15 @@ struct RegistryImpl {
   /// address map or a scope of the index (`checkUntracked`).
   ///
   /// Per lane because most replace and erase notifications write a slot and
-  /// every one reads one, without the lock: in one table shared by two
-  /// threads, the ops of each thread's function hash over all its lines, so
-  /// most reads would miss on a line the other thread just wrote. A thread
-  /// notes and reads the slots of its own lane (the op it replaced is the op
-  /// it erases next); a miss only takes the locked path. A lane's table is
-  /// made when its lane first notes an op (most programs use one or two).
-  /// Slots follow address order over 256 KiB (each 64-byte block of it has
-  /// one), wider than a function's ops: CSE's erasures at the end of a
-  /// function find the ops it replaced still noted. (The tables are
+  /// every one the filter does not rule out reads one, without the lock: in one
+  /// table shared by two threads, the ops of each thread's function hash over
+  /// all its lines, so most reads would miss on a line the other thread just
+  /// wrote. A thread notes and reads the slots of its own lane (the op it
+  /// replaced is the op it erases next); a miss only takes the locked path. A
+  /// lane's table is made when its lane first notes an op (most programs use
+  /// one or two). Slots follow address order over 256 KiB (each 64-byte block
+  /// of it has one), wider than a function's ops: CSE's erasures at the end of
+  /// a function find the ops it replaced still noted. (The tables are
   /// `untrackedLanes`, next to the filter.)
 
   static size_t untrackedSlot(const void *op) {
