@@ -28,6 +28,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
@@ -150,6 +151,9 @@ struct RegistryImpl {
     std::atomic<const void *> slots[kUntrackedSlots] = {};
   };
   std::atomic<UntrackedLane *> untrackedLanes[kNumLanes] = {};
+  /// The lanes that have a table (a bit each; guarded by the lock).
+  unsigned untrackedLaneMask = 0;
+  static_assert(kNumLanes <= 32, "a bit per lane");
   alignas(kCacheLine) std::vector<std::unique_ptr<OpFilter>> filters;
 
   /// Called under the lock after the maps changed. Writes only a change:
@@ -207,6 +211,7 @@ struct RegistryImpl {
     if (LLVM_UNLIKELY(!table)) {
       table = new UntrackedLane();
       lane.store(table, std::memory_order_release);
+      untrackedLaneMask |= 1u << activeLane.get();
     }
     table->slots[untrackedSlot(op)].store(op, std::memory_order_release);
   }
@@ -261,12 +266,15 @@ struct RegistryImpl {
   /// Every key of the address map and of the scope index is added through
   /// here, before it is inserted.
   void addKey(const void *op) {
-    // Any lane may name `op`: the slot is at the same index in each.
+    // Any lane with a table may name `op`: the slot is at the same index in
+    // each. (Every handle taken adds a key: mostly one lane to look at.)
     size_t index = untrackedSlot(op);
-    for (std::atomic<UntrackedLane *> &lane : untrackedLanes)
-      if (UntrackedLane *table = lane.load(std::memory_order_relaxed))
-        if (table->slots[index].load(std::memory_order_relaxed) == op)
-          table->slots[index].store(nullptr, std::memory_order_release);
+    for (unsigned mask = untrackedLaneMask; mask; mask &= mask - 1) {
+      UntrackedLane *table = untrackedLanes[llvm::countr_zero(mask)].load(
+          std::memory_order_relaxed);
+      if (table->slots[index].load(std::memory_order_relaxed) == op)
+        table->slots[index].store(nullptr, std::memory_order_release);
+    }
     reserveKeys(byOp.approximateSize() + scopeIndex.size() + 1);
     const_cast<OpFilter *>(filter.load(std::memory_order_relaxed))->set(op);
   }
@@ -383,31 +391,32 @@ struct RegistryImpl {
 
   static Operation *scopeOf(Operation *op) { return scopeOfOp(op); }
 
-  /// Counts steps that may change what `OpHandle::get` says of a handle
-  /// (HandleRegistry::getChangeCount is their sum), one count per lane:
-  /// each critical section bumps it once or twice, and a single counter
-  /// would move between the cores of two threads notifying in turn.
-  struct alignas(kLaneAlignment) ChangeLane {
-    std::atomic<uint64_t> count{0};
-  };
-  ChangeLane changeLanes[kNumLanes];
+  /// HandleRegistry::getChangeCount: the count in the high bits, and in
+  /// bit 0 whether the count was read since it last moved. A step that may
+  /// change what `OpHandle::get` says of a handle moves the count only if
+  /// it was read since: two reads then differ whenever such a step came
+  /// between them, and while nobody reads (a pipeline's notifications) the
+  /// word is only read, so the threads notifying share its line.
+  alignas(kCacheLine) mutable std::atomic<uint64_t> changeWord{0};
+  static constexpr uint64_t kChangeRead = 1;
 
   /// Called, under the lock, by every step that maps a record again,
   /// unmaps, merges or ends one.
   void noteChange() {
-    std::atomic<uint64_t> &count = changeLanes[activeLane.get()].count;
-    // Only lock holders write a lane: no atomic read-modify-write needed.
-    count.store(count.load(std::memory_order_relaxed) + 1,
-                std::memory_order_release);
+    // Only lock holders store (readers only set kChangeRead, which a
+    // store here may overwrite: it clears it anyway).
+    uint64_t word = changeWord.load(std::memory_order_relaxed);
+    if (word & kChangeRead)
+      changeWord.store(word + 1, std::memory_order_release);
   }
 
-  /// Lock-free. Each lane only grows, so the sum changes whenever a lane
-  /// does.
+  /// Lock-free. A step whose critical section follows this read (or the
+  /// lock taken after it) sees kChangeRead set, and moves the count.
   uint64_t changeCount() const {
-    uint64_t sum = 0;
-    for (const ChangeLane &lane : changeLanes)
-      sum += lane.count.load(std::memory_order_acquire);
-    return sum;
+    uint64_t word = changeWord.load(std::memory_order_acquire);
+    if (LLVM_UNLIKELY(!(word & kChangeRead)))
+      word = changeWord.fetch_or(kChangeRead, std::memory_order_acq_rel);
+    return word >> 1;
   }
 
   void map(HandleRecord *record, Operation *op) {
@@ -454,8 +463,8 @@ struct RegistryImpl {
     assert(!isNotedUntracked(op) && "a key noted as untracked");
   }
 
-  /// With `countChange` false the caller calls noteChange (once for a
-  /// batch).
+  /// With `countChange` false the change count stays: for records no
+  /// handle refers to any more (being released).
   void unmap(HandleRecord *record, bool countChange = true) {
     if (!record->mapped)
       return;
@@ -474,7 +483,7 @@ struct RegistryImpl {
       return nullptr;
     if (tryRetain(record))
       return record;
-    unmap(record);
+    unmap(record, /*countChange=*/false);
     return nullptr;
   }
 
@@ -544,7 +553,8 @@ void releaseRecord(HandleRecord *record) {
     {
       std::lock_guard<RegistryMutex> lock(impl->mutex);
       impl->activeLane.enter();
-      impl->unmap(record);
+      // No handle refers to it: the change count stays.
+      impl->unmap(record, /*countChange=*/false);
       impl->syncHasKeys();
       record = impl->freeRecord(record);
       last = impl->pool.size() == 0 && !impl->registryAlive;
@@ -889,9 +899,9 @@ void HandleRegistry::releaseHandles(MutableArrayRef<OpHandle> handles) {
       if (HandleRecord *parent = impl->freeRecord(record))
         parents.push_back(parent);
     }
-    // No handle refers to a released record: what OpHandle::get says of
-    // every handle is as before; the count moves once, for the contract.
-    impl->noteChange();
+    // No handle refers to a released record (a merged record holds a
+    // reference to its root): what OpHandle::get says of every handle is as
+    // before, so the change count stays.
     impl->syncHasKeys();
   }
   // This registry is alive: freeing records cannot end its state.

@@ -20,6 +20,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <new>
+
 using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::python;
@@ -268,20 +270,45 @@ py::object PyMlirContext::getObject() {
   return py::reinterpret_borrow<py::object>(self);
 }
 
-void PyMlirContext::releaseLater(OpHandle handle) {
-  pendingReleases.push_back(std::move(handle));
-  if (pendingReleases.size() >= kReleaseBatch)
+void PyMlirContext::releaseLater(OpHandle &&handle) {
+  new (&getPending()[numPending++]) OpHandle(std::move(handle));
+  if (numPending == kReleaseBatch)
     flushReleases();
 }
 
 void PyMlirContext::flushReleases() {
-  if (pendingReleases.empty())
+  if (!numPending)
     return;
-  registry->releaseHandles(pendingReleases);
-  pendingReleases.clear();
+  // Empties every queued handle: nothing is left to destroy.
+  registry->releaseHandles(MutableArrayRef<OpHandle>(getPending(), numPending));
+  numPending = 0;
 }
 
-std::vector<PyOperation *> PyMlirContext::getOperationObjects() const {
+void PyMlirContext::compactObjectIndices() {
+  numObjectEntriesScanned += objectIndices.size();
+  // An index listed twice is kept once: the entry kept is marked in
+  // `operationsByIndex` (objects are aligned: bit 0 is free) until the end.
+  auto marked = [](PyOperation *operation) {
+    return (uintptr_t(operation) & 1) != 0;
+  };
+  size_t kept = 0;
+  for (uint32_t index : objectIndices) {
+    PyOperation *&slot = operationsByIndex[index];
+    if (!slot || marked(slot))
+      continue;
+    slot = reinterpret_cast<PyOperation *>(uintptr_t(slot) | 1);
+    objectIndices[kept++] = index;
+  }
+  objectIndices.resize(kept);
+  for (uint32_t index : objectIndices) {
+    PyOperation *&slot = operationsByIndex[index];
+    slot = reinterpret_cast<PyOperation *>(uintptr_t(slot) & ~uintptr_t(1));
+  }
+  assert(objectIndices.size() == numLiveOperations &&
+         "an object missing from objectIndices");
+}
+
+std::vector<PyOperation *> PyMlirContext::getOperationObjects() {
   std::vector<PyOperation *> objects;
   forEachOperationObject(
       [&](PyOperation *operation) { objects.push_back(operation); });
@@ -460,8 +487,9 @@ Operation *mlir::tracking::python::getRootOf(Operation *op) {
 //===----------------------------------------------------------------------===//
 
 PyOperation::PyOperation(PyMlirContext &context, OpHandle handle,
-                         std::shared_ptr<RootOwner> owner)
-    : context(&context), owner(owner.get()), handle(std::move(handle)) {
+                         uint32_t index, std::shared_ptr<RootOwner> owner)
+    : context(&context), owner(owner.get()), handle(std::move(handle)),
+      index(index) {
   // Keeps the context's Python object (and so the context) alive.
   context.getObject().release();
   this->owner->retainForObject();
@@ -470,7 +498,6 @@ PyOperation::PyOperation(PyMlirContext &context, OpHandle handle,
 PyOperation::~PyOperation() {
   PyMlirContext &context = *this->context;
   std::vector<PyOperation *> &objects = context.operationsByIndex;
-  uint32_t index = handle.getIdentityIndex();
   if (index < objects.size() && objects[index] == this) {
     objects[index] = nullptr;
     --context.numLiveOperations;
@@ -478,15 +505,130 @@ PyOperation::~PyOperation() {
     context.forgottenOperations.erase(this);
   }
   // Release the handle before the owner may destroy the IR it refers to
-  // (a queued handle is invalidated with the IR, as any held handle).
+  // (a queued handle is invalidated with the IR, as any held handle). The
+  // empty handle left is not destroyed (a union member).
   context.releaseLater(std::move(handle));
   owner->releaseForObject();
   // Last: this may destroy the context.
   Py_DECREF(context.self);
 }
 
-static_assert(sizeof(PyOperation) <= 40,
-              "Operation objects stay in a 48-byte heap block");
+static_assert(sizeof(PyOperation) <= 40, "Operation objects stay small");
+
+namespace {
+/// The storage of PyOperation objects: slots in chunks aligned to their
+/// size (a slot finds its chunk from its address), each chunk with a free
+/// list of its own. Used with the GIL held. Objects a walk makes sit side by
+/// side in walk order; a chunk whose objects are all dropped is freed,
+/// unless it is the one empty chunk kept for the next objects (so that
+/// making and dropping one object at a time allocates nothing).
+class OperationSlots {
+public:
+  void *allocate() {
+    Chunk *chunk = available;
+    if (!chunk)
+      chunk = addChunk();
+    Slot *slot = chunk->freeSlots;
+    if (slot)
+      chunk->freeSlots = slot->next;
+    else
+      slot = &chunk->slots[chunk->numFresh++];
+    if (chunk->numUsed++ == 0 && chunk == empty)
+      empty = nullptr;
+    if (chunk->isFull())
+      unlinkAvailable(chunk);
+    return slot;
+  }
+
+  void deallocate(void *pointer) {
+    auto *slot = static_cast<Slot *>(pointer);
+    Chunk *chunk = Chunk::of(slot);
+    if (chunk->isFull())
+      linkAvailable(chunk);
+    slot->next = chunk->freeSlots;
+    chunk->freeSlots = slot;
+    if (--chunk->numUsed)
+      return;
+    if (!empty) {
+      empty = chunk;
+      return;
+    }
+    unlinkAvailable(chunk);
+    chunk->~Chunk();
+    ::operator delete(chunk, std::align_val_t(kChunkBytes));
+  }
+
+private:
+  static constexpr size_t kChunkBytes = size_t(1) << 16;
+  union Slot {
+    Slot *next;
+    alignas(PyOperation) unsigned char bytes[sizeof(PyOperation)];
+  };
+  struct Chunk;
+  struct ChunkHeader {
+    /// Neighbours on the list of chunks with a free slot.
+    Chunk *prev = nullptr, *next = nullptr;
+    Slot *freeSlots = nullptr;
+    /// Slots handed out and not freed; slots never handed out.
+    uint32_t numUsed = 0, numFresh = 0;
+  };
+  struct Chunk : ChunkHeader {
+    static constexpr uint32_t kSlots =
+        (kChunkBytes - sizeof(ChunkHeader)) / sizeof(Slot);
+    Slot slots[kSlots];
+    bool isFull() const { return !freeSlots && numFresh == kSlots; }
+    static Chunk *of(Slot *slot) {
+      return reinterpret_cast<Chunk *>(uintptr_t(slot) & ~(kChunkBytes - 1));
+    }
+  };
+  static_assert(sizeof(Chunk) <= kChunkBytes, "a chunk fits its alignment");
+
+  Chunk *addChunk() {
+    auto *chunk =
+        new (::operator new(kChunkBytes, std::align_val_t(kChunkBytes))) Chunk;
+    linkAvailable(chunk);
+    return chunk;
+  }
+  void linkAvailable(Chunk *chunk) {
+    chunk->prev = nullptr;
+    chunk->next = available;
+    if (available)
+      available->prev = chunk;
+    available = chunk;
+  }
+  void unlinkAvailable(Chunk *chunk) {
+    if (chunk->prev)
+      chunk->prev->next = chunk->next;
+    else
+      available = chunk->next;
+    if (chunk->next)
+      chunk->next->prev = chunk->prev;
+    chunk->prev = chunk->next = nullptr;
+  }
+
+  /// The chunks with a free slot, the newest first.
+  Chunk *available = nullptr;
+  /// The chunk kept with no object in it, or null.
+  Chunk *empty = nullptr;
+};
+
+/// Never destroyed: objects may outlive every static destructor.
+OperationSlots &getOperationSlots() {
+  static auto *slots = new OperationSlots();
+  return *slots;
+}
+} // namespace
+
+void *PyOperation::operator new(size_t size) {
+  assert(size == sizeof(PyOperation) && "no subclass of PyOperation");
+  (void)size;
+  return getOperationSlots().allocate();
+}
+
+void PyOperation::operator delete(void *pointer) {
+  if (pointer)
+    getOperationSlots().deallocate(pointer);
+}
 
 namespace {
 /// pybind11's record of the Operation class, looked up once: casting by
@@ -555,8 +697,9 @@ PyOperation::forCanonicalHandle(PyMlirContext &context, OpHandle handle,
     return objects[index]->getObject();
   if (index >= objects.size())
     objects.resize(std::max<size_t>(index + 1, objects.size() * 2), nullptr);
+  context.noteObjectIndex(index);
   auto *operation =
-      new PyOperation(context, std::move(handle),
+      new PyOperation(context, std::move(handle), index,
                       rootOwner ? rootOwner : context.getOwner(getRootOf(op)));
   // Registered before the Python object exists: deleting `operation` on
   // failure below unregisters it. Nothing in between resizes `objects`.

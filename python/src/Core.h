@@ -259,7 +259,7 @@ namespace __attribute__((visibility("hidden"))) python {
     /// with others, under one registry lock for each batch of
     /// kReleaseBatch. Until then the handle's record stays as if C++ code
     /// held the handle: tracked, live or not, never reused.
-    void releaseLater(OpHandle handle);
+    void releaseLater(OpHandle &&handle);
     /// Releases the handles queued by releaseLater now.
     void flushReleases();
     static constexpr size_t kReleaseBatch = 256;
@@ -268,7 +268,11 @@ namespace __attribute__((visibility("hidden"))) python {
     size_t getNumLiveOperations() const { return numLiveOperations; }
     /// Every Python Operation object of this context, live handle or not
     /// (for tests).
-    std::vector<PyOperation *> getOperationObjects() const;
+    std::vector<PyOperation *> getOperationObjects();
+    /// Entries examined by the scans of every Operation object
+    /// (forEachOperationObject, clearLiveOperations; for tests): about the
+    /// number of objects alive, plus those made since the previous scan.
+    size_t numObjectEntriesScanned = 0;
     /// Number of Python Module objects alive (kept by PyModule; for tests).
     size_t numLiveModules = 0;
     /// Upstream's `Context._clear_live_operations`: forgets which Python
@@ -309,19 +313,48 @@ namespace __attribute__((visibility("hidden"))) python {
     std::vector<PyOperation *> operationsByIndex;
     /// Non-null entries of `operationsByIndex`.
     size_t numLiveOperations = 0;
-    /// The handles queued by releaseLater (GIL-protected).
-    std::vector<OpHandle> pendingReleases;
+    /// The indices of `operationsByIndex` given an object, in the order the
+    /// objects were made: every non-null entry's index is here. A dropped
+    /// object leaves its index behind (dropping writes nothing more), and a
+    /// later object at the same index adds it again; `compactObjectIndices`
+    /// removes both kinds, when the list holds twice the live objects and
+    /// before each scan. So a scan visits about as many entries as there
+    /// are live objects (plus those made since the last scan), where
+    /// `operationsByIndex` is as long as the largest record index ever
+    /// given an object.
+    std::vector<uint32_t> objectIndices;
+    /// Fires before `index` is given an object.
+    void noteObjectIndex(uint32_t index) {
+      if (objectIndices.size() >=
+          2 * std::max<size_t>(numLiveOperations, kMinObjectIndices))
+        compactObjectIndices();
+      objectIndices.push_back(index);
+    }
+    static constexpr size_t kMinObjectIndices = 1024;
+    /// Keeps in `objectIndices` one entry per non-null `operationsByIndex`
+    /// entry.
+    void compactObjectIndices();
+    /// The handles queued by releaseLater (GIL-protected), moved into raw
+    /// storage: releaseHandles leaves them empty, so none is destroyed (an
+    /// out-of-line call per dropped object, for nothing).
+    alignas(OpHandle) unsigned char pendingStorage[kReleaseBatch *
+                                                   sizeof(OpHandle)];
+    size_t numPending = 0;
+    OpHandle *getPending() {
+      return reinterpret_cast<OpHandle *>(pendingStorage);
+    }
     /// The Python Operation objects that clearLiveOperations took out of
     /// `operationsByIndex`. With those, every Python Operation object is
     /// reachable, also those whose handle merged into another one's key:
     /// rehome must reach them all, so that each object's owner is its op's
     /// tree (the run guard relies on it).
     llvm::DenseSet<PyOperation *> forgottenOperations;
-    /// Calls `fn` with every Python Operation object (see above).
-    template <typename Fn> void forEachOperationObject(Fn fn) const {
-      for (PyOperation *operation : operationsByIndex)
-        if (operation)
-          fn(operation);
+    /// Calls `fn` with every Python Operation object (see above). `fn` must
+    /// not make or drop Operation objects.
+    template <typename Fn> void forEachOperationObject(Fn fn) {
+      compactObjectIndices();
+      for (uint32_t index : objectIndices)
+        fn(operationsByIndex[index]);
       for (PyOperation *operation : forgottenOperations)
         fn(operation);
     }
@@ -397,24 +430,38 @@ namespace __attribute__((visibility("hidden"))) python {
     /// Replaces the owner (see PyMlirContext::rehome).
     void setOwner(std::shared_ptr<RootOwner> newOwner);
 
+    /// Objects live in slots of a pool of their own (Core.cpp), used with
+    /// the GIL held: walks make one per op, and malloc's free of a small
+    /// block (a fast bin, then consolidating the bins when the list that
+    /// held the objects is freed) cost about as much as the rest of
+    /// dropping one.
+    static void *operator new(size_t size);
+    static void operator delete(void *pointer);
+
   private:
-    PyOperation(PyMlirContext &context, OpHandle handle,
+    PyOperation(PyMlirContext &context, OpHandle handle, uint32_t index,
                 std::shared_ptr<RootOwner> owner);
     friend class PyMlirContext;
 
-    // 32 bytes (a 48-byte heap block): dropping an object touches no other
+    // 40 bytes, a slot of the pool: dropping an object touches no other
     // object. The destructor releases the handle, then the owner (which may
     // destroy IR and needs the context), then the context's Python object.
     /// Holds a reference to the context's Python object (`context->self`).
     PyMlirContext *context;
     /// Counted by RootOwner::retainForObject.
     RootOwner *owner;
-    /// Its identity index (`OpHandle::getIdentityIndex`) is where this
-    /// object sits in `PyMlirContext::operationsByIndex`, unless
-    /// clearLiveOperations moved it to `forgottenOperations`.
-    OpHandle handle;
+    /// A union member is not destroyed: the destructor moves the handle to
+    /// the release queue and leaves no empty handle to destroy.
+    union {
+      OpHandle handle;
+    };
     /// Borrowed: the Python object owns `this`.
     PyObject *self = nullptr;
+    /// The handle's identity index (`OpHandle::getIdentityIndex`, which
+    /// reads the record's chunk): where this object sits in
+    /// `PyMlirContext::operationsByIndex`, unless clearLiveOperations moved
+    /// it to `forgottenOperations`.
+    uint32_t index;
   };
 
   /// The Operation* of an `ir.Operation` or `ir.Module` argument.

@@ -263,6 +263,14 @@ void populateContext(py::module_ &m) {
           "another (skipped while the context has a single tree; for "
           "tests).")
       .def(
+          "_get_operation_scan_count",
+          [](PyMlirContext &self) { return self.numObjectEntriesScanned; },
+          "Number of entries examined by the scans of every Operation object "
+          "of this context (when IR moves between trees, and by "
+          "_get_live_operation_objects and _clear_live_operations): about "
+          "the objects alive at each scan, plus those made since the "
+          "previous one (for tests).")
+      .def(
           "_get_verification_count",
           [](PyMlirContext &self) { return self.numVerifications; },
           "Number of times a run (PassManager.run, a rewrite driver, "
@@ -1088,11 +1096,12 @@ size_t PyMlirContext::clearLiveOperations() {
   size_t cleared = numLiveOperations;
   // The objects stay alive and valid; their destructors must not remove the
   // entries of the objects made after this.
-  for (PyOperation *&operation : operationsByIndex) {
-    if (operation)
-      forgottenOperations.insert(operation);
-    operation = nullptr;
+  compactObjectIndices();
+  for (uint32_t index : objectIndices) {
+    forgottenOperations.insert(operationsByIndex[index]);
+    operationsByIndex[index] = nullptr;
   }
+  objectIndices.clear();
   numLiveOperations = 0;
   return cleared;
 }

@@ -512,3 +512,104 @@ def test_dropped_objects_release_their_handles_in_batches():
         gc.collect()
         # CHECK: 1 1
         print(ctx._get_live_operation_count(), ctx._get_tracked_operation_count())
+
+
+# CHECK-LABEL: TEST: test_object_scans_follow_live_objects
+@run
+def test_object_scans_follow_live_objects():
+    # When Python moves IR between trees, every Operation object under the
+    # moved ops gets the new tree's owner: a scan of the objects, which
+    # visits about the live ones, not every index the registry gave an
+    # object (2,005 here, all dropped before the moves).
+    with ir.Context() as ctx:
+        adds = "\n".join(f"%v{i} = arith.addi %a, %a : i32" for i in range(2000))
+        m1 = ir.Module.parse(f"""
+          func.func @f(%a: i32) {{
+            {adds}
+            return
+          }}
+          func.func @h() {{ return }}""")
+        m2 = ir.Module.parse("func.func @g() { return }")
+        objects = []
+        m1.operation.walk(objects.append)
+        # CHECK: 2005
+        print(len(objects))
+        del objects
+        gc.collect()
+        f = m1.body.operations[0]
+        # Made at an index a dropped object had.
+        inner = f.regions[0].blocks[0].operations[7]
+        live = ctx._get_live_operation_objects()
+        # Each object once.
+        # CHECK: True True
+        print(len(live) == ctx._get_live_operation_count(),
+              len({id(o) for o in live}) == len(live))
+        del live
+        before = ctx._get_operation_scan_count()
+        g = m2.body.operations[0]
+        h = m1.body.operations[1]
+        for _ in range(3):
+            f.move_before(g)
+            f.move_before(h)
+        f.move_before(g)
+        scanned = ctx._get_operation_scan_count() - before
+        # CHECK: scanned a few entries per move: True
+        print("scanned a few entries per move:",
+              0 < scanned <= 7 * (ctx._get_live_operation_count() + 2))
+        # `inner` was found: it keeps the tree it moved into alive.
+        del m2, g, f, h
+        gc.collect()
+        # CHECK: live func.func builtin.module
+        print(inner.handle_state, inner.parent.name, inner.parent.parent.name)
+        # CHECK: %7 = arith.addi %arg0, %arg0 : i32
+        print(inner)
+        # CHECK: []
+        print(ctx._verify_tracking())
+
+
+# CHECK-LABEL: TEST: test_objects_dropped_in_any_order
+@run
+def test_objects_dropped_in_any_order():
+    # The Operation objects of a walk fill several chunks of their pool;
+    # dropped in any order, the objects kept stay the objects of their ops,
+    # and the objects made next reuse the freed slots.
+    import random
+    with ir.Context() as ctx:
+        adds = "\n".join(f"%v{i} = arith.addi %a, %a : i32" for i in range(5000))
+        module = ir.Module.parse(f"""
+          func.func @f(%a: i32) {{
+            {adds}
+            return
+          }}""")
+        objects = []
+        module.operation.walk(objects.append)
+        random.Random(7).shuffle(objects)
+        kept = objects[:1000]
+        del objects
+        gc.collect()
+        walked = []
+        module.operation.walk(walked.append)
+        ids = {id(op) for op in walked}
+        # CHECK: 5003 True 5003
+        print(len(walked), all(id(op) in ids for op in kept),
+              ctx._get_live_operation_count())
+        del kept
+        gc.collect()
+        # CHECK: True True
+        print(all(op.handle_state == "live" for op in walked),
+              walked[0].name == "arith.addi" and walked[-1].name == "builtin.module")
+        same = []
+        for seed in range(3):
+            random.Random(seed).shuffle(walked)
+            half = walked[: len(walked) // 2]
+            del walked
+            gc.collect()
+            walked = []
+            module.operation.walk(walked.append)
+            ids = {id(op) for op in walked}
+            same.append(all(id(op) in ids for op in half))
+            del half
+        gc.collect()
+        # CHECK: [True, True, True] 5003 5003 []
+        print(same, len(walked), ctx._get_live_operation_count(),
+              ctx._verify_tracking())

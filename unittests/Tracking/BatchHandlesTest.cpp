@@ -213,6 +213,59 @@ TEST_F(BatchHandlesTest, ChangeCountMovesWhenAHandleMaySaySomethingElse) {
   }));
 }
 
+/// The change count is one word moved only by changes after a read: every
+/// reader still sees every change made after its own read, however many
+/// readers read in between and on whichever thread the change is made.
+TEST_F(BatchHandlesTest, ChangeCountDiffersForEveryReaderAcrossAChange) {
+  Operation *add0 = findTagged(*module, "add0");
+  Operation *add1 = findTagged(*module, "add1");
+  Operation *dead = findTagged(*module, "dead");
+  Operation *mul = findTagged(*module, "mul");
+  std::vector<OpHandle> handles = registry->getHandles(ops);
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+
+  // Two readers, and reads with nothing in between agree.
+  uint64_t first = registry->getChangeCount();
+  uint64_t second = registry->getChangeCount();
+  EXPECT_EQ(first, second);
+  rewriter.eraseOp(dead);
+  uint64_t firstAgain = registry->getChangeCount();
+  uint64_t secondAgain = registry->getChangeCount();
+  EXPECT_GT(firstAgain, first);
+  EXPECT_GT(secondAgain, second);
+  EXPECT_EQ(firstAgain, secondAgain);
+
+  // Several changes with no read in between move it (at least once).
+  rewriter.replaceOp(add0, add1->getResults());
+  rewriter.setInsertionPoint(mul);
+  rewriter.replaceOp(mul, rewriter.clone(*mul)->getResults());
+  uint64_t afterTwo = registry->getChangeCount();
+  EXPECT_GT(afterTwo, firstAgain);
+
+  // A change made on another thread, after this thread's read.
+  Operation *ret = nullptr;
+  for (Operation *op : ops)
+    if (op->getName().getStringRef() == "func.return" &&
+        op->getParentOp() == add1->getParentOp())
+      ret = op;
+  ASSERT_TRUE(ret);
+  std::thread([&] {
+    RegistryNotifier(*registry).notifyOperationErased(
+        ret, mlir::tracking::detail::EventSource(), "test");
+  }).join();
+  uint64_t afterThread = registry->getChangeCount();
+  EXPECT_GT(afterThread, afterTwo);
+
+  // Releasing handles changes what no handle says: a walk that drops the
+  // objects it made keeps the handles it resolved.
+  registry->releaseHandles(handles);
+  EXPECT_EQ(registry->getChangeCount(), afterThread);
+  OpHandle single = registry->getHandle(add1);
+  single = OpHandle();
+  EXPECT_EQ(registry->getChangeCount(), afterThread);
+}
+
 TEST_F(BatchHandlesTest, IdentityIndexIsDenseAndUniqueWhileHeld) {
   std::vector<OpHandle> handles = registry->getHandles(ops);
   llvm::DenseSet<uint32_t> indices;

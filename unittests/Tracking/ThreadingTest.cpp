@@ -439,9 +439,9 @@ TEST_F(ThreadingTest, ReaderDuringParallelRewrites) {
   }
 }
 
-/// The change count sums what each thread counted in its own lane: while
-/// the pass manager's threads rewrite, a reader on another thread sees it
-/// only grow, and every handle a pass changed on any thread moved it.
+/// The change count is one word that changes made after a read move:
+/// while the pass manager's threads rewrite, a reader on another thread sees
+/// it only grow, and the passes' changes on any thread moved it.
 TEST_F(ThreadingTest, ChangeCountSeesEveryThreadsChanges) {
   OwningOpRef<ModuleOp> module = parseModule(context, makeModule(40, 0));
   ASSERT_TRUE(module);
@@ -457,9 +457,9 @@ TEST_F(ThreadingTest, ChangeCountSeesEveryThreadsChanges) {
   });
   ASSERT_TRUE(succeeded(result));
   EXPECT_EQ(decreases.load(), 0);
-  // In each function at least: a replaced sum, an erased addition and a
-  // merged duplicate.
-  EXPECT_GE(registry->getChangeCount() - before, 3u * handles.size());
+  // Every function had a replaced sum, an erased addition and a merged
+  // duplicate after `before` was read.
+  EXPECT_GT(registry->getChangeCount(), before);
   for (const FunctionHandles &function : handles)
     expectPrecisRun(function);
 

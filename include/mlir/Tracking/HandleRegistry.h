@@ -202,11 +202,13 @@ public:
   /// walk's snapshot). `resolved` has the size of `handles`.
   void resolveHandles(ArrayRef<OpHandle> handles,
                       MutableArrayRef<ResolvedHandle> resolved) const;
-  /// A number that changes whenever a handle of this registry may come to
-  /// say something else from `OpHandle::get`: a record mapped at another
-  /// op, unmapped, merged into another or no longer live. Read without a
-  /// lock: what `resolveHandles` gave after reading it holds while it stays
-  /// the same (until the caller changes IR or handles itself).
+  /// A number that never decreases and that two reads give alike only if
+  /// no handle of this registry may have come to say something else from
+  /// `OpHandle::get` in between: a record mapped at another op, unmapped,
+  /// merged into another or no longer live (on any thread). Not a count of
+  /// those steps: only steps after some read move it. Read without a lock,
+  /// in a few instructions: what `resolveHandles` gave after reading it
+  /// holds while it reads the same.
   uint64_t getChangeCount() const;
   /// Returns the handle of `op` if one exists, an empty handle otherwise.
   OpHandle lookupHandle(Operation *op) const;
