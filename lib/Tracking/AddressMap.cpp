@@ -88,6 +88,19 @@ void AddressMap::forEach(llvm::function_ref<void(HandleRecord *)> fn) const {
       fn(pool.recordAt((slot & kIdMask) - 1));
 }
 
+AddressMap::ProbeLengths AddressMap::getProbeLengths() const {
+  ProbeLengths lengths;
+  for (size_t i = 0; slots && i <= mask; ++i) {
+    if (!slots[i])
+      continue;
+    size_t distance = distanceOf(slots[i], i);
+    ++lengths.entries;
+    lengths.total += distance;
+    lengths.max = std::max(lengths.max, distance);
+  }
+  return lengths;
+}
+
 void AddressMap::rehash(unsigned newLog2Capacity) {
   std::unique_ptr<uint32_t[]> old = std::move(slots);
   size_t oldCapacity = old ? mask + 1 : 0;

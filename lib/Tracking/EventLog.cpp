@@ -128,11 +128,15 @@ uint32_t EventLog::internCause(uint32_t source, uint32_t pattern,
                                uint32_t reason) {
   CauseKey key(source, pattern, reason);
   LaneCache &lane = cache();
+  for (unsigned i = 0; i < kRecentCauses; ++i)
+    if (lane.recentKeys[i] == key)
+      return lane.recentIds[i];
+  return internNewCause(key, lane);
+}
+
+uint32_t EventLog::internNewCause(const CauseKey &key, LaneCache &lane) {
   CauseKey(&recentKeys)[kRecentCauses] = lane.recentKeys;
   uint32_t(&recentIds)[kRecentCauses] = lane.recentIds;
-  for (unsigned i = 0; i < kRecentCauses; ++i)
-    if (recentKeys[i] == key)
-      return recentIds[i];
   auto [it, inserted] = causeIds.try_emplace(key, causes.size());
   if (inserted) {
     if (causes.size() >= (size_t(1) << 30))

@@ -242,6 +242,10 @@ private:
   };
   LaneCache caches[kNumLanes];
   LaneCache &cache() { return caches[active.get()]; }
+  /// `internCause` when none of the recent causes is `key`: out of line, so
+  /// that the common path stays a few cache lines of code.
+  LLVM_ATTRIBUTE_NOINLINE uint32_t internNewCause(const CauseKey &key,
+                                                  LaneCache &lane);
   const ActiveLane &active;
   /// The blocks of every history.
   HistoryPool histories{sizeof(CompactEvent), sizeof(FullHistoryHeader),

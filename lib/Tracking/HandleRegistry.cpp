@@ -179,15 +179,15 @@ struct RegistryImpl {
   /// address map or a scope of the index (`checkUntracked`).
   ///
   /// Per lane because most replace and erase notifications write a slot and
-  /// every one reads one, without the lock: in one table shared by two
-  /// threads, the ops of each thread's function hash over all its lines, so
-  /// most reads would miss on a line the other thread just wrote. A thread
-  /// notes and reads the slots of its own lane (the op it replaced is the op
-  /// it erases next); a miss only takes the locked path. A lane's table is
-  /// made when its lane first notes an op (most programs use one or two).
-  /// Slots follow address order over 256 KiB (each 64-byte block of it has
-  /// one), wider than a function's ops: CSE's erasures at the end of a
-  /// function find the ops it replaced still noted. (The tables are
+  /// every one the filter does not rule out reads one, without the lock: in one
+  /// table shared by two threads, the ops of each thread's function hash over
+  /// all its lines, so most reads would miss on a line the other thread just
+  /// wrote. A thread notes and reads the slots of its own lane (the op it
+  /// replaced is the op it erases next); a miss only takes the locked path. A
+  /// lane's table is made when its lane first notes an op (most programs use
+  /// one or two). Slots follow address order over 256 KiB (each 64-byte block
+  /// of it has one), wider than a function's ops: CSE's erasures at the end of
+  /// a function find the ops it replaced still noted. (The tables are
   /// `untrackedLanes`, next to the filter.)
 
   static size_t untrackedSlot(const void *op) {
@@ -249,15 +249,18 @@ struct RegistryImpl {
   bool mayHaveKey(const void *op) const {
     if (!hasKeys.load(std::memory_order_acquire))
       return false;
-    // First the slot the thread's own notifications wrote: a rewriter's
+    // The filter first: it rules out most untracked ops on a line that many
+    // neighbours share (the filter keeps 512 blocks of addresses on a line,
+    // the untracked table 8).
+    const OpFilter *current = filter.load(std::memory_order_acquire);
+    if (current && !current->test(op))
+      return false;
+    // Then the slot the thread's own notifications wrote: a rewriter's
     // erase of the op it just replaced stops here.
     const UntrackedLane *table =
         untrackedLanes[peekLane()].load(std::memory_order_acquire);
-    if (table &&
-        table->slots[untrackedSlot(op)].load(std::memory_order_acquire) == op)
-      return false;
-    const OpFilter *current = filter.load(std::memory_order_acquire);
-    return !current || current->test(op);
+    return !table || table->slots[untrackedSlot(op)].load(
+                         std::memory_order_acquire) != op;
   }
 
   /// Every key of the address map and of the scope index is added through
@@ -435,6 +438,25 @@ struct RegistryImpl {
     // something else; a new record changes no handle.
     if (record->op)
       noteChange();
+    record->op = op;
+    addKey(op);
+    byOp.insert(record);
+    assert(!isNotedUntracked(op) && "a key noted as untracked");
+  }
+
+  /// Moves the mapped `record` to `op`, which has no record: most
+  /// replacements stay in the scope of the op they replace, and then keep
+  /// their place on the scope's list (no unlink and relink of neighbouring
+  /// records, no scope lookup).
+  void remap(HandleRecord *record, Operation *op) {
+    Operation *scope = scopeOf(op);
+    if (scopeIndex.infoOf(record)->op != scope) {
+      unmap(record);
+      map(record, op);
+      return;
+    }
+    noteChange();
+    byOp.erase(record);
     record->op = op;
     addKey(op);
     byOp.insert(record);
@@ -1079,13 +1101,14 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
   HandleRecord *record = impl.byOp.lookup(op);
   if (!record)
     return;
-  impl.unmap(record);
   // Set last: mapping the replacement may clear it.
   llvm::scope_exit untracked(
       [&] { impl.noteUntracked(op, op->getNumRegions() != 0); });
   // A record whose last handle is being released has nothing to follow.
-  if (isReleasing(record))
+  if (isReleasing(record)) {
+    impl.unmap(record);
     return;
+  }
 
   HandleRecord *existing = impl.lookup(replacement);
   CompactEvent event = impl.events.makeEvent(
@@ -1095,13 +1118,14 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
   if (existing) {
     // Both handles now speak for the same op: `record` joins the group of
     // the handle that referred to it first. O(1): both are roots.
+    impl.unmap(record);
     impl.record(record, event, tx);
     impl.link(record, existing);
     return;
   }
   impl.record(record, event, tx);
   record->setLast(impl.events, event.replacement);
-  impl.map(record, replacement);
+  impl.remap(record, replacement);
 }
 
 void RegistryNotifier::notifyOperationErased(Operation *op,

@@ -31,19 +31,24 @@ HistoryPool::Id HistoryPool::allocate(unsigned sizeClass, unsigned lane) {
     return id;
   }
   uint32_t perChunk = uint32_t(1) << (kLog2BlocksPerChunk - sizeClass);
-  if (pool.chunks.empty() || pool.used == perChunk) {
+  if (LLVM_UNLIKELY(pool.chunks.empty() || pool.used == perChunk)) {
     if (LLVM_UNLIKELY(!mayCarve(pool, perChunk)))
       return allocateInAnotherLane(sizeClass, lane);
-    size_t bytes = blockBytes(sizeClass) * perChunk;
-    auto *chunk = static_cast<char *>(std::malloc(bytes));
-    if (!chunk)
-      llvm::report_bad_alloc_error("mlir-tracking: history");
-    pool.chunks.push_back(chunk);
-    allocatedBytes += bytes;
-    pool.used = 0;
+    addChunk(pool, sizeClass);
   }
   uint64_t index = uint64_t(pool.chunks.size() - 1) * perChunk + pool.used++;
   return Id(((index + 1) << kIndexShift) | (lane << kClassBits) | sizeClass);
+}
+
+void HistoryPool::addChunk(SizeClass &pool, unsigned sizeClass) {
+  uint32_t perChunk = uint32_t(1) << (kLog2BlocksPerChunk - sizeClass);
+  size_t bytes = blockBytes(sizeClass) * perChunk;
+  auto *chunk = static_cast<char *>(std::malloc(bytes));
+  if (!chunk)
+    llvm::report_bad_alloc_error("mlir-tracking: history");
+  pool.chunks.push_back(chunk);
+  allocatedBytes += bytes;
+  pool.used = 0;
 }
 
 HistoryPool::Id HistoryPool::allocateInAnotherLane(unsigned sizeClass,

@@ -129,6 +129,9 @@ private:
                 "a lane's classes share no cache line with another lane's");
   alignas(kLaneAlignment) SizeClass classes[kNumLanes << kClassBits];
 
+  /// Carves a new chunk for `pool` (of class `sizeClass`): out of line, so
+  /// that `allocate` stays a few cache lines of code.
+  LLVM_ATTRIBUTE_NOINLINE void addChunk(SizeClass &pool, unsigned sizeClass);
   /// Whether `pool` may take one more chunk of `perChunk` blocks.
   bool mayCarve(const SizeClass &pool, uint32_t perChunk) const;
 };

@@ -218,6 +218,53 @@ TrackingListener::buildCachedEventSource(bool replaced,
   return cache.sources[replaced];
 }
 
+//===----------------------------------------------------------------------===//
+// OpKindCache
+//===----------------------------------------------------------------------===//
+
+uint8_t tracking::detail::OpKindCache::computeKind(Operation *op) {
+  uint8_t kind = Known;
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    kind |= ConstantLike;
+  if (isa<transform::FindPayloadReplacementOpInterface>(op))
+    kind |= FindPayloadReplacement;
+  if (isa<CastOpInterface>(op))
+    kind |= Cast;
+  return kind;
+}
+
+uint8_t tracking::detail::OpKindCache::getKind(Operation *op) {
+  // Traits and interfaces are a property of the op name, and a trait or
+  // interface lookup costs more than the rest of the replacement rules.
+  MLIRContext *opContext = op->getContext();
+  if (opContext != context) {
+    clear();
+    context = opContext;
+  }
+  OperationName opName = op->getName();
+  const void *name = opName.getAsOpaquePointer();
+  TypeID typeID = opName.getTypeID();
+  unsigned slot =
+      unsigned((uintptr_t(name) * 0x9E3779B97F4A7C15ull) >> 60) % kSlots;
+  if (names[slot] != name || typeIDs[slot] != typeID) {
+    kinds[slot] = computeKind(op);
+    names[slot] = name;
+    typeIDs[slot] = typeID;
+  }
+  return kinds[slot];
+}
+
+void tracking::detail::OpKindCache::clear() {
+  context = nullptr;
+  std::fill(std::begin(names), std::end(names), nullptr);
+  std::fill(std::begin(typeIDs), std::end(typeIDs), TypeID());
+  std::fill(std::begin(kinds), std::end(kinds), uint8_t(0));
+}
+
+unsigned tracking::detail::OpKindCache::size() const {
+  return unsigned(llvm::count_if(names, [](const void *name) { return name; }));
+}
+
 namespace {
 /// Why no replacement op was found, without text: formatting a reason costs
 /// more than the rest of the notification.
@@ -228,41 +275,7 @@ struct ReplacementFailure {
   Operation *found = nullptr;
 };
 
-/// What the replacement rules ask of an op beyond its name.
-enum OpKind : uint8_t {
-  kConstantLike = 1,
-  kFindPayloadReplacement = 2,
-  kCast = 4,
-  /// Set in every computed kind: a cache slot of 0 is empty.
-  kKnown = 8,
-};
-
-uint8_t computeOpKind(Operation *op) {
-  uint8_t kind = kKnown;
-  if (op->hasTrait<OpTrait::ConstantLike>())
-    kind |= kConstantLike;
-  if (isa<transform::FindPayloadReplacementOpInterface>(op))
-    kind |= kFindPayloadReplacement;
-  if (isa<CastOpInterface>(op))
-    kind |= kCast;
-  return kind;
-}
-
-/// The kind of `op`, from `cache` (a listener's, one thread's) if given:
-/// traits and interfaces are a property of the op name, and a trait or
-/// interface lookup costs more than the rest of the rules.
-uint8_t getOpKind(Operation *op, tracking::detail::OpKindCache *cache) {
-  if (!cache)
-    return computeOpKind(op);
-  const void *name = op->getName().getAsOpaquePointer();
-  unsigned slot = unsigned((uintptr_t(name) * 0x9E3779B97F4A7C15ull) >> 60) %
-                  tracking::detail::OpKindCache::kSlots;
-  if (cache->names[slot] != name) {
-    cache->kinds[slot] = computeOpKind(op);
-    cache->names[slot] = name;
-  }
-  return cache->kinds[slot];
-}
+using OpKind = tracking::detail::OpKindCache::Kind;
 
 /// The rules of `TrackingListener::findReplacementOp`.
 FailureOr<Operation *>
@@ -284,12 +297,13 @@ findReplacement(const TrackingListenerConfig &config, Operation *op,
     if (!config.requireMatchingReplacementOpName ||
         defOp->getName() == op->getName())
       return defOp;
-    uint8_t kind = getOpKind(defOp, kinds);
+    uint8_t kind = kinds ? kinds->getKind(defOp)
+                         : tracking::detail::OpKindCache::computeKind(defOp);
     // Folding to a constant is the most common canonicalization.
-    if (kind & kConstantLike)
+    if (kind & OpKind::ConstantLike)
       return defOp;
 
-    if (kind & kFindPayloadReplacement) {
+    if (kind & OpKind::FindPayloadReplacement) {
       SmallVector<Value> next =
           cast<transform::FindPayloadReplacementOpInterface>(defOp)
               .getNextOperands();
@@ -297,7 +311,7 @@ findReplacement(const TrackingListenerConfig &config, Operation *op,
       values = storage;
       continue;
     }
-    if (config.skipCastOps && (kind & kCast)) {
+    if (config.skipCastOps && (kind & OpKind::Cast)) {
       values = defOp->getOperands();
       continue;
     }

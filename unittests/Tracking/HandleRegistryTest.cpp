@@ -767,3 +767,64 @@ TEST(HandleMergeChainTest, CompressionKeepsHistory) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// A handle following its op's replacement keeps or changes its scope
+//===----------------------------------------------------------------------===//
+
+constexpr llvm::StringLiteral kTwoFunctions = R"mlir(
+func.func @f(%a: i32) -> i32 {
+  %0 = arith.addi %a, %a {tag = "f0"} : i32
+  %1 = arith.muli %0, %a {tag = "f1"} : i32
+  return %1 : i32
+}
+func.func @g(%a: i32) -> i32 {
+  %0 = arith.addi %a, %a {tag = "g0"} : i32
+  return %0 : i32
+}
+)mlir";
+
+class HandleRegistryRemapTest : public ModuleRegistryTest {
+protected:
+  HandleRegistryRemapTest() : ModuleRegistryTest(kTwoFunctions) {}
+  void expectConsistent() {
+    std::vector<std::string> problems = registry->verifyAgainst(*module);
+    EXPECT_TRUE(problems.empty()) << joinProblems(problems);
+  }
+};
+
+/// A replacement in the scope of the replaced op keeps the record's place
+/// in that scope's list; one in another scope moves it there. Either way
+/// the scope index says where the handle is: invalidating one function's
+/// nested handles reaches exactly the handles now in it.
+TEST_F(HandleRegistryRemapTest, ReplacementInSameOrOtherScope) {
+  Operation *f0 = findTagged(*module, "f0");
+  Operation *f1 = findTagged(*module, "f1");
+  Operation *g0 = findTagged(*module, "g0");
+  OpHandle h0 = registry->getHandle(f0);
+  OpHandle h1 = registry->getHandle(f1);
+  RegistryNotifier notifier(*registry);
+  // A fresh op in @f replaces f0: same scope.
+  OpBuilder builder(f0);
+  Operation *fresh = f0->clone();
+  builder.insert(fresh);
+  notifier.notifyOperationReplaced(f0, fresh, tracking::detail::EventSource());
+  EXPECT_EQ(h0.get(), fresh);
+  EXPECT_FALSE(registry->isTracked(f0));
+  f0->replaceAllUsesWith(fresh);
+  f0->erase();
+  expectConsistent();
+  // g0 (untracked, in @g) replaces f1: the handle moves to @g's scope.
+  notifier.notifyOperationReplaced(f1, g0, tracking::detail::EventSource());
+  EXPECT_EQ(h1.get(), g0);
+  expectConsistent();
+  auto g = module->lookupSymbol<func::FuncOp>("g");
+  auto f = module->lookupSymbol<func::FuncOp>("f");
+  EXPECT_EQ(notifier.invalidateNested(g, {}, "test"), 1u);
+  EXPECT_EQ(h1.getState(), HandleState::Invalidated);
+  EXPECT_EQ(h0.getState(), HandleState::Live);
+  EXPECT_EQ(notifier.invalidateNested(f, {}, "test"), 1u);
+  EXPECT_EQ(h0.getState(), HandleState::Invalidated);
+  EXPECT_EQ(registry->getNumTrackedOps(), 0u);
+  expectConsistent();
+}

@@ -28,6 +28,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <string>
 #include <thread>
 
 using namespace mlir;
@@ -207,6 +208,132 @@ TEST(AddressMapTest, KeysOfOneHomePastTheStoredDistance) {
     }
     expectSame(map, expected);
   }
+}
+
+/// Made-up op addresses in the patterns a heap gives: dense runs of ops of
+/// mixed sizes, a share of them, several arenas, and spread or adversarial
+/// strides.
+std::vector<uintptr_t> denseRun(size_t count, uintptr_t base, unsigned seed,
+                                size_t every = 1) {
+  std::mt19937 random(seed);
+  std::vector<uintptr_t> addresses;
+  uintptr_t address = base;
+  for (size_t i = 0; addresses.size() < count; ++i) {
+    if (i % every == 0)
+      addresses.push_back(address);
+    // 64 to 176 bytes, as the ops of arith and func are.
+    address += 64 + 16 * (random() % 8);
+  }
+  return addresses;
+}
+
+std::map<std::string, std::vector<uintptr_t>> addressPatterns(size_t count,
+                                                              unsigned log2) {
+  std::map<std::string, std::vector<uintptr_t>> patterns;
+  patterns["dense run"] = denseRun(count, 0x555500001230, 1);
+  patterns["every tenth of a dense run"] =
+      denseRun(count, 0x555500001230, 2, /*every=*/10);
+  for (unsigned arenas : {2u, 8u}) {
+    std::vector<uintptr_t> &all =
+        patterns["dense runs in " + std::to_string(arenas) + " arenas"];
+    for (unsigned a = 0; a < arenas; ++a) {
+      std::vector<uintptr_t> run = denseRun(
+          count / arenas, 0x7f0000000040 + a * (uintptr_t(64) << 20), 10 + a);
+      all.insert(all.end(), run.begin(), run.end());
+    }
+  }
+  std::vector<uintptr_t> first = denseRun(count / 2, 0x555500000000, 3);
+  std::vector<uintptr_t> second =
+      denseRun(count / 2, 0x555500000000 + (uintptr_t(1) << 30), 4);
+  first.insert(first.end(), second.begin(), second.end());
+  patterns["two runs 1 GiB apart"] = first;
+  std::mt19937_64 random(5);
+  std::set<uintptr_t> seen;
+  std::vector<uintptr_t> &spread = patterns["random"];
+  while (spread.size() < count) {
+    uintptr_t address =
+        (random() & ((uintptr_t(1) << 47) - 1)) & ~uintptr_t(63);
+    if (seen.insert(address).second)
+      spread.push_back(address);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    patterns["4 KiB apart"].push_back(0x555500000000 + i * 4096);
+    patterns["1 MiB apart"].push_back(0x555500000000 + (i << 20));
+    // Windows a table span apart (the same start in a table of 2^log2).
+    patterns["windows a table span apart"].push_back(
+        0x555500000000 + (i << (log2 + 9)) + (i % 8) * 64);
+    patterns["one op per table-sized block"].push_back(0x555500000000 +
+                                                       (i << (log2 + 6)));
+  }
+  return patterns;
+}
+
+/// The locality-preserving home keeps probes as short as a mixing hash
+/// would, dense or not: a table filled to its 3/4 limit with each pattern.
+TEST(AddressMapTest, ProbesStayShortForEveryAddressPattern) {
+  constexpr unsigned kLog2 = 15;
+  // Just below the growth limit of 2^15 slots (less the lanes' slack).
+  constexpr size_t kKeys =
+      (size_t(3) << kLog2) / 4 - kNumLanes * size_t(AddressMap::kFoldAt);
+  for (auto &[name, addresses] : addressPatterns(kKeys, kLog2)) {
+    SCOPED_TRACE(name);
+    RecordPool pool(nullptr);
+    AddressMap map(pool);
+    map.reserve(kKeys);
+    ASSERT_EQ(map.capacity(), size_t(1) << kLog2);
+    std::vector<HandleRecord *> records;
+    for (uintptr_t address : addresses) {
+      HandleRecord *record = pool.allocate();
+      record->op = reinterpret_cast<Operation *>(address);
+      map.insert(record);
+      records.push_back(record);
+    }
+    AddressMap::ProbeLengths lengths = map.getProbeLengths();
+    EXPECT_EQ(lengths.entries, addresses.size());
+    // Linear probing with a uniform hash at 3/4: about 1.5 on average, and
+    // (at this size) a longest probe of 60-90. Dense runs in many arenas
+    // (64 MiB apart) overlay their windows' evenly spread starts: up to ~2.3
+    // on average, but no long probe.
+    EXPECT_LT(lengths.mean(), 3.0) << "max " << lengths.max;
+    EXPECT_LT(lengths.max, 160u) << "mean " << lengths.mean();
+    // Dense runs: no entry so far that lookups passing it read records.
+    if (name.find("dense run") == 0 || name.find("dense runs") == 0 ||
+        name.find("two runs") == 0)
+      EXPECT_LT(lengths.max, size_t(AddressMap::kFarDistance))
+          << "mean " << lengths.mean();
+    for (HandleRecord *record : records)
+      ASSERT_EQ(map.lookup(record->op), record);
+    // Erasing every other entry (backward shifts) keeps every key found.
+    for (size_t i = 0; i < records.size(); i += 2)
+      ASSERT_TRUE(map.erase(records[i]));
+    for (size_t i = 0; i < records.size(); ++i)
+      ASSERT_EQ(map.lookup(records[i]->op), i % 2 ? records[i] : nullptr);
+  }
+}
+
+/// Ops allocated one after another take homes on the same lines of the
+/// table: a pass visiting them in order touches a line per few ops, not
+/// one per op (a mixing hash gives a new line for nearly every op).
+TEST(AddressMapTest, NeighbouringOpsShareLinesOfTheTable) {
+  constexpr unsigned kLog2 = 21;
+  std::vector<uintptr_t> run = denseRun(4000, 0x555500001230, 9);
+  size_t lineChanges = 0, lastLine = ~size_t(0);
+  for (uintptr_t address : run) {
+    // 16 four-byte slots per 64-byte line.
+    size_t line =
+        AddressMap::homeOf(reinterpret_cast<void *>(address), kLog2) / 16;
+    lineChanges += line != lastLine;
+    lastLine = line;
+  }
+  // Ops 64-176 bytes apart: about 4.5 per 512-byte window.
+  EXPECT_LT(lineChanges, run.size() * 4 / 10);
+  // Neighbouring 64-byte blocks of one window take neighbouring slots.
+  uintptr_t window = 0x555500000000;
+  size_t home = AddressMap::homeOf(reinterpret_cast<void *>(window), kLog2);
+  for (uintptr_t block = 1; block < 8; ++block)
+    EXPECT_EQ(AddressMap::homeOf(reinterpret_cast<void *>(window + block * 64),
+                                 kLog2),
+              (home + block) & ((size_t(1) << kLog2) - 1));
 }
 
 /// The filter's index keeps neighbouring ops together: a run of ops holding

@@ -1040,3 +1040,99 @@ TEST_F(TrackingListenerTest, ErasingScopeWithUnnotifiedNestedOpsEndsThem) {
   EXPECT_TRUE(other.isLive());
   expectConsistent();
 }
+
+//===----------------------------------------------------------------------===//
+// What the replacement rules ask of an op name, cached per listener
+//===----------------------------------------------------------------------===//
+
+constexpr llvm::StringLiteral kKindsInput = R"mlir(
+func.func @k(%a: i32, %i: index) -> i64 {
+  %c = arith.constant {tag = "constant"} 1 : i32
+  %s = arith.addi %a, %c {tag = "add"} : i32
+  %x = arith.index_cast %i {tag = "cast"} : index to i64
+  return %x : i64
+}
+)mlir";
+
+/// Names are kept per context: an op of another context makes the cache
+/// forget the first context's names; `clear` forgets everything.
+TEST(OpKindCacheTest, ForgetsTheNamesOfAnotherContext) {
+  MLIRContext first, second;
+  loadTestDialects(first);
+  loadTestDialects(second);
+  OwningOpRef<ModuleOp> a = parseModule(first, kKindsInput);
+  OwningOpRef<ModuleOp> b = parseModule(second, kKindsInput);
+  ASSERT_TRUE(a && b);
+  using Kind = tracking::detail::OpKindCache::Kind;
+  tracking::detail::OpKindCache cache;
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cache.getContext(), nullptr);
+  uint8_t constant = cache.getKind(findTagged(*a, "constant"));
+  EXPECT_EQ(constant, Kind::Known | Kind::ConstantLike);
+  EXPECT_EQ(cache.getKind(findTagged(*a, "add")), Kind::Known);
+  EXPECT_EQ(cache.getKind(findTagged(*a, "cast")), Kind::Known | Kind::Cast);
+  EXPECT_EQ(cache.getContext(), &first);
+  unsigned firstNames = cache.size();
+  // Three names in 16 slots: at least two distinct slots hold them.
+  EXPECT_GE(firstNames, 2u);
+  // Asked again, the kinds come from the cache and are the same.
+  EXPECT_EQ(cache.getKind(findTagged(*a, "constant")), constant);
+  EXPECT_EQ(cache.size(), firstNames);
+
+  EXPECT_EQ(cache.getKind(findTagged(*b, "add")), Kind::Known);
+  EXPECT_EQ(cache.getContext(), &second);
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_EQ(cache.getKind(findTagged(*b, "constant")),
+            Kind::Known | Kind::ConstantLike);
+  cache.clear();
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cache.getContext(), nullptr);
+  // Without a cache, the same answers.
+  EXPECT_EQ(tracking::detail::OpKindCache::computeKind(findTagged(*b, "cast")),
+            Kind::Known | Kind::Cast);
+}
+
+/// A kept-patterns listener used with one context after another, each made
+/// in the same place and loading its dialects in another order: every
+/// context's replacements are judged by that context's op names. (Whether a
+/// context's names take the places of the previous one's is up to the
+/// allocator: ForgetsTheNamesOfAnotherContext is the deterministic check.)
+TEST(OpKindCacheTest, KeptPatternsListenerJudgesEachContextsNames) {
+  TrackingListener listener;
+  listener.keepPatternsInListener();
+  for (int round = 0; round < 6; ++round) {
+    SCOPED_TRACE(round);
+    MLIRContext context;
+    // The op names are made in another order each round.
+    if (round % 2) {
+      context.loadDialect<arith::ArithDialect>();
+      loadTestDialects(context);
+    } else {
+      loadTestDialects(context);
+    }
+    HandleRegistry registry(&context);
+    OwningOpRef<ModuleOp> module = parseModule(context, kKindsInput);
+    ASSERT_TRUE(module);
+    IRRewriter rewriter(&context, &listener);
+    Operation *add = findTagged(*module, "add");
+    Operation *cast = findTagged(*module, "cast");
+    OpHandle addHandle = registry.getHandle(add);
+    OpHandle castHandle = registry.getHandle(cast);
+    // An addi replacing the cast (another name, not a constant, not a
+    // cast): the cast's handle ends.
+    rewriter.setInsertionPoint(cast);
+    auto again = arith::IndexCastOp::create(
+        rewriter, cast->getLoc(), rewriter.getI64Type(), cast->getOperand(0));
+    auto sum = arith::AddIOp::create(rewriter, cast->getLoc(), again, again);
+    rewriter.replaceOp(cast, sum->getResults());
+    EXPECT_EQ(castHandle.getState(), HandleState::Erased);
+    // A constant replacing the addi is accepted, whatever its name.
+    rewriter.setInsertionPoint(add);
+    auto constant = arith::ConstantIntOp::create(rewriter, add->getLoc(),
+                                                 rewriter.getI32Type(), 3);
+    rewriter.replaceOp(add, constant->getResults());
+    EXPECT_EQ(addHandle.get(), constant.getOperation());
+    std::vector<std::string> problems = registry.verifyAgainst(*module);
+    EXPECT_TRUE(problems.empty()) << joinProblems(problems);
+  }
+}

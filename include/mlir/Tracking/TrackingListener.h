@@ -55,10 +55,44 @@ struct PatternStack {
 /// What the replacement rules ask of an op name (ConstantLike, a
 /// FindPayloadReplacementOpInterface, a CastOpInterface), kept by a listener
 /// that one thread uses for one execution: direct-mapped by name, the newest
-/// name per slot.
-struct OpKindCache {
+/// name per slot. An op name lives as long as its context, so its address
+/// names it only within that context: the cache forgets every name when it
+/// sees an op of another context and when its listener starts an execution
+/// (`TrackingListener::keepPatternsInListener`), and a slot holds the name's
+/// TypeID too, since a context destroyed before may have left its place and
+/// its names' places to a new one (a context on the stack of a loop does):
+/// a name found at a remembered address is taken for the one remembered only
+/// if it is an op of the same class, whose traits and interfaces are its
+/// class's (but for interfaces attached to it in one context and not in the
+/// other, while both contexts took the same places).
+class OpKindCache {
+public:
+  /// The bits `getKind` returns.
+  enum Kind : uint8_t {
+    ConstantLike = 1,
+    FindPayloadReplacement = 2,
+    Cast = 4,
+    /// Set in every computed kind: a slot of 0 is empty.
+    Known = 8,
+  };
+  /// The kind of `op`'s name, its traits and interfaces looked up once per
+  /// name.
+  uint8_t getKind(Operation *op);
+  /// The kind of `op`, looked up without a cache.
+  static uint8_t computeKind(Operation *op);
+  /// Forgets every name.
+  void clear();
+  /// The context of the names kept (null when none is).
+  MLIRContext *getContext() const { return context; }
+  /// The number of names kept (for tests).
+  unsigned size() const;
+
   static constexpr unsigned kSlots = 16;
+
+private:
+  MLIRContext *context = nullptr;
   const void *names[kSlots] = {};
+  TypeID typeIDs[kSlots] = {};
   uint8_t kinds[kSlots] = {};
 };
 } // namespace detail
@@ -108,6 +142,7 @@ public:
     patternsInListener = true;
     fastPatternHooks = !forwards;
     ownPatterns.depth = 0;
+    opKinds.clear();
   }
 
   /// Fires when an op is inserted or moved: moved handles stay live. An op
