@@ -21,6 +21,13 @@ def body(func):
     return list(func.regions[0].blocks[0].operations)
 
 
+def parse_adds(count, more_functions=""):
+    """A module whose @f(%a: i32) holds `count` unused `arith.addi`s."""
+    adds = "\n".join(f"%v{i} = arith.addi %a, %a : i32" for i in range(count))
+    return ir.Module.parse(
+        f"func.func @f(%a: i32) {{\n{adds}\nreturn\n}}\n{more_functions}")
+
+
 def expect(error_type, fn):
     try:
         fn()
@@ -469,13 +476,8 @@ def test_dropped_objects_release_their_handles_in_batches():
     # A dropped Operation object's handle is released with others, in
     # batches: until then its record stays in the registry, tracked like any
     # held handle, and must never answer for another op (a reused address).
-    dead = "\n".join(f"    %{i} = arith.addi %a, %a : i32" for i in range(300))
     with ir.Context() as ctx, ir.Location.unknown():
-        module = ir.Module.parse(f"""
-          func.func @f(%a: i32) -> i32 {{
-        {dead}
-            return %a : i32
-          }}""")
+        module = parse_adds(300)
         objects = []
         module.operation.walk(objects.append)
         # CHECK: 303 303
@@ -522,13 +524,7 @@ def test_object_scans_follow_live_objects():
     # visits about the live ones, not every index the registry gave an
     # object (2,005 here, all dropped before the moves).
     with ir.Context() as ctx:
-        adds = "\n".join(f"%v{i} = arith.addi %a, %a : i32" for i in range(2000))
-        m1 = ir.Module.parse(f"""
-          func.func @f(%a: i32) {{
-            {adds}
-            return
-          }}
-          func.func @h() {{ return }}""")
+        m1 = parse_adds(2000, "func.func @h() { return }")
         m2 = ir.Module.parse("func.func @g() { return }")
         objects = []
         m1.operation.walk(objects.append)
@@ -575,12 +571,7 @@ def test_objects_dropped_in_any_order():
     # and the objects made next reuse the freed slots.
     import random
     with ir.Context() as ctx:
-        adds = "\n".join(f"%v{i} = arith.addi %a, %a : i32" for i in range(5000))
-        module = ir.Module.parse(f"""
-          func.func @f(%a: i32) {{
-            {adds}
-            return
-          }}""")
+        module = parse_adds(5000)
         objects = []
         module.operation.walk(objects.append)
         random.Random(7).shuffle(objects)
