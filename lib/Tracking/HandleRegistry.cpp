@@ -455,12 +455,8 @@ struct RegistryImpl {
       map(record, op);
       return;
     }
-    noteChange();
     byOp.erase(record);
-    record->op = op;
-    addKey(op);
-    byOp.insert(record);
-    assert(!isNotedUntracked(op) && "a key noted as untracked");
+    insertKey(record, op);
   }
 
   /// With `countChange` false the change count stays: for records no
