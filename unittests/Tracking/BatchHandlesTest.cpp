@@ -243,13 +243,9 @@ TEST_F(BatchHandlesTest, ChangeCountDiffersForEveryReaderAcrossAChange) {
   uint64_t afterTwo = registry->getChangeCount();
   EXPECT_GT(afterTwo, firstAgain);
 
-  // A change made on another thread, after this thread's read.
-  Operation *ret = nullptr;
-  for (Operation *op : ops)
-    if (op->getName().getStringRef() == "func.return" &&
-        op->getParentOp() == add1->getParentOp())
-      ret = op;
-  ASSERT_TRUE(ret);
+  // A change made on another thread, after this thread's read. (Found
+  // from a live op: `ops` now names freed ones.)
+  Operation *ret = add1->getBlock()->getTerminator();
   std::thread([&] {
     RegistryNotifier(*registry).notifyOperationErased(
         ret, mlir::tracking::detail::EventSource(), "test");
