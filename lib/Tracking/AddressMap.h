@@ -27,15 +27,23 @@ class Operation;
 
 namespace tracking::detail {
 
-/// An open-addressing table (linear probing, deletion by backward shift) of
-/// 32-bit slots: a record id (pool index + 1) in the low `kIdBits` bits and,
-/// above them, how far the slot is from the home of its key (saturated at
-/// `kFarDistance`). The key itself is not stored but read from its record
-/// (`HandleRecord::op`), so an entry costs 4 bytes; the distance tells which
-/// probed slots may hold the key (those whose key has the same home) and
-/// lets an erase shift entries back without reading their records. A
-/// record's `op` must not change while it is in the table. Guarded by the
-/// registry lock.
+/// An open-addressing table (linear probing in Robin Hood order, deletion by
+/// backward shift) of 32-bit slots: a record id (pool index + 1) in the low
+/// `kIdBits` bits and, above them, how far the slot is from the home of its
+/// key (saturated at `kFarDistance`). The key itself is not stored but read
+/// from its record (`HandleRecord::op`), so an entry costs 4 bytes; the
+/// distance tells which probed slots may hold the key (those whose key has
+/// the same home) and lets an erase shift entries back without reading their
+/// records. A record's `op` must not change while it is in the table.
+/// Guarded by the registry lock.
+///
+/// Robin Hood order: an insert takes the slot of the first entry nearer its
+/// own home than the new key is to its home (which moves on), so the entries
+/// of a run are ordered by home. A lookup stops at the first entry nearer its
+/// home than the key would be, and an erase shifts back only the entries
+/// after the hole up to the first one at its home: the windowed homes
+/// (`homeOf`) make runs long, and without the order an erase shifted to the
+/// end of the run.
 ///
 /// In a large table the entry count is kept per lane (RegistryLanes.h):
 /// each thread counts its inserts and erases on a cache line of its own and
@@ -82,10 +90,14 @@ public:
     size_t i = home(op);
     for (uint32_t distance = 0;; i = (i + 1) & mask) {
       uint32_t slot = slots[i];
-      if (!slot)
+      uint32_t stored = slot >> kIdBits;
+      // Robin Hood order: `op` would sit before an entry nearer its home
+      // (an empty slot reads as distance 0 and id 0). A saturated distance
+      // compares as equal and reads the record.
+      if (stored < distance || !slot)
         return nullptr;
       // Only an entry with the same home may be `op`'s.
-      if ((slot >> kIdBits) == distance) {
+      if (stored == distance) {
         HandleRecord *record = pool.recordAt((slot & kIdMask) - 1);
         if (record->op == op)
           return record;
@@ -136,6 +148,8 @@ public:
     double mean() const { return entries ? double(total) / entries : 0; }
   };
   ProbeLengths getProbeLengths() const;
+  /// Whether every run is in Robin Hood order (for tests).
+  bool isInRobinHoodOrder() const;
 
   /// Makes room for `numEntries` entries in all, so that inserting up to
   /// that many does not grow the table.
@@ -186,7 +200,8 @@ private:
   static uint32_t makeSlot(uint32_t id, size_t distance) {
     return id | uint32_t(std::min<size_t>(distance, kFarDistance)) << kIdBits;
   }
-  /// Puts `id`, whose key's home is `start`, in the first free slot.
+  /// Puts `id`, whose key's home is `start`, in Robin Hood order: before
+  /// the first entry nearer its home, which moves on the same way.
   void place(uint32_t id, size_t start);
   /// Rehashes into 2^log2Capacity slots.
   void rehash(unsigned newLog2Capacity);

@@ -124,10 +124,13 @@ TEST(AddressMapTest, RandomInsertsAndErasesMatchAStdMap) {
       expected.erase(it);
       pool.free(record);
     }
-    if (step % 997 == 0)
+    if (step % 997 == 0) {
       expectSame(map, expected);
+      EXPECT_TRUE(map.isInRobinHoodOrder());
+    }
   }
   expectSame(map, expected);
+  EXPECT_TRUE(map.isInRobinHoodOrder());
 }
 
 TEST(AddressMapTest, FreedRecordSlotsAreReusedUnderANewAddress) {
@@ -192,6 +195,7 @@ TEST(AddressMapTest, KeysOfOneHomePastTheStoredDistance) {
     }
     EXPECT_EQ(map.capacity(), capacity);
     expectSame(map, expected);
+    EXPECT_TRUE(map.isInRobinHoodOrder());
     // Keys of the same home never inserted are not found.
     for (Operation *op : sameHome)
       if (!expected.count(op))
@@ -207,6 +211,7 @@ TEST(AddressMapTest, KeysOfOneHomePastTheStoredDistance) {
       it = expected.erase(it);
     }
     expectSame(map, expected);
+    EXPECT_TRUE(map.isInRobinHoodOrder());
   }
 }
 
@@ -303,11 +308,21 @@ TEST(AddressMapTest, ProbesStayShortForEveryAddressPattern) {
           << "mean " << lengths.mean();
     for (HandleRecord *record : records)
       ASSERT_EQ(map.lookup(record->op), record);
+    EXPECT_TRUE(map.isInRobinHoodOrder());
     // Erasing every other entry (backward shifts) keeps every key found.
     for (size_t i = 0; i < records.size(); i += 2)
       ASSERT_TRUE(map.erase(records[i]));
+    EXPECT_TRUE(map.isInRobinHoodOrder());
     for (size_t i = 0; i < records.size(); ++i)
       ASSERT_EQ(map.lookup(records[i]->op), i % 2 ? records[i] : nullptr);
+    // Inserting them again in reverse order (each displacing entries
+    // nearer their homes) finds every key.
+    for (size_t i = records.size(); i-- > 0;)
+      if (i % 2 == 0)
+        map.insert(records[i]);
+    EXPECT_TRUE(map.isInRobinHoodOrder());
+    for (HandleRecord *record : records)
+      ASSERT_EQ(map.lookup(record->op), record);
   }
 }
 
