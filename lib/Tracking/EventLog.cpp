@@ -262,11 +262,16 @@ ArrayRef<CompactEvent> EventLog::eventsOf(const HandleRecord *record) const {
 }
 
 void EventLog::appendEvent(HandleRecord *record, const CompactEvent &event) {
-  uint32_t size = record->historySize;
   if (!record->history) {
-    record->history = histories.allocate(0);
-    size = 0;
-  } else if (size == kMaxHistory) {
+    // Most histories: one event in a block of one.
+    void *block;
+    record->history = histories.allocateSingle(block);
+    new (block) CompactEvent(event);
+    record->historySize = 1;
+    return;
+  }
+  uint32_t size = record->historySize;
+  if (size == kMaxHistory) {
     CompactEvent *events = eventsAt(record->history);
     std::memmove(events, events + 1, (size - 1) * sizeof(CompactEvent));
     --size;

@@ -480,6 +480,58 @@ TEST(HistoryPoolTest, LanesKeepTheirBlocksApart) {
 /// (with a limit of 64 ids per lane and class, three chunks of 16 blocks of
 /// the largest class are carved per lane): no block is handed out twice, and
 /// freed blocks go back to the lane they came from.
+/// The single-item fast path hands out the same blocks as `allocate(0)`:
+/// carved in order, across chunks, then reused from the free list, each
+/// with the memory `get` gives; and once the lane may carve no more, the
+/// next lane lends one.
+TEST(HistoryPoolTest, SingleBlocksMatchClassZero) {
+  HistoryPool pool(/*itemBytes=*/40, /*fullHeaderBytes=*/8,
+                   ActiveLane::standalone(), /*blocksPerLaneAndClass=*/2048);
+  std::vector<HistoryPool::Id> ids;
+  std::set<HistoryPool::Id> distinct;
+  // Alternating with allocate(0), over three chunks of 512 blocks.
+  for (int i = 0; i < 1500; ++i) {
+    void *memory = nullptr;
+    HistoryPool::Id id =
+        i % 3 == 2 ? pool.allocate(0) : pool.allocateSingle(memory);
+    if (i % 3 == 2)
+      memory = pool.get(id);
+    ASSERT_NE(id, 0u);
+    EXPECT_EQ(HistoryPool::classOf(id), 0u);
+    EXPECT_EQ(HistoryPool::laneOf(id), 0u);
+    EXPECT_EQ(memory, pool.get(id));
+    EXPECT_TRUE(distinct.insert(id).second);
+    std::memset(memory, int(i % 251), 40);
+    ids.push_back(id);
+  }
+  for (size_t i = 0; i < ids.size(); ++i)
+    ASSERT_EQ(*static_cast<unsigned char *>(pool.get(ids[i])), i % 251);
+  // Freed blocks come back, newest first, with their memory.
+  size_t bytes = pool.getAllocatedBytes();
+  for (size_t i = 0; i < ids.size(); i += 2)
+    pool.free(ids[i]);
+  for (size_t i = ids.size(); i-- > 0;) {
+    if (i % 2)
+      continue;
+    void *memory = nullptr;
+    HistoryPool::Id id = pool.allocateSingle(memory);
+    EXPECT_EQ(id, ids[i]);
+    EXPECT_EQ(memory, pool.get(id));
+  }
+  EXPECT_EQ(pool.getAllocatedBytes(), bytes);
+  // A lane carves chunks of 512 blocks of class 0 while every index + 1
+  // stays below 2048: three chunks and no fourth, so the 1537th block comes
+  // from lane 1.
+  for (int i = 1500; i < 1536; ++i) {
+    void *memory = nullptr;
+    EXPECT_EQ(HistoryPool::laneOf(pool.allocateSingle(memory)), 0u);
+  }
+  void *memory = nullptr;
+  HistoryPool::Id lent = pool.allocateSingle(memory);
+  EXPECT_EQ(HistoryPool::laneOf(lent), 1u);
+  EXPECT_EQ(memory, pool.get(lent));
+}
+
 TEST(HistoryPoolTest, ExhaustedLaneLendsTheNext) {
   HistoryPool pool(/*itemBytes=*/40, /*fullHeaderBytes=*/8,
                    ActiveLane::standalone(), /*blocksPerLaneAndClass=*/64);
