@@ -54,10 +54,10 @@ void AddressMap::insert(HandleRecord *record) {
   // is the shared one, which only folding writes).
   if (folded >= growAt)
     rehash(slots ? log2Capacity + 1 : 4);
-  uint32_t id = pool.indexOf(record) + 1;
+  uint32_t id = pool.idOf(record);
   if (id > kIdMask)
     llvm::report_fatal_error("mlir-tracking: too many handle records in one "
-                             "registry (at most 2^27 - 1)");
+                             "registry (ids of at most 27 bits)");
   place(id, home(record->op));
   count(+1);
 }
@@ -65,7 +65,7 @@ void AddressMap::insert(HandleRecord *record) {
 bool AddressMap::erase(HandleRecord *record) {
   if (!slots)
     return false;
-  uint32_t id = pool.indexOf(record) + 1;
+  uint32_t id = pool.idOf(record);
   size_t i = home(record->op);
   while ((slots[i] & kIdMask) != id) {
     if (!slots[i])
@@ -102,7 +102,7 @@ void AddressMap::forEach(llvm::function_ref<void(HandleRecord *)> fn) const {
     return;
   for (size_t i = 0; i <= mask; ++i)
     if (uint32_t slot = slots[i])
-      fn(pool.recordAt((slot & kIdMask) - 1));
+      fn(pool.recordOfId(slot & kIdMask));
 }
 
 AddressMap::ProbeLengths AddressMap::getProbeLengths() const {
@@ -153,6 +153,6 @@ void AddressMap::rehash(unsigned newLog2Capacity) {
     if (!old[i])
       continue;
     uint32_t id = old[i] & kIdMask;
-    place(id, home(pool.recordAt(id - 1)->op));
+    place(id, home(pool.recordOfId(id)->op));
   }
 }

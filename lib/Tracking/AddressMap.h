@@ -28,7 +28,7 @@ class Operation;
 namespace tracking::detail {
 
 /// An open-addressing table (linear probing in Robin Hood order, deletion by
-/// backward shift) of 32-bit slots: a record id (pool index + 1) in the low
+/// backward shift) of 32-bit slots: a record id (`RecordPool::idOf`) in the low
 /// `kIdBits` bits and, above them, how far the slot is from the home of its
 /// key (saturated at `kFarDistance`). The key itself is not stored but read
 /// from its record (`HandleRecord::op`), so an entry costs 4 bytes; the
@@ -52,7 +52,8 @@ namespace tracking::detail {
 /// and forth; the table grows early enough for every lane's unfolded count.
 class AddressMap {
 public:
-  /// Record ids take the low bits of a slot: at most 2^27 - 1 records.
+  /// Record ids take the low bits of a slot: ids below 2^27, about 107
+  /// million records (817 of every 1024 ids name a slot).
   static constexpr unsigned kIdBits = 27;
   static constexpr uint32_t kIdMask = (uint32_t(1) << kIdBits) - 1;
   /// The distance stored for entries this far from their home or farther
@@ -98,7 +99,7 @@ public:
         return nullptr;
       // Only an entry with the same home may be `op`'s.
       if (stored == distance) {
-        HandleRecord *record = pool.recordAt((slot & kIdMask) - 1);
+        HandleRecord *record = pool.recordOfId(slot & kIdMask);
         if (record->op == op)
           return record;
       }
@@ -195,7 +196,7 @@ private:
     uint32_t distance = slot >> kIdBits;
     if (distance < kFarDistance)
       return distance;
-    return (i - home(pool.recordAt((slot & kIdMask) - 1)->op)) & mask;
+    return (i - home(pool.recordOfId(slot & kIdMask)->op)) & mask;
   }
   static uint32_t makeSlot(uint32_t id, size_t distance) {
     return id | uint32_t(std::min<size_t>(distance, kFarDistance)) << kIdBits;
@@ -208,7 +209,7 @@ private:
 
   RecordPool &pool;
   const ActiveLane &active;
-  /// Record ids (pool index + 1) and distances; 0 marks an empty slot.
+  /// Record ids (RecordPool::idOf) and distances; 0 marks an empty slot.
   std::unique_ptr<uint32_t[]> slots;
   size_t mask = 0;
   unsigned log2Capacity = 0;
