@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AddressMap.h"
+#include "HotPath.h"
 
 #include "llvm/Support/ErrorHandling.h"
 
@@ -62,7 +63,7 @@ void AddressMap::insert(HandleRecord *record) {
   count(+1);
 }
 
-bool AddressMap::erase(HandleRecord *record) {
+MLIR_TRACKING_HOT_PATH bool AddressMap::erase(HandleRecord *record) {
   if (!slots)
     return false;
   uint32_t id = pool.idOf(record);

@@ -13,6 +13,7 @@
 #define MLIR_TRACKING_LIB_ADDRESSMAP_H
 
 #include "HandleRecords.h"
+#include "HotPath.h"
 #include "RegistryLanes.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -84,7 +85,7 @@ public:
   size_t capacity() const { return slots ? mask + 1 : 0; }
 
   /// The record mapped at `op`, or null.
-  HandleRecord *lookup(const Operation *op) const {
+  MLIR_TRACKING_HOT_PATH HandleRecord *lookup(const Operation *op) const {
     // No count here: whether the table is empty is read from its slots.
     if (!slots)
       return nullptr;

@@ -6,6 +6,7 @@
 
 #include "EventLog.h"
 #include "HandleRecords.h"
+#include "HotPath.h"
 
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
@@ -83,7 +84,7 @@ uint32_t EventLog::internSource(const EventSource &source) {
 // Events
 //===----------------------------------------------------------------------===//
 
-SeenOp EventLog::see(Operation *op) {
+MLIR_TRACKING_HOT_PATH SeenOp EventLog::see(Operation *op) {
   return {op->getName().getAsOpaquePointer(),
           op->getLoc().getAsOpaquePointer()};
 }
@@ -124,8 +125,9 @@ uint32_t EventLog::internName(const void *name, LaneCache &lane) {
   return it->second;
 }
 
-uint32_t EventLog::internCause(uint32_t source, uint32_t pattern,
-                               uint32_t reason) {
+MLIR_TRACKING_HOT_PATH uint32_t EventLog::internCause(uint32_t source,
+                                                      uint32_t pattern,
+                                                      uint32_t reason) {
   CauseKey key(source, pattern, reason);
   LaneCache &lane = cache();
   for (unsigned i = 0; i < kRecentCauses; ++i)
@@ -153,8 +155,9 @@ uint32_t EventLog::internNewCause(const CauseKey &key, LaneCache &lane) {
   return it->second;
 }
 
-CompactEvent EventLog::makeEvent(TrackingEvent::Kind kind, SeenOp op,
-                                 const EventSource &source, uint32_t reason) {
+MLIR_TRACKING_HOT_PATH CompactEvent
+EventLog::makeEvent(TrackingEvent::Kind kind, SeenOp op,
+                    const EventSource &source, uint32_t reason) {
   CompactEvent event;
   event.kind = unsigned(kind);
   event.op = op;
@@ -235,14 +238,16 @@ void EventLog::Freezer::finish() {
 // Histories
 //===----------------------------------------------------------------------===//
 
-CompactEvent *EventLog::eventsAt(HistoryPool::Id id) const {
+MLIR_TRACKING_HOT_PATH CompactEvent *
+EventLog::eventsAt(HistoryPool::Id id) const {
   auto *block = static_cast<char *>(histories.get(id));
   if (HistoryPool::isFull(id))
     block += sizeof(FullHistoryHeader);
   return reinterpret_cast<CompactEvent *>(block);
 }
 
-uint32_t EventLog::droppedOf(const HandleRecord *record) const {
+MLIR_TRACKING_HOT_PATH uint32_t
+EventLog::droppedOf(const HandleRecord *record) const {
   if (!record->history || !HistoryPool::isFull(record->history))
     return 0;
   return static_cast<FullHistoryHeader *>(histories.get(record->history))
@@ -261,7 +266,8 @@ ArrayRef<CompactEvent> EventLog::eventsOf(const HandleRecord *record) const {
   return {eventsAt(record->history), record->historySize};
 }
 
-void EventLog::appendEvent(HandleRecord *record, const CompactEvent &event) {
+MLIR_TRACKING_HOT_PATH void EventLog::appendEvent(HandleRecord *record,
+                                                  const CompactEvent &event) {
   if (!record->history) {
     // Most histories: one event in a block of one.
     void *block;
@@ -291,7 +297,8 @@ void EventLog::appendEvent(HandleRecord *record, const CompactEvent &event) {
   record->historySize = size + 1;
 }
 
-uint64_t EventLog::historyEnd(const HandleRecord *record) const {
+MLIR_TRACKING_HOT_PATH uint64_t
+EventLog::historyEnd(const HandleRecord *record) const {
   return uint64_t(droppedOf(record)) + record->historySize;
 }
 
@@ -308,7 +315,8 @@ uint64_t EventLog::parentStartOf(const HandleRecord *record) const {
   return record->parentStart;
 }
 
-void EventLog::setParentStart(HandleRecord *record, uint64_t start) {
+MLIR_TRACKING_HOT_PATH void EventLog::setParentStart(HandleRecord *record,
+                                                     uint64_t start) {
   record->parentStart = uint32_t(start);
 }
 

@@ -16,6 +16,7 @@
 #include "ContextMap.h"
 #include "EventLog.h"
 #include "HandleRecords.h"
+#include "HotPath.h"
 #include "OpFilter.h"
 #include "RegistryLanes.h"
 #include "RegistryMutex.h"
@@ -171,7 +172,7 @@ struct RegistryImpl {
   /// Called under the lock after the maps changed. Writes only a change:
   /// a store, even of the same value, would take the line from the other
   /// threads reading it.
-  void syncHasKeys() {
+  MLIR_TRACKING_HOT_PATH void syncHasKeys() {
     // Every mapped record is indexed under a scope, and scopes are pruned
     // as they empty: the index alone tells (the address map's count is
     // spread over lanes).
@@ -334,7 +335,8 @@ struct RegistryImpl {
 
   /// Adds `event` to the history of the root `record`; the observer sees it
   /// when `tx` ends.
-  void record(HandleRecord *record, CompactEvent event, Transaction &tx) {
+  MLIR_TRACKING_HOT_PATH void record(HandleRecord *record, CompactEvent event,
+                                     Transaction &tx) {
     event.recordIndex = pool.indexOf(record);
     if (observer)
       tx.deliverLater(expand(event));
@@ -414,7 +416,7 @@ struct RegistryImpl {
 
   /// Called, under the lock, by every step that maps a record again,
   /// unmaps, merges or ends one.
-  void noteChange() {
+  MLIR_TRACKING_HOT_PATH void noteChange() {
     // Only lock holders store (readers only set kChangeRead, which a
     // store here may overwrite: it clears it anyway).
     uint64_t word = changeWord.load(std::memory_order_relaxed);
@@ -473,7 +475,8 @@ struct RegistryImpl {
 
   /// With `countChange` false the change count stays: for records no
   /// handle refers to any more (being released).
-  void unmap(HandleRecord *record, bool countChange = true) {
+  MLIR_TRACKING_HOT_PATH void unmap(HandleRecord *record,
+                                    bool countChange = true) {
     if (!record->mapped)
       return;
     if (countChange)
@@ -485,7 +488,7 @@ struct RegistryImpl {
 
   /// Returns the record mapped at `op` with a new reference to it, or null.
   /// A record whose last handle is being released is unmapped here instead.
-  HandleRecord *lookup(Operation *op) {
+  MLIR_TRACKING_HOT_PATH HandleRecord *lookup(Operation *op) {
     HandleRecord *record = byOp.lookup(op);
     if (!record)
       return nullptr;
@@ -1080,7 +1083,8 @@ Operation *RegistryNotifier::getBodyScope(Operation *op) {
   return bodyScopeOf(op);
 }
 
-bool RegistryNotifier::mayBeTracked(Operation *op) const {
+MLIR_TRACKING_HOT_PATH bool
+RegistryNotifier::mayBeTracked(Operation *op) const {
   return registry.impl->mayHaveKey(op);
 }
 
@@ -1102,9 +1106,9 @@ void RegistryNotifier::notifyOperationErased(Operation *op,
       op, [&]() -> const EventSource & { return source; }, reason);
 }
 
-void RegistryNotifier::notifyOperationReplaced(Operation *op,
-                                               Operation *replacement,
-                                               LazySource source) {
+MLIR_TRACKING_HOT_PATH void
+RegistryNotifier::notifyOperationReplaced(Operation *op, Operation *replacement,
+                                          LazySource source) {
   if (op == replacement)
     return;
   RegistryImpl &impl = *registry.impl;
@@ -1139,9 +1143,9 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
   impl.remap(record, replacement);
 }
 
-void RegistryNotifier::notifyOperationErased(Operation *op,
-                                             LazySource lazySource,
-                                             StringRef reason) {
+MLIR_TRACKING_HOT_PATH void
+RegistryNotifier::notifyOperationErased(Operation *op, LazySource lazySource,
+                                        StringRef reason) {
   notifyErased(op, lazySource, reason,
                /*mayBeScope=*/op->getNumRegions() != 0);
 }
@@ -1154,8 +1158,9 @@ void RegistryNotifier::notifyFreedOperationErased(Operation *op,
       /*mayBeScope=*/true);
 }
 
-void RegistryNotifier::notifyErased(Operation *op, LazySource lazySource,
-                                    StringRef reason, bool mayBeScope) {
+MLIR_TRACKING_HOT_PATH void
+RegistryNotifier::notifyErased(Operation *op, LazySource lazySource,
+                               StringRef reason, bool mayBeScope) {
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
   const EventSource *built = nullptr;

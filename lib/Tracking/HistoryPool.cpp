@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HistoryPool.h"
+#include "HotPath.h"
 
 #include "llvm/Support/ErrorHandling.h"
 
@@ -24,7 +25,8 @@ bool HistoryPool::mayCarve(const SizeClass &pool, uint32_t perChunk) const {
   return (uint64_t(pool.chunks.size()) + 1) * perChunk < indexLimit;
 }
 
-HistoryPool::Id HistoryPool::allocate(unsigned sizeClass, unsigned lane) {
+MLIR_TRACKING_HOT_PATH HistoryPool::Id HistoryPool::allocate(unsigned sizeClass,
+                                                             unsigned lane) {
   SizeClass &pool = classes[(lane << kClassBits) | sizeClass];
   if (Id id = pool.freeList) {
     std::memcpy(&pool.freeList, get(id), sizeof(Id));
@@ -40,7 +42,8 @@ HistoryPool::Id HistoryPool::allocate(unsigned sizeClass, unsigned lane) {
   return Id(((index + 1) << kIndexShift) | (lane << kClassBits) | sizeClass);
 }
 
-HistoryPool::Id HistoryPool::allocateSingle(void *&memory) {
+MLIR_TRACKING_HOT_PATH HistoryPool::Id
+HistoryPool::allocateSingle(void *&memory) {
   unsigned lane = active.get();
   SizeClass &pool = classes[lane << kClassBits];
   constexpr uint32_t perChunk = uint32_t(1) << kLog2BlocksPerChunk;

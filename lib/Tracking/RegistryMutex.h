@@ -15,6 +15,8 @@
 #ifndef MLIR_TRACKING_LIB_REGISTRYMUTEX_H
 #define MLIR_TRACKING_LIB_REGISTRYMUTEX_H
 
+#include "HotPath.h"
+
 #include "llvm/Support/Compiler.h"
 
 #include <atomic>
@@ -53,7 +55,7 @@ public:
                                          std::memory_order_relaxed);
   }
 
-  void unlock() {
+  MLIR_TRACKING_HOT_PATH void unlock() {
     // A thread may be parked only while the word says so.
     if (LLVM_UNLIKELY(state.exchange(kUnlocked, std::memory_order_release) ==
                       kParked))

@@ -8,6 +8,7 @@
 #include "RegistryNotifier.h"
 
 #include "BlockValueNotifications.h"
+#include "HotPath.h"
 
 #include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -159,7 +160,8 @@ void TrackingListener::setUnpatternedLabels(StringRef replaceLabel,
   sourceCacheKey = nextSourceCacheKey.fetch_add(1, std::memory_order_relaxed);
 }
 
-HandleRegistry *TrackingListener::getRegistry(Operation *op) const {
+MLIR_TRACKING_HOT_PATH HandleRegistry *
+TrackingListener::getRegistry(Operation *op) const {
   return registry ? registry : HandleRegistry::lookup(op->getContext());
 }
 
@@ -183,7 +185,8 @@ EventSource TrackingListener::getEventSource(bool replaced) const {
   return source;
 }
 
-const EventSource &TrackingListener::getCachedEventSource(bool replaced) const {
+MLIR_TRACKING_HOT_PATH const EventSource &
+TrackingListener::getCachedEventSource(bool replaced) const {
   CachedSourceKey &key = cachedSourceKey;
   const Pattern *pattern = getInnermostPattern();
   // A listener that keeps its patterns outlives none of them: the address
@@ -233,7 +236,8 @@ uint8_t tracking::detail::OpKindCache::computeKind(Operation *op) {
   return kind;
 }
 
-uint8_t tracking::detail::OpKindCache::getKind(Operation *op) {
+MLIR_TRACKING_HOT_PATH uint8_t
+tracking::detail::OpKindCache::getKind(Operation *op) {
   // Traits and interfaces are a property of the op name, and a trait or
   // interface lookup costs more than the rest of the replacement rules.
   MLIRContext *opContext = op->getContext();
@@ -278,7 +282,7 @@ struct ReplacementFailure {
 using OpKind = tracking::detail::OpKindCache::Kind;
 
 /// The rules of `TrackingListener::findReplacementOp`.
-FailureOr<Operation *>
+MLIR_TRACKING_HOT_PATH FailureOr<Operation *>
 findReplacement(const TrackingListenerConfig &config, Operation *op,
                 ValueRange newValues, ReplacementFailure &why,
                 tracking::detail::OpKindCache *kinds = nullptr) {
@@ -325,7 +329,7 @@ findReplacement(const TrackingListenerConfig &config, Operation *op,
 
 /// The text of `why`. The text naming an op is kept per thread for the last
 /// op name, so that a run of the same failure formats it once.
-StringRef describe(const ReplacementFailure &why) {
+MLIR_TRACKING_HOT_PATH StringRef describe(const ReplacementFailure &why) {
   switch (why.kind) {
   case ReplacementFailure::NoValues:
     return "replaced by no values";
@@ -405,7 +409,8 @@ void TrackingListener::notifyBlockInserted(Block *block, Region *previous,
   ForwardingListener::notifyBlockInserted(block, previous, previousIt);
 }
 
-void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
+MLIR_TRACKING_HOT_PATH void
+TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
   HandleRegistry *target = getRegistry(op);
   if (!target || !RegistryNotifier(*target).mayBeTracked(op))
     return;
@@ -422,8 +427,8 @@ void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
     notifier.notifyOperationErased(op, source, describe(why));
 }
 
-void TrackingListener::notifyOperationReplaced(Operation *op,
-                                               ValueRange newValues) {
+MLIR_TRACKING_HOT_PATH void
+TrackingListener::notifyOperationReplaced(Operation *op, ValueRange newValues) {
   trackReplacement(op, newValues);
   // Block and value handles (BlockValueRegistry), if any in the process.
   if (detail::mayHaveUnitHandles())
@@ -432,8 +437,8 @@ void TrackingListener::notifyOperationReplaced(Operation *op,
   ForwardingListener::notifyOperationReplaced(op, newValues);
 }
 
-void TrackingListener::notifyOperationReplaced(Operation *op,
-                                               Operation *newOp) {
+MLIR_TRACKING_HOT_PATH void
+TrackingListener::notifyOperationReplaced(Operation *op, Operation *newOp) {
   // The rewriter names the replacement: no need to search for it (and no
   // values to search from when the ops have no results).
   HandleRegistry *target = getRegistry(op);
@@ -458,7 +463,8 @@ void TrackingListener::notifyBlockErased(Block *block) {
   ForwardingListener::notifyBlockErased(block);
 }
 
-void TrackingListener::notifyOperationErased(Operation *op) {
+MLIR_TRACKING_HOT_PATH void
+TrackingListener::notifyOperationErased(Operation *op) {
   // The filter knows tracked ops and scopes: the registry must also see the
   // erase of a scope, to drop it from the index. The source (string work) is
   // described only for a tracked op.
@@ -486,7 +492,8 @@ void tracking::detail::PatternStack::popBelow(const Pattern *pattern) {
   }
 }
 
-const Pattern *TrackingListener::getInnermostPattern() const {
+MLIR_TRACKING_HOT_PATH const Pattern *
+TrackingListener::getInnermostPattern() const {
   return patternsInListener ? ownPatterns.innermost()
                             : patternStack.innermost();
 }
@@ -507,8 +514,8 @@ namespace {
 // listener that keeps its patterns and forwards to no one, they are a branch
 // and a push or pop; everything else goes out of line so that the common
 // path saves no registers.
-void TrackingListener::notifyPatternBegin(const Pattern &pattern,
-                                          Operation *op) {
+MLIR_TRACKING_HOT_PATH void
+TrackingListener::notifyPatternBegin(const Pattern &pattern, Operation *op) {
   if (LLVM_LIKELY(fastPatternHooks)) {
     ownPatterns.push(&pattern);
     return;
@@ -516,8 +523,9 @@ void TrackingListener::notifyPatternBegin(const Pattern &pattern,
   notifyPatternBeginSlow(pattern, op);
 }
 
-void TrackingListener::notifyPatternEnd(const Pattern &pattern,
-                                        LogicalResult status) {
+MLIR_TRACKING_HOT_PATH void
+TrackingListener::notifyPatternEnd(const Pattern &pattern,
+                                   LogicalResult status) {
   if (LLVM_LIKELY(fastPatternHooks)) {
     unsigned depth = ownPatterns.depth;
     if (LLVM_LIKELY(depth - 1 < detail::PatternStack::kMax &&
@@ -547,7 +555,7 @@ void TrackingListener::notifyPatternEndSlow(const Pattern &pattern,
   ForwardingListener::notifyPatternEnd(pattern, status);
 }
 
-void TrackingListener::notifyMatchFailure(
+MLIR_TRACKING_HOT_PATH void TrackingListener::notifyMatchFailure(
     Location loc, function_ref<void(Diagnostic &)> reasonCallback) {
   if (forwards)
     ForwardingListener::notifyMatchFailure(loc, reasonCallback);
