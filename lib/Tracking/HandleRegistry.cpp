@@ -171,7 +171,7 @@ struct RegistryImpl {
   /// Called under the lock after the maps changed. Writes only a change:
   /// a store, even of the same value, would take the line from the other
   /// threads reading it.
-  void syncHasKeys() {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void syncHasKeys() {
     // Every mapped record is indexed under a scope, and scopes are pruned
     // as they empty: the index alone tells (the address map's count is
     // spread over lanes).
@@ -323,8 +323,9 @@ struct RegistryImpl {
   // Events
   //===--------------------------------------------------------------------===//
 
-  CompactEvent makeEvent(TrackingEvent::Kind kind, const HandleRecord *record,
-                         const EventSource &source, StringRef reason = {}) {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE CompactEvent
+  makeEvent(TrackingEvent::Kind kind, const HandleRecord *record,
+            const EventSource &source, StringRef reason = {}) {
     return events.makeEvent(kind, record->getLast(events), source, reason);
   }
 
@@ -414,7 +415,7 @@ struct RegistryImpl {
 
   /// Called, under the lock, by every step that maps a record again,
   /// unmaps, merges or ends one.
-  void noteChange() {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void noteChange() {
     // Only lock holders store (readers only set kChangeRead, which a
     // store here may overwrite: it clears it anyway).
     uint64_t word = changeWord.load(std::memory_order_relaxed);
