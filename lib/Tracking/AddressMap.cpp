@@ -26,9 +26,27 @@ void AddressMap::reserve(size_t wanted) {
 
 void AddressMap::place(uint32_t id, size_t start) {
   size_t i = start;
-  while (slots[i])
-    i = (i + 1) & mask;
-  slots[i] = makeSlot(id, (i - start) & mask);
+  for (size_t distance = 0;; i = (i + 1) & mask, ++distance) {
+    uint32_t slot = slots[i];
+    if (!slot) {
+      slots[i] = makeSlot(id, distance);
+      return;
+    }
+    // Entries as far from their homes as `id` is, or farther, stay. A
+    // saturated distance is read from the record only when `id` is farther
+    // than a slot stores.
+    uint32_t stored = slot >> kIdBits;
+    if (stored >= distance)
+      continue;
+    size_t theirs = stored;
+    if (stored == kFarDistance && (theirs = distanceOf(slot, i)) >= distance)
+      continue;
+    // The entry here is nearer its home: `id` takes its place, and the
+    // entry moves on from here.
+    slots[i] = makeSlot(id, distance);
+    id = slot & kIdMask;
+    distance = theirs;
+  }
 }
 
 void AddressMap::insert(HandleRecord *record) {
@@ -36,10 +54,10 @@ void AddressMap::insert(HandleRecord *record) {
   // is the shared one, which only folding writes).
   if (folded >= growAt)
     rehash(slots ? log2Capacity + 1 : 4);
-  uint32_t id = pool.indexOf(record) + 1;
+  uint32_t id = pool.idOf(record);
   if (id > kIdMask)
     llvm::report_fatal_error("mlir-tracking: too many handle records in one "
-                             "registry (at most 2^27 - 1)");
+                             "registry (ids of at most 27 bits)");
   place(id, home(record->op));
   count(+1);
 }
@@ -47,22 +65,21 @@ void AddressMap::insert(HandleRecord *record) {
 bool AddressMap::erase(HandleRecord *record) {
   if (!slots)
     return false;
-  uint32_t id = pool.indexOf(record) + 1;
+  uint32_t id = pool.idOf(record);
   size_t i = home(record->op);
   while ((slots[i] & kIdMask) != id) {
     if (!slots[i])
       return false;
     i = (i + 1) & mask;
   }
-  // Backward shift: each entry after the hole that may move into it (its
-  // home is not between the hole and itself) does, until an empty slot.
-  for (size_t j = (i + 1) & mask; slots[j]; j = (j + 1) & mask) {
-    size_t distance = distanceOf(slots[j], j);
-    size_t shift = (j - i) & mask;
-    if (distance >= shift) {
-      slots[i] = makeSlot(slots[j] & kIdMask, distance - shift);
-      i = j;
-    }
+  // Backward shift: in Robin Hood order the entries after the hole up to
+  // the first empty slot or entry at its home each move back by one.
+  for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+    uint32_t slot = slots[j];
+    if (!(slot >> kIdBits))
+      break;
+    slots[i] = makeSlot(slot & kIdMask, distanceOf(slot, j) - 1);
+    i = j;
   }
   slots[i] = 0;
   count(-1);
@@ -85,7 +102,7 @@ void AddressMap::forEach(llvm::function_ref<void(HandleRecord *)> fn) const {
     return;
   for (size_t i = 0; i <= mask; ++i)
     if (uint32_t slot = slots[i])
-      fn(pool.recordAt((slot & kIdMask) - 1));
+      fn(pool.recordOfId(slot & kIdMask));
 }
 
 AddressMap::ProbeLengths AddressMap::getProbeLengths() const {
@@ -99,6 +116,20 @@ AddressMap::ProbeLengths AddressMap::getProbeLengths() const {
     lengths.max = std::max(lengths.max, distance);
   }
   return lengths;
+}
+
+bool AddressMap::isInRobinHoodOrder() const {
+  for (size_t i = 0; slots && i <= mask; ++i) {
+    size_t next = (i + 1) & mask;
+    if (!slots[next])
+      continue;
+    // The entry after another is at most one step farther from its home;
+    // after an empty slot, at its home.
+    size_t limit = slots[i] ? distanceOf(slots[i], i) + 1 : 0;
+    if (distanceOf(slots[next], next) > limit)
+      return false;
+  }
+  return true;
 }
 
 void AddressMap::rehash(unsigned newLog2Capacity) {
@@ -122,6 +153,6 @@ void AddressMap::rehash(unsigned newLog2Capacity) {
     if (!old[i])
       continue;
     uint32_t id = old[i] & kIdMask;
-    place(id, home(pool.recordAt(id - 1)->op));
+    place(id, home(pool.recordOfId(id)->op));
   }
 }

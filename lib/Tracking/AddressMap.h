@@ -27,15 +27,23 @@ class Operation;
 
 namespace tracking::detail {
 
-/// An open-addressing table (linear probing, deletion by backward shift) of
-/// 32-bit slots: a record id (pool index + 1) in the low `kIdBits` bits and,
-/// above them, how far the slot is from the home of its key (saturated at
-/// `kFarDistance`). The key itself is not stored but read from its record
-/// (`HandleRecord::op`), so an entry costs 4 bytes; the distance tells which
-/// probed slots may hold the key (those whose key has the same home) and
-/// lets an erase shift entries back without reading their records. A
-/// record's `op` must not change while it is in the table. Guarded by the
-/// registry lock.
+/// An open-addressing table (linear probing in Robin Hood order, deletion by
+/// backward shift) of 32-bit slots: a record id (`RecordPool::idOf`) in the low
+/// `kIdBits` bits and, above them, how far the slot is from the home of its
+/// key (saturated at `kFarDistance`). The key itself is not stored but read
+/// from its record (`HandleRecord::op`), so an entry costs 4 bytes; the
+/// distance tells which probed slots may hold the key (those whose key has
+/// the same home) and lets an erase shift entries back without reading their
+/// records. A record's `op` must not change while it is in the table.
+/// Guarded by the registry lock.
+///
+/// Robin Hood order: an insert takes the slot of the first entry nearer its
+/// own home than the new key is to its home (which moves on), so the entries
+/// of a run are ordered by home. A lookup stops at the first entry nearer its
+/// home than the key would be, and an erase shifts back only the entries
+/// after the hole up to the first one at its home: the windowed homes
+/// (`homeOf`) make runs long, and without the order an erase shifted to the
+/// end of the run.
 ///
 /// In a large table the entry count is kept per lane (RegistryLanes.h):
 /// each thread counts its inserts and erases on a cache line of its own and
@@ -44,7 +52,8 @@ namespace tracking::detail {
 /// and forth; the table grows early enough for every lane's unfolded count.
 class AddressMap {
 public:
-  /// Record ids take the low bits of a slot: at most 2^27 - 1 records.
+  /// Record ids take the low bits of a slot: ids below 2^27, about 107
+  /// million records (817 of every 1024 ids name a slot).
   static constexpr unsigned kIdBits = 27;
   static constexpr uint32_t kIdMask = (uint32_t(1) << kIdBits) - 1;
   /// The distance stored for entries this far from their home or farther
@@ -82,11 +91,15 @@ public:
     size_t i = home(op);
     for (uint32_t distance = 0;; i = (i + 1) & mask) {
       uint32_t slot = slots[i];
-      if (!slot)
+      uint32_t stored = slot >> kIdBits;
+      // Robin Hood order: `op` would sit before an entry nearer its home
+      // (an empty slot reads as distance 0 and id 0). A saturated distance
+      // compares as equal and reads the record.
+      if (stored < distance || !slot)
         return nullptr;
       // Only an entry with the same home may be `op`'s.
-      if ((slot >> kIdBits) == distance) {
-        HandleRecord *record = pool.recordAt((slot & kIdMask) - 1);
+      if (stored == distance) {
+        HandleRecord *record = pool.recordOfId(slot & kIdMask);
         if (record->op == op)
           return record;
       }
@@ -136,6 +149,8 @@ public:
     double mean() const { return entries ? double(total) / entries : 0; }
   };
   ProbeLengths getProbeLengths() const;
+  /// Whether every run is in Robin Hood order (for tests).
+  bool isInRobinHoodOrder() const;
 
   /// Makes room for `numEntries` entries in all, so that inserting up to
   /// that many does not grow the table.
@@ -181,19 +196,20 @@ private:
     uint32_t distance = slot >> kIdBits;
     if (distance < kFarDistance)
       return distance;
-    return (i - home(pool.recordAt((slot & kIdMask) - 1)->op)) & mask;
+    return (i - home(pool.recordOfId(slot & kIdMask)->op)) & mask;
   }
   static uint32_t makeSlot(uint32_t id, size_t distance) {
     return id | uint32_t(std::min<size_t>(distance, kFarDistance)) << kIdBits;
   }
-  /// Puts `id`, whose key's home is `start`, in the first free slot.
+  /// Puts `id`, whose key's home is `start`, in Robin Hood order: before
+  /// the first entry nearer its home, which moves on the same way.
   void place(uint32_t id, size_t start);
   /// Rehashes into 2^log2Capacity slots.
   void rehash(unsigned newLog2Capacity);
 
   RecordPool &pool;
   const ActiveLane &active;
-  /// Record ids (pool index + 1) and distances; 0 marks an empty slot.
+  /// Record ids (RecordPool::idOf) and distances; 0 marks an empty slot.
   std::unique_ptr<uint32_t[]> slots;
   size_t mask = 0;
   unsigned log2Capacity = 0;

@@ -83,11 +83,6 @@ uint32_t EventLog::internSource(const EventSource &source) {
 // Events
 //===----------------------------------------------------------------------===//
 
-SeenOp EventLog::see(Operation *op) {
-  return {op->getName().getAsOpaquePointer(),
-          op->getLoc().getAsOpaquePointer()};
-}
-
 StringRef EventLog::nameText(SeenOp seen) const {
   if (frozen)
     return strings[reinterpret_cast<uintptr_t>(seen.name)];
@@ -242,13 +237,6 @@ CompactEvent *EventLog::eventsAt(HistoryPool::Id id) const {
   return reinterpret_cast<CompactEvent *>(block);
 }
 
-uint32_t EventLog::droppedOf(const HandleRecord *record) const {
-  if (!record->history || !HistoryPool::isFull(record->history))
-    return 0;
-  return static_cast<FullHistoryHeader *>(histories.get(record->history))
-      ->dropped;
-}
-
 MutableArrayRef<CompactEvent> EventLog::eventsOf(HandleRecord *record) {
   if (!record->history)
     return {};
@@ -262,11 +250,16 @@ ArrayRef<CompactEvent> EventLog::eventsOf(const HandleRecord *record) const {
 }
 
 void EventLog::appendEvent(HandleRecord *record, const CompactEvent &event) {
-  uint32_t size = record->historySize;
   if (!record->history) {
-    record->history = histories.allocate(0);
-    size = 0;
-  } else if (size == kMaxHistory) {
+    // Most histories: one event in a block of one.
+    void *block;
+    record->history = histories.allocateSingle(block);
+    new (block) CompactEvent(event);
+    record->historySize = 1;
+    return;
+  }
+  uint32_t size = record->historySize;
+  if (size == kMaxHistory) {
     CompactEvent *events = eventsAt(record->history);
     std::memmove(events, events + 1, (size - 1) * sizeof(CompactEvent));
     --size;
@@ -286,10 +279,6 @@ void EventLog::appendEvent(HandleRecord *record, const CompactEvent &event) {
   record->historySize = size + 1;
 }
 
-uint64_t EventLog::historyEnd(const HandleRecord *record) const {
-  return uint64_t(droppedOf(record)) + record->historySize;
-}
-
 void EventLog::appendHistory(HandleRecord *to, const HandleRecord *from,
                              uint64_t start) {
   uint64_t dropped = droppedOf(from);
@@ -297,14 +286,6 @@ void EventLog::appendHistory(HandleRecord *to, const HandleRecord *from,
   ArrayRef<CompactEvent> events = eventsOf(from);
   for (uint64_t i = skip; i < events.size(); ++i)
     appendEvent(to, events[i]);
-}
-
-uint64_t EventLog::parentStartOf(const HandleRecord *record) const {
-  return record->parentStart;
-}
-
-void EventLog::setParentStart(HandleRecord *record, uint64_t start) {
-  record->parentStart = uint32_t(start);
 }
 
 ArrayRef<CompactEvent>

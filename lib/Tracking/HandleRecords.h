@@ -103,6 +103,25 @@ struct HandleRecord {
 static_assert(sizeof(HandleRecord) <= 40, "records must stay compact");
 static_assert(EventLog::kMaxHistory < 64, "historySize has 6 bits");
 
+inline uint32_t EventLog::droppedOf(const HandleRecord *record) const {
+  if (!record->history || !HistoryPool::isFull(record->history))
+    return 0;
+  return static_cast<FullHistoryHeader *>(histories.get(record->history))
+      ->dropped;
+}
+
+inline uint64_t EventLog::historyEnd(const HandleRecord *record) const {
+  return uint64_t(droppedOf(record)) + record->historySize;
+}
+
+inline uint64_t EventLog::parentStartOf(const HandleRecord *record) const {
+  return record->parentStart;
+}
+
+inline void EventLog::setParentStart(HandleRecord *record, uint64_t start) {
+  record->parentStart = uint32_t(start);
+}
+
 /// Takes a reference to `record` unless it is being released.
 inline bool tryRetain(HandleRecord *record) {
   uint32_t refs = record->refs.load(std::memory_order_relaxed);
@@ -200,12 +219,27 @@ public:
     return chunks[index / RecordChunk::kRecords]->slot(index %
                                                        RecordChunk::kRecords);
   }
-  /// A 32-bit link to `record` (its index + 1; 0 links nothing), and back.
+  /// A 32-bit link to `record`, never 0 (which links nothing), and back:
+  /// the chunk's number above kLog2IdsPerChunk bits and the slot + 1 below
+  /// them. Not dense (a chunk's ids end at kRecords, before 2^10), but
+  /// following one takes a shift and a mask, where the dense index divides
+  /// by kRecords: the address map and the scope lists follow links on every
+  /// notification about a tracked op.
+  static constexpr unsigned kLog2IdsPerChunk = 10;
+  static_assert(RecordChunk::kRecords < (1u << kLog2IdsPerChunk),
+                "a chunk's slots + 1 fit below the chunk's number");
   uint32_t idOf(const HandleRecord *record) const {
-    return indexOf(record) + 1;
+    RecordChunk *chunk = RecordChunk::of(record);
+    return chunk->index << kLog2IdsPerChunk |
+           (uint32_t(record - chunk->slot(0)) + 1);
+  }
+  /// The record of a non-zero id.
+  HandleRecord *recordOfId(uint32_t id) const {
+    return chunks[id >> kLog2IdsPerChunk]->slot(
+        (id & ((1u << kLog2IdsPerChunk) - 1)) - 1);
   }
   HandleRecord *recordOf(uint32_t id) const {
-    return id ? recordAt(id - 1) : nullptr;
+    return id ? recordOfId(id) : nullptr;
   }
 
 private:

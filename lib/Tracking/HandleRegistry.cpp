@@ -47,7 +47,10 @@ void releaseRecord(HandleRecord *record);
 /// One critical section of the registry. Everything that must not run under
 /// the lock is queued here and runs when it ends, after unlocking: the
 /// observer (which may use handles) and the release of references (which
-/// takes the lock).
+/// takes the lock). Most critical sections (a notification about a tracked
+/// op, with no observer) queue nothing: the queues are allocated on first
+/// use, so that taking and ending a transaction is the lock, the lane and
+/// one test, inlined where a notification's path needs it.
 class Transaction {
 public:
   explicit Transaction(RegistryImpl &impl);
@@ -58,22 +61,31 @@ public:
   /// Drops one reference to `record` when the transaction ends.
   void releaseLater(HandleRecord *record) {
     if (record)
-      released.push_back(record);
+      queued().released.push_back(record);
+  }
+  /// Hands `event` to the observer when the transaction ends (formatted
+  /// under the lock: only when there is an observer).
+  void deliverLater(TrackingEvent event) {
+    queued().events.push_back(std::move(event));
   }
 
   RegistryImpl &impl;
-  /// Events for the observer, formatted under the lock (only when there is
-  /// an observer).
-  std::vector<TrackingEvent> events;
 
 private:
-  /// What most transactions skip, out of line so that the common end (no
-  /// observer, nothing to release) stays a few instructions of hot code.
-  [[gnu::noinline]] void
-  deliverAndRelease(std::shared_ptr<const Observer> observer);
+  struct Queued {
+    std::vector<TrackingEvent> events;
+    SmallVector<HandleRecord *, 2> released;
+  };
+  Queued &queued() {
+    if (LLVM_UNLIKELY(!queue))
+      queue = new Queued();
+    return *queue;
+  }
+  /// Unlocks, then delivers the events and releases the references queued:
+  /// out of line, so that the common end stays a few instructions.
+  [[gnu::noinline]] void unlockAndRunQueued();
 
-  std::unique_lock<RegistryMutex> lock;
-  SmallVector<HandleRecord *, 2> released;
+  Queued *queue = nullptr;
 };
 
 /// The state of one registry. It outlives the HandleRegistry while records
@@ -149,7 +161,7 @@ struct RegistryImpl : LockFreeKeys {
   /// Called under the lock after the maps changed. Writes only a change:
   /// a store, even of the same value, would take the line from the other
   /// threads reading it.
-  void syncHasKeys() {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void syncHasKeys() {
     // Every mapped record is indexed under a scope, and scopes are pruned
     // as they empty: the index alone tells (the address map's count is
     // spread over lanes).
@@ -278,8 +290,9 @@ struct RegistryImpl : LockFreeKeys {
   // Events
   //===--------------------------------------------------------------------===//
 
-  CompactEvent makeEvent(TrackingEvent::Kind kind, const HandleRecord *record,
-                         const EventSource &source, StringRef reason = {}) {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE CompactEvent
+  makeEvent(TrackingEvent::Kind kind, const HandleRecord *record,
+            const EventSource &source, StringRef reason = {}) {
     return events.makeEvent(kind, record->getLast(events), source, reason);
   }
 
@@ -292,7 +305,7 @@ struct RegistryImpl : LockFreeKeys {
   void record(HandleRecord *record, CompactEvent event, Transaction &tx) {
     event.recordIndex = pool.indexOf(record);
     if (observer)
-      tx.events.push_back(expand(event));
+      tx.deliverLater(expand(event));
     events.appendEvent(record, event);
   }
 
@@ -369,7 +382,7 @@ struct RegistryImpl : LockFreeKeys {
 
   /// Called, under the lock, by every step that maps a record again,
   /// unmaps, merges or ends one.
-  void noteChange() {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void noteChange() {
     // Only lock holders store (readers only set kChangeRead, which a
     // store here may overwrite: it clears it anyway).
     uint64_t word = changeWord.load(std::memory_order_relaxed);
@@ -480,29 +493,32 @@ struct RegistryImpl : LockFreeKeys {
   }
 };
 
-Transaction::Transaction(RegistryImpl &impl) : impl(impl), lock(impl.mutex) {
+[[gnu::always_inline]] inline Transaction::Transaction(RegistryImpl &impl)
+    : impl(impl) {
+  impl.mutex.lock();
   impl.activeLane.enter();
 }
 
-Transaction::~Transaction() {
+[[gnu::always_inline]] inline Transaction::~Transaction() {
   impl.syncHasKeys();
-  if (LLVM_LIKELY(events.empty() && released.empty())) {
-    lock.unlock();
+  if (LLVM_LIKELY(!queue)) {
+    impl.mutex.unlock();
     return;
   }
-  std::shared_ptr<const Observer> observer;
-  if (!events.empty())
-    observer = impl.observer;
-  lock.unlock();
-  deliverAndRelease(std::move(observer));
+  unlockAndRunQueued();
 }
 
-void Transaction::deliverAndRelease(std::shared_ptr<const Observer> observer) {
+void Transaction::unlockAndRunQueued() {
+  std::unique_ptr<Queued> owned(queue);
+  std::shared_ptr<const Observer> observer;
+  if (!owned->events.empty())
+    observer = impl.observer;
+  impl.mutex.unlock();
   if (observer)
-    for (const TrackingEvent &event : events)
+    for (const TrackingEvent &event : owned->events)
       (*observer)(event);
   // Releasing takes the lock.
-  for (HandleRecord *record : released)
+  for (HandleRecord *record : owned->released)
     releaseRecord(record);
 }
 

@@ -40,6 +40,28 @@ HistoryPool::Id HistoryPool::allocate(unsigned sizeClass, unsigned lane) {
   return Id(((index + 1) << kIndexShift) | (lane << kClassBits) | sizeClass);
 }
 
+HistoryPool::Id HistoryPool::allocateSingle(void *&memory) {
+  unsigned lane = active.get();
+  SizeClass &pool = classes[lane << kClassBits];
+  constexpr uint32_t perChunk = uint32_t(1) << kLog2BlocksPerChunk;
+  if (Id id = pool.freeList) {
+    uint32_t index = (id >> kIndexShift) - 1;
+    memory = pool.chunks[index >> kLog2BlocksPerChunk] +
+             (index & (perChunk - 1)) * itemBytes;
+    std::memcpy(&pool.freeList, memory, sizeof(Id));
+    return id;
+  }
+  if (LLVM_LIKELY(!pool.chunks.empty() && pool.used != perChunk)) {
+    memory = pool.chunks.back() + pool.used * itemBytes;
+    uint64_t index = uint64_t(pool.chunks.size() - 1) * perChunk + pool.used++;
+    return Id(((index + 1) << kIndexShift) | (lane << kClassBits));
+  }
+  // A new chunk, or another lane's block.
+  Id id = allocate(0, lane);
+  memory = get(id);
+  return id;
+}
+
 void HistoryPool::addChunk(SizeClass &pool, unsigned sizeClass) {
   uint32_t perChunk = uint32_t(1) << (kLog2BlocksPerChunk - sizeClass);
   size_t bytes = blockBytes(sizeClass) * perChunk;

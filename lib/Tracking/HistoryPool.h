@@ -62,6 +62,10 @@ public:
   /// A block of class `sizeClass` from lane `lane` (< kNumLanes), or from
   /// the next lane that has one once `lane` has carved all it may.
   Id allocate(unsigned sizeClass, unsigned lane);
+  /// A block of class 0 (one item) from the active lane, and its memory:
+  /// the first event of a history, most histories' only one. Reads no more
+  /// than the lane's class and the block.
+  Id allocateSingle(void *&memory);
   /// Returns the block to the free list of its class in its lane.
   void free(Id id);
 

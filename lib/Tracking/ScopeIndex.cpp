@@ -54,10 +54,6 @@ void ScopeIndex::destroyScope(ScopeInfo *info) {
   delete info;
 }
 
-ScopeInfo *ScopeIndex::infoOf(const HandleRecord *record) const {
-  return byId[record->scope];
-}
-
 SmallVector<HandleRecord *> ScopeIndex::recordsOf(const ScopeInfo &info) const {
   SmallVector<HandleRecord *> records;
   for (HandleRecord *record = pool.recordOf(info.records); record;
@@ -137,16 +133,6 @@ void ScopeIndex::linkIntoScope(HandleRecord *record, ScopeInfo *info) {
   info->records = id;
 }
 
-void ScopeIndex::unlinkFromScope(HandleRecord *record) {
-  if (HandleRecord *prev = pool.recordOf(record->scopePrev))
-    prev->scopeNext = record->scopeNext;
-  else
-    infoOf(record)->records = record->scopeNext;
-  if (HandleRecord *next = pool.recordOf(record->scopeNext))
-    next->scopePrev = record->scopePrev;
-  record->scopePrev = record->scopeNext = 0;
-}
-
 void ScopeIndex::setScope(HandleRecord *record, Operation *scope,
                           bool indexed) {
   if (indexed && infoOf(record)->op == scope)
@@ -154,21 +140,12 @@ void ScopeIndex::setScope(HandleRecord *record, Operation *scope,
   ScopeInfo *old = indexed ? infoOf(record) : nullptr;
   ScopeInfo *info = ensureScope(scope);
   if (old) {
-    unlinkFromScope(record);
+    unlinkFromScope(record, old);
     linkIntoScope(record, info);
     pruneScope(old->op);
     return;
   }
   linkIntoScope(record, info);
-}
-
-void ScopeIndex::removeRecord(HandleRecord *record) {
-  ScopeInfo *info = infoOf(record);
-  unlinkFromScope(record);
-  record->scope = 0;
-  // Mostly other records stay indexed there: no lookup of the scope.
-  if (!info->records && info->children.empty())
-    pruneScope(info->op);
 }
 
 void ScopeIndex::moveBetweenScopes(

@@ -15,6 +15,8 @@
 #ifndef MLIR_TRACKING_LIB_SCOPEINDEX_H
 #define MLIR_TRACKING_LIB_SCOPEINDEX_H
 
+#include "HandleRecords.h"
+
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -29,8 +31,6 @@ namespace mlir {
 class Operation;
 
 namespace tracking::detail {
-struct HandleRecord;
-class RecordPool;
 
 /// The scope of an op: the body scope of its parent, or nullptr at the top.
 Operation *scopeOfOp(Operation *op);
@@ -85,7 +85,9 @@ public:
   void clear();
 
   /// The scope `record` is indexed under, or null.
-  ScopeInfo *infoOf(const HandleRecord *record) const;
+  ScopeInfo *infoOf(const HandleRecord *record) const {
+    return byId[record->scope];
+  }
   /// The records indexed under `info`, in no particular order.
   SmallVector<HandleRecord *> recordsOf(const ScopeInfo &info) const;
 
@@ -111,7 +113,15 @@ public:
     linkIntoScope(record, info);
   }
   /// Takes the indexed `record` out of the index, pruning what empties.
-  void removeRecord(HandleRecord *record);
+  /// Inline: every unmap of a record (an erase, a merge) comes here.
+  void removeRecord(HandleRecord *record) {
+    ScopeInfo *info = infoOf(record);
+    unlinkFromScope(record, info);
+    record->scope = 0;
+    // Mostly other records stay indexed there: no lookup of the scope.
+    if (LLVM_UNLIKELY(!info->records && info->children.empty()))
+      pruneScope(info->op);
+  }
 
   /// After a move, re-indexes under `newScope` the records and child scopes
   /// of `oldScope` for which `isInside` holds (the moved part of the IR).
@@ -137,7 +147,18 @@ public:
 
 private:
   void linkIntoScope(HandleRecord *record, ScopeInfo *info);
-  void unlinkFromScope(HandleRecord *record);
+  /// Takes `record` off the list of `info`, the scope it is indexed under:
+  /// writes its neighbours' links.
+  void unlinkFromScope(HandleRecord *record, ScopeInfo *info) {
+    uint32_t prev = record->scopePrev, next = record->scopeNext;
+    if (prev)
+      pool.recordOfId(prev)->scopeNext = next;
+    else
+      info->records = next;
+    if (next)
+      pool.recordOfId(next)->scopePrev = prev;
+    record->scopePrev = record->scopeNext = 0;
+  }
   ScopeInfo *createScope(Operation *op);
   void destroyScope(ScopeInfo *info);
 

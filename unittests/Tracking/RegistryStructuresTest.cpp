@@ -118,16 +118,29 @@ TEST(AddressMapTest, RandomInsertsAndErasesMatchAStdMap) {
       expected[op] = record;
     } else {
       HandleRecord *record = it->second;
+      // Mostly erased right after a lookup of it (as notifications do),
+      // sometimes after a lookup of another key, or of none.
+      if (step % 3 == 1) {
+        EXPECT_EQ(map.lookup(op), record);
+      } else if (step % 3 == 2) {
+        Operation *other = fakeOp(random() % 48);
+        auto found = expected.find(other);
+        EXPECT_EQ(map.lookup(other),
+                  found == expected.end() ? nullptr : found->second);
+      }
       EXPECT_TRUE(map.erase(record));
       // Erasing twice finds nothing.
       EXPECT_FALSE(map.erase(record));
       expected.erase(it);
       pool.free(record);
     }
-    if (step % 997 == 0)
+    if (step % 997 == 0) {
       expectSame(map, expected);
+      EXPECT_TRUE(map.isInRobinHoodOrder());
+    }
   }
   expectSame(map, expected);
+  EXPECT_TRUE(map.isInRobinHoodOrder());
 }
 
 TEST(AddressMapTest, FreedRecordSlotsAreReusedUnderANewAddress) {
@@ -192,6 +205,7 @@ TEST(AddressMapTest, KeysOfOneHomePastTheStoredDistance) {
     }
     EXPECT_EQ(map.capacity(), capacity);
     expectSame(map, expected);
+    EXPECT_TRUE(map.isInRobinHoodOrder());
     // Keys of the same home never inserted are not found.
     for (Operation *op : sameHome)
       if (!expected.count(op))
@@ -207,6 +221,7 @@ TEST(AddressMapTest, KeysOfOneHomePastTheStoredDistance) {
       it = expected.erase(it);
     }
     expectSame(map, expected);
+    EXPECT_TRUE(map.isInRobinHoodOrder());
   }
 }
 
@@ -303,11 +318,21 @@ TEST(AddressMapTest, ProbesStayShortForEveryAddressPattern) {
           << "mean " << lengths.mean();
     for (HandleRecord *record : records)
       ASSERT_EQ(map.lookup(record->op), record);
+    EXPECT_TRUE(map.isInRobinHoodOrder());
     // Erasing every other entry (backward shifts) keeps every key found.
     for (size_t i = 0; i < records.size(); i += 2)
       ASSERT_TRUE(map.erase(records[i]));
+    EXPECT_TRUE(map.isInRobinHoodOrder());
     for (size_t i = 0; i < records.size(); ++i)
       ASSERT_EQ(map.lookup(records[i]->op), i % 2 ? records[i] : nullptr);
+    // Inserting them again in reverse order (each displacing entries
+    // nearer their homes) finds every key.
+    for (size_t i = records.size(); i-- > 0;)
+      if (i % 2 == 0)
+        map.insert(records[i]);
+    EXPECT_TRUE(map.isInRobinHoodOrder());
+    for (HandleRecord *record : records)
+      ASSERT_EQ(map.lookup(record->op), record);
   }
 }
 
@@ -465,6 +490,58 @@ TEST(HistoryPoolTest, LanesKeepTheirBlocksApart) {
 /// (with a limit of 64 ids per lane and class, three chunks of 16 blocks of
 /// the largest class are carved per lane): no block is handed out twice, and
 /// freed blocks go back to the lane they came from.
+/// The single-item fast path hands out the same blocks as `allocate(0)`:
+/// carved in order, across chunks, then reused from the free list, each
+/// with the memory `get` gives; and once the lane may carve no more, the
+/// next lane lends one.
+TEST(HistoryPoolTest, SingleBlocksMatchClassZero) {
+  HistoryPool pool(/*itemBytes=*/40, /*fullHeaderBytes=*/8,
+                   ActiveLane::standalone(), /*blocksPerLaneAndClass=*/2048);
+  std::vector<HistoryPool::Id> ids;
+  std::set<HistoryPool::Id> distinct;
+  // Alternating with allocate(0), over three chunks of 512 blocks.
+  for (int i = 0; i < 1500; ++i) {
+    void *memory = nullptr;
+    HistoryPool::Id id =
+        i % 3 == 2 ? pool.allocate(0) : pool.allocateSingle(memory);
+    if (i % 3 == 2)
+      memory = pool.get(id);
+    ASSERT_NE(id, 0u);
+    EXPECT_EQ(HistoryPool::classOf(id), 0u);
+    EXPECT_EQ(HistoryPool::laneOf(id), 0u);
+    EXPECT_EQ(memory, pool.get(id));
+    EXPECT_TRUE(distinct.insert(id).second);
+    std::memset(memory, int(i % 251), 40);
+    ids.push_back(id);
+  }
+  for (size_t i = 0; i < ids.size(); ++i)
+    ASSERT_EQ(*static_cast<unsigned char *>(pool.get(ids[i])), i % 251);
+  // Freed blocks come back, newest first, with their memory.
+  size_t bytes = pool.getAllocatedBytes();
+  for (size_t i = 0; i < ids.size(); i += 2)
+    pool.free(ids[i]);
+  for (size_t i = ids.size(); i-- > 0;) {
+    if (i % 2)
+      continue;
+    void *memory = nullptr;
+    HistoryPool::Id id = pool.allocateSingle(memory);
+    EXPECT_EQ(id, ids[i]);
+    EXPECT_EQ(memory, pool.get(id));
+  }
+  EXPECT_EQ(pool.getAllocatedBytes(), bytes);
+  // A lane carves chunks of 512 blocks of class 0 while every index + 1
+  // stays below 2048: three chunks and no fourth, so the 1537th block comes
+  // from lane 1.
+  for (int i = 1500; i < 1536; ++i) {
+    void *memory = nullptr;
+    EXPECT_EQ(HistoryPool::laneOf(pool.allocateSingle(memory)), 0u);
+  }
+  void *memory = nullptr;
+  HistoryPool::Id lent = pool.allocateSingle(memory);
+  EXPECT_EQ(HistoryPool::laneOf(lent), 1u);
+  EXPECT_EQ(memory, pool.get(lent));
+}
+
 TEST(HistoryPoolTest, ExhaustedLaneLendsTheNext) {
   HistoryPool pool(/*itemBytes=*/40, /*fullHeaderBytes=*/8,
                    ActiveLane::standalone(), /*blocksPerLaneAndClass=*/64);
