@@ -137,7 +137,7 @@ public:
   /// would do nothing (this listener has a registry of its own in which `op`
   /// is neither tracked nor a scope, no block or value handle exists in the
   /// process, and no listener follows). For a rewriter that skips the
-  /// notifications such an op would cost; false may be a false negative.
+  /// notifications such an op would cost; false proves nothing.
   bool ignoresChangesTo(Operation *op) const;
   /// Whether a listener follows this one (in-place modifications, which
   /// tracking ignores, matter only to it).
