@@ -84,11 +84,6 @@ uint32_t EventLog::internSource(const EventSource &source) {
 // Events
 //===----------------------------------------------------------------------===//
 
-MLIR_TRACKING_HOT_PATH SeenOp EventLog::see(Operation *op) {
-  return {op->getName().getAsOpaquePointer(),
-          op->getLoc().getAsOpaquePointer()};
-}
-
 StringRef EventLog::nameText(SeenOp seen) const {
   if (frozen)
     return strings[reinterpret_cast<uintptr_t>(seen.name)];
@@ -246,14 +241,6 @@ EventLog::eventsAt(HistoryPool::Id id) const {
   return reinterpret_cast<CompactEvent *>(block);
 }
 
-MLIR_TRACKING_HOT_PATH uint32_t
-EventLog::droppedOf(const HandleRecord *record) const {
-  if (!record->history || !HistoryPool::isFull(record->history))
-    return 0;
-  return static_cast<FullHistoryHeader *>(histories.get(record->history))
-      ->dropped;
-}
-
 MutableArrayRef<CompactEvent> EventLog::eventsOf(HandleRecord *record) {
   if (!record->history)
     return {};
@@ -297,11 +284,6 @@ MLIR_TRACKING_HOT_PATH void EventLog::appendEvent(HandleRecord *record,
   record->historySize = size + 1;
 }
 
-MLIR_TRACKING_HOT_PATH uint64_t
-EventLog::historyEnd(const HandleRecord *record) const {
-  return uint64_t(droppedOf(record)) + record->historySize;
-}
-
 void EventLog::appendHistory(HandleRecord *to, const HandleRecord *from,
                              uint64_t start) {
   uint64_t dropped = droppedOf(from);
@@ -309,15 +291,6 @@ void EventLog::appendHistory(HandleRecord *to, const HandleRecord *from,
   ArrayRef<CompactEvent> events = eventsOf(from);
   for (uint64_t i = skip; i < events.size(); ++i)
     appendEvent(to, events[i]);
-}
-
-uint64_t EventLog::parentStartOf(const HandleRecord *record) const {
-  return record->parentStart;
-}
-
-MLIR_TRACKING_HOT_PATH void EventLog::setParentStart(HandleRecord *record,
-                                                     uint64_t start) {
-  record->parentStart = uint32_t(start);
 }
 
 ArrayRef<CompactEvent>

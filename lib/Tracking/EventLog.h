@@ -19,6 +19,7 @@
 #include "RegistryLanes.h"
 #include "RegistryNotifier.h"
 
+#include "mlir/IR/Operation.h"
 #include "mlir/Tracking/HandleRegistry.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
@@ -125,7 +126,10 @@ public:
   // Events
   //===--------------------------------------------------------------------===//
 
-  static SeenOp see(Operation *op);
+  static SeenOp see(Operation *op) {
+    return {op->getName().getAsOpaquePointer(),
+            op->getLoc().getAsOpaquePointer()};
+  }
 
   /// Op names as records keep them (HandleRecord::lastName): a small id per
   /// distinct name (id 0: no name). Frozen with the rest.
@@ -188,7 +192,9 @@ public:
   /// history of `to`, keeping the newest `kMaxHistory`.
   void appendHistory(HandleRecord *to, const HandleRecord *from,
                      uint64_t start);
-  /// Absolute index one past the newest event of `record`.
+  /// Absolute index one past the newest event of `record`. (This and the
+  /// other accessors of a record's fields are defined in HandleRecords.h,
+  /// inline: a merge reads and sets them under the lock.)
   uint64_t historyEnd(const HandleRecord *record) const;
   /// For a record merged into another: where its share of the parent's
   /// history starts, and setting it.

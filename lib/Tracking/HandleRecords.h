@@ -103,6 +103,25 @@ struct HandleRecord {
 static_assert(sizeof(HandleRecord) <= 40, "records must stay compact");
 static_assert(EventLog::kMaxHistory < 64, "historySize has 6 bits");
 
+inline uint32_t EventLog::droppedOf(const HandleRecord *record) const {
+  if (!record->history || !HistoryPool::isFull(record->history))
+    return 0;
+  return static_cast<FullHistoryHeader *>(histories.get(record->history))
+      ->dropped;
+}
+
+inline uint64_t EventLog::historyEnd(const HandleRecord *record) const {
+  return uint64_t(droppedOf(record)) + record->historySize;
+}
+
+inline uint64_t EventLog::parentStartOf(const HandleRecord *record) const {
+  return record->parentStart;
+}
+
+inline void EventLog::setParentStart(HandleRecord *record, uint64_t start) {
+  record->parentStart = uint32_t(start);
+}
+
 /// Takes a reference to `record` unless it is being released.
 inline bool tryRetain(HandleRecord *record) {
   uint32_t refs = record->refs.load(std::memory_order_relaxed);

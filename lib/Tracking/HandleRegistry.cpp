@@ -91,7 +91,7 @@ private:
 
 /// The state of one registry. It outlives the HandleRegistry while records
 /// remain (their handles may outlive it): the last record freed deletes it.
-struct RegistryImpl {
+struct RegistryImpl : LockFreeKeys {
   /// What the members below are aligned to, to keep apart what different
   /// threads write.
   static constexpr size_t kCacheLine = 64;
@@ -151,28 +151,18 @@ struct RegistryImpl {
   // Lock-free filter
   //===--------------------------------------------------------------------===//
 
-  /// False while the address map and the scope index are empty (updated at
-  /// the end of every transaction). Read by every notification on every
-  /// thread, written rarely: on a cache line that no transaction writes.
-  alignas(kCacheLine) std::atomic<bool> hasKeys{false};
-  /// The current filter (null until the first key).
-  std::atomic<const OpFilter *> filter{nullptr};
-  /// The untracked-op tables (see `noteUntracked`), one per lane, null until
-  /// the lane notes an op: read-mostly too.
-  static constexpr size_t kUntrackedSlots = 4096;
-  struct UntrackedLane {
-    std::atomic<const void *> slots[kUntrackedSlots] = {};
-  };
-  std::atomic<UntrackedLane *> untrackedLanes[kNumLanes] = {};
+  // The state the lock-free test reads (`hasKeys`, `filter`,
+  // `untrackedLanes`, `mayHaveKey`) is the base, LockFreeKeys (OpFilter.h).
   /// The lanes that have a table (a bit each; guarded by the lock).
   unsigned untrackedLaneMask = 0;
   static_assert(kNumLanes <= 32, "a bit per lane");
+  /// Every filter made, the current one last (`filter` in the base).
   alignas(kCacheLine) std::vector<std::unique_ptr<OpFilter>> filters;
 
   /// Called under the lock after the maps changed. Writes only a change:
   /// a store, even of the same value, would take the line from the other
   /// threads reading it.
-  MLIR_TRACKING_HOT_PATH void syncHasKeys() {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void syncHasKeys() {
     // Every mapped record is indexed under a scope, and scopes are pruned
     // as they empty: the index alone tells (the address map's count is
     // spread over lanes).
@@ -202,11 +192,6 @@ struct RegistryImpl {
   /// of it has one), wider than a function's ops: CSE's erasures at the end of
   /// a function find the ops it replaced still noted. (The tables are
   /// `untrackedLanes`, next to the filter.)
-
-  static size_t untrackedSlot(const void *op) {
-    // Ops are at least 64 bytes apart: neighbours take different slots.
-    return (uintptr_t(op) >> 6) % kUntrackedSlots;
-  }
 
   /// Under the lock: `op` has no record and is no scope of the index.
   /// `mayBeScope` is false only for a live op without regions: a scope is
@@ -258,24 +243,6 @@ struct RegistryImpl {
     return false;
   }
 
-  /// Lock-free: false proves that `op` is neither tracked nor a scope.
-  bool mayHaveKey(const void *op) const {
-    if (!hasKeys.load(std::memory_order_acquire))
-      return false;
-    // The filter first: it rules out most untracked ops on a line that many
-    // neighbours share (the filter keeps 512 blocks of addresses on a line,
-    // the untracked table 8).
-    const OpFilter *current = filter.load(std::memory_order_acquire);
-    if (current && !current->test(op))
-      return false;
-    // Then the slot the thread's own notifications wrote: a rewriter's
-    // erase of the op it just replaced stops here.
-    const UntrackedLane *table =
-        untrackedLanes[peekLane()].load(std::memory_order_acquire);
-    return !table || table->slots[untrackedSlot(op)].load(
-                         std::memory_order_acquire) != op;
-  }
-
   /// Every key of the address map and of the scope index is added through
   /// here, before it is inserted.
   void addKey(const void *op) {
@@ -324,8 +291,9 @@ struct RegistryImpl {
   // Events
   //===--------------------------------------------------------------------===//
 
-  CompactEvent makeEvent(TrackingEvent::Kind kind, const HandleRecord *record,
-                         const EventSource &source, StringRef reason = {}) {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE CompactEvent
+  makeEvent(TrackingEvent::Kind kind, const HandleRecord *record,
+            const EventSource &source, StringRef reason = {}) {
     return events.makeEvent(kind, record->getLast(events), source, reason);
   }
 
@@ -416,7 +384,7 @@ struct RegistryImpl {
 
   /// Called, under the lock, by every step that maps a record again,
   /// unmaps, merges or ends one.
-  MLIR_TRACKING_HOT_PATH void noteChange() {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void noteChange() {
     // Only lock holders store (readers only set kChangeRead, which a
     // store here may overwrite: it clears it anyway).
     uint64_t word = changeWord.load(std::memory_order_relaxed);
@@ -1090,6 +1058,11 @@ RegistryNotifier::mayBeTracked(Operation *op) const {
 
 bool RegistryNotifier::hasHandles() const {
   return registry.impl->hasKeys.load(std::memory_order_acquire);
+}
+
+const tracking::detail::LockFreeKeys &
+RegistryNotifier::getLockFreeKeys() const {
+  return *registry.impl;
 }
 
 void RegistryNotifier::notifyOperationReplaced(Operation *op,

@@ -15,8 +15,6 @@
 #ifndef MLIR_TRACKING_LIB_REGISTRYMUTEX_H
 #define MLIR_TRACKING_LIB_REGISTRYMUTEX_H
 
-#include "HotPath.h"
-
 #include "llvm/Support/Compiler.h"
 
 #include <atomic>
@@ -42,20 +40,20 @@ public:
   RegistryMutex(const RegistryMutex &) = delete;
   RegistryMutex &operator=(const RegistryMutex &) = delete;
 
-  void lock() {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void lock() {
     if (LLVM_LIKELY(try_lock()))
       return;
     lockContended();
   }
 
-  bool try_lock() {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE bool try_lock() {
     uint32_t expected = kUnlocked;
     return state.compare_exchange_strong(expected, kLocked,
                                          std::memory_order_acquire,
                                          std::memory_order_relaxed);
   }
 
-  MLIR_TRACKING_HOT_PATH void unlock() {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void unlock() {
     // A thread may be parked only while the word says so.
     if (LLVM_UNLIKELY(state.exchange(kUnlocked, std::memory_order_release) ==
                       kParked))

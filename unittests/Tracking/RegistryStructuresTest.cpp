@@ -118,6 +118,16 @@ TEST(AddressMapTest, RandomInsertsAndErasesMatchAStdMap) {
       expected[op] = record;
     } else {
       HandleRecord *record = it->second;
+      // Mostly erased right after a lookup of it (as notifications do),
+      // sometimes after a lookup of another key, or of none.
+      if (step % 3 == 1) {
+        EXPECT_EQ(map.lookup(op), record);
+      } else if (step % 3 == 2) {
+        Operation *other = fakeOp(random() % 48);
+        auto found = expected.find(other);
+        EXPECT_EQ(map.lookup(other),
+                  found == expected.end() ? nullptr : found->second);
+      }
       EXPECT_TRUE(map.erase(record));
       // Erasing twice finds nothing.
       EXPECT_FALSE(map.erase(record));
