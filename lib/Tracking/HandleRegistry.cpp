@@ -333,9 +333,10 @@ struct RegistryImpl {
     return events.expand(event, pool.recordAt(event.recordIndex));
   }
 
-  /// Adds `event` to the history of the root `record`; the observer sees it
-  /// when `tx` ends.
-  void record(HandleRecord *record, CompactEvent event, Transaction &tx) {
+  /// Adds `event` to the history of the root `record` (setting its record
+  /// index); the observer sees it when `tx` ends. By reference: the event is
+  /// built in the caller's frame and copied once, into the history.
+  void record(HandleRecord *record, CompactEvent &event, Transaction &tx) {
     event.recordIndex = pool.indexOf(record);
     if (observer)
       tx.deliverLater(expand(event));
@@ -343,7 +344,7 @@ struct RegistryImpl {
   }
 
   /// Marks the root `record` (already unmapped) as no longer live.
-  void endRecord(HandleRecord *record, HandleState state, CompactEvent event,
+  void endRecord(HandleRecord *record, HandleState state, CompactEvent &&event,
                  Transaction &tx) {
     noteChange();
     record->op = nullptr;
