@@ -90,7 +90,7 @@ private:
 
 /// The state of one registry. It outlives the HandleRegistry while records
 /// remain (their handles may outlive it): the last record freed deletes it.
-struct RegistryImpl {
+struct RegistryImpl : LockFreeKeys {
   /// What the members below are aligned to, to keep apart what different
   /// threads write.
   static constexpr size_t kCacheLine = 64;
@@ -150,22 +150,12 @@ struct RegistryImpl {
   // Lock-free filter
   //===--------------------------------------------------------------------===//
 
-  /// False while the address map and the scope index are empty (updated at
-  /// the end of every transaction). Read by every notification on every
-  /// thread, written rarely: on a cache line that no transaction writes.
-  alignas(kCacheLine) std::atomic<bool> hasKeys{false};
-  /// The current filter (null until the first key).
-  std::atomic<const OpFilter *> filter{nullptr};
-  /// The untracked-op tables (see `noteUntracked`), one per lane, null until
-  /// the lane notes an op: read-mostly too.
-  static constexpr size_t kUntrackedSlots = 4096;
-  struct UntrackedLane {
-    std::atomic<const void *> slots[kUntrackedSlots] = {};
-  };
-  std::atomic<UntrackedLane *> untrackedLanes[kNumLanes] = {};
+  // The state the lock-free test reads (`hasKeys`, `filter`,
+  // `untrackedLanes`, `mayHaveKey`) is the base, LockFreeKeys (OpFilter.h).
   /// The lanes that have a table (a bit each; guarded by the lock).
   unsigned untrackedLaneMask = 0;
   static_assert(kNumLanes <= 32, "a bit per lane");
+  /// Every filter made, the current one last (`filter` in the base).
   alignas(kCacheLine) std::vector<std::unique_ptr<OpFilter>> filters;
 
   /// Called under the lock after the maps changed. Writes only a change:
@@ -201,11 +191,6 @@ struct RegistryImpl {
   /// of it has one), wider than a function's ops: CSE's erasures at the end of
   /// a function find the ops it replaced still noted. (The tables are
   /// `untrackedLanes`, next to the filter.)
-
-  static size_t untrackedSlot(const void *op) {
-    // Ops are at least 64 bytes apart: neighbours take different slots.
-    return (uintptr_t(op) >> 6) % kUntrackedSlots;
-  }
 
   /// Under the lock: `op` has no record and is no scope of the index.
   /// `mayBeScope` is false only for a live op without regions: a scope is
@@ -255,24 +240,6 @@ struct RegistryImpl {
             op)
           return true;
     return false;
-  }
-
-  /// Lock-free: false proves that `op` is neither tracked nor a scope.
-  bool mayHaveKey(const void *op) const {
-    if (!hasKeys.load(std::memory_order_acquire))
-      return false;
-    // The filter first: it rules out most untracked ops on a line that many
-    // neighbours share (the filter keeps 512 blocks of addresses on a line,
-    // the untracked table 8).
-    const OpFilter *current = filter.load(std::memory_order_acquire);
-    if (current && !current->test(op))
-      return false;
-    // Then the slot the thread's own notifications wrote: a rewriter's
-    // erase of the op it just replaced stops here.
-    const UntrackedLane *table =
-        untrackedLanes[peekLane()].load(std::memory_order_acquire);
-    return !table || table->slots[untrackedSlot(op)].load(
-                         std::memory_order_acquire) != op;
   }
 
   /// Every key of the address map and of the scope index is added through
@@ -1088,6 +1055,11 @@ bool RegistryNotifier::mayBeTracked(Operation *op) const {
 
 bool RegistryNotifier::hasHandles() const {
   return registry.impl->hasKeys.load(std::memory_order_acquire);
+}
+
+const tracking::detail::LockFreeKeys &
+RegistryNotifier::getLockFreeKeys() const {
+  return *registry.impl;
 }
 
 void RegistryNotifier::notifyOperationReplaced(Operation *op,

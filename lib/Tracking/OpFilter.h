@@ -5,13 +5,15 @@
 //===----------------------------------------------------------------------===//
 //
 // Most notifications are about ops that have no handle. A bit filter read
-// without the registry lock proves that for most of them. Private to
-// lib/Tracking; not installed.
+// without the registry lock proves that for most of them; `LockFreeKeys` is
+// all such a test reads. Private to lib/Tracking; not installed.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MLIR_TRACKING_LIB_OPFILTER_H
 #define MLIR_TRACKING_LIB_OPFILTER_H
+
+#include "RegistryLanes.h"
 
 #include <atomic>
 #include <cstddef>
@@ -30,8 +32,9 @@ namespace mlir::tracking::detail {
 class OpFilter {
 public:
   explicit OpFilter(unsigned log2Bits)
-      : log2Bits(log2Bits),
-        words(new std::atomic<uint64_t>[(size_t(1) << log2Bits) / 64]()) {}
+      : words(new std::atomic<uint64_t>[(size_t(1) << log2Bits) / 64]()),
+        mask((uint64_t(1) << log2Bits) - 1), log2Bits(log2Bits),
+        offsetShift(64 - log2Bits) {}
   unsigned getLog2Bits() const { return log2Bits; }
   void set(const void *key) {
     size_t bit = index(key);
@@ -55,11 +58,60 @@ private:
   size_t index(const void *key) const {
     uint64_t block = uint64_t(uintptr_t(key)) >> 6;
     uint64_t offset =
-        ((block >> log2Bits) * 0x9E3779B97F4A7C15ull) >> (64 - log2Bits);
-    return (block + offset) & ((uint64_t(1) << log2Bits) - 1);
+        ((block >> log2Bits) * 0x9E3779B97F4A7C15ull) >> offsetShift;
+    return (block + offset) & mask;
   }
-  unsigned log2Bits;
+  /// Every notification about an untracked op tests a bit: the words and
+  /// what `index` derives from the size are kept precomputed, on one line.
   std::unique_ptr<std::atomic<uint64_t>[]> words;
+  uint64_t mask;
+  unsigned log2Bits;
+  unsigned offsetShift;
+};
+
+/// What a notification reads, without the lock, to prove that its op has
+/// nothing to do: a registry's state (RegistryImpl) derives from it, and a
+/// listener of one registry keeps a pointer to it so that the test is
+/// inlined in its notifications. Every member is written under the
+/// registry's lock only; see RegistryImpl for when.
+struct alignas(64) LockFreeKeys {
+  /// The slots of a lane's untracked-op table (RegistryImpl::noteUntracked).
+  static constexpr size_t kUntrackedSlots = 4096;
+  struct UntrackedLane {
+    std::atomic<const void *> slots[kUntrackedSlots] = {};
+  };
+  static size_t untrackedSlot(const void *op) {
+    // Ops are at least 64 bytes apart: neighbours take different slots.
+    return (uintptr_t(op) >> 6) % kUntrackedSlots;
+  }
+
+  /// False while the address map and the scope index are empty (updated at
+  /// the end of every transaction). Read by every notification on every
+  /// thread, written rarely: on a cache line that no transaction writes.
+  std::atomic<bool> hasKeys{false};
+  /// The current filter (null until the first key).
+  std::atomic<const OpFilter *> filter{nullptr};
+  /// The untracked-op tables, one per lane, null until the lane notes an
+  /// op: read-mostly too.
+  std::atomic<UntrackedLane *> untrackedLanes[kNumLanes] = {};
+
+  /// Lock-free: false proves that `op` is neither tracked nor a scope.
+  bool mayHaveKey(const void *op) const {
+    if (!hasKeys.load(std::memory_order_acquire))
+      return false;
+    // The filter first: it rules out most untracked ops on a line that many
+    // neighbours share (the filter keeps 512 blocks of addresses on a line,
+    // the untracked table 8).
+    const OpFilter *current = filter.load(std::memory_order_acquire);
+    if (current && !current->test(op))
+      return false;
+    // Then the slot the thread's own notifications wrote: a rewriter's
+    // erase of the op it just replaced stops here.
+    const UntrackedLane *table =
+        untrackedLanes[peekLane()].load(std::memory_order_acquire);
+    return !table || table->slots[untrackedSlot(op)].load(
+                         std::memory_order_acquire) != op;
+  }
 };
 
 } // namespace mlir::tracking::detail

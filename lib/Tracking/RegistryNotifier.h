@@ -29,6 +29,7 @@ class Operation;
 
 namespace tracking::detail {
 struct HandleRecord;
+struct LockFreeKeys;
 
 /// Where an event comes from, for the history.
 struct EventSource {
@@ -66,6 +67,10 @@ public:
   bool mayBeTracked(Operation *op) const;
   /// Lock-free. False when the registry tracks nothing at all.
   bool hasHandles() const;
+  /// What `mayBeTracked` and `hasHandles` read (OpFilter.h), for a caller
+  /// that notifies one registry many times and inlines the test. Lives as
+  /// long as the registry's state.
+  const LockFreeKeys &getLockFreeKeys() const;
 
   /// Fires when `op` was replaced and `replacement` (found by the listener's
   /// rules, or named by the rewriter) takes its place. The handle of `op`

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/Tracking/TrackingListener.h"
+#include "OpFilter.h"
 #include "RegistryNotifier.h"
 
 #include "BlockValueNotifications.h"
@@ -148,8 +149,10 @@ TrackingListener::TrackingListener(TrackingListenerConfig config,
                                    HandleRegistry *registry,
                                    OpBuilder::Listener *next)
     : RewriterBase::ForwardingListener(next), config(config),
-      registry(registry), sourceCacheKey(nextSourceCacheKey.fetch_add(
-                              1, std::memory_order_relaxed)),
+      registry(registry),
+      keys(registry ? &RegistryNotifier(*registry).getLockFreeKeys() : nullptr),
+      sourceCacheKey(
+          nextSourceCacheKey.fetch_add(1, std::memory_order_relaxed)),
       forwards(next != nullptr) {}
 
 void TrackingListener::setUnpatternedLabels(StringRef replaceLabel,
@@ -405,14 +408,27 @@ void TrackingListener::notifyBlockInserted(Block *block, Region *previous,
   ForwardingListener::notifyBlockInserted(block, previous, previousIt);
 }
 
-void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
+HandleRegistry *TrackingListener::getRegistryIfTracked(Operation *op) const {
+  // A listener of one registry tests its lock-free state inline: most
+  // notifications are about untracked ops and end here.
+  if (LLVM_LIKELY(keys))
+    return keys->mayHaveKey(op) ? registry : nullptr;
+  return getRegistryIfTrackedSlow(op);
+}
+
+HandleRegistry *
+TrackingListener::getRegistryIfTrackedSlow(Operation *op) const {
   HandleRegistry *target = getRegistry(op);
-  if (!target || !RegistryNotifier(*target).mayBeTracked(op))
-    return;
+  return target && RegistryNotifier(*target).mayBeTracked(op) ? target
+                                                              : nullptr;
+}
+
+void TrackingListener::trackReplacement(HandleRegistry &target, Operation *op,
+                                        ValueRange newValues) {
   ReplacementFailure why;
   FailureOr<Operation *> replacement = findReplacement(
       config, op, newValues, why, patternsInListener ? &opKinds : nullptr);
-  RegistryNotifier notifier(*target);
+  RegistryNotifier notifier(target);
   auto source = [&]() -> const EventSource & {
     return getCachedEventSource(/*replaced=*/true);
   };
@@ -422,9 +438,61 @@ void TrackingListener::trackReplacement(Operation *op, ValueRange newValues) {
     notifier.notifyOperationErased(op, source, describe(why));
 }
 
+void TrackingListener::trackReplacement(HandleRegistry &target, Operation *op,
+                                        Operation *newOp) {
+  RegistryNotifier(target).notifyOperationReplaced(
+      op, newOp, [&]() -> const EventSource & {
+        return getCachedEventSource(/*replaced=*/true);
+      });
+}
+
+void TrackingListener::trackErasure(HandleRegistry &target, Operation *op) {
+  RegistryNotifier(target).notifyOperationErased(
+      op,
+      [&]() -> const EventSource & {
+        return getCachedEventSource(/*replaced=*/false);
+      },
+      /*reason=*/"");
+}
+
+// The three notifications most rewrites send: about an untracked op (the
+// filter says so), from a listener of one registry with no listener to
+// forward to and no block or value handle in the process, they return after
+// the inlined test. Every other case is a tail call to the general path
+// (which tests again), so that this one saves no registers.
+LLVM_ATTRIBUTE_ALWAYS_INLINE bool
+TrackingListener::canSkipUntracked(Operation *op) const {
+  return LLVM_LIKELY(keys && !forwards && !detail::mayHaveUnitHandles()) &&
+         !keys->mayHaveKey(op);
+}
+
+bool TrackingListener::ignoresChangesTo(Operation *op) const {
+  return canSkipUntracked(op);
+}
+
 void TrackingListener::notifyOperationReplaced(Operation *op,
                                                ValueRange newValues) {
-  trackReplacement(op, newValues);
+  if (LLVM_LIKELY(canSkipUntracked(op)))
+    return;
+  notifyReplacedSlow(op, newValues);
+}
+
+void TrackingListener::notifyOperationReplaced(Operation *op,
+                                               Operation *newOp) {
+  if (LLVM_LIKELY(canSkipUntracked(op)))
+    return;
+  notifyReplacedSlow(op, newOp);
+}
+
+void TrackingListener::notifyOperationErased(Operation *op) {
+  if (LLVM_LIKELY(canSkipUntracked(op)))
+    return;
+  notifyErasedSlow(op);
+}
+
+void TrackingListener::notifyReplacedSlow(Operation *op, ValueRange newValues) {
+  if (HandleRegistry *target = getRegistryIfTracked(op))
+    trackReplacement(*target, op, newValues);
   // Block and value handles (BlockValueRegistry), if any in the process.
   if (detail::mayHaveUnitHandles())
     detail::notifyUnitsOfReplacement(
@@ -432,16 +500,11 @@ void TrackingListener::notifyOperationReplaced(Operation *op,
   ForwardingListener::notifyOperationReplaced(op, newValues);
 }
 
-void TrackingListener::notifyOperationReplaced(Operation *op,
-                                               Operation *newOp) {
+void TrackingListener::notifyReplacedSlow(Operation *op, Operation *newOp) {
   // The rewriter names the replacement: no need to search for it (and no
   // values to search from when the ops have no results).
-  HandleRegistry *target = getRegistry(op);
-  if (target && RegistryNotifier(*target).mayBeTracked(op))
-    RegistryNotifier(*target).notifyOperationReplaced(
-        op, newOp, [&]() -> const EventSource & {
-          return getCachedEventSource(/*replaced=*/true);
-        });
+  if (HandleRegistry *target = getRegistryIfTracked(op))
+    trackReplacement(*target, op, newOp);
   // Block and value handles (BlockValueRegistry), if any in the process.
   if (detail::mayHaveUnitHandles())
     detail::notifyUnitsOfReplacement(op, newOp->getResults(), [&] {
@@ -450,31 +513,25 @@ void TrackingListener::notifyOperationReplaced(Operation *op,
   ForwardingListener::notifyOperationReplaced(op, newOp);
 }
 
+void TrackingListener::notifyErasedSlow(Operation *op) {
+  // The filter knows tracked ops and scopes: the registry must also see the
+  // erase of a scope, to drop it from the index. The source (string work) is
+  // described only for a tracked op.
+  if (HandleRegistry *target = getRegistryIfTracked(op))
+    trackErasure(*target, op);
+  // Block and value handles (BlockValueRegistry), if any in the process.
+  if (detail::mayHaveUnitHandles())
+    detail::notifyUnitsOfErasedOp(
+        op, [&] { return getEventSource(/*replaced=*/false); });
+  ForwardingListener::notifyOperationErased(op);
+}
+
 void TrackingListener::notifyBlockErased(Block *block) {
   // Block and value handles (BlockValueRegistry), if any in the process.
   if (detail::mayHaveUnitHandles())
     detail::notifyUnitsOfErasedBlock(
         block, [&] { return getEventSource(/*replaced=*/false); });
   ForwardingListener::notifyBlockErased(block);
-}
-
-void TrackingListener::notifyOperationErased(Operation *op) {
-  // The filter knows tracked ops and scopes: the registry must also see the
-  // erase of a scope, to drop it from the index. The source (string work) is
-  // described only for a tracked op.
-  HandleRegistry *target = getRegistry(op);
-  if (target && RegistryNotifier(*target).mayBeTracked(op))
-    RegistryNotifier(*target).notifyOperationErased(
-        op,
-        [&]() -> const EventSource & {
-          return getCachedEventSource(/*replaced=*/false);
-        },
-        /*reason=*/"");
-  // Block and value handles (BlockValueRegistry), if any in the process.
-  if (detail::mayHaveUnitHandles())
-    detail::notifyUnitsOfErasedOp(
-        op, [&] { return getEventSource(/*replaced=*/false); });
-  ForwardingListener::notifyOperationErased(op);
 }
 
 void tracking::detail::PatternStack::popBelow(const Pattern *pattern) {
@@ -487,6 +544,8 @@ void tracking::detail::PatternStack::popBelow(const Pattern *pattern) {
 }
 
 const Pattern *TrackingListener::getInnermostPattern() const {
+  if (patternSlot != kStackMode)
+    return reinterpret_cast<const Pattern *>(patternSlot);
   return patternsInListener ? ownPatterns.innermost()
                             : patternStack.innermost();
 }
@@ -504,13 +563,14 @@ namespace {
 } // namespace
 
 // The greedy driver calls these around each of its match attempts: with a
-// listener that keeps its patterns and forwards to no one, they are a branch
-// and a push or pop; everything else goes out of line so that the common
-// path saves no registers.
+// listener that keeps its patterns and forwards to no one, they are a
+// compare and a store of the one slot; everything else (nesting, a stray
+// End, other listeners) goes out of line so that the common path saves no
+// registers.
 void TrackingListener::notifyPatternBegin(const Pattern &pattern,
                                           Operation *op) {
-  if (LLVM_LIKELY(fastPatternHooks)) {
-    ownPatterns.push(&pattern);
+  if (LLVM_LIKELY(patternSlot == 0)) {
+    patternSlot = reinterpret_cast<uintptr_t>(&pattern);
     return;
   }
   notifyPatternBeginSlow(pattern, op);
@@ -518,19 +578,22 @@ void TrackingListener::notifyPatternBegin(const Pattern &pattern,
 
 void TrackingListener::notifyPatternEnd(const Pattern &pattern,
                                         LogicalResult status) {
-  if (LLVM_LIKELY(fastPatternHooks)) {
-    unsigned depth = ownPatterns.depth;
-    if (LLVM_LIKELY(depth - 1 < detail::PatternStack::kMax &&
-                    ownPatterns.patterns[depth - 1] == &pattern)) {
-      ownPatterns.depth = depth - 1;
-      return;
-    }
+  // Only the fast path puts a pattern in the slot.
+  if (LLVM_LIKELY(patternSlot == reinterpret_cast<uintptr_t>(&pattern))) {
+    patternSlot = 0;
+    return;
   }
   notifyPatternEndSlow(pattern, status);
 }
 
 void TrackingListener::notifyPatternBeginSlow(const Pattern &pattern,
                                               Operation *op) {
+  if (patternSlot != kStackMode) {
+    // A pattern begins while the slot holds another (a pattern running a
+    // driver with this listener): both go on the stack until it empties.
+    ownPatterns.push(reinterpret_cast<const Pattern *>(patternSlot));
+    patternSlot = kStackMode;
+  }
   if (patternsInListener)
     ownPatterns.push(&pattern);
   else
@@ -540,10 +603,16 @@ void TrackingListener::notifyPatternBeginSlow(const Pattern &pattern,
 
 void TrackingListener::notifyPatternEndSlow(const Pattern &pattern,
                                             LogicalResult status) {
-  if (patternsInListener)
-    ownPatterns.pop(&pattern);
-  else
-    popThreadPattern(&pattern);
+  // In the slot's mode, an End of a pattern the slot does not hold pops
+  // nothing, as on a stack that does not hold it.
+  if (patternSlot == kStackMode) {
+    if (patternsInListener)
+      ownPatterns.pop(&pattern);
+    else
+      popThreadPattern(&pattern);
+    if (patternsInListener && !forwards && ownPatterns.depth == 0)
+      patternSlot = 0;
+  }
   ForwardingListener::notifyPatternEnd(pattern, status);
 }
 

@@ -970,6 +970,120 @@ TEST_F(TrackingListenerTest, KeptPatternsForwardHooksAndMatchFailures) {
   EXPECT_FALSE(described);
 }
 
+namespace {
+/// Fails on every `arith.addi` after saying why (the greedy driver forwards
+/// the reason to its listener), ahead of the patterns of lower benefit.
+struct FailingFirst : public OpRewritePattern<arith::AddIOp> {
+  FailingFirst(MLIRContext *context)
+      : OpRewritePattern(context, /*benefit=*/2) {
+    setDebugName("FailingFirst");
+  }
+  LogicalResult matchAndRewrite(arith::AddIOp add,
+                                PatternRewriter &rewriter) const override {
+    return rewriter.notifyMatchFailure(add, "never matches");
+  }
+};
+} // namespace
+
+/// Through the greedy driver, with a listener that keeps its patterns (the
+/// hooks' one-slot fast path) and with one that keeps them per thread: a
+/// pattern that fails before another matches leaves no trace, a fold after
+/// or between pattern applications is named as a fold, and the pattern set
+/// gives the same IR with the listener and without.
+TEST_F(TrackingListenerTest, GreedyDriverNamesTheMatchingPatternAndFolds) {
+  constexpr llvm::StringLiteral kFolding = R"mlir(
+    func.func @h(%a: i32, %b: i32) -> i32 {
+      %c0 = arith.constant 0 : i32
+      %0 = arith.muli %a, %b {tag = "h.mul"} : i32
+      %1 = arith.addi %0, %c0 {tag = "h.fold"} : i32
+      %2 = arith.addi %1, %b {tag = "h.swap"} : i32
+      %3 = arith.addi %2, %a {tag = "h.swap2"} : i32
+      return %3 : i32
+    }
+  )mlir";
+  RewritePatternSet set(&context);
+  set.add<FailingFirst, SwapAddOperands>(&context);
+  FrozenRewritePatternSet patterns(std::move(set));
+
+  OwningOpRef<ModuleOp> untracked = parseModule(context, kFolding);
+  ASSERT_TRUE(untracked);
+  ASSERT_TRUE(succeeded(applyPatternsGreedily(*untracked, patterns)));
+
+  for (bool keep : {true, false}) {
+    SCOPED_TRACE(keep ? "kept patterns" : "thread patterns");
+    OwningOpRef<ModuleOp> tracked = parseModule(context, kFolding);
+    ASSERT_TRUE(tracked);
+    OpHandle fold = registry->getHandle(findTagged(*tracked, "h.fold"));
+    OpHandle swap = registry->getHandle(findTagged(*tracked, "h.swap"));
+    OpHandle swap2 = registry->getHandle(findTagged(*tracked, "h.swap2"));
+    OpHandle mul = registry->getHandle(findTagged(*tracked, "h.mul"));
+    RecordingListener recorder;
+    TrackingListener listener({}, registry.get(), keep ? nullptr : &recorder);
+    if (keep)
+      listener.keepPatternsInListener();
+    GreedyRewriteConfig config;
+    config.setListener(&listener);
+    ASSERT_TRUE(succeeded(applyPatternsGreedily(*tracked, patterns, config)));
+
+    // x + 0 folds to the muli: another name, so the handle ends, as a fold.
+    EXPECT_EQ(fold.getState(), HandleState::Erased);
+    ASSERT_FALSE(fold.getHistory().empty());
+    EXPECT_EQ(fold.getHistory().back().pattern, "folded");
+    for (OpHandle *handle : {&swap, &swap2}) {
+      ASSERT_TRUE(handle->isLive()) << handle->describe();
+      EXPECT_TRUE(handle->get()->hasAttr("swapped"));
+      ASSERT_FALSE(handle->getHistory().empty());
+      EXPECT_NE(handle->getHistory().back().pattern.find("SwapAddOperands"),
+                std::string::npos)
+          << handle->getHistory().back().pattern;
+    }
+    EXPECT_TRUE(mul.isLive());
+    EXPECT_TRUE(mul.getHistory().empty());
+    if (!keep) {
+      // Every attempt was forwarded, the failures with their reasons.
+      EXPECT_GT(recorder.patternsBegun, 0);
+      EXPECT_EQ(recorder.patternsBegun, recorder.patternsEnded);
+      EXPECT_GT(recorder.matchFailures, 0);
+    }
+    EXPECT_EQ(printOp(*tracked), printOp(*untracked));
+    std::vector<std::string> problems = registry->verifyAgainst(*tracked);
+    EXPECT_TRUE(problems.empty()) << joinProblems(problems);
+  }
+}
+
+/// A listener of one registry keeps the registry's lock-free state, not its
+/// filter: keys added after the listener was made (the first filter, then a
+/// larger one as handles grow past it) are seen by its inlined test.
+TEST_F(TrackingListenerTest, OneRegistryListenerSeesKeysAddedAfterIt) {
+  constexpr unsigned kOps = 900;
+  std::string text = "func.func @big(%a: i32) {\n";
+  for (unsigned i = 0; i < kOps; ++i)
+    text += "  %v" + std::to_string(i) + " = arith.addi %a, %a : i32\n";
+  text += "  return\n}\n";
+  OwningOpRef<ModuleOp> big = parseModule(context, text);
+  ASSERT_TRUE(big);
+  TrackingListener listener({}, registry.get());
+  listener.keepPatternsInListener();
+  IRRewriter rewriter(&context, &listener);
+  std::vector<arith::AddIOp> adds = collectOps<arith::AddIOp>(*big);
+  ASSERT_EQ(adds.size(), kOps);
+  // Every third op held: 300 keys, more than the first filter (4096 bits,
+  // 16 a key) is sized for.
+  std::vector<OpHandle> held;
+  for (unsigned i = 0; i < kOps; i += 3)
+    held.push_back(registry->getHandle(adds[i]));
+  for (unsigned i = kOps; i-- > 0;)
+    rewriter.eraseOp(adds[i]);
+  for (const OpHandle &handle : held) {
+    EXPECT_EQ(handle.getState(), HandleState::Erased);
+    ASSERT_FALSE(handle.getHistory().empty());
+    EXPECT_EQ(handle.getHistory().back().pattern,
+              "dead code or region simplification");
+  }
+  std::vector<std::string> problems = registry->verifyAgainst(*big);
+  EXPECT_TRUE(problems.empty()) << joinProblems(problems);
+}
+
 /// A listener that keeps its patterns remembers per op name what the
 /// replacement rules ask (constant-like, cast): replacements judged from
 /// that memory, again and again, agree with the shared listener's.

@@ -22,6 +22,7 @@ class Pass;
 namespace tracking {
 namespace detail {
 struct EventSource;
+struct LockFreeKeys;
 
 /// The patterns being applied, innermost last: a pattern may run a rewrite
 /// driver of its own with the same listener. Plain data, so that the
@@ -132,6 +133,16 @@ public:
 
   const TrackingListenerConfig &getConfig() const { return config; }
 
+  /// Lock-free: true proves that a replace or erase notification about `op`
+  /// would do nothing (this listener has a registry of its own in which `op`
+  /// is neither tracked nor a scope, no block or value handle exists in the
+  /// process, and no listener follows). For a rewriter that skips the
+  /// notifications such an op would cost; false proves nothing.
+  bool ignoresChangesTo(Operation *op) const;
+  /// Whether a listener follows this one (in-place modifications, which
+  /// tracking ignores, matter only to it).
+  bool hasNextListener() const { return forwards; }
+
   /// Keeps the patterns being applied in this listener instead of per
   /// thread, which saves a thread-local access around every match attempt of
   /// the greedy driver. Only for a listener that one thread uses at a time
@@ -140,7 +151,7 @@ public:
   /// rules ask of an op (its traits and interfaces). Call before it is used.
   void keepPatternsInListener() {
     patternsInListener = true;
-    fastPatternHooks = !forwards;
+    patternSlot = forwards ? kStackMode : 0;
     ownPatterns.depth = 0;
     opKinds.clear();
   }
@@ -182,8 +193,32 @@ private:
   /// and forwards to no one stay a few instructions; the rest is here.
   void notifyPatternBeginSlow(const Pattern &pattern, Operation *op);
   void notifyPatternEndSlow(const Pattern &pattern, LogicalResult status);
-  /// Follows `op`'s handle to its replacement, or marks it erased.
-  void trackReplacement(Operation *op, ValueRange newValues);
+  /// The registry to notify about `op`, or null when a lock-free test
+  /// proves that `op` is neither tracked nor a scope (most notifications).
+  HandleRegistry *getRegistryIfTracked(Operation *op) const;
+  /// The same for a listener that looks its registry up per op.
+  LLVM_ATTRIBUTE_NOINLINE HandleRegistry *
+  getRegistryIfTrackedSlow(Operation *op) const;
+  /// What a notification about an op that may be tracked does, out of line
+  /// so that the untracked path stays a few lines of code: follows `op`'s
+  /// handle to its replacement, or marks it erased.
+  LLVM_ATTRIBUTE_NOINLINE void
+  trackReplacement(HandleRegistry &target, Operation *op, ValueRange newValues);
+  LLVM_ATTRIBUTE_NOINLINE void
+  trackReplacement(HandleRegistry &target, Operation *op, Operation *newOp);
+  LLVM_ATTRIBUTE_NOINLINE void trackErasure(HandleRegistry &target,
+                                            Operation *op);
+  /// True proves, lock-free and inline, that a replace or erase of `op` has
+  /// nothing to do: a listener of one registry, with no listener after it
+  /// and no block or value handle in the process, about an untracked op.
+  bool canSkipUntracked(Operation *op) const;
+  /// The notifications when that is not proven: track the op if the
+  /// registry may, notify block and value handles, forward.
+  LLVM_ATTRIBUTE_NOINLINE void notifyReplacedSlow(Operation *op,
+                                                  ValueRange newValues);
+  LLVM_ATTRIBUTE_NOINLINE void notifyReplacedSlow(Operation *op,
+                                                  Operation *newOp);
+  LLVM_ATTRIBUTE_NOINLINE void notifyErasedSlow(Operation *op);
   HandleRegistry *getRegistry(Operation *op) const;
   detail::EventSource getEventSource(bool replaced) const;
   /// The same, kept per thread until the pass or pattern changes: most
@@ -195,6 +230,8 @@ private:
 
   TrackingListenerConfig config;
   HandleRegistry *registry;
+  /// The lock-free state of `registry`, if given (OpFilter.h).
+  const detail::LockFreeKeys *keys;
   std::string unpatternedReplaceLabel = "folded";
   std::string unpatternedEraseLabel = "dead code or region simplification";
   /// Names this listener and its labels for the per-thread cache of event
@@ -207,9 +244,13 @@ private:
   bool patternsInListener = false;
   /// Whether a listener follows this one in the chain.
   bool forwards;
-  /// patternsInListener and not forwards: the hooks around a match attempt
-  /// only push and pop.
-  bool fastPatternHooks = false;
+  /// What the hooks around a match attempt read first. A listener that keeps
+  /// its patterns and forwards to no one holds the one pattern being applied
+  /// here (0 between attempts): its hooks are a compare and a store.
+  /// kStackMode otherwise, and while patterns nest: they are then on
+  /// `ownPatterns` (or the thread's stack).
+  uintptr_t patternSlot = kStackMode;
+  static constexpr uintptr_t kStackMode = 1;
   detail::PatternStack ownPatterns{};
   /// Only used with patternsInListener.
   detail::OpKindCache opKinds;

@@ -22,6 +22,7 @@
 #include "mlir/Tracking/TrackingListener.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/Statistic.h"
 
 namespace mlir::tracking {
 #define GEN_PASS_DECL_CSE
@@ -35,9 +36,14 @@ using namespace mlir;
 
 namespace {
 
+#if LLVM_ENABLE_STATS
 /// Counts what CSE does for upstream's statistics and forwards it to the
 /// tracking listener, if any (none when no handle lies under the anchor: the
-/// rewrites then cost what upstream's cost).
+/// rewrites then cost what upstream's cost). Only where statistics count
+/// (`LLVM_ENABLE_STATS`: builds without NDEBUG, or LLVM_FORCE_ENABLE_STATS):
+/// elsewhere a pass statistic is a no-op, as in upstream's cse, and a
+/// listener between the rewriter and the tracking one would only add a call
+/// to every notification.
 class CSEStatisticsListener : public RewriterBase::ForwardingListener {
 public:
   explicit CSEStatisticsListener(OpBuilder::Listener *next)
@@ -60,6 +66,42 @@ public:
 private:
   llvm::SmallPtrSet<Operation *, 16> replaced;
 };
+#else
+/// The rewriter of a tracked cse run. Upstream's cse rewrites with a
+/// rewriter without a listener, and a rewriter with one pays for it on every
+/// change: an erase walks the op's tree with a notification per op, and each
+/// use that a replacement changes sends a modification. This one takes the
+/// no-listener path (by leaving its listener unset around upstream's code)
+/// where the tracking listener proves it would do nothing: the erase of an op
+/// without regions that it ignores (most), and every modification when no
+/// listener follows it (tracking ignores them).
+class TrackedCSERewriter : public IRRewriter {
+public:
+  TrackedCSERewriter(MLIRContext *context, tracking::TrackingListener *tracker)
+      : IRRewriter(context, tracker), tracker(tracker) {}
+
+  void eraseOp(Operation *op) override {
+    if (tracker && op->getNumRegions() == 0 && tracker->ignoresChangesTo(op))
+      return withoutListener([&] { IRRewriter::eraseOp(op); });
+    IRRewriter::eraseOp(op);
+  }
+  void finalizeOpModification(Operation *op) override {
+    if (tracker && !tracker->hasNextListener())
+      return withoutListener([&] { IRRewriter::finalizeOpModification(op); });
+    IRRewriter::finalizeOpModification(op);
+  }
+
+private:
+  template <typename Fn> void withoutListener(Fn fn) {
+    OpBuilder::Listener *kept = getListener();
+    setListener(nullptr);
+    fn();
+    setListener(kept);
+  }
+
+  tracking::TrackingListener *tracker;
+};
+#endif // LLVM_ENABLE_STATS
 
 class TrackedCSEPass : public tracking::impl::CSEBase<TrackedCSEPass> {
 public:
@@ -85,13 +127,19 @@ public:
       tracker->setUnpatternedLabels("duplicate removed by cse",
                                     "dead code removed by cse");
     }
+#if LLVM_ENABLE_STATS
     CSEStatisticsListener listener(tracker ? &*tracker : nullptr);
     IRRewriter rewriter(&getContext(), &listener);
+#else
+    TrackedCSERewriter rewriter(&getContext(), tracker ? &*tracker : nullptr);
+#endif
     DominanceInfo &domInfo = getAnalysis<DominanceInfo>();
     bool changed = false;
     eliminateCommonSubExpressions(rewriter, domInfo, getOperation(), &changed);
+#if LLVM_ENABLE_STATS
     numCSE += listener.numReplaced;
     numDCE += listener.numErasedDead;
+#endif
     if (!changed)
       return markAllAnalysesPreserved();
     markAnalysesPreserved<DominanceInfo, PostDominanceInfo>();
