@@ -301,9 +301,10 @@ struct RegistryImpl : LockFreeKeys {
     return events.expand(event, pool.recordAt(event.recordIndex));
   }
 
-  /// Adds `event` to the history of the root `record`; the observer sees it
-  /// when `tx` ends.
-  MLIR_TRACKING_HOT_PATH void record(HandleRecord *record, CompactEvent event,
+  /// Adds `event` to the history of the root `record` (setting its record
+  /// index); the observer sees it when `tx` ends. By reference: the event is
+  /// built in the caller's frame and copied once, into the history.
+  MLIR_TRACKING_HOT_PATH void record(HandleRecord *record, CompactEvent &event,
                                      Transaction &tx) {
     event.recordIndex = pool.indexOf(record);
     if (observer)
@@ -312,7 +313,7 @@ struct RegistryImpl : LockFreeKeys {
   }
 
   /// Marks the root `record` (already unmapped) as no longer live.
-  void endRecord(HandleRecord *record, HandleState state, CompactEvent event,
+  void endRecord(HandleRecord *record, HandleState state, CompactEvent &&event,
                  Transaction &tx) {
     noteChange();
     record->op = nullptr;
