@@ -1,5 +1,4 @@
-//===- HotPath.h - Marks the code every tracked notification runs -*- C++
-//-*-===//
+//===- HotPath.h - Marks the code every notification runs -------*- C++ -*-===//
 //
 // Part of the mlir-tracking project.
 //
