@@ -15,6 +15,8 @@
 
 #include "RegistryLanes.h"
 
+#include "llvm/Support/Compiler.h"
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -101,9 +103,10 @@ struct alignas(64) LockFreeKeys {
       return false;
     // The filter first: it rules out most untracked ops on a line that many
     // neighbours share (the filter keeps 512 blocks of addresses on a line,
-    // the untracked table 8).
+    // the untracked table 8). The likely path falls through, so that the
+    // listener's inlined copy of this test is one run of code.
     const OpFilter *current = filter.load(std::memory_order_acquire);
-    if (current && !current->test(op))
+    if (LLVM_LIKELY(current != nullptr) && LLVM_LIKELY(!current->test(op)))
       return false;
     // Then the slot the thread's own notifications wrote: a rewriter's
     // erase of the op it just replaced stops here.

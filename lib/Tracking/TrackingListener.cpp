@@ -149,12 +149,14 @@ TrackingListener *mlir::tracking::getTrackingListener() {
 TrackingListener::TrackingListener(TrackingListenerConfig config,
                                    HandleRegistry *registry,
                                    OpBuilder::Listener *next)
-    : RewriterBase::ForwardingListener(next), config(config),
-      registry(registry),
+    : RewriterBase::ForwardingListener(next),
+      skipKeys(registry && !next
+                   ? &RegistryNotifier(*registry).getLockFreeKeys()
+                   : nullptr),
+      forwards(next != nullptr), config(config), registry(registry),
       keys(registry ? &RegistryNotifier(*registry).getLockFreeKeys() : nullptr),
       sourceCacheKey(
-          nextSourceCacheKey.fetch_add(1, std::memory_order_relaxed)),
-      forwards(next != nullptr) {}
+          nextSourceCacheKey.fetch_add(1, std::memory_order_relaxed)) {}
 
 void TrackingListener::setUnpatternedLabels(StringRef replaceLabel,
                                             StringRef eraseLabel) {
@@ -468,33 +470,97 @@ void TrackingListener::trackErasure(HandleRegistry &target, Operation *op) {
 // (which tests again), so that this one saves no registers.
 LLVM_ATTRIBUTE_ALWAYS_INLINE bool
 TrackingListener::canSkipUntracked(Operation *op) const {
-  return LLVM_LIKELY(keys && !forwards && !detail::mayHaveUnitHandles()) &&
-         !keys->mayHaveKey(op);
+  return LLVM_LIKELY(skipKeys && !detail::mayHaveUnitHandles()) &&
+         !skipKeys->mayHaveKey(op);
 }
 
 bool TrackingListener::ignoresChangesTo(Operation *op) const {
   return canSkipUntracked(op);
 }
 
-MLIR_TRACKING_HOT_PATH void
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+//
+// What the greedy driver calls on every match attempt (the pattern hooks and
+// the failure report) and on every change (replace, erase, modification),
+// in this order in a section of their own (MLIR_TRACKING_LISTENER_ENTRY):
+// with no listener after ours, most of these calls end on a handful of
+// neighbouring lines, which stay in the instruction cache because every
+// notification touches them. The replace and erase entry points share one
+// copy of the untracked-op test (notifyChange).
+
+MLIR_TRACKING_LISTENER_SECTION_START
+
+MLIR_TRACKING_LISTENER_ENTRY void
+TrackingListener::notifyPatternBegin(const Pattern &pattern, Operation *op) {
+  if (LLVM_LIKELY(patternSlot == 0)) {
+    patternSlot = reinterpret_cast<uintptr_t>(&pattern);
+    return;
+  }
+  notifyPatternBeginSlow(pattern, op);
+}
+
+MLIR_TRACKING_LISTENER_ENTRY void
+TrackingListener::notifyPatternEnd(const Pattern &pattern,
+                                   LogicalResult status) {
+  // Only the fast path puts a pattern in the slot.
+  if (LLVM_LIKELY(patternSlot == reinterpret_cast<uintptr_t>(&pattern))) {
+    patternSlot = 0;
+    return;
+  }
+  notifyPatternEndSlow(pattern, status);
+}
+
+MLIR_TRACKING_LISTENER_ENTRY void TrackingListener::notifyMatchFailure(
+    Location loc, function_ref<void(Diagnostic &)> reasonCallback) {
+  if (LLVM_UNLIKELY(forwards))
+    ForwardingListener::notifyMatchFailure(loc, reasonCallback);
+}
+
+MLIR_TRACKING_LISTENER_ENTRY void
+TrackingListener::notifyOperationModified(Operation *op) {
+  if (LLVM_UNLIKELY(forwards))
+    ForwardingListener::notifyOperationModified(op);
+}
+
+MLIR_TRACKING_LISTENER_ENTRY void
 TrackingListener::notifyOperationReplaced(Operation *op, ValueRange newValues) {
-  if (LLVM_LIKELY(canSkipUntracked(op)))
-    return;
-  notifyReplacedSlow(op, newValues);
+  notifyChange(
+      op, Change::ReplacedByValues,
+      reinterpret_cast<uintptr_t>(newValues.getBase().getOpaqueValue()),
+      newValues.size());
 }
 
-MLIR_TRACKING_HOT_PATH void
+MLIR_TRACKING_LISTENER_ENTRY void
 TrackingListener::notifyOperationReplaced(Operation *op, Operation *newOp) {
-  if (LLVM_LIKELY(canSkipUntracked(op)))
-    return;
-  notifyReplacedSlow(op, newOp);
+  notifyChange(op, Change::ReplacedByOp, reinterpret_cast<uintptr_t>(newOp), 0);
 }
 
-MLIR_TRACKING_HOT_PATH void
+MLIR_TRACKING_LISTENER_ENTRY void
 TrackingListener::notifyOperationErased(Operation *op) {
+  notifyChange(op, Change::Erased, 0, 0);
+}
+
+// Aligned: the short path starts a line.
+MLIR_TRACKING_LISTENER_ENTRY LLVM_ATTRIBUTE_NOINLINE
+    __attribute__((aligned(64))) void
+    TrackingListener::notifyChange(Operation *op, Change change,
+                                   uintptr_t first, uintptr_t second) {
   if (LLVM_LIKELY(canSkipUntracked(op)))
     return;
-  notifyErasedSlow(op);
+  switch (change) {
+  case Change::ReplacedByValues:
+    return notifyReplacedSlow(op,
+                              ValueRange(ValueRange::OwnerT::getFromOpaqueValue(
+                                             reinterpret_cast<void *>(first)),
+                                         ptrdiff_t(second)));
+  case Change::ReplacedByOp:
+    return notifyReplacedSlow(op, reinterpret_cast<Operation *>(first));
+  case Change::Erased:
+    return notifyErasedSlow(op);
+  }
+  llvm_unreachable("unknown change");
 }
 
 void TrackingListener::notifyReplacedSlow(Operation *op, ValueRange newValues) {
@@ -570,31 +636,6 @@ namespace {
 }
 } // namespace
 
-// The greedy driver calls these around each of its match attempts: with a
-// listener that keeps its patterns and forwards to no one, they are a
-// compare and a store of the one slot; everything else (nesting, a stray
-// End, other listeners) goes out of line so that the common path saves no
-// registers.
-MLIR_TRACKING_HOT_PATH void
-TrackingListener::notifyPatternBegin(const Pattern &pattern, Operation *op) {
-  if (LLVM_LIKELY(patternSlot == 0)) {
-    patternSlot = reinterpret_cast<uintptr_t>(&pattern);
-    return;
-  }
-  notifyPatternBeginSlow(pattern, op);
-}
-
-MLIR_TRACKING_HOT_PATH void
-TrackingListener::notifyPatternEnd(const Pattern &pattern,
-                                   LogicalResult status) {
-  // Only the fast path puts a pattern in the slot.
-  if (LLVM_LIKELY(patternSlot == reinterpret_cast<uintptr_t>(&pattern))) {
-    patternSlot = 0;
-    return;
-  }
-  notifyPatternEndSlow(pattern, status);
-}
-
 void TrackingListener::notifyPatternBeginSlow(const Pattern &pattern,
                                               Operation *op) {
   if (patternSlot != kStackMode) {
@@ -623,10 +664,4 @@ void TrackingListener::notifyPatternEndSlow(const Pattern &pattern,
       patternSlot = 0;
   }
   ForwardingListener::notifyPatternEnd(pattern, status);
-}
-
-MLIR_TRACKING_HOT_PATH void TrackingListener::notifyMatchFailure(
-    Location loc, function_ref<void(Diagnostic &)> reasonCallback) {
-  if (forwards)
-    ForwardingListener::notifyMatchFailure(loc, reasonCallback);
 }

@@ -1123,6 +1123,101 @@ TEST_F(TrackingListenerTest, IgnoresChangesOnlyToWhatNoHandleNeeds) {
   EXPECT_TRUE(held.isLive());
 }
 
+/// The replace and erase entry points share one untracked-op test and hand
+/// their arguments to the general path as words: a tracked op's handle must
+/// still follow the op the values lead to, whatever the values' storage
+/// (an array of values, an op's results, an op's operands), and a listener
+/// after ours must receive the same values, op or erasure, and the
+/// modifications.
+TEST_F(TrackingListenerTest, ChangeNotificationsKeepTheirArguments) {
+  struct ValueRecorder : public RewriterBase::Listener {
+    void notifyOperationModified(Operation *op) override { ++modified; }
+    void notifyOperationReplaced(Operation *op, ValueRange values) override {
+      replaced.emplace_back(op, llvm::to_vector(values));
+    }
+    void notifyOperationReplaced(Operation *op, Operation *newOp) override {
+      replacedByOp.emplace_back(op, newOp);
+    }
+    void notifyOperationErased(Operation *op) override { erased.push_back(op); }
+    int modified = 0;
+    std::vector<std::pair<Operation *, SmallVector<Value>>> replaced;
+    std::vector<std::pair<Operation *, Operation *>> replacedByOp;
+    std::vector<Operation *> erased;
+  };
+  // One module per run, alive until its handles are gone.
+  OwningOpRef<ModuleOp> second = parseModule(context, kInput);
+  ASSERT_TRUE(second);
+  for (bool forward : {false, true}) {
+    SCOPED_TRACE(forward ? "with a listener after ours" : "alone");
+    ModuleOp ir = forward ? *second : *module;
+    auto tagged = [&](StringRef tag) { return findTagged(ir, tag); };
+    HandleRegistry &local = *registry;
+    ValueRecorder recorder;
+    TrackingListener listener({}, &local, forward ? &recorder : nullptr);
+
+    // Operands (OpOperand storage): both of inner2's are inner's result.
+    OpHandle add = local.getHandle(tagged("add"));
+    ValueRange operands = tagged("inner2")->getOperands();
+    listener.notifyOperationReplaced(tagged("add"), operands);
+    EXPECT_EQ(add.get(), tagged("inner"));
+    // Results (OpResult storage).
+    OpHandle other = local.getHandle(tagged("other"));
+    ValueRange results = tagged("g.add")->getResults();
+    listener.notifyOperationReplaced(tagged("other"), results);
+    EXPECT_EQ(other.get(), tagged("g.add"));
+    // An array of values: a constant is accepted whatever its name.
+    OpBuilder builder(tagged("mul"));
+    auto constant = arith::ConstantIntOp::create(
+        builder, tagged("mul")->getLoc(), builder.getI32Type(), 7);
+    SmallVector<Value> array = {constant.getResult()};
+    OpHandle mul = local.getHandle(tagged("mul"));
+    listener.notifyOperationReplaced(tagged("mul"), ValueRange(array));
+    EXPECT_EQ(mul.get(), constant.getOperation());
+    // No values.
+    OpHandle inner2 = local.getHandle(tagged("inner2"));
+    listener.notifyOperationReplaced(tagged("inner2"), ValueRange());
+    EXPECT_EQ(inner2.getState(), HandleState::Erased);
+    EXPECT_EQ(lastReason(inner2), "replaced by no values");
+    // The op form, of an op of another name.
+    OpHandle ext = local.getHandle(tagged("ext"));
+    listener.notifyOperationReplaced(tagged("ext"), tagged("g.mul"));
+    EXPECT_EQ(ext.get(), tagged("g.mul"));
+    // Erasure (of the op add's handle followed).
+    listener.notifyOperationErased(tagged("inner"));
+    EXPECT_EQ(add.getState(), HandleState::Erased);
+    // An untracked op: nothing changes here.
+    listener.notifyOperationReplaced(tagged("if"), results);
+    listener.notifyOperationErased(tagged("if"));
+    listener.notifyOperationModified(tagged("if"));
+    EXPECT_EQ(local.getNumTrackedOps(), 3u);
+    std::vector<std::string> problems = local.verifyAgainst(ir);
+    EXPECT_TRUE(problems.empty()) << joinProblems(problems);
+
+    if (!forward) {
+      EXPECT_TRUE(recorder.replaced.empty());
+      EXPECT_EQ(recorder.modified, 0);
+      continue;
+    }
+    ASSERT_EQ(recorder.replaced.size(), 5u);
+    EXPECT_EQ(recorder.replaced[0].first, tagged("add"));
+    EXPECT_EQ(recorder.replaced[0].second, llvm::to_vector(operands));
+    EXPECT_EQ(recorder.replaced[1].first, tagged("other"));
+    EXPECT_EQ(recorder.replaced[1].second, llvm::to_vector(results));
+    EXPECT_EQ(recorder.replaced[2].first, tagged("mul"));
+    EXPECT_EQ(recorder.replaced[2].second, array);
+    EXPECT_EQ(recorder.replaced[3].first, tagged("inner2"));
+    EXPECT_TRUE(recorder.replaced[3].second.empty());
+    EXPECT_EQ(recorder.replaced[4].first, tagged("if"));
+    EXPECT_EQ(recorder.replaced[4].second, llvm::to_vector(results));
+    ASSERT_EQ(recorder.replacedByOp.size(), 1u);
+    EXPECT_EQ(recorder.replacedByOp[0],
+              std::make_pair(tagged("ext"), tagged("g.mul")));
+    EXPECT_EQ(recorder.erased,
+              std::vector<Operation *>({tagged("inner"), tagged("if")}));
+    EXPECT_EQ(recorder.modified, 1);
+  }
+}
+
 /// A listener that keeps its patterns remembers per op name what the
 /// replacement rules ask (constant-like, cast): replacements judged from
 /// that memory, again and again, agree with the shared listener's.

@@ -174,6 +174,9 @@ public:
   void notifyOperationReplaced(Operation *op, Operation *newOp) override;
   /// Fires before `op` is erased (nested ops first, post-order).
   void notifyOperationErased(Operation *op) override;
+  /// Fires after `op` was modified in place: tracking ignores it; only
+  /// forwarded (declared here so that it sits with the other entry points).
+  void notifyOperationModified(Operation *op) override;
   /// Fires before `block` is erased: its block and value handles end.
   void notifyBlockErased(Block *block) override;
   /// Fire around each pattern application (they nest when a pattern runs a
@@ -212,6 +215,16 @@ private:
   /// nothing to do: a listener of one registry, with no listener after it
   /// and no block or value handle in the process, about an untracked op.
   bool canSkipUntracked(Operation *op) const;
+  /// Which notification `notifyChange` was called for.
+  enum class Change : uint8_t { ReplacedByValues, ReplacedByOp, Erased };
+  /// The three replace and erase notifications in one function: the
+  /// untracked-op test (`canSkipUntracked`) once, on lines that every
+  /// notification shares, then a tail call to the notification's general
+  /// path. The arguments come as words, so that the test has registers left
+  /// and saves none: the new values' base and count (ReplacedByValues), the
+  /// new op (ReplacedByOp), nothing (Erased).
+  void notifyChange(Operation *op, Change change, uintptr_t first,
+                    uintptr_t second);
   /// The notifications when that is not proven: track the op if the
   /// registry may, notify block and value handles, forward.
   LLVM_ATTRIBUTE_NOINLINE void notifyReplacedSlow(Operation *op,
@@ -228,6 +241,20 @@ private:
   const detail::EventSource &
   buildCachedEventSource(bool replaced, const Pattern *pattern) const;
 
+  /// What the hooks around a match attempt read first. A listener that keeps
+  /// its patterns and forwards to no one holds the one pattern being applied
+  /// here (0 between attempts): its hooks are a compare and a store.
+  /// kStackMode otherwise, and while patterns nest: they are then on
+  /// `ownPatterns` (or the thread's stack). First among the members, as
+  /// `skipKeys` and `forwards`: the entry points reach them with short
+  /// offsets.
+  uintptr_t patternSlot = kStackMode;
+  static constexpr uintptr_t kStackMode = 1;
+  /// `keys` if no listener follows this one, else null: all that the
+  /// untracked-op test reads of the listener.
+  const detail::LockFreeKeys *skipKeys;
+  /// Whether a listener follows this one in the chain.
+  bool forwards;
   TrackingListenerConfig config;
   HandleRegistry *registry;
   /// The lock-free state of `registry`, if given (OpFilter.h).
@@ -242,15 +269,6 @@ private:
   const Pattern *getInnermostPattern() const;
   /// See keepPatternsInListener.
   bool patternsInListener = false;
-  /// Whether a listener follows this one in the chain.
-  bool forwards;
-  /// What the hooks around a match attempt read first. A listener that keeps
-  /// its patterns and forwards to no one holds the one pattern being applied
-  /// here (0 between attempts): its hooks are a compare and a store.
-  /// kStackMode otherwise, and while patterns nest: they are then on
-  /// `ownPatterns` (or the thread's stack).
-  uintptr_t patternSlot = kStackMode;
-  static constexpr uintptr_t kStackMode = 1;
   detail::PatternStack ownPatterns{};
   /// Only used with patternsInListener.
   detail::OpKindCache opKinds;
