@@ -455,9 +455,11 @@ struct RegistryImpl : LockFreeKeys {
   /// The rest of `unmap`, for a mapped record whose entry `byOp.take` took
   /// out of the address map: the notifications about a replaced or erased
   /// op find its record and take the entry in one probe. Until this (or
-  /// `remapTaken`) runs, the record says `mapped` without an entry.
-  LLVM_ATTRIBUTE_ALWAYS_INLINE void unindex(HandleRecord *record,
-                                            bool countChange = true) {
+  /// `remapTaken`) runs, the record says `mapped` without an entry. One
+  /// out-of-line copy (the scope unlink inlined in it) for every path: the
+  /// notifications stay short.
+  [[gnu::noinline]] MLIR_TRACKING_HOT_PATH void
+  unindex(HandleRecord *record, bool countChange = true) {
     if (countChange)
       noteChange();
     scopeIndex.removeRecord(record);
