@@ -15,22 +15,24 @@
 #include <new>
 #include <sys/mman.h>
 
-#ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE 25
-#endif
-
 using namespace mlir::tracking::detail;
 
 namespace {
-/// The base page size the carved bytes of a region in small pages are
-/// rounded to when counted.
-constexpr size_t kSmallPageBytes = 4096;
 /// Chunks carved from a region's back start on a cache line of their own.
 constexpr size_t kLineBytes = 64;
 
+std::atomic<size_t> defaultOrdinaryBytes{PageArena::kDefaultOrdinaryBytes};
 std::atomic<size_t> processMappedBytes{0};
 std::atomic<size_t> processMappings{0};
 } // namespace
+
+size_t PageArena::getDefaultOrdinaryBytes() {
+  return defaultOrdinaryBytes.load(std::memory_order_relaxed);
+}
+
+void PageArena::setDefaultOrdinaryBytes(size_t bytes) {
+  defaultOrdinaryBytes.store(bytes, std::memory_order_relaxed);
+}
 
 size_t PageArena::getProcessMappedBytes() {
   return processMappedBytes.load(std::memory_order_relaxed);
@@ -40,7 +42,7 @@ size_t PageArena::getProcessMappings() {
   return processMappings.load(std::memory_order_relaxed);
 }
 
-char *PageArena::mapAligned(size_t bytes, bool huge) {
+char *PageArena::mapAligned(size_t bytes) {
   assert(bytes % kRegionBytes == 0 && "whole regions");
   // Map a region more than asked, then give back the misaligned ends.
   size_t padded = bytes + kRegionBytes;
@@ -56,8 +58,7 @@ char *PageArena::mapAligned(size_t bytes, bool huge) {
     ::munmap(reinterpret_cast<void *>(aligned + bytes), tail);
   // A hint: where transparent huge pages are off, it fails and changes
   // nothing.
-  if (huge)
-    (void)::madvise(reinterpret_cast<void *>(aligned), bytes, MADV_HUGEPAGE);
+  (void)::madvise(reinterpret_cast<void *>(aligned), bytes, MADV_HUGEPAGE);
   processMappedBytes.fetch_add(bytes, std::memory_order_relaxed);
   processMappings.fetch_add(1, std::memory_order_relaxed);
   return reinterpret_cast<char *>(aligned);
@@ -79,18 +80,7 @@ PageArena::~PageArena() {
 }
 
 void PageArena::addRegion() {
-  if (!regions.empty() && !lastEager) {
-    // Carved to its end: its pages are (or will be) touched, so one huge
-    // page costs no more memory. Best effort, synchronous; where it fails
-    // (no huge page free, THP off) the region stays in small pages, and
-    // the advice lets the kernel's background collapse take it later.
-    char *full = regions.back();
-    (void)::madvise(full, kRegionBytes, MADV_HUGEPAGE);
-    (void)::madvise(full, kRegionBytes, MADV_COLLAPSE);
-  }
-  lastEager = regions.size() * kRegionBytes >= eagerLimit;
-  regions.push_back(mapAligned(kRegionBytes, lastEager));
-  numEager += lastEager;
+  regions.push_back(mapAligned(kRegionBytes));
   front = 0;
   back = kRegionBytes;
 }
@@ -138,7 +128,7 @@ void *PageArena::allocateTable(size_t bytes) {
   // Mapped pages read as zero; a table is written whole when it is filled,
   // so each of its huge pages is used.
   size_t mapped = llvm::alignTo(bytes, kRegionBytes);
-  char *table = mapAligned(mapped, /*huge=*/true);
+  char *table = mapAligned(mapped);
   mappedTables[table] = mapped;
   tableBytes += mapped;
   return table;
@@ -158,13 +148,5 @@ void PageArena::freeTable(void *table) {
 }
 
 size_t PageArena::getMappedBytes() const {
-  if (regions.empty())
-    return tableBytes;
-  size_t bytes = tableBytes + (regions.size() - 1) * kRegionBytes;
-  // The region being filled: whole if it came advised, else the pages its
-  // chunks were carved from.
-  if (lastEager)
-    return bytes + kRegionBytes;
-  return bytes + llvm::alignTo(front, kSmallPageBytes) +
-         llvm::alignTo(kRegionBytes - back, kSmallPageBytes);
+  return regions.size() * kRegionBytes + tableBytes;
 }

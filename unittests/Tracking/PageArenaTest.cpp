@@ -74,9 +74,10 @@ TEST(PageArenaTest, SmallArenaMapsNothing) {
   ProcessMappings before;
   {
     PageArena arena;
-    // 1 MiB of record chunks: about 26,000 records.
-    carveAndCheck(arena, 2 * PageArena::kDefaultOrdinaryBytes /
-                             (kRecordChunk + 20480));
+    EXPECT_EQ(PageArena::getDefaultOrdinaryBytes(),
+              PageArena::kDefaultOrdinaryBytes);
+    // 1 MiB of chunks: about 13,000 records and their histories.
+    carveAndCheck(arena, 40);
     EXPECT_EQ(arena.getNumRegions(), 0u);
     EXPECT_EQ(arena.getMappedBytes(), 0u);
     EXPECT_GT(arena.getOrdinaryBytes(), 0u);
@@ -85,23 +86,19 @@ TEST(PageArenaTest, SmallArenaMapsNothing) {
   EXPECT_EQ(PageArena::getProcessMappedBytes(), before.bytes);
 }
 
-TEST(PageArenaTest, ChunksAreAlignedAndDisjointAcrossTheSwitches) {
+TEST(PageArenaTest, ChunksAreAlignedAndDisjointAcrossTheSwitch) {
   ProcessMappings before;
   {
-    // Ordinary for 64 KiB, regions in small pages up to 4 MiB, then
-    // regions advised from the start.
-    PageArena arena(/*ordinaryBytes=*/64 << 10, /*eagerBytes=*/4 << 20);
+    // Ordinary for 64 KiB, then regions.
+    PageArena arena(/*ordinaryBytes=*/64 << 10);
     carveAndCheck(arena, 400); // About 10 MiB.
     // A chunk that would pass the limit comes from a region.
     EXPECT_GT(arena.getOrdinaryBytes(), 32u << 10);
     EXPECT_LE(arena.getOrdinaryBytes(), 64u << 10);
     EXPECT_GE(arena.getNumRegions(), 5u);
-    EXPECT_GE(arena.getNumEagerRegions(), 1u);
-    EXPECT_LT(arena.getNumEagerRegions(), arena.getNumRegions());
     EXPECT_EQ(PageArena::getProcessMappings() - before.count,
               arena.getNumRegions());
-    // The last region came advised: every region is counted whole, as
-    // mapped.
+    // Every region is counted whole, as mapped.
     EXPECT_EQ(arena.getMappedBytes(), arena.getNumRegions() * kRegion);
     EXPECT_EQ(PageArena::getProcessMappedBytes() - before.bytes,
               arena.getMappedBytes());
@@ -111,23 +108,26 @@ TEST(PageArenaTest, ChunksAreAlignedAndDisjointAcrossTheSwitches) {
   EXPECT_EQ(PageArena::getProcessMappedBytes(), before.bytes);
 }
 
-TEST(PageArenaTest, RegionInSmallPagesCountsItsCarvedPages) {
-  PageArena arena(/*ordinaryBytes=*/0, /*eagerBytes=*/size_t(1) << 40);
+TEST(PageArenaTest, AlignedChunksFromTheFrontOthersFromTheBack) {
+  PageArena arena(/*ordinaryBytes=*/0);
   EXPECT_EQ(arena.getMappedBytes(), 0u);
-  void *aligned = arena.allocateChunk(kRecordChunk, kRecordChunk);
+  auto *first =
+      static_cast<char *>(arena.allocateChunk(kRecordChunk, kRecordChunk));
+  EXPECT_EQ(uintptr_t(first) % kRegion, 0u) << "a region's start";
   EXPECT_EQ(arena.getNumRegions(), 1u);
-  EXPECT_EQ(arena.getMappedBytes(), kRecordChunk);
-  // 100 bytes from the back: one more page.
-  void *small = arena.allocateChunk(100, 8);
-  EXPECT_EQ(arena.getMappedBytes(), kRecordChunk + 4096);
-  EXPECT_GE(static_cast<char *>(small),
-            static_cast<char *>(aligned) + kRecordChunk);
-  // Filling the region retires it: counted whole from then on.
-  for (size_t i = 0; i < kRegion / kRecordChunk; ++i)
-    arena.allocateChunk(kRecordChunk, kRecordChunk);
+  EXPECT_EQ(arena.getMappedBytes(), kRegion);
+  // 100 bytes from the back, on a cache line of their own.
+  auto *small = static_cast<char *>(arena.allocateChunk(100, 8));
+  EXPECT_EQ(small, first + kRegion - 128);
+  // The front fills up to the back: 63 record chunks in all.
+  for (size_t i = 1; i < kRegion / kRecordChunk - 1; ++i)
+    EXPECT_EQ(arena.allocateChunk(kRecordChunk, kRecordChunk),
+              first + i * kRecordChunk);
+  EXPECT_EQ(arena.getNumRegions(), 1u);
+  void *next = arena.allocateChunk(kRecordChunk, kRecordChunk);
   EXPECT_EQ(arena.getNumRegions(), 2u);
-  EXPECT_EQ(arena.getNumEagerRegions(), 0u);
-  EXPECT_EQ(arena.getMappedBytes(), kRegion + 2 * kRecordChunk);
+  EXPECT_EQ(uintptr_t(next) % kRegion, 0u);
+  EXPECT_EQ(arena.getMappedBytes(), 2 * kRegion);
 }
 
 TEST(PageArenaTest, OversizedChunksAreOrdinary) {
@@ -283,8 +283,18 @@ struct TrackedRun {
   }
 };
 
+/// Registries made while this lives switch to regions after 1 MiB (about
+/// 26,000 records) instead of 16.
+struct SmallerSwitch {
+  SmallerSwitch() { PageArena::setDefaultOrdinaryBytes(1 << 20); }
+  ~SmallerSwitch() {
+    PageArena::setDefaultOrdinaryBytes(PageArena::kDefaultOrdinaryBytes);
+  }
+};
+
 TEST(PageArenaTest, RecordsAndHistoriesStayCorrectInRegions) {
   registerTrackedPasses();
+  SmallerSwitch smallerSwitch;
   ProcessMappings before;
   // One function: 361 ops, every chunk ordinary. 200 functions: 72,000
   // records (2.9 MB), most in regions.
