@@ -75,17 +75,7 @@ MLIR_TRACKING_HOT_PATH bool AddressMap::erase(HandleRecord *record) {
       return false;
     i = (i + 1) & mask;
   }
-  // Backward shift: in Robin Hood order the entries after the hole up to
-  // the first empty slot or entry at its home each move back by one.
-  for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
-    uint32_t slot = slots[j];
-    if (!(slot >> kIdBits))
-      break;
-    slots[i] = makeSlot(slot & kIdMask, distanceOf(slot, j) - 1);
-    i = j;
-  }
-  slots[i] = 0;
-  count(-1);
+  removeAt(i);
   return true;
 }
 

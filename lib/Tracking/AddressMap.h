@@ -112,6 +112,32 @@ public:
     }
   }
 
+  /// Takes the entry of `op` out of the table and returns its record, or
+  /// null if `op` is not mapped: `lookup` and `erase` in one probe, for the
+  /// notifications whose op leaves the map whatever becomes of its record
+  /// (a replaced or erased op). The record's `op` is left as it was.
+  MLIR_TRACKING_HOT_PATH HandleRecord *take(const Operation *op) {
+    if (!slots)
+      return nullptr;
+    size_t i = home(op);
+    for (uint32_t distance = 0;; i = (i + 1) & mask) {
+      uint32_t slot = slots[i];
+      uint32_t stored = slot >> kIdBits;
+      // As in `lookup`.
+      if (stored < distance || !slot)
+        return nullptr;
+      if (stored == distance) {
+        HandleRecord *record = pool.recordOfId(slot & kIdMask);
+        if (record->op == op) {
+          removeAt(i);
+          return record;
+        }
+      }
+      if (distance < kFarDistance)
+        ++distance;
+    }
+  }
+
   /// Starts loading the slot where `record->op`'s probe begins, for an
   /// `erase` of it a few steps later (the slot is a random line of a table
   /// that does not fit in cache when it is large). Reads `record->op`.
@@ -204,6 +230,21 @@ private:
   }
   static uint32_t makeSlot(uint32_t id, size_t distance) {
     return id | uint32_t(std::min<size_t>(distance, kFarDistance)) << kIdBits;
+  }
+  /// Empties slot `i` (an entry's) by backward shift and counts the entry
+  /// out.
+  void removeAt(size_t i) {
+    // In Robin Hood order the entries after the hole up to the first empty
+    // slot or entry at its home each move back by one.
+    for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+      uint32_t slot = slots[j];
+      if (!(slot >> kIdBits))
+        break;
+      slots[i] = makeSlot(slot & kIdMask, distanceOf(slot, j) - 1);
+      i = j;
+    }
+    slots[i] = 0;
+    count(-1);
   }
   /// Puts `id`, whose key's home is `start`, in Robin Hood order: before
   /// the first entry nearer its home, which moves on the same way.

@@ -159,13 +159,21 @@ EventLog::makeEvent(TrackingEvent::Kind kind, SeenOp op,
   CompactEvent event;
   event.kind = unsigned(kind);
   event.op = op;
-  if (source.internedBy != serial) {
+  if (LLVM_UNLIKELY(source.internedBy != serial)) {
     source.internedSource = internSource(source);
     source.internedPattern = internPattern(source.pattern);
+    source.internedReason = UINT32_MAX;
     source.internedBy = serial;
+  }
+  // Causes are never dropped from a log: the one remembered stays valid.
+  if (LLVM_LIKELY(reason == source.internedReason)) {
+    event.cause = source.internedCause;
+    return event;
   }
   event.cause =
       internCause(source.internedSource, source.internedPattern, reason);
+  source.internedReason = reason;
+  source.internedCause = event.cause;
   return event;
 }
 

@@ -16,6 +16,7 @@
 #define MLIR_TRACKING_LIB_EVENTLOG_H
 
 #include "HistoryPool.h"
+#include "HotPath.h"
 #include "RegistryLanes.h"
 #include "RegistryNotifier.h"
 
@@ -110,7 +111,7 @@ public:
       return last;
     return last = intern(pattern);
   }
-  uint32_t internReason(StringRef reason) {
+  MLIR_TRACKING_HOT_PATH uint32_t internReason(StringRef reason) {
     if (reason.empty())
       return 0;
     uint32_t &last = cache().lastReason;

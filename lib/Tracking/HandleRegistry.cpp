@@ -435,15 +435,15 @@ struct RegistryImpl : LockFreeKeys {
   /// Moves the mapped `record` to `op`, which has no record: most
   /// replacements stay in the scope of the op they replace, and then keep
   /// their place on the scope's list (no unlink and relink of neighbouring
-  /// records, no scope lookup).
-  void remap(HandleRecord *record, Operation *op) {
+  /// records, no scope lookup). The record's entry is taken out of the
+  /// address map already (`byOp.take`, as the replace notification does).
+  void remapTaken(HandleRecord *record, Operation *op) {
     Operation *scope = scopeOf(op);
     if (scopeIndex.infoOf(record)->op != scope) {
-      unmap(record);
+      unindex(record);
       map(record, op);
       return;
     }
-    byOp.erase(record);
     insertKey(record, op);
   }
 
@@ -453,9 +453,20 @@ struct RegistryImpl : LockFreeKeys {
                                     bool countChange = true) {
     if (!record->mapped)
       return;
+    byOp.erase(record);
+    unindex(record, countChange);
+  }
+
+  /// The rest of `unmap`, for a mapped record whose entry `byOp.take` took
+  /// out of the address map: the notifications about a replaced or erased
+  /// op find its record and take the entry in one probe. Until this (or
+  /// `remapTaken`) runs, the record says `mapped` without an entry. One
+  /// out-of-line copy (the scope unlink inlined in it) for every path: the
+  /// notifications stay short.
+  [[gnu::noinline]] MLIR_TRACKING_HOT_PATH void
+  unindex(HandleRecord *record, bool countChange = true) {
     if (countChange)
       noteChange();
-    byOp.erase(record);
     scopeIndex.removeRecord(record);
     record->mapped = false;
   }
@@ -1097,7 +1108,9 @@ RegistryNotifier::notifyOperationReplaced(Operation *op, Operation *replacement,
     return;
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
-  HandleRecord *record = impl.byOp.lookup(op);
+  // `op` leaves the address map whatever follows: its entry is taken with
+  // the lookup, and every path below finishes the unmap or remaps.
+  HandleRecord *record = impl.byOp.take(op);
   if (!record)
     return;
   // Set last: mapping the replacement may clear it.
@@ -1105,7 +1118,7 @@ RegistryNotifier::notifyOperationReplaced(Operation *op, Operation *replacement,
       [&] { impl.noteUntracked(op, op->getNumRegions() != 0); });
   // A record whose last handle is being released has nothing to follow.
   if (isReleasing(record)) {
-    impl.unmap(record);
+    impl.unindex(record);
     return;
   }
 
@@ -1117,14 +1130,14 @@ RegistryNotifier::notifyOperationReplaced(Operation *op, Operation *replacement,
   if (existing) {
     // Both handles now speak for the same op: `record` joins the group of
     // the handle that referred to it first. O(1): both are roots.
-    impl.unmap(record);
+    impl.unindex(record);
     impl.record(record, event, tx);
     impl.link(record, existing);
     return;
   }
   impl.record(record, event, tx);
   record->setLast(impl.events, event.replacement);
-  impl.remap(record, replacement);
+  impl.remapTaken(record, replacement);
 }
 
 MLIR_TRACKING_HOT_PATH void
@@ -1153,8 +1166,8 @@ RegistryNotifier::notifyErased(Operation *op, LazySource lazySource,
       built = &lazySource();
     return *built;
   };
-  if (HandleRecord *record = impl.byOp.lookup(op)) {
-    impl.unmap(record);
+  if (HandleRecord *record = impl.byOp.take(op)) {
+    impl.unindex(record);
     if (!isReleasing(record)) {
       impl.endRecord(
           record, HandleState::Erased,

@@ -19,6 +19,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +48,12 @@ struct EventSource {
   mutable uint64_t internedBy = 0;
   mutable uint32_t internedSource = 0;
   mutable uint32_t internedPattern = 0;
+  /// The reason of the last event interned from this source (UINT32_MAX for
+  /// none) and the cause it made: the events of one source mostly share
+  /// their reason (a listener keeps apart the sources of replacements and of
+  /// erasures), so most events take their cause from here.
+  mutable uint32_t internedReason = UINT32_MAX;
+  mutable uint32_t internedCause = 0;
 };
 
 /// The notification side of one HandleRegistry. Thread-safe like the

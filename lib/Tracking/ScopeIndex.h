@@ -114,7 +114,7 @@ public:
   }
   /// Takes the indexed `record` out of the index, pruning what empties.
   /// Inline: every unmap of a record (an erase, a merge) comes here.
-  void removeRecord(HandleRecord *record) {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void removeRecord(HandleRecord *record) {
     ScopeInfo *info = infoOf(record);
     unlinkFromScope(record, info);
     record->scope = 0;

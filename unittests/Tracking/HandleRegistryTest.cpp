@@ -828,3 +828,71 @@ TEST_F(HandleRegistryRemapTest, ReplacementInSameOrOtherScope) {
   EXPECT_EQ(registry->getNumTrackedOps(), 0u);
   expectConsistent();
 }
+
+/// A source reused for many events remembers the cause it interned last
+/// (`EventSource::internedCause`): each event still gets its own reason, and
+/// a source reused with another registry interns anew there (the cause ids
+/// of one log mean nothing in another).
+TEST_F(HandleRegistryRemapTest, ReusedSourceKeepsEachEventsReason) {
+  Operation *f0 = findTagged(*module, "f0");
+  Operation *f1 = findTagged(*module, "f1");
+  Operation *g0 = findTagged(*module, "g0");
+  OpHandle h0 = registry->getHandle(f0);
+  OpHandle h1 = registry->getHandle(f1);
+  OpHandle hg = registry->getHandle(g0);
+  tracking::detail::EventSource source;
+  source.pass = "my-pass";
+  source.pattern = "MyPattern";
+  RegistryNotifier notifier(*registry);
+  // A merge (its own reason), an erase with a reason, one without, and the
+  // first reason again: each event keeps what it was given.
+  notifier.notifyOperationReplaced(f0, g0, source);
+  notifier.notifyOperationErased(f1, source, "no replacement");
+  notifier.notifyOperationErased(g0, source, "");
+  OpHandle h1Again = registry->getHandle(f0);
+  notifier.notifyOperationErased(f0, source, "no replacement");
+  auto reasons = [](const OpHandle &handle) {
+    std::vector<std::string> result;
+    for (const TrackingEvent &event : handle.getHistory()) {
+      EXPECT_EQ(event.pass, "my-pass");
+      EXPECT_EQ(event.pattern, "MyPattern");
+      result.push_back(event.reason);
+    }
+    return result;
+  };
+  EXPECT_EQ(reasons(h0),
+            (std::vector<std::string>{
+                "merged with the handle that already referred to it", ""}));
+  EXPECT_EQ(reasons(h1), std::vector<std::string>{"no replacement"});
+  EXPECT_EQ(reasons(hg), std::vector<std::string>{""});
+  EXPECT_EQ(reasons(h1Again), std::vector<std::string>{"no replacement"});
+  EXPECT_EQ(h0.getState(), HandleState::Erased);
+  EXPECT_EQ(registry->getNumTrackedOps(), 0u);
+
+  // The same source with a registry whose log interned other causes first.
+  MLIRContext otherContext;
+  loadTestDialects(otherContext);
+  OwningOpRef<ModuleOp> other = parseModule(otherContext, kTwoFunctions);
+  ASSERT_TRUE(other);
+  HandleRegistry otherRegistry(&otherContext);
+  RegistryNotifier otherNotifier(otherRegistry);
+  Operation *otherF0 = findTagged(*other, "f0");
+  Operation *otherF1 = findTagged(*other, "f1");
+  OpHandle first = otherRegistry.getHandle(otherF0);
+  OpHandle second = otherRegistry.getHandle(otherF1);
+  tracking::detail::EventSource earlier;
+  earlier.pass = "earlier-pass";
+  otherNotifier.notifyOperationErased(otherF1, earlier, "earlier reason");
+  otherNotifier.notifyOperationErased(otherF0, source, "no replacement");
+  ASSERT_EQ(first.getHistory().size(), 1u);
+  EXPECT_EQ(first.getHistory()[0].pass, "my-pass");
+  EXPECT_EQ(first.getHistory()[0].pattern, "MyPattern");
+  EXPECT_EQ(first.getHistory()[0].reason, "no replacement");
+  ASSERT_EQ(second.getHistory().size(), 1u);
+  EXPECT_EQ(second.getHistory()[0].pass, "earlier-pass");
+  EXPECT_EQ(second.getHistory()[0].reason, "earlier reason");
+  // And back to the first registry: its cause is interned again there.
+  OpHandle last = registry->getHandle(f1);
+  notifier.notifyOperationErased(f1, source, "no replacement");
+  EXPECT_EQ(reasons(last), std::vector<std::string>{"no replacement"});
+}

@@ -21,6 +21,8 @@
 #include "RegistryLanes.h"
 #include "RegistryMutex.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include "gtest/gtest.h"
 
 #include <cstring>
@@ -141,6 +143,80 @@ TEST(AddressMapTest, RandomInsertsAndErasesMatchAStdMap) {
   }
   expectSame(map, expected);
   EXPECT_TRUE(map.isInRobinHoodOrder());
+}
+
+/// `take` is `lookup` and `erase` in one probe: against a std::map, with
+/// keys of a few homes in a small table (runs that wrap around its end and
+/// saturate the stored distance), keys never inserted, keys taken twice and
+/// a record whose slot was reused under another address.
+TEST(AddressMapTest, TakeFindsAndErasesInOneProbe) {
+  RecordPool pool(nullptr);
+  AddressMap map(pool);
+  map.reserve(AddressMap::kFarDistance + 40);
+  size_t capacity = map.capacity();
+  unsigned log2Capacity = 0;
+  while ((size_t(1) << log2Capacity) < capacity)
+    ++log2Capacity;
+  // Keys of three homes, the last one next to the table's end.
+  std::vector<Operation *> keys;
+  size_t homes[] = {0, 5, capacity - 2};
+  for (uintptr_t i = 0; keys.size() < 3 * (AddressMap::kFarDistance + 8); ++i) {
+    size_t home = AddressMap::homeOf(fakeOp(i), log2Capacity);
+    if (llvm::is_contained(homes, home))
+      keys.push_back(fakeOp(i));
+  }
+  std::map<Operation *, HandleRecord *> expected;
+  std::mt19937 random(31);
+  for (int step = 0; step < 40000; ++step) {
+    Operation *op = keys[random() % keys.size()];
+    auto it = expected.find(op);
+    if (it == expected.end()) {
+      if (random() % 3 == 0) {
+        // Not mapped: nothing taken, nothing changed.
+        EXPECT_EQ(map.take(op), nullptr);
+        continue;
+      }
+      if (expected.size() * 4 >= capacity * 3)
+        continue;
+      HandleRecord *record = pool.allocate();
+      record->op = op;
+      map.insert(record);
+      expected[op] = record;
+      continue;
+    }
+    HandleRecord *record = it->second;
+    EXPECT_EQ(map.take(op), record);
+    // Taken once: neither `take` nor `erase` finds it again, and the record
+    // still names its op.
+    EXPECT_EQ(record->op, op);
+    EXPECT_EQ(map.take(op), nullptr);
+    EXPECT_FALSE(map.erase(record));
+    expected.erase(it);
+    // Half the time the record's slot is reused under another key right
+    // away (as a replacement that the pool gives the freed slot).
+    pool.free(record);
+    if (random() % 2) {
+      Operation *other = keys[random() % keys.size()];
+      if (!expected.count(other) && other != op) {
+        HandleRecord *reused = pool.allocate();
+        EXPECT_EQ(reused, record);
+        reused->op = other;
+        map.insert(reused);
+        expected[other] = reused;
+        EXPECT_EQ(map.take(op), nullptr);
+      }
+    }
+    if (step % 499 == 0) {
+      expectSame(map, expected);
+      EXPECT_TRUE(map.isInRobinHoodOrder());
+    }
+  }
+  EXPECT_EQ(map.capacity(), capacity);
+  expectSame(map, expected);
+  EXPECT_TRUE(map.isInRobinHoodOrder());
+  for (auto [op, record] : expected)
+    EXPECT_EQ(map.take(op), record);
+  EXPECT_TRUE(map.empty());
 }
 
 TEST(AddressMapTest, FreedRecordSlotsAreReusedUnderANewAddress) {
