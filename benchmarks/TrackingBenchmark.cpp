@@ -394,8 +394,8 @@ MemoryFigures measureMemory(MLIRContext &context, ModuleOp base) {
   auto inUse = [&] { return heapInUse() + int64_t(registry.getMappedBytes()); };
   std::vector<tracking::OpHandle> handles;
   handles.reserve(ops.size());
-  int64_t vectorBytes = ops.size() * sizeof(tracking::OpHandle);
-  // The vector's pages are touched before the resident set is read.
+  // The vector (allocated, and its pages touched, before the heap and the
+  // resident set are read) is not counted; each handle's 8 bytes are.
   handles.resize(ops.size());
   handles.clear();
   int64_t beforeHandles = inUse();
@@ -407,7 +407,7 @@ MemoryFigures measureMemory(MLIRContext &context, ModuleOp base) {
   figures.handles = handles.size();
   figures.mappedAfterHandles = registry.getMappedBytes();
   figures.bytesPerHandle =
-      double(afterHandles - beforeHandles - vectorBytes) / handles.size() +
+      double(afterHandles - beforeHandles) / handles.size() +
       sizeof(tracking::OpHandle);
   figures.rssPerHandle =
       double(rssAfterHandles - rssBeforeHandles) / handles.size();

@@ -38,13 +38,13 @@ namespace mlir::tracking::detail {
 /// both with no gap between them. A region's memory comes 2 MiB per page
 /// fault, and the region being filled costs its whole 2 MiB (a huge page
 /// once touched): the switch waits until that is at most an eighth of the
-/// arena. (Two alternatives were measured. Switching at 1-4 MiB put 140,000
-/// handles 1.5 MiB into a half-used region: 58-65 B per handle or 56 B per
-/// event, over the 64 B and 48 B targets. Regions in 4 KiB pages, collapsed
-/// into huge pages once full (`MADV_COLLAPSE`), cost only their carved
-/// pages, but those pages, fresh from the kernel, fault one by one during a
-/// pass where malloc reuses memory freed before: 772 faults and 8% more
-/// CPU time at 140,000 ops held.)
+/// arena. (Two alternatives were measured. Switching at 1-4 MiB left 140,000
+/// handles or their histories in a half-used region: 66-73 B per handle or
+/// 56 B per event, over the 64 B and 48 B targets. Regions in 4 KiB pages,
+/// collapsed into huge pages once full (`MADV_COLLAPSE`), cost only their
+/// carved pages, but those pages, fresh from the kernel, fault one by one
+/// during a pass where malloc reuses memory freed before: 772 faults and 8%
+/// more CPU time at 140,000 ops held.)
 ///
 /// Tables (`allocateTable`) are zeroed and freed on their own: one of at
 /// least a region is mapped on its own, advised, and unmapped when freed
