@@ -44,9 +44,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cinttypes>
+#include <cstdio>
 #include <ctime>
 #include <functional>
 #include <malloc.h>
+#include <sys/resource.h>
 
 using namespace mlir;
 
@@ -157,11 +160,20 @@ std::string makeModule(unsigned numFunctions) {
   return text;
 }
 
-/// Process CPU time (all threads) and wall time of one call.
+/// Process CPU time (all threads), wall time and minor page faults of one
+/// call.
 struct Sample {
   double cpu = 0;
   double wall = 0;
+  double faults = 0;
 };
+
+/// Minor page faults of the process so far (all threads).
+double minorFaults() {
+  rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_minflt);
+}
 
 double processCpuSeconds() {
   timespec ts;
@@ -170,10 +182,12 @@ double processCpuSeconds() {
 }
 
 Sample timeIt(const std::function<void()> &fn) {
+  double faultsStart = minorFaults();
   double cpuStart = processCpuSeconds();
   auto wallStart = std::chrono::steady_clock::now();
   fn();
   Sample sample;
+  sample.faults = minorFaults() - faultsStart;
   sample.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                               wallStart)
                     .count();
@@ -256,6 +270,13 @@ Stats ratioStats(const Config &config, const Config &baseline, bool cpu) {
   return summarize(ratios);
 }
 
+Stats faultStats(const Config &config) {
+  std::vector<double> values;
+  for (const Sample &sample : config.samples)
+    values.push_back(sample.faults);
+  return summarize(values);
+}
+
 Stats timeStats(const Config &config, bool cpu) {
   std::vector<double> values;
   for (const Sample &sample : config.samples)
@@ -273,13 +294,14 @@ llvm::raw_ostream &table() {
   return jsonOutput == "-" ? llvm::errs() : llvm::outs();
 }
 
-/// "  <name>  cpu <median> ms  wall <median> ms  [ratio cpu x (min-max)
-/// wall x (min-max) vs <baseline>]".
+/// "  <name>  cpu <median> ms  wall <median> ms  faults <median>  [ratio
+/// cpu x (min-max) wall x (min-max) vs <baseline>]".
 void printRow(const Config &config, const Config *baseline) {
   Stats cpu = timeStats(config, /*cpu=*/true);
   Stats wall = timeStats(config, /*cpu=*/false);
-  table() << llvm::format("  %-30s cpu %9.2f ms  wall %9.2f ms",
-                          config.name.c_str(), cpu.median, wall.median);
+  table() << llvm::format("  %-30s cpu %9.2f ms  wall %9.2f ms  faults %6.0f",
+                          config.name.c_str(), cpu.median, wall.median,
+                          faultStats(config).median);
   if (baseline) {
     Stats rc = ratioStats(config, *baseline, true);
     Stats rw = ratioStats(config, *baseline, false);
@@ -314,27 +336,53 @@ int64_t heapInUse() {
   return int64_t(info.uordblks) + int64_t(info.hblkhd);
 }
 
+/// The resident set of the process, from /proc/self/status (0 where there
+/// is none).
+int64_t residentBytes() {
+  FILE *status = std::fopen("/proc/self/status", "r");
+  if (!status)
+    return 0;
+  char line[256];
+  int64_t kib = 0;
+  while (std::fgets(line, sizeof(line), status))
+    if (std::sscanf(line, "VmRSS: %" SCNd64 " kB", &kib) == 1)
+      break;
+  std::fclose(status);
+  return kib * 1024;
+}
+
 struct MemoryFigures {
   double bytesPerHandle = 0;
   double bytesPerEvent = 0;
   size_t handles = 0;
   size_t events = 0;
+  /// The registry's own mappings (HandleRegistry::getMappedBytes) once
+  /// every handle is taken and after the run, included in the figures.
+  size_t mappedAfterHandles = 0;
+  size_t mappedAfterRun = 0;
+  /// The resident set's growth per handle and per event, measured as the
+  /// figures above (what the allocator keeps but does not use included).
+  double rssPerHandle = 0;
+  double rssPerEvent = 0;
 };
 
 /// Bytes per held handle (registry records for every op) and per history
 /// event (a tracked pipeline with every op held, against the same pipeline
-/// untracked: the difference is what the registry keeps).
+/// untracked: the difference is what the registry keeps). The heap in use
+/// plus what the registry maps itself (HandleRegistry::getMappedBytes).
 MemoryFigures measureMemory(MLIRContext &context, ModuleOp base) {
   MemoryFigures figures;
   const char *pipeline = "func.func(canonicalize,cse)";
   // Untracked: how much the heap moves because the IR changes.
-  int64_t untrackedGrowth;
+  int64_t untrackedGrowth, untrackedRss;
   {
     OwningOpRef<ModuleOp> module = cast<ModuleOp>(base->clone());
     auto pm = makePassManager(context, pipeline);
     int64_t before = heapInUse();
+    int64_t rssBefore = residentBytes();
     runOrDie(*pm, *module);
     untrackedGrowth = heapInUse() - before;
+    untrackedRss = residentBytes() - rssBefore;
   }
   OwningOpRef<ModuleOp> module = cast<ModuleOp>(base->clone());
   std::vector<Operation *> ops = allOps(*module);
@@ -343,23 +391,37 @@ MemoryFigures measureMemory(MLIRContext &context, ModuleOp base) {
   std::atomic<size_t> events{0};
   registry.setEventObserver([&](const tracking::TrackingEvent &) { ++events; });
   tracking::enableTracking(*pm, registry);
-  int64_t beforeHandles = heapInUse();
+  auto inUse = [&] { return heapInUse() + int64_t(registry.getMappedBytes()); };
   std::vector<tracking::OpHandle> handles;
   handles.reserve(ops.size());
-  int64_t vectorBytes = ops.size() * sizeof(tracking::OpHandle);
+  // The vector (allocated, and its pages touched, before the heap and the
+  // resident set are read) is not counted; each handle's 8 bytes are.
+  handles.resize(ops.size());
+  handles.clear();
+  int64_t beforeHandles = inUse();
+  int64_t rssBeforeHandles = residentBytes();
   for (Operation *op : ops)
     handles.push_back(registry.getHandle(op));
-  int64_t afterHandles = heapInUse();
+  int64_t afterHandles = inUse();
+  int64_t rssAfterHandles = residentBytes();
   figures.handles = handles.size();
+  figures.mappedAfterHandles = registry.getMappedBytes();
   figures.bytesPerHandle =
-      double(afterHandles - beforeHandles - vectorBytes) / handles.size() +
+      double(afterHandles - beforeHandles) / handles.size() +
       sizeof(tracking::OpHandle);
+  figures.rssPerHandle =
+      double(rssAfterHandles - rssBeforeHandles) / handles.size();
   runOrDie(*pm, *module);
-  int64_t trackedGrowth = heapInUse() - afterHandles;
+  int64_t trackedGrowth = inUse() - afterHandles;
+  int64_t trackedRss = residentBytes() - rssAfterHandles;
+  figures.mappedAfterRun = registry.getMappedBytes();
   figures.events = events;
-  if (figures.events)
+  if (figures.events) {
     figures.bytesPerEvent =
         (double(trackedGrowth) - double(untrackedGrowth)) / figures.events;
+    figures.rssPerEvent =
+        (double(trackedRss) - double(untrackedRss)) / figures.events;
+  }
   return figures;
 }
 } // namespace
@@ -523,6 +585,7 @@ int main(int argc, char **argv) {
             {"threads", int64_t(threads)},
             {"cpu_ms", toJSON(timeStats(config, true))},
             {"wall_ms", toJSON(timeStats(config, false))},
+            {"minor_faults", toJSON(faultStats(config))},
         };
         if (&config != baseline) {
           row["baseline"] = baseline->name;
@@ -538,15 +601,23 @@ int main(int argc, char **argv) {
       MemoryFigures memory = measureMemory(context, *base);
       table() << llvm::format(
           "memory at %zu ops: %.0f B per held handle (%zu handles), %.0f B "
-          "per history event (%zu events)\n\n",
+          "per history event (%zu events); the registry's own mappings "
+          "%.1f MiB after the handles, %.1f MiB after the run; resident set "
+          "%.0f B per handle, %.0f B per event\n\n",
           numOps, memory.bytesPerHandle, memory.handles, memory.bytesPerEvent,
-          memory.events);
-      jsonMemory.push_back(
-          llvm::json::Object{{"ops", int64_t(numOps)},
-                             {"bytes_per_handle", memory.bytesPerHandle},
-                             {"bytes_per_event", memory.bytesPerEvent},
-                             {"handles", int64_t(memory.handles)},
-                             {"events", int64_t(memory.events)}});
+          memory.events, memory.mappedAfterHandles / 1048576.0,
+          memory.mappedAfterRun / 1048576.0, memory.rssPerHandle,
+          memory.rssPerEvent);
+      jsonMemory.push_back(llvm::json::Object{
+          {"ops", int64_t(numOps)},
+          {"bytes_per_handle", memory.bytesPerHandle},
+          {"bytes_per_event", memory.bytesPerEvent},
+          {"handles", int64_t(memory.handles)},
+          {"events", int64_t(memory.events)},
+          {"mapped_bytes_after_handles", int64_t(memory.mappedAfterHandles)},
+          {"mapped_bytes_after_run", int64_t(memory.mappedAfterRun)},
+          {"rss_bytes_per_handle", memory.rssPerHandle},
+          {"rss_bytes_per_event", memory.rssPerEvent}});
     }
   }
 

@@ -9,6 +9,8 @@
 
 #include "llvm/Support/ErrorHandling.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 using namespace mlir::tracking::detail;
 
@@ -77,8 +79,25 @@ MLIR_TRACKING_HOT_PATH bool AddressMap::erase(HandleRecord *record) {
   return true;
 }
 
+uint32_t *AddressMap::allocateSlots(size_t count) {
+  if (arena)
+    return static_cast<uint32_t *>(arena->allocateTable(count * 4));
+  auto *table = static_cast<uint32_t *>(std::calloc(count, 4));
+  if (!table)
+    llvm::report_bad_alloc_error("mlir-tracking: address map");
+  return table;
+}
+
+void AddressMap::freeSlots(uint32_t *table) {
+  if (arena)
+    arena->freeTable(table);
+  else
+    std::free(table);
+}
+
 void AddressMap::clear() {
-  slots.reset();
+  freeSlots(slots);
+  slots = nullptr;
   mask = 0;
   log2Capacity = 0;
   folded = 0;
@@ -124,7 +143,7 @@ bool AddressMap::isInRobinHoodOrder() const {
 }
 
 void AddressMap::rehash(unsigned newLog2Capacity) {
-  std::unique_ptr<uint32_t[]> old = std::move(slots);
+  uint32_t *old = slots;
   size_t oldCapacity = old ? mask + 1 : 0;
   // A table counted per lane stays so (it never shrinks); one that becomes
   // so starts with every count folded.
@@ -139,11 +158,12 @@ void AddressMap::rehash(unsigned newLog2Capacity) {
   growAt =
       ptrdiff_t((size_t(3) << log2Capacity) / 4 - unfoldedSlack(log2Capacity));
   mask = (size_t(1) << log2Capacity) - 1;
-  slots.reset(new uint32_t[mask + 1]());
+  slots = allocateSlots(mask + 1);
   for (size_t i = 0; i < oldCapacity; ++i) {
     if (!old[i])
       continue;
     uint32_t id = old[i] & kIdMask;
     place(id, home(pool.recordOfId(id)->op));
   }
+  freeSlots(old);
 }

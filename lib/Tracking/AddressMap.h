@@ -61,10 +61,13 @@ public:
   /// (their home is then read from the record).
   static constexpr uint32_t kFarDistance = (uint32_t(1) << (32 - kIdBits)) - 1;
 
-  /// Counts in the lane `lane` names when the lock is taken.
+  /// Counts in the lane `lane` names when the lock is taken. Takes its
+  /// table from `arena` (which must outlive the map), or from calloc.
   explicit AddressMap(RecordPool &pool,
-                      const ActiveLane &lane = ActiveLane::standalone())
-      : pool(pool), active(lane) {}
+                      const ActiveLane &lane = ActiveLane::standalone(),
+                      PageArena *arena = nullptr)
+      : pool(pool), active(lane), arena(arena) {}
+  ~AddressMap() { freeSlots(slots); }
   AddressMap(const AddressMap &) = delete;
   AddressMap &operator=(const AddressMap &) = delete;
 
@@ -248,11 +251,16 @@ private:
   void place(uint32_t id, size_t start);
   /// Rehashes into 2^log2Capacity slots.
   void rehash(unsigned newLog2Capacity);
+  /// A zeroed table of `count` slots, and freeing one (a large table is
+  /// mapped on its own in huge pages: PageArena::allocateTable).
+  uint32_t *allocateSlots(size_t count);
+  void freeSlots(uint32_t *table);
 
   RecordPool &pool;
   const ActiveLane &active;
+  PageArena *arena;
   /// Record ids (RecordPool::idOf) and distances; 0 marks an empty slot.
-  std::unique_ptr<uint32_t[]> slots;
+  uint32_t *slots = nullptr;
   size_t mask = 0;
   unsigned log2Capacity = 0;
   /// The entry count, but for what the lanes have not folded in yet (which

@@ -44,9 +44,12 @@ namespace {
 std::atomic<uint64_t> nextLogSerial{1};
 } // namespace
 
-EventLog::EventLog(const ActiveLane &lane)
-    : active(lane), mergedReason(intern(
-                        "merged with the handle that already referred to it")),
+EventLog::EventLog(const ActiveLane &lane, PageArena *arena)
+    : active(lane),
+      histories(sizeof(CompactEvent), sizeof(FullHistoryHeader), lane,
+                HistoryPool::kMaxBlocksPerLaneAndClass, arena),
+      mergedReason(
+          intern("merged with the handle that already referred to it")),
       serial(nextLogSerial.fetch_add(1, std::memory_order_relaxed)) {}
 
 //===----------------------------------------------------------------------===//

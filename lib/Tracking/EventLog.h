@@ -82,8 +82,10 @@ static_assert(sizeof(FullHistoryHeader) % alignof(CompactEvent) == 0,
 class EventLog {
 public:
   /// Keeps its per-lane state in the lane `lane` names when the lock is
-  /// taken.
-  explicit EventLog(const ActiveLane &lane = ActiveLane::standalone());
+  /// taken; takes the histories' chunks from `arena` (which must outlive
+  /// the log), or from an arena of its own.
+  explicit EventLog(const ActiveLane &lane = ActiveLane::standalone(),
+                    PageArena *arena = nullptr);
   EventLog(const EventLog &) = delete;
   EventLog &operator=(const EventLog &) = delete;
 
@@ -255,8 +257,7 @@ private:
                                                   LaneCache &lane);
   const ActiveLane &active;
   /// The blocks of every history.
-  HistoryPool histories{sizeof(CompactEvent), sizeof(FullHistoryHeader),
-                        active};
+  HistoryPool histories;
   uint32_t mergedReason = 0;
   /// Names this log in `EventSource::internedBy`.
   uint64_t serial;

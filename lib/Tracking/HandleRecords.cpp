@@ -12,13 +12,12 @@ using namespace mlir::tracking::detail;
 RecordPool::~RecordPool() {
   for (HandleRecord *record : all())
     record->~HandleRecord();
-  for (RecordChunk *chunk : chunks)
-    ::operator delete(chunk, std::align_val_t(RecordChunk::kBytes));
 }
 
 void RecordPool::addChunk() {
-  auto *chunk = static_cast<RecordChunk *>(::operator new(
-      RecordChunk::kBytes, std::align_val_t(RecordChunk::kBytes)));
+  // Aligned to its size: RecordChunk::of masks a record's address.
+  auto *chunk = static_cast<RecordChunk *>(
+      arena->allocateChunk(RecordChunk::kBytes, RecordChunk::kBytes));
   chunk->impl = owner;
   chunk->index = chunks.size();
   chunks.push_back(chunk);

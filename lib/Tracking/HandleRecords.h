@@ -14,12 +14,14 @@
 #define MLIR_TRACKING_LIB_HANDLERECORDS_H
 
 #include "EventLog.h"
+#include "PageArena.h"
 
 #include "mlir/Tracking/HandleRegistry.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -167,8 +169,17 @@ inline RegistryImpl &registryOf(const HandleRecord *record) {
 /// Guarded by the registry lock.
 class RecordPool {
 public:
-  explicit RecordPool(RegistryImpl *owner) : owner(owner) {}
-  /// Frees the chunks; records must hold nothing that needs freeing.
+  /// Takes its chunks from `arena` (which must outlive the pool), or from an
+  /// arena of its own.
+  explicit RecordPool(RegistryImpl *owner, PageArena *arena = nullptr)
+      : owner(owner), arena(arena) {
+    if (!arena) {
+      ownArena = std::make_unique<PageArena>();
+      this->arena = ownArena.get();
+    }
+  }
+  /// Destroys the records; their chunks go back with the arena. Records
+  /// must hold nothing that needs freeing.
   ~RecordPool();
   RecordPool(const RecordPool &) = delete;
   RecordPool &operator=(const RecordPool &) = delete;
@@ -249,6 +260,8 @@ private:
   void addChunk();
 
   RegistryImpl *owner;
+  PageArena *arena;
+  std::unique_ptr<PageArena> ownArena;
   std::vector<RecordChunk *> chunks;
   /// Freed slots, linked through `HandleRecord::parent`.
   HandleRecord *freeRecords = nullptr;

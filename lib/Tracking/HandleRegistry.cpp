@@ -18,6 +18,7 @@
 #include "HandleRecords.h"
 #include "HotPath.h"
 #include "OpFilter.h"
+#include "PageArena.h"
 #include "RegistryLanes.h"
 #include "RegistryMutex.h"
 #include "RegistryNotifier.h"
@@ -97,7 +98,8 @@ struct RegistryImpl : LockFreeKeys {
   static constexpr size_t kCacheLine = 64;
 
   RegistryImpl()
-      : pool(this), events(activeLane), byOp(pool, activeLane),
+      : pool(this, &arena), events(activeLane, &arena),
+        byOp(pool, activeLane, &arena),
         scopeIndex(pool, [this](Operation *scope) { addKey(scope); }) {}
   RegistryImpl(const RegistryImpl &) = delete;
   RegistryImpl &operator=(const RegistryImpl &) = delete;
@@ -116,6 +118,9 @@ struct RegistryImpl : LockFreeKeys {
   /// The lane of the thread holding the lock (RegistryLanes.h): entered by
   /// every critical section that may write lane state (`lock`).
   ActiveLane activeLane;
+  /// The memory of the pools and of the address map's table (PageArena.h):
+  /// made first, freed last. Written only when a pool or the table grows.
+  PageArena arena;
   alignas(kCacheLine) RecordPool pool;
   EventLog events;
   /// The address map: the record of each tracked op. Its header is read by
@@ -951,6 +956,11 @@ bool HandleRegistry::isTracked(Operation *op) const {
 size_t HandleRegistry::getNumTrackedOps() const {
   std::lock_guard<RegistryMutex> lock(impl->mutex);
   return impl->byOp.size();
+}
+
+size_t HandleRegistry::getMappedBytes() const {
+  std::lock_guard<RegistryMutex> lock(impl->mutex);
+  return impl->arena.getMappedBytes();
 }
 
 void HandleRegistry::forEachTrackedOp(

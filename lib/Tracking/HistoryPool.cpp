@@ -14,12 +14,6 @@
 
 using namespace mlir::tracking::detail;
 
-HistoryPool::~HistoryPool() {
-  for (SizeClass &sizeClass : classes)
-    for (char *chunk : sizeClass.chunks)
-      std::free(chunk);
-}
-
 bool HistoryPool::mayCarve(const SizeClass &pool, uint32_t perChunk) const {
   // Every block of a new chunk must get an id: index + 1 < indexLimit.
   return (uint64_t(pool.chunks.size()) + 1) * perChunk < indexLimit;
@@ -68,9 +62,7 @@ HistoryPool::allocateSingle(void *&memory) {
 void HistoryPool::addChunk(SizeClass &pool, unsigned sizeClass) {
   uint32_t perChunk = uint32_t(1) << (kLog2BlocksPerChunk - sizeClass);
   size_t bytes = blockBytes(sizeClass) * perChunk;
-  auto *chunk = static_cast<char *>(std::malloc(bytes));
-  if (!chunk)
-    llvm::report_bad_alloc_error("mlir-tracking: history");
+  auto *chunk = static_cast<char *>(arena->allocateChunk(bytes, 8));
   pool.chunks.push_back(chunk);
   allocatedBytes += bytes;
   pool.used = 0;

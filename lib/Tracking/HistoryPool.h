@@ -12,6 +12,7 @@
 #ifndef MLIR_TRACKING_LIB_HISTORYPOOL_H
 #define MLIR_TRACKING_LIB_HISTORYPOOL_H
 
+#include "PageArena.h"
 #include "RegistryLanes.h"
 
 #include "llvm/Support/Compiler.h"
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace mlir::tracking::detail {
@@ -45,14 +47,22 @@ public:
 
   /// Allocates from the lane `lane` names when the lock is taken.
   /// `blocksPerLaneAndClass` bounds the blocks carved for one class in one
-  /// lane (less than what an id holds only in tests).
+  /// lane (less than what an id holds only in tests). Takes its chunks from
+  /// `arena` (which must outlive the pool), or from an arena of its own.
   HistoryPool(size_t itemBytes, size_t fullHeaderBytes,
               const ActiveLane &lane = ActiveLane::standalone(),
-              uint64_t blocksPerLaneAndClass = kMaxBlocksPerLaneAndClass)
+              uint64_t blocksPerLaneAndClass = kMaxBlocksPerLaneAndClass,
+              PageArena *arena = nullptr)
       : itemBytes(itemBytes), fullHeaderBytes(fullHeaderBytes), active(lane),
-        indexLimit(std::min(blocksPerLaneAndClass, kMaxBlocksPerLaneAndClass)) {
+        indexLimit(std::min(blocksPerLaneAndClass, kMaxBlocksPerLaneAndClass)),
+        arena(arena) {
+    if (!arena) {
+      ownArena = std::make_unique<PageArena>();
+      this->arena = ownArena.get();
+    }
   }
-  ~HistoryPool();
+  /// The chunks go back with the arena.
+  ~HistoryPool() = default;
   HistoryPool(const HistoryPool &) = delete;
   HistoryPool &operator=(const HistoryPool &) = delete;
 
@@ -126,6 +136,8 @@ private:
   /// Chunks are carved for a class in a lane while their last index + 1
   /// stays below this.
   uint64_t indexLimit;
+  PageArena *arena;
+  std::unique_ptr<PageArena> ownArena;
   size_t allocatedBytes = 0;
   /// The size classes of lane `l` at `l << kClassBits` (2^kClassBits of
   /// them, kNumClasses used: each lane takes whole cache lines).

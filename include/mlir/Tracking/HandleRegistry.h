@@ -217,6 +217,12 @@ public:
   bool isTracked(Operation *op) const;
   /// Number of ops that currently have a live handle.
   size_t getNumTrackedOps() const;
+  /// Bytes of memory the registry holds in pages it maps itself, which
+  /// malloc's statistics (`mallinfo2`) do not see: a large registry's
+  /// records, histories and address map, in regions meant for huge pages
+  /// (each counted whole once it may be one: that is what it costs in RAM).
+  /// 0 for a small registry. For measurements.
+  size_t getMappedBytes() const;
   /// Calls `fn` with every op that currently has a live handle.
   void forEachTrackedOp(llvm::function_ref<void(Operation *)> fn) const;
 

@@ -1,0 +1,152 @@
+//===- PageArena.cpp - A registry's large memory, in huge pages -----------===//
+//
+// Part of the mlir-tracking project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PageArena.h"
+
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <atomic>
+#include <cassert>
+#include <cstdlib>
+#include <new>
+#include <sys/mman.h>
+
+using namespace mlir::tracking::detail;
+
+namespace {
+/// Chunks carved from a region's back start on a cache line of their own.
+constexpr size_t kLineBytes = 64;
+
+std::atomic<size_t> defaultOrdinaryBytes{PageArena::kDefaultOrdinaryBytes};
+std::atomic<size_t> processMappedBytes{0};
+std::atomic<size_t> processMappings{0};
+} // namespace
+
+size_t PageArena::getDefaultOrdinaryBytes() {
+  return defaultOrdinaryBytes.load(std::memory_order_relaxed);
+}
+
+void PageArena::setDefaultOrdinaryBytes(size_t bytes) {
+  defaultOrdinaryBytes.store(bytes, std::memory_order_relaxed);
+}
+
+size_t PageArena::getProcessMappedBytes() {
+  return processMappedBytes.load(std::memory_order_relaxed);
+}
+
+size_t PageArena::getProcessMappings() {
+  return processMappings.load(std::memory_order_relaxed);
+}
+
+char *PageArena::mapAligned(size_t bytes) {
+  assert(bytes % kRegionBytes == 0 && "whole regions");
+  // Map a region more than asked, then give back the misaligned ends.
+  size_t padded = bytes + kRegionBytes;
+  void *mapped = ::mmap(nullptr, padded, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED)
+    llvm::report_bad_alloc_error("mlir-tracking: cannot map registry memory");
+  uintptr_t start = uintptr_t(mapped);
+  uintptr_t aligned = llvm::alignTo(start, kRegionBytes);
+  if (aligned != start)
+    ::munmap(mapped, aligned - start);
+  if (size_t tail = start + padded - (aligned + bytes))
+    ::munmap(reinterpret_cast<void *>(aligned + bytes), tail);
+  // A hint: where transparent huge pages are off, it fails and changes
+  // nothing.
+  (void)::madvise(reinterpret_cast<void *>(aligned), bytes, MADV_HUGEPAGE);
+  processMappedBytes.fetch_add(bytes, std::memory_order_relaxed);
+  processMappings.fetch_add(1, std::memory_order_relaxed);
+  return reinterpret_cast<char *>(aligned);
+}
+
+void PageArena::unmap(void *memory, size_t bytes) {
+  ::munmap(memory, bytes);
+  processMappedBytes.fetch_sub(bytes, std::memory_order_relaxed);
+  processMappings.fetch_sub(1, std::memory_order_relaxed);
+}
+
+PageArena::~PageArena() {
+  for (auto [chunk, align] : ordinaryChunks)
+    ::operator delete(chunk, std::align_val_t(align));
+  for (char *region : regions)
+    unmap(region, kRegionBytes);
+  for (auto [table, bytes] : mappedTables)
+    unmap(table, bytes);
+}
+
+void PageArena::addRegion() {
+  regions.push_back(mapAligned(kRegionBytes));
+  front = 0;
+  back = kRegionBytes;
+}
+
+void *PageArena::allocateChunk(size_t bytes, size_t align) {
+  assert(llvm::isPowerOf2_64(align) && align <= kRegionBytes &&
+         "a power of two up to a region");
+  if (ordinaryBytes + bytes <= ordinaryLimit || bytes > kMaxRegionChunkBytes) {
+    void *chunk = ::operator new(bytes, std::align_val_t(align));
+    ordinaryChunks.push_back({chunk, align});
+    ordinaryBytes += bytes;
+    return chunk;
+  }
+  // Aligned chunks from the front, the others from the back (8-byte
+  // aligned ones on their own cache line).
+  bool fromFront = align > kLineBytes;
+  auto fits = [&] {
+    if (regions.empty())
+      return false;
+    if (fromFront)
+      return llvm::alignTo(front, align) + bytes <= back;
+    return back >= front + bytes &&
+           llvm::alignDown(back - bytes, kLineBytes) >= front;
+  };
+  if (!fits())
+    addRegion();
+  char *region = regions.back();
+  if (fromFront) {
+    front = llvm::alignTo(front, align);
+    void *chunk = region + front;
+    front += bytes;
+    return chunk;
+  }
+  back = llvm::alignDown(back - bytes, kLineBytes);
+  return region + back;
+}
+
+void *PageArena::allocateTable(size_t bytes) {
+  if (bytes < kRegionBytes) {
+    void *table = std::calloc(1, bytes);
+    if (!table)
+      llvm::report_bad_alloc_error("mlir-tracking: cannot allocate a table");
+    return table;
+  }
+  // Mapped pages read as zero; a table is written whole when it is filled,
+  // so each of its huge pages is used.
+  size_t mapped = llvm::alignTo(bytes, kRegionBytes);
+  char *table = mapAligned(mapped);
+  mappedTables[table] = mapped;
+  tableBytes += mapped;
+  return table;
+}
+
+void PageArena::freeTable(void *table) {
+  if (!table)
+    return;
+  auto it = mappedTables.find(table);
+  if (it == mappedTables.end()) {
+    std::free(table);
+    return;
+  }
+  unmap(table, it->second);
+  tableBytes -= it->second;
+  mappedTables.erase(it);
+}
+
+size_t PageArena::getMappedBytes() const {
+  return regions.size() * kRegionBytes + tableBytes;
+}
