@@ -17,6 +17,7 @@
 #include "RegistryLanes.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Compiler.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -89,53 +90,19 @@ public:
 
   /// The record mapped at `op`, or null.
   MLIR_TRACKING_HOT_PATH HandleRecord *lookup(const Operation *op) const {
-    // No count here: whether the table is empty is read from its slots.
-    if (!slots)
-      return nullptr;
-    size_t i = home(op);
-    for (uint32_t distance = 0;; i = (i + 1) & mask) {
-      uint32_t slot = slots[i];
-      uint32_t stored = slot >> kIdBits;
-      // Robin Hood order: `op` would sit before an entry nearer its home
-      // (an empty slot reads as distance 0 and id 0). A saturated distance
-      // compares as equal and reads the record.
-      if (stored < distance || !slot)
-        return nullptr;
-      // Only an entry with the same home may be `op`'s.
-      if (stored == distance) {
-        HandleRecord *record = pool.recordOfId(slot & kIdMask);
-        if (record->op == op)
-          return record;
-      }
-      if (distance < kFarDistance)
-        ++distance;
-    }
+    return find(op).record;
   }
 
   /// Takes the entry of `op` out of the table and returns its record, or
   /// null if `op` is not mapped: `lookup` and `erase` in one probe, for the
   /// notifications whose op leaves the map whatever becomes of its record
   /// (a replaced or erased op). The record's `op` is left as it was.
-  MLIR_TRACKING_HOT_PATH HandleRecord *take(const Operation *op) {
-    if (!slots)
-      return nullptr;
-    size_t i = home(op);
-    for (uint32_t distance = 0;; i = (i + 1) & mask) {
-      uint32_t slot = slots[i];
-      uint32_t stored = slot >> kIdBits;
-      // As in `lookup`.
-      if (stored < distance || !slot)
-        return nullptr;
-      if (stored == distance) {
-        HandleRecord *record = pool.recordOfId(slot & kIdMask);
-        if (record->op == op) {
-          removeAt(i);
-          return record;
-        }
-      }
-      if (distance < kFarDistance)
-        ++distance;
-    }
+  /// Inline: one probe in each notification, no call.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE HandleRecord *take(const Operation *op) {
+    Found found = find(op);
+    if (found.record)
+      removeAt(found.slot);
+    return found.record;
   }
 
   /// Starts loading the slot where `record->op`'s probe begins, for an
@@ -231,9 +198,38 @@ private:
   static uint32_t makeSlot(uint32_t id, size_t distance) {
     return id | uint32_t(std::min<size_t>(distance, kFarDistance)) << kIdBits;
   }
+  /// `op`'s record and the slot of its entry (a null record if `op` is not
+  /// mapped): the probe `lookup` and `take` share.
+  struct Found {
+    HandleRecord *record;
+    size_t slot;
+  };
+  LLVM_ATTRIBUTE_ALWAYS_INLINE Found find(const Operation *op) const {
+    // No count here: whether the table is empty is read from its slots.
+    if (!slots)
+      return {nullptr, 0};
+    size_t i = home(op);
+    for (uint32_t distance = 0;; i = (i + 1) & mask) {
+      uint32_t slot = slots[i];
+      uint32_t stored = slot >> kIdBits;
+      // Robin Hood order: `op` would sit before an entry nearer its home
+      // (an empty slot reads as distance 0 and id 0). A saturated distance
+      // compares as equal and reads the record.
+      if (stored < distance || !slot)
+        return {nullptr, 0};
+      // Only an entry with the same home may be `op`'s.
+      if (stored == distance) {
+        HandleRecord *record = pool.recordOfId(slot & kIdMask);
+        if (record->op == op)
+          return {record, i};
+      }
+      if (distance < kFarDistance)
+        ++distance;
+    }
+  }
   /// Empties slot `i` (an entry's) by backward shift and counts the entry
   /// out.
-  void removeAt(size_t i) {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void removeAt(size_t i) {
     // In Robin Hood order the entries after the hole up to the first empty
     // slot or entry at its home each move back by one.
     for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
