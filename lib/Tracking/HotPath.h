@@ -45,19 +45,23 @@
 #define MLIR_TRACKING_LISTENER_ENTRY MLIR_TRACKING_HOT_PATH
 #endif
 
-/// Where in a 4 KiB page the entry points start (a multiple of 64). A 32 KiB
-/// 8-way L1 instruction cache with 64-byte lines (x86-64 cores since Intel
-/// Sandy Bridge; valgrind's default) has 64 sets, indexed by bits 6-11 of the
-/// address, so this offset fixes the sets of the entry points. The default
-/// puts them at sets 36-42: in the precise pipeline's benchmark, upstream's
-/// passes (the greedy driver, the folders, op creation and erasure in
-/// Debian's libMLIR 22) keep 15-28 hot lines in each of sets 0-28 and 50-63
-/// but 4-14 in sets 29-49 (docs/benchmarks.md, "10% held: the instruction
-/// cache (round 10)"). Elsewhere in that range when another MLIR build's
-/// hot code sits otherwise.
+/// Where in a 4 KiB page the entry points start (a multiple of 64, below
+/// 4096; override with -D). A 32 KiB 8-way L1 instruction cache with 64-byte
+/// lines (most x86-64 cores of the last decade, Zen 5 included, and
+/// valgrind's simulation) has 64 sets indexed by bits 6-11 of the address,
+/// so this offset fixes the sets of the entry points. The default puts them
+/// at sets 36-42: in the precise pipeline's benchmark, upstream's passes
+/// (the greedy driver, the folders, op creation and erasure in Debian's
+/// libMLIR 22) keep 15-28 hot lines in each of sets 0-28 and 50-63 but 4-14
+/// in sets 29-49 (docs/benchmarks.md, "10% held: the instruction cache
+/// (round 10)", which also says how to measure another build's).
 #ifndef MLIR_TRACKING_LISTENER_PAGE_OFFSET
 #define MLIR_TRACKING_LISTENER_PAGE_OFFSET 0x900
 #endif
+static_assert(MLIR_TRACKING_LISTENER_PAGE_OFFSET % 64 == 0 &&
+                  MLIR_TRACKING_LISTENER_PAGE_OFFSET < 4096,
+              "MLIR_TRACKING_LISTENER_PAGE_OFFSET: a multiple of 64 below "
+              "4096");
 
 /// Opens the entry points' section at a page boundary and skips to
 /// MLIR_TRACKING_LISTENER_PAGE_OFFSET: file-scope assembly, which GCC and
