@@ -417,8 +417,15 @@ void TrackingListener::notifyBlockInserted(Block *block, Region *previous,
 HandleRegistry *TrackingListener::getRegistryIfTracked(Operation *op) const {
   // A listener of one registry tests its lock-free state inline: most
   // notifications are about untracked ops and end here.
-  if (LLVM_LIKELY(keys))
-    return keys->mayHaveKey(op) ? registry : nullptr;
+  if (LLVM_LIKELY(keys)) {
+    // Only the replace and erase paths ask, after `notifyChange`, which has
+    // tested `op` already if it had `skipKeys` and saw no unit handles: a
+    // test passed then is taken as passed (the locked path is right for any
+    // op; the filter only spares it).
+    if ((!skipKeys || detail::mayHaveUnitHandles()) && !keys->mayHaveKey(op))
+      return nullptr;
+    return registry;
+  }
   return getRegistryIfTrackedSlow(op);
 }
 
