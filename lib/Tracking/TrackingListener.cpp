@@ -474,7 +474,8 @@ void TrackingListener::trackErasure(HandleRegistry &target, Operation *op) {
 // filter says so), from a listener of one registry with no listener to
 // forward to and no block or value handle in the process, they return after
 // the inlined test. Every other case is a tail call to the general path
-// (which tests again), so that this one saves no registers.
+// (which tests only what this test did not: getRegistryIfTracked), so that
+// this one saves no registers.
 LLVM_ATTRIBUTE_ALWAYS_INLINE bool
 TrackingListener::canSkipUntracked(Operation *op) const {
   return LLVM_LIKELY(skipKeys && !detail::mayHaveUnitHandles()) &&
