@@ -520,6 +520,59 @@ TrackingListener::notifyPatternEnd(const Pattern &pattern,
   notifyPatternEndSlow(pattern, status);
 }
 
+// A pass's own listener (PassTrackingListener): its hooks and notifications
+// come right after the pattern hooks, which it shares, so that the lines a
+// precise pass runs on every match attempt and change are neighbours.
+
+MLIR_TRACKING_LISTENER_ENTRY void
+PassTrackingListener::notifyMatchFailure(Location,
+                                         function_ref<void(Diagnostic &)>) {}
+
+MLIR_TRACKING_LISTENER_ENTRY void
+PassTrackingListener::notifyOperationModified(Operation *) {}
+
+MLIR_TRACKING_LISTENER_ENTRY void
+PassTrackingListener::notifyOperationReplaced(Operation *op,
+                                              ValueRange newValues) {
+  notifyChange(
+      op, Change::ReplacedByValues,
+      reinterpret_cast<uintptr_t>(newValues.getBase().getOpaqueValue()),
+      newValues.size());
+}
+
+MLIR_TRACKING_LISTENER_ENTRY void
+PassTrackingListener::notifyOperationReplaced(Operation *op, Operation *newOp) {
+  notifyChange(op, Change::ReplacedByOp, reinterpret_cast<uintptr_t>(newOp), 0);
+}
+
+MLIR_TRACKING_LISTENER_ENTRY void
+PassTrackingListener::notifyOperationErased(Operation *op) {
+  notifyChange(op, Change::Erased, 0, 0);
+}
+
+// No block or value handle can matter (see the constructor): the filter
+// alone proves an op untracked.
+MLIR_TRACKING_LISTENER_ENTRY LLVM_ATTRIBUTE_NOINLINE
+    __attribute__((aligned(64))) void
+    PassTrackingListener::notifyChange(Operation *op, Change change,
+                                       uintptr_t first, uintptr_t second) {
+  const detail::LockFreeKeys *keysToTest = getSkipKeys();
+  if (LLVM_LIKELY(keysToTest) && LLVM_LIKELY(!keysToTest->mayHaveKey(op)))
+    return;
+  switch (change) {
+  case Change::ReplacedByValues:
+    return notifyReplacedSlow(op,
+                              ValueRange(ValueRange::OwnerT::getFromOpaqueValue(
+                                             reinterpret_cast<void *>(first)),
+                                         ptrdiff_t(second)));
+  case Change::ReplacedByOp:
+    return notifyReplacedSlow(op, reinterpret_cast<Operation *>(first));
+  case Change::Erased:
+    return notifyErasedSlow(op);
+  }
+  llvm_unreachable("unknown change");
+}
+
 MLIR_TRACKING_LISTENER_ENTRY void TrackingListener::notifyMatchFailure(
     Location loc, function_ref<void(Diagnostic &)> reasonCallback) {
   if (LLVM_UNLIKELY(forwards))
@@ -605,6 +658,23 @@ void TrackingListener::notifyErasedSlow(Operation *op) {
     detail::notifyUnitsOfErasedOp(
         op, [&] { return getEventSource(/*replaced=*/false); });
   ForwardingListener::notifyOperationErased(op);
+}
+
+PassTrackingListener::PassTrackingListener(MLIRContext *context,
+                                           TrackingListenerConfig config)
+    : TrackingListener(config, HandleRegistry::lookup(context)) {
+  keepPatternsInListener();
+  // Block and value handles are never made under the anchor of a running
+  // pass: if the context has none now, none of the ops this listener hears
+  // about will have one, and its notifications need not look (the
+  // process-wide count of them may change meanwhile on other threads).
+  if (detail::hasUnitHandles(context))
+    setSkipKeys(nullptr);
+}
+
+bool PassTrackingListener::ignoresChangesTo(Operation *op) const {
+  const detail::LockFreeKeys *keysToTest = getSkipKeys();
+  return keysToTest && !keysToTest->mayHaveKey(op);
 }
 
 void TrackingListener::notifyBlockErased(Block *block) {

@@ -16,6 +16,7 @@
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #include <memory>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::tracking;
@@ -1050,6 +1051,93 @@ TEST_F(TrackingListenerTest, GreedyDriverNamesTheMatchingPatternAndFolds) {
     std::vector<std::string> problems = registry->verifyAgainst(*tracked);
     EXPECT_TRUE(problems.empty()) << joinProblems(problems);
   }
+}
+
+/// A pass's own listener (PassTrackingListener, what the tracked canonicalize
+/// and cse attach) records what a listener that keeps its patterns records:
+/// the same histories, event by event, through the greedy driver, with its
+/// failure and modification hooks empty.
+TEST_F(TrackingListenerTest, PassListenerRecordsWhatAKeepingListenerRecords) {
+  constexpr llvm::StringLiteral kFolding = R"mlir(
+    func.func @h(%a: i32, %b: i32) -> i32 {
+      %c0 = arith.constant 0 : i32
+      %0 = arith.muli %a, %b {tag = "h.mul"} : i32
+      %1 = arith.addi %0, %c0 {tag = "h.fold"} : i32
+      %2 = arith.addi %1, %b {tag = "h.swap"} : i32
+      %3 = arith.addi %2, %a {tag = "h.swap2"} : i32
+      %4 = arith.subi %3, %a {tag = "h.dead"} : i32
+      return %3 : i32
+    }
+  )mlir";
+  RewritePatternSet set(&context);
+  set.add<FailingFirst, SwapAddOperands>(&context);
+  FrozenRewritePatternSet patterns(std::move(set));
+
+  auto run = [&](bool passListener) {
+    OwningOpRef<ModuleOp> tracked = parseModule(context, kFolding);
+    EXPECT_TRUE(tracked);
+    std::vector<OpHandle> handles;
+    for (StringRef tag : {"h.mul", "h.fold", "h.swap", "h.swap2", "h.dead"})
+      handles.push_back(registry->getHandle(findTagged(*tracked, tag)));
+    std::optional<TrackingListener> keeping;
+    std::optional<PassTrackingListener> pass;
+    GreedyRewriteConfig config;
+    if (passListener) {
+      pass.emplace(&context);
+      EXPECT_FALSE(pass->hasNextListener());
+      config.setListener(&*pass);
+    } else {
+      keeping.emplace(TrackingListenerConfig(), registry.get());
+      keeping->keepPatternsInListener();
+      config.setListener(&*keeping);
+    }
+    EXPECT_TRUE(succeeded(applyPatternsGreedily(*tracked, patterns, config)));
+    std::vector<std::string> problems = registry->verifyAgainst(*tracked);
+    EXPECT_TRUE(problems.empty()) << joinProblems(problems);
+    std::vector<std::string> histories;
+    for (OpHandle &handle : handles) {
+      std::string text = std::to_string(int(handle.getState()));
+      for (const TrackingEvent &event : handle.getHistory())
+        text += "|" + std::to_string(int(event.kind)) + "," + event.op + "," +
+                event.replacement + "," + event.pass + "," + event.anchor +
+                "," + event.pattern + "," + event.reason;
+      histories.push_back(text);
+    }
+    return std::make_pair(printOp(*tracked), histories);
+  };
+  auto [keptText, keptHistories] = run(/*passListener=*/false);
+  auto [passText, passHistories] = run(/*passListener=*/true);
+  EXPECT_EQ(passText, keptText);
+  EXPECT_EQ(passHistories, keptHistories);
+  // The fold, the swaps and the dead op each left an event.
+  for (size_t i = 1; i < passHistories.size(); ++i)
+    EXPECT_NE(passHistories[i].find('|'), std::string::npos)
+        << passHistories[i];
+}
+
+/// A pass's listener decides when it is made whether block and value handles
+/// matter: with one in its context then, the erase of an untracked op whose
+/// value has a handle reaches that handle, and it proves no change ignorable;
+/// without, untracked ops are proven so by the filter alone.
+TEST_F(TrackingListenerTest, PassListenerSeesTheUnitHandlesOfItsContext) {
+  OpHandle held = registry->getHandle(op("mul"));
+  {
+    PassTrackingListener listener(&context);
+    EXPECT_TRUE(listener.ignoresChangesTo(op("g.mul")));
+    EXPECT_FALSE(listener.ignoresChangesTo(op("mul")));
+    EXPECT_FALSE(listener.ignoresChangesTo(func("f")));
+  }
+  BlockValueRegistry units(&context);
+  ValueHandle value = units.getValueHandle(op("g.mul")->getResult(0));
+  PassTrackingListener listener(&context);
+  EXPECT_FALSE(listener.ignoresChangesTo(op("g.mul")));
+  IRRewriter rewriter(&context, &listener);
+  Operation *mul = op("g.mul");
+  rewriter.replaceAllUsesWith(mul->getResult(0), op("g.add")->getResult(0));
+  rewriter.eraseOp(mul);
+  EXPECT_EQ(value.getState(), HandleState::Erased);
+  EXPECT_TRUE(held.isLive());
+  expectConsistent();
 }
 
 /// A listener of one registry keeps the registry's lock-free state, not its

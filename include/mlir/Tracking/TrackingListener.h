@@ -191,6 +191,22 @@ public:
   notifyMatchFailure(Location loc,
                      function_ref<void(Diagnostic &)> reasonCallback) override;
 
+protected:
+  /// Which notification `notifyChange` was called for.
+  enum class Change : uint8_t { ReplacedByValues, ReplacedByOp, Erased };
+  /// For PassTrackingListener: the lock-free state the untracked-op test
+  /// reads (null: the test proves nothing), set once at construction.
+  void setSkipKeys(const detail::LockFreeKeys *keysToTest) {
+    skipKeys = keysToTest;
+  }
+  const detail::LockFreeKeys *getSkipKeys() const { return skipKeys; }
+  /// The general paths of the replace and erase notifications.
+  LLVM_ATTRIBUTE_NOINLINE void notifyReplacedSlow(Operation *op,
+                                                  ValueRange newValues);
+  LLVM_ATTRIBUTE_NOINLINE void notifyReplacedSlow(Operation *op,
+                                                  Operation *newOp);
+  LLVM_ATTRIBUTE_NOINLINE void notifyErasedSlow(Operation *op);
+
 private:
   /// The hooks around a match attempt when the listener keeps its patterns
   /// and forwards to no one stay a few instructions; the rest is here.
@@ -215,8 +231,6 @@ private:
   /// nothing to do: a listener of one registry, with no listener after it
   /// and no block or value handle in the process, about an untracked op.
   bool canSkipUntracked(Operation *op) const;
-  /// Which notification `notifyChange` was called for.
-  enum class Change : uint8_t { ReplacedByValues, ReplacedByOp, Erased };
   /// The three replace and erase notifications in one function: the
   /// untracked-op test (`canSkipUntracked`) once, on lines that every
   /// notification shares, then a tail call to the notification's general
@@ -225,13 +239,6 @@ private:
   /// new op (ReplacedByOp), nothing (Erased).
   void notifyChange(Operation *op, Change change, uintptr_t first,
                     uintptr_t second);
-  /// The notifications when that is not proven: track the op if the
-  /// registry may, notify block and value handles, forward.
-  LLVM_ATTRIBUTE_NOINLINE void notifyReplacedSlow(Operation *op,
-                                                  ValueRange newValues);
-  LLVM_ATTRIBUTE_NOINLINE void notifyReplacedSlow(Operation *op,
-                                                  Operation *newOp);
-  LLVM_ATTRIBUTE_NOINLINE void notifyErasedSlow(Operation *op);
   HandleRegistry *getRegistry(Operation *op) const;
   detail::EventSource getEventSource(bool replaced) const;
   /// The same, kept per thread until the pass or pattern changes: most
@@ -272,6 +279,41 @@ private:
   detail::PatternStack ownPatterns{};
   /// Only used with patternsInListener.
   detail::OpKindCache opKinds;
+};
+
+/// The listener a precise pass attaches to the rewrites of one execution
+/// (the tracked `canonicalize` and `cse`): the context's registry, no
+/// listener after it, the patterns being applied kept in it
+/// (`keepPatternsInListener`). Its failure-report and modification hooks,
+/// which the greedy driver calls on every match attempt and change, are
+/// empty functions. Whether block and value handles exist in the context is
+/// decided when it is made (none can appear under the anchor while the pass
+/// rewrites it): without them, the replace and erase notifications about an
+/// untracked op test only the registry's filter. Make it when the pass
+/// starts, on the thread that runs it.
+class PassTrackingListener final : public TrackingListener {
+public:
+  explicit PassTrackingListener(MLIRContext *context,
+                                TrackingListenerConfig config = {});
+
+  void notifyOperationReplaced(Operation *op, ValueRange newValues) override;
+  void notifyOperationReplaced(Operation *op, Operation *newOp) override;
+  void notifyOperationErased(Operation *op) override;
+  void notifyOperationModified(Operation *op) override;
+  void
+  notifyMatchFailure(Location loc,
+                     function_ref<void(Diagnostic &)> reasonCallback) override;
+
+  /// As `TrackingListener::ignoresChangesTo`, with the same test as this
+  /// listener's notifications.
+  bool ignoresChangesTo(Operation *op) const;
+
+private:
+  /// The replace and erase notifications in one function, as
+  /// TrackingListener's: the untracked-op test, then a tail call to the
+  /// general path.
+  void notifyChange(Operation *op, Change change, uintptr_t first,
+                    uintptr_t second);
 };
 
 /// The process-wide stateless listener (registry looked up per op) that the

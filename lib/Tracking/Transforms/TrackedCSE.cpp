@@ -77,7 +77,8 @@ private:
 /// listener follows it (tracking ignores them).
 class TrackedCSERewriter : public IRRewriter {
 public:
-  TrackedCSERewriter(MLIRContext *context, tracking::TrackingListener *tracker)
+  TrackedCSERewriter(MLIRContext *context,
+                     tracking::PassTrackingListener *tracker)
       : IRRewriter(context, tracker), tracker(tracker) {}
 
   void eraseOp(Operation *op) override {
@@ -99,7 +100,7 @@ private:
     setListener(kept);
   }
 
-  tracking::TrackingListener *tracker;
+  tracking::PassTrackingListener *tracker;
 };
 #endif // LLVM_ENABLE_STATS
 
@@ -119,11 +120,10 @@ public:
   ~TrackedCSEPass() override { tracking::unregisterPreciseInstance(this); }
 
   void runOnOperation() override {
-    std::optional<tracking::TrackingListener> tracker;
+    std::optional<tracking::PassTrackingListener> tracker;
     if (tracking::mayHaveHandlesUnder(getOperation())) {
       // The context's registry, looked up once per execution.
-      tracker.emplace(tracking::TrackingListenerConfig(),
-                      tracking::HandleRegistry::lookup(&getContext()));
+      tracker.emplace(&getContext());
       tracker->setUnpatternedLabels("duplicate removed by cse",
                                     "dead code removed by cse");
     }

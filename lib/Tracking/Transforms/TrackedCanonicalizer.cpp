@@ -79,11 +79,10 @@ public:
     // and the context's registry (no lookup per notification; the registry
     // outlives the run, as the context does).
     GreedyRewriteConfig runConfig = config;
-    std::optional<tracking::TrackingListener> tracker;
+    std::optional<tracking::PassTrackingListener> tracker;
     if (tracking::mayHaveHandlesUnder(getOperation())) {
-      tracker.emplace(tracking::getTrackingListener()->getConfig(),
-                      tracking::HandleRegistry::lookup(&getContext()));
-      tracker->keepPatternsInListener();
+      tracker.emplace(&getContext(),
+                      tracking::getTrackingListener()->getConfig());
       runConfig.setListener(&*tracker);
     } else {
       runConfig.setListener(nullptr);
