@@ -99,14 +99,16 @@ struct alignas(64) LockFreeKeys {
 
   /// Lock-free: false proves that `op` is neither tracked nor a scope.
   bool mayHaveKey(const void *op) const {
-    if (!hasKeys.load(std::memory_order_acquire))
-      return false;
     // The filter first: it rules out most untracked ops on a line that many
     // neighbours share (the filter keeps 512 blocks of addresses on a line,
     // the untracked table 8). The likely path falls through, so that the
-    // listener's inlined copy of this test is one run of code.
+    // listener's inlined copy of this test is one run of code. A clear bit
+    // proves `op` no key whether or not keys exist (bits are set for keys
+    // only), so the flag is read only after a set bit or without a filter.
     const OpFilter *current = filter.load(std::memory_order_acquire);
     if (LLVM_LIKELY(current != nullptr) && LLVM_LIKELY(!current->test(op)))
+      return false;
+    if (!hasKeys.load(std::memory_order_acquire))
       return false;
     // Then the slot the thread's own notifications wrote: a rewriter's
     // erase of the op it just replaced stops here.
