@@ -73,8 +73,9 @@ private:
 /// use that a replacement changes sends a modification. This one takes the
 /// no-listener path (by leaving its listener unset around upstream's code)
 /// where the tracking listener proves it would do nothing: the erase of an op
-/// without regions that it ignores (most), and every modification when no
-/// listener follows it (tracking ignores them).
+/// without regions that it ignores (most). Modifications reach the listener,
+/// whose hook for them is an empty function (PassTrackingListener): cheaper
+/// than an override here that unsets the listener around each.
 class TrackedCSERewriter : public IRRewriter {
 public:
   TrackedCSERewriter(MLIRContext *context,
@@ -85,11 +86,6 @@ public:
     if (tracker && op->getNumRegions() == 0 && tracker->ignoresChangesTo(op))
       return withoutListener([&] { IRRewriter::eraseOp(op); });
     IRRewriter::eraseOp(op);
-  }
-  void finalizeOpModification(Operation *op) override {
-    if (tracker && !tracker->hasNextListener())
-      return withoutListener([&] { IRRewriter::finalizeOpModification(op); });
-    IRRewriter::finalizeOpModification(op);
   }
 
 private:
