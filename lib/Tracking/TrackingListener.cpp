@@ -135,10 +135,12 @@ bool mlir::tracking::mayHaveHandlesUnder(Operation *anchor) {
   if (!notifier.hasHandles())
     return false;
   // Records under a scope are indexed under it, and the index (so the
-  // filter) knows every scope with records below it.
-  if (RegistryNotifier::getBodyScope(anchor) != anchor)
+  // filter) knows every scope with records below it. The filter first: an
+  // anchor with handles below is a scope, and finding an op's scope asks
+  // its name for a trait.
+  if (notifier.mayBeTracked(anchor))
     return true;
-  return notifier.mayBeTracked(anchor);
+  return RegistryNotifier::getBodyScope(anchor) != anchor;
 }
 
 TrackingListener *mlir::tracking::getTrackingListener() {
