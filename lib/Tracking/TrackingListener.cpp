@@ -500,6 +500,30 @@ bool TrackingListener::ignoresChangesTo(Operation *op) const {
 // notification touches them. The replace and erase entry points share one
 // copy of the untracked-op test (notifyChange).
 
+/// The new values' storage as a word, for `notifyChange`.
+static uintptr_t valuesBaseWord(ValueRange newValues) {
+  return reinterpret_cast<uintptr_t>(newValues.getBase().getOpaqueValue());
+}
+
+// The general path of a replace or erase notification, from its arguments
+// as words (inlined in both classes' `notifyChange`, as a tail call).
+LLVM_ATTRIBUTE_ALWAYS_INLINE void
+TrackingListener::dispatchChange(Operation *op, Change change, uintptr_t first,
+                                 uintptr_t second) {
+  switch (change) {
+  case Change::ReplacedByValues:
+    return notifyReplacedSlow(op,
+                              ValueRange(ValueRange::OwnerT::getFromOpaqueValue(
+                                             reinterpret_cast<void *>(first)),
+                                         ptrdiff_t(second)));
+  case Change::ReplacedByOp:
+    return notifyReplacedSlow(op, reinterpret_cast<Operation *>(first));
+  case Change::Erased:
+    return notifyErasedSlow(op);
+  }
+  llvm_unreachable("unknown change");
+}
+
 MLIR_TRACKING_LISTENER_SECTION_START
 
 MLIR_TRACKING_LISTENER_ENTRY void
@@ -536,10 +560,8 @@ PassTrackingListener::notifyOperationModified(Operation *) {}
 MLIR_TRACKING_LISTENER_ENTRY void
 PassTrackingListener::notifyOperationReplaced(Operation *op,
                                               ValueRange newValues) {
-  notifyChange(
-      op, Change::ReplacedByValues,
-      reinterpret_cast<uintptr_t>(newValues.getBase().getOpaqueValue()),
-      newValues.size());
+  notifyChange(op, Change::ReplacedByValues, valuesBaseWord(newValues),
+               newValues.size());
 }
 
 MLIR_TRACKING_LISTENER_ENTRY void
@@ -561,18 +583,7 @@ MLIR_TRACKING_LISTENER_ENTRY LLVM_ATTRIBUTE_NOINLINE
   const detail::LockFreeKeys *keysToTest = getSkipKeys();
   if (LLVM_LIKELY(keysToTest) && LLVM_LIKELY(!keysToTest->mayHaveKey(op)))
     return;
-  switch (change) {
-  case Change::ReplacedByValues:
-    return notifyReplacedSlow(op,
-                              ValueRange(ValueRange::OwnerT::getFromOpaqueValue(
-                                             reinterpret_cast<void *>(first)),
-                                         ptrdiff_t(second)));
-  case Change::ReplacedByOp:
-    return notifyReplacedSlow(op, reinterpret_cast<Operation *>(first));
-  case Change::Erased:
-    return notifyErasedSlow(op);
-  }
-  llvm_unreachable("unknown change");
+  dispatchChange(op, change, first, second);
 }
 
 MLIR_TRACKING_LISTENER_ENTRY void TrackingListener::notifyMatchFailure(
@@ -589,10 +600,8 @@ TrackingListener::notifyOperationModified(Operation *op) {
 
 MLIR_TRACKING_LISTENER_ENTRY void
 TrackingListener::notifyOperationReplaced(Operation *op, ValueRange newValues) {
-  notifyChange(
-      op, Change::ReplacedByValues,
-      reinterpret_cast<uintptr_t>(newValues.getBase().getOpaqueValue()),
-      newValues.size());
+  notifyChange(op, Change::ReplacedByValues, valuesBaseWord(newValues),
+               newValues.size());
 }
 
 MLIR_TRACKING_LISTENER_ENTRY void
@@ -612,18 +621,7 @@ MLIR_TRACKING_LISTENER_ENTRY LLVM_ATTRIBUTE_NOINLINE
                                    uintptr_t first, uintptr_t second) {
   if (LLVM_LIKELY(canSkipUntracked(op)))
     return;
-  switch (change) {
-  case Change::ReplacedByValues:
-    return notifyReplacedSlow(op,
-                              ValueRange(ValueRange::OwnerT::getFromOpaqueValue(
-                                             reinterpret_cast<void *>(first)),
-                                         ptrdiff_t(second)));
-  case Change::ReplacedByOp:
-    return notifyReplacedSlow(op, reinterpret_cast<Operation *>(first));
-  case Change::Erased:
-    return notifyErasedSlow(op);
-  }
-  llvm_unreachable("unknown change");
+  dispatchChange(op, change, first, second);
 }
 
 void TrackingListener::notifyReplacedSlow(Operation *op, ValueRange newValues) {

@@ -987,22 +987,26 @@ struct FailingFirst : public OpRewritePattern<arith::AddIOp> {
 };
 } // namespace
 
+/// A fold (x + 0), two additions for SwapAddOperands (after FailingFirst
+/// fails on each), a dead op and an op no pattern touches.
+constexpr llvm::StringLiteral kFolding = R"mlir(
+  func.func @h(%a: i32, %b: i32) -> i32 {
+    %c0 = arith.constant 0 : i32
+    %0 = arith.muli %a, %b {tag = "h.mul"} : i32
+    %1 = arith.addi %0, %c0 {tag = "h.fold"} : i32
+    %2 = arith.addi %1, %b {tag = "h.swap"} : i32
+    %3 = arith.addi %2, %a {tag = "h.swap2"} : i32
+    %4 = arith.subi %3, %a {tag = "h.dead"} : i32
+    return %3 : i32
+  }
+)mlir";
+
 /// Through the greedy driver, with a listener that keeps its patterns (the
 /// hooks' one-slot fast path) and with one that keeps them per thread: a
 /// pattern that fails before another matches leaves no trace, a fold after
 /// or between pattern applications is named as a fold, and the pattern set
 /// gives the same IR with the listener and without.
 TEST_F(TrackingListenerTest, GreedyDriverNamesTheMatchingPatternAndFolds) {
-  constexpr llvm::StringLiteral kFolding = R"mlir(
-    func.func @h(%a: i32, %b: i32) -> i32 {
-      %c0 = arith.constant 0 : i32
-      %0 = arith.muli %a, %b {tag = "h.mul"} : i32
-      %1 = arith.addi %0, %c0 {tag = "h.fold"} : i32
-      %2 = arith.addi %1, %b {tag = "h.swap"} : i32
-      %3 = arith.addi %2, %a {tag = "h.swap2"} : i32
-      return %3 : i32
-    }
-  )mlir";
   RewritePatternSet set(&context);
   set.add<FailingFirst, SwapAddOperands>(&context);
   FrozenRewritePatternSet patterns(std::move(set));
@@ -1058,17 +1062,6 @@ TEST_F(TrackingListenerTest, GreedyDriverNamesTheMatchingPatternAndFolds) {
 /// the same histories, event by event, through the greedy driver, with its
 /// failure and modification hooks empty.
 TEST_F(TrackingListenerTest, PassListenerRecordsWhatAKeepingListenerRecords) {
-  constexpr llvm::StringLiteral kFolding = R"mlir(
-    func.func @h(%a: i32, %b: i32) -> i32 {
-      %c0 = arith.constant 0 : i32
-      %0 = arith.muli %a, %b {tag = "h.mul"} : i32
-      %1 = arith.addi %0, %c0 {tag = "h.fold"} : i32
-      %2 = arith.addi %1, %b {tag = "h.swap"} : i32
-      %3 = arith.addi %2, %a {tag = "h.swap2"} : i32
-      %4 = arith.subi %3, %a {tag = "h.dead"} : i32
-      return %3 : i32
-    }
-  )mlir";
   RewritePatternSet set(&context);
   set.add<FailingFirst, SwapAddOperands>(&context);
   FrozenRewritePatternSet patterns(std::move(set));

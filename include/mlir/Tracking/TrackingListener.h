@@ -206,6 +206,9 @@ protected:
   LLVM_ATTRIBUTE_NOINLINE void notifyReplacedSlow(Operation *op,
                                                   Operation *newOp);
   LLVM_ATTRIBUTE_NOINLINE void notifyErasedSlow(Operation *op);
+  /// The general path for `notifyChange`'s arguments.
+  void dispatchChange(Operation *op, Change change, uintptr_t first,
+                      uintptr_t second);
 
 private:
   /// The hooks around a match attempt when the listener keeps its patterns
