@@ -421,9 +421,10 @@ HandleRegistry *TrackingListener::getRegistryIfTracked(Operation *op) const {
   // notifications are about untracked ops and end here.
   if (LLVM_LIKELY(keys)) {
     // Only the replace and erase paths ask, after `notifyChange`, which has
-    // tested `op` already if it had `skipKeys` and saw no unit handles: a
-    // test passed then is taken as passed (the locked path is right for any
-    // op; the filter only spares it).
+    // tested `op` already if it had `skipKeys` and saw no unit handles (a
+    // pass's listener tests whenever it has `skipKeys`): a test passed then
+    // is taken as passed (the locked path is right for any op; the filter
+    // only spares it).
     if ((!skipKeys || detail::mayHaveUnitHandles()) && !keys->mayHaveKey(op))
       return nullptr;
     return registry;
