@@ -506,6 +506,13 @@ static uintptr_t valuesBaseWord(ValueRange newValues) {
   return reinterpret_cast<uintptr_t>(newValues.getBase().getOpaqueValue());
 }
 
+/// The new values from `notifyChange`'s words.
+static ValueRange valuesFromWords(uintptr_t base, uintptr_t count) {
+  return ValueRange(
+      ValueRange::OwnerT::getFromOpaqueValue(reinterpret_cast<void *>(base)),
+      ptrdiff_t(count));
+}
+
 // The general path of a replace or erase notification, from its arguments
 // as words (inlined in both classes' `notifyChange`, as a tail call).
 LLVM_ATTRIBUTE_ALWAYS_INLINE void
@@ -513,10 +520,7 @@ TrackingListener::dispatchChange(Operation *op, Change change, uintptr_t first,
                                  uintptr_t second) {
   switch (change) {
   case Change::ReplacedByValues:
-    return notifyReplacedSlow(op,
-                              ValueRange(ValueRange::OwnerT::getFromOpaqueValue(
-                                             reinterpret_cast<void *>(first)),
-                                         ptrdiff_t(second)));
+    return notifyReplacedSlow(op, valuesFromWords(first, second));
   case Change::ReplacedByOp:
     return notifyReplacedSlow(op, reinterpret_cast<Operation *>(first));
   case Change::Erased:
@@ -582,8 +586,12 @@ MLIR_TRACKING_LISTENER_ENTRY LLVM_ATTRIBUTE_NOINLINE
     PassTrackingListener::notifyChange(Operation *op, Change change,
                                        uintptr_t first, uintptr_t second) {
   const detail::LockFreeKeys *keysToTest = getSkipKeys();
-  if (LLVM_LIKELY(keysToTest) && LLVM_LIKELY(!keysToTest->mayHaveKey(op)))
-    return;
+  if (LLVM_LIKELY(keysToTest)) {
+    if (LLVM_LIKELY(!keysToTest->mayHaveKey(op)))
+      return;
+    // The registry's, and nothing else to notify.
+    return trackChange(op, change, first, second);
+  }
   dispatchChange(op, change, first, second);
 }
 
@@ -620,9 +628,30 @@ MLIR_TRACKING_LISTENER_ENTRY LLVM_ATTRIBUTE_NOINLINE
     __attribute__((aligned(64))) void
     TrackingListener::notifyChange(Operation *op, Change change,
                                    uintptr_t first, uintptr_t second) {
-  if (LLVM_LIKELY(canSkipUntracked(op)))
-    return;
+  if (LLVM_LIKELY(skipKeys && !detail::mayHaveUnitHandles())) {
+    if (LLVM_LIKELY(!skipKeys->mayHaveKey(op)))
+      return;
+    // The filter may hold `op`: the general path would test it again, find
+    // no block or value handle and no listener to forward to.
+    return trackChange(op, change, first, second);
+  }
   dispatchChange(op, change, first, second);
+}
+
+MLIR_TRACKING_HOT_PATH void TrackingListener::trackChange(Operation *op,
+                                                          Change change,
+                                                          uintptr_t first,
+                                                          uintptr_t second) {
+  switch (change) {
+  case Change::ReplacedByValues:
+    return trackReplacement(*registry, op, valuesFromWords(first, second));
+  case Change::ReplacedByOp:
+    return trackReplacement(*registry, op,
+                            reinterpret_cast<Operation *>(first));
+  case Change::Erased:
+    return trackErasure(*registry, op);
+  }
+  llvm_unreachable("unknown change");
 }
 
 void TrackingListener::notifyReplacedSlow(Operation *op, ValueRange newValues) {

@@ -209,6 +209,11 @@ protected:
   /// The general path for `notifyChange`'s arguments.
   void dispatchChange(Operation *op, Change change, uintptr_t first,
                       uintptr_t second);
+  /// A replace or erase of `op` when the untracked-op test ran and could
+  /// not rule `op` out, with nothing else to notify (`skipKeys` set, no
+  /// block or value handle): tracks it in `registry` without testing again.
+  LLVM_ATTRIBUTE_NOINLINE void trackChange(Operation *op, Change change,
+                                           uintptr_t first, uintptr_t second);
 
 private:
   /// The hooks around a match attempt when the listener keeps its patterns
