@@ -65,6 +65,13 @@ uint32_t EventLog::intern(StringRef text) {
   return it->second;
 }
 
+uint32_t EventLog::internKeyedReason(const EventReason &reason,
+                                     LaneCache &lane) {
+  lane.lastKeyedReason = intern(reason.getText());
+  lane.lastReasonKey = reason.key;
+  return lane.lastKeyedReason;
+}
+
 uint32_t EventLog::internSource(const EventSource &source) {
   uint32_t &lastSource = cache().lastSource;
   const SourceKey &last = sources[lastSource];
@@ -236,6 +243,8 @@ void EventLog::Freezer::finish() {
   for (LaneCache &lane : log.caches) {
     lane.lastNameSeen = nullptr;
     lane.lastNameId = 0;
+    // Keys may name what the context owns.
+    lane.lastReasonKey = nullptr;
   }
   log.frozen = true;
 }

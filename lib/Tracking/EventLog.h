@@ -120,6 +120,17 @@ public:
     return last = intern(reason);
   }
 
+  /// The same for a reason that may be keyed: a keyed reason is formatted
+  /// and interned only when the lane's last keyed reason had another key.
+  MLIR_TRACKING_HOT_PATH uint32_t internReason(const EventReason &reason) {
+    if (!reason.key)
+      return internReason(reason.text);
+    LaneCache &lane = cache();
+    if (lane.lastReasonKey == reason.key)
+      return lane.lastKeyedReason;
+    return internKeyedReason(reason, lane);
+  }
+
   /// The reason of every merge.
   uint32_t getMergedReason() const { return mergedReason; }
   /// Replaces the reason of `event` by the interned `reason`.
@@ -244,6 +255,9 @@ private:
     uint32_t lastSource = 0;
     uint32_t lastPattern = 0;
     uint32_t lastReason = 0;
+    /// The keyed reason interned last (see EventReason), and its id.
+    uint32_t lastKeyedReason = 0;
+    const void *lastReasonKey = nullptr;
     /// The causes interned last, most recent first: events of one pattern
     /// application alternate between a few (replaced, merged, erased).
     CauseKey recentKeys[kRecentCauses] = {};
@@ -255,6 +269,9 @@ private:
   /// that the common path stays a few cache lines of code.
   LLVM_ATTRIBUTE_NOINLINE uint32_t internNewCause(const CauseKey &key,
                                                   LaneCache &lane);
+  /// `internReason` of a keyed reason not interned last: out of line.
+  LLVM_ATTRIBUTE_NOINLINE uint32_t internKeyedReason(const EventReason &reason,
+                                                     LaneCache &lane);
   const ActiveLane &active;
   /// The blocks of every history.
   HistoryPool histories;

@@ -1098,7 +1098,7 @@ void RegistryNotifier::notifyOperationErased(Operation *op,
                                              const EventSource &source,
                                              StringRef reason) {
   notifyOperationErased(
-      op, [&]() -> const EventSource & { return source; }, reason);
+      op, [&]() -> const EventSource & { return source; }, EventReason(reason));
 }
 
 MLIR_TRACKING_HOT_PATH void
@@ -1142,7 +1142,7 @@ RegistryNotifier::notifyOperationReplaced(Operation *op, Operation *replacement,
 
 MLIR_TRACKING_HOT_PATH void
 RegistryNotifier::notifyOperationErased(Operation *op, LazySource lazySource,
-                                        StringRef reason) {
+                                        const EventReason &reason) {
   notifyErased(op, lazySource, reason,
                /*mayBeScope=*/op->getNumRegions() != 0);
 }
@@ -1151,13 +1151,13 @@ void RegistryNotifier::notifyFreedOperationErased(Operation *op,
                                                   const EventSource &source,
                                                   StringRef reason) {
   notifyErased(
-      op, [&]() -> const EventSource & { return source; }, reason,
+      op, [&]() -> const EventSource & { return source; }, EventReason(reason),
       /*mayBeScope=*/true);
 }
 
 MLIR_TRACKING_HOT_PATH void
 RegistryNotifier::notifyErased(Operation *op, LazySource lazySource,
-                               StringRef reason, bool mayBeScope) {
+                               const EventReason &reason, bool mayBeScope) {
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
   const EventSource *built = nullptr;
@@ -1169,10 +1169,12 @@ RegistryNotifier::notifyErased(Operation *op, LazySource lazySource,
   if (HandleRecord *record = impl.byOp.take(op)) {
     impl.unindex(record);
     if (!isReleasing(record)) {
-      impl.endRecord(
-          record, HandleState::Erased,
-          impl.makeEvent(TrackingEvent::Kind::Erased, record, source(), reason),
-          tx);
+      impl.endRecord(record, HandleState::Erased,
+                     impl.events.makeEvent(TrackingEvent::Kind::Erased,
+                                           record->getLast(impl.events),
+                                           source(),
+                                           impl.events.internReason(reason)),
+                     tx);
     }
   }
   // Only an op with regions can be a scope (see noteUntracked): most erased

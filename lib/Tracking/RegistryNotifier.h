@@ -56,6 +56,30 @@ struct EventSource {
   mutable uint32_t internedCause = 0;
 };
 
+/// The reason of an event: a text, or a key and how to format the text it
+/// names. The event log remembers per lane the keyed reason it interned
+/// last, so that a run of events with the same reason (a pass's failed
+/// replacements) formats and compares no text.
+struct EventReason {
+  /// Formats the text `key` names; may reuse its storage on the next call.
+  using Format = llvm::StringRef (*)(const void *key);
+
+  EventReason(llvm::StringRef text = {}) : text(text) {}
+  EventReason(const char *text) : text(text) {}
+  /// `key` must name one text, `format(key)`, for as long as the registry
+  /// lives: the address of a static text, or of something of the registry's
+  /// context that the text is made from.
+  EventReason(const void *key, Format format) : key(key), format(format) {}
+
+  /// The text (formatted for a keyed reason).
+  llvm::StringRef getText() const { return format ? format(key) : text; }
+
+  /// Null for a reason given as text.
+  const void *key = nullptr;
+  Format format = nullptr;
+  llvm::StringRef text;
+};
+
 /// The notification side of one HandleRegistry. Thread-safe like the
 /// registry. Events reach the registry's observer after its lock is
 /// released.
@@ -91,7 +115,7 @@ public:
   void notifyOperationErased(Operation *op, const EventSource &source,
                              llvm::StringRef reason);
   void notifyOperationErased(Operation *op, LazySource source,
-                             llvm::StringRef reason);
+                             const EventReason &reason);
   /// The same for an op that is already freed (a rolled-back dialect
   /// conversion frees the ops its patterns made without a notification):
   /// reads nothing of `op`, only uses its address as a key.
@@ -158,7 +182,7 @@ public:
 private:
   /// Both erase notifications; `mayBeScope` is false only for a live op
   /// without regions.
-  void notifyErased(Operation *op, LazySource source, llvm::StringRef reason,
+  void notifyErased(Operation *op, LazySource source, const EventReason &reason,
                     bool mayBeScope);
 
   HandleRegistry &registry;

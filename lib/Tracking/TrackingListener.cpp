@@ -334,32 +334,55 @@ findReplacement(const TrackingListenerConfig &config, Operation *op,
   return failure();
 }
 
-/// The text of `why`. The text naming an op is kept per thread for the last
-/// op name, so that a run of the same failure formats it once.
-MLIR_TRACKING_HOT_PATH StringRef describe(const ReplacementFailure &why) {
-  switch (why.kind) {
-  case ReplacementFailure::NoValues:
-    return "replaced by no values";
-  case ReplacementFailure::NoSingleDefiningOp:
-    return "replacement values have no single defining op";
-  case ReplacementFailure::NoOpThroughCasts:
-    return "no replacement op found through casts";
-  case ReplacementFailure::OtherName:
-    break;
-  }
+/// The fixed texts of failures: their addresses are their keys
+/// (EventReason).
+constexpr char kNoValuesText[] = "replaced by no values";
+constexpr char kNoSingleDefiningOpText[] =
+    "replacement values have no single defining op";
+constexpr char kNoOpThroughCastsText[] =
+    "no replacement op found through casts";
+
+StringRef formatFixedReason(const void *key) {
+  return static_cast<const char *>(key);
+}
+
+/// The text of an OtherName failure, from the found op's name (as an opaque
+/// OperationName). Kept per thread for the last name: a run of the same
+/// failure formats it once.
+StringRef formatOtherNameReason(const void *name) {
   struct LastText {
     std::string name;
     std::string text;
   };
   thread_local LastText last;
-  StringRef name = why.found->getName().getStringRef();
-  if (last.text.empty() || last.name != name) {
-    last.name = name.str();
-    last.text = ("replacement op '" + name +
+  StringRef nameText = OperationName::getFromOpaquePointer(name).getStringRef();
+  if (last.text.empty() || last.name != nameText) {
+    last.name = nameText.str();
+    last.text = ("replacement op '" + nameText +
                  "' has another name and is not constant-like")
                     .str();
   }
   return last.text;
+}
+
+/// The reason of `why`, unformatted: keyed by its fixed text or by the found
+/// op's name, which lives as long as the context (so as the registry).
+MLIR_TRACKING_HOT_PATH tracking::detail::EventReason
+describe(const ReplacementFailure &why) {
+  const char *fixed = kNoValuesText;
+  switch (why.kind) {
+  case ReplacementFailure::NoValues:
+    break;
+  case ReplacementFailure::NoSingleDefiningOp:
+    fixed = kNoSingleDefiningOpText;
+    break;
+  case ReplacementFailure::NoOpThroughCasts:
+    fixed = kNoOpThroughCastsText;
+    break;
+  case ReplacementFailure::OtherName:
+    return {why.found->getName().getAsOpaquePointer(), formatOtherNameReason};
+  }
+  return {fixed, formatFixedReason};
 }
 } // namespace
 
@@ -369,7 +392,7 @@ TrackingListener::findReplacementOp(Operation *op, ValueRange newValues,
   ReplacementFailure why;
   FailureOr<Operation *> found = findReplacement(config, op, newValues, why);
   if (failed(found) && reason)
-    *reason = describe(why).str();
+    *reason = describe(why).getText().str();
   return found;
 }
 

@@ -265,6 +265,61 @@ TEST_F(TrackingListenerTest, DifferentOpNameErasesWithReason) {
   expectConsistent();
 }
 
+/// Reasons of failed replacements are interned by key (the fixed text, or the
+/// found op's name) and remembered per lane: alternating keys, and a reason
+/// given as text between them, must each read their own text.
+TEST_F(TrackingListenerTest, AlternatingFailureReasonsReadTheirOwnText) {
+  Operation *add = op("add");
+  Operation *other = op("other");
+  Operation *gAdd = op("g.add");
+  Operation *inner = op("inner");
+  OpHandle addHandle = registry->getHandle(add);
+  OpHandle otherHandle = registry->getHandle(other);
+  OpHandle gAddHandle = registry->getHandle(gAdd);
+  OpHandle innerHandle = registry->getHandle(inner);
+  TrackingListener listener({}, registry.get());
+  listener.keepPatternsInListener();
+  IRRewriter rewriter(&context, &listener);
+
+  // Another name: arith.muli.
+  rewriter.setInsertionPoint(add);
+  auto mul =
+      arith::MulIOp::create(rewriter, add->getLoc(), arg("f", 0), arg("f", 1));
+  rewriter.replaceOp(add, mul->getResults());
+  // No single defining op: a block argument.
+  rewriter.replaceOp(other, ValueRange{arg("f", 0)});
+  // Another name again, of another op: arith.subi.
+  rewriter.setInsertionPoint(gAdd);
+  auto sub =
+      arith::SubIOp::create(rewriter, gAdd->getLoc(), arg("g", 0), arg("g", 0));
+  rewriter.replaceOp(gAdd, sub->getResults());
+  // A reason given as text, then the first key again.
+  OpHandle mulHandle = registry->getHandle(mul);
+  RegistryNotifier(*registry).notifyOperationErased(
+      mul, tracking::detail::EventSource(), "a reason as text");
+  rewriter.setInsertionPoint(inner);
+  auto mul2 = arith::MulIOp::create(rewriter, inner->getLoc(), arg("f", 0),
+                                    arg("f", 0));
+  rewriter.replaceOp(inner, mul2->getResults());
+
+  EXPECT_EQ(lastReason(addHandle), "replacement op 'arith.muli' has another "
+                                   "name and is not constant-like");
+  EXPECT_EQ(lastReason(otherHandle),
+            "replacement values have no single defining op");
+  EXPECT_EQ(lastReason(gAddHandle), "replacement op 'arith.subi' has another "
+                                    "name and is not constant-like");
+  EXPECT_EQ(lastReason(mulHandle), "a reason as text");
+  EXPECT_EQ(lastReason(innerHandle), "replacement op 'arith.muli' has another "
+                                     "name and is not constant-like");
+  // The reason of `findReplacementOp` is the same text.
+  std::string reason;
+  EXPECT_TRUE(
+      failed(listener.findReplacementOp(mul2, sub->getResults(), &reason)));
+  EXPECT_EQ(reason, "replacement op 'arith.subi' has another name and is not "
+                    "constant-like");
+  expectConsistent();
+}
+
 TEST_F(TrackingListenerTest, DifferentOpNameAcceptedWithoutNameRequirement) {
   Operation *add = op("add");
   OpHandle handle = registry->getHandle(add);
