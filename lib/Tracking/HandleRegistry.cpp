@@ -309,12 +309,20 @@ struct RegistryImpl : LockFreeKeys {
   /// Adds `event` to the history of the root `record` (setting its record
   /// index); the observer sees it when `tx` ends. By reference: the event is
   /// built in the caller's frame and copied once, into the history.
-  MLIR_TRACKING_HOT_PATH void record(HandleRecord *record, CompactEvent &event,
-                                     Transaction &tx) {
+  /// Inline: with the observer's formatting out of line, a few instructions
+  /// and the append.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void
+  record(HandleRecord *record, CompactEvent &event, Transaction &tx) {
     event.recordIndex = pool.indexOf(record);
-    if (observer)
-      tx.deliverLater(expand(event));
+    if (LLVM_UNLIKELY(observer != nullptr))
+      deliverLater(event, tx);
     events.appendEvent(record, event);
+  }
+
+  /// Formats `event` for the observer, who sees it when `tx` ends.
+  [[gnu::noinline]] void deliverLater(const CompactEvent &event,
+                                      Transaction &tx) {
+    tx.deliverLater(expand(event));
   }
 
   /// Marks the root `record` (already unmapped) as no longer live.
