@@ -273,16 +273,8 @@ ArrayRef<CompactEvent> EventLog::eventsOf(const HandleRecord *record) const {
   return {eventsAt(record->history), record->historySize};
 }
 
-MLIR_TRACKING_HOT_PATH void EventLog::appendEvent(HandleRecord *record,
-                                                  const CompactEvent &event) {
-  if (!record->history) {
-    // Most histories: one event in a block of one.
-    void *block;
-    record->history = histories.allocateSingle(block);
-    new (block) CompactEvent(event);
-    record->historySize = 1;
-    return;
-  }
+void EventLog::appendToHistory(HandleRecord *record,
+                               const CompactEvent &event) {
   uint32_t size = record->historySize;
   if (size == kMaxHistory) {
     CompactEvent *events = eventsAt(record->history);

@@ -200,7 +200,8 @@ public:
   MutableArrayRef<CompactEvent> eventsOf(HandleRecord *record);
   ArrayRef<CompactEvent> eventsOf(const HandleRecord *record) const;
   /// Appends `event` to `record`'s history, dropping the oldest one when the
-  /// history is full.
+  /// history is full. Inline (HandleRecords.h): most events are the first of
+  /// their history, which takes a block of one.
   void appendEvent(HandleRecord *record, const CompactEvent &event);
   /// Appends the events of `from` from absolute index `start` on to the
   /// history of `to`, keeping the newest `kMaxHistory`.
@@ -221,6 +222,9 @@ public:
   void freeHistory(HandleRecord *record);
 
 private:
+  /// `appendEvent` to a history that has a block: out of line.
+  LLVM_ATTRIBUTE_NOINLINE void appendToHistory(HandleRecord *record,
+                                               const CompactEvent &event);
   /// The events of the block `id`.
   CompactEvent *eventsAt(HistoryPool::Id id) const;
   /// Events dropped from the front of `record`'s history.

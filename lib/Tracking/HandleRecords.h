@@ -112,6 +112,16 @@ inline uint32_t EventLog::droppedOf(const HandleRecord *record) const {
       ->dropped;
 }
 
+LLVM_ATTRIBUTE_ALWAYS_INLINE void
+EventLog::appendEvent(HandleRecord *record, const CompactEvent &event) {
+  if (LLVM_UNLIKELY(record->history != 0))
+    return appendToHistory(record, event);
+  void *block;
+  record->history = histories.allocateSingle(block);
+  new (block) CompactEvent(event);
+  record->historySize = 1;
+}
+
 inline uint64_t EventLog::historyEnd(const HandleRecord *record) const {
   return uint64_t(droppedOf(record)) + record->historySize;
 }
