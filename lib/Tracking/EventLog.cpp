@@ -160,28 +160,20 @@ uint32_t EventLog::internNewCause(const CauseKey &key, LaneCache &lane) {
   return it->second;
 }
 
-MLIR_TRACKING_HOT_PATH CompactEvent
-EventLog::makeEvent(TrackingEvent::Kind kind, SeenOp op,
-                    const EventSource &source, uint32_t reason) {
-  CompactEvent event;
-  event.kind = unsigned(kind);
-  event.op = op;
-  if (LLVM_UNLIKELY(source.internedBy != serial)) {
+MLIR_TRACKING_HOT_PATH uint32_t
+EventLog::internSourceCause(const EventSource &source, uint32_t reason) {
+  if (source.internedBy != serial) {
     source.internedSource = internSource(source);
     source.internedPattern = internPattern(source.pattern);
     source.internedReason = UINT32_MAX;
     source.internedBy = serial;
   }
-  // Causes are never dropped from a log: the one remembered stays valid.
-  if (LLVM_LIKELY(reason == source.internedReason)) {
-    event.cause = source.internedCause;
-    return event;
-  }
-  event.cause =
+  if (reason == source.internedReason)
+    return source.internedCause;
+  source.internedCause =
       internCause(source.internedSource, source.internedPattern, reason);
   source.internedReason = reason;
-  source.internedCause = event.cause;
-  return event;
+  return source.internedCause;
 }
 
 void EventLog::setReason(CompactEvent &event, uint32_t reason) {

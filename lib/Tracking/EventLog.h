@@ -166,9 +166,23 @@ public:
                          const EventSource &source, StringRef reason = {}) {
     return makeEvent(kind, op, source, internReason(reason));
   }
-  /// The same with the reason interned already.
-  CompactEvent makeEvent(TrackingEvent::Kind kind, SeenOp op,
-                         const EventSource &source, uint32_t reason);
+  /// The same with the reason interned already. Inline: most events take
+  /// the cause their source remembers.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE CompactEvent makeEvent(TrackingEvent::Kind kind,
+                                                      SeenOp op,
+                                                      const EventSource &source,
+                                                      uint32_t reason) {
+    CompactEvent event;
+    event.kind = unsigned(kind);
+    event.op = op;
+    // Causes are never dropped from a log: the one remembered stays valid.
+    if (LLVM_LIKELY(source.internedBy == serial &&
+                    reason == source.internedReason))
+      event.cause = source.internedCause;
+    else
+      event.cause = internSourceCause(source, reason);
+    return event;
+  }
   /// The event as text; `recordKey` names the record it happened to.
   TrackingEvent expand(const CompactEvent &compact,
                        const void *recordKey) const;
@@ -273,6 +287,11 @@ private:
   /// that the common path stays a few cache lines of code.
   LLVM_ATTRIBUTE_NOINLINE uint32_t internNewCause(const CauseKey &key,
                                                   LaneCache &lane);
+  /// The cause of an event of `source` with `reason`, when the source does
+  /// not remember it: interns the source first if this log has not yet, and
+  /// remembers the cause in the source. Out of line.
+  LLVM_ATTRIBUTE_NOINLINE uint32_t internSourceCause(const EventSource &source,
+                                                     uint32_t reason);
   /// `internReason` of a keyed reason not interned last: out of line.
   LLVM_ATTRIBUTE_NOINLINE uint32_t internKeyedReason(const EventReason &reason,
                                                      LaneCache &lane);
