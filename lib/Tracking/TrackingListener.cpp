@@ -172,6 +172,15 @@ TrackingListener::getRegistry(Operation *op) const {
   return registry ? registry : HandleRegistry::lookup(op->getContext());
 }
 
+/// Inline: read by every event's source.
+LLVM_ATTRIBUTE_ALWAYS_INLINE const Pattern *
+TrackingListener::getInnermostPattern() const {
+  if (patternSlot != kStackMode)
+    return reinterpret_cast<const Pattern *>(patternSlot);
+  return patternsInListener ? ownPatterns.innermost()
+                            : patternStack.innermost();
+}
+
 EventSource TrackingListener::getEventSource(bool replaced) const {
   EventSource source;
   if (!attribution.frames.empty()) {
@@ -192,18 +201,30 @@ EventSource TrackingListener::getEventSource(bool replaced) const {
   return source;
 }
 
-MLIR_TRACKING_HOT_PATH const EventSource &
+/// Inline in the event-source callbacks of the notifications: most events
+/// reuse the source, a few loads and compares.
+LLVM_ATTRIBUTE_ALWAYS_INLINE const EventSource &
 TrackingListener::getCachedEventSource(bool replaced) const {
   CachedSourceKey &key = cachedSourceKey;
   const Pattern *pattern = getInnermostPattern();
   // A listener that keeps its patterns outlives none of them: the address
-  // names the pattern. Others may see a pattern freed and another allocated
-  // at its address.
+  // names the pattern.
   if (LLVM_LIKELY(key.listener == sourceCacheKey && key.pattern == pattern &&
-                  key.valid[replaced] &&
-                  (!pattern || patternsInListener ||
-                   (pattern->getDebugName() == cachedSources.patternName &&
-                    pattern->getRootKind() == cachedSources.patternRoot))))
+                  key.valid[replaced] && (!pattern || patternsInListener)))
+    return key.sources[replaced];
+  return getCachedEventSourceSlow(replaced, pattern);
+}
+
+const EventSource &
+TrackingListener::getCachedEventSourceSlow(bool replaced,
+                                           const Pattern *pattern) const {
+  CachedSourceKey &key = cachedSourceKey;
+  // Other listeners may see a pattern freed and another allocated at its
+  // address: the pattern's names must match too.
+  if (key.listener == sourceCacheKey && key.pattern == pattern &&
+      key.valid[replaced] &&
+      pattern->getDebugName() == cachedSources.patternName &&
+      pattern->getRootKind() == cachedSources.patternRoot)
     return key.sources[replaced];
   return buildCachedEventSource(replaced, pattern);
 }
@@ -745,14 +766,6 @@ void tracking::detail::PatternStack::popBelow(const Pattern *pattern) {
       return;
     }
   }
-}
-
-MLIR_TRACKING_HOT_PATH const Pattern *
-TrackingListener::getInnermostPattern() const {
-  if (patternSlot != kStackMode)
-    return reinterpret_cast<const Pattern *>(patternSlot);
-  return patternsInListener ? ownPatterns.innermost()
-                            : patternStack.innermost();
 }
 
 namespace {

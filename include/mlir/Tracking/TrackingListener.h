@@ -252,6 +252,10 @@ private:
   /// The same, kept per thread until the pass or pattern changes: most
   /// events of a pattern application share it.
   const detail::EventSource &getCachedEventSource(bool replaced) const;
+  /// The same when the inline test could not prove the cached one current
+  /// (a listener that does not keep its patterns compares their names).
+  const detail::EventSource &
+  getCachedEventSourceSlow(bool replaced, const Pattern *pattern) const;
   /// The same when the cached one may not be reused: builds it anew.
   const detail::EventSource &
   buildCachedEventSource(bool replaced, const Pattern *pattern) const;
