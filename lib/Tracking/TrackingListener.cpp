@@ -86,7 +86,7 @@ std::string describePattern(const Pattern &pattern) {
 
 /// The single op defining all `values`, or nullptr (like the transform
 /// dialect's `TrackingListener::getCommonDefiningOp`).
-Operation *getCommonDefiningOp(ValueRange values) {
+template <typename Range> Operation *getCommonDefiningOpOf(Range values) {
   Operation *defOp = nullptr;
   for (Value value : values) {
     if (!value)
@@ -101,6 +101,18 @@ Operation *getCommonDefiningOp(ValueRange values) {
       return nullptr;
   }
   return defOp;
+}
+
+Operation *getCommonDefiningOp(ValueRange values) {
+  // Most replacement values are the results of one op (a pattern's new op)
+  // or an array (a fold's results): neither needs the range's out-of-line
+  // dereference per value.
+  ValueRange::OwnerT base = values.getBase();
+  if (auto *result = dyn_cast_if_present<mlir::detail::OpResultImpl *>(base))
+    return values.empty() ? nullptr : result->getOwner();
+  if (auto *array = dyn_cast_if_present<const Value *>(base))
+    return getCommonDefiningOpOf(ArrayRef<Value>(array, values.size()));
+  return getCommonDefiningOpOf(values);
 }
 } // namespace
 
@@ -309,16 +321,34 @@ struct ReplacementFailure {
 
 using OpKind = tracking::detail::OpKindCache::Kind;
 
-/// The rules of `TrackingListener::findReplacementOp`.
-MLIR_TRACKING_HOT_PATH FailureOr<Operation *>
-findReplacement(const TrackingListenerConfig &config, Operation *op,
-                ValueRange newValues, ReplacementFailure &why,
-                tracking::detail::OpKindCache *kinds = nullptr) {
+/// The rules of `TrackingListener::findReplacementOp`. Without
+/// `withStorage`, there is no room for the next operands of a
+/// FindPayloadReplacementOpInterface op (a vector to set up and free on the
+/// path of every replacement): such an op (rare) restarts the search with it.
+template <bool withStorage>
+FailureOr<Operation *>
+findReplacementImpl(const TrackingListenerConfig &config, Operation *op,
+                    ValueRange newValues, ReplacementFailure &why,
+                    tracking::detail::OpKindCache *kinds);
+
+/// Out of line: the common search keeps no vector in its frame.
+LLVM_ATTRIBUTE_NOINLINE FailureOr<Operation *>
+findReplacementWithStorage(const TrackingListenerConfig &config, Operation *op,
+                           ValueRange newValues, ReplacementFailure &why,
+                           tracking::detail::OpKindCache *kinds) {
+  return findReplacementImpl<true>(config, op, newValues, why, kinds);
+}
+
+template <bool withStorage>
+FailureOr<Operation *>
+findReplacementImpl(const TrackingListenerConfig &config, Operation *op,
+                    ValueRange newValues, ReplacementFailure &why,
+                    tracking::detail::OpKindCache *kinds) {
   if (newValues.empty()) {
     why.kind = ReplacementFailure::NoValues;
     return failure();
   }
-  SmallVector<Value> storage;
+  std::conditional_t<withStorage, SmallVector<Value>, std::nullptr_t> storage;
   ValueRange values = newValues;
   do {
     Operation *defOp = getCommonDefiningOp(values);
@@ -336,12 +366,16 @@ findReplacement(const TrackingListenerConfig &config, Operation *op,
       return defOp;
 
     if (kind & OpKind::FindPayloadReplacement) {
-      SmallVector<Value> next =
-          cast<transform::FindPayloadReplacementOpInterface>(defOp)
-              .getNextOperands();
-      storage = std::move(next);
-      values = storage;
-      continue;
+      if constexpr (!withStorage) {
+        return findReplacementWithStorage(config, op, newValues, why, kinds);
+      } else {
+        SmallVector<Value> next =
+            cast<transform::FindPayloadReplacementOpInterface>(defOp)
+                .getNextOperands();
+        storage = std::move(next);
+        values = storage;
+        continue;
+      }
     }
     if (config.skipCastOps && (kind & OpKind::Cast)) {
       values = defOp->getOperands();
@@ -353,6 +387,13 @@ findReplacement(const TrackingListenerConfig &config, Operation *op,
   } while (!values.empty());
   why.kind = ReplacementFailure::NoOpThroughCasts;
   return failure();
+}
+
+MLIR_TRACKING_HOT_PATH FailureOr<Operation *>
+findReplacement(const TrackingListenerConfig &config, Operation *op,
+                ValueRange newValues, ReplacementFailure &why,
+                tracking::detail::OpKindCache *kinds = nullptr) {
+  return findReplacementImpl<false>(config, op, newValues, why, kinds);
 }
 
 /// The fixed texts of failures: their addresses are their keys

@@ -7,6 +7,8 @@
 #include "RegistryNotifier.h"
 #include "TestUtils.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/TransformOps/TensorTransformOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Tracking/BlockValueRegistry.h"
 #include "mlir/Tracking/HandleRegistry.h"
@@ -263,6 +265,57 @@ TEST_F(TrackingListenerTest, DifferentOpNameErasesWithReason) {
   EXPECT_FALSE(registry->isTracked(mul));
   EXPECT_EQ(registry->getNumTrackedOps(), 0u);
   expectConsistent();
+}
+
+/// A replacement through ops implementing FindPayloadReplacementOpInterface
+/// (a reshape back and forth): the search looks through them to their
+/// source, in a search of its own (findReplacementWithStorage), with and
+/// without the listener's cache of op kinds.
+TEST(TrackingListenerPayloadTest, ReplacementFoundThroughPayloadOps) {
+  DialectRegistry dialects;
+  tensor::registerFindPayloadReplacementOpInterfaceExternalModels(dialects);
+  MLIRContext context(dialects);
+  loadTestDialects(context);
+  context.loadDialect<tensor::TensorDialect>();
+  OwningOpRef<ModuleOp> module = parseModule(context, R"mlir(
+func.func @f(%t: tensor<2x2xi32>) -> (tensor<2x2xi32>, tensor<2x2xi32>) {
+  %0 = arith.addi %t, %t {tag = "add"} : tensor<2x2xi32>
+  %1 = arith.subi %t, %t {tag = "sub"} : tensor<2x2xi32>
+  %2 = arith.addi %t, %t {tag = "new"} : tensor<2x2xi32>
+  %3 = tensor.collapse_shape %2 [[0, 1]] : tensor<2x2xi32> into tensor<4xi32>
+  %4 = tensor.expand_shape %3 [[0, 1]] output_shape [2, 2] {tag = "expand"}
+      : tensor<4xi32> into tensor<2x2xi32>
+  return %0, %1 : tensor<2x2xi32>, tensor<2x2xi32>
+}
+)mlir");
+  ASSERT_TRUE(module);
+  HandleRegistry registry(&context);
+  Operation *add = findTagged(*module, "add");
+  Operation *sub = findTagged(*module, "sub");
+  Operation *newAdd = findTagged(*module, "new");
+  Operation *expand = findTagged(*module, "expand");
+  OpHandle addHandle = registry.getHandle(add);
+  OpHandle subHandle = registry.getHandle(sub);
+
+  TrackingListener listener({}, &registry);
+  EXPECT_EQ(listener.findReplacementOp(add, expand->getResults()), newAdd);
+  std::string reason;
+  EXPECT_TRUE(
+      failed(listener.findReplacementOp(sub, expand->getResults(), &reason)));
+  EXPECT_EQ(reason, "replacement op 'arith.addi' has another name and is not "
+                    "constant-like");
+
+  TrackingListener ownListener({}, &registry);
+  ownListener.keepPatternsInListener();
+  IRRewriter rewriter(&context, &ownListener);
+  rewriter.replaceOp(add, expand->getResults());
+  EXPECT_EQ(addHandle.get(), newAdd);
+  rewriter.replaceOp(sub, expand->getResults());
+  EXPECT_EQ(subHandle.get(), nullptr);
+  EXPECT_EQ(subHandle.getHistory().back().reason,
+            "replacement op 'arith.addi' has another name and is not "
+            "constant-like");
+  EXPECT_TRUE(registry.verifyAgainst(*module).empty());
 }
 
 /// Reasons of failed replacements are interned by key (the fixed text, or the
