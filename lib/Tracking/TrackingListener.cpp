@@ -67,9 +67,22 @@ struct CachedSourceKey {
   EventSource *sources;
   bool valid[2];
   void invalidate() { valid[0] = valid[1] = false; }
+  /// Whether the source for `replaced` is valid and was built by the
+  /// listener `listenerKey` for `innermost` (by address).
+  bool holds(uint64_t listenerKey, const Pattern *innermost,
+             bool replaced) const {
+    return listener == listenerKey && pattern == innermost && valid[replaced];
+  }
 };
 thread_local CachedSourceKey cachedSourceKey;
 std::atomic<uint64_t> nextSourceCacheKey{1};
+
+/// Whether the cached sources name `pattern` by its names, not only by its
+/// address.
+bool cachedPatternNamesMatch(const Pattern &pattern) {
+  return pattern.getDebugName() == cachedSources.patternName &&
+         pattern.getRootKind() == cachedSources.patternRoot;
+}
 
 std::string describePattern(const Pattern &pattern) {
   StringRef name = pattern.getDebugName();
@@ -221,8 +234,8 @@ TrackingListener::getCachedEventSource(bool replaced) const {
   const Pattern *pattern = getInnermostPattern();
   // A listener that keeps its patterns outlives none of them: the address
   // names the pattern.
-  if (LLVM_LIKELY(key.listener == sourceCacheKey && key.pattern == pattern &&
-                  key.valid[replaced] && (!pattern || patternsInListener)))
+  if (LLVM_LIKELY(key.holds(sourceCacheKey, pattern, replaced) &&
+                  (!pattern || patternsInListener)))
     return key.sources[replaced];
   return getCachedEventSourceSlow(replaced, pattern);
 }
@@ -233,10 +246,8 @@ TrackingListener::getCachedEventSourceSlow(bool replaced,
   CachedSourceKey &key = cachedSourceKey;
   // Other listeners may see a pattern freed and another allocated at its
   // address: the pattern's names must match too.
-  if (key.listener == sourceCacheKey && key.pattern == pattern &&
-      key.valid[replaced] &&
-      pattern->getDebugName() == cachedSources.patternName &&
-      pattern->getRootKind() == cachedSources.patternRoot)
+  if (key.holds(sourceCacheKey, pattern, replaced) &&
+      cachedPatternNamesMatch(*pattern))
     return key.sources[replaced];
   return buildCachedEventSource(replaced, pattern);
 }
@@ -247,8 +258,7 @@ TrackingListener::buildCachedEventSource(bool replaced,
   CachedSourceKey &key = cachedSourceKey;
   CachedEventSources &cache = cachedSources;
   if (key.listener != sourceCacheKey || key.pattern != pattern ||
-      (pattern && (pattern->getDebugName() != cache.patternName ||
-                   pattern->getRootKind() != cache.patternRoot))) {
+      (pattern && !cachedPatternNamesMatch(*pattern))) {
     key.invalidate();
     key.listener = cache.listener = sourceCacheKey;
     key.pattern = cache.pattern = pattern;
