@@ -37,7 +37,7 @@ MLIR_TRACKING_HOT_PATH HistoryPool::Id HistoryPool::allocate(unsigned sizeClass,
 }
 
 MLIR_TRACKING_HOT_PATH HistoryPool::Id
-HistoryPool::allocateSingle(void *&memory) {
+HistoryPool::allocateSingleSlow(void *&memory) {
   unsigned lane = active.get();
   SizeClass &pool = classes[lane << kClassBits];
   constexpr uint32_t perChunk = uint32_t(1) << kLog2BlocksPerChunk;
@@ -47,11 +47,6 @@ HistoryPool::allocateSingle(void *&memory) {
              (index & (perChunk - 1)) * itemBytes;
     std::memcpy(&pool.freeList, memory, sizeof(Id));
     return id;
-  }
-  if (LLVM_LIKELY(!pool.chunks.empty() && pool.used != perChunk)) {
-    memory = pool.chunks.back() + pool.used * itemBytes;
-    uint64_t index = uint64_t(pool.chunks.size() - 1) * perChunk + pool.used++;
-    return Id(((index + 1) << kIndexShift) | (lane << kClassBits));
   }
   // A new chunk, or another lane's block.
   Id id = allocate(0, lane);

@@ -74,8 +74,22 @@ public:
   Id allocate(unsigned sizeClass, unsigned lane);
   /// A block of class 0 (one item) from the active lane, and its memory:
   /// the first event of a history, most histories' only one. Reads no more
-  /// than the lane's class and the block.
-  Id allocateSingle(void *&memory);
+  /// than the lane's class and the block. Inline while the lane's newest
+  /// chunk has room and its free list is empty (a pass's events, while the
+  /// handles live); the rest out of line.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE Id allocateSingle(void *&memory) {
+    unsigned lane = active.get();
+    SizeClass &pool = classes[lane << kClassBits];
+    constexpr uint32_t perChunk = uint32_t(1) << kLog2BlocksPerChunk;
+    if (LLVM_LIKELY(!pool.freeList && pool.used != perChunk &&
+                    !pool.chunks.empty())) {
+      memory = pool.chunks.back() + pool.used * itemBytes;
+      uint64_t index =
+          uint64_t(pool.chunks.size() - 1) * perChunk + pool.used++;
+      return Id(((index + 1) << kIndexShift) | (lane << kClassBits));
+    }
+    return allocateSingleSlow(memory);
+  }
   /// Returns the block to the free list of its class in its lane.
   void free(Id id);
 
@@ -115,6 +129,8 @@ private:
   static_assert(kMaxBlocksPerLaneAndClass == uint64_t(1) << (32 - kIndexShift),
                 "an id holds an index below the limit");
 
+  /// `allocateSingle` from the free list, or with a new chunk.
+  LLVM_ATTRIBUTE_NOINLINE Id allocateSingleSlow(void *&memory);
   /// `allocate` once `lane` has none free and may carve no more.
   LLVM_ATTRIBUTE_NOINLINE Id allocateInAnotherLane(unsigned sizeClass,
                                                    unsigned lane);
