@@ -514,16 +514,10 @@ void TrackingListener::notifyBlockInserted(Block *block, Region *previous,
 HandleRegistry *TrackingListener::getRegistryIfTracked(Operation *op) const {
   // A listener of one registry tests its lock-free state inline: most
   // notifications are about untracked ops and end here.
-  if (LLVM_LIKELY(keys)) {
-    // Only the replace and erase paths ask, after `notifyChange`, which has
-    // tested `op` already if it had `skipKeys` and saw no unit handles (a
-    // pass's listener tests whenever it has `skipKeys`): a test passed then
-    // is taken as passed (the locked path is right for any op; the filter
-    // only spares it).
-    if ((!skipKeys || detail::mayHaveUnitHandles()) && !keys->mayHaveKey(op))
-      return nullptr;
-    return registry;
-  }
+  // (Both classes' `notifyChange` send the ops their own test passed to
+  // `trackChange`: here the test was not made.)
+  if (LLVM_LIKELY(keys))
+    return keys->mayHaveKey(op) ? registry : nullptr;
   return getRegistryIfTrackedSlow(op);
 }
 
@@ -571,9 +565,10 @@ void TrackingListener::trackErasure(HandleRegistry &target, Operation *op) {
 // The three notifications most rewrites send: about an untracked op (the
 // filter says so), from a listener of one registry with no listener to
 // forward to and no block or value handle in the process, they return after
-// the inlined test. Every other case is a tail call to the general path
-// (which tests only what this test did not: getRegistryIfTracked), so that
-// this one saves no registers.
+// the inlined test; about an op the test could not rule out, a tail call to
+// the tracked path (`trackChange`). Every other case is a tail call to the
+// general path (which makes the test: getRegistryIfTracked), so that this one
+// saves no registers.
 LLVM_ATTRIBUTE_ALWAYS_INLINE bool
 TrackingListener::canSkipUntracked(Operation *op) const {
   return LLVM_LIKELY(skipKeys && !detail::mayHaveUnitHandles()) &&
