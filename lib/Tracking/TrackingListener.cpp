@@ -514,7 +514,7 @@ void TrackingListener::notifyBlockInserted(Block *block, Region *previous,
 HandleRegistry *TrackingListener::getRegistryIfTracked(Operation *op) const {
   // A listener of one registry tests its lock-free state inline: most
   // notifications are about untracked ops and end here.
-  // (Both classes' `notifyChange` send the ops their own test passed to
+  // (`notifyChange` sends the ops its own test passed to
   // `trackChange`: here the test was not made.)
   if (LLVM_LIKELY(keys))
     return keys->mayHaveKey(op) ? registry : nullptr;
@@ -604,7 +604,7 @@ static ValueRange valuesFromWords(uintptr_t base, uintptr_t count) {
 }
 
 // The general path of a replace or erase notification, from its arguments
-// as words (inlined in both classes' `notifyChange`, as a tail call).
+// as words (inlined in `notifyChange`, as a tail call).
 LLVM_ATTRIBUTE_ALWAYS_INLINE void
 TrackingListener::dispatchChange(Operation *op, Change change, uintptr_t first,
                                  uintptr_t second) {
@@ -641,9 +641,9 @@ TrackingListener::notifyPatternEnd(const Pattern &pattern,
   notifyPatternEndSlow(pattern, status);
 }
 
-// A pass's own listener (PassTrackingListener): its hooks and notifications
-// come right after the pattern hooks, which it shares, so that the lines a
-// precise pass runs on every match attempt and change are neighbours.
+// A pass's own listener (PassTrackingListener): its empty hooks come right
+// after the pattern hooks, which it shares, so that the lines a precise pass
+// runs on every match attempt and modification are neighbours.
 
 MLIR_TRACKING_LISTENER_ENTRY void
 PassTrackingListener::notifyMatchFailure(Location,
@@ -651,39 +651,6 @@ PassTrackingListener::notifyMatchFailure(Location,
 
 MLIR_TRACKING_LISTENER_ENTRY void
 PassTrackingListener::notifyOperationModified(Operation *) {}
-
-MLIR_TRACKING_LISTENER_ENTRY void
-PassTrackingListener::notifyOperationReplaced(Operation *op,
-                                              ValueRange newValues) {
-  notifyChange(op, Change::ReplacedByValues, valuesBaseWord(newValues),
-               newValues.size());
-}
-
-MLIR_TRACKING_LISTENER_ENTRY void
-PassTrackingListener::notifyOperationReplaced(Operation *op, Operation *newOp) {
-  notifyChange(op, Change::ReplacedByOp, reinterpret_cast<uintptr_t>(newOp), 0);
-}
-
-MLIR_TRACKING_LISTENER_ENTRY void
-PassTrackingListener::notifyOperationErased(Operation *op) {
-  notifyChange(op, Change::Erased, 0, 0);
-}
-
-// No block or value handle can matter (see the constructor): the filter
-// alone proves an op untracked.
-MLIR_TRACKING_LISTENER_ENTRY LLVM_ATTRIBUTE_NOINLINE
-    __attribute__((aligned(64))) void
-    PassTrackingListener::notifyChange(Operation *op, Change change,
-                                       uintptr_t first, uintptr_t second) {
-  const detail::LockFreeKeys *keysToTest = getSkipKeys();
-  if (LLVM_LIKELY(keysToTest)) {
-    if (LLVM_LIKELY(!keysToTest->mayHaveKey(op)))
-      return;
-    // The registry's, and nothing else to notify.
-    return trackChange(op, change, first, second);
-  }
-  dispatchChange(op, change, first, second);
-}
 
 MLIR_TRACKING_LISTENER_ENTRY void TrackingListener::notifyMatchFailure(
     Location loc, function_ref<void(Diagnostic &)> reasonCallback) {
@@ -784,17 +751,6 @@ PassTrackingListener::PassTrackingListener(MLIRContext *context,
                                            TrackingListenerConfig config)
     : TrackingListener(config, HandleRegistry::lookup(context)) {
   keepPatternsInListener();
-  // Block and value handles are never made under the anchor of a running
-  // pass: if the context has none now, none of the ops this listener hears
-  // about will have one, and its notifications need not look (the
-  // process-wide count of them may change meanwhile on other threads).
-  if (detail::hasUnitHandles(context))
-    setSkipKeys(nullptr);
-}
-
-bool PassTrackingListener::ignoresChangesTo(Operation *op) const {
-  const detail::LockFreeKeys *keysToTest = getSkipKeys();
-  return keysToTest && !keysToTest->mayHaveKey(op);
 }
 
 void TrackingListener::notifyBlockErased(Block *block) {

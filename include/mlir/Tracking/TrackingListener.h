@@ -191,15 +191,9 @@ public:
   notifyMatchFailure(Location loc,
                      function_ref<void(Diagnostic &)> reasonCallback) override;
 
-protected:
+private:
   /// Which notification `notifyChange` was called for.
   enum class Change : uint8_t { ReplacedByValues, ReplacedByOp, Erased };
-  /// For PassTrackingListener: the lock-free state the untracked-op test
-  /// reads (null: the test proves nothing), set once at construction.
-  void setSkipKeys(const detail::LockFreeKeys *keysToTest) {
-    skipKeys = keysToTest;
-  }
-  const detail::LockFreeKeys *getSkipKeys() const { return skipKeys; }
   /// The general paths of the replace and erase notifications.
   LLVM_ATTRIBUTE_NOINLINE void notifyReplacedSlow(Operation *op,
                                                   ValueRange newValues);
@@ -215,7 +209,6 @@ protected:
   LLVM_ATTRIBUTE_NOINLINE void trackChange(Operation *op, Change change,
                                            uintptr_t first, uintptr_t second);
 
-private:
   /// The hooks around a match attempt when the listener keeps its patterns
   /// and forwards to no one stay a few instructions; the rest is here.
   void notifyPatternBeginSlow(const Pattern &pattern, Operation *op);
@@ -298,34 +291,19 @@ private:
 /// listener after it, the patterns being applied kept in it
 /// (`keepPatternsInListener`). Its failure-report and modification hooks,
 /// which the greedy driver calls on every match attempt and change, are
-/// empty functions. Whether block and value handles exist in the context is
-/// decided when it is made (none can appear under the anchor while the pass
-/// rewrites it): without them, the replace and erase notifications about an
-/// untracked op test only the registry's filter. Make it when the pass
-/// starts, on the thread that runs it.
+/// empty functions. Its replace and erase notifications are
+/// TrackingListener's: whether block or value handles exist is read at each
+/// one, since an event observer running during the pass may make them. Make
+/// it when the pass starts, on the thread that runs it.
 class PassTrackingListener final : public TrackingListener {
 public:
   explicit PassTrackingListener(MLIRContext *context,
                                 TrackingListenerConfig config = {});
 
-  void notifyOperationReplaced(Operation *op, ValueRange newValues) override;
-  void notifyOperationReplaced(Operation *op, Operation *newOp) override;
-  void notifyOperationErased(Operation *op) override;
   void notifyOperationModified(Operation *op) override;
   void
   notifyMatchFailure(Location loc,
                      function_ref<void(Diagnostic &)> reasonCallback) override;
-
-  /// As `TrackingListener::ignoresChangesTo`, with the same test as this
-  /// listener's notifications.
-  bool ignoresChangesTo(Operation *op) const;
-
-private:
-  /// The replace and erase notifications in one function, as
-  /// TrackingListener's: the untracked-op test, then a tail call to the
-  /// general path.
-  void notifyChange(Operation *op, Change change, uintptr_t first,
-                    uintptr_t second);
 };
 
 /// The process-wide stateless listener (registry looked up per op) that the
