@@ -100,6 +100,7 @@ void AddressMap::clear() {
   slots = nullptr;
   mask = 0;
   log2Capacity = 0;
+  homeShift = 63;
   folded = 0;
   growAt = 0;
   laneCounted = false;
@@ -158,6 +159,7 @@ void AddressMap::rehash(unsigned newLog2Capacity) {
   growAt =
       ptrdiff_t((size_t(3) << log2Capacity) / 4 - unfoldedSlack(log2Capacity));
   mask = (size_t(1) << log2Capacity) - 1;
+  homeShift = 64 - log2Capacity;
   slots = allocateSlots(mask + 1);
   for (size_t i = 0; i < oldCapacity; ++i) {
     if (!old[i])

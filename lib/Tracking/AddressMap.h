@@ -131,11 +131,7 @@ public:
   /// index either: a key that passed the filter by a collision should not
   /// also collide here.
   static size_t homeOf(const void *op, unsigned log2Capacity) {
-    uint64_t block = uint64_t(uintptr_t(op)) >> kLog2BlockBytes;
-    uint64_t window = block >> kLog2WindowBlocks;
-    uint64_t start = (window * 0xC2B2AE3D27D4EB4Full) >> (64 - log2Capacity);
-    uint64_t offset = block & ((uint64_t(1) << kLog2WindowBlocks) - 1);
-    return (start + offset) & ((uint64_t(1) << log2Capacity) - 1);
+    return homeIn(op, 64 - log2Capacity, (uint64_t(1) << log2Capacity) - 1);
   }
 
   /// How far entries are from their homes (for tests and measurements).
@@ -148,6 +144,12 @@ public:
   ProbeLengths getProbeLengths() const;
   /// Whether every run is in Robin Hood order (for tests).
   bool isInRobinHoodOrder() const;
+  /// The slot of `op`'s entry, or SIZE_MAX if `op` is not mapped (for
+  /// tests).
+  size_t slotOf(const Operation *op) const {
+    Found found = find(op);
+    return found.record ? found.slot : SIZE_MAX;
+  }
 
   /// Makes room for `numEntries` entries in all, so that inserting up to
   /// that many does not grow the table.
@@ -168,7 +170,20 @@ public:
   static constexpr size_t kLaneCountedCapacity = size_t(1) << 14;
 
 private:
-  size_t home(const void *op) const { return homeOf(op, log2Capacity); }
+  /// `homeOf` with what it derives from the capacity given: `shift` is 64
+  /// minus its log2, `capacityMask` the capacity minus one.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE static size_t
+  homeIn(const void *op, unsigned shift, uint64_t capacityMask) {
+    uint64_t block = uint64_t(uintptr_t(op)) >> kLog2BlockBytes;
+    uint64_t window = block >> kLog2WindowBlocks;
+    uint64_t start = (window * 0xC2B2AE3D27D4EB4Full) >> shift;
+    uint64_t offset = block & ((uint64_t(1) << kLog2WindowBlocks) - 1);
+    return (start + offset) & capacityMask;
+  }
+  /// Every probe starts here: the shift and the mask are kept, not derived
+  /// from `log2Capacity` on each (a replace or erase probes two or three
+  /// times).
+  size_t home(const void *op) const { return homeIn(op, homeShift, mask); }
   /// Counts one entry in (+1) or out (-1).
   void count(ptrdiff_t change) {
     if (!laneCounted) {
@@ -259,6 +274,9 @@ private:
   uint32_t *slots = nullptr;
   size_t mask = 0;
   unsigned log2Capacity = 0;
+  /// 64 - log2Capacity (for `home`; 63 without slots, where no key has a
+  /// home: a shift by 64 would be undefined).
+  unsigned homeShift = 63;
   /// The entry count, but for what the lanes have not folded in yet (which
   /// may be negative: a lane may erase what another inserted).
   ptrdiff_t folded = 0;

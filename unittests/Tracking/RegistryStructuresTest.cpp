@@ -219,6 +219,48 @@ TEST(AddressMapTest, TakeFindsAndErasesInOneProbe) {
   EXPECT_TRUE(map.empty());
 }
 
+TEST(AddressMapTest, EntriesSitAtTheirHomesThroughGrowthAndClear) {
+  // Keys a window apart (512 bytes) have homes spread by the window's hash:
+  // in a sparse table most sit at their homes, as `homeOf` computes them for
+  // the table's capacity at the time (the map keeps what it derives from
+  // the capacity, which must follow every growth and a clear).
+  RecordPool pool(nullptr);
+  AddressMap map(pool);
+  auto log2Of = [](size_t capacity) {
+    unsigned log2 = 0;
+    while ((size_t(1) << log2) < capacity)
+      ++log2;
+    return log2;
+  };
+  auto atHome = [&](const std::vector<HandleRecord *> &records) {
+    unsigned log2 = log2Of(map.capacity());
+    size_t count = 0;
+    for (HandleRecord *record : records)
+      count += map.slotOf(record->op) == AddressMap::homeOf(record->op, log2);
+    return count;
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<HandleRecord *> records;
+    for (size_t i = 0; i < 3000; ++i) {
+      HandleRecord *record = pool.allocate();
+      record->op = fakeOp(i * 8 + pass);
+      map.insert(record);
+      records.push_back(record);
+      if (i == 10 || i == 100 || i == 2999) {
+        // Over half of them at their homes (a table at most 3/4 full).
+        EXPECT_GT(atHome(records) * 2, records.size()) << "at " << i;
+        for (HandleRecord *inMap : records)
+          EXPECT_NE(map.slotOf(inMap->op), SIZE_MAX);
+      }
+    }
+    map.clear();
+    for (HandleRecord *record : records)
+      EXPECT_EQ(map.slotOf(record->op), SIZE_MAX);
+    for (HandleRecord *record : records)
+      pool.free(record);
+  }
+}
+
 TEST(AddressMapTest, FreedRecordSlotsAreReusedUnderANewAddress) {
   RecordPool pool(nullptr);
   AddressMap map(pool);
