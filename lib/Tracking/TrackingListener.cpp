@@ -84,17 +84,26 @@ bool cachedPatternNamesMatch(const Pattern &pattern) {
          pattern.getRootKind() == cachedSources.patternRoot;
 }
 
-std::string describePattern(const Pattern &pattern) {
+/// Sets `text` to how events name `pattern` (into its storage: the cached
+/// sources keep theirs).
+void describePattern(const Pattern &pattern, std::string &text) {
   StringRef name = pattern.getDebugName();
   // Type names of patterns in anonymous namespaces, as clang and gcc spell
   // them: the prefix says nothing to the reader.
   name.consume_front("(anonymous namespace)::");
   name.consume_front("{anonymous}::");
-  if (!name.empty())
-    return ("pattern " + name).str();
-  if (std::optional<OperationName> root = pattern.getRootKind())
-    return ("unnamed pattern on " + root->getStringRef()).str();
-  return "unnamed pattern";
+  if (!name.empty()) {
+    text.assign("pattern ");
+    text.append(name.data(), name.size());
+    return;
+  }
+  if (std::optional<OperationName> root = pattern.getRootKind()) {
+    StringRef rootName = root->getStringRef();
+    text.assign("unnamed pattern on ");
+    text.append(rootName.data(), rootName.size());
+    return;
+  }
+  text.assign("unnamed pattern");
 }
 
 /// The single op defining all `values`, or nullptr (like the transform
@@ -130,10 +139,18 @@ Operation *getCommonDefiningOp(ValueRange values) {
 } // namespace
 
 std::string mlir::tracking::describeAnchor(Operation *anchor) {
-  std::string text = anchor->getName().getStringRef().str();
-  if (auto name =
-          anchor->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
-    text += " @" + name.getValue().str();
+  StringRef name = anchor->getName().getStringRef();
+  auto symbol =
+      anchor->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+  if (!symbol)
+    return name.str();
+  // Built in place: once per pass execution that records an event.
+  StringRef symbolName = symbol.getValue();
+  std::string text;
+  text.reserve(name.size() + 2 + symbolName.size());
+  text.append(name.data(), name.size());
+  text.append(" @");
+  text.append(symbolName.data(), symbolName.size());
   return text;
 }
 
@@ -189,6 +206,7 @@ void TrackingListener::setUnpatternedLabels(StringRef replaceLabel,
                                             StringRef eraseLabel) {
   unpatternedReplaceLabel = replaceLabel.str();
   unpatternedEraseLabel = eraseLabel.str();
+  customLabels = true;
   sourceCacheKey = nextSourceCacheKey.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -206,8 +224,26 @@ TrackingListener::getInnermostPattern() const {
                             : patternStack.innermost();
 }
 
+StringRef TrackingListener::getUnpatternedLabel(bool replaced) const {
+  if (customLabels)
+    return replaced ? unpatternedReplaceLabel : unpatternedEraseLabel;
+  return replaced ? "folded" : "dead code or region simplification";
+}
+
 EventSource TrackingListener::getEventSource(bool replaced) const {
   EventSource source;
+  fillEventSource(source, replaced);
+  return source;
+}
+
+void TrackingListener::fillEventSource(EventSource &source,
+                                       bool replaced) const {
+  // Assigned, not built anew: the cached sources keep their texts' storage
+  // from one pass execution to the next.
+  source.pass.clear();
+  source.anchor.clear();
+  source.passKey = nullptr;
+  source.anchorKey = nullptr;
   if (!attribution.frames.empty()) {
     ThreadAttribution::Frame &frame = attribution.frames.back();
     source.pass = frame.pass;
@@ -219,11 +255,12 @@ EventSource TrackingListener::getEventSource(bool replaced) const {
       source.anchor = *frame.anchorText;
     }
   }
-  if (const Pattern *pattern = getInnermostPattern())
-    source.pattern = describePattern(*pattern);
-  else
-    source.pattern = replaced ? unpatternedReplaceLabel : unpatternedEraseLabel;
-  return source;
+  if (const Pattern *pattern = getInnermostPattern()) {
+    describePattern(*pattern, source.pattern);
+  } else {
+    StringRef label = getUnpatternedLabel(replaced);
+    source.pattern.assign(label.data(), label.size());
+  }
 }
 
 /// Inline in the event-source callbacks of the notifications: most events
@@ -265,7 +302,11 @@ TrackingListener::buildCachedEventSource(bool replaced,
     cache.patternName = pattern ? pattern->getDebugName().str() : "";
     cache.patternRoot = pattern ? pattern->getRootKind() : std::nullopt;
   }
-  cache.sources[replaced] = getEventSource(replaced);
+  EventSource &source = cache.sources[replaced];
+  fillEventSource(source, replaced);
+  // Its texts changed: interned anew by the next event.
+  source.internedBy = 0;
+  source.internedReason = UINT32_MAX;
   key.sources = cache.sources;
   key.valid[replaced] = true;
   return cache.sources[replaced];

@@ -772,6 +772,79 @@ TEST_F(TrackingListenerTest, PatternNameGoesIntoHistory) {
   expectConsistent();
 }
 
+TEST_F(TrackingListenerTest, EachAttributionAndLabelGoesIntoItsEvents) {
+  // The listener keeps the source of its events per thread and rebuilds it
+  // in place when the pass, anchor, listener or labels change: each event
+  // must name its own, never the previous one's.
+  auto makeOp = [&](StringRef funcName) {
+    func::FuncOp fn = func(funcName);
+    OpBuilder builder(&context);
+    builder.setInsertionPointToStart(&fn.getBody().front());
+    return arith::AddIOp::create(builder, fn.getLoc(), arg(funcName, 0),
+                                 arg(funcName, 0))
+        .getOperation();
+  };
+  struct Expected {
+    std::string pass, anchor, pattern;
+  };
+  auto expectEvent = [](const OpHandle &handle, TrackingEvent::Kind kind,
+                        const Expected &expected) {
+    std::vector<TrackingEvent> history = handle.getHistory();
+    ASSERT_EQ(history.size(), 1u);
+    EXPECT_EQ(history[0].kind, kind);
+    EXPECT_EQ(history[0].pass, expected.pass);
+    EXPECT_EQ(history[0].anchor, expected.anchor);
+    EXPECT_EQ(history[0].pattern, expected.pattern);
+  };
+  auto erase = [&](TrackingListener &listener, Operation *victim) {
+    OpHandle handle = registry->getHandle(victim);
+    IRRewriter rewriter(&context, &listener);
+    rewriter.eraseOp(victim);
+    return handle;
+  };
+  auto replace = [&](TrackingListener &listener, Operation *victim) {
+    OpHandle handle = registry->getHandle(victim);
+    IRRewriter rewriter(&context, &listener);
+    rewriter.setInsertionPoint(victim);
+    Operation *clone = rewriter.clone(*victim);
+    rewriter.replaceOp(victim, clone->getResults());
+    EXPECT_EQ(handle.get(), clone);
+    return handle;
+  };
+  const std::string dead = "dead code or region simplification";
+  TrackingListener first({}, registry.get());
+  {
+    ScopedRewriteAttribution attribution("pass-a", func("f"));
+    expectEvent(erase(first, makeOp("f")), TrackingEvent::Kind::Erased,
+                {"pass-a", "func.func @f", dead});
+    expectEvent(replace(first, makeOp("f")), TrackingEvent::Kind::Replaced,
+                {"pass-a", "func.func @f", "folded"});
+  }
+  {
+    ScopedRewriteAttribution attribution("pass-b", func("g"));
+    expectEvent(erase(first, makeOp("g")), TrackingEvent::Kind::Erased,
+                {"pass-b", "func.func @g", dead});
+  }
+  // Outside any pass: no pass or anchor.
+  expectEvent(erase(first, makeOp("g")), TrackingEvent::Kind::Erased,
+              {"", "", dead});
+  first.setUnpatternedLabels("replaced here", "erased here");
+  {
+    ScopedRewriteAttribution attribution("pass-c", func("f"));
+    expectEvent(erase(first, makeOp("f")), TrackingEvent::Kind::Erased,
+                {"pass-c", "func.func @f", "erased here"});
+    expectEvent(replace(first, makeOp("f")), TrackingEvent::Kind::Replaced,
+                {"pass-c", "func.func @f", "replaced here"});
+    // Another listener has the default labels.
+    TrackingListener second({}, registry.get());
+    expectEvent(erase(second, makeOp("f")), TrackingEvent::Kind::Erased,
+                {"pass-c", "func.func @f", dead});
+    expectEvent(replace(second, makeOp("f")), TrackingEvent::Kind::Replaced,
+                {"pass-c", "func.func @f", "folded"});
+  }
+  expectConsistent();
+}
+
 TEST_F(TrackingListenerTest, WalkPatternDriverIsPreciseWithTheListener) {
   // walkAndApplyPatterns takes a listener too: with the tracking listener,
   // handles follow its rewrites (docs/precise-passes.md).

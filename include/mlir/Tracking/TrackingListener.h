@@ -242,6 +242,11 @@ private:
                     uintptr_t second);
   HandleRegistry *getRegistry(Operation *op) const;
   detail::EventSource getEventSource(bool replaced) const;
+  /// Sets every field of `source` that `getEventSource` sets, reusing the
+  /// storage of its texts.
+  void fillEventSource(detail::EventSource &source, bool replaced) const;
+  /// The label of a change made outside any pattern.
+  StringRef getUnpatternedLabel(bool replaced) const;
   /// The same, kept per thread until the pass or pattern changes: most
   /// events of a pattern application share it.
   const detail::EventSource &getCachedEventSource(bool replaced) const;
@@ -271,8 +276,11 @@ private:
   HandleRegistry *registry;
   /// The lock-free state of `registry`, if given (OpFilter.h).
   const detail::LockFreeKeys *keys;
-  std::string unpatternedReplaceLabel = "folded";
-  std::string unpatternedEraseLabel = "dead code or region simplification";
+  /// Set by `setUnpatternedLabels`; until then the labels are the default
+  /// texts, so that a listener made per pass execution allocates none.
+  std::string unpatternedReplaceLabel;
+  std::string unpatternedEraseLabel;
+  bool customLabels = false;
   /// Names this listener and its labels for the per-thread cache of event
   /// sources: unique per listener, renewed when the labels change.
   uint64_t sourceCacheKey;
