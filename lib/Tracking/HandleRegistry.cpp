@@ -328,6 +328,14 @@ struct RegistryImpl : LockFreeKeys {
   /// Marks the root `record` (already unmapped) as no longer live.
   void endRecord(HandleRecord *record, HandleState state, CompactEvent &&event,
                  Transaction &tx) {
+    endRecordInline(record, state, event, tx);
+  }
+  /// `endRecord`, inline in the erase notification (most of its calls): the
+  /// event stays in the caller's registers and frame.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void endRecordInline(HandleRecord *record,
+                                                    HandleState state,
+                                                    CompactEvent &event,
+                                                    Transaction &tx) {
     noteChange();
     record->op = nullptr;
     record->state = uint8_t(state);
@@ -1177,12 +1185,10 @@ RegistryNotifier::notifyErased(Operation *op, LazySource lazySource,
   if (HandleRecord *record = impl.byOp.take(op)) {
     impl.unindex(record);
     if (!isReleasing(record)) {
-      impl.endRecord(record, HandleState::Erased,
-                     impl.events.makeEvent(TrackingEvent::Kind::Erased,
-                                           record->getLast(impl.events),
-                                           source(),
-                                           impl.events.internReason(reason)),
-                     tx);
+      CompactEvent event = impl.events.makeEvent(
+          TrackingEvent::Kind::Erased, record->getLast(impl.events), source(),
+          impl.events.internReason(reason));
+      impl.endRecordInline(record, HandleState::Erased, event, tx);
     }
   }
   // Only an op with regions can be a scope (see noteUntracked): most erased
