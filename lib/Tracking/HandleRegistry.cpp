@@ -1060,10 +1060,9 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
 namespace {
 /// For an erased `op` that may be a scope: ends the records still indexed
 /// in its scope subtree and drops the subtree from the index.
-[[gnu::noinline]] void
-eraseScopeOf(RegistryImpl &impl, Operation *op,
-             llvm::function_ref<const EventSource &()> source,
-             Transaction &tx) {
+[[gnu::noinline]] void eraseScopeOf(RegistryImpl &impl, Operation *op,
+                                    const EventSource &source,
+                                    Transaction &tx) {
   // Nested ops were notified first; whatever scope `op` was is now empty of
   // records, but drop it explicitly in case a nested erase went unnotified.
   SmallVector<Operation *> subtree;
@@ -1076,7 +1075,7 @@ eraseScopeOf(RegistryImpl &impl, Operation *op,
     if (isReleasing(orphan) || orphan->getState() != HandleState::Live)
       continue;
     impl.endRecord(orphan, HandleState::Erased,
-                   impl.makeEvent(TrackingEvent::Kind::Erased, orphan, source(),
+                   impl.makeEvent(TrackingEvent::Kind::Erased, orphan, source,
                                   "an ancestor was erased"),
                    tx);
   }
@@ -1103,23 +1102,9 @@ RegistryNotifier::getLockFreeKeys() const {
   return *registry.impl;
 }
 
-void RegistryNotifier::notifyOperationReplaced(Operation *op,
-                                               Operation *replacement,
-                                               const EventSource &source) {
-  notifyOperationReplaced(op, replacement,
-                          [&]() -> const EventSource & { return source; });
-}
-
-void RegistryNotifier::notifyOperationErased(Operation *op,
-                                             const EventSource &source,
-                                             StringRef reason) {
-  notifyOperationErased(
-      op, [&]() -> const EventSource & { return source; }, EventReason(reason));
-}
-
 MLIR_TRACKING_HOT_PATH void
 RegistryNotifier::notifyOperationReplaced(Operation *op, Operation *replacement,
-                                          LazySource source) {
+                                          const EventSource &source) {
   if (op == replacement)
     return;
   RegistryImpl &impl = *registry.impl;
@@ -1140,7 +1125,7 @@ RegistryNotifier::notifyOperationReplaced(Operation *op, Operation *replacement,
 
   HandleRecord *existing = impl.lookup(replacement);
   CompactEvent event = impl.events.makeEvent(
-      TrackingEvent::Kind::Replaced, record->getLast(impl.events), source(),
+      TrackingEvent::Kind::Replaced, record->getLast(impl.events), source,
       existing ? impl.events.getMergedReason() : 0);
   event.replacement = EventLog::see(replacement);
   if (existing) {
@@ -1156,37 +1141,27 @@ RegistryNotifier::notifyOperationReplaced(Operation *op, Operation *replacement,
   impl.remapTaken(record, replacement);
 }
 
-MLIR_TRACKING_HOT_PATH void
-RegistryNotifier::notifyOperationErased(Operation *op, LazySource lazySource,
-                                        const EventReason &reason) {
-  notifyErased(op, lazySource, reason,
-               /*mayBeScope=*/op->getNumRegions() != 0);
+MLIR_TRACKING_HOT_PATH void RegistryNotifier::notifyOperationErased(
+    Operation *op, const EventSource &source, const EventReason &reason) {
+  notifyErased(op, source, reason, /*mayBeScope=*/op->getNumRegions() != 0);
 }
 
 void RegistryNotifier::notifyFreedOperationErased(Operation *op,
                                                   const EventSource &source,
                                                   StringRef reason) {
-  notifyErased(
-      op, [&]() -> const EventSource & { return source; }, EventReason(reason),
-      /*mayBeScope=*/true);
+  notifyErased(op, source, EventReason(reason), /*mayBeScope=*/true);
 }
 
 MLIR_TRACKING_HOT_PATH void
-RegistryNotifier::notifyErased(Operation *op, LazySource lazySource,
+RegistryNotifier::notifyErased(Operation *op, const EventSource &source,
                                const EventReason &reason, bool mayBeScope) {
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
-  const EventSource *built = nullptr;
-  auto source = [&]() -> const EventSource & {
-    if (!built)
-      built = &lazySource();
-    return *built;
-  };
   if (HandleRecord *record = impl.byOp.take(op)) {
     impl.unindex(record);
     if (!isReleasing(record)) {
       CompactEvent event = impl.events.makeEvent(
-          TrackingEvent::Kind::Erased, record->getLast(impl.events), source(),
+          TrackingEvent::Kind::Erased, record->getLast(impl.events), source,
           impl.events.internReason(reason));
       impl.endRecordInline(record, HandleState::Erased, event, tx);
     }

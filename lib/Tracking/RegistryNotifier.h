@@ -87,11 +87,6 @@ class RegistryNotifier {
 public:
   explicit RegistryNotifier(HandleRegistry &registry) : registry(registry) {}
 
-  /// Returns the source of an event; called (under the registry lock) only
-  /// when a tracked op is affected, so untracked ops cost no string work.
-  /// The reference is only read before the notification returns.
-  using LazySource = llvm::function_ref<const EventSource &()>;
-
   /// Lock-free. False proves that `op` has no handle and is no scope of the
   /// index: a replace or erase of `op`, or an insert or move of `op` when it
   /// has no regions, has nothing to do. True may be a false positive.
@@ -106,15 +101,13 @@ public:
   /// Fires when `op` was replaced and `replacement` (found by the listener's
   /// rules, or named by the rewriter) takes its place. The handle of `op`
   /// follows it; if `replacement` has a handle already, the two merge.
+  /// `source` is read only if `op` is tracked (a listener passes the source
+  /// it keeps per pass execution and pattern: no call back for it).
   void notifyOperationReplaced(Operation *op, Operation *replacement,
                                const EventSource &source);
-  void notifyOperationReplaced(Operation *op, Operation *replacement,
-                               LazySource source);
   /// Fires when `op` is about to be erased, or was replaced without an
   /// acceptable replacement op (`reason` says which).
   void notifyOperationErased(Operation *op, const EventSource &source,
-                             llvm::StringRef reason);
-  void notifyOperationErased(Operation *op, LazySource source,
                              const EventReason &reason);
   /// The same for an op that is already freed (a rolled-back dialect
   /// conversion frees the ops its patterns made without a notification):
@@ -182,8 +175,8 @@ public:
 private:
   /// Both erase notifications; `mayBeScope` is false only for a live op
   /// without regions.
-  void notifyErased(Operation *op, LazySource source, const EventReason &reason,
-                    bool mayBeScope);
+  void notifyErased(Operation *op, const EventSource &source,
+                    const EventReason &reason, bool mayBeScope);
 
   HandleRegistry &registry;
 };

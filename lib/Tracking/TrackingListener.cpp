@@ -576,9 +576,9 @@ TrackingListener::trackReplacement(HandleRegistry &target, Operation *op,
   FailureOr<Operation *> replacement = findReplacement(
       config, op, newValues, why, patternsInListener ? &opKinds : nullptr);
   RegistryNotifier notifier(target);
-  auto source = [&]() -> const EventSource & {
-    return getCachedEventSource(/*replaced=*/true);
-  };
+  // Built once per pass execution and pattern: most notifications that reach
+  // here are about a tracked op, which needs it.
+  const EventSource &source = getCachedEventSource(/*replaced=*/true);
   if (succeeded(replacement))
     notifier.notifyOperationReplaced(op, *replacement, source);
   else
@@ -589,18 +589,12 @@ MLIR_TRACKING_HOT_PATH void
 TrackingListener::trackReplacement(HandleRegistry &target, Operation *op,
                                    Operation *newOp) {
   RegistryNotifier(target).notifyOperationReplaced(
-      op, newOp, [&]() -> const EventSource & {
-        return getCachedEventSource(/*replaced=*/true);
-      });
+      op, newOp, getCachedEventSource(/*replaced=*/true));
 }
 
 void TrackingListener::trackErasure(HandleRegistry &target, Operation *op) {
   RegistryNotifier(target).notifyOperationErased(
-      op,
-      [&]() -> const EventSource & {
-        return getCachedEventSource(/*replaced=*/false);
-      },
-      /*reason=*/"");
+      op, getCachedEventSource(/*replaced=*/false), /*reason=*/"");
 }
 
 // The three notifications most rewrites send: about an untracked op (the
