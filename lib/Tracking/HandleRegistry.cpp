@@ -274,14 +274,26 @@ struct RegistryImpl : LockFreeKeys {
   /// nothing in the large registries where 32 bits a key are more.
   static constexpr size_t kFilterFloorKeys = size_t(1) << 12;
   static constexpr unsigned kFilterFloorLog2Bits = 20;
+  /// Below the floor, the bits per key (as a shift) that a filter is sized
+  /// for: 128 to 256, rebuilt below 64. The filter maps a run of 2^log2Bits
+  /// 64-byte blocks onto its bits in order, and runs overlay at hashed
+  /// offsets: at 32 bits a key (a 4 MiB run for 2,000 keys) the 10 MiB of
+  /// heap a 20k-op module spans overlaid three runs, and about 1 in 35
+  /// notifications about an untracked op took the lock to find nothing;
+  /// with 128 bits a key (a 16 MiB run) almost none do. At most 32 bytes a
+  /// key, less than the floor costs a registry of 4,096 keys.
+  static constexpr unsigned kSmallFilterLog2BitsPerKey = 7;
   void reserveKeys(size_t keys) {
     const OpFilter *current = filter.load(std::memory_order_relaxed);
-    // About 16 bits per key at least: a false positive rate of a few
-    // percent at most.
-    if (current && (keys << 4) <= (size_t(1) << current->getLog2Bits()))
+    // About 16 bits per key at least (64 below the floor): a false positive
+    // rate of a few percent at most.
+    unsigned log2BitsPerKey =
+        keys < kFilterFloorKeys ? kSmallFilterLog2BitsPerKey : 5;
+    if (current &&
+        (keys << (log2BitsPerKey - 1)) <= (size_t(1) << current->getLog2Bits()))
       return;
     unsigned log2Bits = 12;
-    while ((size_t(1) << log2Bits) < (keys << 5))
+    while ((size_t(1) << log2Bits) < (keys << log2BitsPerKey))
       ++log2Bits;
     if (keys >= kFilterFloorKeys)
       log2Bits = std::max(log2Bits, kFilterFloorLog2Bits);

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OpFilter.h"
 #include "RegistryLanes.h"
 #include "RegistryNotifier.h"
 #include "TestUtils.h"
@@ -673,6 +674,50 @@ constexpr int kChainLength = 300000;
 /// Hundreds of thousands of merges onto one handle: accessing the first
 /// handle must not walk the chain every time, and the records in between
 /// can go once the path is compressed.
+/// The bits of the registry's lock-free filter per tracked op.
+double filterBitsPerTrackedOp(HandleRegistry &registry) {
+  const tracking::detail::OpFilter *filter =
+      RegistryNotifier(registry).getLockFreeKeys().filter.load();
+  return filter ? double(size_t(1) << filter->getLog2Bits()) /
+                      double(registry.getNumTrackedOps())
+                : 0;
+}
+
+TEST(HandleRegistryFilterTest, SmallRegistriesKeepManyBitsPerKey) {
+  // Below 4,096 keys the filter keeps 64 bits a key or more (sized for 128
+  // to 256), so that the runs of addresses it overlays are long enough for
+  // the heap of a module.
+  MLIRContext context;
+  loadTestDialects(context);
+  std::string text = "func.func @f(%a: i32) {\n";
+  for (int i = 0; i < 5000; ++i)
+    text += "  %v" + std::to_string(i) + " = arith.addi %a, %a : i32\n";
+  text += "  return\n}\n";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module);
+  std::vector<Operation *> ops;
+  module->walk([&](arith::AddIOp op) { ops.push_back(op); });
+  {
+    // One handle at a time.
+    HandleRegistry registry(&context);
+    std::vector<OpHandle> handles;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      handles.push_back(registry.getHandle(ops[i]));
+      // 16 bits a key at least above (the floor of 2^20 bits applies when
+      // the filter is rebuilt).
+      ASSERT_GE(filterBitsPerTrackedOp(registry), i + 1 < 4000 ? 64.0 : 16.0)
+          << "at " << i;
+    }
+  }
+  {
+    // A batch is sized for at once.
+    HandleRegistry registry(&context);
+    std::vector<OpHandle> handles =
+        registry.getHandles(ArrayRef<Operation *>(ops).take_front(2000));
+    EXPECT_GE(filterBitsPerTrackedOp(registry), 128.0);
+  }
+}
+
 TEST(HandleMergeChainTest, AccessAfterManyMerges) {
   MLIRContext context;
   loadTestDialects(context);
