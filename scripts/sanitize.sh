@@ -3,7 +3,9 @@
 # UndefinedBehaviorSanitizer in build-asan/ (a second run reuses the build),
 # then runs its whole ctest suite under them: the unit tests, the lit tests
 # (tracking-opt, the C API test and every Python test), the fuzz smoke run
-# and the benchmark smoke runs.
+# and the benchmark smoke runs (not the simulated-cache one: valgrind cannot
+# run AddressSanitizer binaries, so benchmarks/CMakeLists.txt does not
+# register it here).
 #
 # The Python extension is built with the same sanitizer flags. Debian's
 # python3 is not instrumented, so the Python tests run it with the compiler's

@@ -8,7 +8,7 @@ PACKAGES=(
   cmake ninja-build g++ ccache
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   python3 python3-dev pybind11-dev python3-hypothesis python3-matplotlib python3-numpy
-  libgtest-dev libbenchmark-dev
+  libgtest-dev libbenchmark-dev valgrind
 )
 missing=()
 for package in "${PACKAGES[@]}"; do
