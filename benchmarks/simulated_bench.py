@@ -145,6 +145,22 @@ def derive(counts, l1_weight, ll_weight):
     }
 
 
+def bench_arguments(args, size, name):
+    """tracking-bench's arguments for one configuration at one size."""
+    arguments = [
+        f"--sizes={size}",
+        "--thread-counts=1",
+        "--rounds=1",
+        "--skip-memory",
+        f"--fallback-held={args.fallback_held}",
+        f"--held={','.join(str(p) for p in args.held)}",
+        f"--only={name}",
+    ]
+    if not args.instrument_all:
+        arguments.append("--instrument-timed-only")
+    return arguments
+
+
 def run_one(args, size, name, out_file, log_file):
     """Runs one configuration at one size under callgrind; returns the number
     of ops tracking-bench reports."""
@@ -160,18 +176,7 @@ def run_one(args, size, name, out_file, log_file):
     ]
     if not args.instrument_all:
         command.append("--instr-atstart=no")
-    command += [
-        args.bench,
-        f"--sizes={size}",
-        "--thread-counts=1",
-        "--rounds=1",
-        "--skip-memory",
-        f"--fallback-held={args.fallback_held}",
-        f"--held={','.join(str(p) for p in args.held)}",
-        f"--only={name}",
-    ]
-    if not args.instrument_all:
-        command.append("--instrument-timed-only")
+    command += [args.bench] + bench_arguments(args, size, name)
     with open(log_file, "w") as log:
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=log, text=True)
         log.write("\n--- stdout ---\n" + result.stdout)
@@ -198,16 +203,15 @@ def parse_bench_stdout(stdout, name, where):
     return int(m.group(1))
 
 
-def check_reusable(out_file, log_file, expected_caches, instrument_all):
+def check_reusable(out_file, log_file, expected_caches, arguments):
     """Whether an earlier run's files exist with the same cache geometry and
-    instrumentation."""
+    tracking-bench arguments."""
     if not (os.path.exists(out_file) and os.path.exists(log_file)):
         return False
     _, caches = read_callgrind(out_file)
     with open(out_file) as f:
-        command = next((l for l in f if l.startswith("cmd:")), "")
-    timed_only = "--instrument-timed-only" in command
-    return caches == expected_caches and timed_only != instrument_all
+        command = next((l for l in f if l.startswith("cmd:")), "").split()
+    return caches == expected_caches and command[2:] == " ".join(arguments).split()
 
 
 def ratio(value, base):
@@ -312,7 +316,8 @@ def main(argv):
         "--reuse",
         action="store_true",
         help="with --out-dir: read the files of an earlier run with the same "
-        "cache geometry instead of rerunning",
+        "cache geometry and tracking-bench arguments instead of rerunning "
+        "(it does not check that the binary is the same)",
     )
     parser.add_argument(
         "--instrument-all",
@@ -370,7 +375,9 @@ def main(argv):
             stem = os.path.join(out_dir, f"{size}-{slug(name)}")
             out_file, log_file = stem + ".callgrind.out", stem + ".log"
             start = time.monotonic()
-            if args.reuse and check_reusable(out_file, log_file, expected, args.instrument_all):
+            if args.reuse and check_reusable(
+                out_file, log_file, expected, bench_arguments(args, size, name)
+            ):
                 with open(log_file) as log:
                     text = log.read()
                 ops = parse_bench_stdout(
