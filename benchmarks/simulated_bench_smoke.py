@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """ctest's smoke run of simulated_bench.py: two configurations at a tiny
 size; checks the table's and the JSON's structure and plain facts (the
-baseline's ratio is 1, counts are positive), never a ratio's value.
+baseline's ratio is 1, counts are positive), never a ratio's value; then
+that bad input (a configuration that does not exist, a missing binary or
+valgrind, a bad cache geometry, a program that fails under valgrind) gets
+one line and exit code 1.
 
 Usage: simulated_bench_smoke.py TRACKING_BENCH
 """
@@ -55,6 +58,23 @@ def main(argv):
         return fail(f"the baseline's ratios are {rows[0]['ratio']}")
     if document["scope_index_vs_walk"]:
         return fail("a scope-index pair without its configurations")
+
+    # Bad input: one line naming the problem and exit code 1, no traceback.
+    bad_runs = (
+        (["--only", "no such configuration"], "matches no configuration"),
+        (["--bench=/nonexistent/tracking-bench"], "is not an executable"),
+        (["--valgrind=/nonexistent/valgrind"], "not found"),
+        (["--LL=2097152,16"], "wants SIZE,ASSOC,LINE"),
+        (["--bench=/bin/false", "--only", "upstream passes"], "exited with 1"),
+    )
+    for extra, message in bad_runs:
+        bad = subprocess.run(
+            [sys.executable, tool, f"--bench={argv[0]}", "--sizes=400", *extra],
+            capture_output=True, text=True)
+        if (bad.returncode != 1 or message not in bad.stderr
+                or "Traceback" in bad.stderr):
+            return fail(f"{extra}: exit code {bad.returncode}, want 1 and "
+                        f"{message!r}", bad.stderr)
     print(table)
     return 0
 

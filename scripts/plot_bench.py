@@ -125,8 +125,12 @@ def main(argv):
     if not json_path:
         json_path = os.path.splitext(args.output)[0] + ".json"
         run_bench(args.bench, json_path, args.rounds)
-    with open(json_path) as f:
-        data = json.load(f)
+    try:
+        with open(json_path) as f:
+            data = json.load(f)
+    except (OSError, json.JSONDecodeError) as error:
+        print(f"plot_bench: cannot read the figures: {error}", file=sys.stderr)
+        return 1
     plot(data, args.output)
     print(f"plot_bench: wrote {args.output}")
     return 0
