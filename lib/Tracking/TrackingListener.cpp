@@ -281,21 +281,14 @@ const EventSource &
 TrackingListener::getCachedEventSourceSlow(bool replaced,
                                            const Pattern *pattern) const {
   CachedSourceKey &key = cachedSourceKey;
+  CachedEventSources &cache = cachedSources;
   // Other listeners may see a pattern freed and another allocated at its
   // address: the pattern's names must match too.
-  if (key.holds(sourceCacheKey, pattern, replaced) &&
-      cachedPatternNamesMatch(*pattern))
+  bool samePattern = key.listener == sourceCacheKey && key.pattern == pattern &&
+                     (!pattern || cachedPatternNamesMatch(*pattern));
+  if (samePattern && key.valid[replaced])
     return key.sources[replaced];
-  return buildCachedEventSource(replaced, pattern);
-}
-
-const EventSource &
-TrackingListener::buildCachedEventSource(bool replaced,
-                                         const Pattern *pattern) const {
-  CachedSourceKey &key = cachedSourceKey;
-  CachedEventSources &cache = cachedSources;
-  if (key.listener != sourceCacheKey || key.pattern != pattern ||
-      (pattern && !cachedPatternNamesMatch(*pattern))) {
+  if (!samePattern) {
     key.invalidate();
     key.listener = cache.listener = sourceCacheKey;
     key.pattern = cache.pattern = pattern;

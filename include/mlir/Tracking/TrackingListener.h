@@ -251,12 +251,10 @@ private:
   /// events of a pattern application share it.
   const detail::EventSource &getCachedEventSource(bool replaced) const;
   /// The same when the inline test could not prove the cached one current
-  /// (a listener that does not keep its patterns compares their names).
+  /// (a listener that does not keep its patterns compares their names):
+  /// reuses it if it is, else builds it anew.
   const detail::EventSource &
   getCachedEventSourceSlow(bool replaced, const Pattern *pattern) const;
-  /// The same when the cached one may not be reused: builds it anew.
-  const detail::EventSource &
-  buildCachedEventSource(bool replaced, const Pattern *pattern) const;
 
   /// What the hooks around a match attempt read first. A listener that keeps
   /// its patterns and forwards to no one holds the one pattern being applied
