@@ -103,6 +103,13 @@ llvm::cl::opt<bool> instrumentTimedOnly(
                    "run, not the IR's generation and parsing (several times "
                    "faster at 1M ops; benchmarks/simulated_bench.py)"),
     llvm::cl::init(false), llvm::cl::cat(benchCategory));
+llvm::cl::opt<bool> dumpTimedCalls(
+    "dump-timed-calls",
+    llvm::cl::desc("Under callgrind: zero its counters right before each "
+                   "timed call and dump them right after it, so that a dump "
+                   "holds exactly one timed call, every thread's work "
+                   "included (benchmarks/simulated_bench.py)"),
+    llvm::cl::init(false), llvm::cl::cat(benchCategory));
 
 /// Ops the generator emits per function (measured once, see makeModule).
 constexpr unsigned kOpsPerFunction = 352;
@@ -192,11 +199,31 @@ double processCpuSeconds() {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/// With --dump-timed-calls, brackets a timed call with callgrind's client
+/// requests. Zeroing and dumping cover every thread, unlike
+/// `--toggle-collect`, which follows one thread's calls and so misses what
+/// the thread pool's workers run.
+void markTimedCall(bool start) {
+  if (!dumpTimedCalls)
+    return;
+#ifdef CALLGRIND_ZERO_STATS
+  if (start)
+    CALLGRIND_ZERO_STATS;
+  else
+    CALLGRIND_DUMP_STATS_AT("timed call");
+#else
+  llvm::report_fatal_error("--dump-timed-calls: built without "
+                           "<valgrind/callgrind.h>");
+#endif
+}
+
 Sample timeIt(const std::function<void()> &fn) {
   double faultsStart = minorFaults();
   double cpuStart = processCpuSeconds();
   auto wallStart = std::chrono::steady_clock::now();
+  markTimedCall(/*start=*/true);
   fn();
+  markTimedCall(/*start=*/false);
   Sample sample;
   sample.faults = minorFaults() - faultsStart;
   sample.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -

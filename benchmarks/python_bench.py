@@ -16,8 +16,16 @@ variant on a fresh module, in an order that alternates between rounds, and a
 ratio is taken within each round. Rows print the median and range of those
 ratios, for process CPU time and wall time.
 
+With --dump-timed-calls (under callgrind started with --instr-atstart=no:
+benchmarks/simulated_bench.py --python), each variant's module is
+instrumented from its parsing on (the interpreter's start and imports are
+not), and each timed call is bracketed by callgrind's client requests: its
+counters are zeroed before the call and dumped after it, the dump's trigger
+naming the row, the variant and the round ("walk tracked round 0").
+
 Usage: PYTHONPATH=build/python_packages python3 benchmarks/python_bench.py
-       [--ops 100000] [--rounds 5] [--warmup 1] [--json out.json]
+       [--ops 100000] [--rounds 5] [--warmup 1] [--rows walk,drop,run]
+       [--dump-timed-calls] [--json out.json]
 """
 
 import argparse
@@ -49,15 +57,37 @@ def make_module_text(num_ops):
     return "\n".join(lines)
 
 
-def timed(fn):
-    """(cpu seconds, wall seconds) of one call of fn."""
+# Set by --dump-timed-calls: "<round>" label suffix of each callgrind dump.
+dump_round = None
+
+
+def timed(fn, label):
+    """(cpu seconds, wall seconds) of one call of fn; with
+    --dump-timed-calls, callgrind dumps the call as "<label> <round>"."""
+    if dump_round is not None:
+        _mlirTracking._benchmark.callgrind_zero_stats()
     cpu, wall = time.process_time(), time.perf_counter()
     fn()
-    return time.process_time() - cpu, time.perf_counter() - wall
+    result = time.process_time() - cpu, time.perf_counter() - wall
+    if dump_round is not None:
+        _mlirTracking._benchmark.callgrind_dump_stats(f"{label} {dump_round}")
+    return result
+
+
+def module_op_count(num_ops):
+    """The ops of make_module_text(num_ops), the module included."""
+    return max(1, num_ops // (OPS_PER_FUNCTION + 2)) * (OPS_PER_FUNCTION + 2) + 1
+
+
+def instrument(on):
+    """With --dump-timed-calls: callgrind's instrumentation on or off."""
+    if dump_round is not None:
+        _mlirTracking._benchmark.callgrind_instrument(on)
 
 
 def measure_variant(text, tracked):
     """Times collecting an object per op by walk, then dropping them all."""
+    instrument(True)
     with ir.Context():
         module = ir.Module.parse(text)
         collected = []
@@ -71,23 +101,26 @@ def measure_variant(text, tracked):
             walk = lambda: _mlirTracking._benchmark.walk_bare(
                 module.operation, collect
             )
+        variant = "tracked" if tracked else "bare"
         gc.disable()
         try:
-            walk_time = timed(walk)
+            walk_time = timed(walk, f"walk {variant}")
             count = len(collected)
 
             def drop():
                 collected.clear()
 
-            drop_time = timed(drop)
+            drop_time = timed(drop, f"drop {variant}")
         finally:
             gc.enable()
         del module
+    instrument(False)
     return count, {"walk": walk_time, "drop": drop_time}
 
 
 def measure_run(text, held, second_tree):
     """Times one PassManager.run of RUN_PIPELINE on a fresh module."""
+    instrument(True)
     with ir.Context():
         module = ir.Module.parse(text)
         handles = []
@@ -95,12 +128,14 @@ def measure_run(text, held, second_tree):
             module.operation.walk(handles.append)
         other = ir.Module.parse("func.func @g() { return }") if second_tree else None
         pm = PassManager.parse(RUN_PIPELINE)
+        label = "run " + ("held" if held else "two" if second_tree else "none")
         gc.disable()
         try:
-            run_time = timed(lambda: pm.run(module.operation))
+            run_time = timed(lambda: pm.run(module.operation), label)
         finally:
             gc.enable()
         del handles, other, module
+    instrument(False)
     return run_time
 
 
@@ -122,23 +157,47 @@ def main(argv):
         default=1,
         help="rounds run first and not counted (first-use costs)",
     )
+    parser.add_argument(
+        "--rows",
+        default="walk,drop,run",
+        help="what to measure: walk and drop (measured together), run (the "
+        "PassManager.run rows)",
+    )
+    parser.add_argument(
+        "--dump-timed-calls",
+        action="store_true",
+        help="under callgrind: zero its counters before each timed call and "
+        "dump them after it (benchmarks/simulated_bench.py --python)",
+    )
     parser.add_argument("--json", default="")
     args = parser.parse_args(argv)
+    rows_wanted = set(args.rows.split(","))
+    unknown = rows_wanted - {"walk", "drop", "run"}
+    if unknown or not rows_wanted:
+        parser.error(f"--rows takes walk, drop and run, not {args.rows!r}")
+    walk_rows = bool(rows_wanted & {"walk", "drop"})
+    global dump_round
 
     text = make_module_text(args.ops)
     samples = {True: [], False: []}
     # (held, second tree) -> one (cpu, wall) per round.
     run_configs = [(False, False), (True, False), (False, True)]
     run_samples = {config: [] for config in run_configs}
-    count = 0
+    count = module_op_count(args.ops)
     for round_index in range(-args.warmup, args.rounds):
         counted = round_index >= 0
+        if args.dump_timed_calls:
+            dump_round = f"round {round_index}" if counted else "warmup"
         order = [True, False] if round_index % 2 == 0 else [False, True]
-        for tracked in order:
-            count, sample = measure_variant(text, tracked)
+        for tracked in order if walk_rows else []:
+            walked, sample = measure_variant(text, tracked)
+            if walked != count:
+                raise RuntimeError(f"walk visited {walked} ops of {count}")
             if counted:
                 samples[tracked].append(sample)
         shift = round_index % len(run_configs)
+        if "run" not in rows_wanted:
+            continue
         for config in run_configs[shift:] + run_configs[:shift]:
             sample = measure_run(text, *config)
             if counted:
@@ -174,6 +233,8 @@ def main(argv):
         ("walk", "handle to every op by walk"),
         ("drop", "drop every handle"),
     ):
+        if not walk_rows:
+            break
         add_row(
             row,
             label,
@@ -181,20 +242,21 @@ def main(argv):
             [s[row] for s in samples[False]],
             ("tracked", "bare"),
         )
-    add_row(
-        "run_held",
-        "PassManager.run, every op held",
-        run_samples[(True, False)],
-        run_samples[(False, False)],
-        ("held", "none"),
-    )
-    add_row(
-        "run_second_tree",
-        "PassManager.run, a second tree",
-        run_samples[(False, True)],
-        run_samples[(False, False)],
-        ("two", "one"),
-    )
+    if "run" in rows_wanted:
+        add_row(
+            "run_held",
+            "PassManager.run, every op held",
+            run_samples[(True, False)],
+            run_samples[(False, False)],
+            ("held", "none"),
+        )
+        add_row(
+            "run_second_tree",
+            "PassManager.run, a second tree",
+            run_samples[(False, True)],
+            run_samples[(False, False)],
+            ("two", "one"),
+        )
     if args.json:
         with open(args.json, "w") as f:
             json.dump(

@@ -2,9 +2,10 @@
 """The cost of tracking from simulated caches: a figure load does not move.
 
 Runs each configuration of `tracking-bench` in its own process under
-`valgrind --tool=callgrind --cache-sim=yes`, collecting only inside
-`mlir::PassManager::run` (the timed call), and prints per configuration and
-IR size: instructions, L1 misses, last-level misses, an estimated cycle
+`valgrind --tool=callgrind --cache-sim=yes`, counting only its timed call
+(`PassManager::run`; tracking-bench's --dump-timed-calls zeroes callgrind's
+counters before it and dumps them after it, every thread included), and
+prints per configuration, IR size and thread count: instructions, L1 misses, last-level misses, an estimated cycle
 count, and ratios against the baseline of its group like tracking-bench's
 table (the precise pipeline against upstream's passes, the non-precise pass
 against no tracking, plus the scope index against walk-everything).
@@ -23,11 +24,14 @@ run gets depends on their load (the pointer chase found L3 latency only up
 to 4-8 MiB), while the L2's misses are a property of the program alone.
 
 The model has no prefetchers and no out-of-order overlap of misses (each
-miss costs its full weight), and valgrind serializes threads: there is no
-two-thread figure, every run uses one thread (--thread-counts=1).
+miss costs its full weight). Valgrind runs a process's threads one at a
+time on one simulated cache: a two-thread figure (--threads 2) is the work
+and misses of all threads together, the counterpart of process CPU time,
+with no contention (a thread rarely stops while it holds a lock) and with
+the two threads sharing caches that are per core on the host.
 
 Usage: benchmarks/simulated_bench.py [--bench build/bin/tracking-bench]
-       [--sizes 20000,140000] [--held 0,10,100] [--fallback-held 1]
+       [--sizes 20000,140000] [--threads 1] [--held 0,10,100] [--fallback-held 1]
        [--only TEXT ...] [--l1-weight 10] [--ll-weight 100]
        [--I1/--D1/--LL SIZE,ASSOC,LINE] [--out-dir DIR [--reuse]] [--jobs 1]
        [--json FILE|-]
@@ -44,7 +48,8 @@ import sys
 import tempfile
 import time
 
-TOGGLE = "mlir::PassManager::run(mlir::Operation*)"
+# What a dump holds (tracking-bench --dump-timed-calls).
+COLLECTED = "the timed call (PassManager::run), every thread"
 # This host's caches (Intel Xeon guest): L1i, L1d and the per-core L2.
 DEFAULT_I1 = "32768,8,64"
 DEFAULT_D1 = "49152,12,64"
@@ -145,13 +150,15 @@ def derive(counts, l1_weight, ll_weight):
     }
 
 
-def bench_arguments(args, size, name):
-    """tracking-bench's arguments for one configuration at one size."""
+def bench_arguments(args, size, threads, name):
+    """tracking-bench's arguments for one configuration at one size and
+    thread count."""
     arguments = [
         f"--sizes={size}",
-        "--thread-counts=1",
+        f"--thread-counts={threads}",
         "--rounds=1",
         "--skip-memory",
+        "--dump-timed-calls",
         f"--fallback-held={args.fallback_held}",
         f"--held={','.join(str(p) for p in args.held)}",
         f"--only={name}",
@@ -161,9 +168,13 @@ def bench_arguments(args, size, name):
     return arguments
 
 
-def run_one(args, size, name, out_file, log_file):
-    """Runs one configuration at one size under callgrind; returns the number
-    of ops tracking-bench reports."""
+def run_one(args, size, threads, name, out_file, log_file):
+    """Runs one configuration at one size and thread count under callgrind,
+    leaving the timed call's dump in `out_file`; returns the number of ops
+    tracking-bench reports."""
+    # Callgrind writes the first client-requested dump to <file>.1 and what
+    # is counted after the last dump to <file> at exit (not wanted).
+    rest = out_file + ".rest"
     command = [
         args.valgrind,
         "--tool=callgrind",
@@ -171,12 +182,14 @@ def run_one(args, size, name, out_file, log_file):
         f"--I1={args.I1}",
         f"--D1={args.D1}",
         f"--LL={args.LL}",
-        f"--toggle-collect={TOGGLE}",
-        f"--callgrind-out-file={out_file}",
+        f"--callgrind-out-file={rest}",
     ]
     if not args.instrument_all:
         command.append("--instr-atstart=no")
-    command += [args.bench] + bench_arguments(args, size, name)
+    command += [args.bench] + bench_arguments(args, size, threads, name)
+    for stale in (rest, rest + ".1", rest + ".2"):
+        if os.path.exists(stale):
+            os.remove(stale)
     with open(log_file, "w") as log:
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=log, text=True)
         log.write("\n--- stdout ---\n" + result.stdout)
@@ -191,6 +204,14 @@ def run_one(args, size, name, out_file, log_file):
             f"{result.returncode} for {name!r} at {size} ops (log: "
             f"{log_file}):\n{tail}"
         )
+    if not os.path.exists(rest + ".1") or os.path.exists(rest + ".2"):
+        raise Error(
+            f"callgrind wrote no single dump of the timed call ({rest}.1): "
+            "a tracking-bench without --dump-timed-calls?"
+        )
+    os.replace(rest + ".1", out_file)
+    if os.path.exists(rest):
+        os.remove(rest)
     return parse_bench_stdout(result.stdout, name, log_file)
 
 
@@ -222,32 +243,41 @@ def fmt_ratio(value):
     return "-" if value is None else f"{value:.4f}x"
 
 
+def write_header(out, first_column):
+    out.write(
+        f"  {first_column:<22} {'instructions':>15} {'L1 misses':>12} "
+        f"{'LL misses':>11} {'est. cycles':>15}  {'instr.':>8} "
+        f"{'L1 miss':>8} {'LL miss':>8} {'cycles':>8}  baseline\n"
+    )
+
+
+def write_row(out, r):
+    rt = r.get("ratio", {})
+    out.write(
+        f"  {r['config']:<22} {r['instructions']:>15,} "
+        f"{r['l1_misses']:>12,} {r['ll_misses']:>11,} "
+        f"{r['cycles']:>15,}  "
+        f"{fmt_ratio(rt.get('instructions')):>8} "
+        f"{fmt_ratio(rt.get('l1_misses')):>8} "
+        f"{fmt_ratio(rt.get('ll_misses')):>8} "
+        f"{fmt_ratio(rt.get('cycles')):>8}  {r.get('baseline', '')}\n"
+    )
+
+
 def print_table(rows, pairs, out):
-    sizes = sorted({r["size"] for r in rows})
-    for size in sizes:
-        sized = [r for r in rows if r["size"] == size]
+    groups = sorted({(r["size"], r["threads"]) for r in rows})
+    for size, threads in groups:
+        sized = [r for r in rows if (r["size"], r["threads"]) == (size, threads)]
+        what = "one thread" if threads == 1 else f"{threads} threads, summed"
         out.write(
-            f"{sized[0]['ops']} ops (--sizes={size}), one thread, inside "
+            f"{sized[0]['ops']} ops (--sizes={size}), {what}, inside "
             "PassManager::run\n"
         )
-        out.write(
-            f"  {'configuration':<22} {'instructions':>15} {'L1 misses':>12} "
-            f"{'LL misses':>11} {'est. cycles':>15}  {'instr.':>8} "
-            f"{'L1 miss':>8} {'LL miss':>8} {'cycles':>8}  baseline\n"
-        )
+        write_header(out, "configuration")
         for r in sized:
-            rt = r.get("ratio", {})
-            out.write(
-                f"  {r['config']:<22} {r['instructions']:>15,} "
-                f"{r['l1_misses']:>12,} {r['ll_misses']:>11,} "
-                f"{r['cycles']:>15,}  "
-                f"{fmt_ratio(rt.get('instructions')):>8} "
-                f"{fmt_ratio(rt.get('l1_misses')):>8} "
-                f"{fmt_ratio(rt.get('ll_misses')):>8} "
-                f"{fmt_ratio(rt.get('cycles')):>8}  {r.get('baseline', '')}\n"
-            )
+            write_row(out, r)
         for p in pairs:
-            if p["size"] == size:
+            if (p["size"], p["threads"]) == (size, threads):
                 rt = p["ratio"]
                 out.write(
                     f"  {'scope index vs walk':<22} {'':>15} {'':>12} {'':>11} "
@@ -257,6 +287,191 @@ def print_table(rows, pairs, out):
                     f"{fmt_ratio(rt['cycles']):>8}  walk everything\n"
                 )
         out.write("\n")
+
+
+PYTHON_ROWS = (
+    ("walk", "handle to every op by walk"),
+    ("drop", "drop every handle"),
+)
+
+
+def read_dumps(rest):
+    """The client-requested dumps of one callgrind run (<rest>.1, .2, ...),
+    by trigger label."""
+    dumps = {}
+    index = 1
+    while os.path.exists(f"{rest}.{index}"):
+        path = f"{rest}.{index}"
+        with open(path) as f:
+            trigger = next(
+                (l for l in f if l.startswith("desc: Trigger: Client Request: ")),
+                None,
+            )
+        if trigger is None:
+            raise Error(f"{path}: not a client-requested dump")
+        label = trigger.split("Client Request: ", 1)[1].strip()
+        dumps[label] = read_callgrind(path)
+        index += 1
+    return dumps
+
+
+def run_python(args, size, expected, out_dir):
+    """Runs python_bench.py's walk and drop rows at `size` ops under
+    callgrind (every timed call its own dump); returns the rows."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    stem = os.path.join(out_dir, f"python-{size}")
+    rest, log_file = stem + ".callgrind.out", stem + ".log"
+    for stale in [rest] + [f"{rest}.{i}" for i in range(1, 64)]:
+        if os.path.exists(stale):
+            os.remove(stale)
+    command = [
+        args.valgrind,
+        "--tool=callgrind",
+        "--cache-sim=yes",
+        f"--I1={args.I1}",
+        f"--D1={args.D1}",
+        f"--LL={args.LL}",
+        f"--callgrind-out-file={rest}",
+        "--instr-atstart=no",
+        args.python_exe,
+        os.path.join(here, "python_bench.py"),
+        f"--ops={size}",
+        f"--rounds={args.python_rounds}",
+        "--warmup=1",
+        "--rows=walk,drop",
+        "--dump-timed-calls",
+    ]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (args.python_packages, env.get("PYTHONPATH", "")) if p
+    )
+    start = time.monotonic()
+    with open(log_file, "w") as log:
+        result = subprocess.run(
+            command, stdout=subprocess.PIPE, stderr=log, text=True, env=env
+        )
+        log.write("\n--- stdout ---\n" + result.stdout)
+    if result.returncode != 0:
+        with open(log_file) as log:
+            lines = [l for l in log if not re.match(r"(==|--)\d+(==|--)", l)]
+        raise Error(
+            f"python_bench.py under valgrind exited with {result.returncode} "
+            f"at {size} ops (log: {log_file}):\n{''.join(lines[-12:])}"
+        )
+    m = re.search(r"python: (\d+) ops", result.stdout)
+    if not m:
+        raise Error(f"python_bench.py printed no op count ({log_file})")
+    ops = int(m.group(1))
+    dumps = read_dumps(rest)
+    rows = []
+    for row, label in PYTHON_ROWS:
+        for variant in ("tracked", "bare"):
+            per_round = []
+            for r in range(args.python_rounds):
+                key = f"{row} {variant} round {r}"
+                if key not in dumps:
+                    raise Error(f"no dump {key!r} in {rest}.*: {sorted(dumps)}")
+                counts, caches = dumps[key]
+                if caches != expected:
+                    raise Error(f"{rest}: caches {caches}, asked {expected}")
+                per_round.append(counts)
+            # The round with the median instruction count stands for the row.
+            per_round.sort(key=lambda c: c["Ir"])
+            counts = per_round[len(per_round) // 2]
+            entry = {
+                "group": "python",
+                "config": f"{row}: {variant}",
+                "label": label,
+                "size": size,
+                "threads": 1,
+                "ops": ops,
+            }
+            entry.update(derive(counts, args.l1_weight, args.ll_weight))
+            entry["events"] = {e: counts[e] for e in EVENTS}
+            rows.append(entry)
+    print(
+        f"python_bench.py, {size} ops: {time.monotonic() - start:.0f} s",
+        file=sys.stderr,
+        flush=True,
+    )
+    return rows
+
+
+def print_python_table(rows, out):
+    for size in sorted({r["size"] for r in rows}):
+        sized = [r for r in rows if r["size"] == size]
+        out.write(
+            f"python_bench.py: {sized[0]['ops']} ops (--sizes={size}), each "
+            "timed call (median round)\n"
+        )
+        write_header(out, "row: variant")
+        for r in sized:
+            write_row(out, r)
+        out.write("\n")
+
+
+def python_main(args, sizes, expected, table):
+    """simulated_bench.py --python: the Python rows, tracked against bare."""
+    if not os.path.isdir(os.path.join(args.python_packages, "mlir_tracking")):
+        raise Error(
+            f"no mlir_tracking package in {args.python_packages}: build the "
+            "Python package or pass --python-packages"
+        )
+    out_dir = args.out_dir or tempfile.mkdtemp(prefix="simulated_bench.")
+    os.makedirs(out_dir, exist_ok=True)
+    rows = []
+    for size in sizes:
+        rows += run_python(args, size, expected, out_dir)
+    if not args.out_dir:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    keys = ("instructions", "l1_misses", "ll_misses", "cycles")
+    for r in rows:
+        base = next(
+            b
+            for b in rows
+            if b["size"] == r["size"]
+            and b["config"] == r["config"].split(":")[0] + ": bare"
+        )
+        r["baseline"] = base["config"]
+        r["ratio"] = {k: ratio(r[k], base[k]) for k in keys}
+    formula = cycles_formula(args)
+    table.write(
+        f"callgrind, caches I1 {args.I1}, D1 {args.D1}, LL {args.LL} "
+        f"(SIZE,ASSOC,LINE); est. cycles = {formula}\n\n"
+    )
+    print_python_table(rows, table)
+    write_json(
+        args,
+        {
+            "tool": "callgrind --cache-sim=yes",
+            "collected": "each timed call of python_bench.py (walk, drop)",
+            "rounds": args.python_rounds,
+            "caches": {k: getattr(args, k) for k in ("I1", "D1", "LL")},
+            "weights": {"l1": args.l1_weight, "ll": args.ll_weight},
+            "cycles_formula": formula,
+            "rows": rows,
+        },
+    )
+    return 0
+
+
+def cycles_formula(args):
+    return (
+        f"Ir + {args.l1_weight:g} x (I1mr + D1mr + D1mw) + "
+        f"{args.ll_weight:g} x (ILmr + DLmr + DLmw)"
+    )
+
+
+def write_json(args, document):
+    if not args.json:
+        return
+    if args.json == "-":
+        json.dump(document, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        with open(args.json, "w") as f:
+            json.dump(document, f, indent=2)
+            f.write("\n")
 
 
 def main(argv):
@@ -273,6 +488,12 @@ def main(argv):
     parser.add_argument("--valgrind", default="valgrind", help="valgrind to run")
     parser.add_argument(
         "--sizes", default="20000,140000", help="IR sizes in ops, comma-separated"
+    )
+    parser.add_argument(
+        "--threads",
+        default="1",
+        help="thread counts, comma-separated (tracking-bench --thread-counts; "
+        "2: the context's thread pool, counted over every thread)",
     )
     parser.add_argument(
         "--held",
@@ -335,20 +556,50 @@ def main(argv):
         help="valgrind processes at once (default 1: leave the other core "
         "to others; the counts do not depend on it)",
     )
+    parser.add_argument(
+        "--python",
+        action="store_true",
+        help="instead of tracking-bench: python_bench.py's walk and drop rows "
+        "(tracked handles against the bare wrapper) at each of --sizes ops",
+    )
+    parser.add_argument(
+        "--python-packages",
+        default=os.path.join(here, "..", "build", "python_packages"),
+        help="with --python: the folder holding mlir_tracking (PYTHONPATH)",
+    )
+    parser.add_argument(
+        "--python-exe",
+        default=sys.executable,
+        help="with --python: the interpreter to run (default: this one)",
+    )
+    parser.add_argument(
+        "--python-rounds",
+        type=int,
+        default=1,
+        help="with --python: counted rounds (python_bench.py --rounds; a "
+        "warm-up round runs first); the median round's counts stand",
+    )
     parser.add_argument("--json", default="", help="write the figures ('-': stdout)")
     args = parser.parse_args(argv)
 
     try:
         args.held = [int(v) for v in args.held.split(",") if v]
         sizes = [int(v) for v in args.sizes.split(",") if v]
+        thread_counts = [int(v) for v in args.threads.split(",") if v]
     except ValueError:
-        parser.error("--sizes and --held want comma-separated integers")
+        parser.error("--sizes, --threads and --held want comma-separated integers")
     if not sizes:
         parser.error("--sizes is empty")
+    if not thread_counts or min(thread_counts) < 1:
+        parser.error("--threads wants thread counts of at least 1")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     if args.reuse and not args.out_dir:
         parser.error("--reuse needs --out-dir")
+    if args.python and (args.reuse or args.only or args.instrument_all):
+        parser.error("--python takes none of --reuse, --only, --instrument-all")
+    if args.python_rounds < 1:
+        parser.error("--python-rounds must be at least 1")
     table = sys.stderr if args.json == "-" else sys.stdout
 
     try:
@@ -362,6 +613,8 @@ def main(argv):
                 f"{args.valgrind} not found: install valgrind "
                 "(scripts/setup.sh does)"
             )
+        if args.python:
+            return python_main(args, sizes, expected, table)
         if not os.access(args.bench, os.X_OK):
             raise Error(
                 f"{args.bench} is not an executable: build tracking-bench "
@@ -369,14 +622,17 @@ def main(argv):
             )
         out_dir = args.out_dir or tempfile.mkdtemp(prefix="simulated_bench.")
         os.makedirs(out_dir, exist_ok=True)
-        runs = [(s, g, n) for s in sizes for g, n in names]
+        runs = [(s, t, g, n) for s in sizes for t in thread_counts for g, n in names]
 
-        def measure(index, size, group, name):
-            stem = os.path.join(out_dir, f"{size}-{slug(name)}")
+        def measure(index, size, threads, group, name):
+            stem = os.path.join(out_dir, f"{size}-{threads}t-{slug(name)}")
             out_file, log_file = stem + ".callgrind.out", stem + ".log"
             start = time.monotonic()
             if args.reuse and check_reusable(
-                out_file, log_file, expected, bench_arguments(args, size, name)
+                out_file,
+                log_file,
+                expected,
+                bench_arguments(args, size, threads, name),
             ):
                 with open(log_file) as log:
                     text = log.read()
@@ -385,21 +641,25 @@ def main(argv):
                 )
                 how = "reused"
             else:
-                ops = run_one(args, size, name, out_file, log_file)
+                ops = run_one(args, size, threads, name, out_file, log_file)
                 how = f"{time.monotonic() - start:.0f} s"
             counts, caches = read_callgrind(out_file)
             if caches != expected:
                 raise Error(f"{out_file}: caches {caches}, asked {expected}")
             if counts["Ir"] == 0:
-                raise Error(
-                    f"{out_file}: nothing collected inside {TOGGLE} "
-                    "(a binary without symbols?)"
-                )
-            row = {"group": group, "config": name, "size": size, "ops": ops}
+                raise Error(f"{out_file}: nothing counted in the timed call")
+            row = {
+                "group": group,
+                "config": name,
+                "size": size,
+                "threads": threads,
+                "ops": ops,
+            }
             row.update(derive(counts, args.l1_weight, args.ll_weight))
             row["events"] = {e: counts[e] for e in EVENTS}
             print(
-                f"[{index}/{len(runs)}] {size} ops, {name}: {how}",
+                f"[{index}/{len(runs)}] {size} ops, {threads} thread(s), "
+                f"{name}: {how}",
                 file=sys.stderr,
                 flush=True,
             )
@@ -424,58 +684,53 @@ def main(argv):
 
     keys = ("instructions", "l1_misses", "ll_misses", "cycles")
 
-    def find(size, name):
+    def find(size, threads, name):
         for r in rows:
-            if r["size"] == size and r["config"] == name:
+            if (r["size"], r["threads"], r["config"]) == (size, threads, name):
                 return r
         return None
 
     for r in rows:
-        base = find(r["size"], BASELINES[r["group"]])
+        base = find(r["size"], r["threads"], BASELINES[r["group"]])
         if base is not None:
             r["baseline"] = base["config"]
             r["ratio"] = {k: ratio(r[k], base[k]) for k in keys}
     pairs = []
     for size in sizes:
-        ours, walk = find(size, "scope index (ours)"), find(size, "walk everything")
-        if ours and walk:
-            pairs.append(
-                {
-                    "size": size,
-                    "config": ours["config"],
-                    "baseline": walk["config"],
-                    "ratio": {k: ratio(ours[k], walk[k]) for k in keys},
-                }
-            )
+        for threads in thread_counts:
+            ours = find(size, threads, "scope index (ours)")
+            walk = find(size, threads, "walk everything")
+            if ours and walk:
+                pairs.append(
+                    {
+                        "size": size,
+                        "threads": threads,
+                        "config": ours["config"],
+                        "baseline": walk["config"],
+                        "ratio": {k: ratio(ours[k], walk[k]) for k in keys},
+                    }
+                )
 
-    formula = (
-        f"Ir + {args.l1_weight:g} x (I1mr + D1mr + D1mw) + "
-        f"{args.ll_weight:g} x (ILmr + DLmr + DLmw)"
-    )
+    formula = cycles_formula(args)
     table.write(
         f"callgrind, caches I1 {args.I1}, D1 {args.D1}, LL {args.LL} "
         f"(SIZE,ASSOC,LINE); est. cycles = {formula}\n\n"
     )
     print_table(rows, pairs, table)
 
-    if args.json:
-        document = {
+    write_json(
+        args,
+        {
             "tool": "callgrind --cache-sim=yes",
-            "collected_inside": TOGGLE,
-            "threads": 1,
+            "collected": COLLECTED,
+            "threads": thread_counts,
             "caches": {k: getattr(args, k) for k in ("I1", "D1", "LL")},
             "weights": {"l1": args.l1_weight, "ll": args.ll_weight},
             "cycles_formula": formula,
             "rows": rows,
             "scope_index_vs_walk": pairs,
-        }
-        if args.json == "-":
-            json.dump(document, sys.stdout, indent=2)
-            sys.stdout.write("\n")
-        else:
-            with open(args.json, "w") as f:
-                json.dump(document, f, indent=2)
-                f.write("\n")
+        },
+    )
     return 0
 
 

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """ctest's smoke run of simulated_bench.py: two configurations at a tiny
-size; checks the table's and the JSON's structure and plain facts (the
-baseline's ratio is 1, counts are positive), never a ratio's value; then
-that bad input (a configuration that does not exist, a missing binary or
-valgrind, a bad cache geometry, a program that fails under valgrind) gets
-one line and exit code 1.
+size (two functions), on one thread and on two; checks the table's and the
+JSON's structure and plain facts (the baseline's ratio is 1, counts are
+positive, two threads count the workers' work), never a ratio against a
+target; then that bad input (a configuration that does not exist, a
+missing binary or valgrind, a bad cache geometry, a bad thread count, a
+program that fails under valgrind or writes no dump of its timed call,
+--python without the package) gets one line and exit code 1 (2 for a
+malformed option). A --python run itself is too slow for ctest (about 80 s
+of CPU at 500 ops under valgrind).
 
 Usage: simulated_bench_smoke.py TRACKING_BENCH
 """
@@ -27,8 +31,8 @@ def main(argv):
         return fail("usage: simulated_bench_smoke.py TRACKING_BENCH")
     tool = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                         "simulated_bench.py")
-    command = [sys.executable, tool, f"--bench={argv[0]}", "--sizes=400",
-               "--jobs=2", "--json=-"]
+    command = [sys.executable, tool, f"--bench={argv[0]}", "--sizes=800",
+               "--threads=1,2", "--jobs=2", "--json=-"]
     for config in CONFIGS:
         command += ["--only", config]
     result = subprocess.run(command, capture_output=True, text=True)
@@ -36,7 +40,8 @@ def main(argv):
         return fail(f"exit code {result.returncode}", result.stderr)
     # The table goes to stderr with --json=-.
     table = result.stderr
-    for text in ("est. cycles = Ir + 10 x", "ops (--sizes=400)", *CONFIGS):
+    for text in ("est. cycles = Ir + 10 x", "ops (--sizes=800), one thread",
+                 "ops (--sizes=800), 2 threads, summed", *CONFIGS):
         if text not in table:
             return fail(f"no {text!r} in the table", table)
     try:
@@ -44,8 +49,10 @@ def main(argv):
     except json.JSONDecodeError as error:
         return fail(f"the JSON does not parse: {error}", result.stdout)
     rows = document["rows"]
-    if [row["config"] for row in rows] != list(CONFIGS):
-        return fail("rows are not the two configurations", result.stdout)
+    expected = [(threads, config) for threads in (1, 2) for config in CONFIGS]
+    if [(row["threads"], row["config"]) for row in rows] != expected:
+        return fail("rows are not the two configurations on one and two "
+                    "threads", result.stdout)
     for row in rows:
         for key in ("instructions", "l1_misses", "ll_misses", "cycles", "ops"):
             if not row[key] > 0:
@@ -54,27 +61,42 @@ def main(argv):
             return fail(f"{row['config']}: baseline {row['baseline']!r}")
         if row["cycles"] <= row["instructions"]:
             return fail(f"{row['config']}: cycles not above instructions")
-    if any(value != 1 for value in rows[0]["ratio"].values()):
-        return fail(f"the baseline's ratios are {rows[0]['ratio']}")
+    for baseline in (rows[0], rows[2]):
+        if any(value != 1 for value in baseline["ratio"].values()):
+            return fail(f"the baseline's ratios are {baseline['ratio']}")
+    # Two threads count the thread pool's workers too: the same pipeline's
+    # instructions stay within a few percent of one thread's. Counting only
+    # the calling thread (callgrind's --toggle-collect) would miss most:
+    # under valgrind the workers run nearly all of the two functions.
+    one, two = rows[0]["instructions"], rows[2]["instructions"]
+    if not 0.8 < two / one < 1.25:
+        return fail(f"two threads counted {two} instructions, one {one}")
     if document["scope_index_vs_walk"]:
         return fail("a scope-index pair without its configurations")
 
-    # Bad input: one line naming the problem and exit code 1, no traceback.
+    # Bad input: one line naming the problem, no traceback, and exit code 1
+    # (2 for a malformed option, as argparse reports usage errors).
     bad_runs = (
-        (["--only", "no such configuration"], "matches no configuration"),
-        (["--bench=/nonexistent/tracking-bench"], "is not an executable"),
-        (["--valgrind=/nonexistent/valgrind"], "not found"),
-        (["--LL=2097152,16"], "wants SIZE,ASSOC,LINE"),
-        (["--bench=/bin/false", "--only", "upstream passes"], "exited with 1"),
+        (["--only", "no such configuration"], "matches no configuration", 1),
+        (["--bench=/nonexistent/tracking-bench"], "is not an executable", 1),
+        (["--valgrind=/nonexistent/valgrind"], "not found", 1),
+        (["--LL=2097152,16"], "wants SIZE,ASSOC,LINE", 1),
+        (["--threads=0"], "--threads wants thread counts", 2),
+        (["--bench=/bin/false", "--only", "upstream passes"], "exited with 1", 1),
+        (["--bench=/bin/true", "--only", "upstream passes"],
+         "no single dump of the timed call", 1),
+        (["--python", "--python-packages=/nonexistent"],
+         "no mlir_tracking package", 1),
+        (["--python", "--only", "upstream passes"], "--python takes none of", 2),
     )
-    for extra, message in bad_runs:
+    for extra, message, code in bad_runs:
         bad = subprocess.run(
             [sys.executable, tool, f"--bench={argv[0]}", "--sizes=400", *extra],
             capture_output=True, text=True)
-        if (bad.returncode != 1 or message not in bad.stderr
+        if (bad.returncode != code or message not in bad.stderr
                 or "Traceback" in bad.stderr):
-            return fail(f"{extra}: exit code {bad.returncode}, want 1 and "
-                        f"{message!r}", bad.stderr)
+            return fail(f"{extra}: exit code {bad.returncode}, want {code} "
+                        f"and {message!r}", bad.stderr)
     print(table)
     return 0
 

@@ -16,6 +16,10 @@
 
 #include <pybind11/functional.h>
 
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#endif
+
 using namespace mlir;
 using namespace mlir::tracking::python;
 
@@ -46,4 +50,44 @@ void mlir::tracking::python::populateBenchmarkSupport(py::module_ &m) {
       py::arg("operation"), py::arg("callback"),
       "Calls `callback` with a BareOperation for every op nested in "
       "`operation` (post-order), like Operation.walk without tracking.");
+  // Callgrind's client requests, so that python_bench.py can bracket each
+  // timed call (benchmarks/simulated_bench.py --python); outside valgrind
+  // they do nothing.
+  m.def(
+      "callgrind_instrument",
+      [](bool on) {
+#ifdef CALLGRIND_START_INSTRUMENTATION
+        if (on)
+          CALLGRIND_START_INSTRUMENTATION;
+        else
+          CALLGRIND_STOP_INSTRUMENTATION;
+#else
+        throw std::runtime_error("built without <valgrind/callgrind.h>");
+#endif
+      },
+      py::arg("on"),
+      "Turns callgrind's instrumentation on or off (run it with "
+      "--instr-atstart=no to skip the interpreter's start).");
+  m.def(
+      "callgrind_zero_stats",
+      [] {
+#ifdef CALLGRIND_ZERO_STATS
+        CALLGRIND_ZERO_STATS;
+#else
+        throw std::runtime_error("built without <valgrind/callgrind.h>");
+#endif
+      },
+      "Zeroes callgrind's counters (every thread).");
+  m.def(
+      "callgrind_dump_stats",
+      [](const std::string &label) {
+#ifdef CALLGRIND_DUMP_STATS_AT
+        CALLGRIND_DUMP_STATS_AT(label.c_str());
+#else
+        throw std::runtime_error("built without <valgrind/callgrind.h>");
+#endif
+      },
+      py::arg("label"),
+      "Dumps callgrind's counters since the last zero or dump, with "
+      "`label` as the dump's trigger.");
 }
