@@ -15,13 +15,12 @@ using namespace mlir;
 using namespace mlir::tracking::detail;
 
 void AddressMap::reserve(size_t wanted) {
-  // At most 3/4 full: linear probing stays short.
   unsigned log2 = slots ? log2Capacity : 4;
-  while (wanted * 4 > (size_t(1) << log2) * 3)
+  while (wanted > maxEntries(log2))
     ++log2;
   // A table counted per lane grows early by the lanes' unfolded counts:
   // leave room for them too, so that the inserts reserved for never grow it.
-  while ((wanted + unfoldedSlack(log2)) * 4 > (size_t(1) << log2) * 3)
+  while (wanted + unfoldedSlack(log2) > maxEntries(log2))
     ++log2;
   if (!slots || log2 > log2Capacity)
     rehash(log2);
@@ -156,8 +155,7 @@ void AddressMap::rehash(unsigned newLog2Capacity) {
   if (log2Capacity > 32)
     llvm::report_fatal_error("mlir-tracking: too many tracked ops");
   laneCounted = (size_t(1) << log2Capacity) >= kLaneCountedCapacity;
-  growAt =
-      ptrdiff_t((size_t(3) << log2Capacity) / 4 - unfoldedSlack(log2Capacity));
+  growAt = ptrdiff_t(maxEntries(log2Capacity) - unfoldedSlack(log2Capacity));
   mask = (size_t(1) << log2Capacity) - 1;
   homeShift = 64 - log2Capacity;
   slots = allocateSlots(mask + 1);

@@ -163,6 +163,18 @@ public:
   /// Calls `fn` with every mapped record. `fn` must not change the table.
   void forEach(llvm::function_ref<void(HandleRecord *)> fn) const;
 
+  /// A table holds at most this many eighths of its slots: 4.6 to 9.1
+  /// bytes a key. (At 3/4, 5.3 to 10.7 bytes a key, the table just grown
+  /// took a handle over 64 bytes between the sizes where it doubles; at
+  /// 7/8 probes are about twice as long at the limit, the locality-
+  /// preserving homes keep the dense runs' entries near theirs:
+  /// RegistryStructuresTest.)
+  static constexpr size_t kMaxLoadEighths = 7;
+  /// The most entries a table of 2^log2 slots holds.
+  static constexpr size_t maxEntries(unsigned log2) {
+    return (kMaxLoadEighths << log2) / 8;
+  }
+
   /// Net changes a lane counts before folding them into the shared count.
   static constexpr ptrdiff_t kFoldAt = 64;
   /// Tables of at least this many slots count per lane; smaller ones fold
@@ -281,7 +293,8 @@ private:
   /// may be negative: a lane may erase what another inserted).
   ptrdiff_t folded = 0;
   /// The table grows before an insert when `folded` reaches this: at most
-  /// 3/4 full, even with every lane's unfolded inserts (0 without slots).
+  /// `kMaxLoadEighths` full, even with every lane's unfolded inserts (0
+  /// without slots).
   ptrdiff_t growAt = 0;
   /// Whether the count is kept per lane (in a large table).
   bool laneCounted = false;

@@ -161,7 +161,9 @@ struct RegistryImpl : LockFreeKeys {
   /// The lanes that have a table (a bit each; guarded by the lock).
   unsigned untrackedLaneMask = 0;
   static_assert(kNumLanes <= 32, "a bit per lane");
-  /// Every filter made, the current one last (`filter` in the base).
+  /// Every filter made, the current one last (`filter` in the base); the
+  /// others are retired (OpFilter::retire), kept because a reader on another
+  /// thread may still be testing one.
   alignas(kCacheLine) std::vector<std::unique_ptr<OpFilter>> filters;
 
   /// Called under the lock after the maps changed. Writes only a change:
@@ -266,14 +268,17 @@ struct RegistryImpl : LockFreeKeys {
 
   /// Makes the filter large enough for `keys` keys: rebuilt (from every key
   /// now in the maps) at once for a batch of keys about to be added, rather
-  /// than at each doubling as they come.
+  /// than at each doubling as they come. The filter it replaces is retired
+  /// (OpFilter::retire: its pages given back, a reader still testing it
+  /// takes the locked path).
   /// Registries of this many keys and more get a filter of at least
-  /// 2^kFilterFloorLog2Bits bits (128 KiB): with 16 to 32 bits a key, about
-  /// 1 in 20 notifications about an untracked op took the lock to find
-  /// nothing (10% of 140k ops held), and the fixed size costs a handle
-  /// nothing in the large registries where 32 bits a key are more.
+  /// 2^kFilterFloorLog2Bits bits (64 KiB) when it is rebuilt: with 16 to 32
+  /// bits a key, about 1 in 20 notifications about an untracked op took the
+  /// lock to find nothing (10% of 140k ops held). (2^20 bits cost a handle
+  /// 8 bytes at 16,385 keys, where the floor first applies one key at a
+  /// time: over 64 bytes a handle.)
   static constexpr size_t kFilterFloorKeys = size_t(1) << 12;
-  static constexpr unsigned kFilterFloorLog2Bits = 20;
+  static constexpr unsigned kFilterFloorLog2Bits = 19;
   /// Below the floor, the bits per key (as a shift) that a filter is sized
   /// for: 128 to 256, rebuilt below 64. The filter maps a run of 2^log2Bits
   /// 64-byte blocks onto its bits in order, and runs overlay at hashed
@@ -283,14 +288,22 @@ struct RegistryImpl : LockFreeKeys {
   /// with 128 bits a key (a 16 MiB run) almost none do. At most 32 bytes a
   /// key, less than the floor costs a registry of 4,096 keys.
   static constexpr unsigned kSmallFilterLog2BitsPerKey = 7;
+  /// Above the floor, a filter is rebuilt below 16 bits a key, twice as
+  /// large (32 bits a key): 2 to 4 bytes a handle. (Sized for 32 to 64 bits
+  /// a key, each rebuild quadrupled it: 8 bytes a handle just after, which
+  /// with the address map just grown took a handle over 64 bytes.)
+  static constexpr unsigned kLargeFilterLog2BitsPerKey = 4;
   void reserveKeys(size_t keys) {
     const OpFilter *current = filter.load(std::memory_order_relaxed);
-    // About 16 bits per key at least (64 below the floor): a false positive
-    // rate of a few percent at most.
-    unsigned log2BitsPerKey =
-        keys < kFilterFloorKeys ? kSmallFilterLog2BitsPerKey : 5;
+    unsigned log2BitsPerKey = keys < kFilterFloorKeys
+                                  ? kSmallFilterLog2BitsPerKey
+                                  : kLargeFilterLog2BitsPerKey;
+    // Rebuilt below half the bits a key it is sized for (64 below the
+    // floor, 16 above): a false positive rate of a few percent at most.
+    unsigned rebuildShift =
+        keys < kFilterFloorKeys ? log2BitsPerKey - 1 : log2BitsPerKey;
     if (current &&
-        (keys << (log2BitsPerKey - 1)) <= (size_t(1) << current->getLog2Bits()))
+        (keys << rebuildShift) <= (size_t(1) << current->getLog2Bits()))
       return;
     unsigned log2Bits = 12;
     while ((size_t(1) << log2Bits) < (keys << log2BitsPerKey))
@@ -301,7 +314,17 @@ struct RegistryImpl : LockFreeKeys {
     byOp.forEach([&](HandleRecord *record) { rebuilt->set(record->op); });
     scopeIndex.forEachScope([&](Operation *scope) { rebuilt->set(scope); });
     filter.store(rebuilt.get(), std::memory_order_release);
+    if (!filters.empty())
+      filters.back()->retire();
     filters.push_back(std::move(rebuilt));
+  }
+
+  /// Bytes of the filters' mappings that are not retired.
+  size_t getFilterMappedBytes() const {
+    size_t bytes = 0;
+    for (const std::unique_ptr<OpFilter> &each : filters)
+      bytes += each->getMappedBytes();
+    return bytes;
   }
 
   //===--------------------------------------------------------------------===//
@@ -988,7 +1011,7 @@ size_t HandleRegistry::getNumTrackedOps() const {
 
 size_t HandleRegistry::getMappedBytes() const {
   std::lock_guard<RegistryMutex> lock(impl->mutex);
-  return impl->arena.getMappedBytes();
+  return impl->arena.getMappedBytes() + impl->getFilterMappedBytes();
 }
 
 void HandleRegistry::forEachTrackedOp(

@@ -24,29 +24,52 @@
 
 namespace mlir::tracking::detail {
 
-/// A bit per address block (see `index`), set for every op that is a key of the
-/// address map or of the scope index, and read without the lock: a clear bit
-/// proves that a notification about the op has nothing to do. Bits are only set
-/// (under the lock); a filter is rebuilt, larger, as the keys grow, and the
-/// old one is kept until the registry state dies since a reader on another
-/// thread may still be testing it. Bits of keys that left stay set (false
-/// positives take the locked path, which is always correct).
+/// A bit per address block (see `index`), cleared for every op that is a key
+/// of the address map or of the scope index, and read without the lock: a
+/// set bit proves that a notification about the op has nothing to do. Bits
+/// are only cleared (under the lock); a filter is rebuilt, larger, as the
+/// keys grow. Bits of keys that left stay clear (false positives take the
+/// locked path, which is always correct).
+///
+/// Inverted (a clear bit for a key) so that an old filter can give its
+/// memory back while a reader on another thread may still be testing it:
+/// `retire` replaces its pages by fresh zeroed ones, which cost no memory
+/// until written and which every test reads as "may be a key". A reader of
+/// a retired filter takes the locked path, as a false positive does, and
+/// the retired filters of a growing registry cost nothing (they held as
+/// many bits as the current one: 2 to 4 bytes per handle).
 class OpFilter {
 public:
-  explicit OpFilter(unsigned log2Bits)
-      : words(new std::atomic<uint64_t>[(size_t(1) << log2Bits) / 64]()),
-        mask((uint64_t(1) << log2Bits) - 1), log2Bits(log2Bits),
-        offsetShift(64 - log2Bits) {}
+  /// Filters of at least this many bytes are mapped on their own (and their
+  /// pages given back by `retire`); smaller ones are allocated and kept.
+  static constexpr size_t kMinMappedBytes = 4096;
+
+  explicit OpFilter(unsigned log2Bits);
+  ~OpFilter();
+  OpFilter(const OpFilter &) = delete;
+  OpFilter &operator=(const OpFilter &) = delete;
+
   unsigned getLog2Bits() const { return log2Bits; }
   void set(const void *key) {
     size_t bit = index(key);
-    words[bit / 64].fetch_or(uint64_t(1) << (bit % 64),
-                             std::memory_order_relaxed);
+    words[bit / 64].fetch_and(~(uint64_t(1) << (bit % 64)),
+                              std::memory_order_relaxed);
   }
   bool test(const void *key) const {
     size_t bit = index(key);
-    return (words[bit / 64].load(std::memory_order_relaxed) >> (bit % 64)) & 1;
+    return !((words[bit / 64].load(std::memory_order_relaxed) >> (bit % 64)) &
+             1);
   }
+  /// Under the registry lock, once another filter is published: gives back
+  /// the pages of a mapped filter (every test answers true from then on).
+  /// No-op for a small one.
+  void retire();
+  /// Bytes of the words that are mapped and not retired (what
+  /// `HandleRegistry::getMappedBytes` counts for the filter).
+  size_t getMappedBytes() const { return retired ? 0 : mappedBytes; }
+  bool isRetired() const { return retired; }
+  /// The words (for tests).
+  const void *getWords() const { return words; }
 
 private:
   /// Locality-preserving: ops are at least 64 bytes apart, so each 64-byte
@@ -65,10 +88,13 @@ private:
   }
   /// Every notification about an untracked op tests a bit: the words and
   /// what `index` derives from the size are kept precomputed, on one line.
-  std::unique_ptr<std::atomic<uint64_t>[]> words;
+  std::atomic<uint64_t> *words;
   uint64_t mask;
   unsigned log2Bits;
   unsigned offsetShift;
+  /// The size of the words' mapping (0 for allocated words).
+  size_t mappedBytes;
+  bool retired = false;
 };
 
 /// What a notification reads, without the lock, to prove that its op has
@@ -98,13 +124,14 @@ struct alignas(64) LockFreeKeys {
   std::atomic<UntrackedLane *> untrackedLanes[kNumLanes] = {};
 
   /// Lock-free: false proves that `op` is neither tracked nor a scope.
+  /// (A filter retired meanwhile answers true: see OpFilter.)
   bool mayHaveKey(const void *op) const {
     // The filter first: it rules out most untracked ops on a line that many
     // neighbours share (the filter keeps 512 blocks of addresses on a line,
     // the untracked table 8). The likely path falls through, so that the
-    // listener's inlined copy of this test is one run of code. A clear bit
-    // proves `op` no key whether or not keys exist (bits are set for keys
-    // only), so the flag is read only after a set bit or without a filter.
+    // listener's inlined copy of this test is one run of code. A set bit
+    // proves `op` no key whether or not keys exist (bits are cleared for
+    // keys only), so the flag is read only after a set bit or without a filter.
     const OpFilter *current = filter.load(std::memory_order_acquire);
     if (LLVM_LIKELY(current != nullptr) && LLVM_LIKELY(!current->test(op)))
       return false;
