@@ -40,9 +40,11 @@ namespace mlir::tracking::detail {
 /// many bits as the current one: 2 to 4 bytes per handle).
 class OpFilter {
 public:
-  /// Filters of at least this many bytes are mapped on their own (and their
-  /// pages given back by `retire`); smaller ones are allocated and kept.
-  static constexpr size_t kMinMappedBytes = 4096;
+  /// Filters of at least this many bytes (2^17 bits, from 1,025 keys) are
+  /// mapped on their own (and their pages given back by `retire`); smaller
+  /// ones are allocated and kept (at most 10.5 KiB in all): a small
+  /// registry maps nothing.
+  static constexpr size_t kMinMappedBytes = size_t(16) << 10;
 
   explicit OpFilter(unsigned log2Bits);
   ~OpFilter();
