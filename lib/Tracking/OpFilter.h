@@ -133,7 +133,8 @@ struct alignas(64) LockFreeKeys {
     // the untracked table 8). The likely path falls through, so that the
     // listener's inlined copy of this test is one run of code. A set bit
     // proves `op` no key whether or not keys exist (bits are cleared for
-    // keys only), so the flag is read only after a set bit or without a filter.
+    // keys only), so the flag is read only after a clear bit or without a
+    // filter.
     const OpFilter *current = filter.load(std::memory_order_acquire);
     if (LLVM_LIKELY(current != nullptr) && LLVM_LIKELY(!current->test(op)))
       return false;
