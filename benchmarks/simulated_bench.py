@@ -168,6 +168,28 @@ def bench_arguments(args, size, threads, name):
     return arguments
 
 
+def callgrind_command(args, out_file):
+    """valgrind's arguments: callgrind with this run's simulated caches,
+    writing to `out_file` (client-requested dumps to `out_file`.1, .2, ...)."""
+    return [
+        args.valgrind,
+        "--tool=callgrind",
+        "--cache-sim=yes",
+        f"--I1={args.I1}",
+        f"--D1={args.D1}",
+        f"--LL={args.LL}",
+        f"--callgrind-out-file={out_file}",
+    ]
+
+
+def log_tail(log_file):
+    """The last lines of a run's log that are the program's or valgrind's own
+    messages, not valgrind's summary ("==pid==" lines)."""
+    with open(log_file) as log:
+        lines = [l for l in log if not re.match(r"(==|--)\d+(==|--)", l)]
+    return "".join(lines[-12:])
+
+
 def run_one(args, size, threads, name, out_file, log_file):
     """Runs one configuration at one size and thread count under callgrind,
     leaving the timed call's dump in `out_file`; returns the number of ops
@@ -175,15 +197,7 @@ def run_one(args, size, threads, name, out_file, log_file):
     # Callgrind writes the first client-requested dump to <file>.1 and what
     # is counted after the last dump to <file> at exit (not wanted).
     rest = out_file + ".rest"
-    command = [
-        args.valgrind,
-        "--tool=callgrind",
-        "--cache-sim=yes",
-        f"--I1={args.I1}",
-        f"--D1={args.D1}",
-        f"--LL={args.LL}",
-        f"--callgrind-out-file={rest}",
-    ]
+    command = callgrind_command(args, rest)
     if not args.instrument_all:
         command.append("--instr-atstart=no")
     command += [args.bench] + bench_arguments(args, size, threads, name)
@@ -194,15 +208,10 @@ def run_one(args, size, threads, name, out_file, log_file):
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=log, text=True)
         log.write("\n--- stdout ---\n" + result.stdout)
     if result.returncode != 0:
-        # The program's and valgrind's own messages, not valgrind's summary
-        # ("==pid==" lines).
-        with open(log_file) as log:
-            lines = [l for l in log if not re.match(r"(==|--)\d+(==|--)", l)]
-        tail = "".join(lines[-12:])
         raise Error(
             f"valgrind or tracking-bench under it exited with "
             f"{result.returncode} for {name!r} at {size} ops (log: "
-            f"{log_file}):\n{tail}"
+            f"{log_file}):\n{log_tail(log_file)}"
         )
     if not os.path.exists(rest + ".1") or os.path.exists(rest + ".2"):
         raise Error(
@@ -324,14 +333,7 @@ def run_python(args, size, expected, out_dir):
     for stale in [rest] + [f"{rest}.{i}" for i in range(1, 64)]:
         if os.path.exists(stale):
             os.remove(stale)
-    command = [
-        args.valgrind,
-        "--tool=callgrind",
-        "--cache-sim=yes",
-        f"--I1={args.I1}",
-        f"--D1={args.D1}",
-        f"--LL={args.LL}",
-        f"--callgrind-out-file={rest}",
+    command = callgrind_command(args, rest) + [
         "--instr-atstart=no",
         args.python_exe,
         os.path.join(here, "python_bench.py"),
@@ -352,11 +354,9 @@ def run_python(args, size, expected, out_dir):
         )
         log.write("\n--- stdout ---\n" + result.stdout)
     if result.returncode != 0:
-        with open(log_file) as log:
-            lines = [l for l in log if not re.match(r"(==|--)\d+(==|--)", l)]
         raise Error(
             f"python_bench.py under valgrind exited with {result.returncode} "
-            f"at {size} ops (log: {log_file}):\n{''.join(lines[-12:])}"
+            f"at {size} ops (log: {log_file}):\n{log_tail(log_file)}"
         )
     m = re.search(r"python: (\d+) ops", result.stdout)
     if not m:
