@@ -35,6 +35,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -199,22 +200,42 @@ double processCpuSeconds() {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/// Callgrind's client requests that tracking-bench makes.
+enum class CallgrindRequest { Instrument, StopInstrumenting, Zero, Dump };
+
+/// Sends `request` to callgrind (outside valgrind it does nothing). `option`
+/// names the flag that asked, for the error of a build without the header.
+void sendToCallgrind(CallgrindRequest request, const char *option) {
+#ifdef CALLGRIND_ZERO_STATS
+  switch (request) {
+  case CallgrindRequest::Instrument:
+    CALLGRIND_START_INSTRUMENTATION;
+    break;
+  case CallgrindRequest::StopInstrumenting:
+    CALLGRIND_STOP_INSTRUMENTATION;
+    break;
+  case CallgrindRequest::Zero:
+    CALLGRIND_ZERO_STATS;
+    break;
+  case CallgrindRequest::Dump:
+    CALLGRIND_DUMP_STATS_AT("timed call");
+    break;
+  }
+#else
+  (void)request;
+  llvm::report_fatal_error(llvm::Twine(option) +
+                           ": built without <valgrind/callgrind.h>");
+#endif
+}
+
 /// With --dump-timed-calls, brackets a timed call with callgrind's client
 /// requests. Zeroing and dumping cover every thread, unlike
 /// `--toggle-collect`, which follows one thread's calls and so misses what
 /// the thread pool's workers run.
 void markTimedCall(bool start) {
-  if (!dumpTimedCalls)
-    return;
-#ifdef CALLGRIND_ZERO_STATS
-  if (start)
-    CALLGRIND_ZERO_STATS;
-  else
-    CALLGRIND_DUMP_STATS_AT("timed call");
-#else
-  llvm::report_fatal_error("--dump-timed-calls: built without "
-                           "<valgrind/callgrind.h>");
-#endif
+  if (dumpTimedCalls)
+    sendToCallgrind(start ? CallgrindRequest::Zero : CallgrindRequest::Dump,
+                    "--dump-timed-calls");
 }
 
 Sample timeIt(const std::function<void()> &fn) {
@@ -356,17 +377,10 @@ void printRow(const Config &config, const Config *baseline) {
 /// so that the simulated caches hold what they would hold natively when the
 /// timed call starts.
 void setTimedInstrumentation(bool on) {
-  if (!instrumentTimedOnly)
-    return;
-#ifdef CALLGRIND_START_INSTRUMENTATION
-  if (on)
-    CALLGRIND_START_INSTRUMENTATION;
-  else
-    CALLGRIND_STOP_INSTRUMENTATION;
-#else
-  llvm::report_fatal_error("--instrument-timed-only: built without "
-                           "<valgrind/callgrind.h>");
-#endif
+  if (instrumentTimedOnly)
+    sendToCallgrind(on ? CallgrindRequest::Instrument
+                       : CallgrindRequest::StopInstrumenting,
+                    "--instrument-timed-only");
 }
 
 /// Runs every configuration `rounds` times, interleaved and rotated.
