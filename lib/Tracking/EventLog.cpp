@@ -185,9 +185,10 @@ TrackingEvent EventLog::expand(const CompactEvent &compact,
                                const void *recordKey) const {
   TrackingEvent event;
   event.kind = TrackingEvent::Kind(compact.kind);
-  event.op = describe(compact.op);
-  if (compact.replacement.name || compact.replacement.loc)
-    event.replacement = describe(compact.replacement);
+  event.op = describe({names[compact.opName], compact.opLoc});
+  if (compact.replacementName || compact.replacementLoc)
+    event.replacement =
+        describe({names[compact.replacementName], compact.replacementLoc});
   const CauseKey &cause = causes[compact.cause];
   const SourceKey &source = sources[std::get<0>(cause)];
   event.passKey = std::get<0>(source);
@@ -216,12 +217,16 @@ void EventLog::Freezer::freeze(SeenOp &seen) {
 }
 
 void EventLog::Freezer::freeze(HandleRecord *record) {
-  SeenOp location{nullptr, record->lastLoc};
-  freeze(location);
-  record->lastLoc = location.loc;
+  // Names are ids of the log's table, which `finish` freezes.
+  auto freezeLocation = [&](const void *&loc) {
+    SeenOp location{nullptr, loc};
+    freeze(location);
+    loc = location.loc;
+  };
+  freezeLocation(record->lastLoc);
   for (CompactEvent &event : log.eventsOf(record)) {
-    freeze(event.op);
-    freeze(event.replacement);
+    freezeLocation(event.opLoc);
+    freezeLocation(event.replacementLoc);
   }
 }
 

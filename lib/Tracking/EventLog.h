@@ -46,12 +46,15 @@ struct SeenOp {
   const void *loc = nullptr;
 };
 
-/// One event of a history, compact (40 bytes): the text of a TrackingEvent
-/// is built only when a history is read or an observer is installed.
+/// One event of a history, compact (32 bytes): the text of a TrackingEvent
+/// is built only when a history is read or an observer is installed. The
+/// ops' names are ids of the log's name table (`EventLog::nameId`), which
+/// freezes with the log, so only the locations are pointers of the context.
 struct CompactEvent {
-  SeenOp op;
-  /// For Replaced: the replacement op.
-  SeenOp replacement;
+  /// The op as last seen: its location (see SeenOp) and its name's id.
+  const void *opLoc = nullptr;
+  /// For Replaced: the replacement's location (null for none).
+  const void *replacementLoc = nullptr;
   /// The pool index of the root record the event happened to
   /// (TrackingEvent::recordKey).
   uint32_t recordIndex = 0;
@@ -59,9 +62,12 @@ struct CompactEvent {
   /// and their keys), the pattern and the reason, interned together.
   uint32_t cause : 30;
   uint32_t kind : 2;
+  uint32_t opName = 0;
+  /// For Replaced: the replacement's name id (0 for none).
+  uint32_t replacementName = 0;
   CompactEvent() : cause(0), kind(unsigned(TrackingEvent::Kind::Erased)) {}
 };
-static_assert(sizeof(CompactEvent) <= 40, "events must stay compact");
+static_assert(sizeof(CompactEvent) <= 32, "events must stay compact");
 
 /// The bounded history of a record is allocated with its first event (most
 /// records never get one) as a block of the log's HistoryPool holding the
@@ -161,20 +167,24 @@ public:
   /// "arith.addi at loc(...)".
   std::string describe(SeenOp seen) const;
 
-  /// An event about the op last seen as `op`.
-  CompactEvent makeEvent(TrackingEvent::Kind kind, SeenOp op,
-                         const EventSource &source, StringRef reason = {}) {
-    return makeEvent(kind, op, source, internReason(reason));
+  /// An event about the op last seen with the name id `name` (of `nameId`)
+  /// at `loc`.
+  CompactEvent makeEvent(TrackingEvent::Kind kind, uint32_t name,
+                         const void *loc, const EventSource &source,
+                         StringRef reason = {}) {
+    return makeEvent(kind, name, loc, source, internReason(reason));
   }
   /// The same with the reason interned already. Inline: most events take
   /// the cause their source remembers.
   LLVM_ATTRIBUTE_ALWAYS_INLINE CompactEvent makeEvent(TrackingEvent::Kind kind,
-                                                      SeenOp op,
+                                                      uint32_t name,
+                                                      const void *loc,
                                                       const EventSource &source,
                                                       uint32_t reason) {
     CompactEvent event;
     event.kind = unsigned(kind);
-    event.op = op;
+    event.opName = name;
+    event.opLoc = loc;
     // Causes are never dropped from a log: the one remembered stays valid.
     if (LLVM_LIKELY(source.internedBy == serial &&
                     reason == source.internedReason))
@@ -182,6 +192,12 @@ public:
     else
       event.cause = internSourceCause(source, reason);
     return event;
+  }
+  /// Sets the replacement of a Replaced event.
+  void setReplacement(CompactEvent &event, Operation *replacement) {
+    SeenOp seen = see(replacement);
+    event.replacementName = nameId(seen.name);
+    event.replacementLoc = seen.loc;
   }
   /// The event as text; `recordKey` names the record it happened to.
   TrackingEvent expand(const CompactEvent &compact,

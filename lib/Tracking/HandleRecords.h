@@ -101,6 +101,11 @@ struct HandleRecord {
     lastName = log.nameId(seen.name);
     lastLoc = seen.loc;
   }
+  /// Roots: the replacement of `event` (Replaced) as the op last seen.
+  void setLastToReplacement(const CompactEvent &event) {
+    lastName = event.replacementName;
+    lastLoc = event.replacementLoc;
+  }
 };
 static_assert(sizeof(HandleRecord) <= 40, "records must stay compact");
 static_assert(EventLog::kMaxHistory < 64, "historySize has 6 bits");

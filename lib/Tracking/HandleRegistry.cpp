@@ -334,7 +334,8 @@ struct RegistryImpl : LockFreeKeys {
   LLVM_ATTRIBUTE_ALWAYS_INLINE CompactEvent
   makeEvent(TrackingEvent::Kind kind, const HandleRecord *record,
             const EventSource &source, StringRef reason = {}) {
-    return events.makeEvent(kind, record->getLast(events), source, reason);
+    return events.makeEvent(kind, record->lastName, record->lastLoc, source,
+                            reason);
   }
 
   TrackingEvent expand(const CompactEvent &event) const {
@@ -1160,9 +1161,9 @@ RegistryNotifier::notifyOperationReplaced(Operation *op, Operation *replacement,
 
   HandleRecord *existing = impl.lookup(replacement);
   CompactEvent event = impl.events.makeEvent(
-      TrackingEvent::Kind::Replaced, record->getLast(impl.events), source,
+      TrackingEvent::Kind::Replaced, record->lastName, record->lastLoc, source,
       existing ? impl.events.getMergedReason() : 0);
-  event.replacement = EventLog::see(replacement);
+  impl.events.setReplacement(event, replacement);
   if (existing) {
     // Both handles now speak for the same op: `record` joins the group of
     // the handle that referred to it first. O(1): both are roots.
@@ -1172,7 +1173,7 @@ RegistryNotifier::notifyOperationReplaced(Operation *op, Operation *replacement,
     return;
   }
   impl.record(record, event, tx);
-  record->setLast(impl.events, event.replacement);
+  record->setLastToReplacement(event);
   impl.remapTaken(record, replacement);
 }
 
@@ -1196,8 +1197,8 @@ RegistryNotifier::notifyErased(Operation *op, const EventSource &source,
     impl.unindex(record);
     if (!isReleasing(record)) {
       CompactEvent event = impl.events.makeEvent(
-          TrackingEvent::Kind::Erased, record->getLast(impl.events), source,
-          impl.events.internReason(reason));
+          TrackingEvent::Kind::Erased, record->lastName, record->lastLoc,
+          source, impl.events.internReason(reason));
       impl.endRecordInline(record, HandleState::Erased, event, tx);
     }
   }
@@ -1331,7 +1332,7 @@ void RegistryNotifier::resolveDetached(const OpHandle &handle, Operation *op,
   if (replaced || existing) {
     CompactEvent event =
         impl.makeEvent(TrackingEvent::Kind::Replaced, record, source, reason);
-    event.replacement = seen;
+    impl.events.setReplacement(event, op);
     if (existing) {
       impl.events.setReason(event, impl.events.getMergedReason());
       impl.record(record, event, tx);

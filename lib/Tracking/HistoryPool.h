@@ -135,7 +135,7 @@ private:
   LLVM_ATTRIBUTE_NOINLINE Id allocateInAnotherLane(unsigned sizeClass,
                                                    unsigned lane);
   /// Class 0 has 2^kLog2BlocksPerChunk blocks per chunk, each larger class
-  /// half as many (chunks of about 20 KiB for 40-byte items).
+  /// half as many (chunks of 16 KiB for 32-byte items).
   static constexpr unsigned kLog2BlocksPerChunk = 9;
 
   struct SizeClass {

@@ -534,6 +534,63 @@ TEST(HandleRegistryStandaloneTest, HistoryOutlivesTheContext) {
   EXPECT_EQ(handle.getLastName(), "arith.addi");
 }
 
+/// An event keeps the op's and the replacement's names as ids of one table
+/// and their locations apart: a replacement by an op of another name, and
+/// the erasure of that op, read the same before and after the registry and
+/// the context end.
+TEST(HandleRegistryStandaloneTest, EventsKeepBothNamesAndLocations) {
+  OpHandle handle;
+  std::vector<std::string> liveHistory;
+  {
+    MLIRContext context;
+    loadTestDialects(context);
+    OwningOpRef<ModuleOp> module = parseModule(context, kTwoAdds);
+    HandleRegistry registry(&context);
+    Operation *add0 = findTagged(*module, "add0");
+    handle = registry.getHandle(add0);
+    TrackingListenerConfig config;
+    config.requireMatchingReplacementOpName = false;
+    TrackingListener listener(config, &registry);
+    IRRewriter rewriter(&context, &listener);
+    rewriter.setInsertionPoint(add0);
+    auto sub = arith::SubIOp::create(
+        rewriter, FileLineColLoc::get(&context, "sub.mlir", 3, 5),
+        add0->getOperand(0), add0->getOperand(1));
+    auto mul = arith::MulIOp::create(
+        rewriter, FileLineColLoc::get(&context, "mul.mlir", 9, 1),
+        add0->getOperand(0), add0->getOperand(1));
+    rewriter.replaceOp(add0, sub->getResults());
+    rewriter.replaceOp(sub, mul->getResults());
+    EXPECT_EQ(handle.get(), mul.getOperation());
+    EXPECT_EQ(handle.getLastName(), "arith.muli");
+    rewriter.eraseOp(mul);
+    for (const TrackingEvent &event : handle.getHistory())
+      liveHistory.push_back(event.str());
+  }
+  ASSERT_EQ(liveHistory.size(), 3u);
+  EXPECT_NE(liveHistory[0].find("arith.addi at loc("), std::string::npos)
+      << liveHistory[0];
+  EXPECT_NE(liveHistory[0].find("replaced by arith.subi at "
+                                "loc(\"sub.mlir\":3:5)"),
+            std::string::npos)
+      << liveHistory[0];
+  EXPECT_NE(liveHistory[1].find("arith.subi at loc(\"sub.mlir\":3:5): "
+                                "replaced by arith.muli at "
+                                "loc(\"mul.mlir\":9:1)"),
+            std::string::npos)
+      << liveHistory[1];
+  EXPECT_NE(liveHistory[2].find("arith.muli at loc(\"mul.mlir\":9:1)"),
+            std::string::npos)
+      << liveHistory[2];
+  std::vector<TrackingEvent> history = handle.getHistory();
+  ASSERT_EQ(history.size(), 3u);
+  for (size_t i = 0; i < history.size(); ++i)
+    EXPECT_EQ(history[i].str(), liveHistory[i]);
+  EXPECT_EQ(history[0].replacement, "arith.subi at loc(\"sub.mlir\":3:5)");
+  EXPECT_TRUE(history[2].replacement.empty());
+  EXPECT_EQ(handle.getLastName(), "arith.muli");
+}
+
 /// `mayHaveHandlesUnder` may answer true when nothing is tracked (a filter),
 /// but never false when a handle lies under the anchor.
 TEST_F(HandleRegistryTest, MayHaveHandlesUnderAnchors) {

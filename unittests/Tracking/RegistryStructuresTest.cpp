@@ -919,8 +919,9 @@ TEST(EventLogTest, HistoriesGrowThroughTheClassesAndKeepTheNewest) {
   EventSource source;
   source.pass = "p";
   for (uint32_t i = 0; i < 40; ++i) {
-    CompactEvent event = log.makeEvent(TrackingEvent::Kind::Erased, SeenOp(),
-                                       source, "r" + std::to_string(i));
+    CompactEvent event =
+        log.makeEvent(TrackingEvent::Kind::Erased, /*name=*/0, /*loc=*/nullptr,
+                      source, "r" + std::to_string(i));
     event.recordIndex = i;
     log.appendEvent(record, event);
     // Another record's history grows in between, in the same pool.
