@@ -20,6 +20,8 @@ using namespace mlir::tracking::detail;
 namespace {
 /// Chunks carved from a region's back start on a cache line of their own.
 constexpr size_t kLineBytes = 64;
+/// Slab chunks are populated page by page.
+constexpr size_t kPageBytes = 4096;
 
 std::atomic<size_t> defaultOrdinaryBytes{PageArena::kDefaultOrdinaryBytes};
 std::atomic<size_t> processMappedBytes{0};
@@ -42,23 +44,25 @@ size_t PageArena::getProcessMappings() {
   return processMappings.load(std::memory_order_relaxed);
 }
 
-char *PageArena::mapAligned(size_t bytes) {
-  assert(bytes % kRegionBytes == 0 && "whole regions");
-  // Map a region more than asked, then give back the misaligned ends.
-  size_t padded = bytes + kRegionBytes;
+char *PageArena::mapAligned(size_t bytes, size_t align, Backing backing) {
+  assert(bytes % align == 0 && "whole multiples of the alignment");
+  // Map more than asked, then give back the misaligned ends.
+  size_t padded = bytes + align;
   void *mapped = ::mmap(nullptr, padded, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED)
     llvm::report_bad_alloc_error("mlir-tracking: cannot map registry memory");
   uintptr_t start = uintptr_t(mapped);
-  uintptr_t aligned = llvm::alignTo(start, kRegionBytes);
+  uintptr_t aligned = llvm::alignTo(start, align);
   if (aligned != start)
     ::munmap(mapped, aligned - start);
   if (size_t tail = start + padded - (aligned + bytes))
     ::munmap(reinterpret_cast<void *>(aligned + bytes), tail);
   // A hint: where transparent huge pages are off, it fails and changes
   // nothing.
-  (void)::madvise(reinterpret_cast<void *>(aligned), bytes, MADV_HUGEPAGE);
+  (void)::madvise(reinterpret_cast<void *>(aligned), bytes,
+                  backing == Backing::HugePages ? MADV_HUGEPAGE
+                                                : MADV_NOHUGEPAGE);
   processMappedBytes.fetch_add(bytes, std::memory_order_relaxed);
   processMappings.fetch_add(1, std::memory_order_relaxed);
   return reinterpret_cast<char *>(aligned);
@@ -73,6 +77,8 @@ void PageArena::unmap(void *memory, size_t bytes) {
 PageArena::~PageArena() {
   for (auto [chunk, align] : ordinaryChunks)
     ::operator delete(chunk, std::align_val_t(align));
+  for (char *slab : slabs)
+    unmap(slab, kSlabBytes);
   for (char *region : regions)
     unmap(region, kRegionBytes);
   for (auto [table, bytes] : mappedTables)
@@ -80,7 +86,7 @@ PageArena::~PageArena() {
 }
 
 void PageArena::addRegion() {
-  regions.push_back(mapAligned(kRegionBytes));
+  regions.push_back(mapAligned(kRegionBytes, kRegionBytes, Backing::HugePages));
   front = 0;
   back = kRegionBytes;
 }
@@ -88,12 +94,18 @@ void PageArena::addRegion() {
 void *PageArena::allocateChunk(size_t bytes, size_t align) {
   assert(llvm::isPowerOf2_64(align) && align <= kRegionBytes &&
          "a power of two up to a region");
-  if (ordinaryBytes + bytes <= ordinaryLimit || bytes > kMaxRegionChunkBytes) {
+  size_t handedOut = ordinaryBytes + slabChunkBytes + bytes;
+  bool beforeRegions = handedOut <= ordinaryLimit;
+  bool slabbable = bytes <= kSlabBytes && align <= kSlabAlign;
+  if ((beforeRegions && (handedOut <= kOrdinaryFirstBytes || !slabbable)) ||
+      bytes > kMaxRegionChunkBytes) {
     void *chunk = ::operator new(bytes, std::align_val_t(align));
     ordinaryChunks.push_back({chunk, align});
     ordinaryBytes += bytes;
     return chunk;
   }
+  if (beforeRegions)
+    return allocateFromSlab(bytes, align);
   // Aligned chunks from the front, the others from the back (8-byte
   // aligned ones on their own cache line).
   bool fromFront = align > kLineBytes;
@@ -118,6 +130,24 @@ void *PageArena::allocateChunk(size_t bytes, size_t align) {
   return region + back;
 }
 
+void *PageArena::allocateFromSlab(size_t bytes, size_t align) {
+  slabFront = llvm::alignTo(slabFront, align);
+  if (slabs.empty() || slabFront + bytes > kSlabBytes) {
+    slabs.push_back(mapAligned(kSlabBytes, kSlabAlign, Backing::SmallPages));
+    slabFront = 0;
+  }
+  char *chunk = slabs.back() + slabFront;
+  slabFront += bytes;
+  slabChunkBytes += bytes;
+  // Fault the chunk's pages in at once (before Linux 5.14 this fails, and
+  // they fault one by one as written).
+  uintptr_t first = llvm::alignDown(uintptr_t(chunk), kPageBytes);
+  (void)::madvise(reinterpret_cast<void *>(first),
+                  llvm::alignTo(uintptr_t(chunk) + bytes, kPageBytes) - first,
+                  MADV_POPULATE_WRITE);
+  return chunk;
+}
+
 void *PageArena::allocateTable(size_t bytes) {
   if (bytes < kRegionBytes) {
     void *table = std::calloc(1, bytes);
@@ -128,7 +158,7 @@ void *PageArena::allocateTable(size_t bytes) {
   // Mapped pages read as zero; a table is written whole when it is filled,
   // so each of its huge pages is used.
   size_t mapped = llvm::alignTo(bytes, kRegionBytes);
-  char *table = mapAligned(mapped);
+  char *table = mapAligned(mapped, kRegionBytes, Backing::HugePages);
   mappedTables[table] = mapped;
   tableBytes += mapped;
   return table;
@@ -148,5 +178,5 @@ void PageArena::freeTable(void *table) {
 }
 
 size_t PageArena::getMappedBytes() const {
-  return regions.size() * kRegionBytes + tableBytes;
+  return slabChunkBytes + regions.size() * kRegionBytes + tableBytes;
 }

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <malloc.h>
 #include <utility>
 #include <vector>
 
@@ -76,11 +77,12 @@ TEST(PageArenaTest, SmallArenaMapsNothing) {
     PageArena arena;
     EXPECT_EQ(PageArena::getDefaultOrdinaryBytes(),
               PageArena::kDefaultOrdinaryBytes);
-    // 1 MiB of chunks: about 13,000 records and their histories.
-    carveAndCheck(arena, 40);
+    // 240 KiB of chunks: about 3,000 records and their histories.
+    carveAndCheck(arena, 9);
     EXPECT_EQ(arena.getNumRegions(), 0u);
+    EXPECT_EQ(arena.getNumSlabs(), 0u);
     EXPECT_EQ(arena.getMappedBytes(), 0u);
-    EXPECT_GT(arena.getOrdinaryBytes(), 0u);
+    EXPECT_EQ(arena.getOrdinaryBytes(), 5 * kRecordChunk + 4 * 20480u);
     EXPECT_EQ(PageArena::getProcessMappings(), before.count);
   }
   EXPECT_EQ(PageArena::getProcessMappedBytes(), before.bytes);
@@ -185,6 +187,46 @@ TEST(PageArenaTest, AddressMapReturnsItsOldTables) {
     map.clear();
     EXPECT_EQ(arena.getMappedBytes(), 0u);
     map.reserve(600000);
+  }
+  EXPECT_EQ(PageArena::getProcessMappings(), before.count);
+  EXPECT_EQ(PageArena::getProcessMappedBytes(), before.bytes);
+}
+
+/// Past the first chunks and before regions, chunks come from slabs the
+/// arena maps: none of them from malloc's heap, whose aligned allocations
+/// leave never-touched free blocks that upstream's passes would take.
+TEST(PageArenaTest, SlabsBetweenOrdinaryChunksAndRegions) {
+  ProcessMappings before;
+  {
+    // Ordinary and slabs for 4 MiB, then regions.
+    PageArena arena(/*ordinaryBytes=*/4 << 20);
+    size_t heapBefore = mallinfo2().uordblks;
+    carveAndCheck(arena, 100); // About 2.5 MiB.
+    EXPECT_LE(arena.getOrdinaryBytes(), PageArena::kOrdinaryFirstBytes);
+    EXPECT_GT(arena.getOrdinaryBytes(), PageArena::kOrdinaryFirstBytes / 2);
+    // carveAndCheck's own vector aside, malloc holds no more than that.
+    EXPECT_LT(mallinfo2().uordblks - heapBefore,
+              arena.getOrdinaryBytes() + (64u << 10));
+    EXPECT_GT(arena.getNumSlabs(), 0u);
+    EXPECT_EQ(arena.getNumRegions(), 0u);
+    // Only the chunks handed out count: the rest of a slab is never touched.
+    EXPECT_EQ(arena.getMappedBytes(), arena.getSlabChunkBytes());
+    EXPECT_EQ(arena.getOrdinaryBytes() + arena.getSlabChunkBytes(),
+              50 * kRecordChunk + 50 * 20480u);
+    EXPECT_EQ(PageArena::getProcessMappings() - before.count,
+              arena.getNumSlabs());
+    EXPECT_EQ(PageArena::getProcessMappedBytes() - before.bytes,
+              arena.getNumSlabs() * PageArena::kSlabBytes);
+    // Past 4 MiB of chunks, regions; slab chunks count towards the switch.
+    carveAndCheck(arena, 100);
+    EXPECT_LE(arena.getOrdinaryBytes() + arena.getSlabChunkBytes(), size_t(4)
+                                                                        << 20);
+    EXPECT_GE(arena.getNumRegions(), 1u);
+    EXPECT_EQ(arena.getMappedBytes(),
+              arena.getSlabChunkBytes() + arena.getNumRegions() * kRegion);
+    EXPECT_EQ(PageArena::getProcessMappedBytes() - before.bytes,
+              arena.getNumSlabs() * PageArena::kSlabBytes +
+                  arena.getNumRegions() * kRegion);
   }
   EXPECT_EQ(PageArena::getProcessMappings(), before.count);
   EXPECT_EQ(PageArena::getProcessMappedBytes(), before.bytes);
