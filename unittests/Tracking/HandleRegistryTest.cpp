@@ -456,14 +456,23 @@ TEST_F(HandleRegistryTest, RegistryDestroyedWhileHandlesHeld) {
   EXPECT_EQ(registry->getNumTrackedOps(), 0u);
 }
 
+/// A context of its own with the two additions and a registry, for handles
+/// that outlive all three (which end in the reverse order: the registry
+/// before its IR).
+struct OwnContext {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  HandleRegistry registry;
+  OwnContext()
+      : module((loadTestDialects(context), parseModule(context, kTwoAdds))),
+        registry(&context) {}
+};
+
 TEST(HandleRegistryStandaloneTest, HandlesOutliveContext) {
   OpHandle handle;
   {
-    MLIRContext context;
-    loadTestDialects(context);
-    OwningOpRef<ModuleOp> module = parseModule(context, kTwoAdds);
-    HandleRegistry registry(&context);
-    handle = registry.getHandle(findTagged(*module, "add1"));
+    OwnContext own;
+    handle = own.registry.getHandle(findTagged(*own.module, "add1"));
     EXPECT_TRUE(handle.isLive());
   }
   EXPECT_EQ(handle.getState(), HandleState::Erased);
@@ -479,10 +488,10 @@ TEST(HandleRegistryStandaloneTest, HistoryOutlivesTheContext) {
   std::string liveDescription;
   std::vector<std::string> liveHistory;
   {
-    MLIRContext context;
-    loadTestDialects(context);
-    OwningOpRef<ModuleOp> module = parseModule(context, kTwoAdds);
-    HandleRegistry registry(&context);
+    OwnContext own;
+    MLIRContext &context = own.context;
+    OwningOpRef<ModuleOp> &module = own.module;
+    HandleRegistry &registry = own.registry;
     Operation *add0 = findTagged(*module, "add0");
     Operation *add1 = findTagged(*module, "add1");
     handle = registry.getHandle(add0);
@@ -544,15 +553,13 @@ TEST(HandleRegistryStandaloneTest, EventsKeepBothNamesAndLocations) {
   OpHandle handle;
   std::vector<std::string> liveHistory;
   {
-    MLIRContext context;
-    loadTestDialects(context);
-    OwningOpRef<ModuleOp> module = parseModule(context, kTwoAdds);
-    HandleRegistry registry(&context);
-    Operation *add0 = findTagged(*module, "add0");
-    handle = registry.getHandle(add0);
+    OwnContext own;
+    MLIRContext &context = own.context;
+    Operation *add0 = findTagged(*own.module, "add0");
+    handle = own.registry.getHandle(add0);
     TrackingListenerConfig config;
     config.requireMatchingReplacementOpName = false;
-    TrackingListener listener(config, &registry);
+    TrackingListener listener(config, &own.registry);
     IRRewriter rewriter(&context, &listener);
     rewriter.setInsertionPoint(add0);
     auto sub = arith::SubIOp::create(
