@@ -23,17 +23,18 @@ constexpr size_t kLineBytes = 64;
 /// Slab chunks are populated page by page.
 constexpr size_t kPageBytes = 4096;
 
-std::atomic<size_t> defaultOrdinaryBytes{PageArena::kDefaultOrdinaryBytes};
+std::atomic<size_t> defaultBytesBeforeRegions{
+    PageArena::kDefaultBytesBeforeRegions};
 std::atomic<size_t> processMappedBytes{0};
 std::atomic<size_t> processMappings{0};
 } // namespace
 
-size_t PageArena::getDefaultOrdinaryBytes() {
-  return defaultOrdinaryBytes.load(std::memory_order_relaxed);
+size_t PageArena::getDefaultBytesBeforeRegions() {
+  return defaultBytesBeforeRegions.load(std::memory_order_relaxed);
 }
 
-void PageArena::setDefaultOrdinaryBytes(size_t bytes) {
-  defaultOrdinaryBytes.store(bytes, std::memory_order_relaxed);
+void PageArena::setDefaultBytesBeforeRegions(size_t bytes) {
+  defaultBytesBeforeRegions.store(bytes, std::memory_order_relaxed);
 }
 
 size_t PageArena::getProcessMappedBytes() {
@@ -95,7 +96,7 @@ void *PageArena::allocateChunk(size_t bytes, size_t align) {
   assert(llvm::isPowerOf2_64(align) && align <= kRegionBytes &&
          "a power of two up to a region");
   size_t handedOut = ordinaryBytes + slabChunkBytes + bytes;
-  bool beforeRegions = handedOut <= ordinaryLimit;
+  bool beforeRegions = handedOut <= bytesBeforeRegions;
   bool slabbable = bytes <= kSlabBytes && align <= kSlabAlign;
   if ((beforeRegions && (handedOut <= kOrdinaryFirstBytes || !slabbable)) ||
       bytes > kMaxRegionChunkBytes) {

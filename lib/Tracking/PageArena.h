@@ -32,11 +32,11 @@ namespace mlir::tracking::detail {
 /// Chunks (`allocateChunk`) live until the arena dies. The first
 /// `kOrdinaryFirstBytes` come from ordinary allocation: a small registry (a
 /// unit test, ten handles from Python, a registry per transform run) maps
-/// nothing and reuses malloc's warm memory. Then, until `ordinaryBytes`
-/// have been handed out, from *slabs* the arena maps itself in 4 KiB
-/// pages: malloc's aligned allocations leave never-touched free blocks
-/// beside each chunk, and chunks malloc'd while passes run (histories) take
-/// memory a pass has just freed; either way upstream's next allocations
+/// nothing and reuses malloc's warm memory. Then, until
+/// `bytesBeforeRegions` have been handed out, from *slabs* the arena maps
+/// itself in 4 KiB pages: malloc's aligned allocations leave never-touched free
+/// blocks beside each chunk, and chunks malloc'd while passes run (histories)
+/// take memory a pass has just freed; either way upstream's next allocations
 /// land in memory no cache holds (at 1M ops with 10% held, one DenseMap's
 /// growth wrote 170,000 lines that missed the L2, against 1,800 without
 /// tracking). Then they are carved
@@ -66,9 +66,10 @@ public:
   /// The size and alignment of a region: one huge page on x86-64 and
   /// AArch64 with 4 KiB base pages.
   static constexpr size_t kRegionBytes = size_t(1) << 21;
-  /// Ordinary allocation for the first 24 MiB of chunks (about 627,000
-  /// records, or 200,000 records and their histories through a pipeline).
-  static constexpr size_t kDefaultOrdinaryBytes = size_t(24) << 20;
+  /// Ordinary allocation and slabs for the first 24 MiB of chunks (about
+  /// 627,000 records, or 200,000 records and their histories through a
+  /// pipeline), regions after.
+  static constexpr size_t kDefaultBytesBeforeRegions = size_t(24) << 20;
   /// Chunks larger than this always come from ordinary allocation (they
   /// would leave too large a share of a region unused).
   static constexpr size_t kMaxRegionChunkBytes = kRegionBytes / 16;
@@ -82,9 +83,10 @@ public:
   static constexpr size_t kSlabBytes = size_t(1) << 20;
   static constexpr size_t kSlabAlign = size_t(32) << 10;
 
-  /// Hands out `getDefaultOrdinaryBytes()` by ordinary allocation.
-  PageArena() : PageArena(getDefaultOrdinaryBytes()) {}
-  explicit PageArena(size_t ordinaryBytes) : ordinaryLimit(ordinaryBytes) {}
+  /// Hands out `getDefaultBytesBeforeRegions()` before regions.
+  PageArena() : PageArena(getDefaultBytesBeforeRegions()) {}
+  explicit PageArena(size_t bytesBeforeRegions)
+      : bytesBeforeRegions(bytesBeforeRegions) {}
   /// Frees every chunk, and every table not freed yet.
   ~PageArena();
   PageArena(const PageArena &) = delete;
@@ -112,11 +114,11 @@ public:
   /// Regions mapped (for tests).
   size_t getNumRegions() const { return regions.size(); }
 
-  /// The ordinary bytes of arenas made from now on with the default
-  /// constructor (the registries'): kDefaultOrdinaryBytes unless a test
+  /// The bytes before regions of arenas made from now on with the default
+  /// constructor (the registries'): kDefaultBytesBeforeRegions unless a test
   /// set another (to reach regions with a small registry).
-  static size_t getDefaultOrdinaryBytes();
-  static void setDefaultOrdinaryBytes(size_t bytes);
+  static size_t getDefaultBytesBeforeRegions();
+  static void setDefaultBytesBeforeRegions(size_t bytes);
 
   /// What every arena of the process holds in mappings, and how many
   /// mappings (regions and tables) are live (for tests and measurements).
@@ -136,7 +138,7 @@ private:
 
   /// Chunks are handed out from ordinary allocation and slabs until this
   /// many bytes, then from regions.
-  size_t ordinaryLimit;
+  size_t bytesBeforeRegions;
   /// Slabs, the last one being carved from `slabFront` (the rest of the
   /// others never touched), and the bytes of chunks handed out of them.
   llvm::SmallVector<char *, 4> slabs;

@@ -75,8 +75,8 @@ TEST(PageArenaTest, SmallArenaMapsNothing) {
   ProcessMappings before;
   {
     PageArena arena;
-    EXPECT_EQ(PageArena::getDefaultOrdinaryBytes(),
-              PageArena::kDefaultOrdinaryBytes);
+    EXPECT_EQ(PageArena::getDefaultBytesBeforeRegions(),
+              PageArena::kDefaultBytesBeforeRegions);
     // 240 KiB of chunks: about 3,000 records and their histories.
     carveAndCheck(arena, 9);
     EXPECT_EQ(arena.getNumRegions(), 0u);
@@ -92,7 +92,7 @@ TEST(PageArenaTest, ChunksAreAlignedAndDisjointAcrossTheSwitch) {
   ProcessMappings before;
   {
     // Ordinary for 64 KiB, then regions.
-    PageArena arena(/*ordinaryBytes=*/64 << 10);
+    PageArena arena(/*bytesBeforeRegions=*/64 << 10);
     carveAndCheck(arena, 400); // About 10 MiB.
     // A chunk that would pass the limit comes from a region.
     EXPECT_GT(arena.getOrdinaryBytes(), 32u << 10);
@@ -111,7 +111,7 @@ TEST(PageArenaTest, ChunksAreAlignedAndDisjointAcrossTheSwitch) {
 }
 
 TEST(PageArenaTest, AlignedChunksFromTheFrontOthersFromTheBack) {
-  PageArena arena(/*ordinaryBytes=*/0);
+  PageArena arena(/*bytesBeforeRegions=*/0);
   EXPECT_EQ(arena.getMappedBytes(), 0u);
   auto *first =
       static_cast<char *>(arena.allocateChunk(kRecordChunk, kRecordChunk));
@@ -133,7 +133,7 @@ TEST(PageArenaTest, AlignedChunksFromTheFrontOthersFromTheBack) {
 }
 
 TEST(PageArenaTest, OversizedChunksAreOrdinary) {
-  PageArena arena(/*ordinaryBytes=*/0);
+  PageArena arena(/*bytesBeforeRegions=*/0);
   void *chunk = arena.allocateChunk(PageArena::kMaxRegionChunkBytes + 8, 8);
   ASSERT_NE(chunk, nullptr);
   EXPECT_EQ(arena.getNumRegions(), 0u);
@@ -199,7 +199,7 @@ TEST(PageArenaTest, SlabsBetweenOrdinaryChunksAndRegions) {
   ProcessMappings before;
   {
     // Ordinary and slabs for 4 MiB, then regions.
-    PageArena arena(/*ordinaryBytes=*/4 << 20);
+    PageArena arena(/*bytesBeforeRegions=*/4 << 20);
     size_t heapBefore = mallinfo2().uordblks;
     carveAndCheck(arena, 100); // About 2.5 MiB.
     EXPECT_LE(arena.getOrdinaryBytes(), PageArena::kOrdinaryFirstBytes);
@@ -233,7 +233,7 @@ TEST(PageArenaTest, SlabsBetweenOrdinaryChunksAndRegions) {
 }
 
 TEST(PageArenaTest, PoolsOfOneArenaShareItsRegions) {
-  PageArena arena(/*ordinaryBytes=*/0);
+  PageArena arena(/*bytesBeforeRegions=*/0);
   RecordPool records(nullptr, &arena);
   HistoryPool histories(40, 8, ActiveLane::standalone(),
                         HistoryPool::kMaxBlocksPerLaneAndClass, &arena);
@@ -326,11 +326,12 @@ struct TrackedRun {
 };
 
 /// Registries made while this lives switch to regions after 1 MiB (about
-/// 26,000 records) instead of 16.
+/// 26,000 records) instead of 24.
 struct SmallerSwitch {
-  SmallerSwitch() { PageArena::setDefaultOrdinaryBytes(1 << 20); }
+  SmallerSwitch() { PageArena::setDefaultBytesBeforeRegions(1 << 20); }
   ~SmallerSwitch() {
-    PageArena::setDefaultOrdinaryBytes(PageArena::kDefaultOrdinaryBytes);
+    PageArena::setDefaultBytesBeforeRegions(
+        PageArena::kDefaultBytesBeforeRegions);
   }
 };
 
