@@ -17,8 +17,9 @@
 // Wall times on a shared machine swing by several times, so configurations
 // are interleaved: each round runs every configuration once, in an order
 // rotated from round to round, on a fresh clone of the IR. A ratio is taken
-// within each round and the rows print its median and range over the rounds,
-// for process CPU time and for wall time.
+// within each round and the rows print its median, a 95% confidence interval
+// of the median and its range over the rounds, for process CPU time and for
+// wall time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +51,7 @@
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <functional>
@@ -302,10 +304,20 @@ void runOrDie(PassManager &pm, ModuleOp module) {
 
 struct Stats {
   double median = 0, min = 0, max = 0;
+  /// A 95% confidence interval of the median, free of any assumption about
+  /// the distribution: the order statistics at ranks n/2 -+ 0.98 sqrt(n)
+  /// (the normal approximation of the binomial count of samples below the
+  /// median). With few rounds it spans nearly the range; it narrows as
+  /// sqrt(rounds), which is how a long run resolves a few percent on a host
+  /// whose single rounds swing by tens of percent.
+  double ciLow = 0, ciHigh = 0;
+  /// The values in round order (ratios: one per round).
+  std::vector<double> values;
 };
 
 Stats summarize(std::vector<double> values) {
   Stats stats;
+  stats.values = values;
   if (values.empty())
     return stats;
   llvm::sort(values);
@@ -314,6 +326,13 @@ Stats summarize(std::vector<double> values) {
   size_t n = values.size();
   stats.median =
       n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  double halfWidth = 0.98 * std::sqrt(double(n));
+  auto at = [&](double rank) { // 1-based rank, clamped to the samples
+    long index = std::lround(rank) - 1;
+    return values[std::clamp<long>(index, 0, long(n) - 1)];
+  };
+  stats.ciLow = at(std::floor(n / 2.0 - halfWidth));
+  stats.ciHigh = at(std::ceil(n / 2.0 + 1 + halfWidth));
   return stats;
 }
 
@@ -345,7 +364,11 @@ Stats timeStats(const Config &config, bool cpu) {
 
 llvm::json::Object toJSON(const Stats &stats) {
   return llvm::json::Object{
-      {"median", stats.median}, {"min", stats.min}, {"max", stats.max}};
+      {"median", stats.median},
+      {"min", stats.min},
+      {"max", stats.max},
+      {"median_ci95", llvm::json::Array{stats.ciLow, stats.ciHigh}},
+      {"rounds", llvm::json::Array(stats.values)}};
 }
 
 /// The output streams: the table goes to stderr when JSON goes to stdout.
@@ -354,7 +377,8 @@ llvm::raw_ostream &table() {
 }
 
 /// "  <name>  cpu <median> ms  wall <median> ms  faults <median>  [ratio
-/// cpu x (min-max) wall x (min-max) vs <baseline>]".
+/// cpu x [95% interval of the median] (min-max) wall x [..] (min-max) vs
+/// <baseline>]".
 void printRow(const Config &config, const Config *baseline) {
   Stats cpu = timeStats(config, /*cpu=*/true);
   Stats wall = timeStats(config, /*cpu=*/false);
@@ -364,10 +388,11 @@ void printRow(const Config &config, const Config *baseline) {
   if (baseline) {
     Stats rc = ratioStats(config, *baseline, true);
     Stats rw = ratioStats(config, *baseline, false);
-    table() << llvm::format("  ratio cpu %.3fx (%.3f-%.3f) wall %.3fx "
-                            "(%.3f-%.3f) vs %s",
-                            rc.median, rc.min, rc.max, rw.median, rw.min,
-                            rw.max, baseline->name.c_str());
+    table() << llvm::format("  ratio cpu %.3fx [%.3f-%.3f] (%.3f-%.3f) wall "
+                            "%.3fx [%.3f-%.3f] (%.3f-%.3f) vs %s",
+                            rc.median, rc.ciLow, rc.ciHigh, rc.min, rc.max,
+                            rw.median, rw.ciLow, rw.ciHigh, rw.min, rw.max,
+                            baseline->name.c_str());
   }
   table() << "\n";
 }
@@ -642,10 +667,11 @@ int main(int argc, char **argv) {
           printRow(config, &config == none ? nullptr : none);
       const Config *ours = find("scope index (ours)");
       Stats oursVsWalk = ratioStats(*ours, *walk, true);
-      table() << llvm::format("  %-30s ratio cpu %.3fx (%.3f-%.3f)\n",
-                              "scope index vs walk everything",
-                              oursVsWalk.median, oursVsWalk.min,
-                              oursVsWalk.max);
+      table() << llvm::format(
+          "  %-30s ratio cpu %.3fx [%.3f-%.3f] "
+          "(%.3f-%.3f)\n",
+          "scope index vs walk everything", oursVsWalk.median, oursVsWalk.ciLow,
+          oursVsWalk.ciHigh, oursVsWalk.min, oursVsWalk.max);
       table() << "\n";
 
       for (const Config &config : configs) {

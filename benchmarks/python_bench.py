@@ -13,8 +13,9 @@ Rows for `PassManager.run` (RUN_PIPELINE on the module):
 
 Configurations are interleaved: each round measures the tracked and the bare
 variant on a fresh module, in an order that alternates between rounds, and a
-ratio is taken within each round. Rows print the median and range of those
-ratios, for process CPU time and wall time.
+ratio is taken within each round. Rows print the median of those ratios, a
+95% confidence interval of the median in brackets and their range, for
+process CPU time and wall time.
 
 With --dump-timed-calls (under callgrind started with --instr-atstart=no:
 benchmarks/simulated_bench.py --python), each variant's module is
@@ -31,9 +32,12 @@ Usage: PYTHONPATH=build/python_packages python3 benchmarks/python_bench.py
 import argparse
 import gc
 import json
-import statistics
+import os
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_stats import summarize  # noqa: E402
 
 from mlir_tracking import ir
 from mlir_tracking import _mlirTracking
@@ -139,14 +143,6 @@ def measure_run(text, held, second_tree):
     return run_time
 
 
-def summarize(values):
-    return {
-        "median": statistics.median(values),
-        "min": min(values),
-        "max": max(values),
-    }
-
-
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ops", type=int, default=100000)
@@ -222,8 +218,10 @@ def main(argv):
             f"  {label:34s} {names[0]} cpu {result[names[0] + '_cpu_ms']['median']:8.2f} ms"
             f"  {names[1]} cpu {result[names[1] + '_cpu_ms']['median']:8.2f} ms"
             + (
-                f"  ratio cpu {cpu['median']:.2f}x ({cpu['min']:.2f}-{cpu['max']:.2f})"
-                f" wall {wall['median']:.2f}x ({wall['min']:.2f}-{wall['max']:.2f})"
+                f"  ratio cpu {cpu['median']:.2f}x [{cpu['median_ci95'][0]:.2f}-"
+                f"{cpu['median_ci95'][1]:.2f}] ({cpu['min']:.2f}-{cpu['max']:.2f})"
+                f" wall {wall['median']:.2f}x [{wall['median_ci95'][0]:.2f}-"
+                f"{wall['median_ci95'][1]:.2f}] ({wall['min']:.2f}-{wall['max']:.2f})"
                 if cpu and wall
                 else ""
             )

@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 CONFIGS = ("upstream passes", "ours, 10% held")
 
@@ -31,8 +32,13 @@ def main(argv):
         return fail("usage: simulated_bench_smoke.py TRACKING_BENCH")
     tool = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                         "simulated_bench.py")
-    command = [sys.executable, tool, f"--bench={argv[0]}", "--sizes=800",
-               "--threads=1,2", "--jobs=2", "--json=-"]
+    with tempfile.TemporaryDirectory() as out_dir:
+        return check(tool, argv[0], out_dir)
+
+
+def check(tool, bench, out_dir):
+    command = [sys.executable, tool, f"--bench={bench}", "--sizes=800",
+               "--threads=1,2", "--jobs=2", "--json=-", f"--out-dir={out_dir}"]
     for config in CONFIGS:
         command += ["--only", config]
     result = subprocess.run(command, capture_output=True, text=True)
@@ -74,6 +80,25 @@ def main(argv):
     if document["scope_index_vs_walk"]:
         return fail("a scope-index pair without its configurations")
 
+    # Other weights from the same runs' files (--reuse): the counts stay,
+    # the cycles follow the formula.
+    reweighted = subprocess.run(
+        command + ["--reuse", "--ir-weight=0.5", "--l1-weight=12",
+                   "--ll-weight=90"], capture_output=True, text=True)
+    if reweighted.returncode != 0:
+        return fail(f"--reuse: exit code {reweighted.returncode}",
+                    reweighted.stderr)
+    if "est. cycles = 0.5 x Ir + 12 x" not in reweighted.stderr:
+        return fail("the reweighted table's formula", reweighted.stderr)
+    for old, new in zip(rows, json.loads(reweighted.stdout)["rows"]):
+        if new["instructions"] != old["instructions"]:
+            return fail("--reuse counted other instructions")
+        expected = (0.5 * new["instructions"] + 12 * new["l1_misses"]
+                    + 90 * new["ll_misses"])
+        if abs(new["cycles"] - expected) > 1e-6 * expected:
+            return fail(f"{new['config']}: cycles {new['cycles']}, the "
+                        f"formula gives {expected}")
+
     # Bad input: one line naming the problem, no traceback, and exit code 1
     # (2 for a malformed option, as argparse reports usage errors).
     bad_runs = (
@@ -82,6 +107,7 @@ def main(argv):
         (["--valgrind=/nonexistent/valgrind"], "not found", 1),
         (["--LL=2097152,16"], "wants SIZE,ASSOC,LINE", 1),
         (["--threads=0"], "--threads wants thread counts", 2),
+        (["--ir-weight=0"], "--ir-weight wants a positive number", 2),
         (["--bench=/bin/false", "--only", "upstream passes"], "exited with 1", 1),
         (["--bench=/bin/true", "--only", "upstream passes"],
          "no single dump of the timed call", 1),
@@ -91,7 +117,7 @@ def main(argv):
     )
     for extra, message, code in bad_runs:
         bad = subprocess.run(
-            [sys.executable, tool, f"--bench={argv[0]}", "--sizes=400", *extra],
+            [sys.executable, tool, f"--bench={bench}", "--sizes=400", *extra],
             capture_output=True, text=True)
         if (bad.returncode != code or message not in bad.stderr
                 or "Traceback" in bad.stderr):

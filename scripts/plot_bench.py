@@ -88,7 +88,10 @@ def plot(data, output):
             ):
                 percent = float(r["config"][len("ours, ") : -len("% held")])
                 ratio = r["ratio_cpu"]
-                points.append((percent, ratio["median"], ratio["min"], ratio["max"]))
+                # The median's 95% interval where the JSON has one (it
+                # narrows with rounds), else the range.
+                low, high = ratio.get("median_ci95", (ratio["min"], ratio["max"]))
+                points.append((percent, ratio["median"], low, high))
         if not points:
             continue
         points.sort()
@@ -105,7 +108,7 @@ def plot(data, output):
         )
     right.axhline(1.0, color="black", linewidth=0.8)
     right.set_xlabel("% of ops held")
-    right.set_ylabel("CPU time / upstream passes (median, range)")
+    right.set_ylabel("CPU time / upstream passes (median, 95% interval)")
     right.set_title(f"Tracked canonicalize,cse at {largest} ops")
     right.grid(True, alpha=0.3)
     right.legend(fontsize=8)
