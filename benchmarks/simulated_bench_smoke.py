@@ -90,7 +90,10 @@ def check(tool, bench, out_dir):
                     reweighted.stderr)
     if "est. cycles = 0.5 x Ir + 12 x" not in reweighted.stderr:
         return fail("the reweighted table's formula", reweighted.stderr)
-    for old, new in zip(rows, json.loads(reweighted.stdout)["rows"]):
+    new_rows = json.loads(reweighted.stdout)["rows"]
+    if len(new_rows) != len(rows):
+        return fail(f"--reuse gave {len(new_rows)} rows, not {len(rows)}")
+    for old, new in zip(rows, new_rows):
         if new["instructions"] != old["instructions"]:
             return fail("--reuse counted other instructions")
         expected = (0.5 * new["instructions"] + 12 * new["l1_misses"]
