@@ -167,6 +167,8 @@ def main(argv):
     )
     parser.add_argument("--json", default="")
     args = parser.parse_args(argv)
+    if args.ops < 1 or args.rounds < 1 or args.warmup < 0:
+        parser.error("--ops and --rounds want at least 1, --warmup at least 0")
     rows_wanted = set(args.rows.split(","))
     unknown = rows_wanted - {"walk", "drop", "run"}
     if unknown or not rows_wanted:

@@ -121,7 +121,8 @@ public:
   static void setDefaultBytesBeforeRegions(size_t bytes);
 
   /// What every arena of the process holds in mappings, and how many
-  /// mappings (regions and tables) are live (for tests and measurements).
+  /// mappings (slabs, regions and tables) are live (for tests and
+  /// measurements).
   static size_t getProcessMappedBytes();
   static size_t getProcessMappings();
 
