@@ -8,8 +8,10 @@
 #include "HandleRecords.h"
 #include "HotPath.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/Tracking/TrackingListener.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
@@ -72,27 +74,84 @@ uint32_t EventLog::internKeyedReason(const EventReason &reason,
   return lane.lastKeyedReason;
 }
 
+uint32_t EventLog::internRecent(StringRef text,
+                                uint32_t (&recent)[kRecentTexts]) {
+  if (text.empty())
+    return 0;
+  unsigned found = kRecentTexts - 1;
+  uint32_t id = 0;
+  for (unsigned i = 0; i < kRecentTexts; ++i) {
+    if (recent[i] && strings[recent[i]] == text) {
+      found = i;
+      id = recent[i];
+      break;
+    }
+  }
+  if (!id)
+    id = intern(text);
+  for (unsigned i = found; i > 0; --i)
+    recent[i] = recent[i - 1];
+  recent[0] = id;
+  return id;
+}
+
 uint32_t EventLog::internSource(const EventSource &source) {
-  uint32_t &lastSource = cache().lastSource;
-  const SourceKey &last = sources[lastSource];
-  if (lastSource && std::get<0>(last) == source.passKey &&
+  assert(!frozen && "no event is made once the log is frozen");
+  LaneCache &lane = cache();
+  const SourceKey &last = sources[lane.lastSource];
+  if (lane.lastSource && std::get<0>(last) == source.passKey &&
       std::get<1>(last) == source.anchorKey &&
+      std::get<4>(last) == source.anchorName &&
+      std::get<5>(last) == source.anchorSymbol &&
       strings[std::get<2>(last)] == source.pass &&
       strings[std::get<3>(last)] == source.anchor)
-    return lastSource;
-  SourceKey key(source.passKey, source.anchorKey, intern(source.pass),
-                intern(source.anchor));
+    return lane.lastSource;
+  SourceKey key(source.passKey, source.anchorKey,
+                internRecent(source.pass, lane.recentPasses),
+                intern(source.anchor), source.anchorName, source.anchorSymbol);
   if (key == SourceKey())
     return 0;
-  auto [it, inserted] = sourceIds.try_emplace(key, sources.size());
-  if (inserted)
-    sources.push_back(key);
-  return lastSource = it->second;
+  if (sources.size() >= (size_t(1) << 32) - 1)
+    llvm::report_fatal_error("mlir-tracking: too many event sources");
+  // The lane's previous source is done with, but for an EventSource that
+  // still remembers it (another thread taking turns on this lane): a cause
+  // it makes anew goes to the table, at worst a copy of one of the lane's.
+  lane.numFreshCauses = 0;
+  lane.lastSource = lane.freshSource = uint32_t(sources.size());
+  sources.push_back(key);
+  return lane.lastSource;
+}
+
+void EventLog::retireFreshCauses(LaneCache &lane) {
+  for (uint32_t i = 0; i < lane.numFreshCauses; ++i)
+    causeIds.try_emplace(causes[lane.freshCauses[i]], lane.freshCauses[i]);
+  lane.freshSource = 0;
+  lane.numFreshCauses = 0;
+}
+
+std::string EventSource::getAnchorText() const {
+  if (!anchor.empty() || !anchorName)
+    return anchor;
+  StringRef symbol;
+  if (anchorSymbol)
+    symbol = cast<StringAttr>(Attribute::getFromOpaquePointer(anchorSymbol))
+                 .getValue();
+  return describeAnchor(
+      OperationName::getFromOpaquePointer(anchorName).getStringRef(), symbol);
 }
 
 //===----------------------------------------------------------------------===//
 // Events
 //===----------------------------------------------------------------------===//
+
+std::string EventLog::anchorText(const SourceKey &source) const {
+  EventSource parts;
+  parts.anchorName = std::get<4>(source);
+  parts.anchorSymbol = std::get<5>(source);
+  if (!parts.anchorName)
+    return strings[std::get<3>(source)].str();
+  return parts.getAnchorText();
+}
 
 StringRef EventLog::nameText(SeenOp seen) const {
   if (frozen)
@@ -142,22 +201,41 @@ MLIR_TRACKING_HOT_PATH uint32_t EventLog::internCause(uint32_t source,
 }
 
 uint32_t EventLog::internNewCause(const CauseKey &key, LaneCache &lane) {
-  CauseKey(&recentKeys)[kRecentCauses] = lane.recentKeys;
-  uint32_t(&recentIds)[kRecentCauses] = lane.recentIds;
-  auto [it, inserted] = causeIds.try_emplace(key, causes.size());
-  if (inserted) {
-    if (causes.size() >= (size_t(1) << 30))
-      llvm::report_fatal_error("mlir-tracking: too many event causes");
-    causes.push_back(key);
-  }
+  uint32_t id = findOrAddCause(key, lane);
   // The zero entries stand for cause 0, (0, 0, 0), which is not in causeIds.
   for (unsigned i = kRecentCauses - 1; i > 0; --i) {
-    recentKeys[i] = recentKeys[i - 1];
-    recentIds[i] = recentIds[i - 1];
+    lane.recentKeys[i] = lane.recentKeys[i - 1];
+    lane.recentIds[i] = lane.recentIds[i - 1];
   }
-  recentKeys[0] = key;
-  recentIds[0] = it->second;
+  lane.recentKeys[0] = key;
+  lane.recentIds[0] = id;
+  return id;
+}
+
+uint32_t EventLog::findOrAddCause(const CauseKey &key, LaneCache &lane) {
+  if (lane.freshSource && std::get<0>(key) == lane.freshSource) {
+    // The causes of the lane's fresh source are all in the lane.
+    for (uint32_t i = 0; i < lane.numFreshCauses; ++i)
+      if (causes[lane.freshCauses[i]] == key)
+        return lane.freshCauses[i];
+    if (lane.numFreshCauses < kFreshCauses) {
+      uint32_t id = addCause(key);
+      lane.freshCauses[lane.numFreshCauses++] = id;
+      return id;
+    }
+    retireFreshCauses(lane);
+  }
+  auto [it, inserted] = causeIds.try_emplace(key, uint32_t(causes.size()));
+  if (inserted)
+    addCause(key);
   return it->second;
+}
+
+uint32_t EventLog::addCause(const CauseKey &key) {
+  if (causes.size() >= (size_t(1) << 30))
+    llvm::report_fatal_error("mlir-tracking: too many event causes");
+  causes.push_back(key);
+  return uint32_t(causes.size() - 1);
 }
 
 MLIR_TRACKING_HOT_PATH uint32_t
@@ -194,7 +272,7 @@ TrackingEvent EventLog::expand(const CompactEvent &compact,
   event.passKey = std::get<0>(source);
   event.anchorKey = std::get<1>(source);
   event.pass = strings[std::get<2>(source)].str();
-  event.anchor = strings[std::get<3>(source)].str();
+  event.anchor = anchorText(source);
   event.pattern = strings[std::get<1>(cause)].str();
   event.reason = strings[std::get<2>(cause)].str();
   event.recordKey = recordKey;
@@ -231,6 +309,13 @@ void EventLog::Freezer::freeze(HandleRecord *record) {
 }
 
 void EventLog::Freezer::finish() {
+  // Anchors named by their parts get their text.
+  for (SourceKey &source : log.sources) {
+    if (!std::get<4>(source))
+      continue;
+    std::get<3>(source) = log.intern(log.anchorText(source));
+    std::get<4>(source) = std::get<5>(source) = nullptr;
+  }
   for (const void *&name : log.names) {
     SeenOp seen{name, nullptr};
     freeze(seen);
@@ -242,6 +327,8 @@ void EventLog::Freezer::finish() {
     lane.lastNameId = 0;
     // Keys may name what the context owns.
     lane.lastReasonKey = nullptr;
+    lane.lastSource = 0;
+    lane.freshSource = lane.numFreshCauses = 0;
   }
   log.frozen = true;
 }

@@ -107,15 +107,10 @@ public:
   /// Consecutive events mostly come from the same pass execution and
   /// pattern: a comparison with the last one interned saves hashing.
   uint32_t internSource(const EventSource &source);
-  /// The empty text (most reasons, events outside patterns) does not
-  /// replace the last one compared with.
+  /// Passes and patterns alternate (canonicalize and CSE, function after
+  /// function): each lane remembers the last few of each it interned.
   uint32_t internPattern(StringRef pattern) {
-    if (pattern.empty())
-      return 0;
-    uint32_t &last = cache().lastPattern;
-    if (strings[last] == pattern)
-      return last;
-    return last = intern(pattern);
+    return internRecent(pattern, cache().recentPatterns);
   }
   MLIR_TRACKING_HOT_PATH uint32_t internReason(StringRef reason) {
     if (reason.empty())
@@ -270,15 +265,27 @@ private:
 
   llvm::StringMap<uint32_t> stringIds;
   std::vector<StringRef> strings = {StringRef()};
-  /// Where events come from: (pass key, anchor key, pass, anchor) interned.
-  using SourceKey = std::tuple<const void *, const void *, uint32_t, uint32_t>;
-  llvm::DenseMap<SourceKey, uint32_t> sourceIds;
+  /// Where events come from: (pass key, anchor key, pass, anchor text,
+  /// anchor name, anchor symbol). An anchor is named by its text, or by its
+  /// parts (EventSource::anchorName and anchorSymbol), which are the
+  /// context's until the log freezes them to text. Not deduplicated: each
+  /// lane adds a source when its events' source changes (about once per
+  /// pass execution that records events, as the causes grow), which saves
+  /// a hash table insert per pass execution.
+  using SourceKey = std::tuple<const void *, const void *, uint32_t, uint32_t,
+                               const void *, const void *>;
   std::vector<SourceKey> sources = {SourceKey()};
+  /// The anchor of `source` as text.
+  std::string anchorText(const SourceKey &source) const;
   /// (source, pattern, reason) interned together: an event's cause.
   using CauseKey = std::tuple<uint32_t, uint32_t, uint32_t>;
   llvm::DenseMap<CauseKey, uint32_t> causeIds;
   std::vector<CauseKey> causes = {CauseKey()};
   static constexpr unsigned kRecentCauses = 4;
+  static constexpr unsigned kRecentTexts = 4;
+  /// The causes of a lane's newest source are few and known to the lane
+  /// alone: up to this many are kept in the lane, not in `causeIds`.
+  static constexpr unsigned kFreshCauses = 16;
   /// What interning remembers of its last lookups, per lane
   /// (RegistryLanes.h): written by most events, and two threads recording
   /// events in turn would each evict the other's and take its cache line.
@@ -287,7 +294,18 @@ private:
     const void *lastNameSeen = nullptr;
     uint32_t lastNameId = 0;
     uint32_t lastSource = 0;
-    uint32_t lastPattern = 0;
+    /// The pass labels and patterns interned last, most recent first.
+    uint32_t recentPasses[kRecentTexts] = {};
+    uint32_t recentPatterns[kRecentTexts] = {};
+    /// The source this lane added last (0 once its causes went to
+    /// `causeIds`), and the causes made with it (`kFreshCauses` at most):
+    /// events of the source are made on this lane, so its causes need no
+    /// hash table. (A cause is rarely made with an older source; it then
+    /// goes to the table, at worst a second copy of a cause: never two
+    /// copies in the table.)
+    uint32_t freshSource = 0;
+    uint32_t numFreshCauses = 0;
+    uint32_t freshCauses[kFreshCauses] = {};
     uint32_t lastReason = 0;
     /// The keyed reason interned last (see EventReason), and its id.
     uint32_t lastKeyedReason = 0;
@@ -308,6 +326,16 @@ private:
   /// remembers the cause in the source. Out of line.
   LLVM_ATTRIBUTE_NOINLINE uint32_t internSourceCause(const EventSource &source,
                                                      uint32_t reason);
+  /// Interns non-empty `text`, looking first among the `recent` ids
+  /// (most recent first) of this lane.
+  uint32_t internRecent(StringRef text, uint32_t (&recent)[kRecentTexts]);
+  /// Moves the causes of the lane's fresh source to `causeIds`.
+  void retireFreshCauses(LaneCache &lane);
+  /// The id of the cause `key`: of the lane's fresh causes, of `causeIds`,
+  /// or added.
+  uint32_t findOrAddCause(const CauseKey &key, LaneCache &lane);
+  /// Adds `key` to the causes (not to `causeIds`); returns its id.
+  uint32_t addCause(const CauseKey &key);
   /// `internReason` of a keyed reason not interned last: out of line.
   LLVM_ATTRIBUTE_NOINLINE uint32_t internKeyedReason(const EventReason &reason,
                                                      LaneCache &lane);

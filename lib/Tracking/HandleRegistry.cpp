@@ -488,8 +488,18 @@ struct RegistryImpl : LockFreeKeys {
   /// replacements stay in the scope of the op they replace, and then keep
   /// their place on the scope's list (no unlink and relink of neighbouring
   /// records, no scope lookup). The record's entry is taken out of the
-  /// address map already (`byOp.take`, as the replace notification does).
+  /// address map already (`byOp.take`, as the replace notification does),
+  /// and its op is still alive (the notification comes before the erase).
   void remapTaken(HandleRecord *record, Operation *op) {
+    // Most replacements are made in the block of the op they replace, so
+    // in its scope: finding an op's scope asks each parent for a trait.
+    Block *block = op->getBlock();
+    if (block && block == record->op->getBlock()) {
+      assert(scopeIndex.infoOf(record)->op == scopeOf(op) &&
+             "a record indexed outside its op's scope");
+      insertKey(record, op);
+      return;
+    }
     Operation *scope = scopeOf(op);
     if (scopeIndex.infoOf(record)->op != scope) {
       unindex(record);

@@ -35,10 +35,22 @@ struct LockFreeKeys;
 /// Where an event comes from, for the history.
 struct EventSource {
   std::string pass;
+  /// The anchor's text; or, while it is empty, the anchor as its parts when
+  /// `anchorName` is set (see `getAnchorText`).
   std::string anchor;
   std::string pattern;
   const void *passKey = nullptr;
   const void *anchorKey = nullptr;
+  /// The anchor described by parts its context owns, formatted only when
+  /// an event is read: its OperationName (as an opaque pointer) and its
+  /// symbol name (a StringAttr's opaque pointer, null for none). A listener
+  /// names every pass execution's anchor this way: describing it as text
+  /// for each execution cost more than the events of most executions.
+  const void *anchorName = nullptr;
+  const void *anchorSymbol = nullptr;
+
+  /// The anchor's text, from its parts if it has no text.
+  std::string getAnchorText() const;
 
   /// Not part of the value: the event log that interned this source last
   /// (a serial number, never reused) and the ids it gave, so that a source

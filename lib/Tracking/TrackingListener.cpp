@@ -31,8 +31,11 @@ struct ThreadAttribution {
     std::string pass;
     Operation *anchor;
     const void *passKey;
-    /// describeAnchor(anchor), computed for the first event of the frame.
-    std::optional<std::string> anchorText;
+    /// The anchor's parts that events name it by (EventSource::anchorName
+    /// and anchorSymbol), looked up for the first event of the frame.
+    bool anchorDescribed = false;
+    const void *anchorName = nullptr;
+    const void *anchorSymbol = nullptr;
   };
   SmallVector<Frame, 2> frames;
 };
@@ -139,13 +142,16 @@ Operation *getCommonDefiningOp(ValueRange values) {
 } // namespace
 
 std::string mlir::tracking::describeAnchor(Operation *anchor) {
-  StringRef name = anchor->getName().getStringRef();
   auto symbol =
       anchor->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
-  if (!symbol)
+  return describeAnchor(anchor->getName().getStringRef(),
+                        symbol ? symbol.getValue() : StringRef());
+}
+
+std::string mlir::tracking::describeAnchor(StringRef name,
+                                           StringRef symbolName) {
+  if (symbolName.empty())
     return name.str();
-  // Built in place: once per pass execution that records an event.
-  StringRef symbolName = symbol.getValue();
   std::string text;
   text.reserve(name.size() + 2 + symbolName.size());
   text.append(name.data(), name.size());
@@ -157,7 +163,7 @@ std::string mlir::tracking::describeAnchor(Operation *anchor) {
 ScopedRewriteAttribution::ScopedRewriteAttribution(StringRef passName,
                                                    Operation *anchor,
                                                    const void *passKey) {
-  attribution.frames.push_back({passName.str(), anchor, passKey, {}});
+  attribution.frames.push_back({passName.str(), anchor, passKey});
   cachedSourceKey.invalidate();
 }
 
@@ -233,6 +239,11 @@ StringRef TrackingListener::getUnpatternedLabel(bool replaced) const {
 EventSource TrackingListener::getEventSource(bool replaced) const {
   EventSource source;
   fillEventSource(source, replaced);
+  // Block and value handles take the source as text.
+  if (source.anchorName) {
+    source.anchor = source.getAnchorText();
+    source.anchorName = source.anchorSymbol = nullptr;
+  }
   return source;
 }
 
@@ -244,15 +255,23 @@ void TrackingListener::fillEventSource(EventSource &source,
   source.anchor.clear();
   source.passKey = nullptr;
   source.anchorKey = nullptr;
+  source.anchorName = source.anchorSymbol = nullptr;
   if (!attribution.frames.empty()) {
     ThreadAttribution::Frame &frame = attribution.frames.back();
     source.pass = frame.pass;
     source.passKey = frame.passKey;
     source.anchorKey = frame.anchor;
     if (frame.anchor) {
-      if (!frame.anchorText)
-        frame.anchorText = describeAnchor(frame.anchor);
-      source.anchor = *frame.anchorText;
+      // By its parts: the text is made only if an event is read.
+      if (!frame.anchorDescribed) {
+        frame.anchorName = frame.anchor->getName().getAsOpaquePointer();
+        if (auto symbol = frame.anchor->getAttrOfType<StringAttr>(
+                SymbolTable::getSymbolAttrName()))
+          frame.anchorSymbol = symbol.getAsOpaquePointer();
+        frame.anchorDescribed = true;
+      }
+      source.anchorName = frame.anchorName;
+      source.anchorSymbol = frame.anchorSymbol;
     }
   }
   if (const Pattern *pattern = getInnermostPattern()) {
@@ -292,7 +311,9 @@ TrackingListener::getCachedEventSourceSlow(bool replaced,
     key.invalidate();
     key.listener = cache.listener = sourceCacheKey;
     key.pattern = cache.pattern = pattern;
-    cache.patternName = pattern ? pattern->getDebugName().str() : "";
+    // Assigned: the storage stays from one pattern to the next.
+    StringRef patternName = pattern ? pattern->getDebugName() : StringRef();
+    cache.patternName.assign(patternName.data(), patternName.size());
     cache.patternRoot = pattern ? pattern->getRootKind() : std::nullopt;
   }
   EventSource &source = cache.sources[replaced];

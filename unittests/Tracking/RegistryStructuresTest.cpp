@@ -21,6 +21,8 @@
 #include "RegistryLanes.h"
 #include "RegistryMutex.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include "gtest/gtest.h"
@@ -946,6 +948,70 @@ TEST(EventLogTest, HistoriesGrowThroughTheClassesAndKeepTheNewest) {
     EXPECT_TRUE(log.eventsOf(held).empty());
     records.free(held);
   }
+}
+
+/// Each pass execution gets a source of its own, its anchor kept as parts
+/// of the context, and its causes kept in the lane rather than in a hash
+/// table: a cause must still get one id however the events of a source
+/// interleave with another's, and the anchor must read the same after the
+/// log froze it to text and the context is gone.
+TEST(EventLogTest, SourcesAndCausesStayOneIdPerKind) {
+  EventLog log;
+  auto context = std::make_unique<MLIRContext>();
+  context->allowUnregisteredDialects();
+  auto makeSource = [&](StringRef pass, StringRef symbol) {
+    EventSource source;
+    source.pass = pass.str();
+    source.passKey = &log;
+    source.anchorKey = context.get();
+    source.anchorName =
+        OperationName("test.anchor", context.get()).getAsOpaquePointer();
+    source.anchorSymbol =
+        StringAttr::get(context.get(), symbol).getAsOpaquePointer();
+    return source;
+  };
+  EventSource first = makeSource("canonicalize", "f");
+  EventSource second = makeSource("cse", "g");
+  // More reasons than the lane keeps recent or fresh causes.
+  constexpr unsigned kReasons = EventLog::kMaxHistory + 8;
+  auto causesOf = [&](const EventSource &source, unsigned reasons) {
+    std::vector<uint32_t> causes;
+    for (unsigned i = 0; i < reasons; ++i)
+      causes.push_back(log.makeEvent(TrackingEvent::Kind::Erased, 0, nullptr,
+                                     source, "r" + std::to_string(i))
+                           .cause);
+    return causes;
+  };
+  // More than the recent causes, fewer than the fresh ones.
+  std::vector<uint32_t> fewCauses = causesOf(first, 8);
+  EXPECT_EQ(fewCauses, causesOf(first, 8));
+  std::vector<uint32_t> firstCauses = causesOf(first, kReasons);
+  EXPECT_TRUE(
+      std::equal(fewCauses.begin(), fewCauses.end(), firstCauses.begin()));
+  EXPECT_EQ(firstCauses, causesOf(first, kReasons));
+  std::vector<uint32_t> secondCauses = causesOf(second, kReasons);
+  // Back to a source the lane has moved on from: its causes may be copied
+  // once into the table, not once per event.
+  std::vector<uint32_t> firstAgain = causesOf(first, kReasons);
+  EXPECT_EQ(firstAgain, causesOf(first, kReasons));
+  EXPECT_EQ(secondCauses, causesOf(second, kReasons));
+  std::set<uint32_t> distinct(firstCauses.begin(), firstCauses.end());
+  distinct.insert(secondCauses.begin(), secondCauses.end());
+  EXPECT_EQ(distinct.size(), 2 * kReasons);
+
+  CompactEvent event =
+      log.makeEvent(TrackingEvent::Kind::Erased, 0, nullptr, second, "r1");
+  TrackingEvent live = log.expand(event, nullptr);
+  EXPECT_EQ(live.pass, "cse");
+  EXPECT_EQ(live.anchor, "test.anchor @g");
+  EXPECT_EQ(live.reason, "r1");
+  EXPECT_EQ(log.expand(CompactEvent(), nullptr).anchor, "");
+  EventLog::Freezer(log).finish();
+  context.reset();
+  TrackingEvent frozen = log.expand(event, nullptr);
+  EXPECT_EQ(frozen.anchor, live.anchor);
+  EXPECT_EQ(frozen.pass, live.pass);
+  EXPECT_EQ(log.expand(CompactEvent{}, nullptr).anchor, "");
 }
 
 /// Threads that meet on the lock all the time (spinning, then parking) never

@@ -153,7 +153,9 @@ public:
     patternsInListener = true;
     patternSlot = forwards ? kStackMode : 0;
     ownPatterns.depth = 0;
-    opKinds.clear();
+    // A cache that has seen no op holds no name (a new listener's).
+    if (opKinds.getContext())
+      opKinds.clear();
   }
 
   /// Fires when an op is inserted or moved: moved handles stay live. An op
@@ -340,6 +342,8 @@ bool mayHaveHandlesUnder(Operation *anchor);
 
 /// "func.func @f", "builtin.module": how an anchor is named in events.
 std::string describeAnchor(Operation *anchor);
+/// The same from the anchor's name and its symbol name (empty for none).
+std::string describeAnchor(StringRef opName, StringRef symbolName);
 
 } // namespace tracking
 } // namespace mlir
