@@ -347,7 +347,9 @@ tracking::detail::OpKindCache::getKind(Operation *op) {
   // interface lookup costs more than the rest of the replacement rules.
   MLIRContext *opContext = op->getContext();
   if (opContext != context) {
-    clear();
+    // Without a context the cache holds no name (a new listener's).
+    if (context)
+      clear();
     context = opContext;
   }
   OperationName opName = op->getName();
