@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/Tracking/PassTracking.h"
+#include "Attribution.h"
 #include "RegistryNotifier.h"
 
 #include "BlockValueNotifications.h"
@@ -12,10 +13,8 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Tracking/TrackingListener.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
-#include <mutex>
 #include <optional>
 #include <shared_mutex>
 
@@ -80,18 +79,8 @@ bool mlir::tracking::isPassAdaptor(const Pass &pass) {
 // TrackingInstrumentation
 //===----------------------------------------------------------------------===//
 
-struct TrackingInstrumentation::State {
-  std::mutex mutex;
-  /// The attribution of each pass execution in flight, one per (pass
-  /// instance, anchor); several run at once under the multi-threaded pass
-  /// manager.
-  llvm::DenseMap<std::pair<Pass *, Operation *>,
-                 std::unique_ptr<ScopedRewriteAttribution>>
-      executions;
-};
-
 TrackingInstrumentation::TrackingInstrumentation(HandleRegistry &registry)
-    : registry(registry), state(std::make_unique<State>()) {}
+    : registry(registry) {}
 
 TrackingInstrumentation::~TrackingInstrumentation() = default;
 
@@ -129,17 +118,16 @@ void TrackingInstrumentation::runBeforePass(Pass *pass, Operation *anchor) {
     // Block and value handles under the anchor end too.
     detail::invalidateUnitsUnder(anchor, getSource, "pass is not precise");
   }
-  auto attribution =
-      std::make_unique<ScopedRewriteAttribution>(label, anchor, pass);
-  std::lock_guard<std::mutex> lock(state->mutex);
-  state->executions[{pass, anchor}] = std::move(attribution);
+  // The pass manager calls runBeforePass and runAfterPass on the thread
+  // that runs the pass, nested: the attribution is that thread's, with no
+  // lock or table shared by the threads of the pass manager.
+  detail::pushAttribution(label, anchor, pass);
 }
 
 void TrackingInstrumentation::finishPass(Pass *pass, Operation *anchor) {
   if (isPassAdaptor(*pass))
     return;
-  std::lock_guard<std::mutex> lock(state->mutex);
-  state->executions.erase({pass, anchor});
+  detail::popAttribution(pass, anchor);
 }
 
 void TrackingInstrumentation::runAfterPass(Pass *pass, Operation *anchor) {

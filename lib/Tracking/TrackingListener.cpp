@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/Tracking/TrackingListener.h"
+#include "Attribution.h"
 #include "OpFilter.h"
 #include "RegistryNotifier.h"
 
@@ -160,11 +161,27 @@ std::string mlir::tracking::describeAnchor(StringRef name,
   return text;
 }
 
+void tracking::detail::pushAttribution(StringRef pass, Operation *anchor,
+                                       const void *passKey) {
+  attribution.frames.push_back({pass.str(), anchor, passKey});
+  cachedSourceKey.invalidate();
+}
+
+void tracking::detail::popAttribution(const void *passKey, Operation *anchor) {
+  auto &frames = attribution.frames;
+  for (size_t i = frames.size(); i-- > 0;) {
+    if (frames[i].passKey == passKey && frames[i].anchor == anchor) {
+      frames.erase(frames.begin() + i);
+      cachedSourceKey.invalidate();
+      return;
+    }
+  }
+}
+
 ScopedRewriteAttribution::ScopedRewriteAttribution(StringRef passName,
                                                    Operation *anchor,
                                                    const void *passKey) {
-  attribution.frames.push_back({passName.str(), anchor, passKey});
-  cachedSourceKey.invalidate();
+  detail::pushAttribution(passName, anchor, passKey);
 }
 
 ScopedRewriteAttribution::~ScopedRewriteAttribution() {

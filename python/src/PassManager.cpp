@@ -117,7 +117,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             InputVerification verification(target, lock.getOperation(),
                                            "PassManager.run");
             self.running = pipeline;
-            auto clear = llvm::make_scope_exit([&] { self.running.reset(); });
+            llvm::scope_exit clear([&] { self.running.reset(); });
             DiagnosticCapture capture(self.context->get());
             LogicalResult result = failure();
             if (self.context->get()->isMultithreadingEnabled()) {

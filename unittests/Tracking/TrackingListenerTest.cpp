@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Attribution.h"
 #include "RegistryNotifier.h"
 #include "TestUtils.h"
 
@@ -842,6 +843,42 @@ TEST_F(TrackingListenerTest, EachAttributionAndLabelGoesIntoItsEvents) {
     expectEvent(replace(second, makeOp("f")), TrackingEvent::Kind::Replaced,
                 {"pass-c", "func.func @f", "folded"});
   }
+  expectConsistent();
+}
+
+TEST_F(TrackingListenerTest, InstrumentationFramesEndByPassAndAnchor) {
+  // The pass instrumentation pushes a frame per pass execution on the thread
+  // that runs it and ends it by (pass, anchor): the frame ended is that
+  // execution's even when it is not the innermost one.
+  auto eraseAndReadSource = [&](StringRef funcName) {
+    OpBuilder builder(&context);
+    builder.setInsertionPointToStart(&func(funcName).getBody().front());
+    Operation *victim =
+        arith::AddIOp::create(builder, func(funcName).getLoc(),
+                              arg(funcName, 0), arg(funcName, 0))
+            .getOperation();
+    OpHandle handle = registry->getHandle(victim);
+    TrackingListener listener({}, registry.get());
+    IRRewriter rewriter(&context, &listener);
+    rewriter.eraseOp(victim);
+    std::vector<TrackingEvent> history = handle.getHistory();
+    EXPECT_EQ(history.size(), 1u);
+    return history.empty() ? std::string("none")
+                           : history[0].pass + " on " + history[0].anchor;
+  };
+  int outerKey = 0, innerKey = 0;
+  tracking::detail::pushAttribution("outer", func("f"), &outerKey);
+  EXPECT_EQ(eraseAndReadSource("f"), "outer on func.func @f");
+  tracking::detail::pushAttribution("inner", func("g"), &innerKey);
+  EXPECT_EQ(eraseAndReadSource("g"), "inner on func.func @g");
+  // Not pushed: nothing ends.
+  tracking::detail::popAttribution(&innerKey, func("f"));
+  EXPECT_EQ(eraseAndReadSource("g"), "inner on func.func @g");
+  // The outer frame ends under the inner one, which stays.
+  tracking::detail::popAttribution(&outerKey, func("f"));
+  EXPECT_EQ(eraseAndReadSource("f"), "inner on func.func @g");
+  tracking::detail::popAttribution(&innerKey, func("g"));
+  EXPECT_EQ(eraseAndReadSource("f"), " on ");
   expectConsistent();
 }
 

@@ -75,9 +75,7 @@ public:
 private:
   void finishPass(Pass *pass, Operation *anchor);
 
-  struct State;
   HandleRegistry &registry;
-  std::unique_ptr<State> state;
 };
 
 /// Adds a TrackingInstrumentation for `registry` to `pm`.
