@@ -1,5 +1,4 @@
-//===- Attribution.h - What a thread's rewrites are attributed to -*- C++
-//-*-===//
+//===- Attribution.h - Per-thread attribution of rewrites -------*- C++ -*-===//
 //
 // Part of the mlir-tracking project.
 //

@@ -111,14 +111,20 @@ uint32_t EventLog::internSource(const EventSource &source) {
                 intern(source.anchor), source.anchorName, source.anchorSymbol);
   if (key == SourceKey())
     return 0;
-  if (sources.size() >= (size_t(1) << 32) - 1)
-    llvm::report_fatal_error("mlir-tracking: too many event sources");
+  auto [it, inserted] = sourceIds.try_emplace(key, uint32_t(sources.size()));
+  lane.lastSource = it->second;
   // The lane's previous source is done with, but for an EventSource that
   // still remembers it (another thread taking turns on this lane): a cause
   // it makes anew goes to the table, at worst a copy of one of the lane's.
   lane.numFreshCauses = 0;
-  lane.lastSource = lane.freshSource = uint32_t(sources.size());
-  sources.push_back(key);
+  lane.freshSource = 0;
+  if (inserted) {
+    // New: no cause names it yet, anywhere.
+    if (sources.size() >= (size_t(1) << 32) - 1)
+      llvm::report_fatal_error("mlir-tracking: too many event sources");
+    sources.push_back(key);
+    lane.freshSource = lane.lastSource;
+  }
   return lane.lastSource;
 }
 
@@ -316,6 +322,8 @@ void EventLog::Freezer::finish() {
     std::get<3>(source) = log.intern(log.anchorText(source));
     std::get<4>(source) = std::get<5>(source) = nullptr;
   }
+  // Its keys name what the context owns; no source is interned any more.
+  log.sourceIds.clear();
   for (const void *&name : log.names) {
     SeenOp seen{name, nullptr};
     freeze(seen);

@@ -266,14 +266,14 @@ private:
   llvm::StringMap<uint32_t> stringIds;
   std::vector<StringRef> strings = {StringRef()};
   /// Where events come from: (pass key, anchor key, pass, anchor text,
-  /// anchor name, anchor symbol). An anchor is named by its text, or by its
-  /// parts (EventSource::anchorName and anchorSymbol), which are the
-  /// context's until the log freezes them to text. Not deduplicated: each
-  /// lane adds a source when its events' source changes (about once per
-  /// pass execution that records events, as the causes grow), which saves
-  /// a hash table insert per pass execution.
+  /// anchor name, anchor symbol) interned. An anchor is named by its text,
+  /// or by its parts (EventSource::anchorName and anchorSymbol), which are
+  /// the context's until the log freezes them to text. Interned, so that a
+  /// pipeline run again and again on the same IR adds no sources (nor
+  /// causes) after its first run.
   using SourceKey = std::tuple<const void *, const void *, uint32_t, uint32_t,
                                const void *, const void *>;
+  llvm::DenseMap<SourceKey, uint32_t> sourceIds;
   std::vector<SourceKey> sources = {SourceKey()};
   /// The anchor of `source` as text.
   std::string anchorText(const SourceKey &source) const;
@@ -297,12 +297,12 @@ private:
     /// The pass labels and patterns interned last, most recent first.
     uint32_t recentPasses[kRecentTexts] = {};
     uint32_t recentPatterns[kRecentTexts] = {};
-    /// The source this lane added last (0 once its causes went to
-    /// `causeIds`), and the causes made with it (`kFreshCauses` at most):
-    /// events of the source are made on this lane, so its causes need no
-    /// hash table. (A cause is rarely made with an older source; it then
-    /// goes to the table, at worst a second copy of a cause: never two
-    /// copies in the table.)
+    /// The source this lane added last, while it is the lane's source and
+    /// its causes are few (else 0), and the causes made with it
+    /// (`kFreshCauses` at most): a new source's causes are made on this
+    /// lane, so they need no hash table. (A cause made later with a source
+    /// that was fresh goes to the table: at worst a second copy of a
+    /// cause, never two copies in the table.)
     uint32_t freshSource = 0;
     uint32_t numFreshCauses = 0;
     uint32_t freshCauses[kFreshCauses] = {};

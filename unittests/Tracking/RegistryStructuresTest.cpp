@@ -995,6 +995,12 @@ TEST(EventLogTest, SourcesAndCausesStayOneIdPerKind) {
   std::vector<uint32_t> firstAgain = causesOf(first, kReasons);
   EXPECT_EQ(firstAgain, causesOf(first, kReasons));
   EXPECT_EQ(secondCauses, causesOf(second, kReasons));
+  // The same source built anew (the next run of a pipeline on the same IR)
+  // is the same source, with the same causes.
+  EventSource firstRebuilt = makeSource("canonicalize", "f");
+  EXPECT_EQ(causesOf(firstRebuilt, kReasons), firstAgain);
+  EventSource secondRebuilt = makeSource("cse", "g");
+  EXPECT_EQ(causesOf(secondRebuilt, kReasons), secondCauses);
   std::set<uint32_t> distinct(firstCauses.begin(), firstCauses.end());
   distinct.insert(secondCauses.begin(), secondCauses.end());
   EXPECT_EQ(distinct.size(), 2 * kReasons);
