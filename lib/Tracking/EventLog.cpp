@@ -135,15 +135,21 @@ void EventLog::retireFreshCauses(LaneCache &lane) {
   lane.numFreshCauses = 0;
 }
 
+/// The text of an anchor named by its parts (EventSource::anchorName and
+/// anchorSymbol).
+static std::string describeAnchorParts(const void *name, const void *symbol) {
+  StringRef symbolName;
+  if (symbol)
+    symbolName =
+        cast<StringAttr>(Attribute::getFromOpaquePointer(symbol)).getValue();
+  return describeAnchor(
+      OperationName::getFromOpaquePointer(name).getStringRef(), symbolName);
+}
+
 std::string EventSource::getAnchorText() const {
   if (!anchor.empty() || !anchorName)
     return anchor;
-  StringRef symbol;
-  if (anchorSymbol)
-    symbol = cast<StringAttr>(Attribute::getFromOpaquePointer(anchorSymbol))
-                 .getValue();
-  return describeAnchor(
-      OperationName::getFromOpaquePointer(anchorName).getStringRef(), symbol);
+  return describeAnchorParts(anchorName, anchorSymbol);
 }
 
 //===----------------------------------------------------------------------===//
@@ -151,12 +157,9 @@ std::string EventSource::getAnchorText() const {
 //===----------------------------------------------------------------------===//
 
 std::string EventLog::anchorText(const SourceKey &source) const {
-  EventSource parts;
-  parts.anchorName = std::get<4>(source);
-  parts.anchorSymbol = std::get<5>(source);
-  if (!parts.anchorName)
+  if (!std::get<4>(source))
     return strings[std::get<3>(source)].str();
-  return parts.getAnchorText();
+  return describeAnchorParts(std::get<4>(source), std::get<5>(source));
 }
 
 StringRef EventLog::nameText(SeenOp seen) const {

@@ -164,6 +164,20 @@ protected:
       EXPECT_TRUE(handles.body[kept].isLive()) << handles.body[kept].describe();
     EXPECT_EQ(handles.body[Return].get(),
               func.getBody().front().getTerminator());
+    // Each event names the pass and the op it ran on (the function, or
+    // the nested module holding it), though the threads ran other anchors
+    // in between (attribution per thread).
+    std::string anchor = ("func.func @" + func.getSymName()).str();
+    if (auto parent = dyn_cast<ModuleOp>(func->getParentOp());
+        parent && parent->getParentOp())
+      anchor = ("builtin.module @" + *parent.getSymName()).str();
+    for (auto [op, pass] :
+         {std::pair(AddZero, "canonicalize"), std::pair(MulDup, "cse")}) {
+      std::vector<TrackingEvent> history = handles.body[op].getHistory();
+      ASSERT_FALSE(history.empty()) << handles.body[op].describe();
+      EXPECT_EQ(history.back().pass, pass) << handles.body[op].describe();
+      EXPECT_EQ(history.back().anchor, anchor) << handles.body[op].describe();
+    }
   }
 
   /// Checks the handles of a function whose pipeline ended with a pass that
