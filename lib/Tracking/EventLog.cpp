@@ -111,26 +111,49 @@ uint32_t EventLog::internSource(const EventSource &source) {
                 intern(source.anchor), source.anchorName, source.anchorSymbol);
   if (key == SourceKey())
     return 0;
-  auto [it, inserted] = sourceIds.try_emplace(key, uint32_t(sources.size()));
-  lane.lastSource = it->second;
+  uint32_t hash = hashSource(key);
+  uint32_t id =
+      sourceIds.find(hash, [&](uint32_t id) { return sources[id] == key; });
   // The lane's previous source is done with, but for an EventSource that
   // still remembers it (another thread taking turns on this lane): a cause
   // it makes anew goes to the table, at worst a copy of one of the lane's.
   lane.numFreshCauses = 0;
   lane.freshSource = 0;
-  if (inserted) {
+  if (!id) {
     // New: no cause names it yet, anywhere.
     if (sources.size() >= (size_t(1) << 32) - 1)
       llvm::report_fatal_error("mlir-tracking: too many event sources");
+    id = uint32_t(sources.size());
     sources.push_back(key);
-    lane.freshSource = lane.lastSource;
+    sourceIds.insert(hash, id);
+    lane.freshSource = id;
   }
-  return lane.lastSource;
+  lane.lastSource = id;
+  return id;
+}
+
+uint32_t EventLog::hashSource(const SourceKey &key) {
+  uint64_t hash = mixHash(0, uintptr_t(std::get<0>(key)));
+  hash = mixHash(hash, uintptr_t(std::get<1>(key)));
+  hash = mixHash(hash, uint64_t(std::get<2>(key)) << 32 | std::get<3>(key));
+  hash = mixHash(hash, uintptr_t(std::get<4>(key)));
+  return foldHash(mixHash(hash, uintptr_t(std::get<5>(key))));
+}
+
+uint32_t EventLog::hashCause(const CauseKey &key) {
+  uint64_t hash =
+      mixHash(0, uint64_t(std::get<0>(key)) << 32 | std::get<1>(key));
+  return foldHash(mixHash(hash, std::get<2>(key)));
 }
 
 void EventLog::retireFreshCauses(LaneCache &lane) {
-  for (uint32_t i = 0; i < lane.numFreshCauses; ++i)
-    causeIds.try_emplace(causes[lane.freshCauses[i]], lane.freshCauses[i]);
+  for (uint32_t i = 0; i < lane.numFreshCauses; ++i) {
+    const CauseKey &key = causes[lane.freshCauses[i]];
+    uint32_t hash = hashCause(key);
+    // A cause made again for a source that was fresh may be in the table.
+    if (!findCause(key, hash))
+      causeIds.insert(hash, lane.freshCauses[i]);
+  }
   lane.freshSource = 0;
   lane.numFreshCauses = 0;
 }
@@ -234,10 +257,12 @@ uint32_t EventLog::findOrAddCause(const CauseKey &key, LaneCache &lane) {
     }
     retireFreshCauses(lane);
   }
-  auto [it, inserted] = causeIds.try_emplace(key, uint32_t(causes.size()));
-  if (inserted)
-    addCause(key);
-  return it->second;
+  uint32_t hash = hashCause(key);
+  if (uint32_t id = findCause(key, hash))
+    return id;
+  uint32_t id = addCause(key);
+  causeIds.insert(hash, id);
+  return id;
 }
 
 uint32_t EventLog::addCause(const CauseKey &key) {

@@ -17,6 +17,7 @@
 
 #include "HistoryPool.h"
 #include "HotPath.h"
+#include "IdTable.h"
 #include "RegistryLanes.h"
 #include "RegistryNotifier.h"
 
@@ -273,14 +274,22 @@ private:
   /// causes) after its first run.
   using SourceKey = std::tuple<const void *, const void *, uint32_t, uint32_t,
                                const void *, const void *>;
-  llvm::DenseMap<SourceKey, uint32_t> sourceIds;
   std::vector<SourceKey> sources = {SourceKey()};
+  /// The ids of `sources` by hash (a new pass execution adds a source).
+  IdTable sourceIds;
+  static uint32_t hashSource(const SourceKey &key);
   /// The anchor of `source` as text.
   std::string anchorText(const SourceKey &source) const;
   /// (source, pattern, reason) interned together: an event's cause.
   using CauseKey = std::tuple<uint32_t, uint32_t, uint32_t>;
-  llvm::DenseMap<CauseKey, uint32_t> causeIds;
   std::vector<CauseKey> causes = {CauseKey()};
+  /// The ids of `causes` by hash, but for the lanes' fresh causes.
+  IdTable causeIds;
+  static uint32_t hashCause(const CauseKey &key);
+  /// The id of `key` in `causeIds`, or 0.
+  uint32_t findCause(const CauseKey &key, uint32_t hash) const {
+    return causeIds.find(hash, [&](uint32_t id) { return causes[id] == key; });
+  }
   static constexpr unsigned kRecentCauses = 4;
   static constexpr unsigned kRecentTexts = 4;
   /// The causes of a lane's newest source are few and known to the lane

@@ -15,6 +15,7 @@
 #include "mlir/Tracking/TrackingListener.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <atomic>
 #include <optional>
 #include <shared_mutex>
 
@@ -26,38 +27,80 @@ struct PreciseRegistry {
   std::shared_mutex mutex;
   llvm::DenseSet<TypeID> passIDs;
   llvm::DenseSet<const Pass *> instances;
+  /// Moves with every registration (under the lock): the answers a thread
+  /// keeps (PreciseAnswers) hold while it stays.
+  std::atomic<uint64_t> generation{1};
 };
 PreciseRegistry &getPreciseRegistry() {
   static PreciseRegistry instance;
   return instance;
 }
+
+/// The answers of `isPrecisePass` a thread gave last: the instrumentation
+/// asks for every pass execution, and a pipeline's executions alternate
+/// between a few passes. Keyed by the pass's address and TypeID (a pass
+/// freed and another of a registered type allocated at its address is not
+/// taken for it) and valid for one generation of the registrations.
+struct PreciseAnswers {
+  static constexpr unsigned kSlots = 4;
+  uint64_t generation = 0;
+  const Pass *passes[kSlots] = {};
+  TypeID typeIDs[kSlots];
+  bool precise[kSlots] = {};
+  unsigned next = 0;
+};
+thread_local PreciseAnswers preciseAnswers;
 } // namespace
 
 void mlir::tracking::registerPrecisePass(TypeID passID) {
   PreciseRegistry &precise = getPreciseRegistry();
   std::unique_lock<std::shared_mutex> lock(precise.mutex);
   precise.passIDs.insert(passID);
+  precise.generation.fetch_add(1, std::memory_order_release);
 }
 
 void mlir::tracking::registerPreciseInstance(const Pass *pass) {
   PreciseRegistry &precise = getPreciseRegistry();
   std::unique_lock<std::shared_mutex> lock(precise.mutex);
   precise.instances.insert(pass);
+  precise.generation.fetch_add(1, std::memory_order_release);
 }
 
 void mlir::tracking::unregisterPreciseInstance(const Pass *pass) {
   PreciseRegistry &precise = getPreciseRegistry();
   std::unique_lock<std::shared_mutex> lock(precise.mutex);
   precise.instances.erase(pass);
+  precise.generation.fetch_add(1, std::memory_order_release);
 }
 
 bool mlir::tracking::isPrecisePass(const Pass &pass) {
   PreciseRegistry &precise = getPreciseRegistry();
-  std::shared_lock<std::shared_mutex> lock(precise.mutex);
-  // Instances are registered in their constructors, including the clones the
-  // pass manager makes for its worker threads.
-  return precise.passIDs.contains(pass.getTypeID()) ||
-         precise.instances.contains(&pass);
+  PreciseAnswers &answers = preciseAnswers;
+  // Read before the lock: an answer computed after a registration that
+  // moved it is kept under the old generation, and asked again.
+  uint64_t generation = precise.generation.load(std::memory_order_acquire);
+  TypeID typeID = pass.getTypeID();
+  if (answers.generation == generation) {
+    for (unsigned i = 0; i < PreciseAnswers::kSlots; ++i)
+      if (answers.passes[i] == &pass && answers.typeIDs[i] == typeID)
+        return answers.precise[i];
+  } else {
+    answers = PreciseAnswers();
+    answers.generation = generation;
+  }
+  bool isPrecise;
+  {
+    std::shared_lock<std::shared_mutex> lock(precise.mutex);
+    // Instances are registered in their constructors, including the clones
+    // the pass manager makes for its worker threads.
+    isPrecise =
+        precise.passIDs.contains(typeID) || precise.instances.contains(&pass);
+  }
+  unsigned slot = answers.next++ % PreciseAnswers::kSlots;
+  answers.passes[slot] = &pass;
+  answers.typeIDs[slot] = typeID;
+  answers.precise[slot] = isPrecise;
+  return isPrecise;
 }
 
 /// The TypeID of the pass manager's adaptor pass. The class is private to

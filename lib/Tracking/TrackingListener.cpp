@@ -227,8 +227,8 @@ TrackingListener::TrackingListener(TrackingListenerConfig config,
 
 void TrackingListener::setUnpatternedLabels(StringRef replaceLabel,
                                             StringRef eraseLabel) {
-  unpatternedReplaceLabel = replaceLabel.str();
-  unpatternedEraseLabel = eraseLabel.str();
+  unpatternedReplaceLabel = replaceLabel;
+  unpatternedEraseLabel = eraseLabel;
   customLabels = true;
   sourceCacheKey = nextSourceCacheKey.fetch_add(1, std::memory_order_relaxed);
 }

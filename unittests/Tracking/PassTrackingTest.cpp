@@ -18,8 +18,11 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <memory>
+#include <new>
 #include <thread>
 
 using namespace mlir;
@@ -300,6 +303,39 @@ TEST_F(PassTrackingTest, TrackedCanonicalizeAttributesEvents) {
   ASSERT_EQ(history.size(), 1u);
   EXPECT_EQ(history[0].pass, "canonicalize");
   EXPECT_EQ(history[0].anchor, "func.func @f");
+}
+
+/// A pass type of its own: registering it precise changes no other test.
+struct LaterPrecisePass
+    : public PassWrapper<LaterPrecisePass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LaterPrecisePass)
+  StringRef getArgument() const final { return "test-later-precise"; }
+  void runOnOperation() override {}
+};
+
+/// The instrumentation asks for every pass execution, and a thread keeps its
+/// last answers: a registration after an answer must change it, for the
+/// same pass object as for a new one at the same address.
+TEST_F(PassTrackingTest, PrecisenessFollowsRegistrationsAfterAnAnswer) {
+  NonPrecisePass instance;
+  EXPECT_FALSE(isPrecisePass(instance));
+  registerPreciseInstance(&instance);
+  EXPECT_TRUE(isPrecisePass(instance));
+  unregisterPreciseInstance(&instance);
+  EXPECT_FALSE(isPrecisePass(instance));
+
+  // One storage for two passes of different types, one after the other.
+  alignas(std::max_align_t) unsigned char
+      storage[std::max(sizeof(LaterPrecisePass), sizeof(NonPrecisePass))];
+  auto *later = new (storage) LaterPrecisePass();
+  EXPECT_FALSE(isPrecisePass(*later));
+  registerPrecisePass(TypeID::get<LaterPrecisePass>());
+  EXPECT_TRUE(isPrecisePass(*later));
+  later->~LaterPrecisePass();
+  // Another type at the same address is not taken for the one answered.
+  auto *other = new (storage) NonPrecisePass();
+  EXPECT_FALSE(isPrecisePass(*other));
+  other->~NonPrecisePass();
 }
 
 TEST_F(PassTrackingTest, UpstreamCanonicalizerIsNotPrecise) {

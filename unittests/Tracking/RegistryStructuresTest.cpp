@@ -17,6 +17,7 @@
 #include "EventLog.h"
 #include "HandleRecords.h"
 #include "HistoryPool.h"
+#include "IdTable.h"
 #include "OpFilter.h"
 #include "RegistryLanes.h"
 #include "RegistryMutex.h"
@@ -1018,6 +1019,33 @@ TEST(EventLogTest, SourcesAndCausesStayOneIdPerKind) {
   EXPECT_EQ(frozen.anchor, live.anchor);
   EXPECT_EQ(frozen.pass, live.pass);
   EXPECT_EQ(log.expand(CompactEvent{}, nullptr).anchor, "");
+}
+
+/// Ids found by hash must be told apart by their keys: ids that share a
+/// hash (or a home slot) are each found, through growth, and a key never
+/// added is not found even among its hash's ids.
+TEST(IdTableTest, FindsEachIdAmongSharedHashesThroughGrowth) {
+  std::vector<uint64_t> keys = {0};
+  IdTable table;
+  auto hashOf = [](uint64_t key) { return uint32_t(key % 7); };
+  auto find = [&](uint64_t key) {
+    return table.find(hashOf(key),
+                      [&](uint32_t id) { return keys[id] == key; });
+  };
+  EXPECT_EQ(find(5), 0u);
+  for (uint64_t key = 1; key <= 1000; ++key) {
+    keys.push_back(key * 3);
+    table.insert(hashOf(key * 3), uint32_t(keys.size() - 1));
+  }
+  EXPECT_EQ(table.size(), 1000u);
+  for (uint32_t id = 1; id < keys.size(); ++id)
+    EXPECT_EQ(find(keys[id]), id);
+  // Multiples of 3 only: none of these was added, yet each shares a hash.
+  for (uint64_t key : {1ull, 2ull, 3001ull, 3003ull})
+    EXPECT_EQ(find(key), 0u);
+  table.clear();
+  EXPECT_EQ(table.size(), 0u);
+  EXPECT_EQ(find(3), 0u);
 }
 
 /// Threads that meet on the lock all the time (spinning, then parking) never

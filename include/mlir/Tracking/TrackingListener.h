@@ -15,6 +15,7 @@
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Tracking/HandleRegistry.h"
+#include "llvm/ADT/SmallString.h"
 
 namespace mlir {
 class Pass;
@@ -277,9 +278,10 @@ private:
   /// The lock-free state of `registry`, if given (OpFilter.h).
   const detail::LockFreeKeys *keys;
   /// Set by `setUnpatternedLabels`; until then the labels are the default
-  /// texts, so that a listener made per pass execution allocates none.
-  std::string unpatternedReplaceLabel;
-  std::string unpatternedEraseLabel;
+  /// texts. Inline storage: a listener made per pass execution allocates
+  /// nothing for the labels of the in-tree drivers.
+  llvm::SmallString<32> unpatternedReplaceLabel;
+  llvm::SmallString<32> unpatternedEraseLabel;
   bool customLabels = false;
   /// Names this listener and its labels for the per-thread cache of event
   /// sources: unique per listener, renewed when the labels change.
