@@ -68,6 +68,10 @@ tools = [
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 config.substitutions.append(("%tracking_src", config.mlir_tracking_src_root))
+# The built tool's file, for tests that read the binary (hot-path-layout).
+config.substitutions.append(
+    ("%tracking_opt_file", os.path.join(config.mlir_tracking_tools_dir, "tracking-opt"))
+)
 # Where test/lib puts the dialect plugin the Python tests load.
 config.substitutions.append(("%tracking_lib_dir", config.mlir_tracking_libs_dir))
 

@@ -26,6 +26,9 @@ void AddressMap::reserve(size_t wanted) {
     rehash(log2);
 }
 
+MLIR_TRACKING_PINNED_SECTION_START(address_map)
+
+MLIR_TRACKING_PINNED(address_map)
 void AddressMap::place(uint32_t id, size_t start) {
   size_t i = start;
   for (size_t distance = 0;; i = (i + 1) & mask, ++distance) {
@@ -51,6 +54,7 @@ void AddressMap::place(uint32_t id, size_t start) {
   }
 }
 
+MLIR_TRACKING_PINNED(address_map)
 void AddressMap::insert(HandleRecord *record) {
   // Grows while the lanes' unfolded inserts could still fit (the count read
   // is the shared one, which only folding writes).
@@ -64,7 +68,7 @@ void AddressMap::insert(HandleRecord *record) {
   count(+1);
 }
 
-MLIR_TRACKING_HOT_PATH bool AddressMap::erase(HandleRecord *record) {
+MLIR_TRACKING_PINNED(address_map) bool AddressMap::erase(HandleRecord *record) {
   if (!slots)
     return false;
   uint32_t id = pool.idOf(record);

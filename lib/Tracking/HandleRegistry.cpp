@@ -473,16 +473,7 @@ struct RegistryImpl : LockFreeKeys {
   }
 
   /// The address-map half of `map` and `mapInScope`.
-  void insertKey(HandleRecord *record, Operation *op) {
-    // A record mapped before (replaced, or detached and settled) now says
-    // something else; a new record changes no handle.
-    if (record->op)
-      noteChange();
-    record->op = op;
-    addKey(op);
-    byOp.insert(record);
-    assert(!isNotedUntracked(op) && "a key noted as untracked");
-  }
+  void insertKey(HandleRecord *record, Operation *op);
 
   /// Moves the mapped `record` to `op`, which has no record: most
   /// replacements stay in the scope of the op they replace, and then keep
@@ -525,25 +516,11 @@ struct RegistryImpl : LockFreeKeys {
   /// `remapTaken`) runs, the record says `mapped` without an entry. One
   /// out-of-line copy (the scope unlink inlined in it) for every path: the
   /// notifications stay short.
-  [[gnu::noinline]] MLIR_TRACKING_HOT_PATH void
-  unindex(HandleRecord *record, bool countChange = true) {
-    if (countChange)
-      noteChange();
-    scopeIndex.removeRecord(record);
-    record->mapped = false;
-  }
+  [[gnu::noinline]] void unindex(HandleRecord *record, bool countChange = true);
 
   /// Returns the record mapped at `op` with a new reference to it, or null.
   /// A record whose last handle is being released is unmapped here instead.
-  MLIR_TRACKING_HOT_PATH HandleRecord *lookup(Operation *op) {
-    HandleRecord *record = byOp.lookup(op);
-    if (!record)
-      return nullptr;
-    if (tryRetain(record))
-      return record;
-    unmap(record, /*countChange=*/false);
-    return nullptr;
-  }
+  HandleRecord *lookup(Operation *op);
 
   /// Indexes the mapped `record` under `scope`.
   void setScope(HandleRecord *record, Operation *scope) {
@@ -574,6 +551,41 @@ struct RegistryImpl : LockFreeKeys {
     }
   }
 };
+
+// The registry's steps of the tracked path, out of line and pinned to the
+// instruction-cache sets upstream's code uses least (HotPath.h).
+MLIR_TRACKING_PINNED_SECTION_START(registry)
+
+MLIR_TRACKING_PINNED(registry)
+void RegistryImpl::insertKey(HandleRecord *record, Operation *op) {
+  // A record mapped before (replaced, or detached and settled) now says
+  // something else; a new record changes no handle.
+  if (record->op)
+    noteChange();
+  record->op = op;
+  addKey(op);
+  byOp.insert(record);
+  assert(!isNotedUntracked(op) && "a key noted as untracked");
+}
+
+MLIR_TRACKING_PINNED(registry)
+void RegistryImpl::unindex(HandleRecord *record, bool countChange) {
+  if (countChange)
+    noteChange();
+  scopeIndex.removeRecord(record);
+  record->mapped = false;
+}
+
+MLIR_TRACKING_PINNED(registry)
+HandleRecord *RegistryImpl::lookup(Operation *op) {
+  HandleRecord *record = byOp.lookup(op);
+  if (!record)
+    return nullptr;
+  if (tryRetain(record))
+    return record;
+  unmap(record, /*countChange=*/false);
+  return nullptr;
+}
 
 [[gnu::always_inline]] inline Transaction::Transaction(RegistryImpl &impl)
     : impl(impl) {
@@ -1148,9 +1160,12 @@ RegistryNotifier::getLockFreeKeys() const {
   return *registry.impl;
 }
 
-MLIR_TRACKING_HOT_PATH void
-RegistryNotifier::notifyOperationReplaced(Operation *op, Operation *replacement,
-                                          const EventSource &source) {
+MLIR_TRACKING_PINNED_SECTION_START(replace)
+
+MLIR_TRACKING_PINNED(replace)
+void RegistryNotifier::notifyOperationReplaced(Operation *op,
+                                               Operation *replacement,
+                                               const EventSource &source) {
   if (op == replacement)
     return;
   RegistryImpl &impl = *registry.impl;
@@ -1187,8 +1202,12 @@ RegistryNotifier::notifyOperationReplaced(Operation *op, Operation *replacement,
   impl.remapTaken(record, replacement);
 }
 
-MLIR_TRACKING_HOT_PATH void RegistryNotifier::notifyOperationErased(
-    Operation *op, const EventSource &source, const EventReason &reason) {
+MLIR_TRACKING_PINNED_SECTION_START(erase)
+
+MLIR_TRACKING_PINNED(erase)
+void RegistryNotifier::notifyOperationErased(Operation *op,
+                                             const EventSource &source,
+                                             const EventReason &reason) {
   notifyErased(op, source, reason, /*mayBeScope=*/op->getNumRegions() != 0);
 }
 
@@ -1198,9 +1217,10 @@ void RegistryNotifier::notifyFreedOperationErased(Operation *op,
   notifyErased(op, source, EventReason(reason), /*mayBeScope=*/true);
 }
 
-MLIR_TRACKING_HOT_PATH void
-RegistryNotifier::notifyErased(Operation *op, const EventSource &source,
-                               const EventReason &reason, bool mayBeScope) {
+MLIR_TRACKING_PINNED(erase)
+void RegistryNotifier::notifyErased(Operation *op, const EventSource &source,
+                                    const EventReason &reason,
+                                    bool mayBeScope) {
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
   if (HandleRecord *record = impl.byOp.take(op)) {

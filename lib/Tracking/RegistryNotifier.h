@@ -121,6 +121,13 @@ public:
   /// acceptable replacement op (`reason` says which).
   void notifyOperationErased(Operation *op, const EventSource &source,
                              const EventReason &reason);
+  /// The same, for a caller that tells whether `op` has regions (the
+  /// listener's tracked path): no call between the two.
+  void notifyOperationErased(Operation *op, bool hasRegions,
+                             const EventSource &source,
+                             const EventReason &reason) {
+    notifyErased(op, source, reason, /*mayBeScope=*/hasRegions);
+  }
   /// The same for an op that is already freed (a rolled-back dialect
   /// conversion frees the ops its patterns made without a notification):
   /// reads nothing of `op`, only uses its address as a key.

@@ -129,6 +129,12 @@ template <typename Range> Operation *getCommonDefiningOpOf(Range values) {
   return defOp;
 }
 
+// The tracked path's steps of the listener, pinned to the instruction-cache
+// sets upstream's code uses least (HotPath.h), in two groups of a page each.
+MLIR_TRACKING_PINNED_SECTION_START(listener_track)
+MLIR_TRACKING_PINNED_SECTION_START(listener_track_other)
+
+MLIR_TRACKING_PINNED(listener_track_other)
 Operation *getCommonDefiningOp(ValueRange values) {
   // Most replacement values are the results of one op (a pattern's new op)
   // or an array (a fold's results): neither needs the range's out-of-line
@@ -602,9 +608,9 @@ TrackingListener::getRegistryIfTrackedSlow(Operation *op) const {
                                                               : nullptr;
 }
 
-MLIR_TRACKING_HOT_PATH void
-TrackingListener::trackReplacement(HandleRegistry &target, Operation *op,
-                                   ValueRange newValues) {
+MLIR_TRACKING_PINNED(listener_track)
+void TrackingListener::trackReplacement(HandleRegistry &target, Operation *op,
+                                        ValueRange newValues) {
   ReplacementFailure why;
   FailureOr<Operation *> replacement = findReplacement(
       config, op, newValues, why, patternsInListener ? &opKinds : nullptr);
@@ -615,19 +621,22 @@ TrackingListener::trackReplacement(HandleRegistry &target, Operation *op,
   if (succeeded(replacement))
     notifier.notifyOperationReplaced(op, *replacement, source);
   else
-    notifier.notifyOperationErased(op, source, describe(why));
+    notifier.notifyOperationErased(op, op->getNumRegions() != 0, source,
+                                   describe(why));
 }
 
-MLIR_TRACKING_HOT_PATH void
-TrackingListener::trackReplacement(HandleRegistry &target, Operation *op,
-                                   Operation *newOp) {
+MLIR_TRACKING_PINNED(listener_track_other)
+void TrackingListener::trackReplacement(HandleRegistry &target, Operation *op,
+                                        Operation *newOp) {
   RegistryNotifier(target).notifyOperationReplaced(
       op, newOp, getCachedEventSource(/*replaced=*/true));
 }
 
+MLIR_TRACKING_PINNED(listener_track_other)
 void TrackingListener::trackErasure(HandleRegistry &target, Operation *op) {
   RegistryNotifier(target).notifyOperationErased(
-      op, getCachedEventSource(/*replaced=*/false), /*reason=*/"");
+      op, op->getNumRegions() != 0, getCachedEventSource(/*replaced=*/false),
+      /*reason=*/"");
 }
 
 // The three notifications most rewrites send: about an untracked op (the
@@ -763,10 +772,9 @@ MLIR_TRACKING_LISTENER_ENTRY LLVM_ATTRIBUTE_NOINLINE
   dispatchChange(op, change, first, second);
 }
 
-MLIR_TRACKING_HOT_PATH void TrackingListener::trackChange(Operation *op,
-                                                          Change change,
-                                                          uintptr_t first,
-                                                          uintptr_t second) {
+MLIR_TRACKING_PINNED(listener_track)
+void TrackingListener::trackChange(Operation *op, Change change,
+                                   uintptr_t first, uintptr_t second) {
   switch (change) {
   case Change::ReplacedByValues:
     return trackReplacement(*registry, op, valuesFromWords(first, second));
