@@ -244,7 +244,8 @@ uint32_t EventLog::internNewCause(const CauseKey &key, LaneCache &lane) {
   return id;
 }
 
-uint32_t EventLog::findOrAddCause(const CauseKey &key, LaneCache &lane) {
+LLVM_ATTRIBUTE_ALWAYS_INLINE uint32_t
+EventLog::findOrAddCause(const CauseKey &key, LaneCache &lane) {
   if (lane.freshSource && std::get<0>(key) == lane.freshSource) {
     // The causes of the lane's fresh source are all in the lane.
     for (uint32_t i = 0; i < lane.numFreshCauses; ++i)
@@ -265,7 +266,7 @@ uint32_t EventLog::findOrAddCause(const CauseKey &key, LaneCache &lane) {
   return id;
 }
 
-uint32_t EventLog::addCause(const CauseKey &key) {
+LLVM_ATTRIBUTE_ALWAYS_INLINE uint32_t EventLog::addCause(const CauseKey &key) {
   if (causes.size() >= (size_t(1) << 30))
     llvm::report_fatal_error("mlir-tracking: too many event causes");
   causes.push_back(key);
