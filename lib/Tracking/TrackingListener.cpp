@@ -33,10 +33,22 @@ struct ThreadAttribution {
     Operation *anchor;
     const void *passKey;
     /// The anchor's parts that events name it by (EventSource::anchorName
-    /// and anchorSymbol), looked up for the first event of the frame.
+    /// and anchorSymbol): looked up when a ScopedRewriteAttribution is made
+    /// (its anchor may be erased before the frame's first event), else for
+    /// the frame's first event (a pass's anchor lives through the pass).
     bool anchorDescribed = false;
     const void *anchorName = nullptr;
     const void *anchorSymbol = nullptr;
+
+    void lookUpAnchorParts() {
+      if (anchorDescribed || !anchor)
+        return;
+      anchorName = anchor->getName().getAsOpaquePointer();
+      if (auto symbol = anchor->getAttrOfType<StringAttr>(
+              SymbolTable::getSymbolAttrName()))
+        anchorSymbol = symbol.getAsOpaquePointer();
+      anchorDescribed = true;
+    }
   };
   SmallVector<Frame, 2> frames;
 };
@@ -188,6 +200,9 @@ ScopedRewriteAttribution::ScopedRewriteAttribution(StringRef passName,
                                                    Operation *anchor,
                                                    const void *passKey) {
   detail::pushAttribution(passName, anchor, passKey);
+  // Now, while the anchor is certainly alive: the caller's rewrites may
+  // erase it before the first event.
+  attribution.frames.back().lookUpAnchorParts();
 }
 
 ScopedRewriteAttribution::~ScopedRewriteAttribution() {
@@ -286,13 +301,7 @@ void TrackingListener::fillEventSource(EventSource &source,
     source.anchorKey = frame.anchor;
     if (frame.anchor) {
       // By its parts: the text is made only if an event is read.
-      if (!frame.anchorDescribed) {
-        frame.anchorName = frame.anchor->getName().getAsOpaquePointer();
-        if (auto symbol = frame.anchor->getAttrOfType<StringAttr>(
-                SymbolTable::getSymbolAttrName()))
-          frame.anchorSymbol = symbol.getAsOpaquePointer();
-        frame.anchorDescribed = true;
-      }
+      frame.lookUpAnchorParts();
       source.anchorName = frame.anchorName;
       source.anchorSymbol = frame.anchorSymbol;
     }

@@ -846,6 +846,34 @@ TEST_F(TrackingListenerTest, EachAttributionAndLabelGoesIntoItsEvents) {
   expectConsistent();
 }
 
+TEST_F(TrackingListenerTest, ScopedAttributionOutlivesItsErasedAnchor) {
+  // The rewrites under a ScopedRewriteAttribution may erase its anchor
+  // before any tracked event: a later event still names the anchor as it
+  // was, and reads nothing of the freed op (ASan build).
+  OpBuilder builder(&context);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto doomed = func::FuncOp::create(builder, module->getLoc(), "doomed",
+                                     builder.getFunctionType({}, {}));
+  doomed.addEntryBlock();
+  OpBuilder bodyBuilder = OpBuilder::atBlockEnd(&doomed.getBody().front());
+  func::ReturnOp::create(bodyBuilder, module->getLoc());
+  ScopedRewriteAttribution attribution("by-hand", doomed);
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  rewriter.eraseOp(doomed);
+  builder.setInsertionPointToStart(&func("f").getBody().front());
+  Operation *victim = arith::AddIOp::create(builder, func("f").getLoc(),
+                                            arg("f", 0), arg("f", 0))
+                          .getOperation();
+  OpHandle handle = registry->getHandle(victim);
+  rewriter.eraseOp(victim);
+  std::vector<TrackingEvent> history = handle.getHistory();
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0].pass, "by-hand");
+  EXPECT_EQ(history[0].anchor, "func.func @doomed");
+  expectConsistent();
+}
+
 TEST_F(TrackingListenerTest, InstrumentationFramesEndByPassAndAnchor) {
   // The pass instrumentation pushes a frame per pass execution on the thread
   // that runs it and ends it by (pass, anchor): the frame ended is that

@@ -323,8 +323,10 @@ public:
 TrackingListener *getTrackingListener();
 
 /// Attributes the rewrites made on this thread to `pass` running on `anchor`
-/// while alive. The pass instrumentation sets it around each pass; set it
-/// yourself to attribute rewrites made outside a pass manager.
+/// while alive (the pass instrumentation does the same around each pass):
+/// set it to attribute rewrites made outside a pass manager. `anchor` must
+/// be alive when it is made; the rewrites may erase it afterwards (events
+/// name it as it was then).
 class ScopedRewriteAttribution {
 public:
   ScopedRewriteAttribution(StringRef passName, Operation *anchor,
