@@ -1204,7 +1204,8 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
 
 MLIR_TRACKING_PINNED_SECTION_START(erase)
 
-MLIR_TRACKING_PINNED(erase)
+// Not pinned: the listener's tracked path calls the overload that takes
+// whether the op has regions (RegistryNotifier.h).
 void RegistryNotifier::notifyOperationErased(Operation *op,
                                              const EventSource &source,
                                              const EventReason &reason) {
