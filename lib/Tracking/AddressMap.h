@@ -113,6 +113,13 @@ public:
       __builtin_prefetch(&slots[home(record->op)], /*rw=*/1);
   }
 
+  /// Starts loading the slot where the probe for `op` begins (a batch of
+  /// queued changes loads theirs before applying any).
+  void prefetchHome(const void *op) const {
+    if (slots)
+      __builtin_prefetch(&slots[home(op)], /*rw=*/1);
+  }
+
   /// Ops are at least 64 bytes apart (sizeof(Operation)): each 64-byte block
   /// of addresses holds at most one key.
   static constexpr unsigned kLog2BlockBytes = 6;

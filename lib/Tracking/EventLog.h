@@ -190,8 +190,8 @@ public:
     return event;
   }
   /// Sets the replacement of a Replaced event.
-  void setReplacement(CompactEvent &event, Operation *replacement) {
-    SeenOp seen = see(replacement);
+  /// Sets the replacement of `event`: the op seen as `seen`.
+  void setReplacement(CompactEvent &event, SeenOp seen) {
     event.replacementName = nameId(seen.name);
     event.replacementLoc = seen.loc;
   }

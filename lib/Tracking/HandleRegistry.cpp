@@ -13,6 +13,7 @@
 
 #include "mlir/Tracking/HandleRegistry.h"
 #include "AddressMap.h"
+#include "ChangeBatch.h"
 #include "ContextMap.h"
 #include "EventLog.h"
 #include "HandleRecords.h"
@@ -46,13 +47,16 @@ using Observer = std::function<void(const TrackingEvent &)>;
 
 void releaseRecord(HandleRecord *record);
 
-/// One critical section of the registry. Everything that must not run under
+/// One critical section of the registry. It starts by applying the changes
+/// a pass's listener queued (ChangeBatch.h), so that no critical section
+/// sees the registry without them. Everything that must not run under
 /// the lock is queued here and runs when it ends, after unlocking: the
 /// observer (which may use handles) and the release of references (which
 /// takes the lock). Most critical sections (a notification about a tracked
 /// op, with no observer) queue nothing: the queues are allocated on first
 /// use, so that taking and ending a transaction is the lock, the lane and
-/// one test, inlined where a notification's path needs it.
+/// two tests (a batch registered, queues made), inlined where a
+/// notification's path needs it.
 class Transaction {
 public:
   explicit Transaction(RegistryImpl &impl);
@@ -118,6 +122,9 @@ struct RegistryImpl : LockFreeKeys {
   /// The lane of the thread holding the lock (RegistryLanes.h): entered by
   /// every critical section that may write lane state (`lock`).
   ActiveLane activeLane;
+  /// The batch of queued changes registered with this registry, or null
+  /// (ChangeBatch.h): every transaction applies what it published first.
+  ChangeBatch *pendingBatch = nullptr;
   /// The memory of the pools and of the address map's table (PageArena.h):
   /// made first, freed last. Written only when a pool or the table grows.
   PageArena arena;
@@ -313,7 +320,17 @@ struct RegistryImpl : LockFreeKeys {
     auto rebuilt = std::make_unique<OpFilter>(log2Bits);
     byOp.forEach([&](HandleRecord *record) { rebuilt->set(record->op); });
     scopeIndex.forEachScope([&](Operation *scope) { rebuilt->set(scope); });
-    filter.store(rebuilt.get(), std::memory_order_release);
+    // Sequentially consistent, with the reads of the batch below: a listener
+    // that queued a replacement after the batch was applied sets its bit in
+    // the filter it then reads (markQueuedReplacement), and either it reads
+    // this one or this reads its entry.
+    filter.store(rebuilt.get(), std::memory_order_seq_cst);
+    if (pendingBatch) {
+      uint32_t queued = pendingBatch->count.load(std::memory_order_seq_cst);
+      for (const QueuedChange &change : ArrayRef(pendingBatch->entries, queued))
+        if (change.replacement)
+          rebuilt->set(change.replacement);
+    }
     if (!filters.empty())
       filters.back()->retire();
     filters.push_back(std::move(rebuilt));
@@ -442,21 +459,36 @@ struct RegistryImpl : LockFreeKeys {
 
   /// Called, under the lock, by every step that maps a record again,
   /// unmaps, merges or ends one.
+  /// Each move is a compare-exchange from a read word, as the one of a
+  /// change queued without the lock (`noteQueuedChange`): two moves after
+  /// one read make one, and a reader's flag set after a move is never
+  /// overwritten.
   LLVM_ATTRIBUTE_ALWAYS_INLINE void noteChange() {
-    // Only lock holders store (readers only set kChangeRead, which a
-    // store here may overwrite: it clears it anyway).
     uint64_t word = changeWord.load(std::memory_order_relaxed);
     if (word & kChangeRead)
-      changeWord.store(word + 1, std::memory_order_release);
+      changeWord.compare_exchange_strong(
+          word, word + 1, std::memory_order_release, std::memory_order_relaxed);
   }
 
   /// Lock-free. A step whose critical section follows this read (or the
   /// lock taken after it) sees kChangeRead set, and moves the count.
   uint64_t changeCount() const {
-    uint64_t word = changeWord.load(std::memory_order_acquire);
+    uint64_t word = changeWord.load(std::memory_order_seq_cst);
     if (LLVM_UNLIKELY(!(word & kChangeRead)))
-      word = changeWord.fetch_or(kChangeRead, std::memory_order_acq_rel);
+      word = changeWord.fetch_or(kChangeRead, std::memory_order_seq_cst);
     return word >> 1;
+  }
+
+  /// `noteChange` for a change queued without the lock, after it was
+  /// published (ChangeBatch.h). Sequentially consistent with the reader's
+  /// side (`changeCount`, then the lock's `applyPending`): either this
+  /// sees the read flag and moves the count, or the reader's lock, taken
+  /// after setting the flag, applies the change.
+  void noteQueuedChange() {
+    uint64_t word = changeWord.load(std::memory_order_seq_cst);
+    if (word & kChangeRead)
+      changeWord.compare_exchange_strong(
+          word, word + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
   }
 
   void map(HandleRecord *record, Operation *op) {
@@ -527,6 +559,116 @@ struct RegistryImpl : LockFreeKeys {
     scopeIndex.setScope(record, scope, record->mapped);
   }
 
+  //===--------------------------------------------------------------------===//
+  // Replace and erase
+  //===--------------------------------------------------------------------===//
+
+  /// The record of `op`, if any, follows `replacement` or merges into its
+  /// record; `op` is left untracked. `seen` is what `replacement` was seen
+  /// as when queued, or null to look now. `inOpBlock`: `replacement` was
+  /// made in `op`'s block (so in its scope), and nothing of the IR is read
+  /// (a queued change, whose `op` may be freed); else both ops are alive.
+  /// Inline in the replace notification and in `applyPending`.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void
+  replaceOp(Operation *op, bool hasRegions, Operation *replacement,
+            const SeenOp *seen, bool inOpBlock, const EventSource &source,
+            Transaction &tx) {
+    // `op` leaves the address map whatever follows: its entry is taken
+    // with the lookup, and every path below finishes the unmap or remaps.
+    HandleRecord *record = byOp.take(op);
+    if (!record)
+      return;
+    // Set last: mapping the replacement may clear it.
+    llvm::scope_exit untracked([&] { noteUntracked(op, hasRegions); });
+    // A record whose last handle is being released has nothing to follow.
+    if (isReleasing(record)) {
+      unindex(record);
+      return;
+    }
+    HandleRecord *existing = lookup(replacement);
+    CompactEvent event = events.makeEvent(
+        TrackingEvent::Kind::Replaced, record->lastName, record->lastLoc,
+        source, existing ? events.getMergedReason() : 0);
+    events.setReplacement(event, seen ? *seen : EventLog::see(replacement));
+    if (existing) {
+      // Both handles now speak for the same op: `record` joins the group
+      // of the handle that referred to it first. O(1): both are roots.
+      unindex(record);
+      this->record(record, event, tx);
+      link(record, existing);
+      return;
+    }
+    this->record(record, event, tx);
+    record->setLastToReplacement(event);
+    if (inOpBlock)
+      insertKey(record, replacement);
+    else
+      remapTaken(record, replacement);
+  }
+
+  /// Ends the record of `op`, if any, as erased. The caller leaves `op`
+  /// untracked (after the scope work, if `op` may be a scope).
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void eraseOp(Operation *op,
+                                            const EventSource &source,
+                                            const EventReason &reason,
+                                            Transaction &tx) {
+    HandleRecord *record = byOp.take(op);
+    if (!record)
+      return;
+    unindex(record);
+    if (isReleasing(record))
+      return;
+    CompactEvent event =
+        events.makeEvent(TrackingEvent::Kind::Erased, record->lastName,
+                         record->lastLoc, source, events.internReason(reason));
+    endRecordInline(record, HandleState::Erased, event, tx);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Queued changes (ChangeBatch.h)
+  //===--------------------------------------------------------------------===//
+
+  /// Applies the changes `pendingBatch` published since the last call, in
+  /// order: by the transaction that takes the lock, before anything else.
+  [[gnu::noinline]] void applyPending(Transaction &tx);
+
+  /// Lock-free, by the thread that queued a replacement: clears the slot of
+  /// its own lane (the one its lock-free test reads) that may name
+  /// `replacement` from an op that had its address before, so that the
+  /// test does not skip the replacement's notifications before the change
+  /// maps it.
+  void forgetUntrackedLockFree(const Operation *replacement) {
+    UntrackedLane *table =
+        untrackedLanes[peekLane()].load(std::memory_order_acquire);
+    if (!table)
+      return;
+    std::atomic<const void *> &slot = table->slots[untrackedSlot(replacement)];
+    // Mostly the slot names another op: no locked instruction then.
+    const void *expected = replacement;
+    if (slot.load(std::memory_order_relaxed) == replacement)
+      slot.compare_exchange_strong(expected, nullptr,
+                                   std::memory_order_relaxed);
+  }
+
+  /// Lock-free, after a replacement was queued: clears its bit in the
+  /// current filter, so that the queuing thread's lock-free test passes its
+  /// notifications on. A filter rebuilt meanwhile from the keys may lack it:
+  /// then either this reads the new filter and clears the bit there too, or
+  /// the rebuild read the entry (`reserveKeys`).
+  void markQueuedReplacement(const Operation *replacement) {
+    const OpFilter *current = filter.load(std::memory_order_seq_cst);
+    while (current) {
+      // Mostly the bit is clear already (the address was a key before):
+      // no locked instruction then.
+      if (!current->test(replacement))
+        const_cast<OpFilter *>(current)->set(replacement);
+      const OpFilter *now = filter.load(std::memory_order_seq_cst);
+      if (now == current)
+        return;
+      current = now;
+    }
+  }
+
   /// Re-indexes the tracked ops nested in `op` (not `op` itself) where they
   /// are now, when where they were is unknown. Nested scopes are only
   /// reparented: what is inside them is indexed under them already.
@@ -591,6 +733,8 @@ HandleRecord *RegistryImpl::lookup(Operation *op) {
     : impl(impl) {
   impl.mutex.lock();
   impl.activeLane.enter();
+  if (LLVM_UNLIKELY(impl.pendingBatch != nullptr))
+    impl.applyPending(*this);
 }
 
 [[gnu::always_inline]] inline Transaction::~Transaction() {
@@ -616,6 +760,38 @@ void Transaction::unlockAndRunQueued() {
     releaseRecord(record);
 }
 
+void RegistryImpl::applyPending(Transaction &tx) {
+  ChangeBatch &batch = *pendingBatch;
+  uint32_t begin = batch.applied;
+  // Sequentially consistent: pairs with the store that published the last
+  // change (RegistryNotifier::queueChange).
+  uint32_t end = batch.count.load(std::memory_order_seq_cst);
+  if (begin == end)
+    return;
+  ArrayRef<QueuedChange> changes(batch.entries + begin, end - begin);
+  // The address-map slots the changes probe are scattered lines of a table
+  // that does not fit in cache with every op of a large module held: loaded
+  // first, their misses overlap instead of each stalling its change.
+  // (Loading each change's record and scope neighbours ahead too gained
+  // nothing measurable: docs/benchmarks.md, round 21.)
+  for (const QueuedChange &change : changes)
+    byOp.prefetchHome(change.op);
+  for (const QueuedChange &change : changes) {
+    if (change.replacement) {
+      SeenOp seen{change.first, change.second};
+      replaceOp(change.op, /*hasRegions=*/false, change.replacement, &seen,
+                /*inOpBlock=*/true, *change.source, tx);
+      continue;
+    }
+    EventReason reason = change.format
+                             ? EventReason(change.first, change.format)
+                             : EventReason();
+    eraseOp(change.op, *change.source, reason, tx);
+    noteUntracked(change.op, /*mayBeScope=*/false);
+  }
+  batch.applied = end;
+}
+
 /// Drops one reference to `record`; the last one frees it, then drops the
 /// reference it held to its parent, iteratively (long merge chains must not
 /// recurse).
@@ -624,11 +800,9 @@ void releaseRecord(HandleRecord *record) {
     RegistryImpl *impl = &registryOf(record);
     bool last;
     {
-      std::lock_guard<RegistryMutex> lock(impl->mutex);
-      impl->activeLane.enter();
+      Transaction tx(*impl);
       // No handle refers to it: the change count stays.
       impl->unmap(record, /*countChange=*/false);
-      impl->syncHasKeys();
       record = impl->freeRecord(record);
       last = impl->pool.size() == 0 && !impl->registryAlive;
     }
@@ -640,12 +814,15 @@ void releaseRecord(HandleRecord *record) {
 
 } // namespace mlir::tracking::detail
 
+using mlir::tracking::detail::ChangeBatch;
 using mlir::tracking::detail::CompactEvent;
 using mlir::tracking::detail::EventLog;
+using mlir::tracking::detail::EventReason;
 using mlir::tracking::detail::EventSource;
 using mlir::tracking::detail::HandleRecord;
 using mlir::tracking::detail::isReleasing;
 using mlir::tracking::detail::Observer;
+using mlir::tracking::detail::QueuedChange;
 using mlir::tracking::detail::RegistryImpl;
 using mlir::tracking::detail::RegistryMutex;
 using mlir::tracking::detail::RegistryNotifier;
@@ -750,7 +927,8 @@ Operation *OpHandle::get(bool &isCanonical) const {
     // plain lock will do.
     std::lock_guard<RegistryMutex> lock(impl.mutex);
     HandleRecord *parent = record->getParent();
-    if (!parent || !parent->getParent()) {
+    // Queued changes are applied by a transaction first.
+    if (!impl.pendingBatch && (!parent || !parent->getParent())) {
       root = parent ? parent : record;
       if (root->getState() != HandleState::Live)
         return nullptr;
@@ -886,7 +1064,7 @@ HandleRegistry::~HandleRegistry() {
   // The state lives on while records do; the last one deletes it.
   bool last;
   {
-    std::lock_guard<RegistryMutex> lock(impl->mutex);
+    Transaction tx(*impl);
     impl->registryAlive = false;
     last = impl->pool.size() == 0;
   }
@@ -963,8 +1141,7 @@ void HandleRegistry::releaseHandles(MutableArrayRef<OpHandle> handles) {
     return;
   SmallVector<HandleRecord *> parents;
   {
-    std::lock_guard<RegistryMutex> lock(impl->mutex);
-    impl->activeLane.enter();
+    Transaction tx(*impl);
     for (auto [i, record] : llvm::enumerate(released)) {
       if (i + kAhead < released.size() && released[i + kAhead]->mapped)
         impl->byOp.prefetch(released[i + kAhead]);
@@ -975,7 +1152,6 @@ void HandleRegistry::releaseHandles(MutableArrayRef<OpHandle> handles) {
     // No handle refers to a released record (a merged record holds a
     // reference to its root): what OpHandle::get says of every handle is as
     // before, so the change count stays.
-    impl->syncHasKeys();
   }
   // This registry is alive: freeing records cannot end its state.
   for (HandleRecord *parent : parents)
@@ -1023,17 +1199,17 @@ OpHandle HandleRegistry::lookupHandle(Operation *op) const {
 }
 
 bool HandleRegistry::isTracked(Operation *op) const {
-  std::lock_guard<RegistryMutex> lock(impl->mutex);
+  Transaction tx(*impl);
   return impl->byOp.lookup(op) != nullptr;
 }
 
 size_t HandleRegistry::getNumTrackedOps() const {
-  std::lock_guard<RegistryMutex> lock(impl->mutex);
+  Transaction tx(*impl);
   return impl->byOp.size();
 }
 
 size_t HandleRegistry::getMappedBytes() const {
-  std::lock_guard<RegistryMutex> lock(impl->mutex);
+  Transaction tx(*impl);
   return impl->arena.getMappedBytes() + impl->getFilterMappedBytes();
 }
 
@@ -1041,7 +1217,7 @@ void HandleRegistry::forEachTrackedOp(
     llvm::function_ref<void(Operation *)> fn) const {
   std::vector<Operation *> ops;
   {
-    std::lock_guard<RegistryMutex> lock(impl->mutex);
+    Transaction tx(*impl);
     impl->byOp.forEach(
         [&](HandleRecord *record) { ops.push_back(record->op); });
   }
@@ -1054,6 +1230,9 @@ void HandleRegistry::setEventObserver(
   std::shared_ptr<const Observer> shared;
   if (observer)
     shared = std::make_shared<const Observer>(std::move(observer));
+  // Changes queued before are applied (and their events delivered) under
+  // the observer they were made under.
+  { Transaction applyQueued(*impl); }
   std::lock_guard<RegistryMutex> lock(impl->mutex);
   // The previous observer may still be running on another thread: its copy
   // of the pointer keeps it alive.
@@ -1064,7 +1243,7 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
   llvm::DenseMap<Operation *, OperationName> present;
   root->walk([&](Operation *op) { present.try_emplace(op, op->getName()); });
   std::vector<std::string> problems;
-  std::lock_guard<RegistryMutex> lock(impl->mutex);
+  Transaction tx(*impl);
   impl->byOp.forEach([&](HandleRecord *record) {
     std::string lastName =
         impl->events.nameText(record->getLast(impl->events)).str();
@@ -1170,36 +1349,8 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
     return;
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
-  // `op` leaves the address map whatever follows: its entry is taken with
-  // the lookup, and every path below finishes the unmap or remaps.
-  HandleRecord *record = impl.byOp.take(op);
-  if (!record)
-    return;
-  // Set last: mapping the replacement may clear it.
-  llvm::scope_exit untracked(
-      [&] { impl.noteUntracked(op, op->getNumRegions() != 0); });
-  // A record whose last handle is being released has nothing to follow.
-  if (isReleasing(record)) {
-    impl.unindex(record);
-    return;
-  }
-
-  HandleRecord *existing = impl.lookup(replacement);
-  CompactEvent event = impl.events.makeEvent(
-      TrackingEvent::Kind::Replaced, record->lastName, record->lastLoc, source,
-      existing ? impl.events.getMergedReason() : 0);
-  impl.events.setReplacement(event, replacement);
-  if (existing) {
-    // Both handles now speak for the same op: `record` joins the group of
-    // the handle that referred to it first. O(1): both are roots.
-    impl.unindex(record);
-    impl.record(record, event, tx);
-    impl.link(record, existing);
-    return;
-  }
-  impl.record(record, event, tx);
-  record->setLastToReplacement(event);
-  impl.remapTaken(record, replacement);
+  impl.replaceOp(op, op->getNumRegions() != 0, replacement, /*seen=*/nullptr,
+                 /*inOpBlock=*/false, source, tx);
 }
 
 MLIR_TRACKING_PINNED_SECTION_START(erase)
@@ -1224,15 +1375,7 @@ void RegistryNotifier::notifyErased(Operation *op, const EventSource &source,
                                     bool mayBeScope) {
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
-  if (HandleRecord *record = impl.byOp.take(op)) {
-    impl.unindex(record);
-    if (!isReleasing(record)) {
-      CompactEvent event = impl.events.makeEvent(
-          TrackingEvent::Kind::Erased, record->lastName, record->lastLoc,
-          source, impl.events.internReason(reason));
-      impl.endRecordInline(record, HandleState::Erased, event, tx);
-    }
-  }
+  impl.eraseOp(op, source, reason, tx);
   // Only an op with regions can be a scope (see noteUntracked): most erased
   // ops skip the scope work, kept out of line.
   if (mayBeScope)
@@ -1240,6 +1383,88 @@ void RegistryNotifier::notifyErased(Operation *op, const EventSource &source,
   // `op` is left untracked (a rewriter erases an op it replaced: the erase
   // notification follows this one).
   impl.noteUntracked(op, mayBeScope);
+}
+
+bool RegistryNotifier::startBatch(ChangeBatch &batch) {
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  assert(!batch.registry && batch.count.load(std::memory_order_relaxed) == 0 &&
+         "starting a batch in use");
+  if (impl.pendingBatch)
+    return false;
+  impl.pendingBatch = &batch;
+  batch.registry = &registry;
+  return true;
+}
+
+void RegistryNotifier::queueChange(ChangeBatch &batch, Operation *op,
+                                   Operation *replacement,
+                                   const EventSource &source,
+                                   const EventReason &reason) {
+  assert(batch.registry == &registry && "a batch of another registry");
+  assert(op->getNumRegions() == 0 && "a queued op with regions");
+  assert((!replacement || replacement->getBlock() == op->getBlock()) &&
+         "a queued replacement outside the op's block");
+  assert((reason.format || reason.text.empty()) && "a queued reason as text");
+  RegistryImpl &impl = *registry.impl;
+  if (replacement) {
+    // Applying a queued change notes its op untracked in the applier's
+    // lane, which may be this thread's: the replacement takes the address
+    // of a queued op only once that change is applied, or the note could
+    // land after the slot is cleared below.
+    if (LLVM_UNLIKELY(batch.queuedOps & ChangeBatch::opBit(replacement)))
+      applyBatch(batch);
+    impl.forgetUntrackedLockFree(replacement);
+  }
+  uint32_t index = batch.count.load(std::memory_order_relaxed);
+  QueuedChange &change = batch.entries[index];
+  change.op = op;
+  change.replacement = replacement;
+  change.source = &source;
+  if (replacement) {
+    SeenOp seen = EventLog::see(replacement);
+    change.first = seen.name;
+    change.second = seen.loc;
+    change.format = nullptr;
+  } else {
+    change.first = reason.key;
+    change.second = nullptr;
+    change.format = reason.format;
+  }
+  batch.queuedOps |= ChangeBatch::opBit(op);
+  // Published: from here on every transaction applies it first.
+  // Sequentially consistent, as the reads that follow (the change word,
+  // the filter) and the other threads' accesses they pair with: each side
+  // stores, then loads what the other stored.
+  batch.count.store(index + 1, std::memory_order_seq_cst);
+  impl.noteQueuedChange();
+  if (replacement)
+    impl.markQueuedReplacement(replacement);
+  if (index + 1 == ChangeBatch::kCapacity)
+    applyBatch(batch);
+}
+
+void RegistryNotifier::applyBatch(ChangeBatch &batch) {
+  assert(batch.registry == &registry && "a batch of another registry");
+  // The transaction applies it; emptied under the lock, which every reader
+  // of its entries holds.
+  Transaction tx(*registry.impl);
+  batch.count.store(0, std::memory_order_relaxed);
+  batch.applied = 0;
+  batch.queuedOps = 0;
+}
+
+void RegistryNotifier::finishBatch(ChangeBatch &batch) {
+  assert(batch.registry == &registry && "a batch of another registry");
+  RegistryImpl &impl = *registry.impl;
+  Transaction tx(impl);
+  assert(impl.pendingBatch == &batch && "finishing a batch not registered");
+  impl.pendingBatch = nullptr;
+  batch.count.store(0, std::memory_order_relaxed);
+  batch.applied = 0;
+  batch.queuedOps = 0;
+  batch.registry = nullptr;
+  batch.owner = nullptr;
 }
 
 void RegistryNotifier::notifyOperationMoved(Operation *op,
@@ -1363,7 +1588,7 @@ void RegistryNotifier::resolveDetached(const OpHandle &handle, Operation *op,
   if (replaced || existing) {
     CompactEvent event =
         impl.makeEvent(TrackingEvent::Kind::Replaced, record, source, reason);
-    impl.events.setReplacement(event, op);
+    impl.events.setReplacement(event, seen);
     if (existing) {
       impl.events.setReason(event, impl.events.getMergedReason());
       impl.record(record, event, tx);

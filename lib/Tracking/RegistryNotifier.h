@@ -29,6 +29,7 @@ class Block;
 class Operation;
 
 namespace tracking::detail {
+struct ChangeBatch;
 struct HandleRecord;
 struct LockFreeKeys;
 
@@ -133,6 +134,23 @@ public:
   /// reads nothing of `op`, only uses its address as a key.
   void notifyFreedOperationErased(Operation *op, const EventSource &source,
                                   llvm::StringRef reason);
+  /// Registers `batch` (ChangeBatch.h), idle, with this registry and
+  /// returns true, unless the registry has a batch already.
+  bool startBatch(ChangeBatch &batch);
+  /// Queues the replace (`replacement` non-null) or erase of `op`, which
+  /// has no regions and may be tracked, in `batch`, registered here; a
+  /// replacement must be in `op`'s block. Lock-free unless the batch fills
+  /// (or must be applied first): `source` must stay valid and unchanged
+  /// until `applyBatch`. Nobody taking the lock sees the registry without
+  /// the change.
+  void queueChange(ChangeBatch &batch, Operation *op, Operation *replacement,
+                   const EventSource &source, const EventReason &reason = {});
+  /// Applies what `batch` holds (any critical section would), then empties
+  /// it: its sources may change.
+  void applyBatch(ChangeBatch &batch);
+  /// `applyBatch`, then unregisters `batch`.
+  void finishBatch(ChangeBatch &batch);
+
   /// Fires after `op` moved from a known position. `oldScope` is the op that
   /// was the scope of `op`'s body before the move (see `getBodyScope`), or
   /// nullptr if `op` had no parent.

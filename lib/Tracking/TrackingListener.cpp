@@ -6,6 +6,7 @@
 
 #include "mlir/Tracking/TrackingListener.h"
 #include "Attribution.h"
+#include "ChangeBatch.h"
 #include "OpFilter.h"
 #include "RegistryNotifier.h"
 
@@ -18,10 +19,12 @@
 #include "mlir/Interfaces/CastInterfaces.h"
 
 #include <atomic>
+#include <memory>
 #include <optional>
 
 using namespace mlir;
 using namespace mlir::tracking;
+using mlir::tracking::detail::ChangeBatch;
 using mlir::tracking::detail::EventSource;
 using mlir::tracking::detail::RegistryNotifier;
 
@@ -91,6 +94,28 @@ struct CachedSourceKey {
   }
 };
 thread_local CachedSourceKey cachedSourceKey;
+
+/// The changes a pass's listener on this thread queued (ChangeBatch.h),
+/// made when the thread's first listener takes it. Its entries point at
+/// `cachedSources`, so refilling those applies it first. On the heap: 2 KiB
+/// of thread-local storage would not fit the static TLS block that a
+/// library loaded late (the Python extension) may use.
+thread_local std::unique_ptr<ChangeBatch> threadBatch;
+
+/// Applies the thread's batch if one of its changes points at `source`,
+/// which is about to be refilled.
+void applyThreadBatchBefore(const EventSource &source) {
+  ChangeBatch *batch = threadBatch.get();
+  if (!batch || !batch->registry)
+    return;
+  uint32_t queued = batch->count.load(std::memory_order_relaxed);
+  for (const auto &change : ArrayRef(batch->entries, queued)) {
+    if (change.source == &source) {
+      RegistryNotifier(*batch->registry).applyBatch(*batch);
+      return;
+    }
+  }
+}
 std::atomic<uint64_t> nextSourceCacheKey{1};
 
 /// Whether the cached sources name `pattern` by its names, not only by its
@@ -349,6 +374,7 @@ TrackingListener::getCachedEventSourceSlow(bool replaced,
     cache.patternRoot = pattern ? pattern->getRootKind() : std::nullopt;
   }
   EventSource &source = cache.sources[replaced];
+  applyThreadBatchBefore(source);
   fillEventSource(source, replaced);
   // Its texts changed: interned anew by the next event.
   source.internedBy = 0;
@@ -627,6 +653,18 @@ void TrackingListener::trackReplacement(HandleRegistry &target, Operation *op,
   // Built once per pass execution and pattern: most notifications that reach
   // here are about a tracked op, which needs it.
   const EventSource &source = getCachedEventSource(/*replaced=*/true);
+  // Queued when nothing of it needs the IR later: an op without regions
+  // (no scope below it), replaced in its own block (in its scope).
+  if (op->getNumRegions() == 0) {
+    if (ChangeBatch *queue = getBatch(target)) {
+      if (failed(replacement))
+        return notifier.queueChange(*queue, op, nullptr, source, describe(why));
+      if (*replacement == op)
+        return;
+      if (op->getBlock() && (*replacement)->getBlock() == op->getBlock())
+        return notifier.queueChange(*queue, op, *replacement, source);
+    }
+  }
   if (succeeded(replacement))
     notifier.notifyOperationReplaced(op, *replacement, source);
   else
@@ -637,15 +675,49 @@ void TrackingListener::trackReplacement(HandleRegistry &target, Operation *op,
 MLIR_TRACKING_PINNED(listener_track_other)
 void TrackingListener::trackReplacement(HandleRegistry &target, Operation *op,
                                         Operation *newOp) {
-  RegistryNotifier(target).notifyOperationReplaced(
-      op, newOp, getCachedEventSource(/*replaced=*/true));
+  const EventSource &source = getCachedEventSource(/*replaced=*/true);
+  if (op->getNumRegions() == 0 && newOp != op && op->getBlock() &&
+      newOp->getBlock() == op->getBlock())
+    if (ChangeBatch *queue = getBatch(target))
+      return RegistryNotifier(target).queueChange(*queue, op, newOp, source);
+  RegistryNotifier(target).notifyOperationReplaced(op, newOp, source);
 }
 
 MLIR_TRACKING_PINNED(listener_track_other)
 void TrackingListener::trackErasure(HandleRegistry &target, Operation *op) {
-  RegistryNotifier(target).notifyOperationErased(
-      op, op->getNumRegions() != 0, getCachedEventSource(/*replaced=*/false),
-      /*reason=*/"");
+  const EventSource &source = getCachedEventSource(/*replaced=*/false);
+  bool hasRegions = op->getNumRegions() != 0;
+  if (!hasRegions)
+    if (ChangeBatch *queue = getBatch(target))
+      return RegistryNotifier(target).queueChange(*queue, op, nullptr, source);
+  RegistryNotifier(target).notifyOperationErased(op, hasRegions, source,
+                                                 /*reason=*/"");
+}
+
+MLIR_TRACKING_PINNED(listener_track_other)
+ChangeBatch *TrackingListener::getBatch(HandleRegistry &target) {
+  if (LLVM_LIKELY(batch != nullptr))
+    return batch->registry == &target ? batch : nullptr;
+  if (!mayBatchChanges || &target != registry)
+    return nullptr;
+  // Tried once: a listener that finds the batch taken applies its changes
+  // (and so first any change queued before them) as they come.
+  mayBatchChanges = false;
+  if (!threadBatch)
+    threadBatch = std::make_unique<ChangeBatch>();
+  ChangeBatch &mine = *threadBatch;
+  if (mine.owner || !RegistryNotifier(target).startBatch(mine))
+    return nullptr;
+  mine.owner = this;
+  batch = &mine;
+  return batch;
+}
+
+void TrackingListener::releaseBatch() {
+  if (!batch)
+    return;
+  RegistryNotifier(*batch->registry).finishBatch(*batch);
+  batch = nullptr;
 }
 
 // The three notifications most rewrites send: about an untracked op (the
@@ -836,7 +908,10 @@ PassTrackingListener::PassTrackingListener(MLIRContext *context,
                                            TrackingListenerConfig config)
     : TrackingListener(config, HandleRegistry::lookup(context)) {
   keepPatternsInListener();
+  mayBatchChanges = true;
 }
+
+PassTrackingListener::~PassTrackingListener() { releaseBatch(); }
 
 void TrackingListener::notifyBlockErased(Block *block) {
   // Block and value handles (BlockValueRegistry), if any in the process.

@@ -226,10 +226,15 @@ public:
   /// Calls `fn` with every op that currently has a live handle.
   void forEachTrackedOp(llvm::function_ref<void(Operation *)> fn) const;
 
-  /// Installs a callback run on every event, on the thread that caused it,
-  /// after the registry lock is released: it may use handles and the
-  /// registry. Under the multi-threaded pass manager it runs on several
-  /// threads at once; it must not throw.
+  /// Installs a callback run on every event, after the registry lock is
+  /// released: it may use handles and the registry. It runs when the change
+  /// is applied: at once, on the thread that made it, or, for a change a
+  /// pass's listener queued, when the batch is applied (at the latest when
+  /// the pass execution ends, and before any other use of the registry
+  /// returns), on the thread that applies it. Under the multi-threaded pass
+  /// manager it runs on several threads at once; it must not throw. Changes
+  /// queued before this call are reported to the observer they were made
+  /// under.
   void setEventObserver(std::function<void(const TrackingEvent &)> observer);
 
   /// Checks the invariants against the IR under `root`: every address in the

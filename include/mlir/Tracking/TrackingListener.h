@@ -23,6 +23,7 @@ class Pass;
 namespace tracking {
 namespace detail {
 struct EventSource;
+struct ChangeBatch;
 struct LockFreeKeys;
 
 /// The patterns being applied, innermost last: a pattern may run a rewrite
@@ -231,6 +232,11 @@ private:
   trackReplacement(HandleRegistry &target, Operation *op, Operation *newOp);
   LLVM_ATTRIBUTE_NOINLINE void trackErasure(HandleRegistry &target,
                                             Operation *op);
+  /// The batch to queue a tracked change to `target` in (ChangeBatch.h), or
+  /// null to apply it now: a PassTrackingListener takes its thread's batch
+  /// at its first tracked change, unless another listener of the thread or
+  /// of the registry holds it.
+  detail::ChangeBatch *getBatch(HandleRegistry &target);
   /// True proves, lock-free and inline, that a replace or erase of `op` has
   /// nothing to do: a listener of one registry, with no listener after it
   /// and no block or value handle in the process, about an untracked op.
@@ -294,6 +300,20 @@ private:
   detail::PatternStack ownPatterns{};
   /// Only used with patternsInListener.
   detail::OpKindCache opKinds;
+
+protected:
+  /// Whether `getBatch` may still take the thread's batch (only a
+  /// PassTrackingListener sets it: it lives for one pass execution on one
+  /// thread).
+  bool mayBatchChanges = false;
+  /// Applies the changes queued in the thread's batch, if this listener
+  /// holds it, and releases it.
+  void releaseBatch();
+
+private:
+  /// The thread's batch while this listener holds it (applied and released
+  /// by the destructor).
+  detail::ChangeBatch *batch = nullptr;
 };
 
 /// The listener a precise pass attaches to the rewrites of one execution
@@ -303,12 +323,20 @@ private:
 /// which the greedy driver calls on every match attempt and change, are
 /// empty functions. Its replace and erase notifications are
 /// TrackingListener's: whether block or value handles exist is read at each
-/// one, since an event observer running during the pass may make them. Make
-/// it when the pass starts, on the thread that runs it.
+/// one, since an event observer running during the pass may make them. It
+/// queues the replaces and erases of tracked ops without regions and has
+/// the registry apply them in batches (the registry applies them before
+/// any other use, on any thread, so nobody sees them late). Make it when the
+/// pass starts, on the thread that runs it, and destroy it there (the
+/// destructor applies what it queued).
 class PassTrackingListener final : public TrackingListener {
 public:
   explicit PassTrackingListener(MLIRContext *context,
                                 TrackingListenerConfig config = {});
+  /// Applies the changes it queued.
+  ~PassTrackingListener() override;
+  PassTrackingListener(const PassTrackingListener &) = delete;
+  PassTrackingListener &operator=(const PassTrackingListener &) = delete;
 
   void notifyOperationModified(Operation *op) override;
   void
