@@ -22,7 +22,14 @@ export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 BUILD_DIR=${ASAN_BUILD_DIR:-build-asan}
 # Configured on every run (cheap when nothing changed), so that a build-asan/
 # configured before Python was part of it gets the extension too.
+# -O1 -g1 rather than RelWithDebInfo's -O2 -g: it compiles the tree about 40%
+# faster (CI time), and line tables are all a sanitizer report needs.
+# NDEBUG stays: Debian's libMLIR is built without assertions, so headers
+# compiled with them reference symbols it does not export.
+SANITIZER_OPT_FLAGS="-O1 -g1 -DNDEBUG"
 cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$SANITIZER_OPT_FLAGS" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="$SANITIZER_OPT_FLAGS" \
   -DMLIR_TRACKING_ENABLE_SANITIZERS=ON -DMLIR_TRACKING_ENABLE_PYTHON=ON \
   ${CMAKE_ARGS:-} >/dev/null
 # BUILD_LOCK: a file to flock around the build when several builds share
@@ -32,4 +39,4 @@ ${BUILD_LOCK:+flock "$BUILD_LOCK"} cmake --build "$BUILD_DIR"
 SANITIZER_DIR=$PWD/test/sanitizers
 source "$SANITIZER_DIR/sanitizer-env.sh"
 cd "$BUILD_DIR"
-ctest --output-on-failure "$@"
+ctest --output-on-failure -j "$(nproc)" "$@"

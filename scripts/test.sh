@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-(cd "${BUILD_DIR:-build}" && ctest --output-on-failure)
+(cd "${BUILD_DIR:-build}" && ctest --output-on-failure -j "$(nproc)")
 bash scripts/check-install.sh
 if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   bash scripts/sanitize.sh
