@@ -882,6 +882,27 @@ void populateRegionsAndBlocks(py::module_ &m) {
       "The argument types (of this view).");
 }
 
+/// Binds `Kind(value)` (a checked cast: ValueError if `value` is not of
+/// `ValueT`'s kind now) and `Kind.isinstance(value)` on `cls`.
+template <typename ValueT, typename PyT>
+void bindValueKind(py::class_<PyT, PyValue> cls, const std::string &name,
+                   const std::string &kind) {
+  cls.def(py::init([name](PyValue &other) {
+            if (!isa<ValueT>(other.get()))
+              throw py::value_error(
+                  "Cannot cast value to " + name + " (from " +
+                  py::str(py::cast(other)).cast<std::string>() + ")");
+            return PyT{other};
+          }),
+          py::arg("value"),
+          ("Casts `value` to " + name + "; ValueError if it is not " + kind +
+           ".")
+              .c_str())
+      .def_static(
+          "isinstance", [](PyValue &other) { return isa<ValueT>(other.get()); },
+          py::arg("other"), ("True if `other` is " + kind + " now.").c_str());
+}
+
 void populateValues(py::module_ &m) {
   py::class_<PyValue>(m, "Value",
                       "An SSA value: a result of an Operation or an argument "
@@ -1094,55 +1115,29 @@ void populateValues(py::module_ &m) {
             current.setType(type.type);
           },
           py::arg("type"), "Changes the type of the value.");
-  auto opResult = py::reinterpret_borrow<py::class_<PyOpResult, PyValue>>(
-      m.attr("OpResult"));
-  opResult
-      .def(py::init([](PyValue &other) {
-             if (!isa<OpResult>(other.get()))
-               throw py::value_error(
-                   "Cannot cast value to OpResult (from " +
-                   py::str(py::cast(other)).cast<std::string>() + ")");
-             return PyOpResult{other};
-           }),
-           py::arg("value"),
-           "Casts `value` to OpResult; ValueError if it "
-           "is not a result.")
-      .def_static(
-          "isinstance",
-          [](PyValue &other) { return isa<OpResult>(other.get()); },
-          py::arg("other"), "True if `other` is an op result now.");
+  bindValueKind<OpResult>(
+      py::reinterpret_borrow<py::class_<PyOpResult, PyValue>>(
+          m.attr("OpResult")),
+      "OpResult", "an op result");
   auto blockArgument =
       py::reinterpret_borrow<py::class_<PyBlockArgument, PyValue>>(
           m.attr("BlockArgument"));
-  blockArgument
-      .def(py::init([](PyValue &other) {
-             if (!isa<BlockArgument>(other.get()))
-               throw py::value_error(
-                   "Cannot cast value to BlockArgument (from " +
-                   py::str(py::cast(other)).cast<std::string>() + ")");
-             return PyBlockArgument{other};
-           }),
-           py::arg("value"),
-           "Casts `value` to BlockArgument; ValueError "
-           "if it is not a block argument.")
-      .def_static(
-          "isinstance",
-          [](PyValue &other) { return isa<BlockArgument>(other.get()); },
-          py::arg("other"), "True if `other` is a block argument now.")
-      .def(
-          "set_location",
-          [](PyBlockArgument &self, PyLocation &location) {
-            auto argument = dyn_cast<BlockArgument>(self.get());
-            if (!argument)
-              throw py::value_error("the argument was replaced by an op "
-                                    "result: " +
-                                    self.handle.describe());
-            checkSameContext(self.getContext(), location.location.getContext(),
-                             "a location");
-            noteValueChanged(self.getContext(), argument);
-            argument.setLoc(location.location);
-          },
-          py::arg("loc"), "Changes the location of the argument.");
+  bindValueKind<BlockArgument>(blockArgument, "BlockArgument",
+                               "a block argument");
+  blockArgument.def(
+      "set_location",
+      [](PyBlockArgument &self, PyLocation &location) {
+        auto argument = dyn_cast<BlockArgument>(self.get());
+        if (!argument)
+          throw py::value_error("the argument was replaced by an op "
+                                "result: " +
+                                self.handle.describe());
+        checkSameContext(self.getContext(), location.location.getContext(),
+                         "a location");
+        noteValueChanged(self.getContext(), argument);
+        argument.setLoc(location.location);
+      },
+      py::arg("loc"), "Changes the location of the argument.");
 
   m.def(
       "register_value_caster",

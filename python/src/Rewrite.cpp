@@ -313,6 +313,20 @@ struct PyPDLModule {
     return *module;
   }
 
+  /// Keeps `fn` alive with the module and returns the function PDL calls for
+  /// it (constraints and rewrites have the same signature).
+  std::function<LogicalResult(PatternRewriter &, PDLResultList &,
+                              ArrayRef<PDLValue>)>
+  keep(py::function fn) {
+    callables.append(fn);
+    PyMlirContext *ctx = context;
+    PyObject *callable = fn.ptr();
+    return [ctx, callable](PatternRewriter &rewriter, PDLResultList &results,
+                           ArrayRef<PDLValue> values) {
+      return call(ctx, callable, rewriter, results, values);
+    };
+  }
+
   /// Calls `fn(rewriter, results, values)` for a constraint or rewrite.
   /// `fn` is borrowed: the module, then the frozen set, keep it alive.
   static LogicalResult call(PyMlirContext *ctx, py::handle fn,
@@ -920,16 +934,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           "register_constraint_function",
           [](PyPDLModule &self, const std::string &name, py::function fn) {
             PDLPatternModule &module = self.get();
-            self.callables.append(fn);
-            PyMlirContext *ctx = self.context;
-            PyObject *callable = fn.ptr();
-            module.registerConstraintFunction(
-                name, [ctx, callable](PatternRewriter &rewriter,
-                                      PDLResultList &results,
-                                      ArrayRef<PDLValue> values) {
-                  return PyPDLModule::call(ctx, callable, rewriter, results,
-                                           values);
-                });
+            module.registerConstraintFunction(name, self.keep(std::move(fn)));
           },
           py::arg("name"), py::arg("fn"),
           "`fn(rewriter, results, values)` holds iff it returns a falsy "
@@ -938,16 +943,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           "register_rewrite_function",
           [](PyPDLModule &self, const std::string &name, py::function fn) {
             PDLPatternModule &module = self.get();
-            self.callables.append(fn);
-            PyMlirContext *ctx = self.context;
-            PyObject *callable = fn.ptr();
-            module.registerRewriteFunction(
-                name, [ctx, callable](PatternRewriter &rewriter,
-                                      PDLResultList &results,
-                                      ArrayRef<PDLValue> values) {
-                  return PyPDLModule::call(ctx, callable, rewriter, results,
-                                           values);
-                });
+            module.registerRewriteFunction(name, self.keep(std::move(fn)));
           },
           py::arg("name"), py::arg("fn"),
           "`fn(rewriter, results, values)` rewrites through `rewriter`; a "
