@@ -956,6 +956,24 @@ HandleState OpHandle::getState() const {
   return tx.impl.findRoot(record, tx)->getState();
 }
 
+bool OpHandle::isNestedIn(Operation *scope) const {
+  if (!record)
+    return false;
+  Transaction tx(registryOf(record));
+  RegistryImpl &impl = tx.impl;
+  HandleRecord *root = impl.findRoot(record, tx);
+  if (root->getState() != HandleState::Live || !root->mapped)
+    return false;
+  if (root->op == scope)
+    return true;
+  // Up the scope tree: scope keys are compared, never dereferenced.
+  for (ScopeInfo *info = impl.scopeIndex.infoOf(root); info && info->op;
+       info = impl.scopeIndex.findScope(info->parent))
+    if (info->op == scope)
+      return true;
+  return false;
+}
+
 std::string OpHandle::getLastName() const {
   if (!record)
     return "";

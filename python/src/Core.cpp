@@ -382,6 +382,14 @@ bool PyMlirContext::mayHaveOtherTrees(Operation *root) const {
   return others != 0;
 }
 
+bool PyMlirContext::isRunningTree(Operation *root) const {
+  auto it = owners.find(root);
+  if (it == owners.end())
+    return false;
+  std::shared_ptr<RootOwner> owner = it->second.lock();
+  return owner && RootOwner::resolve(owner.get())->running;
+}
+
 void PyMlirContext::noteChanged(Operation *op) {
   auto it = owners.find(getRootOf(op));
   if (it == owners.end())
@@ -754,14 +762,17 @@ Operation *PyOperation::get() {
   // forwards and rehome) says whether a pipeline runs on that tree.
   RootOwner *resolved = RootOwner::resolve(owner);
   checkIRAccess(*resolved);
+  checkPassScope(*resolved, handle, "op");
   // Keep the owner in step with the op's root (forwards after insertion).
   Operation *root = getRootOf(op);
   if (owner != resolved || owner->getRoot() != root) {
     std::shared_ptr<RootOwner> current = resolved->getRoot() == root
                                              ? resolved->shared_from_this()
                                              : context->getOwner(root);
-    if (current.get() != resolved)
+    if (current.get() != resolved) {
       checkIRAccess(*current);
+      checkPassScope(*current, handle, "op");
+    }
     setOwner(std::move(current));
   }
   return op;

@@ -247,6 +247,9 @@ namespace __attribute__((visibility("hidden"))) python {
     /// this context or its IR crossed a capsule (C++ code may hold trees of
     /// its own).
     bool mayHaveOtherTrees(Operation *root) const;
+    /// True if a pipeline or driver runs on the tree of the top-level op
+    /// `root` (its owner is locked by a RunLock).
+    bool isRunningTree(Operation *root) const;
     /// Fires when a capsule exported or imported this context or its IR.
     void noteCapsuleAccess() { capsuleAccess = true; }
     /// True once a capsule exported or imported this context or its IR:

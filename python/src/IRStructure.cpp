@@ -230,8 +230,9 @@ namespace {
 /// while a run in another thread holds some tree, it may be in that one, so
 /// the object is refused until the run returns.
 void reanchor(py::object &anchor, uint64_t &epoch,
-              llvm::function_ref<Operation *()> findParent) {
-  PyMlirContext &context = castToOperation(anchor).getContext();
+              llvm::function_ref<Operation *()> findParent, const char *what) {
+  PyOperation &anchorOp = castToOperation(anchor);
+  PyMlirContext &context = anchorOp.getContext();
   if (!mayReadAnyTree(context))
     throw IRInUseException(
         "cannot use this block or value now: its IR moved between trees "
@@ -240,6 +241,10 @@ void reanchor(py::object &anchor, uint64_t &epoch,
         std::to_string(context.getId()) +
         " (PassManager.run in another thread); use it again after the run "
         "returns");
+  // In a nested Python pass: a block or value reached through an op under
+  // the pass's op is there too, or in a tree this thread moved it to (the
+  // ops under an op isolated from above use only its own values and blocks).
+  checkPassScope(*anchorOp.getResolvedOwner(), anchorOp.getHandle(), what);
   if (Operation *parent = findParent())
     if (parent != castToOperation(anchor).getIfLive()) {
       py::object current = PyOperation::forOperation(context, parent);
@@ -249,6 +254,7 @@ void reanchor(py::object &anchor, uint64_t &epoch,
     }
   std::shared_ptr<RootOwner> owner = castToOperation(anchor).getResolvedOwner();
   checkIRAccess(*owner);
+  checkPassScope(*owner, castToOperation(anchor).getHandle(), what);
   epoch = owner->epoch;
 }
 } // namespace
@@ -258,10 +264,15 @@ Block *PyBlock::get() const {
   std::shared_ptr<RootOwner> owner = operationOf(operation).getResolvedOwner();
   checkIRAccess(*owner);
   if (anchorEpoch != owner->epoch)
-    reanchor(operation, anchorEpoch, [&]() -> Operation * {
-      Block *block = handle.get();
-      return block ? block->getParentOp() : nullptr;
-    });
+    reanchor(
+        operation, anchorEpoch,
+        [&]() -> Operation * {
+          Block *block = handle.get();
+          return block ? block->getParentOp() : nullptr;
+        },
+        "block");
+  else
+    checkPassScope(*owner, operationOf(operation).getHandle(), "block");
   // The block registry knows whether this very block still exists: a block
   // erased by a rewrite (or under a pass that is not precise) never comes
   // back, even if a new block is allocated at its address.
@@ -299,14 +310,19 @@ Value PyValue::get() const {
       castToOperation(keepAlive).getResolvedOwner();
   checkIRAccess(*owner);
   if (anchorEpoch != owner->epoch)
-    reanchor(keepAlive, anchorEpoch, [&]() -> Operation * {
-      Value value = handle.get();
-      if (!value)
-        return nullptr;
-      if (auto result = dyn_cast<OpResult>(value))
-        return result.getOwner();
-      return cast<BlockArgument>(value).getOwner()->getParentOp();
-    });
+    reanchor(
+        keepAlive, anchorEpoch,
+        [&]() -> Operation * {
+          Value value = handle.get();
+          if (!value)
+            return nullptr;
+          if (auto result = dyn_cast<OpResult>(value))
+            return result.getOwner();
+          return cast<BlockArgument>(value).getOwner()->getParentOp();
+        },
+        "value");
+  else
+    checkPassScope(*owner, castToOperation(keepAlive).getHandle(), "value");
   Value value = handle.get();
   if (!value)
     throw InvalidatedHandleException(handle.describe());

@@ -95,11 +95,15 @@ public:
       return signalPassFailure();
     }
     // The run locked this IR against other threads (RunGuard.h); the pass
-    // is part of that run, so its Python code may use the IR.
+    // is part of that run, so its Python code may use the IR under its op.
+    // Only that: a nested pass shares the tree with passes the pass manager
+    // runs on the op's siblings, on other threads.
     std::shared_ptr<RootOwner> tree = context->getOwner(getRootOf(op));
     std::optional<ScopedRunAccess> access;
     if (tree->running)
-      access.emplace(*tree->running);
+      access.emplace(*tree->running, op->getParentOp() ? op : nullptr,
+                     "the Python pass '" + argument + "' on '" +
+                         op->getName().getStringRef().str() + "'");
     PythonRun run;
     std::string error;
     try {

@@ -19,6 +19,9 @@ namespace {
 thread_local const RunningPipeline *allowedRun = nullptr;
 /// Every run the current thread was let into, innermost last.
 thread_local llvm::SmallVector<const RunningPipeline *, 2> accessibleRuns;
+/// The innermost access that let the current thread into `allowedRun`, if it
+/// is limited to a scope (a nested Python pass).
+thread_local const ScopedRunAccess *scopedAccess = nullptr;
 
 std::string describeTarget(PyOperation &target) {
   const OpHandle &handle = target.getHandle();
@@ -166,15 +169,35 @@ void mlir::tracking::python::propagatePins(PyMlirContext &context,
 // ScopedRunAccess
 //===----------------------------------------------------------------------===//
 
-ScopedRunAccess::ScopedRunAccess(const RunningPipeline &run)
-    : previous(allowedRun) {
+ScopedRunAccess::ScopedRunAccess(const RunningPipeline &run, Operation *scope,
+                                 std::string user)
+    : previous(allowedRun), previousScoped(scopedAccess), scope(scope),
+      user(std::move(user)) {
   allowedRun = &run;
   accessibleRuns.push_back(&run);
+  // Another run let in here (a driver on a tree of its own) is not limited;
+  // the limit comes back with the pass's run.
+  scopedAccess = scope ? this : nullptr;
 }
 
 ScopedRunAccess::~ScopedRunAccess() {
   allowedRun = previous;
+  scopedAccess = previousScoped;
   accessibleRuns.pop_back();
+}
+
+void mlir::tracking::python::checkPassScope(const RootOwner &owner,
+                                            const OpHandle &anchor,
+                                            const char *what) {
+  const ScopedRunAccess *access = scopedAccess;
+  if (!access || !owner.running || owner.running != allowedRun ||
+      anchor.isNestedIn(access->scope))
+    return;
+  throw IRInUseException(
+      std::string("cannot access this ") + what + " from " + access->user +
+      ": it is not under the op the pass runs on (a pass may use only the "
+      "IR under its op; the pass manager may be rewriting the rest on "
+      "other threads), or the op it was reached through is gone");
 }
 
 //===----------------------------------------------------------------------===//

@@ -125,17 +125,36 @@ namespace __attribute__((visibility("hidden"))) python {
                      std::shared_ptr<RootOwner> to);
 
   /// Lets the current thread access the IR that `run` is running on, for
-  /// Python code the run itself calls (a Python pass). Nests.
+  /// Python code the run itself calls (a Python pass). Nests. With a
+  /// `scope` (the op a nested Python pass runs on, isolated from above),
+  /// only the IR under `scope` is let in: the pass manager may be rewriting
+  /// the rest on other threads (checkPassScope). `user` names the pass in
+  /// the error.
   class ScopedRunAccess {
   public:
-    explicit ScopedRunAccess(const RunningPipeline &run);
+    explicit ScopedRunAccess(const RunningPipeline &run,
+                             Operation *scope = nullptr, std::string user = "");
     ~ScopedRunAccess();
     ScopedRunAccess(const ScopedRunAccess &) = delete;
     ScopedRunAccess &operator=(const ScopedRunAccess &) = delete;
 
   private:
     const RunningPipeline *previous;
+    const ScopedRunAccess *previousScoped;
+    Operation *scope;
+    std::string user;
+    friend void checkPassScope(const RootOwner &, const OpHandle &,
+                               const char *);
   };
+
+  /// Throws IRInUseException if the current thread runs a Python pass of
+  /// the run on the tree of `owner` (resolved) and `anchor`, the handle
+  /// through which an op, block or value of that tree is reached, does not
+  /// refer to an op under the pass's op: the pass manager may be rewriting
+  /// the rest of the tree on other threads. `what` names what was reached
+  /// ("op", "block", "value"). Reads no IR.
+  void checkPassScope(const RootOwner &owner, const OpHandle &anchor,
+                      const char *what);
 
   /// The input check of a run from Python (PassManager.run, the rewrite
   /// drivers, apply_named_sequence). Passes, patterns and transforms assume

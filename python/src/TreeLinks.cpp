@@ -35,6 +35,11 @@ TreeLinks mlir::tracking::python::findTreeLinks(PyMlirContext &context,
       note(parent);
   };
   for (size_t i = 0; i < links.trees.size(); ++i) {
+    // A tree a pipeline is running on (reached from a Python pass, through a
+    // value of its op) is being changed on other threads: walking it would
+    // race. Its owner is running, so the caller refuses the link anyway.
+    if (i > 0 && context.isRunningTree(links.trees[i]))
+      break;
     // A user of a value or block of the tree; true to stop the walk.
     auto noteUser = [&](Operation *user) {
       if (i == 0 && !root->isAncestor(user)) {

@@ -8,7 +8,8 @@
 import gc
 import threading
 
-from mlir_tracking import ir, passmanager
+from mlir_tracking import ir, passmanager, rewrite
+from mlir_tracking.dialects import arith
 
 
 def run(f):
@@ -337,3 +338,100 @@ def test_without_multithreading():
         r.join()
         # CHECK: func.func
         print(func.operation.name)
+
+
+# CHECK-LABEL: TEST: test_python_pass_sees_only_its_op
+@run
+def test_python_pass_sees_only_its_op():
+    # A Python pass nested under func.func may use only the IR under its
+    # function: the pass manager may be rewriting the other functions on
+    # other threads at the same time (erasing an op of another function
+    # from the pass used to crash). IR outside its function raises, whether
+    # reached through the IR (op.parent) or through objects held from before
+    # the run; what is inside works, including those held objects.
+    with ir.Context() as ctx, ir.Location.unknown():
+        module = ir.Module.parse(big_module(functions=2, ops=3))
+        f0, f1 = module.body.operations
+        block1 = f1.regions[0].blocks[0]
+        held_op = list(block1.operations)[2]  # a muli: canonicalize keeps it
+        held_value = held_op.results[0]
+        held_arg = block1.arguments[0]
+        outcomes = {}
+
+        def attempt(name, access):
+            try:
+                access()
+                outcomes[name] = "ok"
+            except RuntimeError as e:
+                assert "not under the op the pass runs on" in str(e) or \
+                    "is already running" in str(e), e
+                outcomes[name] = "refused"
+
+        def own_ops(op):
+            count = []
+            op.walk(lambda o: count.append(o.name))
+            assert len(count) == 4, count  # after canonicalize
+
+        def own_driver(op):
+            block = op.regions[0].blocks[0]
+            rewrite.apply_patterns_and_fold_greedily(
+                op, rewrite.RewritePatternSet().freeze())
+            block.arguments[0].type  # a block from before the driver
+
+        def linked_detached_run(op):
+            # A detached op using an argument of this function links the
+            # two trees: running on it must not walk the running module.
+            arg = op.regions[0].blocks[0].arguments[0]
+            detached = arith.AddIOp(arg, arg)
+            passmanager.PassManager.parse("builtin.module(canonicalize)").run(
+                detached.operation)
+
+        def probe(op, pass_):
+            with ctx, ir.Location.unknown():
+                name = op.attributes["sym_name"].value
+                if name == "f1":
+                    attempt("f1: held op", lambda: held_op.name)
+                    attempt("f1: held value", lambda: held_value.type)
+                    attempt("f1: held block", lambda: len(block1.operations))
+                    return
+                attempt("f0: op.parent", lambda: op.parent.name)
+                attempt("f0: module.operation", lambda: module.operation.name)
+                attempt("f0: module.body", lambda: len(module.body.operations))
+                attempt("f0: str(module)", lambda: str(module))
+                attempt("f0: held op", lambda: held_op.name)
+                attempt("f0: held op erase", lambda: held_op.erase())
+                attempt("f0: held value", lambda: held_value.type)
+                attempt("f0: held argument", lambda: held_arg.owner)
+                attempt("f0: held block", lambda: len(block1.operations))
+                attempt("f0: own ops", lambda: own_ops(op))
+                attempt("f0: own attribute",
+                        lambda: op.attributes.__setitem__("seen", ir.UnitAttr.get()))
+                attempt("f0: own driver", lambda: own_driver(op))
+                attempt("f0: linked detached run", lambda: linked_detached_run(op))
+
+        pm = passmanager.PassManager.parse("builtin.module(func.func(canonicalize))")
+        pm.add(probe, name="probe", op_name="func.func")
+        pm.run(module.operation)
+        for name in sorted(outcomes):
+            print(name, outcomes[name])
+        # CHECK: f0: held argument refused
+        # CHECK: f0: held block refused
+        # CHECK: f0: held op refused
+        # CHECK: f0: held op erase refused
+        # CHECK: f0: held value refused
+        # CHECK: f0: linked detached run refused
+        # CHECK: f0: module.body refused
+        # CHECK: f0: module.operation refused
+        # CHECK: f0: op.parent refused
+        # CHECK: f0: own attribute ok
+        # CHECK: f0: own driver ok
+        # CHECK: f0: own ops ok
+        # CHECK: f0: str(module) refused
+        # CHECK: f1: held block ok
+        # CHECK: f1: held op ok
+        # CHECK: f1: held value ok
+        # After the run all of it is usable again, nothing was lost.
+        # CHECK: arith.muli live 2
+        print(held_op.name, held_op.handle_state, len(module.body.operations))
+        # CHECK: 1 True
+        print(str(module).count("seen"), module.operation.verify())

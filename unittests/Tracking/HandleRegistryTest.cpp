@@ -1110,3 +1110,95 @@ TEST_F(HandleRegistryRemapTest, ReusedSourceKeepsEachEventsReason) {
   notifier.notifyOperationErased(f1, source, "no replacement");
   EXPECT_EQ(reasons(last), std::vector<std::string>{"no replacement"});
 }
+
+//===----------------------------------------------------------------------===//
+// isNestedIn: the scope check of a Python pass, from the registry alone
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr llvm::StringLiteral kNestedScopes = R"mlir(
+func.func @f(%a: i32, %c: i1) -> i32 {
+  %0 = scf.if %c -> i32 {
+    %1 = arith.addi %a, %a {tag = "f_nested"} : i32
+    scf.yield %1 : i32
+  } else {
+    scf.yield %a : i32
+  } {tag = "f_if"}
+  return %0 : i32
+}
+func.func @g(%a: i32) -> i32 {
+  %0 = arith.addi %a, %a {tag = "g0"} : i32
+  return %0 : i32
+}
+module @inner {
+  func.func @h(%a: i32) -> i32 {
+    %0 = arith.addi %a, %a {tag = "h0"} : i32
+    return %0 : i32
+  }
+}
+)mlir";
+
+class HandleNestingTest : public ModuleRegistryTest {
+protected:
+  HandleNestingTest() : ModuleRegistryTest(kNestedScopes) {}
+  Operation *symbol(Operation *table, StringRef name) {
+    return SymbolTable::lookupSymbolIn(table, name);
+  }
+};
+
+TEST_F(HandleNestingTest, OpsUnderTheirScopesOnly) {
+  Operation *f = symbol(*module, "f");
+  Operation *g = symbol(*module, "g");
+  Operation *inner = symbol(*module, "inner");
+  Operation *h = symbol(inner, "h");
+  OpHandle nested = registry->getHandle(findTagged(*module, "f_nested"));
+  OpHandle ifOp = registry->getHandle(findTagged(*module, "f_if"));
+  OpHandle inG = registry->getHandle(findTagged(*module, "g0"));
+  OpHandle inH = registry->getHandle(findTagged(*module, "h0"));
+  OpHandle fHandle = registry->getHandle(f);
+  OpHandle moduleHandle = registry->getHandle(*module);
+
+  // Through a region that is not isolated (scf.if) up to the function,
+  // and on to the top.
+  EXPECT_TRUE(nested.isNestedIn(f));
+  EXPECT_TRUE(nested.isNestedIn(*module));
+  EXPECT_FALSE(nested.isNestedIn(g));
+  EXPECT_TRUE(ifOp.isNestedIn(f));
+  EXPECT_FALSE(inG.isNestedIn(f));
+  EXPECT_TRUE(inG.isNestedIn(g));
+  // Through a nested isolated op (module @inner).
+  EXPECT_TRUE(inH.isNestedIn(h));
+  EXPECT_TRUE(inH.isNestedIn(inner));
+  EXPECT_TRUE(inH.isNestedIn(*module));
+  EXPECT_FALSE(inH.isNestedIn(f));
+  // A scope is in itself; an ancestor is not in its descendant.
+  EXPECT_TRUE(fHandle.isNestedIn(f));
+  EXPECT_FALSE(fHandle.isNestedIn(g));
+  EXPECT_TRUE(moduleHandle.isNestedIn(*module));
+  EXPECT_FALSE(moduleHandle.isNestedIn(f));
+  EXPECT_FALSE(OpHandle().isNestedIn(f));
+}
+
+/// The answer follows the registry's events: a handle moved by a
+/// replacement into another function is in that function; an erased one is
+/// in nothing.
+TEST_F(HandleNestingTest, FollowsReplacementAndErase) {
+  Operation *f = symbol(*module, "f");
+  Operation *g = symbol(*module, "g");
+  Operation *g0 = findTagged(*module, "g0");
+  OpHandle nested = registry->getHandle(findTagged(*module, "f_nested"));
+  OpHandle inG = registry->getHandle(g0);
+  RegistryNotifier notifier(*registry);
+  notifier.notifyOperationReplaced(findTagged(*module, "f_nested"), g0,
+                                   tracking::detail::EventSource());
+  EXPECT_TRUE(nested.isNestedIn(g));
+  EXPECT_FALSE(nested.isNestedIn(f));
+  notifier.notifyOperationErased(g0, tracking::detail::EventSource(), "gone");
+  EXPECT_EQ(inG.getState(), HandleState::Erased);
+  EXPECT_FALSE(inG.isNestedIn(g));
+  EXPECT_FALSE(nested.isNestedIn(g));
+  EXPECT_FALSE(nested.isNestedIn(*module));
+}
+
+} // namespace

@@ -122,6 +122,11 @@ public:
   Operation *get(bool &isCanonical) const;
   HandleState getState() const;
   bool isLive() const { return getState() == HandleState::Live; }
+  /// True if the handle is live and its op is `scope` or nested in it, where
+  /// `scope` is an op isolated from above or a top-level op (a pass
+  /// anchor). Decided from the registry alone, reading no IR: the handle's
+  /// op may be in IR that another thread is rewriting.
+  bool isNestedIn(Operation *scope) const;
   explicit operator bool() const { return record != nullptr; }
 
   /// The op's name and location as last seen (at creation or replacement).
