@@ -470,16 +470,19 @@ std::vector<std::string> PyMlirContext::verifyTracking() {
   return problems;
 }
 
+std::string mlir::tracking::python::describeContext(MLIRContext *context) {
+  PyMlirContext *known = PyMlirContext::lookup(context);
+  return known ? "context #" + std::to_string(known->getId())
+               : "a context not created by mlir_tracking";
+}
+
 void mlir::tracking::python::checkSameContext(const PyMlirContext &expected,
                                               MLIRContext *actual,
                                               StringRef what) {
   if (actual == expected.get())
     return;
-  PyMlirContext *other = PyMlirContext::lookup(actual);
-  std::string otherName = other ? "context #" + std::to_string(other->getId())
-                                : "a context not created by mlir_tracking";
-  throw py::value_error("cannot use " + what.str() + " of " + otherName +
-                        " with IR of context #" +
+  throw py::value_error("cannot use " + what.str() + " of " +
+                        describeContext(actual) + " with IR of context #" +
                         std::to_string(expected.getId()) +
                         ": objects of different contexts cannot be mixed");
 }

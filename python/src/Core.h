@@ -384,6 +384,8 @@ namespace __attribute__((visibility("hidden"))) python {
   /// contexts apart; the message names both contexts.
   void checkSameContext(const PyMlirContext &expected, MLIRContext *actual,
                         llvm::StringRef what);
+  /// "context #N", for messages.
+  std::string describeContext(MLIRContext * context);
 
   //===----------------------------------------------------------------------===//
   // Operation

@@ -162,9 +162,21 @@ namespace __attribute__((visibility("hidden"))) python {
         name, isa, typeID);
   }
 
+  /// Throws ValueError unless `type` (or `attribute`, locations included),
+  /// about to become a Python object of `context`, and every type and
+  /// attribute nested in it are of `context`. A getter given objects of two
+  /// contexts (`FunctionType.get([a type of c2], [], context=c1)`,
+  /// `ArrayAttr.get([an attribute of c2], context=c1)`) makes an object of
+  /// one that points into the other: after the other context is freed,
+  /// printing or using it reads freed memory. Free while only one context
+  /// exists (the common case); else a walk of the nested elements.
+  void checkContextOf(PyMlirContext & context, Type type);
+  void checkContextOf(PyMlirContext & context, Attribute attribute);
+
   /// Builds the Python object of class `Derived` for `type` (for `get`s).
   template <typename Derived>
   py::object makeTyped(PyMlirContext & context, Type type) {
+    checkContextOf(context, type);
     Derived result;
     result.context = context.getObject();
     result.type = type;
@@ -172,6 +184,7 @@ namespace __attribute__((visibility("hidden"))) python {
   }
   template <typename Derived>
   py::object makeTypedAttr(PyMlirContext & context, Attribute attribute) {
+    checkContextOf(context, attribute);
     Derived result;
     result.context = context.getObject();
     result.attribute = attribute;

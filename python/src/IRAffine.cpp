@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Downcast.h"
+#include "IRCompat.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/IR/AffineExpr.h"
@@ -54,7 +55,49 @@ struct PyIntegerSetConstraint {
 struct PyAffineMapAttr : PyAttribute {};
 struct PyIntegerSetAttr : PyAttribute {};
 
+/// The context of the first of the expressions in `exprs` (each walked)
+/// that is not `expected`, or null.
+MLIRContext *findOtherContext(MLIRContext *expected,
+                              ArrayRef<AffineExpr> exprs) {
+  MLIRContext *other = nullptr;
+  for (AffineExpr expr : exprs)
+    expr.walk([&](AffineExpr each) {
+      if (each.getContext() != expected)
+        other = each.getContext();
+    });
+  return other;
+}
+
+/// Throws ValueError unless an affine object about to become a Python
+/// object of `context` (of context `own`, with the expressions `exprs`) is
+/// entirely of `context`: `d0 + e` with `e` of another context makes an
+/// expression of one context that points into the other (see
+/// checkContextOf in Downcast.h).
+void checkAffineContext(const py::object &context, MLIRContext *own,
+                        ArrayRef<AffineExpr> exprs) {
+  // Objects of two contexts can only meet while both exist.
+  if (getNumLiveContexts() < 2)
+    return;
+  MLIRContext *expected = pyContextOf(context).get();
+  MLIRContext *other =
+      own != expected ? own : findOtherContext(expected, exprs);
+  if (other)
+    throw py::value_error("cannot make an affine object of " +
+                          describeContext(expected) +
+                          " from an expression of " + describeContext(other) +
+                          ": objects of different contexts cannot be mixed");
+}
+
+/// The Python object of `set`, an IntegerSet of `context`.
+py::object makeSet(py::object context, IntegerSet set) {
+  if (set)
+    checkAffineContext(context, set.getContext(), set.getConstraints());
+  return py::cast(PyIntegerSet{std::move(context), set});
+}
+
 template <typename T> py::object makeExprAs(py::object context, AffineExpr e) {
+  if (e)
+    checkAffineContext(context, e.getContext(), e);
   T result;
   result.context = std::move(context);
   result.expr = e;
@@ -85,6 +128,8 @@ py::object makeExpr(py::object context, AffineExpr expr) {
 }
 
 py::object makeMap(py::object context, AffineMap map) {
+  if (map)
+    checkAffineContext(context, map.getContext(), map.getResults());
   return py::cast(PyAffineMap{std::move(context), map});
 }
 
@@ -695,9 +740,9 @@ void populateIntegerSet(py::module_ &m) {
               throw py::value_error("Expected non-empty list of constraints");
             PyMlirContext &ctx = PyMlirContext::resolve(context);
             SmallVector<bool> flags(eqFlags.begin(), eqFlags.end());
-            return py::cast(PyIntegerSet{
+            return makeSet(
                 ctx.getObject(),
-                IntegerSet::get(numDims, numSymbols, toExprs(exprs), flags)});
+                IntegerSet::get(numDims, numSymbols, toExprs(exprs), flags));
           },
           py::arg("num_dims"), py::arg("num_symbols"), py::arg("exprs"),
           py::arg("eq_flags"), py::arg("context") = py::none(),
@@ -706,9 +751,9 @@ void populateIntegerSet(py::module_ &m) {
           "get_empty",
           [](intptr_t numDims, intptr_t numSymbols, py::object context) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
-            return py::cast(PyIntegerSet{
+            return makeSet(
                 ctx.getObject(),
-                IntegerSet::getEmptySet(numDims, numSymbols, ctx.get())});
+                IntegerSet::getEmptySet(numDims, numSymbols, ctx.get()));
           },
           py::arg("num_dims"), py::arg("num_symbols"),
           py::arg("context") = py::none(), "The canonical empty set.")
@@ -725,10 +770,10 @@ void populateIntegerSet(py::module_ &m) {
               throw py::value_error("Expected the number of symbol "
                                     "replacement expressions to match that "
                                     "of symbols");
-            return py::cast(PyIntegerSet{
-                self.context, IntegerSet(self.set).replaceDimsAndSymbols(
-                                  toExprs(dimExprs), toExprs(symbolExprs),
-                                  numResultDims, numResultSymbols)});
+            return makeSet(self.context,
+                           IntegerSet(self.set).replaceDimsAndSymbols(
+                               toExprs(dimExprs), toExprs(symbolExprs),
+                               numResultDims, numResultSymbols));
           },
           py::arg("dim_exprs"), py::arg("symbol_exprs"),
           py::arg("num_result_dims"), py::arg("num_result_symbols"),
@@ -840,8 +885,8 @@ void populateAffineAttributes(py::module_ &m) {
       .def_property_readonly(
           "value",
           [](const PyAttribute &self) {
-            return py::cast(PyIntegerSet{
-                self.context, cast<IntegerSetAttr>(self.attribute).getValue()});
+            return makeSet(self.context,
+                           cast<IntegerSetAttr>(self.attribute).getValue());
           },
           "The IntegerSet.");
 }

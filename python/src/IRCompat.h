@@ -31,7 +31,7 @@ namespace __attribute__((visibility("hidden"))) python {
   bool getEmitErrorDiagnostics(MLIRContext * context);
   void setEmitErrorDiagnostics(MLIRContext * context, bool value);
 
-  /// Number of live contexts (for tests).
+  /// Number of live contexts (Context._get_live_count; checkContextOf).
   size_t getNumLiveContexts();
 
   void populateIRDiagnostics(py::module_ & m);

@@ -134,6 +134,7 @@ PyOperation &mlir::tracking::python::castToOperation(const py::handle &object) {
 
 py::object mlir::tracking::python::makeLocation(PyMlirContext &context,
                                                 Location location) {
+  checkContextOf(context, Attribute(location));
   return py::cast(PyLocation{context.getObject(), location});
 }
 

@@ -5,10 +5,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "Downcast.h"
+#include "IRCompat.h"
 #include "OpView.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/CAPI/Support.h"
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -64,8 +66,53 @@ void mlir::tracking::python::registerAttributeCaster(TypeID typeID,
                  "Attribute");
 }
 
+namespace {
+/// The context of the first of `object` and the types and attributes nested
+/// in it that is not `expected`, or null.
+template <typename T>
+MLIRContext *findOtherContext(MLIRContext *expected, T object) {
+  if (object.getContext() != expected)
+    return object.getContext();
+  MLIRContext *other = nullptr;
+  auto check = [&](auto element) {
+    if (element.getContext() == expected)
+      return WalkResult::advance();
+    other = element.getContext();
+    return WalkResult::interrupt();
+  };
+  object.walk([&](Attribute attribute) { return check(attribute); },
+              [&](Type type) { return check(type); });
+  return other;
+}
+
+template <typename T>
+void checkContextOfImpl(PyMlirContext &context, T object, const char *kind) {
+  // Objects of two contexts can only meet while both exist.
+  if (getNumLiveContexts() < 2)
+    return;
+  if (MLIRContext *other = findOtherContext(context.get(), object))
+    throw py::value_error(std::string("cannot make ") + kind + " of " +
+                          describeContext(context.get()) +
+                          " from a type or attribute of " +
+                          describeContext(other) +
+                          ": objects of different contexts cannot be mixed");
+}
+} // namespace
+
+void mlir::tracking::python::checkContextOf(PyMlirContext &context, Type type) {
+  checkContextOfImpl(context, type, "a type");
+}
+
+void mlir::tracking::python::checkContextOf(PyMlirContext &context,
+                                            Attribute attribute) {
+  checkContextOfImpl(context, attribute,
+                     isa<LocationAttr>(attribute) ? "a location"
+                                                  : "an attribute");
+}
+
 py::object mlir::tracking::python::downcastType(PyMlirContext &context,
                                                 Type type) {
+  checkContextOf(context, type);
   py::object base = py::cast(PyType{context.getObject(), type});
   auto it = typeCasters().find(type.getTypeID());
   if (it == typeCasters().end()) {
@@ -84,6 +131,7 @@ py::object mlir::tracking::python::downcastType(PyMlirContext &context,
 
 py::object mlir::tracking::python::downcastAttribute(PyMlirContext &context,
                                                      Attribute attribute) {
+  checkContextOf(context, attribute);
   py::object base = py::cast(PyAttribute{context.getObject(), attribute});
   auto it = attributeCasters().find(attribute.getTypeID());
   if (it == attributeCasters().end()) {

@@ -158,3 +158,54 @@ def test_same_context_still_works():
     # CHECK: %[[C:.*]] = arith.constant 5 : i32
     # CHECK: arith.addi %arg0, %[[C]] : i32
     print(func)
+
+
+# CHECK-LABEL: TEST: test_getters_refuse_objects_of_another_context
+@run
+def test_getters_refuse_objects_of_another_context():
+    # A getter given a context and a type, attribute, location or affine
+    # expression of another one used to build an object of the first that
+    # pointed into the second: once the second context died, printing it
+    # (or IR holding it) read freed memory.
+    c1, c2 = ir.Context(), ir.Context()
+    i17 = ir.IntegerType.get_signless(17, context=c2)
+    attr2 = ir.StringAttr.get("x", context=c2)
+    loc2 = ir.Location.name("n", context=c2)
+    loc1 = ir.Location.unknown(context=c1)
+    d0 = ir.AffineDimExpr.get(0, context=c1)
+    s0 = ir.AffineSymbolExpr.get(0, context=c2)
+    attempts = {
+        "FunctionType": lambda: ir.FunctionType.get([i17], [], context=c1),
+        "TupleType": lambda: ir.TupleType.get_tuple([i17], context=c1),
+        "VectorType": lambda: ir.VectorType.get([2], i17, loc=loc1),
+        "ArrayAttr": lambda: ir.ArrayAttr.get([attr2], context=c1),
+        "DictAttr": lambda: ir.DictAttr.get({"k": attr2}, context=c1),
+        "fused": lambda: ir.Location.fused([loc2], context=c1),
+        "callsite": lambda: ir.Location.callsite(loc2, [loc1], context=c1),
+        "d0 + s0": lambda: d0 + s0,
+        "AffineMap": lambda: ir.AffineMap.get(1, 1, [s0], context=c1),
+    }
+    for name, attempt in attempts.items():
+        try:
+            attempt()
+            print(name, "accepted")
+        except ValueError as e:
+            print(name, "refused:", e)
+    # CHECK: FunctionType refused: cannot make a type of context #[[C1:[0-9]+]] from a type or attribute of context #[[C2:[0-9]+]]: objects of different contexts cannot be mixed
+    # CHECK: TupleType refused: cannot make a type
+    # CHECK: VectorType refused: cannot make a type
+    # CHECK: ArrayAttr refused: cannot make an attribute of context #[[C1]] from a type or attribute of context #[[C2]]
+    # CHECK: DictAttr refused: cannot make an attribute
+    # CHECK: fused refused: cannot make a location
+    # CHECK: callsite refused: cannot make a location
+    # CHECK: d0 + s0 refused: cannot make an affine object of context #[[C1]] from an expression of context #[[C2]]
+    # CHECK: AffineMap refused: cannot make an affine object
+    # The second context dies; the first still builds from its own objects.
+    del i17, attr2, loc2, s0, attempts
+    del c2
+    gc.collect()
+    i8 = ir.IntegerType.get_signless(8, context=c1)
+    # CHECK: (i8) -> i8 [affine_map<(d0) -> (d0 + 1)>] (d0) -> (d0 + 1)
+    map1 = ir.AffineMap.get(1, 0, [d0 + 1], context=c1)
+    print(ir.FunctionType.get([i8], [i8], context=c1),
+          ir.ArrayAttr.get([ir.AffineMapAttr.get(map1)], context=c1), map1)
