@@ -30,6 +30,7 @@ struct PythonRewriter {
   PythonRewriter(PyMlirContext &context, StringRef label)
       : listener(TrackingListenerConfig(), &context.getRegistry()),
         own(context.get(), &listener), active(getActiveRewriter(context)) {
+    checkChangeAllowed(nullptr, "change IR");
     listener.setUnpatternedLabels(label, label);
     if (!active)
       attribution.emplace("python", nullptr);
@@ -41,6 +42,36 @@ struct PythonRewriter {
   std::optional<ScopedRewriteAttribution> attribution;
 };
 } // namespace
+
+namespace {
+thread_local const ChangeLimitScope *innermostLimit = nullptr;
+} // namespace
+
+ChangeLimitScope::ChangeLimitScope(Operation *matched, const char *user)
+    : matched(matched), user(user), previous(innermostLimit) {
+  innermostLimit = this;
+}
+
+ChangeLimitScope::~ChangeLimitScope() { innermostLimit = previous; }
+
+void mlir::tracking::python::checkChangeAllowed(Operation *op,
+                                                const char *action) {
+  const ChangeLimitScope *limit = innermostLimit;
+  // Ops of another tree are not what the walk iterates.
+  if (!limit ||
+      (limit->matched && (!op || limit->matched->isAncestor(op) ||
+                          getRootOf(op) != getRootOf(limit->matched))))
+    return;
+  if (!limit->matched)
+    throw std::runtime_error(std::string("cannot ") + action + " from " +
+                             limit->user +
+                             ": it may not change IR (PDL is still matching)");
+  throw std::runtime_error(
+      std::string("cannot ") + action + " '" +
+      op->getName().getStringRef().str() + "' from " + limit->user +
+      ": it may erase, replace, detach or move only the op it matched and "
+      "the ops nested in it (the walk holds the op it visits next)");
+}
 
 ActiveRewriterScope::ActiveRewriterScope(PyMlirContext &context,
                                          RewriterBase &rewriter)
@@ -81,8 +112,13 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
     checkSameContext(*target, op->getContext(), "an operation");
   if (op->isAncestor(destination))
     throw py::value_error("cannot move an operation into itself");
-  if (before != block->end() && &*before == op)
+  // Already there (placed before itself, or right before `before`).
+  if ((before != block->end() && &*before == op) ||
+      (op->getBlock() == block && std::next(op->getIterator()) == before))
     return;
+  checkNotRunAnchor(op, "move");
+  if (op->getBlock())
+    checkChangeAllowed(op, "move");
   Operation *oldRoot = getRootOf(op);
   Operation *newRoot = getRootOf(destination);
   context.noteChanged(operation);
@@ -110,6 +146,8 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
 void mlir::tracking::python::eraseOperation(PyOperation &operation) {
   Operation *op = operation.get();
   PyMlirContext &context = operation.getContext();
+  checkNotRunAnchor(op, "erase");
+  checkChangeAllowed(op, "erase");
   // Erasing an op whose results, block arguments or blocks are used
   // elsewhere would leave those uses dangling (upstream asserts in debug
   // builds only): refuse before anything changes.
@@ -162,6 +200,8 @@ void mlir::tracking::python::detachOperation(PyOperation &operation) {
   PyMlirContext &context = operation.getContext();
   if (!op->getBlock())
     throw py::value_error("Detached operation has no parent.");
+  checkNotRunAnchor(op, "detach");
+  checkChangeAllowed(op, "detach");
   // The pattern driver could not see the op leave the IR (a rewriter has no
   // "detach"), and would keep it in its worklist.
   if (getActiveRewriter(context))
@@ -207,6 +247,7 @@ void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
 void mlir::tracking::python::moveBlock(PyMlirContext &context, Block *block,
                                        Region *region,
                                        Region::iterator before) {
+  checkNotRunAnchor(block, "move");
   if (Operation *source = block->getParentOp())
     context.noteChanged(source);
   context.noteChanged(region->getParentOp());

@@ -42,6 +42,31 @@ namespace __attribute__((visibility("hidden"))) python {
   /// nullptr.
   RewriterBase *getActiveRewriter(PyMlirContext & context);
 
+  /// While alive, Python code on this thread may change IR only as the
+  /// callback of `user` may: a PDL constraint (`matched` null) changes
+  /// nothing (PDL's matcher is still iterating); a pattern of the walk
+  /// driver (`matched`, its op) erases, replaces, detaches or moves only
+  /// `matched` and the ops nested in it (the walk already holds the op it
+  /// visits next, and would visit a freed one).
+  class ChangeLimitScope {
+  public:
+    ChangeLimitScope(Operation *matched, const char *user);
+    ~ChangeLimitScope();
+    ChangeLimitScope(const ChangeLimitScope &) = delete;
+    ChangeLimitScope &operator=(const ChangeLimitScope &) = delete;
+
+  private:
+    Operation *matched;
+    const char *user;
+    const ChangeLimitScope *previous;
+    friend void checkChangeAllowed(Operation *, const char *);
+  };
+
+  /// Throws RuntimeError if the innermost ChangeLimitScope of this thread
+  /// forbids `action` on `op` (null: a change that moves or frees no op,
+  /// such as replacing uses).
+  void checkChangeAllowed(Operation * op, const char *action);
+
   // Every function here notes the trees it changes
   // (PyMlirContext::noteChanged), so that the next run on them verifies its
   // input; so does every other binding that changes IR.

@@ -104,17 +104,20 @@ public:
       access.emplace(*tree->running, op->getParentOp() ? op : nullptr,
                      "the Python pass '" + argument + "' on '" +
                          op->getName().getStringRef().str() + "'");
+    RunAnchor anchor(op, "the Python pass '" + argument + "'");
     PythonRun run;
     std::string error;
+    // The callable may keep its Pass object: it must not point at this pass
+    // once it returned, however it returned.
+    py::object pyPass = py::cast(PyPass{this});
     try {
-      py::object pyPass = py::cast(PyPass{this});
       (*fn)(PyOperation::forOperation(*context, op), pyPass);
-      pyPass.cast<PyPass &>().pass = nullptr;
     } catch (py::error_already_set &raised) {
       error = raised.what();
     } catch (const std::exception &raised) {
       error = raised.what();
     }
+    pyPass.cast<PyPass &>().pass = nullptr;
     if (!error.empty()) {
       op->emitError() << "Python pass '" << argument << "' raised: " << error;
       return signalPassFailure();

@@ -29,6 +29,7 @@
 #include "mlir/Tracking/TrackedRewrite.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
@@ -202,6 +203,10 @@ template <typename Fn> bool callPython(PyMlirContext &context, Fn fn) {
 // Python patterns
 //===----------------------------------------------------------------------===//
 
+/// Nonzero while walk_and_apply_patterns runs on this thread: its Python
+/// patterns are limited to their matched op (ChangeLimitScope).
+thread_local unsigned walkDriverDepth = 0;
+
 /// A pattern whose matchAndRewrite is a Python callable `fn(op, rewriter)`.
 class PythonPattern : public RewritePattern {
 public:
@@ -224,6 +229,9 @@ public:
       return failure();
     ActiveRewriterScope scope(*context, rewriter);
     PythonRewriteScope rewrite(*context, op);
+    std::optional<ChangeLimitScope> limit;
+    if (walkDriverDepth)
+      limit.emplace(op, "a pattern of walk_and_apply_patterns");
     return success(callPython(*context, [&] {
       CallScoped<PyPatternRewriter> pyRewriter(
           PyPatternRewriter{&rewriter, context});
@@ -314,15 +322,20 @@ struct PyPDLModule {
   }
 
   /// Keeps `fn` alive with the module and returns the function PDL calls for
-  /// it (constraints and rewrites have the same signature).
+  /// it (constraints and rewrites have the same signature; a constraint may
+  /// not change IR).
   std::function<LogicalResult(PatternRewriter &, PDLResultList &,
                               ArrayRef<PDLValue>)>
-  keep(py::function fn) {
+  keep(py::function fn, bool constraint) {
     callables.append(fn);
     PyMlirContext *ctx = context;
     PyObject *callable = fn.ptr();
-    return [ctx, callable](PatternRewriter &rewriter, PDLResultList &results,
-                           ArrayRef<PDLValue> values) {
+    return [ctx, callable, constraint](PatternRewriter &rewriter,
+                                       PDLResultList &results,
+                                       ArrayRef<PDLValue> values) {
+      std::optional<ChangeLimitScope> limit;
+      if (constraint)
+        limit.emplace(nullptr, "a PDL constraint function");
       return call(ctx, callable, rewriter, results, values);
     };
   }
@@ -680,6 +693,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
              py::object values) {
             RewriterBase &rewriter = self.get();
             Operation *target = castToOperation(op).get();
+            checkNotRunAnchor(target, "replace");
+            checkChangeAllowed(target, "replace");
             self.context->noteChanged(target);
             if (with.is_none() == values.is_none())
               throw py::type_error("replace_op takes a new operation or a "
@@ -734,6 +749,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           [](PyPatternRewriter &self, py::object op) {
             RewriterBase &rewriter = self.get();
             Operation *target = castToOperation(op).get();
+            checkNotRunAnchor(target, "erase");
+            checkChangeAllowed(target, "erase");
             self.context->noteChanged(target);
             if (!target->getBlock())
               throw py::value_error("cannot erase a detached operation with "
@@ -751,6 +768,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           [](PyPatternRewriter &self, py::object op, py::function fn) {
             RewriterBase &rewriter = self.get();
             Operation *target = castToOperation(op).get();
+            checkChangeAllowed(nullptr, "modify an op");
             self.context->noteChanged(target);
             rewriter.startOpModification(target);
             try {
@@ -771,6 +789,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             RewriterBase &rewriter = self.get();
             Block *block = source.cast<PyBlock &>().get();
             Operation *before = castToOperation(op).get();
+            checkNotRunAnchor(block, "inline");
             self.context->noteChanged(before);
             if (Operation *parent = block->getParentOp())
               self.context->noteChanged(parent);
@@ -783,6 +802,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             if (!block->hasNoPredecessors())
               throw py::value_error("cannot inline a block that branches "
                                     "still target");
+            checkChangeAllowed(block->getParentOp(), "inline a block of");
+            checkChangeAllowed(nullptr, "inline a block");
             SmallVector<Value> values;
             if (argValues)
               for (py::handle value : *argValues)
@@ -934,7 +955,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           "register_constraint_function",
           [](PyPDLModule &self, const std::string &name, py::function fn) {
             PDLPatternModule &module = self.get();
-            module.registerConstraintFunction(name, self.keep(std::move(fn)));
+            module.registerConstraintFunction(
+                name, self.keep(std::move(fn), /*constraint=*/true));
           },
           py::arg("name"), py::arg("fn"),
           "`fn(rewriter, results, values)` holds iff it returns a falsy "
@@ -943,7 +965,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           "register_rewrite_function",
           [](PyPDLModule &self, const std::string &name, py::function fn) {
             PDLPatternModule &module = self.get();
-            module.registerRewriteFunction(name, self.keep(std::move(fn)));
+            module.registerRewriteFunction(
+                name, self.keep(std::move(fn), /*constraint=*/false));
           },
           py::arg("name"), py::arg("fn"),
           "`fn(rewriter, results, values)` rewrites through `rewriter`; a "
@@ -1167,6 +1190,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
         Operation *root = guard.getOperation();
         PythonRun run;
         ScopedRewriteAttribution attribution("walk_and_apply_patterns", root);
+        ++walkDriverDepth;
+        auto leave = llvm::make_scope_exit([] { --walkDriverDepth; });
         walkAndApplyPatternsTracked(
             root, *set.patterns, resolveTracking(tracking, TrackingConfig()));
         run.rethrowIfError();

@@ -19,6 +19,8 @@ namespace {
 thread_local const RunningPipeline *allowedRun = nullptr;
 /// Every run the current thread was let into, innermost last.
 thread_local llvm::SmallVector<const RunningPipeline *, 2> accessibleRuns;
+/// The innermost op a pass or driver runs on, on this thread (RunAnchor).
+thread_local const RunAnchor *innermostAnchor = nullptr;
 /// The innermost access that let the current thread into `allowedRun`, if it
 /// is limited to a scope (a nested Python pass).
 thread_local const ScopedRunAccess *scopedAccess = nullptr;
@@ -201,6 +203,41 @@ void mlir::tracking::python::checkPassScope(const RootOwner &owner,
 }
 
 //===----------------------------------------------------------------------===//
+// RunAnchor
+//===----------------------------------------------------------------------===//
+
+RunAnchor::RunAnchor(Operation *op, std::string user)
+    : op(op), user(std::move(user)), previous(innermostAnchor) {
+  innermostAnchor = this;
+}
+
+RunAnchor::~RunAnchor() { innermostAnchor = previous; }
+
+void mlir::tracking::python::checkNotRunAnchor(Operation *op,
+                                               const char *action) {
+  for (const RunAnchor *anchor = innermostAnchor; anchor;
+       anchor = anchor->previous)
+    if (op->isAncestor(anchor->op))
+      throw IRInUseException(std::string("cannot ") + action + " '" +
+                             op->getName().getStringRef().str() +
+                             "': " + (op == anchor->op ? "it is" : "it holds") +
+                             " the op " + anchor->user +
+                             " runs on, which still uses it after the Python "
+                             "code returns");
+}
+
+void mlir::tracking::python::checkNotRunAnchor(Block *block,
+                                               const char *action) {
+  for (const RunAnchor *anchor = innermostAnchor; anchor;
+       anchor = anchor->previous)
+    if (block->findAncestorOpInBlock(*anchor->op))
+      throw IRInUseException(std::string("cannot ") + action +
+                             " this block: it holds the op " + anchor->user +
+                             " runs on, which still uses it after the Python "
+                             "code returns");
+}
+
+//===----------------------------------------------------------------------===//
 // DriverRunLock
 //===----------------------------------------------------------------------===//
 
@@ -211,12 +248,13 @@ DriverRunLock::DriverRunLock(PyOperation &target, const char *driver) {
   if (owner->running && owner->running == allowedRun &&
       !owner->running->driver) {
     op = target.get();
-    return;
+  } else {
+    lock.emplace(target, driver, /*driver=*/true);
+    access.emplace(lock->getRun());
+    op = lock->getOperation();
+    verification.emplace(target, op, driver);
   }
-  lock.emplace(target, driver, /*driver=*/true);
-  access.emplace(lock->getRun());
-  op = lock->getOperation();
-  verification.emplace(target, op, driver);
+  anchor.emplace(op, std::string("the rewrite driver '") + driver + "'");
 }
 
 //===----------------------------------------------------------------------===//

@@ -124,6 +124,32 @@ namespace __attribute__((visibility("hidden"))) python {
   void propagatePins(PyMlirContext & context, const RootOwner *from,
                      std::shared_ptr<RootOwner> to);
 
+  /// While alive, `op` is the op a Python pass or a rewrite driver runs on,
+  /// on this thread. The pass manager or the driver still uses it when the
+  /// Python code returns (to verify it, to walk its regions): erasing,
+  /// detaching, moving or replacing it, or an op or block holding it, from
+  /// that code would free or move it under them (checkNotRunAnchor).
+  class RunAnchor {
+  public:
+    RunAnchor(Operation *op, std::string user);
+    ~RunAnchor();
+    RunAnchor(const RunAnchor &) = delete;
+    RunAnchor &operator=(const RunAnchor &) = delete;
+
+  private:
+    Operation *op;
+    std::string user;
+    const RunAnchor *previous;
+    friend void checkNotRunAnchor(Operation *, const char *);
+    friend void checkNotRunAnchor(Block *, const char *);
+  };
+
+  /// Throws RuntimeError if `op` (or `block`) is or holds the op of a pass
+  /// or driver running on this thread (RunAnchor). `action` names the
+  /// change ("erase", "detach", "move", "replace").
+  void checkNotRunAnchor(Operation * op, const char *action);
+  void checkNotRunAnchor(Block * block, const char *action);
+
   /// Lets the current thread access the IR that `run` is running on, for
   /// Python code the run itself calls (a Python pass). Nests. With a
   /// `scope` (the op a nested Python pass runs on, isolated from above),
@@ -217,6 +243,7 @@ namespace __attribute__((visibility("hidden"))) python {
     std::optional<RunLock> lock;
     std::optional<ScopedRunAccess> access;
     std::optional<InputVerification> verification;
+    std::optional<RunAnchor> anchor;
     Operation *op = nullptr;
   };
 

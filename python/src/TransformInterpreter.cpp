@@ -13,6 +13,7 @@
 
 #include "Core.h"
 #include "IRObjects.h"
+#include "Mutation.h"
 #include "RunGuard.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -102,6 +103,12 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
         PyOperation &payload = castToOperation(payloadRoot);
         PyOperation &root = castToOperation(transformRoot);
         PyMlirContext &context = payload.getContext();
+        // Transforms run from a pattern would change IR behind the running
+        // driver's back (its worklist would keep erased ops).
+        if (getActiveRewriter(context))
+          throw std::runtime_error(
+              "cannot apply a transform sequence from inside a rewrite "
+              "pattern; use the PatternRewriter");
         if (&root.getContext() != &context)
           throw py::value_error(
               "the transform root belongs to another context than the "
