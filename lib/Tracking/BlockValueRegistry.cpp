@@ -13,6 +13,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Region.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -445,6 +446,29 @@ void BlockValueRegistry::eraseNested(Operation *root, StringRef reason) {
                           std::nullopt};
   std::lock_guard<std::mutex> lock(impl->mutex);
   impl->endUnder(root, /*includeResults=*/true, HandleState::Erased, event);
+}
+
+void BlockValueRegistry::eraseAllBut(const llvm::DenseSet<const void *> &live,
+                                     StringRef reason) {
+  if (impl->empty())
+    return;
+  detail::LazyEvent event{TrackingEvent::Kind::Erased, nullptr, reason.str(),
+                          std::nullopt};
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  // Collected first: finishing a record unmaps it from these tables.
+  llvm::SetVector<UnitRecord *> gone;
+  for (auto &[block, record] : impl->blocks)
+    if (!live.contains(block))
+      gone.insert(record);
+  for (auto &[key, records] : impl->values)
+    if (!live.contains(key))
+      gone.insert(records.begin(), records.end());
+  // An argument of a freed block: its record points at the block.
+  for (auto &[block, records] : impl->argsByBlock)
+    if (!live.contains(block))
+      gone.insert(records.begin(), records.end());
+  for (UnitRecord *record : gone)
+    impl->finish(record, HandleState::Erased, event);
 }
 
 //===----------------------------------------------------------------------===//

@@ -513,18 +513,29 @@ void endHandlesOfRolledBackOps(PyMlirContext &context, Operation *root,
   for (PyOperation *operation : context.getOperationObjects())
     if (Operation *tree = operation->getResolvedOwner()->getRoot())
       roots.insert(tree);
-  for (Operation *tree : roots) {
-    if (candidates.empty())
-      break;
-    tree->walk([&](Operation *nested) { candidates.erase(nested); });
-  }
+  // What still exists: its ops, and its blocks, arguments and results
+  // for the handles of blocks and values.
+  llvm::DenseSet<const void *> liveUnits;
+  for (Operation *tree : roots)
+    tree->walk([&](Operation *nested) {
+      candidates.erase(nested);
+      for (Value result : nested->getResults())
+        liveUnits.insert(result.getAsOpaquePointer());
+      for (Region &region : nested->getRegions())
+        for (Block &block : region) {
+          liveUnits.insert(&block);
+          for (BlockArgument argument : block.getArguments())
+            liveUnits.insert(argument.getAsOpaquePointer());
+        }
+    });
+  constexpr const char *reason =
+      "created by a dialect conversion that was rolled back";
   tracking::detail::EventSource source;
   source.pass = driver;
   for (Operation *gone : candidates)
     tracking::detail::RegistryNotifier(registry).notifyFreedOperationErased(
-        gone, source,
-        "created by a dialect conversion that was rolled "
-        "back");
+        gone, source, reason);
+  context.getUnits().eraseAllBut(liveUnits, reason);
 }
 
 /// Runs a conversion from Python (see endHandlesOfRolledBackOps).
@@ -1191,7 +1202,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
         PythonRun run;
         ScopedRewriteAttribution attribution("walk_and_apply_patterns", root);
         ++walkDriverDepth;
-        auto leave = llvm::make_scope_exit([] { --walkDriverDepth; });
+        llvm::scope_exit leave([] { --walkDriverDepth; });
         walkAndApplyPatternsTracked(
             root, *set.patterns, resolveTracking(tracking, TrackingConfig()));
         run.rethrowIfError();

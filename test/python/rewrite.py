@@ -602,3 +602,54 @@ def test_verification_catches_dishonest_pass():
         # CHECK: invalidated
         print(dead.handle_state)
         check()
+
+
+# CHECK-LABEL: TEST: test_rolled_back_blocks_and_values_end
+@run
+def test_rolled_back_blocks_and_values_end():
+    # A Value and a Block a conversion pattern kept from an op it created:
+    # the rollback frees that op without notification. They used to stay
+    # valid and read freed memory (value.owner segfaulted); they end with
+    # the op's handle.
+    with ir.Context(), ir.Location.unknown():
+        i32 = ir.IntegerType.get_signless(32)
+        module = ir.Module.parse("""
+          func.func @f(%a: i32, %b: i32) -> i32 {
+            %m = arith.muli %a, %b : i32
+            %s = arith.subi %m, %b : i32
+            return %s : i32
+          }""")
+        arg = module.body.operations[0].regions[0].blocks[0].arguments[0]
+        kept = {}
+
+        def convert(op, operands, converter, rewriter):
+            with rewriter.ip:
+                new = ir.Operation.create("llvm.mul", results=[i32],
+                                          operands=operands, regions=1)
+            kept["block"] = new.regions[0].blocks.append(i32)
+            kept["argument"] = kept["block"].arguments[0]
+            kept["value"] = new.results[0]
+            kept["op"] = new
+            rewriter.replace_op(op, new)
+
+        converter = rewrite.TypeConverter()
+        converter.add_conversion(lambda t: t)
+        target = rewrite.ConversionTarget()
+        target.add_legal_dialect("llvm", "func", "builtin")
+        target.add_illegal_dialect("arith")  # subi stays: the conversion fails
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.muli", convert, converter)
+        try:
+            rewrite.apply_full_conversion(module, target, patterns.freeze())
+        except ir.MLIRError:
+            pass
+        # CHECK: erased erased False erased live
+        print(kept["op"].handle_state, kept["value"].handle_state,
+              kept["block"].is_valid, kept["argument"].handle_state,
+              arg.handle_state)
+        try:
+            kept["value"].owner
+        except ir.InvalidatedHandleError as e:
+            # CHECK: created by a dialect conversion that was rolled back
+            print(str(e).split("; ")[-1])
+        check()

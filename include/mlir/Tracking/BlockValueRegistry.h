@@ -31,6 +31,7 @@
 
 #include "mlir/IR/Value.h"
 #include "mlir/Tracking/HandleRegistry.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <memory>
 #include <string>
@@ -123,6 +124,13 @@ public:
   /// every block and value in `root` (its results and everything nested)
   /// becomes erased with `reason`.
   void eraseNested(Operation *root, llvm::StringRef reason);
+  /// Fires after IR was freed without any notification (a rolled-back
+  /// dialect conversion frees the ops its patterns created): every tracked
+  /// block and value whose address is not in `live` (the blocks, block
+  /// arguments and results of the IR that still exists) becomes erased with
+  /// `reason`, so that no freed address stays mapped.
+  void eraseAllBut(const llvm::DenseSet<const void *> &live,
+                   llvm::StringRef reason);
 
 private:
   friend struct detail::UnitRegistryImpl;
