@@ -384,6 +384,19 @@ namespace __attribute__((visibility("hidden"))) python {
   /// contexts apart; the message names both contexts.
   void checkSameContext(const PyMlirContext &expected, MLIRContext *actual,
                         llvm::StringRef what);
+  /// Calls `parse` (which must touch no Python object) without the GIL when
+  /// `context` is multi-threaded: the parser verifies on the context's
+  /// thread pool, whose workers may be waiting for the GIL (a Python pass
+  /// of a pipeline another thread runs), so parsing with the GIL held could
+  /// deadlock. Without threading the context's uniquers take no locks, and
+  /// the GIL keeps other threads out of the context.
+  template <typename Fn>
+  auto withoutGILIfThreaded(PyMlirContext & context, Fn && parse) {
+    if (!context.get()->isMultithreadingEnabled())
+      return parse();
+    py::gil_scoped_release release;
+    return parse();
+  }
   /// "context #N", for messages.
   std::string describeContext(MLIRContext * context);
 

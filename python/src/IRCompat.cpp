@@ -502,7 +502,8 @@ void populateOperationExtras(py::module_ &m) {
         PyMlirContext &ctx = PyMlirContext::resolve(context);
         DiagnosticCapture capture(ctx.get());
         ParserConfig config(ctx.get());
-        OwningOpRef<ModuleOp> parsed = parseSourceFile<ModuleOp>(path, config);
+        OwningOpRef<ModuleOp> parsed = withoutGILIfThreaded(
+            ctx, [&] { return parseSourceFile<ModuleOp>(path, config); });
         if (!parsed)
           capture.raise("Unable to parse module assembly");
         return PyModule{
@@ -527,7 +528,9 @@ void populateOperationExtras(py::module_ &m) {
             DiagnosticCapture capture(ctx.get());
             ParserConfig config(ctx.get());
             Block block;
-            if (failed(parseSourceString(text, &block, config, sourceName)))
+            if (failed(withoutGILIfThreaded(ctx, [&] {
+                  return parseSourceString(text, &block, config, sourceName);
+                })))
               capture.raise("Unable to parse operation assembly");
             if (!llvm::hasSingleElement(block)) {
               // Destroy in reverse order: later ops may use earlier ones.

@@ -554,8 +554,8 @@ void populateModule(py::module_ &m) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
             DiagnosticCapture capture(ctx.get());
             ParserConfig config(ctx.get());
-            OwningOpRef<ModuleOp> module =
-                parseSourceString<ModuleOp>(asm_, config);
+            OwningOpRef<ModuleOp> module = withoutGILIfThreaded(
+                ctx, [&] { return parseSourceString<ModuleOp>(asm_, config); });
             if (!module)
               capture.raise("Unable to parse module assembly");
             Operation *op = module.release().getOperation();

@@ -48,7 +48,8 @@ thread_local const ChangeLimitScope *innermostLimit = nullptr;
 } // namespace
 
 ChangeLimitScope::ChangeLimitScope(Operation *matched, const char *user)
-    : matched(matched), user(user), previous(innermostLimit) {
+    : matched(matched), matchedRoot(matched ? getRootOf(matched) : nullptr),
+      user(user), previous(innermostLimit) {
   innermostLimit = this;
 }
 
@@ -59,8 +60,9 @@ void mlir::tracking::python::checkChangeAllowed(Operation *op,
   const ChangeLimitScope *limit = innermostLimit;
   // Ops of another tree are not what the walk iterates.
   if (!limit ||
+      // isAncestor compares `matched`, never reads it (it may be erased).
       (limit->matched && (!op || limit->matched->isAncestor(op) ||
-                          getRootOf(op) != getRootOf(limit->matched))))
+                          getRootOf(op) != limit->matchedRoot)))
     return;
   if (!limit->matched)
     throw std::runtime_error(std::string("cannot ") + action + " from " +

@@ -56,7 +56,10 @@ namespace __attribute__((visibility("hidden"))) python {
     ChangeLimitScope &operator=(const ChangeLimitScope &) = delete;
 
   private:
+    /// Compared, never dereferenced: the pattern may erase it.
     Operation *matched;
+    /// The top-level op of `matched` when the scope began.
+    Operation *matchedRoot;
     const char *user;
     const ChangeLimitScope *previous;
     friend void checkChangeAllowed(Operation *, const char *);

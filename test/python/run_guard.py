@@ -5,6 +5,7 @@
 # stays usable. Before the run guard these accesses read or changed IR that
 # the passes were changing, and crashed.
 
+import faulthandler
 import gc
 import threading
 
@@ -435,3 +436,38 @@ def test_python_pass_sees_only_its_op():
         print(held_op.name, held_op.handle_state, len(module.body.operations))
         # CHECK: 1 True
         print(str(module).count("seen"), module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_parse_while_python_pass_pipeline_runs
+@run
+def test_parse_while_python_pass_pipeline_runs():
+    # A parse verifies on the context's thread pool; a pipeline in another
+    # thread had those workers waiting for the GIL in its Python pass while
+    # the parse held the GIL: a deadlock (now the parse releases the GIL).
+    # The watchdog turns a deadlock into a failure instead of a hang.
+    faulthandler.dump_traceback_later(120, exit=True)
+    ctx = ir.Context()
+    text = lambda n: "\n".join(
+        f"func.func @f{i}(%a: i32) -> i32 {{ return %a : i32 }}"
+        for i in range(n))
+    module = ir.Module.parse(text(200), context=ctx)
+    stop = threading.Event()
+    parsed = []
+
+    def parse_in_a_loop():
+        while not stop.is_set():
+            parsed.append(ir.Module.parse(text(8), context=ctx))
+            del parsed[:-1]
+
+    parser = threading.Thread(target=parse_in_a_loop)
+    parser.start()
+    calls = []
+    pm = passmanager.PassManager("builtin.module", context=ctx)
+    pm.add(lambda op, pass_: calls.append(1), name="count", op_name="func.func")
+    for _ in range(10):
+        pm.run(module.operation)
+    stop.set()
+    parser.join()
+    faulthandler.cancel_dump_traceback_later()
+    # CHECK: 2000 True
+    print(len(calls), len(parsed[-1].body.operations) == 8)
