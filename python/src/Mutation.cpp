@@ -47,9 +47,15 @@ namespace {
 thread_local const ChangeLimitScope *innermostLimit = nullptr;
 } // namespace
 
-ChangeLimitScope::ChangeLimitScope(Operation *matched, const char *user)
-    : matched(matched), matchedRoot(matched ? getRootOf(matched) : nullptr),
-      user(user), previous(innermostLimit) {
+ChangeLimitScope::ChangeLimitScope(Operation *matched, Operation *walkRoot,
+                                   const char *user)
+    : matched(matched), user(user), previous(innermostLimit) {
+  for (Operation *op = matched; op && op != walkRoot; op = op->getParentOp()) {
+    if (op != matched)
+      held.push_back(op);
+    if (Operation *next = op->getNextNode())
+      held.push_back(next);
+  }
   innermostLimit = this;
 }
 
@@ -58,11 +64,8 @@ ChangeLimitScope::~ChangeLimitScope() { innermostLimit = previous; }
 void mlir::tracking::python::checkChangeAllowed(Operation *op,
                                                 const char *action) {
   const ChangeLimitScope *limit = innermostLimit;
-  // Ops of another tree are not what the walk iterates.
   if (!limit ||
-      // isAncestor compares `matched`, never reads it (it may be erased).
-      (limit->matched && (!op || limit->matched->isAncestor(op) ||
-                          getRootOf(op) != limit->matchedRoot)))
+      (limit->matched && (!op || !llvm::is_contained(limit->held, op))))
     return;
   if (!limit->matched)
     throw std::runtime_error(std::string("cannot ") + action + " from " +
@@ -71,8 +74,8 @@ void mlir::tracking::python::checkChangeAllowed(Operation *op,
   throw std::runtime_error(
       std::string("cannot ") + action + " '" +
       op->getName().getStringRef().str() + "' from " + limit->user +
-      ": it may erase, replace, detach or move only the op it matched and "
-      "the ops nested in it (the walk holds the op it visits next)");
+      ": the walk holds it (an ancestor of the matched op, or the op it "
+      "visits after the matched op or after one of its ancestors)");
 }
 
 ActiveRewriterScope::ActiveRewriterScope(PyMlirContext &context,

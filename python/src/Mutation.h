@@ -45,21 +45,22 @@ namespace __attribute__((visibility("hidden"))) python {
   /// While alive, Python code on this thread may change IR only as the
   /// callback of `user` may: a PDL constraint (`matched` null) changes
   /// nothing (PDL's matcher is still iterating); a pattern of the walk
-  /// driver (`matched`, its op) erases, replaces, detaches or moves only
-  /// `matched` and the ops nested in it (the walk already holds the op it
-  /// visits next, and would visit a freed one).
+  /// driver on `walkRoot` (`matched`, its op) may not erase, replace,
+  /// detach or move the ops the walk holds: the ancestors of `matched` below
+  /// `walkRoot`, and the op after `matched` and after each of them (the
+  /// walk's next ops, which it would visit freed or moved).
   class ChangeLimitScope {
   public:
-    ChangeLimitScope(Operation *matched, const char *user);
+    ChangeLimitScope(Operation *matched, Operation *walkRoot, const char *user);
     ~ChangeLimitScope();
     ChangeLimitScope(const ChangeLimitScope &) = delete;
     ChangeLimitScope &operator=(const ChangeLimitScope &) = delete;
 
   private:
-    /// Compared, never dereferenced: the pattern may erase it.
     Operation *matched;
-    /// The top-level op of `matched` when the scope began.
-    Operation *matchedRoot;
+    /// What the walk holds, taken when the pattern starts (compared, never
+    /// dereferenced later: the pattern may erase `matched`).
+    llvm::SmallVector<Operation *, 8> held;
     const char *user;
     const ChangeLimitScope *previous;
     friend void checkChangeAllowed(Operation *, const char *);

@@ -203,9 +203,9 @@ template <typename Fn> bool callPython(PyMlirContext &context, Fn fn) {
 // Python patterns
 //===----------------------------------------------------------------------===//
 
-/// Nonzero while walk_and_apply_patterns runs on this thread: its Python
-/// patterns are limited to their matched op (ChangeLimitScope).
-thread_local unsigned walkDriverDepth = 0;
+/// The op walk_and_apply_patterns runs on, on this thread (null when none):
+/// its Python patterns may not change what the walk holds (ChangeLimitScope).
+thread_local Operation *walkDriverRoot = nullptr;
 
 /// A pattern whose matchAndRewrite is a Python callable `fn(op, rewriter)`.
 class PythonPattern : public RewritePattern {
@@ -230,8 +230,8 @@ public:
     ActiveRewriterScope scope(*context, rewriter);
     PythonRewriteScope rewrite(*context, op);
     std::optional<ChangeLimitScope> limit;
-    if (walkDriverDepth)
-      limit.emplace(op, "a pattern of walk_and_apply_patterns");
+    if (walkDriverRoot)
+      limit.emplace(op, walkDriverRoot, "a pattern of walk_and_apply_patterns");
     return success(callPython(*context, [&] {
       CallScoped<PyPatternRewriter> pyRewriter(
           PyPatternRewriter{&rewriter, context});
@@ -335,7 +335,7 @@ struct PyPDLModule {
                                        ArrayRef<PDLValue> values) {
       std::optional<ChangeLimitScope> limit;
       if (constraint)
-        limit.emplace(nullptr, "a PDL constraint function");
+        limit.emplace(nullptr, nullptr, "a PDL constraint function");
       return call(ctx, callable, rewriter, results, values);
     };
   }
@@ -1201,8 +1201,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
         Operation *root = guard.getOperation();
         PythonRun run;
         ScopedRewriteAttribution attribution("walk_and_apply_patterns", root);
-        ++walkDriverDepth;
-        llvm::scope_exit leave([] { --walkDriverDepth; });
+        Operation *outerWalkRoot = std::exchange(walkDriverRoot, root);
+        llvm::scope_exit leave([&] { walkDriverRoot = outerWalkRoot; });
         walkAndApplyPatternsTracked(
             root, *set.patterns, resolveTracking(tracking, TrackingConfig()));
         run.rethrowIfError();
