@@ -49,7 +49,7 @@ thread_local const ChangeLimitScope *innermostLimit = nullptr;
 
 ChangeLimitScope::ChangeLimitScope(Operation *matched, Operation *walkRoot,
                                    const char *user)
-    : matched(matched), user(user), previous(innermostLimit) {
+    : refusesAll(!matched), user(user), previous(innermostLimit) {
   for (Operation *op = matched; op && op != walkRoot; op = op->getParentOp()) {
     if (op != matched)
       held.push_back(op);
@@ -65,9 +65,9 @@ void mlir::tracking::python::checkChangeAllowed(Operation *op,
                                                 const char *action) {
   const ChangeLimitScope *limit = innermostLimit;
   if (!limit ||
-      (limit->matched && (!op || !llvm::is_contained(limit->held, op))))
+      (!limit->refusesAll && (!op || !llvm::is_contained(limit->held, op))))
     return;
-  if (!limit->matched)
+  if (limit->refusesAll)
     throw std::runtime_error(std::string("cannot ") + action + " from " +
                              limit->user +
                              ": it may not change IR (PDL is still matching)");

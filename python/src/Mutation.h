@@ -57,7 +57,8 @@ namespace __attribute__((visibility("hidden"))) python {
     ChangeLimitScope &operator=(const ChangeLimitScope &) = delete;
 
   private:
-    Operation *matched;
+    /// A PDL constraint's scope: no change at all.
+    bool refusesAll;
     /// What the walk holds, taken when the pattern starts (compared, never
     /// dereferenced later: the pattern may erase `matched`).
     llvm::SmallVector<Operation *, 8> held;
