@@ -118,29 +118,42 @@ thread_local DiagnosticCapture *currentCapture = nullptr;
 } // namespace
 
 DiagnosticCapture::DiagnosticCapture(MLIRContext *context)
-    : context(context), previous(currentCapture) {
+    : context(context),
+      // Read under the GIL here: the handler may run on other threads.
+      propagatesErrors(getEmitErrorDiagnostics(context)),
+      previous(currentCapture) {
   currentCapture = this;
-  // Read under the GIL here: the handler may run on other threads.
-  bool propagate = getEmitErrorDiagnostics(context);
   // One handler per capture (the newest handler sees a diagnostic first),
   // but it only takes what its own thread emits: a capture of another
   // thread, or an outer one of this thread, passes it on.
-  id = context->getDiagEngine().registerHandler(
-      [this, propagate](Diagnostic &diag) {
-        // With emit_error_diagnostics the errors go to the handlers instead
-        // (as upstream: the MLIRError then carries none).
-        if (propagate || diag.getSeverity() != DiagnosticSeverity::Error ||
-            currentCapture != this)
-          return failure();
-        std::lock_guard<std::mutex> lock(mutex);
-        diagnostics.push_back(DiagnosticRecord::from(diag));
-        return success();
-      });
+  id = context->getDiagEngine().registerHandler([this](Diagnostic &diag) {
+    if (currentCapture != this ||
+        !takesOnThisThread(this->context, diag.getSeverity()))
+      return failure();
+    std::lock_guard<std::mutex> lock(mutex);
+    diagnostics.push_back(DiagnosticRecord::from(diag));
+    return success();
+  });
 }
 
 DiagnosticCapture::~DiagnosticCapture() {
   context->getDiagEngine().eraseHandler(id);
   currentCapture = previous;
+  // The call this capture belongs to returns to Python: its warnings and
+  // remarks (and errors, with emit_error_diagnostics) reach the handlers
+  // now. An outer capture of this thread delivers them when its own call
+  // returns (e.g. after PassManager.run has unlocked its IR).
+  if (!previous && PyGILState_Check())
+    deliverWaitingDiagnostics(context);
+}
+
+bool DiagnosticCapture::takesOnThisThread(MLIRContext *context,
+                                          DiagnosticSeverity severity) {
+  // With emit_error_diagnostics the errors go to the handlers instead (as
+  // upstream: the MLIRError then carries none).
+  DiagnosticCapture *capture = currentCapture;
+  return capture && capture->context == context && !capture->propagatesErrors &&
+         severity == DiagnosticSeverity::Error;
 }
 
 std::vector<DiagnosticRecord> DiagnosticCapture::take() {
@@ -249,6 +262,7 @@ PyMlirContext::~PyMlirContext() {
   flushReleases();
   getContexts().erase(context.get());
   setEmitErrorDiagnostics(context.get(), false);
+  forgetPythonDiagnostics(context.get());
   // Every Python object that refers to IR keeps its context alive, so no
   // owner and no handle object is left: the registry goes first, then the
   // context it belongs to.

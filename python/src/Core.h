@@ -107,8 +107,16 @@ namespace __attribute__((visibility("hidden"))) python {
     [[noreturn]] void raise(const std::string &message);
     std::vector<DiagnosticRecord> take();
 
+    /// True if the innermost capture of the calling thread takes a
+    /// diagnostic of `severity` emitted in `context`.
+    static bool takesOnThisThread(MLIRContext *context,
+                                  DiagnosticSeverity severity);
+
   private:
     MLIRContext *context;
+    /// `Context.emit_error_diagnostics` when this capture was made: the
+    /// errors go on to the handlers.
+    bool propagatesErrors;
     DiagnosticEngine::HandlerID id;
     /// The capture this one shadows on its thread.
     DiagnosticCapture *previous;

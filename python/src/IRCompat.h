@@ -30,6 +30,12 @@ namespace __attribute__((visibility("hidden"))) python {
   /// DiagnosticCapture when it is created (with the GIL held).
   bool getEmitErrorDiagnostics(MLIRContext * context);
   void setEmitErrorDiagnostics(MLIRContext * context, bool value);
+  /// Hands the diagnostics waiting for the handlers attached from Python to
+  /// `context` to them (IRDiagnostics.cpp). With the GIL; never from inside
+  /// MLIR's diagnostic engine.
+  void deliverWaitingDiagnostics(MLIRContext * context);
+  /// Drops the Python handlers' state of a context being destroyed.
+  void forgetPythonDiagnostics(MLIRContext * context);
 
   /// Number of live contexts (Context._get_live_count; checkContextOf).
   size_t getNumLiveContexts();

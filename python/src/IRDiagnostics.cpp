@@ -6,10 +6,21 @@
 //
 // `Context.attach_diagnostic_handler(callback)`, `Diagnostic`,
 // `DiagnosticHandler`, `Context.emit_error_diagnostics` and
-// `Location.emit_error`, as upstream. A handler is an MLIR DiagnosticEngine
-// handler that copies the diagnostic into C++ data, takes the GIL and calls
-// the Python callback with an `ir.Diagnostic` (a snapshot that stays valid
-// after the callback, unlike upstream's).
+// `Location.emit_error`, as upstream.
+//
+// Python callbacks never run inside MLIR's DiagnosticEngine. The engine calls
+// its handlers under its own mutex, on whichever thread emits: a callback
+// running there would wait for the GIL while holding that mutex, and a thread
+// holding the GIL that emits (or merely registers a handler) would wait for
+// the mutex: a deadlock. And the engine iterates its handler list while
+// calling them, so a callback that attached or detached a handler corrupted
+// it. So each context gets one engine handler of ours, which only copies the
+// diagnostic into a queue (no GIL, no Python), and the Python callbacks get it
+// from the queue on a thread that holds the GIL and is outside the engine:
+// when the call that emitted it returns to Python (`Location.emit_error`, the
+// end of a parse, verification or `PassManager.run`), or else soon after on
+// the main thread (a pending call). The callbacks then run over our own list
+// of handlers, which they may change while they run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,39 +29,234 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <deque>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::python;
 
 namespace {
-/// What the MLIR handler and the Python handler object share.
+/// One callback attached from Python.
 struct HandlerState {
-  MLIRContext *context;
-  DiagnosticEngine::HandlerID id = 0;
   py::object callback;
   bool attached = true;
   bool hadError = false;
   ~HandlerState() {
-    // Destroyed by the DiagnosticEngine (detach, context destruction) or by
-    // the last Python handler object: release the callback under the GIL.
+    // The last reference may go away on a thread without the GIL (a
+    // context's destruction): release the callback under the GIL.
     py::gil_scoped_acquire gil;
     callback = py::object();
   }
 };
 
+/// How deep deliveries may nest on one thread: a callback that emits a
+/// diagnostic gets it (delivered when its `emit_error` returns) from inside
+/// its own call, as upstream's would; past this depth `emit_error` refuses,
+/// so a callback that emits one diagnostic for each one it gets ends with
+/// an error instead of recursing until the stack overflows.
+constexpr unsigned kMaxDeliveryDepth = 16;
+/// The deliveries in progress on this thread.
+thread_local unsigned deliveryDepth = 0;
+
+/// The Python handlers of one context and the diagnostics waiting for them.
+class PythonDiagnostics
+    : public std::enable_shared_from_this<PythonDiagnostics> {
+public:
+  explicit PythonDiagnostics(MLIRContext *context) : context(context) {}
+
+  /// Registers this context's one engine handler. With the GIL.
+  void registerWithEngine() {
+    context->getDiagEngine().registerHandler(
+        [self = shared_from_this()](Diagnostic &diag) {
+          return self->offer(diag);
+        });
+  }
+
+  /// Appends a handler (it runs before those attached earlier). With the GIL.
+  void attach(const std::shared_ptr<HandlerState> &handler) {
+    std::lock_guard<std::mutex> lock(mutex);
+    handlers.push_back(handler);
+    numAttached.store(handlers.size(), std::memory_order_release);
+  }
+  /// Removes a handler: it sees no diagnostic from now on, also none of
+  /// a delivery in progress. With the GIL.
+  void detach(HandlerState &handler) {
+    handler.attached = false;
+    std::lock_guard<std::mutex> lock(mutex);
+    llvm::erase_if(handlers, [&](const std::shared_ptr<HandlerState> &h) {
+      return h.get() == &handler;
+    });
+    numAttached.store(handlers.size(), std::memory_order_release);
+  }
+
+  /// Hands every waiting diagnostic to the handlers, oldest first. With the
+  /// GIL, outside the engine; never raises (a callback's exception is
+  /// reported as unraisable, as upstream).
+  void deliver();
+
+  /// Drops the waiting diagnostics: the context is going away.
+  void forget() {
+    std::lock_guard<std::mutex> lock(mutex);
+    waiting.clear();
+    contextAlive = false;
+  }
+
+private:
+  /// The engine handler: runs under the engine's mutex on the emitting
+  /// thread, perhaps without the GIL. Takes the diagnostic when a Python
+  /// handler is attached and the emitting thread's DiagnosticCapture (if
+  /// any) would not take it: captured errors belong to the MLIRError.
+  LogicalResult offer(Diagnostic &diag);
+
+  /// Calls the handlers, newest first, until one returns True; prints an
+  /// unhandled error as the engine does when no handler takes it.
+  void deliverOne(PyMlirContext &pyContext, const DiagnosticRecord &record);
+
+  static int runPendingDelivery(void *weakSelf);
+
+  MLIRContext *const context;
+  /// Guards what follows; taken by the engine handler on any thread.
+  std::mutex mutex;
+  std::vector<std::shared_ptr<HandlerState>> handlers;
+  std::deque<DiagnosticRecord> waiting;
+  bool pendingCallScheduled = false;
+  bool contextAlive = true;
+  /// `handlers.size()`, read by the engine handler without the mutex.
+  std::atomic<size_t> numAttached{0};
+};
+
+/// The PythonDiagnostics of each context that had a handler attached.
+/// GIL-protected.
+llvm::DenseMap<MLIRContext *, std::shared_ptr<PythonDiagnostics>> &
+pythonDiagnostics() {
+  static auto *map =
+      new llvm::DenseMap<MLIRContext *, std::shared_ptr<PythonDiagnostics>>();
+  return *map;
+}
+
+LogicalResult PythonDiagnostics::offer(Diagnostic &diag) {
+  if (numAttached.load(std::memory_order_acquire) == 0 ||
+      DiagnosticCapture::takesOnThisThread(context, diag.getSeverity()))
+    return failure();
+  DiagnosticRecord record = DiagnosticRecord::from(diag);
+  bool schedule = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    waiting.push_back(std::move(record));
+    schedule = !pendingCallScheduled;
+    pendingCallScheduled = true;
+  }
+  // A catch-all for diagnostics no Python call returns with (those of
+  // threads MLIR or C++ code started): the main thread delivers them at its
+  // next chance. Py_AddPendingCall needs neither the GIL nor a thread state.
+  if (schedule) {
+    auto *weakSelf = new std::weak_ptr<PythonDiagnostics>(weak_from_this());
+    if (Py_AddPendingCall(&runPendingDelivery, weakSelf) != 0) {
+      delete weakSelf;
+      std::lock_guard<std::mutex> lock(mutex);
+      pendingCallScheduled = false;
+    }
+  }
+  return success();
+}
+
+int PythonDiagnostics::runPendingDelivery(void *weakSelf) {
+  std::unique_ptr<std::weak_ptr<PythonDiagnostics>> owned(
+      static_cast<std::weak_ptr<PythonDiagnostics> *>(weakSelf));
+  if (std::shared_ptr<PythonDiagnostics> self = owned->lock()) {
+    {
+      std::lock_guard<std::mutex> lock(self->mutex);
+      self->pendingCallScheduled = false;
+    }
+    self->deliver();
+  }
+  return 0;
+}
+
+void PythonDiagnostics::deliver() {
+  if (deliveryDepth >= kMaxDeliveryDepth)
+    return;
+  PyMlirContext *pyContext = PyMlirContext::lookup(context);
+  if (!pyContext)
+    return;
+  // A callback may drop the last reference to the context: keep it (and the
+  // locations of the waiting diagnostics) alive until the queue is empty.
+  py::object keepAlive = pyContext->getObject();
+  // Drains may happen while an exception is being raised: keep it.
+  py::error_scope savedError;
+  ++deliveryDepth;
+  while (true) {
+    std::optional<DiagnosticRecord> record;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (waiting.empty() || !contextAlive)
+        break;
+      record.emplace(std::move(waiting.front()));
+      waiting.pop_front();
+    }
+    deliverOne(*pyContext, *record);
+  }
+  --deliveryDepth;
+}
+
+void PythonDiagnostics::deliverOne(PyMlirContext &pyContext,
+                                   const DiagnosticRecord &record) {
+  // The handlers of this moment: a callback may attach or detach handlers
+  // (a detached one is skipped; an attached one sees the next diagnostic).
+  std::vector<std::shared_ptr<HandlerState>> snapshot;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    snapshot = handlers;
+  }
+  py::object diagnostic;
+  for (const std::shared_ptr<HandlerState> &handler : llvm::reverse(snapshot)) {
+    if (!handler->attached)
+      continue;
+    try {
+      if (!diagnostic)
+        diagnostic = diagnosticToPython(
+            &pyContext, record,
+            py::module_::import("mlir_tracking._errors").attr("Diagnostic"));
+      py::object result = handler->callback(diagnostic);
+      if (!result.is_none() && result.cast<bool>())
+        return;
+    } catch (py::error_already_set &e) {
+      // As upstream: report, remember, and let other handlers see it.
+      handler->hadError = true;
+      e.discard_as_unraisable("MLIR diagnostic handler");
+    } catch (std::exception &e) {
+      handler->hadError = true;
+      py::print("MLIR Python diagnostic handler raised exception:", e.what(),
+                py::arg("file") = py::module_::import("sys").attr("stderr"));
+    }
+  }
+  // What the engine does with a diagnostic no handler takes.
+  if (record.severity != DiagnosticSeverity::Error)
+    return;
+  llvm::raw_ostream &os = llvm::errs();
+  if (!isa<UnknownLoc>(record.location))
+    os << record.location << ": ";
+  os << "error: " << record.message << '\n';
+  os.flush();
+}
+
 /// `ir.DiagnosticHandler`: what `attach_diagnostic_handler` returns.
 struct PyDiagnosticHandler {
   /// The context, kept alive while attached (so detach never touches a
-  /// destroyed engine); None after detach.
+  /// destroyed context); None after detach.
   py::object context;
+  std::shared_ptr<PythonDiagnostics> owner;
   std::shared_ptr<HandlerState> state;
 
   void detach() {
     if (!state->attached)
       return;
-    state->attached = false;
-    state->context->getDiagEngine().eraseHandler(state->id);
+    owner->detach(*state);
     context = py::none();
   }
 };
@@ -58,42 +264,34 @@ struct PyDiagnosticHandler {
 PyDiagnosticHandler attachHandler(PyMlirContext &context, py::object callback) {
   if (!PyCallable_Check(callback.ptr()))
     throw py::type_error("the diagnostic handler must be callable");
+  std::shared_ptr<PythonDiagnostics> &owner =
+      pythonDiagnostics()[context.get()];
+  if (!owner) {
+    owner = std::make_shared<PythonDiagnostics>(context.get());
+    owner->registerWithEngine();
+  }
   auto state = std::make_shared<HandlerState>();
-  state->context = context.get();
   state->callback = std::move(callback);
-  MLIRContext *mlirContext = context.get();
-  // The engine owns a strong reference: the handler stays attached when
-  // the Python object goes away (as upstream), until detach() or the
-  // context's destruction.
-  state->id = mlirContext->getDiagEngine().registerHandler(
-      [state, mlirContext](Diagnostic &diag) -> LogicalResult {
-        DiagnosticRecord record = DiagnosticRecord::from(diag);
-        py::gil_scoped_acquire gil;
-        if (!state->attached)
-          return failure();
-        PyMlirContext *pyContext = PyMlirContext::lookup(mlirContext);
-        if (!pyContext)
-          return failure();
-        try {
-          py::object result = state->callback(diagnosticToPython(
-              pyContext, record,
-              py::module_::import("mlir_tracking._errors").attr("Diagnostic")));
-          return success(result.is_none() ? false : result.cast<bool>());
-        } catch (py::error_already_set &e) {
-          // As upstream: report, remember, and let other handlers see it.
-          state->hadError = true;
-          e.discard_as_unraisable("MLIR diagnostic handler");
-        } catch (std::exception &e) {
-          state->hadError = true;
-          py::print(
-              "MLIR Python diagnostic handler raised exception:", e.what(),
-              py::arg("file") = py::module_::import("sys").attr("stderr"));
-        }
-        return failure();
-      });
-  return PyDiagnosticHandler{context.getObject(), std::move(state)};
+  // The owner keeps the handler attached when the Python object goes away
+  // (as upstream), until detach() or the context's destruction.
+  owner->attach(state);
+  return PyDiagnosticHandler{context.getObject(), owner, std::move(state)};
 }
 } // namespace
+
+void mlir::tracking::python::deliverWaitingDiagnostics(MLIRContext *context) {
+  auto it = pythonDiagnostics().find(context);
+  if (it != pythonDiagnostics().end())
+    it->second->deliver();
+}
+
+void mlir::tracking::python::forgetPythonDiagnostics(MLIRContext *context) {
+  auto it = pythonDiagnostics().find(context);
+  if (it == pythonDiagnostics().end())
+    return;
+  it->second->forget();
+  pythonDiagnostics().erase(it);
+}
 
 void mlir::tracking::python::populateIRDiagnostics(py::module_ &m) {
   py::class_<PyDiagnosticHandler>(
@@ -158,9 +356,27 @@ void mlir::tracking::python::populateIRDiagnostics(py::module_ &m) {
   location.def(
       "emit_error",
       [](PyLocation &self, const std::string &message) {
+        if (deliveryDepth >= kMaxDeliveryDepth)
+          throw std::runtime_error(
+              "Location.emit_error: diagnostic handlers nest " +
+              std::to_string(kMaxDeliveryDepth) +
+              " deep (a handler emits a diagnostic for each one it gets?)");
+        MLIRContext *context = self.location->getContext();
         emitError(self.location) << message;
+        // The handlers get it before this call returns, as upstream.
+        deliverWaitingDiagnostics(context);
       },
       py::arg("message"),
       "Emits an error diagnostic at this location to the context's "
       "handlers.");
+  location.def(
+      "_emit_error_on_native_thread",
+      [](PyLocation &self, const std::string &message) {
+        Location loc = self.location;
+        py::gil_scoped_release release;
+        std::thread([&] { emitError(loc) << message; }).join();
+      },
+      py::arg("message"),
+      "For tests: emits an error from a thread C++ started, as C++ code "
+      "driving MLIR may; no Python call returns with it.");
 }

@@ -112,13 +112,15 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
                              "an operation");
             self.checkNotRunning("PassManager.run");
             std::string pipeline = printPipeline(*self.passManager);
+            // Made first, so that the diagnostic handlers attached from
+            // Python get the run's diagnostics once the IR is unlocked.
+            DiagnosticCapture capture(self.context->get());
             // Locks the op's IR tree: other threads' accesses to it raise.
             RunLock lock(target, pipeline);
             InputVerification verification(target, lock.getOperation(),
                                            "PassManager.run");
             self.running = pipeline;
             llvm::scope_exit clear([&] { self.running.reset(); });
-            DiagnosticCapture capture(self.context->get());
             LogicalResult result = failure();
             if (self.context->get()->isMultithreadingEnabled()) {
               py::gil_scoped_release release;
