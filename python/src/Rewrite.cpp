@@ -141,6 +141,9 @@ struct PyPatternRewriter {
 struct PyPDLResultList {
   PDLResultList *results;
   PyMlirContext *context;
+  /// The kinds appended so far, and those the PDL module expects (or null).
+  std::vector<PDLValue::Kind> *appended = nullptr;
+  const std::vector<PDLValue::Kind> *expected = nullptr;
   PDLResultList &get() const {
     if (!results)
       throw std::runtime_error("this PDLResultList is only valid inside "
@@ -321,31 +324,169 @@ struct PyPDLModule {
     return *module;
   }
 
+  /// The result kinds the PDL module's uses of the native function `name`
+  /// declare (`pdl.apply_native_constraint`, or `pdl.apply_native_rewrite`
+  /// and `pdl.rewrite ... with`), or nullopt if nothing uses it. MLIR reads
+  /// exactly these results after a call that succeeds, without checking
+  /// them: a function reporting others would make it read past the list or
+  /// take one kind of object for another.
+  std::optional<std::vector<PDLValue::Kind>>
+  resultKindsOf(const std::string &name, bool constraint) {
+    std::optional<std::vector<PDLValue::Kind>> kinds;
+    std::optional<Location> conflict;
+    auto noteUse = [&](Operation *use, TypeRange types) {
+      std::vector<PDLValue::Kind> these;
+      for (Type type : types)
+        these.push_back(kindOf(type));
+      if (kinds && *kinds != these && !conflict)
+        conflict = use->getLoc();
+      kinds = std::move(these);
+    };
+    get().getModule()->walk([&](Operation *op) {
+      if (constraint) {
+        if (auto apply = dyn_cast<pdl::ApplyNativeConstraintOp>(op))
+          if (apply.getName() == name)
+            noteUse(op, apply.getResultTypes());
+        return;
+      }
+      if (auto apply = dyn_cast<pdl::ApplyNativeRewriteOp>(op))
+        if (apply.getName() == name)
+          noteUse(op, apply.getResultTypes());
+      if (auto rewrite = dyn_cast<pdl::RewriteOp>(op))
+        if (rewrite.getName() == name)
+          noteUse(op, {});
+    });
+    if (conflict) {
+      std::string where;
+      llvm::raw_string_ostream os(where);
+      os << *conflict;
+      throw py::value_error("the PDL module uses native function '" + name +
+                            "' with different result types (" + where +
+                            "): register one function for each signature");
+    }
+    return kinds;
+  }
+
+  static PDLValue::Kind kindOf(Type type) {
+    if (auto range = dyn_cast<pdl::RangeType>(type))
+      return isa<pdl::TypeType>(range.getElementType())
+                 ? PDLValue::Kind::TypeRange
+                 : PDLValue::Kind::ValueRange;
+    if (isa<pdl::AttributeType>(type))
+      return PDLValue::Kind::Attribute;
+    if (isa<pdl::OperationType>(type))
+      return PDLValue::Kind::Operation;
+    if (isa<pdl::TypeType>(type))
+      return PDLValue::Kind::Type;
+    return PDLValue::Kind::Value;
+  }
+
   /// Keeps `fn` alive with the module and returns the function PDL calls for
   /// it (constraints and rewrites have the same signature; a constraint may
   /// not change IR).
   std::function<LogicalResult(PatternRewriter &, PDLResultList &,
                               ArrayRef<PDLValue>)>
-  keep(py::function fn, bool constraint) {
+  keep(const std::string &name, py::function fn, bool constraint) {
+    std::optional<std::vector<PDLValue::Kind>> kinds =
+        resultKindsOf(name, constraint);
     callables.append(fn);
     PyMlirContext *ctx = context;
     PyObject *callable = fn.ptr();
-    return [ctx, callable, constraint](PatternRewriter &rewriter,
-                                       PDLResultList &results,
-                                       ArrayRef<PDLValue> values) {
+    return [ctx, callable, constraint, name, kinds = std::move(kinds)](
+               PatternRewriter &rewriter, PDLResultList &results,
+               ArrayRef<PDLValue> values) {
+      py::gil_scoped_acquire gil;
+      if (constraint) {
+        ChangeLimitScope limit(nullptr, nullptr, "a PDL constraint function");
+        return call(ctx, name, callable, rewriter, results, values, kinds);
+      }
       std::optional<ChangeLimitScope> limit;
-      if (constraint)
-        limit.emplace(nullptr, nullptr, "a PDL constraint function");
-      return call(ctx, callable, rewriter, results, values);
+      if (walkDriverRoot)
+        limit.emplace(getVisitedOp(rewriter), walkDriverRoot,
+                      "a PDL rewrite function of walk_and_apply_patterns");
+      if (succeeded(
+              call(ctx, name, callable, rewriter, results, values, kinds)) ||
+          rewriter.canRecoverFromRewriteFailure())
+        return success();
+      return afterFailedRewrite(rewriter.getContext(), name, results, kinds);
     };
   }
 
-  /// Calls `fn(rewriter, results, values)` for a constraint or rewrite.
+  /// The op walk_and_apply_patterns visits when it calls a PDL rewrite: the
+  /// pattern applicator puts the insertion point before it, and PDL's own
+  /// rewrite steps do not move it.
+  static Operation *getVisitedOp(PatternRewriter &rewriter) {
+    Block *block = rewriter.getInsertionBlock();
+    if (!block)
+      return walkDriverRoot;
+    if (rewriter.getInsertionPoint() != block->end())
+      return &*rewriter.getInsertionPoint();
+    return block->getParentOp();
+  }
+
+  /// What a failed rewrite function returns to PDL under a driver that
+  /// cannot roll back (the greedy and walk drivers). MLIR aborts the process
+  /// on a failure there, so unless it must, report success: the rest of the
+  /// PDL rewrite then runs, and the driver's caller raises the recorded
+  /// error. With no results, nothing of the rest depends on the function;
+  /// attributes, types and ranges get stand-ins (a unit attribute, `none`,
+  /// empty ranges). Ops and values have no harmless stand-in: there the
+  /// abort stays (upstream behaves the same), with the reason printed first.
+  static LogicalResult
+  afterFailedRewrite(MLIRContext *context, const std::string &name,
+                     PDLResultList &results,
+                     const std::optional<std::vector<PDLValue::Kind>> &kinds) {
+    PythonRun *run = PythonRun::current();
+    std::string reason =
+        "PDL rewrite function '" + name +
+        "' failed under a rewrite driver that cannot undo a failed rewrite";
+    if (run && !run->hasError())
+      run->recordError(std::runtime_error(
+          reason + " (it returned a truthy value); the rest of its PDL "
+                   "rewrite ran without it"));
+    std::vector<PDLValue::Kind> expected =
+        kinds.value_or(std::vector<PDLValue::Kind>{});
+    if (llvm::any_of(expected, [](PDLValue::Kind kind) {
+          return kind == PDLValue::Kind::Operation ||
+                 kind == PDLValue::Kind::Value;
+        })) {
+      llvm::errs() << "mlir_tracking: " << reason
+                   << ", and it has op or value results, which the rest of "
+                      "the PDL rewrite would use: MLIR aborts.\n";
+      llvm::errs().flush();
+      return failure();
+    }
+    // MLIR reads the list from its start: drop what the function appended.
+    ResultListAccess::of(results).clear();
+    for (PDLValue::Kind kind : expected) {
+      if (kind == PDLValue::Kind::Attribute)
+        results.push_back(UnitAttr::get(context));
+      else if (kind == PDLValue::Kind::Type)
+        results.push_back(NoneType::get(context));
+      else if (kind == PDLValue::Kind::TypeRange)
+        results.push_back(TypeRange());
+      else
+        results.push_back(ValueRange());
+    }
+    return success();
+  }
+
+  /// The list a PDLResultList holds (protected, and no way to empty it).
+  struct ResultListAccess : PDLResultList {
+    static SmallVector<PDLValue> &of(PDLResultList &list) {
+      return list.*(&ResultListAccess::results);
+    }
+  };
+
+  /// Calls `fn(rewriter, results, values)` for a constraint or rewrite, with
+  /// the GIL. Fails if `fn` raised, returned a truthy value, or appended
+  /// results other than `kinds` (recording why in the current PythonRun).
   /// `fn` is borrowed: the module, then the frozen set, keep it alive.
-  static LogicalResult call(PyMlirContext *ctx, py::handle fn,
-                            PatternRewriter &rewriter, PDLResultList &results,
-                            ArrayRef<PDLValue> values) {
-    py::gil_scoped_acquire gil;
+  static LogicalResult
+  call(PyMlirContext *ctx, const std::string &name, py::handle fn,
+       PatternRewriter &rewriter, PDLResultList &results,
+       ArrayRef<PDLValue> values,
+       const std::optional<std::vector<PDLValue::Kind>> &kinds) {
     ActiveRewriterScope scope(*ctx, rewriter);
     // Python code rewrites the tree the rewriter is in.
     std::vector<PythonRewriteScope> rewrites;
@@ -358,13 +499,29 @@ struct PyPDLModule {
     return success(callPython(*ctx, [&] {
       CallScoped<PyPatternRewriter> pyRewriter(
           PyPatternRewriter{&rewriter, ctx});
-      CallScoped<PyPDLResultList> pyResults(PyPDLResultList{&results, ctx});
+      std::vector<PDLValue::Kind> appended;
+      CallScoped<PyPDLResultList> pyResults(
+          PyPDLResultList{&results, ctx, &appended, kinds ? &*kinds : nullptr});
       py::list args;
       for (const PDLValue &value : values)
         args.append(toPython(*ctx, value));
-      return isSuccessResult(py::reinterpret_borrow<py::object>(fn)(
-          pyRewriter.object, pyResults.object, args));
+      if (!isSuccessResult(py::reinterpret_borrow<py::object>(fn)(
+              pyRewriter.object, pyResults.object, args)))
+        return false;
+      if (kinds && appended != *kinds)
+        throw std::runtime_error("PDL native function '" + name +
+                                 "' appended " + describeKinds(appended) +
+                                 " but its PDL use expects " +
+                                 describeKinds(*kinds));
+      return true;
     }));
+  }
+
+  static std::string describeKinds(ArrayRef<PDLValue::Kind> kinds) {
+    std::string text = "[";
+    llvm::raw_string_ostream os(text);
+    llvm::interleaveComma(kinds, os);
+    return text + "]";
   }
 };
 
@@ -930,17 +1087,51 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           "append",
           [](PyPDLResultList &self, py::object value) {
             PDLResultList &results = self.get();
-            if (py::isinstance<PyValue>(value))
+            PDLValue::Kind kind;
+            if (py::isinstance<PyValue>(value)) {
+              kind = PDLValue::Kind::Value;
               results.push_back(castToValue(value));
-            else if (py::isinstance<PyType>(value))
+            } else if (py::isinstance<PyType>(value)) {
+              kind = PDLValue::Kind::Type;
               results.push_back(value.cast<PyType &>().type);
-            else if (py::isinstance<PyAttribute>(value))
+            } else if (py::isinstance<PyAttribute>(value)) {
+              kind = PDLValue::Kind::Attribute;
               results.push_back(value.cast<PyAttribute &>().attribute);
-            else
+            } else if (py::isinstance<py::list>(value) ||
+                       py::isinstance<py::tuple>(value)) {
+              // A range: of types if its items are (or, empty, if PDL
+              // expects types here), else of values.
+              py::sequence items = value.cast<py::sequence>();
+              size_t position = self.appended ? self.appended->size() : 0;
+              bool types = items.size()
+                               ? py::isinstance<PyType>(items[0])
+                               : self.expected &&
+                                     position < self.expected->size() &&
+                                     (*self.expected)[position] ==
+                                         PDLValue::Kind::TypeRange;
+              if (types) {
+                kind = PDLValue::Kind::TypeRange;
+                SmallVector<Type> list;
+                for (py::handle item : items)
+                  list.push_back(item.cast<PyType &>().type);
+                results.push_back(TypeRange(list));
+              } else {
+                kind = PDLValue::Kind::ValueRange;
+                SmallVector<Value> list;
+                for (py::handle item : items)
+                  list.push_back(castToValue(item));
+                results.push_back(ValueRange(list));
+              }
+            } else {
+              kind = PDLValue::Kind::Operation;
               results.push_back(castToOperation(value).get());
+            }
+            if (self.appended)
+              self.appended->push_back(kind);
           },
           py::arg("value"),
-          "Appends a Value, Operation, Type or Attribute result.")
+          "Appends a Value, Operation, Type or Attribute result, or a list "
+          "of Values or Types (a range).")
       .def("__repr__", [](PyPDLResultList &self) {
         return std::string("<mlir_tracking.rewrite.PDLResultList") +
                (self.results ? ">" : " (expired)>");
@@ -967,7 +1158,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           [](PyPDLModule &self, const std::string &name, py::function fn) {
             PDLPatternModule &module = self.get();
             module.registerConstraintFunction(
-                name, self.keep(std::move(fn), /*constraint=*/true));
+                name, self.keep(name, std::move(fn), /*constraint=*/true));
           },
           py::arg("name"), py::arg("fn"),
           "`fn(rewriter, results, values)` holds iff it returns a falsy "
@@ -977,7 +1168,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           [](PyPDLModule &self, const std::string &name, py::function fn) {
             PDLPatternModule &module = self.get();
             module.registerRewriteFunction(
-                name, self.keep(std::move(fn), /*constraint=*/false));
+                name, self.keep(name, std::move(fn), /*constraint=*/false));
           },
           py::arg("name"), py::arg("fn"),
           "`fn(rewriter, results, values)` rewrites through `rewriter`; a "

@@ -35,7 +35,7 @@ namespace __attribute__((visibility("hidden"))) python {
     /// Records the Python exception being handled (the first one wins).
     void recordError(py::error_already_set &error);
     void recordError(const std::exception &error);
-    bool hasError() const { return error.has_value(); }
+    bool hasError() const { return error || cppError; }
     /// Re-raises the recorded exception, if any (GIL held).
     void rethrowIfError();
 

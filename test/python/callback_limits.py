@@ -193,6 +193,131 @@ def test_pdl_constraint_may_not_change_ir():
         print(intact(module))
 
 
+def pdl_module(rewrite_body):
+    """One PDL pattern on arith.muli whose rewrite region is `rewrite_body`."""
+    return ir.Module.parse("""
+module {
+  pdl.pattern : benefit(1) {
+    %type = pdl.type : i32
+    %lhs = pdl.operand
+    %rhs = pdl.operand
+    %op = pdl.operation "arith.muli"(%lhs, %rhs : !pdl.value, !pdl.value) -> (%type : !pdl.type)
+    pdl.rewrite %op {
+""" + rewrite_body + """
+    }
+  }
+}
+""")
+
+
+# CHECK-LABEL: TEST: test_failing_pdl_rewrite_function
+@run
+def test_failing_pdl_rewrite_function():
+    # MLIR aborts the process when a PDL rewrite function fails under a
+    # driver that cannot roll back (the greedy and walk drivers). A Python
+    # function that raised or returned a truthy value did that.
+    for name, fn in [("raises", lambda r, res, v: 1 / 0),
+                     ("returns_true", lambda r, res, v: True)]:
+        for driver in (rewrite.apply_patterns_and_fold_greedily,
+                       rewrite.walk_and_apply_patterns):
+            with ir.Context():
+                module = ir.Module.parse(FUNCS)
+                pdl = rewrite.PDLModule(pdl_module(
+                    f'pdl.apply_native_rewrite "{name}"(%op : !pdl.operation)'))
+                pdl.register_rewrite_function(name, fn)
+                try:
+                    driver(module.body.operations[0], pdl.freeze())
+                except Exception as e:
+                    print(type(e).__name__, first_line(e))
+                print(intact(module))
+    # CHECK: ZeroDivisionError division by zero
+    # CHECK-NEXT: (['f', 'g'], True)
+    # CHECK-NEXT: ZeroDivisionError division by zero
+    # CHECK-NEXT: (['f', 'g'], True)
+    # CHECK-NEXT: RuntimeError PDL rewrite function 'returns_true' failed under a rewrite driver that cannot undo a failed rewrite (it returned a truthy value); the rest of its PDL rewrite ran without it
+    # CHECK-NEXT: (['f', 'g'], True)
+    # CHECK-NEXT: RuntimeError PDL rewrite function 'returns_true' failed
+    # CHECK-NEXT: (['f', 'g'], True)
+
+
+# CHECK-LABEL: TEST: test_pdl_function_results_must_match_their_use
+@run
+def test_pdl_function_results_must_match_their_use():
+    # MLIR reads the results a PDL use declares without checking them: a
+    # Type where it expects an Attribute would be taken for one.
+    with ir.Context():
+        module = ir.Module.parse(FUNCS)
+        pdl = rewrite.PDLModule(pdl_module("""
+      %attr = pdl.apply_native_rewrite "make_attr"(%op : !pdl.operation) : !pdl.attribute
+      pdl.apply_native_rewrite "tag"(%op, %attr : !pdl.operation, !pdl.attribute)"""))
+        tagged = []
+        pdl.register_rewrite_function(
+            "make_attr", lambda r, results, v: results.append(ir.IntegerType.get_signless(8)))
+        pdl.register_rewrite_function(
+            "tag", lambda r, results, v: tagged.append(v[1]))
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())
+        except RuntimeError as e:
+            # CHECK: PDL native function 'make_attr' appended [Type] but its PDL use expects [Attribute]
+            print(first_line(e))
+        # The run stops applying Python code at its first error.
+        # CHECK-NEXT: [] (['f', 'g'], True)
+        print(tagged, intact(module))
+
+        # Right results, and a range, go through.
+        pdl = rewrite.PDLModule(pdl_module("""
+      %attr = pdl.apply_native_rewrite "make_attr"(%op : !pdl.operation) : !pdl.attribute
+      %types = pdl.apply_native_rewrite "no_types"(%op : !pdl.operation) : !pdl.range<type>
+      pdl.apply_native_rewrite "tag"(%op, %attr, %types : !pdl.operation, !pdl.attribute, !pdl.range<type>)"""))
+        pdl.register_rewrite_function(
+            "make_attr", lambda r, results, v: results.append(ir.UnitAttr.get()))
+        pdl.register_rewrite_function(
+            "no_types", lambda r, results, v: results.append([]))
+
+        def tag(rewriter, results, values):
+            values[0].attributes["tagged"] = values[1]
+            tagged.append(list(values[2]))
+
+        pdl.register_rewrite_function("tag", tag)
+        rewrite.walk_and_apply_patterns(module.body.operations[0], pdl.freeze())
+        # CHECK-NEXT: ranges: 1 0 arith.muli %arg0, %arg1 {tagged} : i32
+        print("ranges:", len(tagged), len(tagged[0]),
+              str(module).split("= ")[1].splitlines()[0])
+
+        # One function, two signatures: which one a call serves is unknown.
+        pdl = rewrite.PDLModule(pdl_module("""
+      %a = pdl.apply_native_rewrite "f"(%op : !pdl.operation) : !pdl.attribute
+      %t = pdl.apply_native_rewrite "f"(%op : !pdl.operation) : !pdl.type"""))
+        try:
+            pdl.register_rewrite_function("f", lambda r, results, v: None)
+        except ValueError as e:
+            # CHECK-NEXT: the PDL module uses native function 'f' with different result types ({{.*}}): register one function for each signature
+            print(e)
+
+
+# CHECK-LABEL: TEST: test_walk_pdl_rewrite_function_changes_only_its_op
+@run
+def test_walk_pdl_rewrite_function_changes_only_its_op():
+    with ir.Context():
+        module = ir.Module.parse(FUNCS)
+        f = module.body.operations[0]
+        pdl = rewrite.PDLModule(pdl_module(
+            'pdl.apply_native_rewrite "erase_next"(%op : !pdl.operation)'))
+
+        def erase_next(rewriter, results, values):
+            following = list(values[0].parent.regions[0].blocks[0].operations)[1]
+            rewriter.erase_op(following)
+
+        pdl.register_rewrite_function("erase_next", erase_next)
+        try:
+            rewrite.walk_and_apply_patterns(f, pdl.freeze())
+        except RuntimeError as e:
+            # CHECK: cannot erase 'arith.addi' from a PDL rewrite function of walk_and_apply_patterns: the walk holds it
+            print(first_line(e))
+        # CHECK: (['f', 'g'], True)
+        print(intact(module))
+
+
 SCRIPT = """
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
