@@ -1511,7 +1511,9 @@ void RegistryNotifier::notifyOperationInserted(Operation *op) {
     return;
   if (HandleRecord *record = impl.byOp.lookup(op))
     impl.setScope(record, RegistryImpl::scopeOf(op));
-  if (getBodyScope(op) == op) {
+  // Whether `op` is a scope itself (bodyScopeOf(op) == op), without walking
+  // up to its scope: inserting each op of a deep nest stays linear.
+  if (!op->getParentOp() || op->hasTrait<OpTrait::IsIsolatedFromAbove>()) {
     // What is inside a scope is indexed under it: only the scope moves.
     if (impl.scopeIndex.contains(op))
       impl.scopeIndex.reparentScope(op, RegistryImpl::scopeOf(op));

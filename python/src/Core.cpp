@@ -405,7 +405,11 @@ bool PyMlirContext::isRunningTree(Operation *root) const {
 }
 
 void PyMlirContext::noteChanged(Operation *op) {
-  auto it = owners.find(getRootOf(op));
+  noteChangedTree(getRootOf(op));
+}
+
+void PyMlirContext::noteChangedTree(Operation *root) {
+  auto it = owners.find(root);
   if (it == owners.end())
     return;
   if (std::shared_ptr<RootOwner> owner = it->second.lock())
@@ -417,6 +421,8 @@ void PyMlirContext::noteChanged(const PyOperation &operation) {
 }
 
 std::shared_ptr<RootOwner> PyMlirContext::adoptRoot(Operation *root) {
+  // No op changes root here: `root` is new, or was detached (the caller
+  // rehomes the handles under it), or kept alive as it was.
   auto owner = std::make_shared<RootOwner>(*this, root, /*owning=*/true);
   owners[root] = owner;
   return owner;
@@ -781,6 +787,10 @@ Operation *PyOperation::get() {
   checkIRAccess(*resolved);
   checkPassScope(*resolved, handle, "op");
   // Keep the owner in step with the op's root (forwards after insertion).
+  // Capsules let C++ code move IR without telling: then always look.
+  if (owner == resolved && rootCheckedAt == context->getRootChanges() &&
+      !context->hadCapsuleAccess())
+    return op;
   Operation *root = getRootOf(op);
   if (owner != resolved || owner->getRoot() != root) {
     std::shared_ptr<RootOwner> current = resolved->getRoot() == root
@@ -792,6 +802,7 @@ Operation *PyOperation::get() {
     }
     setOwner(std::move(current));
   }
+  rootCheckedAt = context->getRootChanges();
   return op;
 }
 

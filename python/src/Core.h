@@ -297,7 +297,17 @@ namespace __attribute__((visibility("hidden"))) python {
     /// transform application or a run over trees linked by uses ended on
     /// it (their rewrites may move a block or follow a value into another
     /// tree).
-    void noteTreeChanged(RootOwner &owner) { owner.epoch = ++lastEpoch; }
+    void noteTreeChanged(RootOwner &owner) {
+      owner.epoch = ++lastEpoch;
+      noteRootsMayHaveChanged();
+    }
+    /// Fires when an op of this context may have changed root: Python moved
+    /// IR between trees or detached it (noteTreeChanged), or C++ code ran
+    /// (a pipeline, driver or transform ended). An Operation object that
+    /// found its op's root at the current count needs not look again
+    /// (PyOperation::get): finding the root walks up the op's ancestors.
+    void noteRootsMayHaveChanged() { ++rootChanges; }
+    uint32_t getRootChanges() const { return rootChanges; }
     /// The last epoch given to an owner.
     uint64_t lastEpoch = 0;
 
@@ -308,6 +318,8 @@ namespace __attribute__((visibility("hidden"))) python {
     void noteChanged(Operation *op);
     /// Same, for the tree of `operation` (its resolved owner).
     void noteChanged(const PyOperation &operation);
+    /// Same, for the tree whose top-level op is `root`.
+    void noteChangedTree(Operation *root);
     /// Number of input verifications runs made (for tests).
     size_t numVerifications = 0;
 
@@ -315,6 +327,8 @@ namespace __attribute__((visibility("hidden"))) python {
     friend class RootOwner;
     friend class PyOperation;
     unsigned id;
+    /// See noteRootsMayHaveChanged; 0 is never current.
+    uint32_t rootChanges = 1;
     std::unique_ptr<MLIRContext> context;
     std::unique_ptr<HandleRegistry> registry;
     /// The Python Operation object of each handle (identity), indexed by
@@ -489,6 +503,9 @@ namespace __attribute__((visibility("hidden"))) python {
     /// `PyMlirContext::operationsByIndex`, unless clearLiveOperations moved
     /// it to `forgottenOperations`.
     uint32_t index;
+    /// `PyMlirContext::getRootChanges()` when `owner` was last found to own
+    /// the op's root (in the padding: the slot stays 40 bytes).
+    uint32_t rootCheckedAt = 0;
   };
 
   /// The Operation* of an `ir.Operation` or `ir.Module` argument.

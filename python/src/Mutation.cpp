@@ -115,7 +115,11 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
                           "operation");
   if (PyMlirContext *target = PyMlirContext::lookup(destination->getContext()))
     checkSameContext(*target, op->getContext(), "an operation");
-  if (op->isAncestor(destination))
+  // Each walk up from `destination` costs its depth: take one.
+  Operation *newRoot = getRootOf(destination);
+  // A detached op (most often a new one) holds `destination` only if it is
+  // that tree's root.
+  if (op->getBlock() ? op->isAncestor(destination) : newRoot == op)
     throw py::value_error("cannot move an operation into itself");
   // Already there (placed before itself, or right before `before`).
   if ((before != block->end() && &*before == op) ||
@@ -124,10 +128,9 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
   checkNotRunAnchor(op, "move");
   if (op->getBlock())
     checkChangeAllowed(op, "move");
-  Operation *oldRoot = getRootOf(op);
-  Operation *newRoot = getRootOf(destination);
+  Operation *oldRoot = op->getBlock() ? getRootOf(op) : op;
   context.noteChanged(operation);
-  context.noteChanged(destination);
+  context.noteChangedTree(newRoot);
   PythonRewriter rewriter(context, label);
   if (!op->getBlock()) {
     // A detached root: whoever owned it now keeps the destination alive.

@@ -132,6 +132,8 @@ RunLock::~RunLock() {
   for (const std::shared_ptr<RootOwner> &owner : owners)
     owner->running = nullptr;
   --context.numRunning;
+  // The run's C++ code may have moved ops into other trees.
+  context.noteRootsMayHaveChanged();
   // A driver's patterns, or passes over trees linked by uses, may have
   // moved a block or followed a value into another tree (Core.h).
   if (run.driver || owners.size() > 1)

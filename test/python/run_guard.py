@@ -240,6 +240,41 @@ def test_other_modules_stay_usable():
         print(ctx._verify_tracking())
 
 
+# CHECK-LABEL: TEST: test_ops_follow_their_tree_when_moved
+@run
+def test_ops_follow_their_tree_when_moved():
+    # An Operation object remembers the tree it found its op in (finding it
+    # walks up the op's ancestors), and looks again after IR moved between
+    # trees: the run guard must check the tree the op is in now.
+    with ir.Context():
+        module = ir.Module.parse(big_module())
+        other = ir.Module.parse("""
+          func.func @moved(%x: i32) -> i32 { return %x : i32 }
+          func.func @stays(%x: i32) -> i32 { return %x : i32 }""")
+        moved, stays = other.body.operations
+        inside_moved = moved.regions[0].blocks[0].operations[0]
+        leaving = module.body.operations[0]
+        inside_leaving = leaving.regions[0].blocks[0].operations[0]
+        # Each found in its tree once.
+        print(inside_moved.name, inside_leaving.name, stays.operation.name)
+        module.body.append(moved)
+        leaving.detach_from_parent()
+        pm = passmanager.PassManager.parse(PIPELINE)
+        r = Run(pm, module.operation)
+        locked = wait_until_locked(r, module.operation)
+        outcomes = []
+        for op in (inside_moved, inside_leaving, stays):
+            try:
+                op.operation.name
+                outcomes.append("usable")
+            except RuntimeError as e:
+                outcomes.append("locked" if "is running on it" in str(e) else str(e))
+        r.join()
+        # CHECK: func.return arith.constant func.func
+        # CHECK-NEXT: True ['locked', 'usable', 'usable']
+        print(locked, outcomes)
+
+
 # CHECK-LABEL: TEST: test_second_run_refused
 @run
 def test_second_run_refused():
