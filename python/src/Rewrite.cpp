@@ -453,6 +453,9 @@ struct PyPDLModule {
       llvm::errs() << "mlir_tracking: " << reason
                    << ", and it has op or value results, which the rest of "
                       "the PDL rewrite would use: MLIR aborts.\n";
+      if (run)
+        llvm::errs() << "mlir_tracking: the error: " << run->describeError()
+                     << "\n";
       llvm::errs().flush();
       return failure();
     }

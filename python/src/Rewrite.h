@@ -36,6 +36,10 @@ namespace __attribute__((visibility("hidden"))) python {
     void recordError(py::error_already_set &error);
     void recordError(const std::exception &error);
     bool hasError() const { return error || cppError; }
+    /// The recorded exception as text ("" if none).
+    std::string describeError() const {
+      return error ? error->what() : cppError.value_or("");
+    }
     /// Re-raises the recorded exception, if any (GIL held).
     void rethrowIfError();
 

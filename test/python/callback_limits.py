@@ -240,6 +240,34 @@ def test_failing_pdl_rewrite_function():
     # CHECK-NEXT: (['f', 'g'], True)
 
 
+# CHECK-LABEL: TEST: test_failing_pdl_rewrite_with_value_results_aborts
+@run
+def test_failing_pdl_rewrite_with_value_results_aborts():
+    # No harmless stand-in exists for a value the rest of the rewrite uses:
+    # MLIR aborts, as it does upstream, but says why first. In a child
+    # process.
+    import subprocess, sys
+    with ir.Context():
+        pdl_text = str(pdl_module("""
+      %v = pdl.apply_native_rewrite "pick"(%op : !pdl.operation) : !pdl.value
+      pdl.replace %op with (%v : !pdl.value)"""))
+    child = "\n".join([
+        "from mlir_tracking import ir, rewrite",
+        "with ir.Context():",
+        f"    module = ir.Module.parse({FUNCS!r})",
+        f"    pdl = rewrite.PDLModule(ir.Module.parse({pdl_text!r}))",
+        "    pdl.register_rewrite_function('pick', lambda r, res, v: 1 / 0)",
+        "    rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())",
+    ])
+    result = subprocess.run([sys.executable, "-c", child],
+                            capture_output=True, text=True)
+    # CHECK: True
+    # CHECK-NEXT: mlir_tracking: PDL rewrite function 'pick' failed under a rewrite driver that cannot undo a failed rewrite, and it has op or value results, which the rest of the PDL rewrite would use: MLIR aborts.
+    # CHECK-NEXT: mlir_tracking: the error: ZeroDivisionError: division by zero
+    print(result.returncode != 0)
+    print("\n".join(result.stderr.splitlines()[:2]))
+
+
 # CHECK-LABEL: TEST: test_pdl_function_results_must_match_their_use
 @run
 def test_pdl_function_results_must_match_their_use():
