@@ -47,8 +47,8 @@ struct HandlerState {
   bool attached = true;
   bool hadError = false;
   ~HandlerState() {
-    // The last reference may go away on a thread without the GIL (a
-    // context's destruction): release the callback under the GIL.
+    // The last reference goes wherever the engine or a delivery drops it:
+    // release the callback under the GIL (cheap where it is held).
     py::gil_scoped_acquire gil;
     callback = py::object();
   }
@@ -147,6 +147,8 @@ LogicalResult PythonDiagnostics::offer(Diagnostic &diag) {
   bool schedule = false;
   {
     std::lock_guard<std::mutex> lock(mutex);
+    if (!contextAlive)
+      return failure();
     waiting.push_back(std::move(record));
     schedule = !pendingCallScheduled;
     pendingCallScheduled = true;
