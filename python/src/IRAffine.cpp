@@ -160,6 +160,45 @@ std::vector<AffineExpr> toExprs(const py::handle &list) {
   return exprs;
 }
 
+/// The most dimensions or symbols a map, set or expression may be given
+/// here: far beyond what IR uses, small enough that making or printing one
+/// never exhausts memory or time (-1 reached MLIR as 4294967295).
+constexpr intptr_t kMaxDimsOrSymbols = intptr_t(1) << 20;
+
+/// Raises ValueError unless 0 <= `count` <= kMaxDimsOrSymbols.
+unsigned checkCount(intptr_t count, const char *what) {
+  if (count < 0 || count > kMaxDimsOrSymbols)
+    throw py::value_error(std::string(what) + " must be between 0 and " +
+                          std::to_string(kMaxDimsOrSymbols) + ", got " +
+                          std::to_string(count));
+  return unsigned(count);
+}
+
+/// Raises ValueError unless every dimension of `exprs` is below `numDims`
+/// and every symbol below `numSymbols`. MLIR indexes its lists of
+/// dimensions and symbols by these positions without checking them: a map
+/// `(d0) -> (d5)` made its users read past their lists.
+void checkPositionsFit(ArrayRef<AffineExpr> exprs, unsigned numDims,
+                       unsigned numSymbols, const char *user) {
+  // Collected first, checked after: no exception crosses MLIR's walk.
+  int64_t maxDim = -1, maxSymbol = -1;
+  for (AffineExpr expr : exprs)
+    expr.walk([&](AffineExpr nested) {
+      if (auto dim = dyn_cast<AffineDimExpr>(nested))
+        maxDim = std::max<int64_t>(maxDim, dim.getPosition());
+      else if (auto symbol = dyn_cast<AffineSymbolExpr>(nested))
+        maxSymbol = std::max<int64_t>(maxSymbol, symbol.getPosition());
+    });
+  if (maxDim >= int64_t(numDims))
+    throw py::value_error(std::string(user) + ": the expressions use d" +
+                          std::to_string(maxDim) + " but there are only " +
+                          std::to_string(numDims) + " dimensions");
+  if (maxSymbol >= int64_t(numSymbols))
+    throw py::value_error(std::string(user) + ": the expressions use s" +
+                          std::to_string(maxSymbol) + " but there are only " +
+                          std::to_string(numSymbols) + " symbols");
+}
+
 /// A binary operator: `self op other`, or `other op self` if `reflected`.
 template <typename Op> py::cpp_function binary(Op op, bool reflected) {
   return py::cpp_function(
@@ -277,27 +316,36 @@ void populateAffineExpr(py::module_ &m) {
           "Substitutes the map's results for the dimensions.")
       .def(
           "shift_dims",
-          [](const PyAffineExpr &self, unsigned numDims, unsigned shift,
-             unsigned offset) {
+          [](const PyAffineExpr &self, intptr_t numDims, intptr_t shift,
+             intptr_t offset) {
             return makeExpr(self.context,
-                            self.expr.shiftDims(numDims, shift, offset));
+                            self.expr.shiftDims(checkCount(numDims, "num_dims"),
+                                                checkCount(shift, "shift"),
+                                                checkCount(offset, "offset")));
           },
           py::arg("num_dims"), py::arg("shift"), py::arg("offset") = 0,
           "Shifts dimensions >= `offset` by `shift`.")
       .def(
           "shift_symbols",
-          [](const PyAffineExpr &self, unsigned numSymbols, unsigned shift,
-             unsigned offset) {
-            return makeExpr(self.context,
-                            self.expr.shiftSymbols(numSymbols, shift, offset));
+          [](const PyAffineExpr &self, intptr_t numSymbols, intptr_t shift,
+             intptr_t offset) {
+            return makeExpr(
+                self.context,
+                self.expr.shiftSymbols(checkCount(numSymbols, "num_symbols"),
+                                       checkCount(shift, "shift"),
+                                       checkCount(offset, "offset")));
           },
           py::arg("num_symbols"), py::arg("shift"), py::arg("offset") = 0,
           "Shifts symbols >= `offset` by `shift`.")
       .def_static(
           "simplify_affine_expr",
-          [](const PyAffineExpr &self, unsigned numDims, unsigned numSymbols) {
+          [](const PyAffineExpr &self, intptr_t numDims, intptr_t numSymbols) {
+            unsigned dims = checkCount(numDims, "num_dims");
+            unsigned symbols = checkCount(numSymbols, "num_symbols");
+            checkPositionsFit(self.expr, dims, symbols,
+                              "AffineExpr.simplify_affine_expr");
             return makeExpr(self.context,
-                            simplifyAffineExpr(self.expr, numDims, numSymbols));
+                            simplifyAffineExpr(self.expr, dims, symbols));
           },
           py::arg("expr"), py::arg("num_dims"), py::arg("num_symbols"),
           "The simplified expression.")
@@ -501,9 +549,12 @@ void populateAffineMap(py::module_ &m) {
           [](intptr_t dimCount, intptr_t symbolCount, const py::list &exprs,
              py::object context) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
+            unsigned dims = checkCount(dimCount, "dim_count");
+            unsigned symbols = checkCount(symbolCount, "symbol_count");
+            std::vector<AffineExpr> results = toExprs(exprs);
+            checkPositionsFit(results, dims, symbols, "AffineMap.get");
             return makeMap(ctx.getObject(),
-                           AffineMap::get(dimCount, symbolCount, toExprs(exprs),
-                                          ctx.get()));
+                           AffineMap::get(dims, symbols, results, ctx.get()));
           },
           py::arg("dim_count"), py::arg("symbol_count"), py::arg("exprs"),
           py::arg("context") = py::none(), "A map with the given results.")
@@ -527,13 +578,16 @@ void populateAffineMap(py::module_ &m) {
           [](intptr_t nDims, py::object context) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
             return makeMap(ctx.getObject(),
-                           AffineMap::getMultiDimIdentityMap(nDims, ctx.get()));
+                           AffineMap::getMultiDimIdentityMap(
+                               checkCount(nDims, "n_dims"), ctx.get()));
           },
           py::arg("n_dims"), py::arg("context") = py::none(),
           "The identity map on n_dims dimensions.")
       .def_static(
           "get_minor_identity",
           [](intptr_t nDims, intptr_t nResults, py::object context) {
+            checkCount(nDims, "n_dims");
+            checkCount(nResults, "n_results");
             if (nResults > nDims)
               throw py::value_error("n_results must not exceed n_dims");
             PyMlirContext &ctx = PyMlirContext::resolve(context);
@@ -588,9 +642,13 @@ void populateAffineMap(py::module_ &m) {
           [](const PyAffineMap &self, const PyAffineExpr &expr,
              const PyAffineExpr &replacement, intptr_t numResultDims,
              intptr_t numResultSyms) {
-            return makeMap(self.context,
-                           self.map.replace(expr.expr, replacement.expr,
-                                            numResultDims, numResultSyms));
+            unsigned dims = checkCount(numResultDims, "n_result_dims");
+            unsigned symbols = checkCount(numResultSyms, "n_result_syms");
+            AffineMap result =
+                self.map.replace(expr.expr, replacement.expr, dims, symbols);
+            checkPositionsFit(result.getResults(), dims, symbols,
+                              "AffineMap.replace");
+            return makeMap(self.context, result);
           },
           py::arg("expr"), py::arg("replacement"), py::arg("n_result_dims"),
           py::arg("n_result_syms"),
@@ -598,6 +656,12 @@ void populateAffineMap(py::module_ &m) {
       .def(
           "compose",
           [](const PyAffineMap &self, const PyAffineMap &other) {
+            if (self.map.getNumDims() != other.map.getNumResults())
+              throw py::value_error("AffineMap.compose: the map has " +
+                                    std::to_string(self.map.getNumDims()) +
+                                    " dimensions but the other map " +
+                                    std::to_string(other.map.getNumResults()) +
+                                    " results");
             return makeMap(self.context, self.map.compose(other.map));
           },
           py::arg("other"), "self ∘ other (self applied to other's results).")
@@ -739,10 +803,13 @@ void populateIntegerSet(py::module_ &m) {
             if (eqFlags.empty())
               throw py::value_error("Expected non-empty list of constraints");
             PyMlirContext &ctx = PyMlirContext::resolve(context);
+            unsigned dims = checkCount(numDims, "num_dims");
+            unsigned symbols = checkCount(numSymbols, "num_symbols");
+            std::vector<AffineExpr> constraints = toExprs(exprs);
+            checkPositionsFit(constraints, dims, symbols, "IntegerSet.get");
             SmallVector<bool> flags(eqFlags.begin(), eqFlags.end());
-            return makeSet(
-                ctx.getObject(),
-                IntegerSet::get(numDims, numSymbols, toExprs(exprs), flags));
+            return makeSet(ctx.getObject(),
+                           IntegerSet::get(dims, symbols, constraints, flags));
           },
           py::arg("num_dims"), py::arg("num_symbols"), py::arg("exprs"),
           py::arg("eq_flags"), py::arg("context") = py::none(),
@@ -753,7 +820,9 @@ void populateIntegerSet(py::module_ &m) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
             return makeSet(
                 ctx.getObject(),
-                IntegerSet::getEmptySet(numDims, numSymbols, ctx.get()));
+                IntegerSet::getEmptySet(checkCount(numDims, "num_dims"),
+                                        checkCount(numSymbols, "num_symbols"),
+                                        ctx.get()));
           },
           py::arg("num_dims"), py::arg("num_symbols"),
           py::arg("context") = py::none(), "The canonical empty set.")
@@ -770,10 +839,14 @@ void populateIntegerSet(py::module_ &m) {
               throw py::value_error("Expected the number of symbol "
                                     "replacement expressions to match that "
                                     "of symbols");
-            return makeSet(self.context,
-                           IntegerSet(self.set).replaceDimsAndSymbols(
-                               toExprs(dimExprs), toExprs(symbolExprs),
-                               numResultDims, numResultSymbols));
+            unsigned dims = checkCount(numResultDims, "num_result_dims");
+            unsigned symbols =
+                checkCount(numResultSymbols, "num_result_symbols");
+            IntegerSet result = IntegerSet(self.set).replaceDimsAndSymbols(
+                toExprs(dimExprs), toExprs(symbolExprs), dims, symbols);
+            checkPositionsFit(result.getConstraints(), dims, symbols,
+                              "IntegerSet.get_replaced");
+            return makeSet(self.context, result);
           },
           py::arg("dim_exprs"), py::arg("symbol_exprs"),
           py::arg("num_result_dims"), py::arg("num_result_symbols"),

@@ -412,6 +412,22 @@ py::object denseElementsGet(const py::object &array, bool signless,
                        DenseElementsAttr::getFromRawBuffer(tensorType, raw));
 }
 
+/// pybind11's buffer slot calls our buffer function with no handler around
+/// it: an unsupported element type's exception terminated the process.
+/// This slot reports it as BufferError instead.
+int getBufferOrRaise(PyObject *object, Py_buffer *view, int flags) {
+  try {
+    return py::detail::pybind11_getbuffer(object, view, flags);
+  } catch (py::error_already_set &error) {
+    error.restore();
+  } catch (const std::exception &error) {
+    PyErr_SetString(PyExc_BufferError, error.what());
+  }
+  if (view)
+    view->obj = nullptr;
+  return -1;
+}
+
 template <typename Derived, typename Base, typename IsA>
 py::class_<Derived, Base> defineDenseClass(py::module_ &m, const char *name,
                                            const char *doc, IsA isa,
@@ -419,6 +435,8 @@ py::class_<Derived, Base> defineDenseClass(py::module_ &m, const char *name,
   auto cls = defineConcreteAttribute<Derived, Base>(m, name, doc, isa, typeID,
                                                     /*bufferProtocol=*/true);
   cls.def_buffer([](Derived &self) { return denseBuffer(self); });
+  reinterpret_cast<PyTypeObject *>(cls.ptr())->tp_as_buffer->bf_getbuffer =
+      getBufferOrRaise;
   return cls;
 }
 

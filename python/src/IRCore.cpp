@@ -89,13 +89,19 @@ OpPrintingFlags makePrintingFlags(std::optional<int64_t> largeElementsLimit,
 }
 
 /// The op's assembly, as `bytes` if `binary` (upstream's meaning: the same
-/// text, as bytes; bytecode is write_bytecode's).
-py::object getAsm(Operation *op, bool binary,
+/// text, as bytes; bytecode is write_bytecode's). `assume_verified` is
+/// honoured only while the op's tree is known to verify: custom printers
+/// read what the verifier guarantees (a `func.func` without its type
+/// segfaulted); otherwise MLIR verifies first and prints the generic form
+/// of IR that does not verify.
+py::object getAsm(PyOperation &operation, bool binary,
                   std::optional<int64_t> largeElementsLimit,
                   bool enableDebugInfo, bool prettyDebugInfo,
                   bool printGenericOpForm, bool useLocalScope,
                   bool assumeVerified, bool skipRegions,
                   const ExtraPrintOptions &extra = {}) {
+  Operation *op = operation.get();
+  assumeVerified = assumeVerified && operation.getResolvedOwner()->verified;
   std::string text;
   llvm::raw_string_ostream os(text);
   op->print(os, makePrintingFlags(largeElementsLimit, enableDebugInfo,
@@ -932,9 +938,9 @@ void populateOperation(py::module_ &m) {
              bool assumeVerified, bool skipRegions,
              std::optional<int64_t> largeResourceLimit,
              bool useNameLocAsPrefix) {
-            return getAsm(self.get(), binary, largeElementsLimit,
-                          enableDebugInfo, prettyDebugInfo, printGenericOpForm,
-                          useLocalScope, assumeVerified, skipRegions,
+            return getAsm(self, binary, largeElementsLimit, enableDebugInfo,
+                          prettyDebugInfo, printGenericOpForm, useLocalScope,
+                          assumeVerified, skipRegions,
                           {largeResourceLimit, useNameLocAsPrefix});
           },
           py::arg("binary") = false,
@@ -957,7 +963,7 @@ void populateOperation(py::module_ &m) {
              std::optional<int64_t> largeResourceLimit,
              bool useNameLocAsPrefix) {
             py::object text =
-                getAsm(self.get(), binary, largeElementsLimit, enableDebugInfo,
+                getAsm(self, binary, largeElementsLimit, enableDebugInfo,
                        prettyDebugInfo, printGenericOpForm, useLocalScope,
                        assumeVerified, skipRegions,
                        {largeResourceLimit, useNameLocAsPrefix});
