@@ -149,55 +149,58 @@ void checkContext(MLIRContext *thing, MLIRContext *context,
                           "\" belongs to another Context");
 }
 
-/// The number of results of ops of `info` if the traits fix it.
-std::optional<unsigned> getFixedResultCount(RegisteredOperationName info) {
-  if (info.hasTrait<OpTrait::ZeroResults>())
-    return 0;
-  if (info.hasTrait<OpTrait::OneResult>())
-    return 1;
-  if (info.hasTrait<OpTrait::NResults<2>::Impl>())
-    return 2;
-  if (info.hasTrait<OpTrait::NResults<3>::Impl>())
-    return 3;
-  if (info.hasTrait<OpTrait::NResults<4>::Impl>())
-    return 4;
-  return std::nullopt;
+/// The errors of verifying a stand-in for the op `state` describes, with
+/// `numResults` results of type `none` (what MLIR says of it, emitted on a
+/// stand-in that is destroyed right after).
+std::vector<DiagnosticRecord> verifyStandIn(OperationState &state,
+                                            RegisteredOperationName info,
+                                            unsigned numResults) {
+  MLIRContext *context = state.getContext();
+  DiagnosticCapture capture(context);
+  SmallVector<Type> types(numResults, NoneType::get(context));
+  Operation *standIn = Operation::create(
+      state.location, state.name, types, state.operands,
+      state.attributes.getDictionary(context), /*properties=*/nullptr,
+      /*successors=*/{}, state.regions.size());
+  (void)info.verifyInvariants(standIn);
+  standIn->destroy();
+  return capture.take();
 }
 
 /// Inference implementations assume operands and attributes that satisfy
-/// the op's constraints (they `cast<ComplexType>` an operand type, read a
+/// the op's constraints (they `cast<VectorType>` an operand type, read a
 /// property without a null check): fed anything else they crash. So first
 /// verify a stand-in op with the same operands and attributes and results of
-/// type `none`, and refuse to infer if it fails on anything but its results.
-/// Ops without a fixed result count are not checked.
+/// type `none`, and refuse to infer if it fails on anything but its results
+/// (the verifier checks operands and attributes first). The result count is
+/// the op's where its traits fix it at 0 or 1; otherwise each count up to 8
+/// is tried until the verifier speaks of something other than results
+/// (ops of N > 1 results, whose trait MLIR cannot name across libraries,
+/// and ops with variadic results).
 void checkBeforeInference(OperationState &state, RegisteredOperationName info,
                           const std::string &name) {
-  std::optional<unsigned> numResults = getFixedResultCount(info);
-  if (!numResults)
-    return;
-  MLIRContext *context = state.getContext();
-  std::vector<DiagnosticRecord> errors;
-  {
-    DiagnosticCapture capture(context);
-    SmallVector<Type> types(*numResults, NoneType::get(context));
-    Operation *standIn = Operation::create(
-        state.location, state.name, types, state.operands,
-        state.attributes.getDictionary(context), /*properties=*/nullptr,
-        /*successors=*/{}, state.regions.size());
-    (void)info.verifyInvariants(standIn);
-    standIn->destroy();
-    errors = capture.take();
+  SmallVector<unsigned> counts;
+  if (info.hasTrait<OpTrait::ZeroResults>())
+    counts = {0};
+  else if (info.hasTrait<OpTrait::OneResult>())
+    counts = {1};
+  else
+    counts = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  for (unsigned numResults : counts) {
+    std::vector<DiagnosticRecord> errors =
+        verifyStandIn(state, info, numResults);
+    if (errors.empty())
+      return;
+    if (StringRef(errors.front().message).contains_insensitive("result"))
+      continue;
+    errors.erase(errors.begin() + 1, errors.end());
+    throw MLIRErrorException{"Operation creation failed: the operands or "
+                             "attributes of \"" +
+                                 name +
+                                 "\" do not satisfy its constraints, so its "
+                                 "result types cannot be inferred",
+                             std::move(errors)};
   }
-  if (errors.empty() ||
-      StringRef(errors.front().message).contains_insensitive("result"))
-    return;
-  errors.erase(errors.begin() + 1, errors.end());
-  throw MLIRErrorException{"Operation creation failed: the operands or "
-                           "attributes of \"" +
-                               name +
-                               "\" do not satisfy its constraints, so its "
-                               "result types cannot be inferred",
-                           std::move(errors)};
 }
 
 /// Fills `state.types` by InferTypeOpInterface (upstream: results=None asks

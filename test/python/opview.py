@@ -250,12 +250,17 @@ def test_build_errors():
         # CHECK-NEXT: error: unknown: 'arith.constant' op requires attribute 'value'
         # Inference code assumes valid operands (cast<ComplexType>...): they
         # are checked first instead of crashing.
+        # Also for ops of two results and of variadic results.
         for name, operands in (("complex.re", [a]), ("vector.extract", [a]),
-                               ("memref.load", [a])):
+                               ("memref.load", [a]),
+                               ("vector.deinterleave", [a]),
+                               ("vector.to_elements", [a])):
             expect_error(ir.MLIRError, lambda: ir.OpView(name, spec, operands=operands))
         # CHECK: MLIRError: Operation creation failed: the operands or attributes of "complex.re" do not satisfy
         # CHECK: MLIRError: Operation creation failed: the operands or attributes of "vector.extract" do not satisfy
         # CHECK: MLIRError: Operation creation failed: the operands or attributes of "memref.load" do not satisfy
+        # CHECK: MLIRError: Operation creation failed: the operands or attributes of "vector.deinterleave" do not satisfy
+        # CHECK: MLIRError: Operation creation failed: the operands or attributes of "vector.to_elements" do not satisfy
         # Nothing half-built was inserted.
         # CHECK: 2
         print(len(block.operations))
