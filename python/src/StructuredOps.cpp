@@ -21,6 +21,63 @@ using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::python;
 
+namespace {
+/// `Op::getNumRegionArgs()`, which the named ops define (not through an
+/// interface), or nullopt.
+template <typename Op, typename = void> struct RegionArgCount {
+  static std::optional<unsigned> get() { return std::nullopt; }
+};
+template <typename Op>
+struct RegionArgCount<Op, std::void_t<decltype(Op::getNumRegionArgs())>> {
+  static std::optional<unsigned> get() { return Op::getNumRegionArgs(); }
+};
+
+template <typename... Ops>
+std::optional<unsigned> regionArgCountOf(Operation *op) {
+  std::optional<unsigned> count;
+  (void)((isa<Ops>(op) ? (count = RegionArgCount<Ops>::get(), true) : false) ||
+         ...);
+  return count;
+}
+
+/// The number of block arguments the region builder of the named op `op`
+/// reads, if it says.
+std::optional<unsigned> getRegionArgCount(Operation *op) {
+  return regionArgCountOf<
+#define GET_OP_LIST
+#include "mlir/Dialect/Linalg/IR/LinalgStructuredOps.cpp.inc"
+      >(op);
+}
+
+/// Region builders read their block arguments by position and combine them
+/// with arith ops, trusting the op's operands: too few arguments were read
+/// out of bounds, and element types arith cannot combine (f32 with
+/// complex<f32> or vector<4xf32>, index with f32) crashed the builder (some
+/// builders report them through a null callback). They combine integers
+/// with indices or floats, of any widths, and any types all equal.
+void checkRegionArgs(Operation *op, ArrayRef<Type> argTypes) {
+  std::string name = op->getName().getStringRef().str();
+  if (std::optional<unsigned> expected = getRegionArgCount(op);
+      expected && *expected != argTypes.size())
+    throw py::value_error("'" + name + "' takes " + std::to_string(*expected) +
+                          " inputs and inits together, got " +
+                          std::to_string(argTypes.size()));
+  auto isScalar = [](Type type) { return type.isIntOrIndexOrFloat(); };
+  bool mixesIndexAndFloat =
+      llvm::any_of(argTypes, [](Type type) { return type.isIndex(); }) &&
+      llvm::any_of(argTypes, [](Type type) { return isa<FloatType>(type); });
+  if (llvm::all_equal(argTypes) ||
+      (llvm::all_of(argTypes, isScalar) && !mixesIndexAndFloat))
+    return;
+  std::string types;
+  llvm::raw_string_ostream os(types);
+  llvm::interleaveComma(argTypes, os);
+  throw py::value_error("the body of '" + name +
+                        "' cannot combine the element types (" + types +
+                        "): integers with indices or floats, or one type");
+}
+} // namespace
+
 void mlir::tracking::python::populateStructuredOpHelpers(py::module_ &m) {
   m.def(
       "_linalg_fill_structured_region",
@@ -44,6 +101,7 @@ void mlir::tracking::python::populateStructuredOpHelpers(py::module_ &m) {
           argTypes.push_back(getElementTypeOrSelf(input.getType()));
         for (Value init : dps.getDpsInits())
           argTypes.push_back(getElementTypeOrSelf(init.getType()));
+        checkRegionArgs(op, argTypes);
         SmallVector<Location> argLocs(argTypes.size(), op->getLoc());
         pyOp.getContext().noteChanged(pyOp);
         ImplicitLocOpBuilder builder(op->getLoc(), op->getContext());

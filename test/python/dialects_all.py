@@ -229,6 +229,35 @@ def test_linalg():
         print(linalg.IteratorType.parallel)
 
 
+# CHECK-LABEL: TEST: test_linalg_bodies_of_bad_operands
+@run
+def test_linalg_bodies_of_bad_operands():
+    # Region builders read their block arguments by position and combine
+    # them with arith ops: too few operands, or element types arith cannot
+    # combine, crashed the builder. Refused, and nothing half-built stays.
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse("""
+          func.func @f(%a: tensor<4xf32>, %c: tensor<f32>,
+                       %m: memref<4x4xf32>, %z: tensor<4xcomplex<f32>>) {
+            return
+          }""")
+        block = module.body.operations[0].regions[0].blocks[0]
+        a, c, m, z = block.arguments
+        with ir.InsertionPoint.at_block_begin(block):
+            for build in (lambda: linalg.DotOp([c.type], [a], [c]),
+                          lambda: linalg.FillOp([], [], []),
+                          lambda: linalg.BatchMatmulOp([z.type], [m], [z, a])):
+                try:
+                    build()
+                except ValueError as e:
+                    print("ValueError:", e)
+        # CHECK: ValueError: 'linalg.dot' takes 3 inputs and inits together, got 2
+        # CHECK-NEXT: ValueError: 'linalg.fill' takes 2 inputs and inits together, got 0
+        # CHECK-NEXT: ValueError: the body of 'linalg.batch_matmul' cannot combine the element types (f32, complex<f32>, f32): integers with indices or floats, or one type
+        # CHECK-NEXT: ['func.return'] True
+        print([op.name for op in block.operations], module.operation.verify())
+
+
 # CHECK-LABEL: TEST: test_llvm_gpu_shape_pdl
 @run
 def test_llvm_gpu_shape_pdl():

@@ -38,7 +38,12 @@ def _is_named_structured(cls):
 def _specialize(generated):
     def __init__(self, result_tensors, inputs, outputs, *args, **kwargs):
         generated.__init__(self, result_tensors, inputs, outputs, *args, **kwargs)
-        _linalg_fill_structured_region(self)
+        try:
+            _linalg_fill_structured_region(self)
+        except Exception:
+            # Nothing half-built stays in the IR (its body would be empty).
+            self.operation.erase()
+            raise
 
     __init__.__doc__ = (
         "Builds the op as the generated class does, then fills its body "
