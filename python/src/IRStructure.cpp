@@ -1306,7 +1306,15 @@ void populateAttributeMap(py::module_ &m) {
             checkSameContext(op.getContext(), attribute.attribute.getContext(),
                              "an attribute");
             op.getContext().noteChanged(op);
+            Attribute old = owner->getAttr(name);
             owner->setAttr(name, attribute.attribute);
+            checkInvariantsInPattern(op.getContext(), owner,
+                                     "setting an attribute", [&] {
+                                       if (old)
+                                         owner->setAttr(name, old);
+                                       else
+                                         owner->removeAttr(name);
+                                     });
           },
           py::arg("name"), py::arg("attr"), "Sets attribute `name`.")
       .def(
@@ -1315,8 +1323,12 @@ void populateAttributeMap(py::module_ &m) {
             PyOperation &operation = operationOf(self.operation);
             Operation *op = operation.get();
             operation.getContext().noteChanged(operation);
+            Attribute old = op->getAttr(name);
             if (!op->removeAttr(name))
               throw py::key_error("attribute '" + name + "' not found");
+            checkInvariantsInPattern(operation.getContext(), op,
+                                     "removing an attribute",
+                                     [&] { op->setAttr(name, old); });
           },
           py::arg("name"), "Removes attribute `name`; KeyError if absent.")
       .def(

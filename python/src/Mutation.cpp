@@ -78,6 +78,55 @@ void mlir::tracking::python::checkChangeAllowed(Operation *op,
       "visits after the matched op or after one of its ancestors)");
 }
 
+namespace {
+/// The op a modify_op_in_place callback on this thread changes, or null.
+thread_local Operation *opInModification = nullptr;
+} // namespace
+
+OpModificationScope::OpModificationScope(Operation *op)
+    : previous(std::exchange(opInModification, op)) {}
+
+OpModificationScope::~OpModificationScope() { opInModification = previous; }
+
+void mlir::tracking::python::checkInvariantsInPattern(
+    PyMlirContext &context, Operation *op, const char *action,
+    llvm::function_ref<void()> undo) {
+  std::optional<RegisteredOperationName> info = op->getRegisteredInfo();
+  if (!getActiveRewriter(context) || !info || op == opInModification)
+    return;
+  std::vector<DiagnosticRecord> errors;
+  {
+    DiagnosticCapture capture(op->getContext());
+    if (succeeded(info->verifyInvariants(op)))
+      return;
+    errors = capture.take();
+  }
+  undo();
+  throw MLIRErrorException{
+      std::string(action) + " inside a rewrite pattern would leave '" +
+          op->getName().getStringRef().str() +
+          "' invalid, and the driver's C++ patterns trust the IR to verify; "
+          "nothing was changed",
+      std::move(errors)};
+}
+
+void mlir::tracking::python::checkTerminatorStaysInPattern(
+    PyMlirContext &context, Operation *op) {
+  Block *block = op->getBlock();
+  if (!getActiveRewriter(context) || !block ||
+      !op->hasTrait<OpTrait::IsTerminator>() || &block->back() != op)
+    return;
+  // Its replacement, made before it, ends the block once it is gone.
+  if (Operation *previous = op->getPrevNode();
+      previous && previous->hasTrait<OpTrait::IsTerminator>())
+    return;
+  throw py::value_error(
+      "cannot erase '" + op->getName().getStringRef().str() +
+      "', the terminator of its block, inside a rewrite pattern: the "
+      "driver's C++ patterns trust every block to end in one (create its "
+      "replacement before it first, or use replace_op)");
+}
+
 ActiveRewriterScope::ActiveRewriterScope(PyMlirContext &context,
                                          RewriterBase &rewriter)
     : previousContext(activeContext), previousRewriter(activeRewriter) {
@@ -156,6 +205,7 @@ void mlir::tracking::python::eraseOperation(PyOperation &operation) {
   PyMlirContext &context = operation.getContext();
   checkNotRunAnchor(op, "erase");
   checkChangeAllowed(op, "erase");
+  checkTerminatorStaysInPattern(context, op);
   // Erasing an op whose results, block arguments or blocks are used
   // elsewhere would leave those uses dangling (upstream asserts in debug
   // builds only): refuse before anything changes.
@@ -249,7 +299,11 @@ void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
   checkSameContext(context, value.getContext(), "an operand value");
   context.noteChanged(op);
   PythonRewriter rewriter(context, "set operand");
+  Value old = op->getOperand(index);
   rewriter.get().modifyOpInPlace(op, [&] { op->setOperand(index, value); });
+  checkInvariantsInPattern(context, op, "setting an operand", [&] {
+    rewriter.get().modifyOpInPlace(op, [&] { op->setOperand(index, old); });
+  });
 }
 
 void mlir::tracking::python::moveBlock(PyMlirContext &context, Block *block,
@@ -267,5 +321,9 @@ void mlir::tracking::python::setSuccessor(PyMlirContext &context, Operation *op,
                                           unsigned index, Block *block) {
   context.noteChanged(op);
   PythonRewriter rewriter(context, "set successor");
+  Block *old = op->getSuccessor(index);
   rewriter.get().modifyOpInPlace(op, [&] { op->setSuccessor(block, index); });
+  checkInvariantsInPattern(context, op, "setting a successor", [&] {
+    rewriter.get().modifyOpInPlace(op, [&] { op->setSuccessor(old, index); });
+  });
 }

@@ -72,6 +72,34 @@ namespace __attribute__((visibility("hidden"))) python {
   /// such as replacing uses).
   void checkChangeAllowed(Operation * op, const char *action);
 
+  /// While a rewrite pattern runs in `context`, the driver's C++ patterns
+  /// and folders read the IR next and trust it to verify (the driver
+  /// verified it only before starting; `scf.if` canonicalization read a
+  /// terminator a Python pattern had erased). After Python changed `op` in
+  /// place (`action`), this checks `op`'s invariants; if they fail it calls
+  /// `undo` and raises MLIRError. Outside patterns it does nothing: a run
+  /// verifies its input.
+  void checkInvariantsInPattern(PyMlirContext & context, Operation * op,
+                                const char *action,
+                                llvm::function_ref<void()> undo);
+  /// While alive, the changes Python makes to `op` are one modification
+  /// (`PatternRewriter.modify_op_in_place`): checkInvariantsInPattern lets
+  /// them pass, and the modification is checked as a whole at its end.
+  class OpModificationScope {
+  public:
+    explicit OpModificationScope(Operation *op);
+    ~OpModificationScope();
+    OpModificationScope(const OpModificationScope &) = delete;
+    OpModificationScope &operator=(const OpModificationScope &) = delete;
+
+  private:
+    Operation *previous;
+  };
+  /// Raises ValueError if erasing `op` inside a rewrite pattern would leave
+  /// its block without a terminator (create the replacement before it
+  /// first).
+  void checkTerminatorStaysInPattern(PyMlirContext & context, Operation * op);
+
   // Every function here notes the trees it changes
   // (PyMlirContext::noteChanged), so that the next run on them verifies its
   // input; so does every other binding that changes IR.

@@ -922,6 +922,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             Operation *target = castToOperation(op).get();
             checkNotRunAnchor(target, "erase");
             checkChangeAllowed(target, "erase");
+            checkTerminatorStaysInPattern(*self.context, target);
             self.context->noteChanged(target);
             if (!target->getBlock())
               throw py::value_error("cannot erase a detached operation with "
@@ -941,14 +942,26 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             Operation *target = castToOperation(op).get();
             checkChangeAllowed(nullptr, "modify an op");
             self.context->noteChanged(target);
+            // What `fn` may change, to undo it if it leaves `target` invalid.
+            NamedAttrList attributes(target->getAttrDictionary());
+            SmallVector<Value> operands(target->getOperands());
             rewriter.startOpModification(target);
             try {
+              OpModificationScope modification(target);
               fn();
             } catch (...) {
               rewriter.finalizeOpModification(target);
               throw;
             }
             rewriter.finalizeOpModification(target);
+            checkInvariantsInPattern(
+                *self.context, target, "modify_op_in_place", [&] {
+                  rewriter.modifyOpInPlace(target, [&] {
+                    target->setAttrs(
+                        attributes.getDictionary(target->getContext()));
+                    target->setOperands(operands);
+                  });
+                });
           },
           py::arg("op"), py::arg("fn"),
           "Calls `fn()`, which changes `op` in place (attributes, operands), "

@@ -346,6 +346,84 @@ def test_walk_pdl_rewrite_function_changes_only_its_op():
         print(intact(module))
 
 
+# CHECK-LABEL: TEST: test_pattern_may_not_leave_invalid_ir
+@run
+def test_pattern_may_not_leave_invalid_ir():
+    # The driver verifies the IR only before it starts; its C++ patterns and
+    # folders then trust it: a Python pattern erasing a terminator, or
+    # setting operandSegmentSizes past the operands, crashed them.
+    text = """
+      func.func @f(%a: i32, %c: i1) -> i32 {
+        %r = scf.if %c -> i32 { scf.yield %a : i32 } else { scf.yield %a : i32 }
+        cf.cond_br %c, ^bb1(%r : i32), ^bb1(%a : i32)
+      ^bb1(%x: i32):
+        return %x : i32
+      }"""
+
+    def erase_yield(op, rewriter):
+        rewriter.erase_op(op)
+
+    def break_segments(op, rewriter):
+        def change():
+            op.attributes["tag"] = ir.UnitAttr.get()
+            op.attributes["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([1, 5, 0])
+        rewriter.modify_op_in_place(op, change)
+
+    def break_operand(op, rewriter):
+        op.operands[0] = op.operands[1]  # an i32 where cond_br wants i1
+
+    for root, fn in (("scf.yield", erase_yield),
+                     ("cf.cond_br", break_segments),
+                     ("cf.cond_br", break_operand)):
+        with ir.Context():
+            module = ir.Module.parse(text)
+            patterns = rewrite.RewritePatternSet()
+            patterns.add(root, fn)
+            patterns.add_canonicalization_patterns()
+            try:
+                rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+            except (ValueError, ir.MLIRError) as e:
+                print(type(e).__name__, str(e).splitlines()[0][:110])
+            # The change was undone (or never made): the IR verifies.
+            print(module.operation.verify(), "tag" in str(module))
+    # CHECK: ValueError cannot erase 'scf.yield', the terminator of its block, inside a rewrite pattern: the driver's C++ pa
+    # CHECK-NEXT: True False
+    # CHECK-NEXT: MLIRError modify_op_in_place inside a rewrite pattern would leave 'cf.cond_br' invalid, and the driver's C++ pat
+    # CHECK-NEXT: True False
+    # CHECK-NEXT: MLIRError setting an operand inside a rewrite pattern would leave 'cf.cond_br' invalid, and the driver's C++ p
+    # CHECK-NEXT: True False
+
+    # Several changes valid together pass as one modification, and a
+    # terminator whose replacement was made before it may be erased.
+    with ir.Context():
+        module = ir.Module.parse(text)
+
+        # (A pattern returns a truthy value when it does not apply.)
+        def tag_and_keep_segments(op, rewriter):
+            if "tag" in op.attributes:
+                return True
+            def change():
+                op.attributes["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([1, 5, 0])
+                op.attributes["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([1, 1, 1])
+                op.attributes["tag"] = ir.UnitAttr.get()
+            rewriter.modify_op_in_place(op, change)
+
+        def replace_yield(op, rewriter):
+            if "new" in op.attributes:
+                return True
+            ir.Operation.create("scf.yield", operands=list(op.operands),
+                                attributes={"new": ir.UnitAttr.get()},
+                                ip=ir.InsertionPoint(op))
+            rewriter.erase_op(op)
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("cf.cond_br", tag_and_keep_segments)
+        patterns.add("scf.yield", replace_yield)
+        rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+        # CHECK-NEXT: True 1 2
+        print(module.operation.verify(), str(module).count("tag"), str(module).count("new"))
+
+
 SCRIPT = """
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
