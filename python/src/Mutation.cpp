@@ -21,6 +21,9 @@ namespace {
 /// The rewriter of the Python pattern running on this thread.
 thread_local PyMlirContext *activeContext = nullptr;
 thread_local RewriterBase *activeRewriter = nullptr;
+/// Whether the active rewriter's driver trusts the IR to verify between
+/// patterns (not a dialect conversion, whose IR is legal only at its end).
+thread_local bool activeDriverTrustsIR = false;
 
 /// An IRRewriter that reports to the registry of `context`, attributing the
 /// events to "python" and to `label` (shown where a pattern name would be).
@@ -92,7 +95,8 @@ void mlir::tracking::python::checkInvariantsInPattern(
     PyMlirContext &context, Operation *op, const char *action,
     llvm::function_ref<void()> undo) {
   std::optional<RegisteredOperationName> info = op->getRegisteredInfo();
-  if (!getActiveRewriter(context) || !info || op == opInModification)
+  if (!getActiveRewriter(context) || !activeDriverTrustsIR || !info ||
+      op == opInModification)
     return;
   std::vector<DiagnosticRecord> errors;
   {
@@ -113,7 +117,7 @@ void mlir::tracking::python::checkInvariantsInPattern(
 void mlir::tracking::python::checkTerminatorStaysInPattern(
     PyMlirContext &context, Operation *op) {
   Block *block = op->getBlock();
-  if (!getActiveRewriter(context) || !block ||
+  if (!getActiveRewriter(context) || !activeDriverTrustsIR || !block ||
       !op->hasTrait<OpTrait::IsTerminator>() || &block->back() != op)
     return;
   // Its replacement, made before it, ends the block once it is gone.
@@ -128,15 +132,18 @@ void mlir::tracking::python::checkTerminatorStaysInPattern(
 }
 
 ActiveRewriterScope::ActiveRewriterScope(PyMlirContext &context,
-                                         RewriterBase &rewriter)
-    : previousContext(activeContext), previousRewriter(activeRewriter) {
+                                         PatternRewriter &rewriter)
+    : previousContext(activeContext), previousRewriter(activeRewriter),
+      previousTrustsIR(activeDriverTrustsIR) {
   activeContext = &context;
   activeRewriter = &rewriter;
+  activeDriverTrustsIR = !rewriter.canRecoverFromRewriteFailure();
 }
 
 ActiveRewriterScope::~ActiveRewriterScope() {
   activeContext = previousContext;
   activeRewriter = previousRewriter;
+  activeDriverTrustsIR = previousTrustsIR;
 }
 
 RewriterBase *

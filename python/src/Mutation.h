@@ -29,7 +29,7 @@ namespace __attribute__((visibility("hidden"))) python {
   /// so that the pattern driver sees every insertion, change and erasure.
   class ActiveRewriterScope {
   public:
-    ActiveRewriterScope(PyMlirContext &context, RewriterBase &rewriter);
+    ActiveRewriterScope(PyMlirContext &context, PatternRewriter &rewriter);
     ~ActiveRewriterScope();
     ActiveRewriterScope(const ActiveRewriterScope &) = delete;
     ActiveRewriterScope &operator=(const ActiveRewriterScope &) = delete;
@@ -37,6 +37,7 @@ namespace __attribute__((visibility("hidden"))) python {
   private:
     PyMlirContext *previousContext;
     RewriterBase *previousRewriter;
+    bool previousTrustsIR;
   };
   /// The rewriter of the pattern running on this thread in `context`, or
   /// nullptr.
@@ -78,7 +79,8 @@ namespace __attribute__((visibility("hidden"))) python {
   /// terminator a Python pattern had erased). After Python changed `op` in
   /// place (`action`), this checks `op`'s invariants; if they fail it calls
   /// `undo` and raises MLIRError. Outside patterns it does nothing: a run
-  /// verifies its input.
+  /// verifies its input, and a dialect conversion's IR is legal only at
+  /// its end.
   void checkInvariantsInPattern(PyMlirContext & context, Operation * op,
                                 const char *action,
                                 llvm::function_ref<void()> undo);

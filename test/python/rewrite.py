@@ -390,6 +390,37 @@ def test_conversion_commits():
         check()
 
 
+# CHECK-LABEL: TEST: test_conversion_may_pass_through_invalid_ir
+@run
+def test_conversion_may_pass_through_invalid_ir():
+    # A dialect conversion's IR is legal only at its end: an in-place change
+    # that leaves an op invalid for a while is not refused there (greedy and
+    # walk drivers refuse it, test/python/callback_limits.py).
+    def convert_via_invalid_operand(op, operands, type_converter, rewriter):
+        with rewriter.ip:
+            wide = ir.Operation.create(
+                "arith.constant", results=[ir.IntegerType.get_signless(64)],
+                attributes={"value": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)})
+        original = op.operands[0]
+        op.operands[0] = wide.results[0]  # arith.muli of i64 and i32: invalid
+        op.operands[0] = original
+        convert_muli(op, operands, type_converter, rewriter)
+
+    with ir.Context():
+        module = ir.Module.parse(ARITH)
+        converter = rewrite.TypeConverter()
+        converter.add_conversion(lambda t: t)
+        target = rewrite.ConversionTarget()
+        target.add_legal_dialect("llvm", "arith")
+        target.add_illegal_op("arith.muli")
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.muli", convert_via_invalid_operand, converter)
+        rewrite.apply_partial_conversion(module, target, patterns.freeze())
+        # CHECK: llvm.mul True
+        print("llvm.mul" if "llvm.mul" in str(module) else "not converted",
+              module.operation.verify())
+
+
 def fail_full_conversion(module, convert_muli):
     """Runs a full conversion of `module` out of arith in which only
     arith.muli converts (with `convert_muli`), so a conversion pattern runs
