@@ -114,8 +114,35 @@ void mlir::tracking::python::checkInvariantsInPattern(
       std::move(errors)};
 }
 
+void mlir::tracking::python::checkPlacementInPattern(PyMlirContext &context,
+                                                     Operation *op,
+                                                     Block *block,
+                                                     Block::iterator before) {
+  if (!getActiveRewriter(context) || !activeDriverTrustsIR)
+    return;
+  if (op->getBlock())
+    checkTerminatorStaysInPattern(context, op, "move");
+  bool atEnd = before == block->end();
+  bool afterTerminator = atEnd && !block->empty() &&
+                         block->back().hasTrait<OpTrait::IsTerminator>();
+  // A replacement goes right before the terminator it replaces (which is
+  // erased next; see checkTerminatorStaysInPattern).
+  bool replacesTerminator = !atEnd && &*before == &block->back() &&
+                            before->hasTrait<OpTrait::IsTerminator>();
+  bool terminatorInside =
+      !atEnd && !replacesTerminator && op->hasTrait<OpTrait::IsTerminator>();
+  if (!afterTerminator && !terminatorInside)
+    return;
+  throw py::value_error(
+      "cannot place '" + op->getName().getStringRef().str() + "' " +
+      (afterTerminator ? "after the terminator of a block"
+                       : "before other ops, as a terminator") +
+      " inside a rewrite pattern: the driver's C++ patterns trust every "
+      "block to end in its terminator");
+}
+
 void mlir::tracking::python::checkTerminatorStaysInPattern(
-    PyMlirContext &context, Operation *op) {
+    PyMlirContext &context, Operation *op, const char *action) {
   Block *block = op->getBlock();
   if (!getActiveRewriter(context) || !activeDriverTrustsIR || !block ||
       !op->hasTrait<OpTrait::IsTerminator>() || &block->back() != op)
@@ -125,7 +152,8 @@ void mlir::tracking::python::checkTerminatorStaysInPattern(
       previous && previous->hasTrait<OpTrait::IsTerminator>())
     return;
   throw py::value_error(
-      "cannot erase '" + op->getName().getStringRef().str() +
+      std::string("cannot ") + action + " '" +
+      op->getName().getStringRef().str() +
       "', the terminator of its block, inside a rewrite pattern: the "
       "driver's C++ patterns trust every block to end in one (create its "
       "replacement before it first, or use replace_op)");
@@ -184,6 +212,7 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
   checkNotRunAnchor(op, "move");
   if (op->getBlock())
     checkChangeAllowed(op, "move");
+  checkPlacementInPattern(context, op, block, before);
   Operation *oldRoot = op->getBlock() ? getRootOf(op) : op;
   context.noteChanged(operation);
   context.noteChangedTree(newRoot);
@@ -212,7 +241,7 @@ void mlir::tracking::python::eraseOperation(PyOperation &operation) {
   PyMlirContext &context = operation.getContext();
   checkNotRunAnchor(op, "erase");
   checkChangeAllowed(op, "erase");
-  checkTerminatorStaysInPattern(context, op);
+  checkTerminatorStaysInPattern(context, op, "erase");
   // Erasing an op whose results, block arguments or blocks are used
   // elsewhere would leave those uses dangling (upstream asserts in debug
   // builds only): refuse before anything changes.

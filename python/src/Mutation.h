@@ -100,7 +100,14 @@ namespace __attribute__((visibility("hidden"))) python {
   /// Raises ValueError if erasing `op` inside a rewrite pattern would leave
   /// its block without a terminator (create the replacement before it
   /// first).
-  void checkTerminatorStaysInPattern(PyMlirContext & context, Operation * op);
+  void checkTerminatorStaysInPattern(PyMlirContext & context, Operation * op,
+                                     const char *action);
+  /// Raises ValueError if placing `op` before `before` in `block` inside a
+  /// rewrite pattern would leave a block not ending in its terminator (the
+  /// op is its block's terminator, goes after one, or is a terminator put
+  /// before other ops).
+  void checkPlacementInPattern(PyMlirContext & context, Operation * op,
+                               Block * block, Block::iterator before);
 
   // Every function here notes the trees it changes
   // (PyMlirContext::noteChanged), so that the next run on them verifies its

@@ -922,7 +922,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             Operation *target = castToOperation(op).get();
             checkNotRunAnchor(target, "erase");
             checkChangeAllowed(target, "erase");
-            checkTerminatorStaysInPattern(*self.context, target);
+            checkTerminatorStaysInPattern(*self.context, target, "erase");
             self.context->noteChanged(target);
             if (!target->getBlock())
               throw py::value_error("cannot erase a detached operation with "
@@ -945,6 +945,9 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             // What `fn` may change, to undo it if it leaves `target` invalid.
             NamedAttrList attributes(target->getAttrDictionary());
             SmallVector<Value> operands(target->getOperands());
+            SmallVector<Block *> successors(target->getSuccessors());
+            SmallVector<Type> resultTypes(target->getResultTypes());
+            Location location = target->getLoc();
             rewriter.startOpModification(target);
             try {
               OpModificationScope modification(target);
@@ -960,12 +963,20 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                     target->setAttrs(
                         attributes.getDictionary(target->getContext()));
                     target->setOperands(operands);
+                    for (auto [index, block] : llvm::enumerate(successors))
+                      target->setSuccessor(block, index);
+                    for (auto [result, type] :
+                         llvm::zip(target->getResults(), resultTypes))
+                      result.setType(type);
+                    target->setLoc(location);
                   });
                 });
           },
           py::arg("op"), py::arg("fn"),
-          "Calls `fn()`, which changes `op` in place (attributes, operands), "
-          "and tells the driver that `op` changed.")
+          "Calls `fn()`, which changes `op` in place (attributes, operands, "
+          "successors, result types, location), and tells the driver that "
+          "`op` changed. In a greedy or walk pattern, a change that leaves "
+          "`op` invalid is undone and raises MLIRError.")
       .def(
           "inline_block_before",
           [](PyPatternRewriter &self, py::object source, py::object op,
@@ -1103,16 +1114,30 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           "append",
           [](PyPDLResultList &self, py::object value) {
             PDLResultList &results = self.get();
+            // Objects of another context would be wired into this one's IR
+            // and read after that context is freed.
+            auto inContext = [&](auto object) {
+              checkSameContext(*self.context, object.getContext(),
+                               "a PDL result");
+              return object;
+            };
+            auto valueOf = [&](py::handle item) {
+              return inContext(castToValue(item));
+            };
+            auto typeOf = [&](py::handle item) {
+              return inContext(item.cast<PyType &>().type);
+            };
             PDLValue::Kind kind;
             if (py::isinstance<PyValue>(value)) {
               kind = PDLValue::Kind::Value;
-              results.push_back(castToValue(value));
+              results.push_back(valueOf(value));
             } else if (py::isinstance<PyType>(value)) {
               kind = PDLValue::Kind::Type;
-              results.push_back(value.cast<PyType &>().type);
+              results.push_back(typeOf(value));
             } else if (py::isinstance<PyAttribute>(value)) {
               kind = PDLValue::Kind::Attribute;
-              results.push_back(value.cast<PyAttribute &>().attribute);
+              results.push_back(
+                  inContext(value.cast<PyAttribute &>().attribute));
             } else if (py::isinstance<py::list>(value) ||
                        py::isinstance<py::tuple>(value)) {
               // A range: of types if its items are (or, empty, if PDL
@@ -1129,18 +1154,20 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                 kind = PDLValue::Kind::TypeRange;
                 SmallVector<Type> list;
                 for (py::handle item : items)
-                  list.push_back(item.cast<PyType &>().type);
+                  list.push_back(typeOf(item));
                 results.push_back(TypeRange(list));
               } else {
                 kind = PDLValue::Kind::ValueRange;
                 SmallVector<Value> list;
                 for (py::handle item : items)
-                  list.push_back(castToValue(item));
+                  list.push_back(valueOf(item));
                 results.push_back(ValueRange(list));
               }
             } else {
               kind = PDLValue::Kind::Operation;
-              results.push_back(castToOperation(value).get());
+              Operation *op = castToOperation(value).get();
+              checkSameContext(*self.context, op->getContext(), "a PDL result");
+              results.push_back(op);
             }
             if (self.appended)
               self.appended->push_back(kind);

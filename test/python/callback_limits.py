@@ -424,6 +424,77 @@ def test_pattern_may_not_leave_invalid_ir():
         print(module.operation.verify(), str(module).count("tag"), str(module).count("new"))
 
 
+# CHECK-LABEL: TEST: test_pattern_may_not_misplace_terminators_or_keep_bad_successors
+@run
+def test_pattern_may_not_misplace_terminators_or_keep_bad_successors():
+    # Moving a terminator out of its block, or retargeting a branch to a
+    # block of other arguments (an undo that restored attributes and
+    # operands only kept the successor), crashed the driver's C++ patterns.
+    text = """
+      func.func @f(%a: i32, %c: i1) -> i32 {
+        %r = scf.if %c -> i32 { %s = arith.addi %a, %a : i32
+                                 scf.yield %s : i32 } else { scf.yield %a : i32 }
+        cf.cond_br %c, ^bb1, ^bb2(%a, %a : i32, i32)
+      ^bb1:
+        return %r : i32
+      ^bb2(%x: i32, %y: i32):
+        return %x : i32
+      }"""
+
+    def move_yield_out(op, rewriter):
+        yield_op = op.regions[0].blocks[0].operations[1]
+        yield_op.move_before(op)
+
+    def add_after_yield(op, rewriter):
+        block = op.regions[0].blocks[0]
+        block.operations[0].move_after(block.operations[1])
+
+    def retarget(op, rewriter):
+        bb2 = op.parent.regions[0].blocks[2]
+        rewriter.modify_op_in_place(op, lambda: op.successors.__setitem__(0, bb2))
+
+    for root, fn in (("scf.if", move_yield_out), ("scf.if", add_after_yield),
+                     ("cf.cond_br", retarget)):
+        with ir.Context():
+            module = ir.Module.parse(text)
+            patterns = rewrite.RewritePatternSet()
+            patterns.add(root, fn, benefit=100)
+            patterns.add_canonicalization_patterns()
+            try:
+                rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+            except (ValueError, ir.MLIRError) as e:
+                print(type(e).__name__, str(e).splitlines()[0][:70])
+            print(module.operation.verify())
+    # CHECK: ValueError cannot move 'scf.yield', the terminator of its block, inside a rewrit
+    # CHECK-NEXT: True
+    # CHECK-NEXT: ValueError cannot place 'arith.addi' after the terminator of a block inside a
+    # CHECK-NEXT: True
+    # CHECK-NEXT: MLIRError modify_op_in_place inside a rewrite pattern would leave 'cf.cond_br
+    # CHECK-NEXT: True
+
+
+# CHECK-LABEL: TEST: test_pdl_results_of_another_context
+@run
+def test_pdl_results_of_another_context():
+    # A Type of another context was wired into this context's IR and read
+    # after that context was freed.
+    with ir.Context() as other:
+        foreign = ir.IntegerType.get_signless(8)
+    with ir.Context():
+        module = ir.Module.parse(FUNCS)
+        pdl = rewrite.PDLModule(pdl_module("""
+      %t = pdl.apply_native_rewrite "foreign"(%op : !pdl.operation) : !pdl.type"""))
+        pdl.register_rewrite_function(
+            "foreign", lambda r, results, v: results.append(foreign))
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())
+        except ValueError as e:
+            # CHECK: cannot use a PDL result of context
+            print(str(e)[:39])
+        # CHECK-NEXT: (['f', 'g'], True)
+        print(intact(module))
+
+
 SCRIPT = """
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
