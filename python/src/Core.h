@@ -304,9 +304,13 @@ namespace __attribute__((visibility("hidden"))) python {
     /// Fires when an op of this context may have changed root: Python moved
     /// IR between trees or detached it (noteTreeChanged), or C++ code ran
     /// (a pipeline, driver or transform ended). An Operation object that
-    /// found its op's root at the current count needs not look again
+    /// found its op's root at the current count need not look again
     /// (PyOperation::get): finding the root walks up the op's ancestors.
-    void noteRootsMayHaveChanged() { ++rootChanges; }
+    void noteRootsMayHaveChanged() {
+      // Skips 0, the count of an object that never looked.
+      if (++rootChanges == 0)
+        rootChanges = 1;
+    }
     uint32_t getRootChanges() const { return rootChanges; }
     /// The last epoch given to an owner.
     uint64_t lastEpoch = 0;
