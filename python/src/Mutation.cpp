@@ -64,8 +64,20 @@ ChangeLimitScope::ChangeLimitScope(Operation *matched, Operation *walkRoot,
 
 ChangeLimitScope::~ChangeLimitScope() { innermostLimit = previous; }
 
+namespace {
+/// The op a modify_op_in_place callback on this thread changes, or null.
+thread_local Operation *opInModification = nullptr;
+} // namespace
+
 void mlir::tracking::python::checkChangeAllowed(Operation *op,
                                                 const char *action) {
+  // The rewriter finalizes, and we check, that op after the callback: it
+  // must still be there.
+  if (op && opInModification && op->isAncestor(opInModification))
+    throw std::runtime_error(
+        std::string("cannot ") + action + " '" +
+        op->getName().getStringRef().str() +
+        "' inside modify_op_in_place of it (or of an op in it)");
   const ChangeLimitScope *limit = innermostLimit;
   if (!limit ||
       (!limit->refusesAll && (!op || !llvm::is_contained(limit->held, op))))
@@ -80,11 +92,6 @@ void mlir::tracking::python::checkChangeAllowed(Operation *op,
       ": the walk holds it (an ancestor of the matched op, or the op it "
       "visits after the matched op or after one of its ancestors)");
 }
-
-namespace {
-/// The op a modify_op_in_place callback on this thread changes, or null.
-thread_local Operation *opInModification = nullptr;
-} // namespace
 
 OpModificationScope::OpModificationScope(Operation *op)
     : previous(std::exchange(opInModification, op)) {}

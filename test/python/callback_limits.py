@@ -495,6 +495,29 @@ def test_pdl_results_of_another_context():
         print(intact(module))
 
 
+# CHECK-LABEL: TEST: test_modify_op_in_place_keeps_its_op
+@run
+def test_modify_op_in_place_keeps_its_op():
+    # The rewriter finalizes the modified op after the callback (and it is
+    # checked then): a callback replacing it left both to read freed memory.
+    with ir.Context():
+        module = ir.Module.parse(FUNCS)
+
+        def replace_inside(op, rewriter):
+            rewriter.modify_op_in_place(
+                op, lambda: rewriter.replace_op(op, values=[op.operands[0]]))
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("arith.muli", replace_inside)
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+        except RuntimeError as e:
+            # CHECK: cannot replace 'arith.muli' inside modify_op_in_place of it (or of an op in it)
+            print(first_line(e))
+        # CHECK-NEXT: (['f', 'g'], True)
+        print(intact(module))
+
+
 SCRIPT = """
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
