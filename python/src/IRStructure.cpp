@@ -652,10 +652,15 @@ void populateRegionsAndBlocks(py::module_ &m) {
             noteChanged(self);
             BlockArgument argument =
                 block->addArgument(type.type, loc.location);
+            checkBlockArgumentsInPattern(
+                ctx, block, "adding a block argument",
+                [&] { block->eraseArgument(argument.getArgNumber()); });
             return PyValue::create(self.getContext(), argument);
           },
           py::arg("type"), py::arg("loc"),
-          "Appends an argument of `type` and returns it.")
+          "Appends an argument of `type` and returns it. In a greedy or "
+          "walk pattern, MLIRError (and no change) if a branch to the "
+          "block or the op of an entry block would no longer verify.")
       .def(
           "append",
           [](PyBlock &self, PyOperation &operation) {
@@ -748,10 +753,19 @@ void populateRegionsAndBlocks(py::module_ &m) {
                                     std::to_string(index) +
                                     " of the block: it still has uses");
             noteChanged(self);
+            BlockArgument argument = block->getArgument(index);
+            Type type = argument.getType();
+            Location loc = argument.getLoc();
             block->eraseArgument(index);
+            checkBlockArgumentsInPattern(
+                operationOf(self.operation).getContext(), block,
+                "erasing a block argument",
+                [&] { block->insertArgument(index, type, loc); });
           },
           py::arg("index"),
-          "Erases argument `index` (ValueError if it still has uses).")
+          "Erases argument `index` (ValueError if it still has uses). In a "
+          "greedy or walk pattern, MLIRError (and no change) if a branch to "
+          "the block or the op of an entry block would no longer verify.")
       .def(
           "__eq__",
           [](PyBlock &self, py::object other) {

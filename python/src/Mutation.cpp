@@ -10,6 +10,7 @@
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Tracking/TrackingListener.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <optional>
 
@@ -98,34 +99,82 @@ OpModificationScope::OpModificationScope(Operation *op)
 
 OpModificationScope::~OpModificationScope() { opInModification = previous; }
 
-void mlir::tracking::python::checkInvariantsInPattern(
-    PyMlirContext &context, Operation *op, const char *action,
-    llvm::function_ref<void()> undo) {
+namespace {
+/// Whether the driver of the pattern running in `context` trusts the IR to
+/// verify between patterns (see checkInvariantsInPattern).
+bool patternTrustsIR(PyMlirContext &context) {
+  return getActiveRewriter(context) && activeDriverTrustsIR;
+}
+
+/// Verifies `op` (a registered op; others pass): its invariants and, with
+/// `regions`, those of its regions. The errors go to `errors`.
+bool verifiesForPatterns(Operation *op, bool regions,
+                         std::vector<DiagnosticRecord> &errors) {
   std::optional<RegisteredOperationName> info = op->getRegisteredInfo();
-  if (!getActiveRewriter(context) || !activeDriverTrustsIR || !info ||
-      op == opInModification)
-    return;
-  std::vector<DiagnosticRecord> errors;
-  {
-    DiagnosticCapture capture(op->getContext());
-    if (succeeded(info->verifyInvariants(op)))
-      return;
-    errors = capture.take();
-  }
-  undo();
+  if (!info)
+    return true;
+  DiagnosticCapture capture(op->getContext());
+  if (succeeded(info->verifyInvariants(op)) &&
+      (!regions || succeeded(info->verifyRegionInvariants(op))))
+    return true;
+  errors = capture.take();
+  return false;
+}
+
+[[noreturn]] void raiseLeftInvalid(const std::string &action, Operation *op,
+                                   std::vector<DiagnosticRecord> errors) {
   throw MLIRErrorException{
-      std::string(action) + " inside a rewrite pattern would leave '" +
+      action + " inside a rewrite pattern would leave '" +
           op->getName().getStringRef().str() +
           "' invalid, and the driver's C++ patterns trust the IR to verify; "
           "nothing was changed",
       std::move(errors)};
+}
+} // namespace
+
+void mlir::tracking::python::checkInvariantsInPattern(
+    PyMlirContext &context, Operation *op, const char *action,
+    llvm::function_ref<void()> undo) {
+  if (!patternTrustsIR(context) || op == opInModification)
+    return;
+  std::vector<DiagnosticRecord> errors;
+  if (verifiesForPatterns(op, /*regions=*/false, errors))
+    return;
+  undo();
+  raiseLeftInvalid(action, op, std::move(errors));
+}
+
+void mlir::tracking::python::checkBlockArgumentsInPattern(
+    PyMlirContext &context, Block *block, const char *action,
+    llvm::function_ref<void()> undo) {
+  if (!patternTrustsIR(context))
+    return;
+  // Each branch to `block` once (a `cf.cond_br` may target it twice).
+  llvm::SmallPtrSet<Operation *, 4> seen;
+  std::vector<DiagnosticRecord> errors;
+  for (BlockOperand &use : block->getUses()) {
+    Operation *branch = use.getOwner();
+    if (seen.insert(branch).second &&
+        !verifiesForPatterns(branch, /*regions=*/false, errors)) {
+      undo();
+      raiseLeftInvalid(action, branch, std::move(errors));
+    }
+  }
+  // Its op defines an entry block's arguments, often in a region verifier
+  // (`scf.for`'s iteration arguments).
+  Operation *parent = block->getParentOp();
+  if (!parent || !block->isEntryBlock() ||
+      verifiesForPatterns(parent, /*regions=*/true, errors))
+    return;
+  undo();
+  raiseLeftInvalid(action, parent, std::move(errors));
 }
 
 void mlir::tracking::python::checkPlacementInPattern(PyMlirContext &context,
                                                      Operation *op,
                                                      Block *block,
                                                      Block::iterator before) {
-  if (!getActiveRewriter(context) || !activeDriverTrustsIR)
+  if (!patternTrustsIR(context))
     return;
   if (op->getBlock())
     checkTerminatorStaysInPattern(context, op, "move");
@@ -151,7 +200,7 @@ void mlir::tracking::python::checkPlacementInPattern(PyMlirContext &context,
 void mlir::tracking::python::checkTerminatorStaysInPattern(
     PyMlirContext &context, Operation *op, const char *action) {
   Block *block = op->getBlock();
-  if (!getActiveRewriter(context) || !activeDriverTrustsIR || !block ||
+  if (!patternTrustsIR(context) || !block ||
       !op->hasTrait<OpTrait::IsTerminator>() || &block->back() != op)
     return;
   // Its replacement, made before it, ends the block once it is gone.

@@ -97,6 +97,15 @@ namespace __attribute__((visibility("hidden"))) python {
   private:
     Operation *previous;
   };
+  /// After Python changed the arguments of `block` (`action`) inside a
+  /// rewrite pattern: the branches to `block` and, for an entry block, its
+  /// op (a function's signature, a loop's iteration arguments) must still
+  /// verify, since the driver's C++ patterns index the arguments by the
+  /// operands (a `cf.br` whose target gained an argument crashed block
+  /// merging). If one does not, calls `undo` and raises MLIRError.
+  void checkBlockArgumentsInPattern(PyMlirContext & context, Block * block,
+                                    const char *action,
+                                    llvm::function_ref<void()> undo);
   /// Raises ValueError if erasing `op` inside a rewrite pattern would leave
   /// its block without a terminator (create the replacement before it
   /// first).

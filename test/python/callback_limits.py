@@ -518,6 +518,168 @@ def test_modify_op_in_place_keeps_its_op():
         print(intact(module))
 
 
+def once_pattern(fn, last=False, canonicalize=True):
+    """A pattern set where `fn(func, rewriter)` runs once on the first
+    function, from its first op (`last`: its last op), with the
+    canonicalization patterns after it. A greedy top-down run visits the
+    first op first; a walk visits the last op after all the others, so
+    that the walk holds nothing the change touches."""
+    done = []
+
+    def pattern(op, rewriter):
+        f = op.parent
+        ops = list(f.regions[0].blocks[0 if not last else -1].operations)
+        if done or f.name != "func.func" or op != ops[-1 if last else 0]:
+            return True
+        done.append(op)
+        fn(f, rewriter)
+
+    patterns = rewrite.RewritePatternSet()
+    patterns.add("func.return" if last else "arith.constant", pattern,
+                 benefit=100)
+    if canonicalize:
+        patterns.add_canonicalization_patterns()
+    return patterns.freeze()
+
+
+def greedy_top_down(module, patterns):
+    config = rewrite.GreedyRewriteConfig()
+    config.use_top_down_traversal = True
+    rewrite.apply_patterns_and_fold_greedily(module, patterns, config)
+
+
+def walk(module, patterns):
+    rewrite.walk_and_apply_patterns(module, patterns)
+
+
+def outcome(module, driver, fn, canonicalize=None):
+    """Runs `fn` once as a pattern with `driver` (the greedy driver with
+    the canonicalization patterns, unless `canonicalize` says otherwise;
+    the walk without them, so that the IR is as parsed when `fn` runs):
+    the error's first line (or "ran"), and whether the IR verifies."""
+    if canonicalize is None:
+        canonicalize = driver is not walk
+    try:
+        driver(module, once_pattern(fn, last=driver is walk,
+                                    canonicalize=canonicalize))
+        result = "ran"
+    except Exception as e:
+        result = type(e).__name__ + " " + str(e).splitlines()[0]
+    return result, module.operation.verify()
+
+
+BRANCHES = """
+func.func @f(%a: i32, %c: i1) -> i32 {
+  %z = arith.constant 0 : i32
+  cf.cond_br %c, ^bb1(%a : i32), ^bb1(%z : i32)
+^bb1(%x: i32):
+  cf.br ^bb2(%x, %a : i32, i32)
+^bb2(%y: i32, %u: i32):
+  return %y : i32
+}
+func.func @g(%a: i32, %lb: index, %ub: index, %st: index) -> i32 {
+  %z = arith.constant 0 : i32
+  %r = scf.for %i = %lb to %ub step %st iter_args(%x = %a) -> i32 {
+    %s = arith.addi %x, %z : i32
+    scf.yield %s : i32
+  }
+  return %r : i32
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_pattern_keeps_block_arguments_consistent
+@run
+def test_pattern_keeps_block_arguments_consistent():
+    # The branches to a block pass its arguments, and the op of an entry
+    # block defines them: a `cf.br` whose target gained an argument made
+    # block merging crash (greedy driver, canonicalization patterns).
+    i32 = lambda: ir.IntegerType.get_signless(32)
+    blocks = lambda f: list(f.regions[0].blocks)
+
+    def loop_body(f):
+        return f.parent.regions[0].blocks[0].operations[1].regions[0] \
+            .blocks[0].operations[1].regions[0].blocks[0]
+
+    def add_and_use(f, rewriter):
+        bb1 = blocks(f)[1]
+        argument = bb1.add_argument(i32(), ir.Location.unknown())
+        bb1.operations[0].operands[0] = argument
+
+    changes = {
+        "add to a branch target": add_and_use,
+        "erase from a branch target":
+            lambda f, r: blocks(f)[2].erase_argument(1),
+        "add to a function's entry block":
+            lambda f, r: blocks(f)[0].add_argument(i32(), ir.Location.unknown()),
+        "add to a loop body":
+            lambda f, r: loop_body(f).add_argument(i32(), ir.Location.unknown()),
+    }
+    for name, change in changes.items():
+        for driver in (greedy_top_down, walk):
+            with ir.Context():
+                module = ir.Module.parse(BRANCHES)
+                before = str(module)
+                print(name, *outcome(module, driver, change))
+        # Refused before anything changed: the IR is as it was (the walk
+        # driver neither folds nor simplifies).
+        print(str(module) == before)
+    # CHECK: add to a branch target MLIRError adding a block argument inside a rewrite pattern would leave 'cf.cond_br' invalid, and the driver's C++ patterns trust the IR to verify; nothing was changed: True
+    # CHECK-NEXT: add to a branch target MLIRError adding a block argument {{.*}}'cf.cond_br' invalid{{.*}} True
+    # CHECK-NEXT: True
+    # CHECK-NEXT: erase from a branch target MLIRError erasing a block argument inside a rewrite pattern would leave 'cf.br' invalid{{.*}} True
+    # CHECK-NEXT: erase from a branch target MLIRError erasing a block argument {{.*}}'cf.br' invalid{{.*}} True
+    # CHECK-NEXT: True
+    # CHECK-NEXT: add to a function's entry block MLIRError adding a block argument {{.*}}'func.func' invalid{{.*}} True
+    # CHECK-NEXT: add to a function's entry block MLIRError adding a block argument {{.*}}'func.func' invalid{{.*}} True
+    # CHECK-NEXT: True
+    # CHECK-NEXT: add to a loop body MLIRError adding a block argument {{.*}}'scf.for' invalid{{.*}} True
+    # CHECK-NEXT: add to a loop body MLIRError adding a block argument {{.*}}'scf.for' invalid{{.*}} True
+    # CHECK-NEXT: True
+
+    # The upstream wording says why.
+    with ir.Context():
+        module = ir.Module.parse(BRANCHES)
+        try:
+            greedy_top_down(module, once_pattern(changes["add to a branch target"]))
+        except ir.MLIRError as e:
+            # CHECK-NEXT: branch has 1 operands for successor #0, but target block has 2
+            print(e.error_diagnostics[0].message)
+
+    # Branches first, then the argument: each step leaves IR that verifies
+    # once the old branch is gone (a created op is not checked).
+    def widen(f, rewriter):
+        bb1, bb2 = blocks(f)[1:3]
+        br = bb1.operations[0]
+        ir.Operation.create("cf.br", operands=list(br.operands) + [br.operands[0]],
+                            successors=[bb2], ip=ir.InsertionPoint(br))
+        rewriter.erase_op(br)
+        bb2.add_argument(i32(), ir.Location.unknown())
+
+    for driver in (greedy_top_down, walk):
+        with ir.Context():
+            module = ir.Module.parse(BRANCHES)
+            # CHECK-NEXT: ran True
+            # CHECK-NEXT: ran True
+            print(*outcome(module, driver, widen))
+
+    # A function's signature and its entry block change together, inside
+    # modify_op_in_place of the function, type first.
+    def add_parameter(f, rewriter):
+        def change():
+            f.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+                [i32(), ir.IntegerType.get_signless(1), i32()], [i32()]))
+            blocks(f)[0].add_argument(i32(), ir.Location.unknown())
+        rewriter.modify_op_in_place(f, change)
+
+    with ir.Context():
+        module = ir.Module.parse(BRANCHES)
+        # CHECK-NEXT: ran True
+        print(*outcome(module, greedy_top_down, add_parameter))
+        # CHECK-NEXT: func.func @f(%arg0: i32, %arg1: i1, %arg2: i32) -> i32
+        print(str(module).splitlines()[1].strip().rstrip(" {"))
+
+
 SCRIPT = """
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
