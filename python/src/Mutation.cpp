@@ -170,6 +170,37 @@ void mlir::tracking::python::checkBlockArgumentsInPattern(
   raiseLeftInvalid(action, parent, std::move(errors));
 }
 
+bool mlir::tracking::python::regionNeedsBlockInPattern(
+    PyMlirContext &context, Block *block,
+    std::vector<DiagnosticRecord> &errors) {
+  Region *region = block->getParent();
+  Operation *parent = block->getParentOp();
+  if (!patternTrustsIR(context) || !parent || !region->hasOneBlock())
+    return false;
+  // Ask the op's verifier whether the region may be empty (an `scf.if`
+  // without results may lose its else block): unlink the block for the
+  // check, without telling anyone, and put it back.
+  region->getBlocks().remove(block);
+  bool verifies = verifiesForPatterns(parent, /*regions=*/true, errors);
+  region->getBlocks().push_back(block);
+  return !verifies;
+}
+
+void mlir::tracking::python::checkRegionKeepsBlockInPattern(
+    PyMlirContext &context, Block *block, const char *action) {
+  std::vector<DiagnosticRecord> errors;
+  if (!regionNeedsBlockInPattern(context, block, errors))
+    return;
+  throw MLIRErrorException{
+      std::string(action) + " inside a rewrite pattern would leave region #" +
+          std::to_string(block->getParent()->getRegionNumber()) + " of '" +
+          block->getParentOp()->getName().getStringRef().str() +
+          "' without a block, which it needs, and the driver's C++ patterns "
+          "trust the IR to verify; nothing was changed (inline_block_before "
+          "takes the body out of an op that the pattern then replaces)",
+      std::move(errors)};
+}
+
 void mlir::tracking::python::checkPlacementInPattern(PyMlirContext &context,
                                                      Operation *op,
                                                      Block *block,
@@ -402,6 +433,7 @@ void mlir::tracking::python::moveBlock(PyMlirContext &context, Block *block,
                                        Region *region,
                                        Region::iterator before) {
   checkNotRunAnchor(block, "move");
+  checkRegionKeepsBlockInPattern(context, block, "moving the block");
   if (Operation *source = block->getParentOp())
     context.noteChanged(source);
   context.noteChanged(region->getParentOp());

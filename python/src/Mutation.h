@@ -106,6 +106,16 @@ namespace __attribute__((visibility("hidden"))) python {
   void checkBlockArgumentsInPattern(PyMlirContext & context, Block * block,
                                     const char *action,
                                     llvm::function_ref<void()> undo);
+  /// Whether moving `block` out of its region inside a rewrite pattern
+  /// would leave that region empty while its op needs a block there (the
+  /// region of an `scf.if`, a function's body): the driver's C++ patterns
+  /// read that block. The op's verifier decides; its errors go to `errors`.
+  bool regionNeedsBlockInPattern(PyMlirContext & context, Block * block,
+                                 std::vector<DiagnosticRecord> & errors);
+  /// Raises MLIRError if regionNeedsBlockInPattern (`action` moves the
+  /// block).
+  void checkRegionKeepsBlockInPattern(PyMlirContext & context, Block * block,
+                                      const char *action);
   /// Raises ValueError if erasing `op` inside a rewrite pattern would leave
   /// its block without a terminator (create the replacement before it
   /// first).

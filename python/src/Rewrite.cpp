@@ -24,6 +24,7 @@
 
 #include "mlir/Dialect/PDL/IR/PDLOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Tracking/TrackedRewrite.h"
@@ -203,6 +204,106 @@ template <typename Fn> bool callPython(PyMlirContext &context, Fn fn) {
 }
 
 //===----------------------------------------------------------------------===//
+// Checks of the greedy and walk drivers
+//===----------------------------------------------------------------------===//
+
+/// A listener for the greedy and walk drivers of Python runs, which
+/// cannot roll back a rewrite, for what Python code or PDL can leave that
+/// no check at the change itself can refuse.
+///
+/// `inline_block_before` may take the only block of a region that its op
+/// needs, as upstream's idiom does before replacing that op; the region
+/// then holds a copy of the block until the pattern ends, and the run
+/// raises RuntimeError if the pattern kept the op.
+class DriverChecks : public RewriterBase::Listener {
+public:
+  explicit DriverChecks(MLIRContext *context)
+      : context(context), previous(std::exchange(current, this)) {}
+  ~DriverChecks() override { current = previous; }
+  DriverChecks(const DriverChecks &) = delete;
+  DriverChecks &operator=(const DriverChecks &) = delete;
+
+  /// The checks of the driver running on this thread in `context`, or null
+  /// (a conversion nested in a pattern runs on IR of another context).
+  static DriverChecks *get(MLIRContext *context) {
+    return current && current->context == context ? current : nullptr;
+  }
+
+  /// Notes that the pattern running must replace or erase `op`, whose
+  /// region #`region` holds a copy of the block it inlined.
+  void expectRemoval(Operation *op, unsigned region) {
+    expected.push_back({op, region, op->getName().getStringRef().str()});
+  }
+  /// Notes that the Python code running must erase `terminator`, which an
+  /// inlined block left before other ops (upstream's idiom erases it once
+  /// the op it came from is replaced by its operands).
+  void expectErasure(Operation *terminator) {
+    strayTerminators.push_back(terminator);
+  }
+
+  /// When the Python code (`who`) that `rewriter` ran returns: erases a
+  /// terminator it left before other ops (a block must end in its
+  /// terminator), and reports it.
+  void finishCall(RewriterBase &rewriter, const std::string &who) {
+    std::vector<Operation *> stray = std::move(strayTerminators);
+    strayTerminators.clear();
+    for (Operation *op : stray) {
+      if (!op->getBlock() || &op->getBlock()->back() == op || !op->use_empty())
+        continue;
+      std::string name = op->getName().getStringRef().str();
+      rewriter.eraseOp(op);
+      record(who + " inlined a block and left its terminator '" + name +
+             "' before other ops: it was erased (erase it in the pattern, "
+             "once its operands replaced the op the block came from)");
+    }
+  }
+
+  void notifyOperationErased(Operation *op) override {
+    llvm::erase_if(expected, [&](const Expected &e) { return e.op == op; });
+    llvm::erase(strayTerminators, op);
+  }
+
+  void notifyPatternEnd(const Pattern &pattern, LogicalResult) override {
+    StringRef name = pattern.getDebugName();
+    finishPattern(name.empty() ? "a pattern" : "pattern '" + name.str() + "'");
+  }
+
+  /// Reports an op that the pattern (`name`) should have removed.
+  void finishPattern(const std::string &name) {
+    if (expected.empty())
+      return;
+    Expected first = expected.front();
+    expected.clear();
+    record(name + " inlined the only block of region #" +
+           std::to_string(first.region) + " of '" + first.name +
+           "', which the op needs, and kept the op: its region holds a copy "
+           "of the block (the inlined ops are in both places); replace or "
+           "erase the op in the pattern that inlines its block");
+  }
+
+private:
+  struct Expected {
+    Operation *op;
+    unsigned region;
+    std::string name;
+  };
+
+  static void record(const std::string &message) {
+    PythonRun *run = PythonRun::current();
+    if (run && !run->hasError())
+      run->recordError(std::runtime_error(message));
+  }
+
+  static thread_local DriverChecks *current;
+  MLIRContext *context;
+  DriverChecks *previous;
+  std::vector<Expected> expected;
+  std::vector<Operation *> strayTerminators;
+};
+
+thread_local DriverChecks *DriverChecks::current = nullptr;
+
+//===----------------------------------------------------------------------===//
 // Python patterns
 //===----------------------------------------------------------------------===//
 
@@ -235,12 +336,17 @@ public:
     std::optional<ChangeLimitScope> limit;
     if (walkDriverRoot)
       limit.emplace(op, walkDriverRoot, "a pattern of walk_and_apply_patterns");
-    return success(callPython(*context, [&] {
+    bool matched = callPython(*context, [&] {
       CallScoped<PyPatternRewriter> pyRewriter(
           PyPatternRewriter{&rewriter, context});
       py::object result = fn(rewrite.getOperation(), pyRewriter.object);
       return isSuccessResult(result);
-    }));
+    });
+    if (DriverChecks *checks = DriverChecks::get(rewriter.getContext())) {
+      checks->finishCall(rewriter, "pattern '" + name + "'");
+      checks->finishPattern("pattern '" + name + "'");
+    }
+    return success(matched);
   }
 
 private:
@@ -499,6 +605,10 @@ struct PyPDLModule {
     for (const PDLValue &value : values)
       if (auto *op = value.dyn_cast<Operation *>())
         rewrites.emplace_back(*ctx, op);
+    llvm::scope_exit finish([&] {
+      if (DriverChecks *checks = DriverChecks::get(rewriter.getContext()))
+        checks->finishCall(rewriter, "PDL rewrite function '" + name + "'");
+    });
     return success(callPython(*ctx, [&] {
       CallScoped<PyPatternRewriter> pyRewriter(
           PyPatternRewriter{&rewriter, ctx});
@@ -1008,6 +1118,32 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                                     std::to_string(block->getNumArguments()) +
                                     " values for the block arguments, got " +
                                     std::to_string(values.size()));
+            // Upstream's idiom takes the body out of an op and then replaces
+            // the op: until the pattern ends, the region keeps a copy, unseen
+            // by the driver, so that the IR stays valid if it keeps the op.
+            std::vector<DiagnosticRecord> errors;
+            if (regionNeedsBlockInPattern(*self.context, block, errors)) {
+              DriverChecks *checks =
+                  DriverChecks::get(block->getParentOp()->getContext());
+              if (!checks)
+                checkRegionKeepsBlockInPattern(*self.context, block,
+                                               "inlining the block");
+              Block *copy = new Block();
+              IRMapping mapping;
+              for (BlockArgument argument : block->getArguments())
+                mapping.map(argument, copy->addArgument(argument.getType(),
+                                                        argument.getLoc()));
+              block->getParent()->push_back(copy);
+              OpBuilder builder = OpBuilder::atBlockEnd(copy);
+              for (Operation &op : *block)
+                builder.clone(op, mapping);
+              checks->expectRemoval(block->getParentOp(),
+                                    block->getParent()->getRegionNumber());
+            }
+            if (DriverChecks *checks = DriverChecks::get(before->getContext());
+                checks && !block->empty() &&
+                block->back().hasTrait<OpTrait::IsTerminator>())
+              checks->expectErasure(&block->back());
             rewriter.inlineBlockBefore(block, before, values);
           },
           py::arg("source"), py::arg("op"), py::arg("arg_values") = py::none(),
@@ -1245,10 +1381,14 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
         PythonRun run;
         ScopedRewriteAttribution attribution("apply_patterns_and_fold_greedily",
                                              root);
+        GreedyRewriteConfig greedy =
+            config ? config->config : GreedyRewriteConfig();
+        DriverChecks checks(root->getContext());
+        greedy.setListener(&checks);
         LogicalResult result = applyPatternsGreedilyTracked(
-            root, *set.patterns,
-            config ? config->config : GreedyRewriteConfig(),
+            root, *set.patterns, greedy,
             resolveTracking(tracking, TrackingConfig()));
+        checks.finishPattern("a pattern of apply_patterns_and_fold_greedily");
         run.rethrowIfError();
         if (failed(result))
           throw std::runtime_error("pattern application failed to converge");
@@ -1437,8 +1577,11 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
         ScopedRewriteAttribution attribution("walk_and_apply_patterns", root);
         Operation *outerWalkRoot = std::exchange(walkDriverRoot, root);
         llvm::scope_exit leave([&] { walkDriverRoot = outerWalkRoot; });
-        walkAndApplyPatternsTracked(
-            root, *set.patterns, resolveTracking(tracking, TrackingConfig()));
+        DriverChecks checks(root->getContext());
+        walkAndApplyPatternsTracked(root, *set.patterns,
+                                    resolveTracking(tracking, TrackingConfig()),
+                                    &checks);
+        checks.finishPattern("a pattern of walk_and_apply_patterns");
         run.rethrowIfError();
         guard.succeeded();
       },

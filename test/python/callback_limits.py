@@ -680,6 +680,97 @@ def test_pattern_keeps_block_arguments_consistent():
         print(str(module).splitlines()[1].strip().rstrip(" {"))
 
 
+IFS = """
+func.func @f(%a: i32, %c: i1) -> i32 {
+  %z = arith.constant 0 : i32
+  %r = scf.if %c -> i32 {
+    %s = arith.addi %a, %z : i32
+    scf.yield %s : i32
+  } else {
+    scf.yield %a : i32
+  }
+  scf.if %c {
+    %t = arith.muli %a, %a : i32
+  }
+  return %r : i32
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_inline_block_before_keeps_needed_regions
+@run
+def test_inline_block_before_keeps_needed_regions():
+    # Inlining the only block of a region its op needs (an scf.if's then
+    # region) and keeping the op left an scf.if with an empty region, which
+    # the driver's scf.if patterns read (a segfault).
+    def if_op(f):
+        return f.regions[0].blocks[0].operations[1]
+
+    def take_then(f, rewriter, replace=True, erase_yield=True):
+        op = if_op(f)
+        then = op.regions[0].blocks[0]
+        terminator = then.operations[1]
+        values = list(terminator.operands)
+        rewriter.inline_block_before(then, op)
+        if replace:
+            rewriter.replace_op(op, values)
+        if erase_yield:
+            rewriter.erase_op(terminator)
+
+    cases = {
+        # Upstream's idiom: inline, replace the op, erase the terminator.
+        "idiom": take_then,
+        "kept the op": lambda f, r: take_then(f, r, replace=False),
+        "kept the terminator": lambda f, r: take_then(f, r, erase_yield=False),
+    }
+    for name, change in cases.items():
+        for driver in (greedy_top_down, walk):
+            with ir.Context():
+                module = ir.Module.parse(IFS)
+                print(name, *outcome(module, driver, change))
+    # CHECK: idiom ran True
+    # CHECK-NEXT: idiom ran True
+    # CHECK-NEXT: kept the op RuntimeError pattern 'once_pattern.<locals>.pattern' inlined the only block of region #0 of 'scf.if', which the op needs, and kept the op: its region holds a copy of the block (the inlined ops are in both places); replace or erase the op in the pattern that inlines its block True
+    # CHECK-NEXT: kept the op RuntimeError pattern {{.*}} inlined the only block of region #0 of 'scf.if'{{.*}} True
+    # CHECK-NEXT: kept the terminator RuntimeError pattern 'once_pattern.<locals>.pattern' inlined a block and left its terminator 'scf.yield' before other ops: it was erased (erase it in the pattern, once its operands replaced the op the block came from) True
+    # CHECK-NEXT: kept the terminator RuntimeError {{.*}} left its terminator 'scf.yield' before other ops: it was erased{{.*}} True
+
+    # The op keeps a copy: the IR is as valid as before, with the inlined
+    # ops in both places.
+    with ir.Context():
+        module = ir.Module.parse(IFS)
+        outcome(module, walk, cases["kept the op"], canonicalize=False)
+        # CHECK-NEXT: 2 2
+        print(str(module).count("arith.addi"), str(module).count("scf.yield"))
+
+    # An scf.if without results may lose its else block: no copy, no error.
+    def take_else(f, rewriter):
+        op = f.regions[0].blocks[0].operations[2]
+        then = op.regions[0].blocks[0]
+        terminator = then.operations[1]
+        rewriter.inline_block_before(then, op)
+        rewriter.erase_op(terminator)
+        rewriter.erase_op(op)
+
+    with ir.Context():
+        module = ir.Module.parse(IFS)
+        # CHECK-NEXT: ran True
+        print(*outcome(module, walk, take_else))
+
+    # Moving the only block of such a region elsewhere is refused.
+    def move_then(f, rewriter):
+        op = if_op(f)
+        op.regions[0].blocks[0].append_to(op.regions[1])
+
+    for driver in (greedy_top_down, walk):
+        with ir.Context():
+            module = ir.Module.parse(IFS)
+            before = str(module)
+            print(*outcome(module, driver, move_then), str(module) == before)
+    # CHECK-NEXT: MLIRError moving the block inside a rewrite pattern would leave region #0 of 'scf.if' without a block, which it needs{{.*}} True
+    # CHECK-NEXT: MLIRError moving the block {{.*}} True True
+
+
 SCRIPT = """
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
