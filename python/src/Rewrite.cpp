@@ -183,10 +183,11 @@ bool isSuccessResult(const py::object &result) {
 
 /// Calls `fn` for a pattern; `false` means no match or an exception
 /// (recorded on the current run).
-template <typename Fn> bool callPython(PyMlirContext &context, Fn fn) {
+template <typename Fn>
+bool callPython(PyMlirContext &context, Fn fn, bool evenAfterError = false) {
   PythonRun *run = PythonRun::current();
   // A run aborted by an exception applies no more Python code.
-  if (run && run->hasError())
+  if (run && run->hasError() && !evenAfterError)
     return false;
   try {
     return fn();
@@ -510,10 +511,17 @@ struct PyPDLModule {
       if (walkDriverRoot)
         limit.emplace(getVisitedOp(rewriter), walkDriverRoot,
                       "a PDL rewrite function of walk_and_apply_patterns");
-      if (succeeded(
-              call(ctx, name, callable, rewriter, results, values, kinds)) ||
-          rewriter.canRecoverFromRewriteFailure())
-        return success();
+      // Where a failure aborts (see afterFailedRewrite), the function runs
+      // even after an earlier error of the run.
+      bool canFail = rewriter.canRecoverFromRewriteFailure() ||
+                     !hasOpOrValueResults(kinds);
+      LogicalResult result =
+          call(ctx, name, callable, rewriter, results, values, kinds,
+               /*evenAfterError=*/!canFail);
+      // A driver that rolls back (dialect conversion) takes the failure; it
+      // reads no result then.
+      if (succeeded(result) || rewriter.canRecoverFromRewriteFailure())
+        return result;
       return afterFailedRewrite(rewriter.getContext(), name, results, kinds);
     };
   }
@@ -552,10 +560,7 @@ struct PyPDLModule {
                    "rewrite ran without it"));
     std::vector<PDLValue::Kind> expected =
         kinds.value_or(std::vector<PDLValue::Kind>{});
-    if (llvm::any_of(expected, [](PDLValue::Kind kind) {
-          return kind == PDLValue::Kind::Operation ||
-                 kind == PDLValue::Kind::Value;
-        })) {
+    if (hasOpOrValueResults(kinds)) {
       llvm::errs() << "mlir_tracking: " << reason
                    << ", and it has op or value results, which the rest of "
                       "the PDL rewrite would use: MLIR aborts.\n";
@@ -580,6 +585,14 @@ struct PyPDLModule {
     return success();
   }
 
+  static bool
+  hasOpOrValueResults(const std::optional<std::vector<PDLValue::Kind>> &kinds) {
+    return kinds && llvm::any_of(*kinds, [](PDLValue::Kind kind) {
+             return kind == PDLValue::Kind::Operation ||
+                    kind == PDLValue::Kind::Value;
+           });
+  }
+
   /// The list a PDLResultList holds (protected, and no way to empty it).
   struct ResultListAccess : PDLResultList {
     static SmallVector<PDLValue> &of(PDLResultList &list) {
@@ -595,7 +608,8 @@ struct PyPDLModule {
   call(PyMlirContext *ctx, const std::string &name, py::handle fn,
        PatternRewriter &rewriter, PDLResultList &results,
        ArrayRef<PDLValue> values,
-       const std::optional<std::vector<PDLValue::Kind>> &kinds) {
+       const std::optional<std::vector<PDLValue::Kind>> &kinds,
+       bool evenAfterError = false) {
     ActiveRewriterScope scope(*ctx, rewriter);
     // Python code rewrites the tree the rewriter is in.
     std::vector<PythonRewriteScope> rewrites;
@@ -609,25 +623,28 @@ struct PyPDLModule {
       if (DriverChecks *checks = DriverChecks::get(rewriter.getContext()))
         checks->finishCall(rewriter, "PDL rewrite function '" + name + "'");
     });
-    return success(callPython(*ctx, [&] {
-      CallScoped<PyPatternRewriter> pyRewriter(
-          PyPatternRewriter{&rewriter, ctx});
-      std::vector<PDLValue::Kind> appended;
-      CallScoped<PyPDLResultList> pyResults(
-          PyPDLResultList{&results, ctx, &appended, kinds ? &*kinds : nullptr});
-      py::list args;
-      for (const PDLValue &value : values)
-        args.append(toPython(*ctx, value));
-      if (!isSuccessResult(py::reinterpret_borrow<py::object>(fn)(
-              pyRewriter.object, pyResults.object, args)))
-        return false;
-      if (kinds && appended != *kinds)
-        throw std::runtime_error("PDL native function '" + name +
-                                 "' appended " + describeKinds(appended) +
-                                 " but its PDL use expects " +
-                                 describeKinds(*kinds));
-      return true;
-    }));
+    return success(callPython(
+        *ctx,
+        [&] {
+          CallScoped<PyPatternRewriter> pyRewriter(
+              PyPatternRewriter{&rewriter, ctx});
+          std::vector<PDLValue::Kind> appended;
+          CallScoped<PyPDLResultList> pyResults(PyPDLResultList{
+              &results, ctx, &appended, kinds ? &*kinds : nullptr});
+          py::list args;
+          for (const PDLValue &value : values)
+            args.append(toPython(*ctx, value));
+          if (!isSuccessResult(py::reinterpret_borrow<py::object>(fn)(
+                  pyRewriter.object, pyResults.object, args)))
+            return false;
+          if (kinds && appended != *kinds)
+            throw std::runtime_error("PDL native function '" + name +
+                                     "' appended " + describeKinds(appended) +
+                                     " but its PDL use expects " +
+                                     describeKinds(*kinds));
+          return true;
+        },
+        evenAfterError));
   }
 
   static std::string describeKinds(ArrayRef<PDLValue::Kind> kinds) {

@@ -771,6 +771,53 @@ def test_inline_block_before_keeps_needed_regions():
     # CHECK-NEXT: MLIRError moving the block {{.*}} True True
 
 
+MULI = """
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %m = arith.muli %a, %b : i32
+  %d = arith.addi %m, %a : i32
+  return %d : i32
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_pdl_value_function_after_an_error
+@run
+def test_pdl_value_function_after_an_error():
+    # Once a run has an error, Python callbacks are skipped; a PDL rewrite
+    # function with value results skipped under the greedy driver made MLIR
+    # abort. It still runs. Under a dialect conversion a failing one
+    # reported success, and MLIR read results it never appended (a
+    # segfault); the conversion now takes the failure.
+    with ir.Context():
+        module = ir.Module.parse(MULI)
+        pdl = rewrite.PDLModule(pdl_module("""
+      pdl.apply_native_rewrite "boom"(%op : !pdl.operation)
+      %v = pdl.apply_native_rewrite "lhs"(%op : !pdl.operation) : !pdl.value
+      pdl.replace %op with (%v : !pdl.value)"""))
+        pdl.register_rewrite_function("boom", lambda r, res, v: 1 / 0)
+        pdl.register_rewrite_function(
+            "lhs", lambda r, res, v: res.append(v[0].operands[0]))
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())
+        except ZeroDivisionError as e:
+            # CHECK: division by zero True
+            print(e, module.operation.verify())
+    with ir.Context():
+        module = ir.Module.parse(MULI)
+        before = str(module)
+        pdl = rewrite.PDLModule(pdl_module("""
+      %v = pdl.apply_native_rewrite "lhs"(%op : !pdl.operation) : !pdl.value
+      pdl.replace %op with (%v : !pdl.value)"""))
+        pdl.register_rewrite_function("lhs", lambda r, res, v: 1 / 0)
+        target = rewrite.ConversionTarget()
+        target.add_illegal_op("arith.muli")
+        try:
+            rewrite.apply_partial_conversion(module, target, pdl.freeze())
+        except ZeroDivisionError as e:
+            # CHECK-NEXT: division by zero True True
+            print(e, module.operation.verify(), str(module) == before)
+
+
 SCRIPT = """
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
