@@ -21,6 +21,7 @@
 
 #include "IRObjects.h"
 #include "Mutation.h"
+#include "OpView.h"
 
 #include "mlir/Dialect/PDL/IR/PDLOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -29,8 +30,10 @@
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Tracking/TrackedRewrite.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
@@ -208,9 +211,31 @@ bool callPython(PyMlirContext &context, Fn fn, bool evenAfterError = false) {
 // Checks of the greedy and walk drivers
 //===----------------------------------------------------------------------===//
 
+/// True if `value` is freed with `op`: one of its results, or defined in
+/// its regions.
+bool diesWith(Value value, Operation *op) {
+  if (!value)
+    return false;
+  Operation *owner = value.getDefiningOp();
+  if (!owner)
+    owner = value.getParentBlock()->getParentOp();
+  return owner && op->isAncestor(owner);
+}
+
 /// A listener for the greedy and walk drivers of Python runs, which
 /// cannot roll back a rewrite, for what Python code or PDL can leave that
 /// no check at the change itself can refuse.
+///
+/// MLIR erases an op even when its results are still used (upstream only
+/// asserts, then drops the uses: the users are left with null operands,
+/// which the driver's C++ code and Python then read). That happens when a
+/// rewrite replaces an op by values that die with it (a PDL rewrite
+/// function returning the matched op's own result, `pdl.replace %op with
+/// (%r)` where `%r` is a result of `%op`), or erases an op that is still
+/// used (`pdl.erase`). Python's own rewriter calls refuse both before any
+/// change; PDL's bytecode cannot be stopped, so here the users get an
+/// identical copy of the op (the IR stays as it was), and the run raises
+/// RuntimeError.
 ///
 /// `inline_block_before` may take the only block of a region that its op
 /// needs, as upstream's idiom does before replacing that op; the region
@@ -259,9 +284,33 @@ public:
     }
   }
 
+  void notifyOperationReplaced(Operation *op, ValueRange newValues) override {
+    SmallVector<unsigned> kept;
+    for (auto [index, value] : llvm::enumerate(newValues))
+      if (index < op->getNumResults() && diesWith(value, op) &&
+          !op->getResult(index).use_empty())
+        kept.push_back(index);
+    if (!kept.empty())
+      keepForUsers(op, kept, takeGeneration(op),
+                   "replaced '" + op->getName().getStringRef().str() +
+                       "' by a value that it defines (its own result, or one "
+                       "in its regions)");
+  }
+
   void notifyOperationErased(Operation *op) override {
     llvm::erase_if(expected, [&](const Expected &e) { return e.op == op; });
     llvm::erase(strayTerminators, op);
+    unsigned generation = takeGeneration(op);
+    if (op->use_empty() || !op->getParentOp() ||
+        mayBeGraphRegion(*op->getParentRegion()) || !isEraseRoot(op))
+      return;
+    SmallVector<unsigned> kept;
+    for (OpResult result : op->getResults())
+      if (!result.use_empty())
+        kept.push_back(result.getResultNumber());
+    keepForUsers(op, kept, generation,
+                 "erased '" + op->getName().getStringRef().str() +
+                     "' while its results were still used");
   }
 
   void notifyPatternEnd(const Pattern &pattern, LogicalResult) override {
@@ -289,6 +338,60 @@ private:
     std::string name;
   };
 
+  /// Whether `op`, erased with uses left, is the op a rewrite erases rather
+  /// than one nested in it: MLIR erases a tree users first (post-order,
+  /// reverse dominance), so when a nested op goes, its only users left are
+  /// in blocks unreachable in its region. A user in `op`'s block or in a
+  /// reachable block of its region means `op` is the root.
+  static bool isEraseRoot(Operation *op) {
+    Region *region = op->getParentRegion();
+    llvm::SmallPtrSet<Block *, 8> reachable;
+    SmallVector<Block *> stack{&region->front()};
+    while (!stack.empty()) {
+      Block *block = stack.pop_back_val();
+      if (reachable.insert(block).second)
+        llvm::append_range(stack, block->getSuccessors());
+    }
+    for (Operation *user : op->getUsers())
+      if (Operation *inRegion = region->findAncestorOpInRegion(*user))
+        if (inRegion->getBlock() == op->getBlock() ||
+            reachable.contains(inRegion->getBlock()))
+          return true;
+    return false;
+  }
+
+  /// Moves the uses of results `kept` of `op` to a copy of `op` made right
+  /// before it (unseen by the driver and the registry: nothing tracks it
+  /// yet), and records the error on the current run. `op` may be such a
+  /// copy (`generation` > 0), matched again by the same pattern; the driver
+  /// revisits what the erased op used, so that can loop forever within one
+  /// iteration: past kMaxCopies, the users get a value without a definition
+  /// instead, as a dialect conversion leaves one
+  /// (`builtin.unrealized_conversion_cast` without inputs).
+  void keepForUsers(Operation *op, ArrayRef<unsigned> kept, unsigned generation,
+                    const std::string &what) {
+    OpBuilder builder(op);
+    SmallVector<Value> replacements;
+    if (generation >= kMaxCopies) {
+      SmallVector<Type> types;
+      for (unsigned index : kept)
+        types.push_back(op->getResult(index).getType());
+      auto cast = UnrealizedConversionCastOp::create(builder, op->getLoc(),
+                                                     types, ValueRange());
+      llvm::append_range(replacements, cast.getResults());
+    } else {
+      Operation *copy = builder.clone(*op);
+      copies[copy] = generation + 1;
+      for (unsigned index : kept)
+        replacements.push_back(copy->getResult(index));
+    }
+    for (auto [index, replacement] : llvm::zip(kept, replacements))
+      op->getResult(index).replaceAllUsesWith(replacement);
+    record("a rewrite (a PDL pattern, or a PDL rewrite function) " + what +
+           ": MLIR would have erased it and left its users with null "
+           "operands; they use an identical copy of it instead");
+  }
+
   static void record(const std::string &message) {
     PythonRun *run = PythonRun::current();
     if (run && !run->hasError())
@@ -300,6 +403,21 @@ private:
   DriverChecks *previous;
   std::vector<Expected> expected;
   std::vector<Operation *> strayTerminators;
+  /// How many copies of an op, each replacing the one before, keepForUsers
+  /// makes at most (more than a greedy run's default iterations).
+  static constexpr unsigned kMaxCopies = 32;
+  /// The copies made by keepForUsers while they live, with their
+  /// generation.
+  llvm::DenseMap<Operation *, unsigned> copies;
+
+  unsigned takeGeneration(Operation *op) {
+    auto it = copies.find(op);
+    if (it == copies.end())
+      return 0;
+    unsigned generation = it->second;
+    copies.erase(it);
+    return generation;
+  }
 };
 
 thread_local DriverChecks *DriverChecks::current = nullptr;
@@ -488,6 +606,67 @@ struct PyPDLModule {
     return PDLValue::Kind::Value;
   }
 
+  /// A result of a native rewrite function that a `pdl.replace` of the
+  /// same rewrite uses to replace an op: operand `argument` of the call, or
+  /// (-1) the rewrite's root.
+  struct ReplacementFlow {
+    unsigned result;
+    int argument;
+  };
+
+  /// The replacement flows of the uses of rewrite function `name`.
+  std::vector<ReplacementFlow> replacementFlowsOf(const std::string &name) {
+    std::vector<ReplacementFlow> flows;
+    get().getModule()->walk([&](pdl::ApplyNativeRewriteOp apply) {
+      if (apply.getName() != name)
+        return;
+      auto rewrite = apply->getParentOfType<pdl::RewriteOp>();
+      for (OpResult result : apply->getResults())
+        for (Operation *user : result.getUsers()) {
+          auto replace = dyn_cast<pdl::ReplaceOp>(user);
+          if (!replace || replace.getOpValue() == result)
+            continue;
+          Value replaced = replace.getOpValue();
+          int argument = -2;
+          for (auto [index, operand] : llvm::enumerate(apply.getArgs()))
+            if (operand == replaced)
+              argument = index;
+          if (argument == -2 && rewrite && rewrite.getRoot() == replaced)
+            argument = -1;
+          if (argument != -2)
+            flows.push_back({result.getResultNumber(), argument});
+        }
+    });
+    return flows;
+  }
+
+  /// Refuses a `pdl.replace` of an op by itself or by its own results
+  /// (`pdl.result` / `pdl.results` of it): MLIR would erase the op while
+  /// its users still use it (the greedy driver), or map its results to
+  /// themselves and loop forever (dialect conversion).
+  static void checkReplacements(ModuleOp module) {
+    module->walk([](pdl::ReplaceOp replace) {
+      Value replaced = replace.getOpValue();
+      bool byItself = replace.getReplOperation() == replaced;
+      for (Value value : replace.getReplValues()) {
+        Operation *def = value.getDefiningOp();
+        if (auto result = dyn_cast_or_null<pdl::ResultOp>(def))
+          byItself |= result.getParent() == replaced;
+        if (auto results = dyn_cast_or_null<pdl::ResultsOp>(def))
+          byItself |= results.getParent() == replaced;
+      }
+      if (!byItself)
+        return;
+      std::string where;
+      llvm::raw_string_ostream os(where);
+      os << replace.getLoc();
+      throw py::value_error(
+          "pdl.replace (" + where +
+          ") replaces an op by itself or by its own results: MLIR would "
+          "erase the op while it is still used");
+    });
+  }
+
   /// Keeps `fn` alive with the module and returns the function PDL calls for
   /// it (constraints and rewrites have the same signature; a constraint may
   /// not change IR).
@@ -496,12 +675,16 @@ struct PyPDLModule {
   keep(const std::string &name, py::function fn, bool constraint) {
     std::optional<std::vector<PDLValue::Kind>> kinds =
         resultKindsOf(name, constraint);
+    std::vector<ReplacementFlow> flows;
+    if (!constraint)
+      flows = replacementFlowsOf(name);
     callables.append(fn);
     PyMlirContext *ctx = context;
     PyObject *callable = fn.ptr();
-    return [ctx, callable, constraint, name, kinds = std::move(kinds)](
-               PatternRewriter &rewriter, PDLResultList &results,
-               ArrayRef<PDLValue> values) {
+    return [ctx, callable, constraint, name, kinds = std::move(kinds),
+            flows = std::move(flows)](PatternRewriter &rewriter,
+                                      PDLResultList &results,
+                                      ArrayRef<PDLValue> values) {
       py::gil_scoped_acquire gil;
       if (constraint) {
         ChangeLimitScope limit(nullptr, nullptr, "a PDL constraint function");
@@ -516,7 +699,7 @@ struct PyPDLModule {
       bool canFail = rewriter.canRecoverFromRewriteFailure() ||
                      !hasOpOrValueResults(kinds);
       LogicalResult result =
-          call(ctx, name, callable, rewriter, results, values, kinds,
+          call(ctx, name, callable, rewriter, results, values, kinds, &flows,
                /*evenAfterError=*/!canFail);
       // A driver that rolls back (dialect conversion) takes the failure; it
       // reads no result then.
@@ -609,7 +792,13 @@ struct PyPDLModule {
        PatternRewriter &rewriter, PDLResultList &results,
        ArrayRef<PDLValue> values,
        const std::optional<std::vector<PDLValue::Kind>> &kinds,
+       const std::vector<ReplacementFlow> *flows = nullptr,
        bool evenAfterError = false) {
+    // The rewrite's root, before Python moves the insertion point.
+    Operation *root = nullptr;
+    if (Block *block = rewriter.getInsertionBlock();
+        block && rewriter.getInsertionPoint() != block->end())
+      root = &*rewriter.getInsertionPoint();
     ActiveRewriterScope scope(*ctx, rewriter);
     // Python code rewrites the tree the rewriter is in.
     std::vector<PythonRewriteScope> rewrites;
@@ -642,9 +831,54 @@ struct PyPDLModule {
                                      "' appended " + describeKinds(appended) +
                                      " but its PDL use expects " +
                                      describeKinds(*kinds));
+          // Under the greedy and walk drivers, DriverChecks catches this later
+          // (failing here would abort the process).
+          if (flows && rewriter.canRecoverFromRewriteFailure())
+            checkReplacementResults(name, *flows, results, values, root);
           return true;
         },
         evenAfterError));
+  }
+
+  /// Raises if a result that the PDL rewrite then uses to replace an op dies
+  /// with that op: the dialect conversion would map the op's results to
+  /// themselves and loop forever.
+  static void checkReplacementResults(const std::string &name,
+                                      ArrayRef<ReplacementFlow> flows,
+                                      PDLResultList &results,
+                                      ArrayRef<PDLValue> values,
+                                      Operation *root) {
+    SmallVector<PDLValue> &list = ResultListAccess::of(results);
+    for (const ReplacementFlow &flow : flows) {
+      Operation *replaced = root;
+      if (flow.argument >= 0)
+        replaced =
+            static_cast<size_t>(flow.argument) < values.size() &&
+                    values[flow.argument].getKind() == PDLValue::Kind::Operation
+                ? values[flow.argument].cast<Operation *>()
+                : nullptr;
+      if (!replaced || flow.result >= list.size())
+        continue;
+      const PDLValue &result = list[flow.result];
+      SmallVector<Value> replacements;
+      if (result.getKind() == PDLValue::Kind::Value)
+        replacements.push_back(result.cast<Value>());
+      else if (result.getKind() == PDLValue::Kind::ValueRange)
+        llvm::append_range(replacements, result.cast<ValueRange>());
+      else if (result.getKind() == PDLValue::Kind::Operation)
+        llvm::append_range(replacements,
+                           result.cast<Operation *>()->getResults());
+      if (llvm::any_of(replacements,
+                       [&](Value value) { return diesWith(value, replaced); }))
+        throw std::runtime_error(
+            "PDL rewrite function '" + name + "' returned result #" +
+            std::to_string(flow.result) +
+            ", which its PDL rewrite uses to "
+            "replace '" +
+            replaced->getName().getStringRef().str() +
+            "', and which dies with it (the op itself, one of its results, "
+            "or a value in its regions)");
+    }
   }
 
   static std::string describeKinds(ArrayRef<PDLValue::Kind> kinds) {
@@ -1000,14 +1234,14 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             if (with.is_none())
               with = values;
             if (py::isinstance<PyOperation>(with) ||
-                py::isinstance<PyModule>(with)) {
+                py::isinstance<PyModule>(with) || unwrapOpView(with)) {
               Operation *replacement = castToOperation(with).get();
               if (!replacement->getBlock())
                 throw py::value_error("the replacement operation is not in "
                                       "a block; create it at rewriter.ip");
-              if (target == replacement)
+              if (target->isAncestor(replacement))
                 throw py::value_error("cannot replace an operation by "
-                                      "itself");
+                                      "itself or by an op nested in it");
               if (target->getNumResults() != replacement->getNumResults())
                 throw py::value_error(
                     "the replacement has " +
@@ -1029,9 +1263,11 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
               if (result.getType() != value.getType())
                 throw py::value_error("a replacement value has another type "
                                       "than the result it replaces");
-              if (value.getDefiningOp() == target)
+              // Erasing `target` frees such values while they are used.
+              if (diesWith(value, target))
                 throw py::value_error("cannot replace an operation by its "
-                                      "own results");
+                                      "own results or by values defined in "
+                                      "its regions");
             }
             rewriter.replaceOp(target, newValues);
           },
@@ -1343,6 +1579,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
              if (!moduleOp)
                throw py::type_error("PDLModule expects a builtin.module");
              PyMlirContext &ctx = op.getContext();
+             PyPDLModule::checkReplacements(moduleOp);
              return PyPDLModule{ctx.getObject(), &ctx,
                                 std::make_unique<PDLPatternModule>(
                                     OwningOpRef<ModuleOp>(moduleOp.clone())),

@@ -778,6 +778,145 @@ func.func @f(%a: i32, %b: i32) -> i32 {
   return %d : i32
 }
 """
+REGION = """
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %r = scf.execute_region -> i32 {
+    %m = arith.muli %a, %b : i32
+    scf.yield %m : i32
+  }
+  %d = arith.addi %r, %a : i32
+  return %d : i32
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_replacement_values_outlive_the_replaced_op
+@run
+def test_replacement_values_outlive_the_replaced_op():
+    # Replacing an op by its own result (or a value in its regions) makes
+    # MLIR erase it while still used: its users were left with null
+    # operands, which the next fold or any read of them crashed on.
+    # Python's rewriter refuses before any change.
+    def by_nested_value(op, rewriter):
+        inner = op.regions[0].blocks[0].operations[0]
+        rewriter.replace_op(op, [inner.results[0]])
+
+    def by_nested_op(op, rewriter):
+        rewriter.replace_op(op, op.regions[0].blocks[0].operations[0])
+
+    for fn in (by_nested_value, by_nested_op):
+        with ir.Context():
+            module = ir.Module.parse(REGION)
+            patterns = rewrite.RewritePatternSet()
+            patterns.add("scf.execute_region", fn)
+            try:
+                rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+            except ValueError as e:
+                print(e, module.operation.verify())
+    # CHECK: cannot replace an operation by its own results or by values defined in its regions True
+    # CHECK-NEXT: cannot replace an operation by itself or by an op nested in it True
+
+    # A PDL module doing it without a native function is refused whole.
+    for body in ("%r = pdl.result 0 of %op\n pdl.replace %op with (%r : !pdl.value)",
+                 "%r = pdl.results of %op\n pdl.replace %op with (%r : !pdl.range<value>)",
+                 "pdl.replace %op with %op"):
+        with ir.Context():
+            try:
+                rewrite.PDLModule(pdl_module(body))
+            except ValueError as e:
+                print(str(e).split(") ")[1])
+    # CHECK-NEXT: replaces an op by itself or by its own results: MLIR would erase the op while it is still used
+    # CHECK-NEXT: replaces an op by itself or by its own results
+    # CHECK-NEXT: replaces an op by itself or by its own results
+
+    # A native function returning such a value cannot be refused under the
+    # greedy and walk drivers (a failure there aborts); the users keep an
+    # identical copy of the op, and the run raises. A dialect conversion
+    # fails the function and rolls back. `pdl.erase` of a used op alike.
+    own_result = """
+      %v = pdl.apply_native_rewrite "pick"(%op : !pdl.operation) : !pdl.value
+      pdl.replace %op with (%v : !pdl.value)"""
+    own_op = """
+      %v = pdl.apply_native_rewrite "pick"(%op : !pdl.operation) : !pdl.operation
+      pdl.replace %op with %v"""
+    erase = "pdl.erase %op"
+    functions = {own_result: lambda r, res, v: res.append(v[0].results[0]),
+                 own_op: lambda r, res, v: res.append(v[0]),
+                 erase: None}
+
+    def convert(module, patterns):
+        target = rewrite.ConversionTarget()
+        target.add_illegal_op("arith.muli")
+        rewrite.apply_partial_conversion(module, target, patterns)
+
+    for name, pdl_text in (("own result", own_result), ("own op", own_op),
+                           ("erase", erase)):
+        for driver in (rewrite.apply_patterns_and_fold_greedily,
+                       rewrite.walk_and_apply_patterns, convert):
+            with ir.Context():
+                module = ir.Module.parse(MULI)
+                before = str(module)
+                pdl = rewrite.PDLModule(pdl_module(pdl_text))
+                if functions[pdl_text]:
+                    pdl.register_rewrite_function("pick", functions[pdl_text])
+                try:
+                    driver(module, pdl.freeze())
+                except (RuntimeError, ir.MLIRError) as e:
+                    print(name, type(e).__name__, str(e).splitlines()[0][:200])
+                # (The conversion's own failure at its end leaves a cast.)
+                print(module.operation.verify(),
+                      str(module) == before or driver is convert)
+    # CHECK-NEXT: own result RuntimeError a rewrite (a PDL pattern, or a PDL rewrite function) replaced 'arith.muli' by a value that it defines (its own result, or one in its regions): MLIR would have erased it
+    # CHECK-NEXT: True True
+    # CHECK-NEXT: own result RuntimeError a rewrite {{.*}} replaced 'arith.muli' by a value that it defines
+    # CHECK-NEXT: True True
+    # CHECK-NEXT: own result RuntimeError PDL rewrite function 'pick' returned result #0, which its PDL rewrite uses to replace 'arith.muli', and which dies with it
+    # CHECK-NEXT: True True
+    # CHECK-NEXT: own op RuntimeError a rewrite {{.*}} replaced 'arith.muli' by a value that it defines
+    # CHECK-NEXT: True True
+    # CHECK-NEXT: own op RuntimeError a rewrite {{.*}} replaced 'arith.muli' by a value that it defines
+    # CHECK-NEXT: True True
+    # CHECK-NEXT: own op RuntimeError PDL rewrite function 'pick' returned result #0
+    # CHECK-NEXT: True True
+    # CHECK-NEXT: erase RuntimeError a rewrite (a PDL pattern, or a PDL rewrite function) erased 'arith.muli' while its results were still used: MLIR would have erased it and left its users with
+    # CHECK-NEXT: True True
+    # CHECK-NEXT: erase RuntimeError a rewrite {{.*}} erased 'arith.muli' while its results were still used
+    # CHECK-NEXT: True True
+    # The conversion refuses it itself.
+    # CHECK-NEXT: erase MLIRError
+    # CHECK-NEXT: True True
+
+    # A pattern that matches the copy again (here rooted at the op that the
+    # replaced op uses, which the driver revisits) looped forever; after a
+    # few copies the users get a value without a definition instead.
+    with ir.Context():
+        module = ir.Module.parse(MULI)
+        pdl = rewrite.PDLModule(ir.Module.parse("""
+module {
+  pdl.pattern : benefit(1) {
+    %type = pdl.type : i32
+    %lhs = pdl.operand
+    %rhs = pdl.operand
+    %op = pdl.operation "arith.muli"(%lhs, %rhs : !pdl.value, !pdl.value) -> (%type : !pdl.type)
+    %r = pdl.result 0 of %op
+    %x = pdl.operand
+    %user = pdl.operation "arith.addi"(%r, %x : !pdl.value, !pdl.value) -> (%type : !pdl.type)
+    pdl.rewrite %op {
+      %v = pdl.apply_native_rewrite "user_result"(%op : !pdl.operation) : !pdl.value
+      pdl.replace %user with (%v : !pdl.value)
+    }
+  }
+}"""))
+        pdl.register_rewrite_function(
+            "user_result",
+            lambda r, res, v: res.append(list(v[0].results[0].uses)[0].owner.results[0]))
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())
+        except RuntimeError as e:
+            # CHECK-NEXT: a rewrite (a PDL pattern, or a PDL rewrite function) replaced 'arith.addi' by a value that it defines
+            print(str(e)[:106])
+        # CHECK-NEXT: True builtin.unrealized_conversion_cast to i32
+        print(module.operation.verify(), str(module).splitlines()[2].split("= ")[1])
 
 
 # CHECK-LABEL: TEST: test_pdl_value_function_after_an_error
