@@ -581,6 +581,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
       [](PyBlockList &self, py::args argTypes, py::object argLocs) {
         auto &region = self.region.cast<PyRegion &>();
         Region *r = region.get();
+        checkNewBlockInPattern(operationOf(region.operation).getContext(), r);
         std::unique_ptr<Block> block = makeBlock(
             operationOf(region.operation).getContext(), argTypes, argLocs);
         Block *raw = block.release();
@@ -673,6 +674,8 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "create_at_start",
           [](PyRegion &parent, py::list argTypes, py::object argLocs) {
             Region *region = parent.get();
+            checkNewBlockInPattern(operationOf(parent.operation).getContext(),
+                                   region);
             std::unique_ptr<Block> block = makeBlock(
                 operationOf(parent.operation).getContext(), argTypes, argLocs);
             Block *raw = block.release();
@@ -689,6 +692,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "create_before",
           [](PyBlock &self, py::args argTypes, py::object argLocs) {
             Block *block = self.get();
+            checkNewBlockInPattern(self.getContext(), block->getParent());
             std::unique_ptr<Block> fresh =
                 makeBlock(self.getContext(), argTypes, argLocs);
             Block *raw = fresh.release();
@@ -703,6 +707,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "create_after",
           [](PyBlock &self, py::args argTypes, py::object argLocs) {
             Block *block = self.get();
+            checkNewBlockInPattern(self.getContext(), block->getParent());
             std::unique_ptr<Block> fresh =
                 makeBlock(self.getContext(), argTypes, argLocs);
             Block *raw = fresh.release();

@@ -201,6 +201,20 @@ void mlir::tracking::python::checkRegionKeepsBlockInPattern(
       std::move(errors)};
 }
 
+void mlir::tracking::python::checkNewBlockInPattern(PyMlirContext &context,
+                                                    Region *region) {
+  Operation *parent = region->getParentOp();
+  if (!patternTrustsIR(context) || !parent || region->empty() ||
+      !parent->hasTrait<OpTrait::SingleBlock>())
+    return;
+  throw py::value_error(
+      "cannot add a block to region #" +
+      std::to_string(region->getRegionNumber()) + " of '" +
+      parent->getName().getStringRef().str() +
+      "' inside a rewrite pattern: the op holds a single block there, which "
+      "the driver's C++ patterns read");
+}
+
 void mlir::tracking::python::checkPlacementInPattern(PyMlirContext &context,
                                                      Operation *op,
                                                      Block *block,

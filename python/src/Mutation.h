@@ -116,6 +116,12 @@ namespace __attribute__((visibility("hidden"))) python {
   /// block).
   void checkRegionKeepsBlockInPattern(PyMlirContext & context, Block * block,
                                       const char *action);
+  /// Raises ValueError if adding a block to `region` inside a rewrite
+  /// pattern would give a second block to an op that holds one
+  /// (`OpTrait::SingleBlock`, as `scf.if`): the driver's C++ patterns read
+  /// only the first, which a new empty block at the start made them crash
+  /// on.
+  void checkNewBlockInPattern(PyMlirContext & context, Region * region);
   /// Raises ValueError if erasing `op` inside a rewrite pattern would leave
   /// its block without a terminator (create the replacement before it
   /// first).

@@ -771,6 +771,55 @@ def test_inline_block_before_keeps_needed_regions():
     # CHECK-NEXT: MLIRError moving the block {{.*}} True True
 
 
+# CHECK-LABEL: TEST: test_pattern_may_not_add_blocks_to_single_block_regions
+@run
+def test_pattern_may_not_add_blocks_to_single_block_regions():
+    # A new block at the start of an scf.if region made the driver's scf.if
+    # patterns read an empty block (a segfault).
+    text = """
+      func.func @f(%a: i32, %c: i1) -> i32 {
+        %r = scf.if %c -> i32 {
+          scf.yield %a : i32
+        } else {
+          scf.yield %a : i32
+        }
+        cf.br ^bb1
+      ^bb1:
+        return %r : i32
+      }"""
+    changes = {
+        "create_at_start": lambda op: ir.Block.create_at_start(op.regions[0], []),
+        "create_after": lambda op: op.regions[0].blocks[0].create_after(),
+        "append": lambda op: op.regions[1].blocks.append(),
+    }
+    for name, change in changes.items():
+        for driver in (rewrite.apply_patterns_and_fold_greedily,
+                       rewrite.walk_and_apply_patterns):
+            with ir.Context():
+                module = ir.Module.parse(text)
+                done = []
+
+                def add_block(op, rewriter):
+                    if done:
+                        return True
+                    done.append(op)
+                    change(op)
+
+                patterns = rewrite.RewritePatternSet()
+                patterns.add("scf.if", add_block, benefit=100)
+                patterns.add_canonicalization_patterns()
+                try:
+                    driver(module, patterns.freeze())
+                except ValueError as e:
+                    print(name, e, module.operation.verify())
+    # CHECK: create_at_start cannot add a block to region #0 of 'scf.if' inside a rewrite pattern: the op holds a single block there, which the driver's C++ patterns read True
+    # CHECK-NEXT: create_at_start cannot add a block to region #0 of 'scf.if'{{.*}} True
+    # CHECK-NEXT: create_after cannot add a block to region #0 of 'scf.if'{{.*}} True
+    # CHECK-NEXT: create_after cannot add a block to region #0 of 'scf.if'{{.*}} True
+    # CHECK-NEXT: append cannot add a block to region #1 of 'scf.if'{{.*}} True
+    # CHECK-NEXT: append cannot add a block to region #1 of 'scf.if'{{.*}} True
+
+
 MULI = """
 func.func @f(%a: i32, %b: i32) -> i32 {
   %m = arith.muli %a, %b : i32
