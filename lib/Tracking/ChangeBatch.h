@@ -16,7 +16,19 @@
 // queued changes (RegistryImpl::applyPending), so a reader (OpHandle::get on
 // another thread, a Python walk) and every notification that is not queued
 // see them in order. Only what is read without the lock needs care; see
-// RegistryNotifier::queueChange. Private to lib/Tracking; not installed.
+// RegistryNotifier::queueChange.
+//
+// Each pass thread has a batch of its own, and applies it alone: the
+// changes another thread queued are about ops under that thread's anchor,
+// which this thread's ops never are (the pass manager runs passes on
+// disjoint isolated ops), so applying them would only move their lines
+// between the cores (docs/benchmarks.md, round 23). One thing joins two
+// batches: an address that one thread's queued change frees and the
+// allocator hands to an op of another thread. The record of the freed op
+// stays mapped there until its change is applied; a probe that finds a
+// record outside its batch's anchor applies the other batch's changes up to
+// the one that frees it (RegistryImpl::resolveForeignHit). Private to
+// lib/Tracking; not installed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +36,8 @@
 #define MLIR_TRACKING_LIB_CHANGEBATCH_H
 
 #include "RegistryNotifier.h"
+
+#include "llvm/ADT/SmallVector.h"
 
 #include <atomic>
 #include <cstdint>
@@ -54,10 +68,10 @@ struct QueuedChange {
 
 /// The changes one thread's pass listener queued for one registry. One per
 /// thread (TrackingListener.cpp), registered with at most one registry at a
-/// time, and a registry takes at most one: two queues could not be applied in
-/// the order their ops' addresses were freed and reused. The owner writes
-/// entries past `count` and publishes them by storing `count`; whoever holds
-/// the registry's lock applies [applied, count).
+/// time; a registry takes one per pass thread (RegistryImpl::kMaxBatches).
+/// The owner writes entries past `count` and publishes them by storing
+/// `count`; whoever holds the registry's lock applies [applied, count), one
+/// entry at a time.
 struct ChangeBatch {
   static constexpr unsigned kCapacity = 32;
 
@@ -67,11 +81,26 @@ struct ChangeBatch {
   std::atomic<uint32_t> count{0};
   /// Entries applied: under the registry's lock.
   uint32_t applied = 0;
+  /// Under the registry's lock: true while an entry of this batch is being
+  /// applied (a probe that finds a record of another batch's changes
+  /// applies those, never this one's later entries).
+  bool applying = false;
+  /// The anchor of the pass whose listener fills the batch: every queued op
+  /// is under it, and the anchors of batches registered at once are
+  /// disjoint. Set when registered; a batch without one is registered only
+  /// alone (RegistryNotifier::startBatch).
+  Operation *anchor = nullptr;
+  /// The anchor and the ops around it when registered, innermost first:
+  /// whether two anchors nest is told by comparing these, without reading
+  /// an op of another thread's batch (its pass may have ended).
+  llvm::SmallVector<Operation *, 4> anchorPath;
   /// Owner only: a bit per hash of each queued `op` since the last reset.
   /// Applying a change notes its op untracked in the applier's lane: a
   /// replacement at the address of a queued op is queued only after those
   /// changes are applied (RegistryNotifier::queueChange).
   uint64_t queuedOps = 0;
+  /// Owner only: the same for each queued replacement.
+  uint64_t queuedReplacements = 0;
   /// The registry the batch is registered with, or null; and the listener
   /// that fills it. Owner only.
   HandleRegistry *registry = nullptr;
@@ -91,6 +120,14 @@ struct ChangeBatch {
   /// The bit of `queuedOps` for `op`.
   static uint64_t opBit(const void *op) {
     return uint64_t(1) << ((uintptr_t(op) >> 6) % 64);
+  }
+  /// Owner only: whether a queued change replaces an op by `op`.
+  bool mapsReplacement(const Operation *op) const {
+    uint32_t queued = count.load(std::memory_order_relaxed);
+    for (uint32_t i = 0; i != queued; ++i)
+      if (entries[i].replacement == op)
+        return true;
+    return false;
   }
 };
 

@@ -34,6 +34,7 @@
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <utility>
@@ -60,6 +61,9 @@ void releaseRecord(HandleRecord *record);
 class Transaction {
 public:
   explicit Transaction(RegistryImpl &impl);
+  /// For the thread that owns `own`, a batch registered with `impl`:
+  /// applies that batch alone (ChangeBatch.h).
+  Transaction(RegistryImpl &impl, ChangeBatch &own);
   ~Transaction();
   Transaction(const Transaction &) = delete;
   Transaction &operator=(const Transaction &) = delete;
@@ -122,9 +126,16 @@ struct RegistryImpl : LockFreeKeys {
   /// The lane of the thread holding the lock (RegistryLanes.h): entered by
   /// every critical section that may write lane state (`lock`).
   ActiveLane activeLane;
-  /// The batch of queued changes registered with this registry, or null
-  /// (ChangeBatch.h): every transaction applies what it published first.
-  ChangeBatch *pendingBatch = nullptr;
+  /// The batches of queued changes registered with this registry (one per
+  /// pass thread, ChangeBatch.h), in the first `numBatches` slots: every
+  /// transaction applies what they published first, except that a pass
+  /// thread's own applies its batch alone.
+  static constexpr unsigned kMaxBatches = 8;
+  ChangeBatch *batches[kMaxBatches] = {};
+  unsigned numBatches = 0;
+  /// While an entry is applied with other batches registered: its batch,
+  /// whose anchor tells the probes which records are its ops'.
+  ChangeBatch *checking = nullptr;
   /// The memory of the pools and of the address map's table (PageArena.h):
   /// made first, freed last. Written only when a pool or the table grows.
   PageArena arena;
@@ -325,9 +336,9 @@ struct RegistryImpl : LockFreeKeys {
     // the filter it then reads (markQueuedReplacement), and either it reads
     // this one or this reads its entry.
     filter.store(rebuilt.get(), std::memory_order_seq_cst);
-    if (pendingBatch) {
-      uint32_t queued = pendingBatch->count.load(std::memory_order_seq_cst);
-      for (const QueuedChange &change : ArrayRef(pendingBatch->entries, queued))
+    for (ChangeBatch *batch : ArrayRef(batches, numBatches)) {
+      uint32_t queued = batch->count.load(std::memory_order_seq_cst);
+      for (const QueuedChange &change : ArrayRef(batch->entries, queued))
         if (change.replacement)
           rebuilt->set(change.replacement);
     }
@@ -553,6 +564,9 @@ struct RegistryImpl : LockFreeKeys {
   /// Returns the record mapped at `op` with a new reference to it, or null.
   /// A record whose last handle is being released is unmapped here instead.
   HandleRecord *lookup(Operation *op);
+  /// `record` (mapped), unless its last handle is being released: then
+  /// unmapped, and null.
+  HandleRecord *retained(HandleRecord *record);
 
   /// Indexes the mapped `record` under `scope`.
   void setScope(HandleRecord *record, Operation *scope) {
@@ -575,7 +589,7 @@ struct RegistryImpl : LockFreeKeys {
             Transaction &tx) {
     // `op` leaves the address map whatever follows: its entry is taken
     // with the lookup, and every path below finishes the unmap or remaps.
-    HandleRecord *record = byOp.take(op);
+    HandleRecord *record = takeOwn(op);
     if (!record)
       return;
     // Set last: mapping the replacement may clear it.
@@ -585,7 +599,7 @@ struct RegistryImpl : LockFreeKeys {
       unindex(record);
       return;
     }
-    HandleRecord *existing = lookup(replacement);
+    HandleRecord *existing = retained(lookupOwn(replacement, tx));
     CompactEvent event = events.makeEvent(
         TrackingEvent::Kind::Replaced, record->lastName, record->lastLoc,
         source, existing ? events.getMergedReason() : 0);
@@ -612,7 +626,7 @@ struct RegistryImpl : LockFreeKeys {
                                             const EventSource &source,
                                             const EventReason &reason,
                                             Transaction &tx) {
-    HandleRecord *record = byOp.take(op);
+    HandleRecord *record = takeOwn(op);
     if (!record)
       return;
     unindex(record);
@@ -628,9 +642,56 @@ struct RegistryImpl : LockFreeKeys {
   // Queued changes (ChangeBatch.h)
   //===--------------------------------------------------------------------===//
 
-  /// Applies the changes `pendingBatch` published since the last call, in
-  /// order: by the transaction that takes the lock, before anything else.
+  /// Applies the changes every batch published since the last call, each
+  /// batch in order: by the transaction that takes the lock, before
+  /// anything else.
   [[gnu::noinline]] void applyPending(Transaction &tx);
+  /// Applies what `batch` published since the last call, in order.
+  void applyBatchEntries(ChangeBatch &batch, Transaction &tx);
+  /// Applies the next entry of `batch`.
+  void applyNextEntry(ChangeBatch &batch, Transaction &tx);
+
+  // While a batch's entry is applied with other batches registered, its
+  // probes tell its records (indexed under its anchor) from the records of
+  // other batches' ops that had the same address (ChangeBatch.h). The
+  // entries that name an address, in all batches, follow each other in
+  // time as the ops at that address do; each batch applies its own in
+  // order, and the cases below fix the order between batches.
+
+  /// Takes the record of the replaced or erased `op` out of the address
+  /// map, if it has one. A record of another batch's op found at the
+  /// address means that `op` had none: had it one, that op could only have
+  /// been mapped there after this change was applied (`lookupOwn`).
+  LLVM_ATTRIBUTE_ALWAYS_INLINE HandleRecord *takeOwn(Operation *op) {
+    if (LLVM_LIKELY(!checking))
+      return byOp.take(op);
+    HandleRecord *record = byOp.lookup(op);
+    if (!record || !isUnderAnchor(record, checking->anchor))
+      return nullptr;
+    [[maybe_unused]] HandleRecord *taken = byOp.take(op);
+    assert(taken == record && "two records mapped at one address");
+    return record;
+  }
+  /// The record mapped at the replacement `op`, which is alive (a batch
+  /// applies its changes before it queues the erase of an op it maps,
+  /// RegistryNotifier::queueChange). A record of another batch's op found
+  /// at the address is stale: that op was freed before `op` took its
+  /// address, by a change queued before this one, which is applied first.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE HandleRecord *lookupOwn(Operation *op,
+                                                       Transaction &tx) {
+    HandleRecord *record = byOp.lookup(op);
+    if (LLVM_LIKELY(!checking) || !record)
+      return record;
+    return lookupOwnSlow(op, record, tx);
+  }
+  HandleRecord *lookupOwnSlow(Operation *op, HandleRecord *record,
+                              Transaction &tx);
+  /// Whether `record` is indexed under `anchor` or a scope nested in it.
+  bool isUnderAnchor(const HandleRecord *record, Operation *anchor) const;
+  /// Applies, up to the first that names `op`, the changes of the batch
+  /// (other than those being applied) that has one naming `op`. Returns
+  /// false if none has.
+  bool applyForeignChangesTo(Operation *op, Transaction &tx);
 
   /// Lock-free, by the thread that queued a replacement: clears the slot of
   /// its own lane (the one its lock-free test reads) that may name
@@ -720,7 +781,11 @@ void RegistryImpl::unindex(HandleRecord *record, bool countChange) {
 
 MLIR_TRACKING_PINNED(registry)
 HandleRecord *RegistryImpl::lookup(Operation *op) {
-  HandleRecord *record = byOp.lookup(op);
+  return retained(byOp.lookup(op));
+}
+
+MLIR_TRACKING_PINNED(registry)
+HandleRecord *RegistryImpl::retained(HandleRecord *record) {
   if (!record)
     return nullptr;
   if (tryRetain(record))
@@ -733,8 +798,14 @@ HandleRecord *RegistryImpl::lookup(Operation *op) {
     : impl(impl) {
   impl.mutex.lock();
   impl.activeLane.enter();
-  if (LLVM_UNLIKELY(impl.pendingBatch != nullptr))
+  if (LLVM_UNLIKELY(impl.numBatches != 0))
     impl.applyPending(*this);
+}
+
+Transaction::Transaction(RegistryImpl &impl, ChangeBatch &own) : impl(impl) {
+  impl.mutex.lock();
+  impl.activeLane.enter();
+  impl.applyBatchEntries(own, *this);
 }
 
 [[gnu::always_inline]] inline Transaction::~Transaction() {
@@ -761,35 +832,100 @@ void Transaction::unlockAndRunQueued() {
 }
 
 void RegistryImpl::applyPending(Transaction &tx) {
-  ChangeBatch &batch = *pendingBatch;
-  uint32_t begin = batch.applied;
+  for (ChangeBatch *batch : ArrayRef(batches, numBatches))
+    applyBatchEntries(*batch, tx);
+}
+
+void RegistryImpl::applyBatchEntries(ChangeBatch &batch, Transaction &tx) {
   // Sequentially consistent: pairs with the store that published the last
   // change (RegistryNotifier::queueChange).
   uint32_t end = batch.count.load(std::memory_order_seq_cst);
-  if (begin == end)
+  if (batch.applied == end)
     return;
-  ArrayRef<QueuedChange> changes(batch.entries + begin, end - begin);
   // The address-map slots the changes probe are scattered lines of a table
   // that does not fit in cache with every op of a large module held: loaded
   // first, their misses overlap instead of each stalling its change.
   // (Loading each change's record and scope neighbours ahead too gained
   // nothing measurable: docs/benchmarks.md, round 21.)
-  for (const QueuedChange &change : changes)
+  for (const QueuedChange &change :
+       ArrayRef(batch.entries + batch.applied, end - batch.applied))
     byOp.prefetchHome(change.op);
-  for (const QueuedChange &change : changes) {
-    if (change.replacement) {
-      SeenOp seen{change.first, change.second};
-      replaceOp(change.op, /*hasRegions=*/false, change.replacement, &seen,
-                /*inOpBlock=*/true, *change.source, tx);
-      continue;
-    }
+  while (batch.applied != end)
+    applyNextEntry(batch, tx);
+}
+
+void RegistryImpl::applyNextEntry(ChangeBatch &batch, Transaction &tx) {
+  const QueuedChange &change = batch.entries[batch.applied];
+  // With other batches registered, probes tell this batch's records from
+  // theirs (lookupOwn).
+  ChangeBatch *outer = checking;
+  checking = numBatches > 1 ? &batch : nullptr;
+  batch.applying = true;
+  if (change.replacement) {
+    SeenOp seen{change.first, change.second};
+    replaceOp(change.op, /*hasRegions=*/false, change.replacement, &seen,
+              /*inOpBlock=*/true, *change.source, tx);
+  } else {
     EventReason reason = change.format
                              ? EventReason(change.first, change.format)
                              : EventReason();
     eraseOp(change.op, *change.source, reason, tx);
-    noteUntracked(change.op, /*mayBeScope=*/false);
+    // Unless the address is mapped to a record of another batch's op
+    // (takeOwn).
+    if (!checking || !byOp.lookup(change.op))
+      noteUntracked(change.op, /*mayBeScope=*/false);
   }
-  batch.applied = end;
+  batch.applying = false;
+  checking = outer;
+  ++batch.applied;
+}
+
+HandleRecord *RegistryImpl::lookupOwnSlow(Operation *op, HandleRecord *record,
+                                          Transaction &tx) {
+  // Mostly the record is indexed under the anchor itself.
+  while (record && !isUnderAnchor(record, checking->anchor)) {
+    // Each change applied here was queued before the address was freed, so
+    // before this batch's change about `op`: none of them waits for a later
+    // change of this batch.
+    [[maybe_unused]] bool applied = applyForeignChangesTo(op, tx);
+    assert(applied && "a live replacement's address mapped by another batch");
+    if (!applied)
+      return nullptr;
+    record = byOp.lookup(op);
+  }
+  return record;
+}
+
+bool RegistryImpl::isUnderAnchor(const HandleRecord *record,
+                                 Operation *anchor) const {
+  const ScopeInfo *info = scopeIndex.infoOf(record);
+  assert(info && "a mapped record outside the index");
+  if (!info || info->op == anchor)
+    return true;
+  // A scope nested in the anchor (an isolated op inside a function).
+  for (Operation *scope = info->parent; scope;) {
+    if (scope == anchor)
+      return true;
+    const ScopeInfo *above = scopeIndex.findScope(scope);
+    scope = above ? above->parent : nullptr;
+  }
+  return false;
+}
+
+bool RegistryImpl::applyForeignChangesTo(Operation *op, Transaction &tx) {
+  for (ChangeBatch *batch : ArrayRef(batches, numBatches)) {
+    if (batch->applying)
+      continue;
+    uint32_t end = batch->count.load(std::memory_order_seq_cst);
+    for (uint32_t i = batch->applied; i != end; ++i) {
+      if (batch->entries[i].op != op)
+        continue;
+      while (batch->applied <= i)
+        applyNextEntry(*batch, tx);
+      return true;
+    }
+  }
+  return false;
 }
 
 /// Drops one reference to `record`; the last one frees it, then drops the
@@ -928,7 +1064,7 @@ Operation *OpHandle::get(bool &isCanonical) const {
     std::lock_guard<RegistryMutex> lock(impl.mutex);
     HandleRecord *parent = record->getParent();
     // Queued changes are applied by a transaction first.
-    if (!impl.pendingBatch && (!parent || !parent->getParent())) {
+    if (!impl.numBatches && (!parent || !parent->getParent())) {
       root = parent ? parent : record;
       if (root->getState() != HandleState::Live)
         return nullptr;
@@ -1403,15 +1539,31 @@ void RegistryNotifier::notifyErased(Operation *op, const EventSource &source,
   impl.noteUntracked(op, mayBeScope);
 }
 
-bool RegistryNotifier::startBatch(ChangeBatch &batch) {
+bool RegistryNotifier::startBatch(ChangeBatch &batch, Operation *anchor) {
   RegistryImpl &impl = *registry.impl;
-  Transaction tx(impl);
+  // Registering reads no record: the other batches' changes can wait for
+  // their threads (the idle `batch` applies nothing).
+  Transaction tx(impl, batch);
   assert(!batch.registry && batch.count.load(std::memory_order_relaxed) == 0 &&
          "starting a batch in use");
-  if (impl.pendingBatch)
+  if (impl.numBatches == RegistryImpl::kMaxBatches)
     return false;
-  impl.pendingBatch = &batch;
+  // The probes of a batch tell its records by its anchor: the anchors of
+  // batches registered at once must be disjoint (a pass that runs a nested
+  // pipeline has its anchor around the nested passes'), and a batch
+  // without one is registered alone. Only the ops above `anchor` are read,
+  // which no pass under it changes.
+  batch.anchorPath.clear();
+  for (Operation *around = anchor; around; around = around->getParentOp())
+    batch.anchorPath.push_back(around);
+  for (ChangeBatch *other : ArrayRef(impl.batches, impl.numBatches))
+    if (!anchor || !other->anchor ||
+        llvm::is_contained(batch.anchorPath, other->anchor) ||
+        llvm::is_contained(other->anchorPath, anchor))
+      return false;
+  impl.batches[impl.numBatches++] = &batch;
   batch.registry = &registry;
+  batch.anchor = anchor;
   return true;
 }
 
@@ -1425,6 +1577,12 @@ void RegistryNotifier::queueChange(ChangeBatch &batch, Operation *op,
          "a queued replacement outside the op's block");
   assert((reason.format || reason.text.empty()) && "a queued reason as text");
   RegistryImpl &impl = *registry.impl;
+  // An op this batch maps as a replacement is not freed before that change
+  // is applied: another pass thread could take its address and map it
+  // first (RegistryImpl::lookupOwn).
+  if (LLVM_UNLIKELY(batch.queuedReplacements & ChangeBatch::opBit(op)) &&
+      batch.mapsReplacement(op))
+    applyBatch(batch);
   if (replacement) {
     // Applying a queued change notes its op untracked in the applier's
     // lane, which may be this thread's: the replacement takes the address
@@ -1433,6 +1591,7 @@ void RegistryNotifier::queueChange(ChangeBatch &batch, Operation *op,
     if (LLVM_UNLIKELY(batch.queuedOps & ChangeBatch::opBit(replacement)))
       applyBatch(batch);
     impl.forgetUntrackedLockFree(replacement);
+    batch.queuedReplacements |= ChangeBatch::opBit(replacement);
   }
   uint32_t index = batch.count.load(std::memory_order_relaxed);
   QueuedChange &change = batch.entries[index];
@@ -1464,25 +1623,34 @@ void RegistryNotifier::queueChange(ChangeBatch &batch, Operation *op,
 
 void RegistryNotifier::applyBatch(ChangeBatch &batch) {
   assert(batch.registry == &registry && "a batch of another registry");
-  // The transaction applies it; emptied under the lock, which every reader
-  // of its entries holds.
-  Transaction tx(*registry.impl);
+  // The transaction applies it (alone: the other batches are about ops
+  // under other anchors); emptied under the lock, which every reader of
+  // its entries holds.
+  Transaction tx(*registry.impl, batch);
   batch.count.store(0, std::memory_order_relaxed);
   batch.applied = 0;
   batch.queuedOps = 0;
+  batch.queuedReplacements = 0;
 }
 
 void RegistryNotifier::finishBatch(ChangeBatch &batch) {
   assert(batch.registry == &registry && "a batch of another registry");
   RegistryImpl &impl = *registry.impl;
-  Transaction tx(impl);
-  assert(impl.pendingBatch == &batch && "finishing a batch not registered");
-  impl.pendingBatch = nullptr;
+  Transaction tx(impl, batch);
+  ChangeBatch **slot =
+      std::find(impl.batches, impl.batches + impl.numBatches, &batch);
+  assert(slot != impl.batches + impl.numBatches &&
+         "finishing a batch not registered");
+  *slot = impl.batches[--impl.numBatches];
+  impl.batches[impl.numBatches] = nullptr;
   batch.count.store(0, std::memory_order_relaxed);
   batch.applied = 0;
   batch.queuedOps = 0;
+  batch.queuedReplacements = 0;
   batch.registry = nullptr;
   batch.owner = nullptr;
+  batch.anchor = nullptr;
+  batch.anchorPath.clear();
 }
 
 void RegistryNotifier::notifyOperationMoved(Operation *op,

@@ -134,9 +134,11 @@ public:
   /// reads nothing of `op`, only uses its address as a key.
   void notifyFreedOperationErased(Operation *op, const EventSource &source,
                                   llvm::StringRef reason);
-  /// Registers `batch` (ChangeBatch.h), idle, with this registry and
-  /// returns true, unless the registry has a batch already.
-  bool startBatch(ChangeBatch &batch);
+  /// Registers `batch` (ChangeBatch.h), idle, for the changes a pass makes
+  /// under `anchor` (null if unknown), and returns true; or false if the
+  /// registry has as many batches as it takes, one without an anchor, or
+  /// one whose anchor is nested in `anchor` or holds it.
+  bool startBatch(ChangeBatch &batch, Operation *anchor);
   /// Queues the replace (`replacement` non-null) or erase of `op`, which
   /// has no regions and may be tracked, in `batch`, registered here; a
   /// replacement must be in `op`'s block. Lock-free unless the batch fills

@@ -706,7 +706,10 @@ ChangeBatch *TrackingListener::getBatch(HandleRegistry &target) {
   if (!threadBatch)
     threadBatch = std::make_unique<ChangeBatch>();
   ChangeBatch &mine = *threadBatch;
-  if (mine.owner || !RegistryNotifier(target).startBatch(mine))
+  // The pass's anchor, which holds every op its rewrites change.
+  Operation *anchor =
+      attribution.frames.empty() ? nullptr : attribution.frames.back().anchor;
+  if (mine.owner || !RegistryNotifier(target).startBatch(mine, anchor))
     return nullptr;
   mine.owner = this;
   batch = &mine;

@@ -8,12 +8,14 @@
 // regions and the registry applies them in batches (ChangeBatch.h). These
 // tests hold the contract at every point a queue could show through: readers
 // on other threads, the change count, addresses freed and reused while a
-// change waits, notes of untracked ops, listeners nested on one thread, and
-// replacements moved before the change is applied.
+// change waits, notes of untracked ops, listeners nested on one thread,
+// replacements moved before the change is applied, and the batches of two
+// pass threads, each applied by its own thread alone.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ChangeBatch.h"
+#include "RegistryNotifier.h"
 #include "TestUtils.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -28,6 +30,8 @@ using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::test;
 using mlir::tracking::detail::ChangeBatch;
+using mlir::tracking::detail::EventSource;
+using mlir::tracking::detail::RegistryNotifier;
 
 namespace {
 
@@ -234,7 +238,8 @@ TEST_F(QueuedChangesTest, AddressReusedWhileTheEraseWaits) {
 
 /// A replacement made at an address that the registry noted as untracked
 /// (an op erased there before): its own later erase must still reach the
-/// registry, though the change that maps it waits in the batch.
+/// registry. (The batch applies the change that maps it before it queues
+/// that erase: ReplacementIsMappedBeforeItsEraseIsQueued.)
 TEST_F(QueuedChangesTest, ReplacementAtAnAddressNotedUntracked) {
   Operation *original = op("x");
   OpHandle x = registry->getHandle(original);
@@ -264,7 +269,7 @@ TEST_F(QueuedChangesTest, ReplacementAtAnAddressNotedUntracked) {
   rewriter.replaceAllUsesWith(replacement->getResult(0),
                               constant->getResult(0));
   rewriter.eraseOp(replacement);
-  EXPECT_EQ(eventsDelivered.load(), 1) << "only `w`'s erase applied yet";
+  EXPECT_EQ(eventsDelivered.load(), 2) << "`w`'s erase and `x`'s replace";
   EXPECT_EQ(x.getState(), HandleState::Erased) << x.describe();
   EXPECT_EQ(x.get(), nullptr);
   expectConsistent();
@@ -402,6 +407,207 @@ TEST_F(QueuedChangesTest, ManyChangesWhileAnotherThreadTakesHandles) {
   for (const OpHandle &handle : late)
     EXPECT_TRUE(handle.isLive());
   EXPECT_TRUE(registry->verifyAgainst(big->getOperation()).empty());
+}
+
+//===----------------------------------------------------------------------===//
+// One batch per pass thread
+//===----------------------------------------------------------------------===//
+
+/// Two ops, one in each function, for the tests that drive two batches.
+constexpr llvm::StringLiteral kTwoFunctions = R"mlir(
+func.func @f(%a: i32) {
+  %x = arith.addi %a, %a {tag = "x"} : i32
+  return
+}
+func.func @g(%a: i32) {
+  %w = arith.muli %a, %a {tag = "w"} : i32
+  return
+}
+)mlir";
+
+class TwoBatchesTest : public QueuedChangesTest {
+protected:
+  void SetUp() override {
+    QueuedChangesTest::SetUp();
+    module = parseModule(context, kTwoFunctions);
+    ASSERT_TRUE(module);
+    f = SymbolTable::lookupSymbolIn(*module, "f");
+    g = SymbolTable::lookupSymbolIn(*module, "g");
+  }
+
+  Operation *f = nullptr;
+  Operation *g = nullptr;
+  EventSource source;
+};
+
+/// Each pass thread applies its own batch: a thread's listener ending (or
+/// its batch filling) does not apply the other thread's queued changes,
+/// which a reader still sees.
+TEST_F(TwoBatchesTest, EachThreadAppliesItsOwnBatch) {
+  Operation *x = op("x"), *w = op("w");
+  OpHandle xHandle = registry->getHandle(x);
+  OpHandle wHandle = registry->getHandle(w);
+  std::atomic<int> queued{0};
+  std::atomic<bool> fDone{false};
+  Operation *xClone = nullptr, *wClone = nullptr;
+  int eventsWhenFDone = -1;
+  auto run = [&](Operation *anchor, Operation *original, Operation *&clone,
+                 bool finishFirst) {
+    ScopedRewriteAttribution attribution("test-pass", anchor);
+    PassTrackingListener listener(&context);
+    IRRewriter rewriter(&context, &listener);
+    clone = replaceWithClone(rewriter, original);
+    ++queued;
+    // Both batches hold a change before either is applied.
+    while (queued.load() < 2)
+      std::this_thread::yield();
+    if (!finishFirst)
+      while (!fDone.load())
+        std::this_thread::yield();
+    (void)listener;
+  };
+  std::thread onG([&] { run(g, w, wClone, /*finishFirst=*/false); });
+  std::thread onF([&] {
+    run(f, x, xClone, /*finishFirst=*/true);
+    // The listener on @f is gone: its change applied, @g's still queued.
+    eventsWhenFDone = eventsDelivered.load();
+    fDone = true;
+  });
+  onF.join();
+  onG.join();
+  EXPECT_EQ(eventsWhenFDone, 1);
+  EXPECT_EQ(eventsDelivered.load(), 2);
+  EXPECT_EQ(xHandle.get(), xClone);
+  EXPECT_EQ(wHandle.get(), wClone);
+  expectConsistent();
+}
+
+/// A reader sees the changes of every batch, though no pass thread applied
+/// the other's.
+TEST_F(TwoBatchesTest, ReaderAppliesEveryBatch) {
+  Operation *x = op("x"), *w = op("w");
+  OpHandle xHandle = registry->getHandle(x);
+  OpHandle wHandle = registry->getHandle(w);
+  RegistryNotifier notifier(*registry);
+  ChangeBatch onF, onG;
+  ASSERT_TRUE(notifier.startBatch(onF, f));
+  ASSERT_TRUE(notifier.startBatch(onG, g));
+  notifier.queueChange(onF, x, nullptr, source);
+  notifier.queueChange(onG, w, nullptr, source);
+  // Applying @g's batch leaves @f's queued.
+  notifier.applyBatch(onG);
+  EXPECT_EQ(eventsDelivered.load(), 1);
+  EXPECT_EQ(xHandle.getState(), HandleState::Erased);
+  EXPECT_EQ(eventsDelivered.load(), 2);
+  EXPECT_EQ(wHandle.getState(), HandleState::Erased);
+  notifier.finishBatch(onF);
+  notifier.finishBatch(onG);
+}
+
+/// The address of an op whose erase waits in one batch, taken by an op of
+/// another function that replaces a tracked op there, queued in another
+/// batch (the allocator hands a block freed by one pass thread to another;
+/// here the op is moved, which the registry cannot tell from a reuse). The
+/// second batch, applied first, finds the erased op's record at the
+/// address: it applies that erase first, then maps the address to the
+/// replaced op's record. Merging the two would have made the erased op's
+/// handle live and then erased the replaced one's.
+TEST_F(TwoBatchesTest, AddressOfAWaitingEraseReusedInAnotherBatch) {
+  Operation *x = op("x"), *w = op("w");
+  OpHandle xHandle = registry->getHandle(x);
+  OpHandle wHandle = registry->getHandle(w);
+  RegistryNotifier notifier(*registry);
+  ChangeBatch onF, onG;
+  ASSERT_TRUE(notifier.startBatch(onF, f));
+  ASSERT_TRUE(notifier.startBatch(onG, g));
+  notifier.queueChange(onF, x, nullptr, source);
+  x->moveBefore(w);
+  notifier.queueChange(onG, w, x, source);
+  notifier.applyBatch(onG);
+  EXPECT_EQ(eventsDelivered.load(), 2);
+  notifier.finishBatch(onF);
+  notifier.finishBatch(onG);
+  EXPECT_EQ(xHandle.getState(), HandleState::Erased);
+  EXPECT_EQ(wHandle.get(), x);
+  ASSERT_EQ(wHandle.getHistory().size(), 1u);
+  EXPECT_EQ(wHandle.getHistory()[0].kind, TrackingEvent::Kind::Replaced);
+  w->erase();
+  expectConsistent();
+}
+
+/// The other order: an erase waits in one batch for an untracked op (the
+/// filter could not rule it out) whose address another batch then maps to
+/// a tracked op's record. Applied last, the erase finds a record of the
+/// other function at its address: not its op's, so it ends nothing.
+TEST_F(TwoBatchesTest, WaitingEraseOfAnUntrackedOpSparesTheAddressNewOwner) {
+  Operation *x = op("x"), *w = op("w");
+  OpHandle wHandle = registry->getHandle(w);
+  RegistryNotifier notifier(*registry);
+  ChangeBatch onF, onG;
+  ASSERT_TRUE(notifier.startBatch(onF, f));
+  ASSERT_TRUE(notifier.startBatch(onG, g));
+  notifier.queueChange(onF, x, nullptr, source);
+  x->moveBefore(w);
+  notifier.queueChange(onG, w, x, source);
+  notifier.applyBatch(onG);
+  notifier.finishBatch(onF);
+  notifier.finishBatch(onG);
+  EXPECT_EQ(wHandle.get(), x);
+  EXPECT_EQ(wHandle.getState(), HandleState::Live);
+  w->erase();
+  expectConsistent();
+}
+
+/// A batch applies its changes before it queues the erase of an op it maps
+/// as a replacement: once freed, the op's address may go to an op of
+/// another batch, which must find the replaced op's record there (and
+/// apply the erase first), not an empty slot that this batch maps later.
+TEST_F(TwoBatchesTest, ReplacementIsMappedBeforeItsEraseIsQueued) {
+  Operation *x = op("x"), *w = op("w");
+  OpHandle xHandle = registry->getHandle(x);
+  OpHandle wHandle = registry->getHandle(w);
+  RegistryNotifier notifier(*registry);
+  ChangeBatch onF, onG;
+  ASSERT_TRUE(notifier.startBatch(onF, f));
+  ASSERT_TRUE(notifier.startBatch(onG, g));
+  OpBuilder builder(x);
+  Operation *replacement = builder.clone(*x);
+  notifier.queueChange(onF, x, replacement, source);
+  EXPECT_EQ(eventsDelivered.load(), 0);
+  notifier.queueChange(onF, replacement, nullptr, source);
+  // The replace was applied; the erase waits.
+  EXPECT_EQ(eventsDelivered.load(), 1);
+  replacement->moveBefore(w);
+  notifier.queueChange(onG, w, replacement, source);
+  notifier.applyBatch(onG);
+  notifier.finishBatch(onF);
+  notifier.finishBatch(onG);
+  std::vector<TrackingEvent> history = xHandle.getHistory();
+  ASSERT_EQ(history.size(), 2u);
+  EXPECT_EQ(history[0].kind, TrackingEvent::Kind::Replaced);
+  EXPECT_EQ(history[1].kind, TrackingEvent::Kind::Erased);
+  EXPECT_EQ(wHandle.get(), replacement);
+  w->erase();
+  x->erase();
+  expectConsistent();
+}
+
+/// Anchors of batches registered at once are disjoint, and a batch without
+/// one is registered alone: a probe could not tell their records apart.
+TEST_F(TwoBatchesTest, NestedOrUnknownAnchorsAreNotRegisteredTogether) {
+  RegistryNotifier notifier(*registry);
+  ChangeBatch outer, inner, unknown;
+  ASSERT_TRUE(notifier.startBatch(outer, *module));
+  EXPECT_FALSE(notifier.startBatch(inner, f));
+  EXPECT_FALSE(notifier.startBatch(unknown, nullptr));
+  notifier.finishBatch(outer);
+  ASSERT_TRUE(notifier.startBatch(inner, f));
+  EXPECT_FALSE(notifier.startBatch(outer, *module));
+  EXPECT_FALSE(notifier.startBatch(unknown, nullptr));
+  notifier.finishBatch(inner);
+  ASSERT_TRUE(notifier.startBatch(unknown, nullptr));
+  EXPECT_FALSE(notifier.startBatch(inner, f));
+  notifier.finishBatch(unknown);
 }
 
 } // namespace
