@@ -461,17 +461,7 @@ std::vector<std::string> PyMlirContext::verifyTracking() {
   llvm::DenseSet<const void *> presentUnits;
   for (auto &entry : owners) {
     Operation *root = entry.first;
-    root->walk([&](Operation *op) {
-      present.insert(op);
-      for (Value result : op->getResults())
-        presentUnits.insert(result.getAsOpaquePointer());
-      for (Region &region : op->getRegions())
-        for (Block &block : region) {
-          presentUnits.insert(&block);
-          for (Value argument : block.getArguments())
-            presentUnits.insert(argument.getAsOpaquePointer());
-        }
-    });
+    collectLiveIR(root, present, presentUnits);
     // Per root, only the records of that root are expected.
     for (std::string &problem : registry->verifyAgainst(root))
       if (!StringRef(problem).starts_with("registry maps an op that is not"))
@@ -511,6 +501,22 @@ Operation *mlir::tracking::python::getRootOf(Operation *op) {
   while (Operation *parent = op->getParentOp())
     op = parent;
   return op;
+}
+
+void mlir::tracking::python::collectLiveIR(
+    Operation *tree, llvm::DenseSet<Operation *> &ops,
+    llvm::DenseSet<const void *> &units) {
+  tree->walk([&](Operation *op) {
+    ops.insert(op);
+    for (Value result : op->getResults())
+      units.insert(result.getAsOpaquePointer());
+    for (Region &region : op->getRegions())
+      for (Block &block : region) {
+        units.insert(&block);
+        for (Value argument : block.getArguments())
+          units.insert(argument.getAsOpaquePointer());
+      }
+  });
 }
 
 //===----------------------------------------------------------------------===//

@@ -403,6 +403,11 @@ namespace __attribute__((visibility("hidden"))) python {
 
   /// Returns the top-level ancestor of `op` (or `op`).
   Operation *getRootOf(Operation * op);
+  /// Adds the ops of `tree` (itself included) to `ops`, and its blocks, block
+  /// arguments and op results to `units`: every address the handle
+  /// registries may map in that IR.
+  void collectLiveIR(Operation * tree, llvm::DenseSet<Operation *> & ops,
+                     llvm::DenseSet<const void *> & units);
 
   /// Throws ValueError unless `actual` (the context of an object passed in,
   /// described by `what`, e.g. "an operand") is `expected` (the context of

@@ -1036,19 +1036,12 @@ void endHandlesOfRolledBackOps(PyMlirContext &context, Operation *root,
       roots.insert(tree);
   // What still exists: its ops, and its blocks, arguments and results
   // for the handles of blocks and values.
+  llvm::DenseSet<Operation *> liveOps;
   llvm::DenseSet<const void *> liveUnits;
   for (Operation *tree : roots)
-    tree->walk([&](Operation *nested) {
-      candidates.erase(nested);
-      for (Value result : nested->getResults())
-        liveUnits.insert(result.getAsOpaquePointer());
-      for (Region &region : nested->getRegions())
-        for (Block &block : region) {
-          liveUnits.insert(&block);
-          for (BlockArgument argument : block.getArguments())
-            liveUnits.insert(argument.getAsOpaquePointer());
-        }
-    });
+    collectLiveIR(tree, liveOps, liveUnits);
+  for (Operation *live : liveOps)
+    candidates.erase(live);
   constexpr const char *reason =
       "created by a dialect conversion that was rolled back";
   tracking::detail::EventSource source;

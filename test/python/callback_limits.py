@@ -43,6 +43,25 @@ def intact(module):
             for op in module.body.operations], module.operation.verify()
 
 
+def one_pattern(root, fn):
+    """The frozen set of one Python pattern, `fn` on `root`."""
+    patterns = rewrite.RewritePatternSet()
+    patterns.add(root, fn)
+    return patterns.freeze()
+
+
+def run_refused(module, patterns,
+                driver=rewrite.apply_patterns_and_fold_greedily, op=None):
+    """Runs `driver` with `patterns` on `op` (default: `module`), which a
+    callback makes raise RuntimeError: prints the error's first line, then
+    `intact(module)`."""
+    try:
+        driver(module if op is None else op, patterns)
+    except RuntimeError as e:
+        print(first_line(e))
+    print(intact(module))
+
+
 # CHECK-LABEL: TEST: test_pass_may_not_remove_its_op
 @run
 def test_pass_may_not_remove_its_op():
@@ -115,10 +134,8 @@ def test_pattern_may_not_erase_the_driver_op():
             def erase_function(op, rewriter):
                 rewriter.erase_op(op.parent)
 
-            patterns = rewrite.RewritePatternSet()
-            patterns.add("arith.muli", erase_function)
             try:
-                driver(f, patterns.freeze())
+                driver(f, one_pattern("arith.muli", erase_function))
             except RuntimeError as e:
                 print(first_line(e), intact(module))
     # CHECK: cannot erase 'func.func': it is the op the rewrite driver 'apply_patterns_and_fold_greedily' runs on{{.*}} (['f', 'g'], True)
@@ -144,9 +161,7 @@ def test_walk_pattern_changes_only_its_op():
             # Its own op it may replace.
             rewriter.replace_op(op, [op.operands[0]])
 
-        patterns = rewrite.RewritePatternSet()
-        patterns.add("arith.muli", erase_next)
-        rewrite.walk_and_apply_patterns(f, patterns.freeze())
+        rewrite.walk_and_apply_patterns(f, one_pattern("arith.muli", erase_next))
         # CHECK: cannot erase 'arith.addi' from a pattern of walk_and_apply_patterns: the walk holds it (an ancestor of the matched op, or the op it visits after the matched op or after one of its ancestors)
         print(seen[0])
         # CHECK: arith.addi
@@ -337,13 +352,10 @@ def test_walk_pdl_rewrite_function_changes_only_its_op():
             rewriter.erase_op(following)
 
         pdl.register_rewrite_function("erase_next", erase_next)
-        try:
-            rewrite.walk_and_apply_patterns(f, pdl.freeze())
-        except RuntimeError as e:
-            # CHECK: cannot erase 'arith.addi' from a PDL rewrite function of walk_and_apply_patterns: the walk holds it
-            print(first_line(e))
+        # CHECK: cannot erase 'arith.addi' from a PDL rewrite function of walk_and_apply_patterns: the walk holds it
         # CHECK: (['f', 'g'], True)
-        print(intact(module))
+        run_refused(module, pdl.freeze(),
+                    driver=rewrite.walk_and_apply_patterns, op=f)
 
 
 # CHECK-LABEL: TEST: test_pattern_may_not_leave_invalid_ir
@@ -507,15 +519,9 @@ def test_modify_op_in_place_keeps_its_op():
             rewriter.modify_op_in_place(
                 op, lambda: rewriter.replace_op(op, values=[op.operands[0]]))
 
-        patterns = rewrite.RewritePatternSet()
-        patterns.add("arith.muli", replace_inside)
-        try:
-            rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
-        except RuntimeError as e:
-            # CHECK: cannot replace 'arith.muli' inside modify_op_in_place of it (or of an op in it)
-            print(first_line(e))
+        # CHECK: cannot replace 'arith.muli' inside modify_op_in_place of it (or of an op in it)
         # CHECK-NEXT: (['f', 'g'], True)
-        print(intact(module))
+        run_refused(module, one_pattern("arith.muli", replace_inside))
 
 
 def once_pattern(fn, last=False, canonicalize=True):
@@ -1029,12 +1035,6 @@ def test_no_transform_sequence_inside_a_pattern():
             interpreter.apply_named_sequence(
                 op.parent, script.body.operations[0], script)
 
-        patterns = rewrite.RewritePatternSet()
-        patterns.add("arith.muli", transform)
-        try:
-            rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
-        except RuntimeError as e:
-            # CHECK: cannot apply a transform sequence from inside a rewrite pattern; use the PatternRewriter
-            print(first_line(e))
+        # CHECK: cannot apply a transform sequence from inside a rewrite pattern; use the PatternRewriter
         # CHECK: (['f', 'g'], True)
-        print(intact(module))
+        run_refused(module, one_pattern("arith.muli", transform))
