@@ -27,8 +27,8 @@
 // allocator hands to an op of another thread. The record of the freed op
 // stays mapped there until its change is applied; a probe that finds a
 // record outside its batch's anchor applies the other batch's changes up to
-// the one that frees it (RegistryImpl::resolveForeignHit). Private to
-// lib/Tracking; not installed.
+// the one that frees it (RegistryImpl::lookupOwn). Private to lib/Tracking;
+// not installed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,12 +68,15 @@ struct QueuedChange {
 
 /// The changes one thread's pass listener queued for one registry. One per
 /// thread (TrackingListener.cpp), registered with at most one registry at a
-/// time; a registry takes one per pass thread (RegistryImpl::kMaxBatches).
-/// The owner writes entries past `count` and publishes them by storing
-/// `count`; whoever holds the registry's lock applies [applied, count), one
-/// entry at a time.
+/// time; a registry takes one per pass thread, up to kMaxPerRegistry at
+/// once. The owner writes entries past `count` and publishes them by
+/// storing `count`; whoever holds the registry's lock applies
+/// [applied, count), one entry at a time.
 struct ChangeBatch {
   static constexpr unsigned kCapacity = 32;
+  /// Batches a registry takes at once (a pass thread's listener beyond
+  /// them applies its changes as they come).
+  static constexpr unsigned kMaxPerRegistry = 8;
 
   QueuedChange entries[kCapacity] = {};
   /// Entries published. Stored by the owner only; reset (with `applied`)

@@ -130,7 +130,7 @@ struct RegistryImpl : LockFreeKeys {
   /// pass thread, ChangeBatch.h), in the first `numBatches` slots: every
   /// transaction applies what they published first, except that a pass
   /// thread's own applies its batch alone.
-  static constexpr unsigned kMaxBatches = 8;
+  static constexpr unsigned kMaxBatches = ChangeBatch::kMaxPerRegistry;
   ChangeBatch *batches[kMaxBatches] = {};
   unsigned numBatches = 0;
   /// While an entry is applied with other batches registered: its batch,

@@ -440,10 +440,16 @@ protected:
   /// `x`'s address to a new op there, and queues the replacement of `w` by
   /// it on @g's batch. Applies @g's batch first, then ends both. Returns the
   /// events delivered once @g's batch was applied.
+  /// Registers `onF` for @f and `onG` for @g, as two pass threads would.
+  bool startBatchesOfBothFunctions(RegistryNotifier &notifier, ChangeBatch &onF,
+                                   ChangeBatch &onG) {
+    return notifier.startBatch(onF, f) && notifier.startBatch(onG, g);
+  }
+
   int eraseThenReuseAddressInOtherBatch(Operation *x, Operation *w) {
     RegistryNotifier notifier(*registry);
     ChangeBatch onF, onG;
-    if (!notifier.startBatch(onF, f) || !notifier.startBatch(onG, g)) {
+    if (!startBatchesOfBothFunctions(notifier, onF, onG)) {
       ADD_FAILURE() << "two batches of disjoint anchors refused";
       return -1;
     }
@@ -512,8 +518,7 @@ TEST_F(TwoBatchesTest, ReaderAppliesEveryBatch) {
   OpHandle wHandle = registry->getHandle(w);
   RegistryNotifier notifier(*registry);
   ChangeBatch onF, onG;
-  ASSERT_TRUE(notifier.startBatch(onF, f));
-  ASSERT_TRUE(notifier.startBatch(onG, g));
+  ASSERT_TRUE(startBatchesOfBothFunctions(notifier, onF, onG));
   notifier.queueChange(onF, x, nullptr, source);
   notifier.queueChange(onG, w, nullptr, source);
   // Applying @g's batch leaves @f's queued.
@@ -574,8 +579,7 @@ TEST_F(TwoBatchesTest, ReplacementIsMappedBeforeItsEraseIsQueued) {
   OpHandle wHandle = registry->getHandle(w);
   RegistryNotifier notifier(*registry);
   ChangeBatch onF, onG;
-  ASSERT_TRUE(notifier.startBatch(onF, f));
-  ASSERT_TRUE(notifier.startBatch(onG, g));
+  ASSERT_TRUE(startBatchesOfBothFunctions(notifier, onF, onG));
   OpBuilder builder(x);
   Operation *replacement = builder.clone(*x);
   notifier.queueChange(onF, x, replacement, source);
@@ -614,6 +618,35 @@ TEST_F(TwoBatchesTest, NestedOrUnknownAnchorsAreNotRegisteredTogether) {
   ASSERT_TRUE(notifier.startBatch(unknown, nullptr));
   EXPECT_FALSE(notifier.startBatch(inner, f));
   notifier.finishBatch(unknown);
+}
+
+/// A registry takes one batch per pass thread, up to kMaxPerRegistry at
+/// once: the next pass thread's listener applies its changes as they come.
+TEST(TwoBatchesLimitTest, BatchesBeyondTheLimitAreRefused) {
+  MLIRContext context;
+  loadTestDialects(context);
+  std::string text;
+  for (unsigned i = 0; i <= ChangeBatch::kMaxPerRegistry; ++i)
+    text += "func.func @f" + std::to_string(i) + "() {\n  return\n}\n";
+  OwningOpRef<ModuleOp> module = parseModule(context, text);
+  ASSERT_TRUE(module);
+  std::vector<Operation *> functions;
+  for (Operation &function : module->getBody()->getOperations())
+    functions.push_back(&function);
+  ASSERT_EQ(functions.size(), ChangeBatch::kMaxPerRegistry + 1);
+  HandleRegistry registry(&context);
+  RegistryNotifier notifier(registry);
+  std::vector<ChangeBatch> batches(ChangeBatch::kMaxPerRegistry + 1);
+  for (unsigned i = 0; i < ChangeBatch::kMaxPerRegistry; ++i)
+    ASSERT_TRUE(notifier.startBatch(batches[i], functions[i])) << i;
+  ChangeBatch &extra = batches.back();
+  EXPECT_FALSE(notifier.startBatch(extra, functions.back()));
+  // A slot freed is taken again.
+  notifier.finishBatch(batches.front());
+  EXPECT_TRUE(notifier.startBatch(extra, functions.back()));
+  for (ChangeBatch &batch : batches)
+    if (batch.registry)
+      notifier.finishBatch(batch);
 }
 
 } // namespace
