@@ -711,6 +711,26 @@ struct RegistryImpl : LockFreeKeys {
                                    std::memory_order_relaxed);
   }
 
+  /// Lock-free, by the thread that queues a change of `op` (before it
+  /// publishes it): notes `op` untracked in its own lane, as applying the
+  /// change will. The rewriter erases the op it just replaced, and that
+  /// notification then ends at the lane test instead of queueing a change
+  /// that finds nothing. Safe before the change is applied: only this
+  /// thread's test reads the lane without the lock; a lock holder that may
+  /// read `op`'s record applies the published change first (a reader
+  /// applies every batch; another pass thread's batch holds no op under
+  /// this anchor); and a key added for `op` meanwhile clears the slot
+  /// (`addKey`), the note being ordered before the publication. The batch maps
+  /// no replacement at `op` when its change is queued (such a batch is applied
+  /// first), and a replacement queued at it later clears the slot
+  /// (`forgetUntrackedLockFree`): an op the batch maps is never skipped.
+  void noteQueuedUntrackedLockFree(const Operation *op) {
+    UntrackedLane *table =
+        untrackedLanes[peekLane()].load(std::memory_order_acquire);
+    if (table)
+      table->slots[untrackedSlot(op)].store(op, std::memory_order_release);
+  }
+
   /// Lock-free, after a replacement was queued: clears its bit in the
   /// current filter, so that the queuing thread's lock-free test passes its
   /// notifications on. A filter rebuilt meanwhile from the keys may lack it:
@@ -1609,6 +1629,7 @@ void RegistryNotifier::queueChange(ChangeBatch &batch, Operation *op,
     change.format = reason.format;
   }
   batch.queuedOps |= ChangeBatch::opBit(op);
+  impl.noteQueuedUntrackedLockFree(op);
   // Published: from here on every transaction applies it first.
   // Sequentially consistent, as the reads that follow (the change word,
   // the filter) and the other threads' accesses they pair with: each side

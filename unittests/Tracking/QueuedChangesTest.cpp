@@ -197,6 +197,98 @@ TEST_F(QueuedChangesTest, ReplacementErasedInTheSameBatch) {
   EXPECT_EQ(registry->getNumTrackedOps(), 0u);
 }
 
+/// A rewriter erases the op it has just replaced. The op is noted untracked
+/// in the thread's lane when its change is queued, so that the erase
+/// notification stops at the lock-free test instead of queueing a change
+/// that would find no record.
+class QueuedNotesTest : public QueuedChangesTest {
+protected:
+  void SetUp() override {
+    QueuedChangesTest::SetUp();
+    y = registry->getHandle(op("y"));
+    ASSERT_TRUE(notifier().startBatch(batch, op("x")->getParentOp()));
+    // This thread's lane of untracked ops is made by the first change
+    // applied on it.
+    notifier().queueChange(batch, op("y"), nullptr, source);
+    notifier().applyBatch(batch);
+    ASSERT_EQ(y.getState(), HandleState::Erased);
+  }
+  void TearDown() override {
+    if (batch.registry)
+      notifier().finishBatch(batch);
+    QueuedChangesTest::TearDown();
+  }
+
+  /// A clone of `original` in front of it.
+  Operation *cloneOf(Operation *original) {
+    OpBuilder builder(original);
+    return builder.clone(*original);
+  }
+
+  RegistryNotifier notifier() { return RegistryNotifier(*registry); }
+
+  OpHandle y;
+  ChangeBatch batch;
+  EventSource source;
+};
+
+TEST_F(QueuedNotesTest, ReplacedOpIsNotedUntrackedWhenQueued) {
+  Operation *original = op("x");
+  OpHandle x = registry->getHandle(original);
+  Operation *clone = cloneOf(original);
+  EXPECT_TRUE(notifier().mayBeTracked(original));
+  notifier().queueChange(batch, original, clone, source);
+  EXPECT_EQ(batch.count.load(), 1u) << "the replace waits";
+  EXPECT_FALSE(notifier().mayBeTracked(original));
+  EXPECT_TRUE(notifier().mayBeTracked(clone));
+  EXPECT_EQ(x.get(), clone);
+  original->replaceAllUsesWith(clone);
+  original->erase();
+  expectConsistent();
+}
+
+/// A handle taken on the op after its change was queued (here on another
+/// thread) clears the note: the op's later erase reaches the registry and
+/// ends that handle.
+TEST_F(QueuedNotesTest, HandleTakenAfterTheQueueClearsTheNote) {
+  Operation *original = op("x");
+  OpHandle x = registry->getHandle(original);
+  Operation *clone = cloneOf(original);
+  notifier().queueChange(batch, original, clone, source);
+  OpHandle late;
+  std::thread([&] { late = registry->getHandle(original); }).join();
+  EXPECT_TRUE(late.isLive());
+  EXPECT_TRUE(notifier().mayBeTracked(original));
+  EXPECT_EQ(x.get(), clone) << "the replace came before the new handle";
+  notifier().queueChange(batch, original, nullptr, source);
+  original->replaceAllUsesWith(clone);
+  original->erase();
+  EXPECT_EQ(late.getState(), HandleState::Erased) << late.describe();
+  EXPECT_EQ(late.get(), nullptr);
+  EXPECT_EQ(x.get(), clone);
+  expectConsistent();
+}
+
+/// An op noted when its replace was queued that then replaces another op
+/// (it stays in the IR after a replaceAllOpUsesWith): the note is cleared,
+/// and its erase reaches the registry and ends the handle that followed it.
+TEST_F(QueuedNotesTest, ReplacementAtANotedOpClearsTheNote) {
+  Operation *original = op("x");
+  OpHandle x = registry->getHandle(original);
+  OpHandle z = registry->getHandle(op("z"));
+  Operation *clone = cloneOf(original);
+  notifier().queueChange(batch, original, clone, source);
+  EXPECT_FALSE(notifier().mayBeTracked(original));
+  notifier().queueChange(batch, op("z"), original, source);
+  EXPECT_TRUE(notifier().mayBeTracked(original));
+  EXPECT_EQ(z.get(), original);
+  EXPECT_EQ(x.get(), clone);
+  notifier().queueChange(batch, original, nullptr, source);
+  EXPECT_EQ(z.getState(), HandleState::Erased) << z.describe();
+  EXPECT_EQ(x.get(), clone);
+  expectConsistent();
+}
+
 /// An op erased while queued, its address reused by a new op that is then
 /// replaced: the replace is about the new op, which has no handle, and must
 /// not move the erased op's handle.
