@@ -724,6 +724,10 @@ struct RegistryImpl : LockFreeKeys {
   /// no replacement at `op` when its change is queued (such a batch is applied
   /// first), and a replacement queued at it later clears the slot
   /// (`forgetUntrackedLockFree`): an op the batch maps is never skipped.
+  /// (A consistency check on another thread in the instant between the
+  /// note and the publication may name the op as noted while mapped; a
+  /// note made after the publication could outlive a key added in between,
+  /// which would skip the op's notifications.)
   void noteQueuedUntrackedLockFree(const Operation *op) {
     UntrackedLane *table =
         untrackedLanes[peekLane()].load(std::memory_order_acquire);
