@@ -527,17 +527,17 @@ protected:
     g = SymbolTable::lookupSymbolIn(*module, "g");
   }
 
-  /// Queues the erase of `x` (in @f) on @f's batch, then moves `x` before
-  /// `w` (in @g), which the registry cannot tell from the allocator handing
-  /// `x`'s address to a new op there, and queues the replacement of `w` by
-  /// it on @g's batch. Applies @g's batch first, then ends both. Returns the
-  /// events delivered once @g's batch was applied.
   /// Registers `onF` for @f and `onG` for @g, as two pass threads would.
   bool startBatchesOfBothFunctions(RegistryNotifier &notifier, ChangeBatch &onF,
                                    ChangeBatch &onG) {
     return notifier.startBatch(onF, f) && notifier.startBatch(onG, g);
   }
 
+  /// Queues the erase of `x` (in @f) on @f's batch, then moves `x` before
+  /// `w` (in @g), which the registry cannot tell from the allocator handing
+  /// `x`'s address to a new op there, and queues the replacement of `w` by
+  /// it on @g's batch. Applies @g's batch first, then ends both. Returns the
+  /// events delivered once @g's batch was applied.
   int eraseThenReuseAddressInOtherBatch(Operation *x, Operation *w) {
     RegistryNotifier notifier(*registry);
     ChangeBatch onF, onG;
