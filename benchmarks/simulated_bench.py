@@ -38,7 +38,7 @@ Usage: benchmarks/simulated_bench.py [--bench build/bin/tracking-bench]
        [--sizes 20000,140000] [--threads 1] [--held 0,10,100] [--fallback-held 1]
        [--only TEXT ...] [--ir-weight 1] [--l1-weight 10] [--ll-weight 100]
        [--I1/--D1/--LL SIZE,ASSOC,LINE] [--out-dir DIR [--reuse]] [--jobs 1]
-       [--json FILE|-]
+       [--by-object] [--json FILE|-]
 """
 
 import argparse
@@ -140,6 +140,69 @@ def read_callgrind(path):
             "--cache-sim=yes?)"
         )
     return counts, caches
+
+
+# Where code runs, for --by-object: the classes of callgrind's objects.
+OBJECT_CLASSES = ("this program", "libMLIR", "libLLVM", "C/C++ runtime", "other")
+RUNTIME_PREFIXES = ("libc.so", "libstdc++.so", "libgcc_s.so", "libm.so", "ld-linux")
+
+
+def object_class(path, program):
+    name = os.path.basename(path)
+    if os.path.realpath(path) == program:
+        return "this program"
+    if name.startswith("libMLIR"):
+        return "libMLIR"
+    if name.startswith("libLLVM"):
+        return "libLLVM"
+    if name.startswith(RUNTIME_PREFIXES):
+        return "C/C++ runtime"
+    return "other"
+
+
+def read_costs_by_object(path, program):
+    """The self costs of a callgrind output file summed by the class of the
+    object whose code ran (OBJECT_CLASSES), by event name. `program` is the
+    real path of the profiled binary (this library is linked into it)."""
+    events = positions = None
+    names = {}  # compressed object ids, shared by ob= and cob=
+    current = "other"
+    skip_call_cost = False
+    by_class = {c: [0] * len(EVENTS) for c in OBJECT_CLASSES}
+    columns = None
+    with open(path) as f:
+        for line in f:
+            if line[0].isdigit() or line[0] in "+-*":
+                if skip_call_cost:
+                    # The line after `calls=` is the call's inclusive cost,
+                    # already counted where the callee's code ran.
+                    skip_call_cost = False
+                    continue
+                values = line.split()[positions:]
+                totals = by_class[current]
+                for index, column in columns:
+                    if column < len(values):
+                        totals[index] += int(values[column])
+            elif line.startswith(("ob=", "cob=")):
+                key, _, value = line.rstrip("\n").partition("=")
+                m = re.match(r"\((\d+)\)(?: (.*))?$", value)
+                name = value
+                if m:
+                    if m.group(2) is not None:
+                        names[m.group(1)] = m.group(2)
+                    name = names.get(m.group(1), "")
+                if key == "ob":
+                    current = object_class(name, program)
+            elif line.startswith("calls="):
+                skip_call_cost = True
+            elif line.startswith("events:"):
+                events = line.split()[1:]
+                columns = [(i, events.index(e)) for i, e in enumerate(EVENTS)]
+            elif line.startswith("positions:"):
+                positions = len(line.split()) - 1
+    if events is None or positions is None:
+        raise Error(f"{path}: no 'events:' or 'positions:' header")
+    return {c: dict(zip(EVENTS, v)) for c, v in by_class.items()}
 
 
 def derive(counts, args):
@@ -302,6 +365,49 @@ def print_table(rows, pairs, out):
                     f"{fmt_ratio(rt['ll_misses']):>8} "
                     f"{fmt_ratio(rt['cycles']):>8}  walk everything\n"
                 )
+        out.write("\n")
+
+
+def print_by_object(rows, out):
+    """--by-object: for each configuration with a baseline, the estimated
+    cycles it adds over the baseline, split by where the code ran."""
+    groups = sorted({(r["size"], r["threads"]) for r in rows})
+    for size, threads in groups:
+        sized = [
+            r
+            for r in rows
+            if (r["size"], r["threads"]) == (size, threads)
+            and r.get("baseline") not in (None, r["config"])
+        ]
+        if not sized:
+            continue
+        what = "one thread" if threads == 1 else f"{threads} threads, summed"
+        out.write(
+            f"Estimated cycles added over the baseline, by where the code ran "
+            f"(M, and % of the baseline's), {sized[0]['ops']} ops, {what}:\n"
+        )
+        out.write(f"  {'configuration':<22}")
+        for c in OBJECT_CLASSES + ("total",):
+            out.write(f" {c:>17}")
+        out.write("\n")
+        for r in sized:
+            base = next(
+                b
+                for b in rows
+                if (b["size"], b["threads"]) == (size, threads)
+                and b["config"] == r["baseline"]
+            )
+            out.write(f"  {r['config']:<22}")
+            for c in OBJECT_CLASSES + ("total",):
+                if c == "total":
+                    added = r["cycles"] - base["cycles"]
+                else:
+                    added = (
+                        r["by_object"][c]["cycles"] - base["by_object"][c]["cycles"]
+                    )
+                share = 100.0 * added / base["cycles"]
+                out.write(f" {added / 1e6:>+9.2f} ({share:+.2f}%)")
+            out.write("\n")
         out.write("\n")
 
 
@@ -599,6 +705,13 @@ def main(argv):
         help="with --python: counted rounds (python_bench.py --rounds; a "
         "warm-up round runs first); the median round's counts stand",
     )
+    parser.add_argument(
+        "--by-object",
+        action="store_true",
+        help="also split what each configuration adds over its baseline by "
+        "where the code ran: this program (tracking-bench, with this "
+        "library linked in), libMLIR, libLLVM, the C/C++ runtime, other",
+    )
     parser.add_argument("--json", default="", help="write the figures ('-': stdout)")
     args = parser.parse_args(argv)
 
@@ -680,6 +793,18 @@ def main(argv):
             }
             row.update(derive(counts, args))
             row["events"] = {e: counts[e] for e in EVENTS}
+            if args.by_object:
+                program = os.path.realpath(args.bench)
+                row["by_object"] = {
+                    c: {"events": v, "cycles": derive(v, args)["cycles"]}
+                    for c, v in read_costs_by_object(out_file, program).items()
+                }
+                counted = sum(v["events"]["Ir"] for v in row["by_object"].values())
+                if counted != counts["Ir"]:
+                    raise Error(
+                        f"{out_file}: the objects' instructions sum to "
+                        f"{counted}, the file's total is {counts['Ir']}"
+                    )
             print(
                 f"[{index}/{len(runs)}] {size} ops, {threads} thread(s), "
                 f"{name}: {how}",
@@ -740,6 +865,8 @@ def main(argv):
         f"(SIZE,ASSOC,LINE); est. cycles = {formula}\n\n"
     )
     print_table(rows, pairs, table)
+    if args.by_object:
+        print_by_object(rows, table)
 
     write_json(
         args,

@@ -20,6 +20,7 @@ import sys
 import tempfile
 
 CONFIGS = ("upstream passes", "ours, 10% held")
+OBJECTS = ("this program", "libMLIR", "libLLVM", "C/C++ runtime", "other")
 
 
 def fail(message, output=""):
@@ -81,10 +82,11 @@ def check(tool, bench, out_dir):
         return fail("a scope-index pair without its configurations")
 
     # Other weights from the same runs' files (--reuse): the counts stay,
-    # the cycles follow the formula.
+    # the cycles follow the formula; and the split by object (--by-object).
     reweighted = subprocess.run(
         command + ["--reuse", "--ir-weight=0.5", "--l1-weight=12",
-                   "--ll-weight=90"], capture_output=True, text=True)
+                   "--ll-weight=90", "--by-object"], capture_output=True,
+        text=True)
     if reweighted.returncode != 0:
         return fail(f"--reuse: exit code {reweighted.returncode}",
                     reweighted.stderr)
@@ -101,6 +103,24 @@ def check(tool, bench, out_dir):
         if abs(new["cycles"] - expected) > 1e-6 * expected:
             return fail(f"{new['config']}: cycles {new['cycles']}, the "
                         f"formula gives {expected}")
+        # Every instruction ran in some object (the tool checks the sum);
+        # the cycles of the parts are each rounded.
+        parts = new["by_object"]
+        if sorted(parts) != sorted(OBJECTS):
+            return fail(f"{new['config']}: objects {sorted(parts)}")
+        if abs(sum(p["cycles"] for p in parts.values())
+               - new["cycles"]) > len(parts):
+            return fail(f"{new['config']}: the objects' cycles do not sum "
+                        f"to {new['cycles']}: {parts}")
+        # Upstream's passes run in libMLIR; a tracked run also runs the
+        # library's code, linked into tracking-bench.
+        if not parts["libMLIR"]["events"]["Ir"] > 0:
+            return fail(f"{new['config']}: no instruction in libMLIR")
+        if (new["config"] == "ours, 10% held"
+                and not parts["this program"]["events"]["Ir"] > 0):
+            return fail("ours, 10% held: no instruction in tracking-bench")
+    if "by where the code ran" not in reweighted.stderr:
+        return fail("no --by-object table", reweighted.stderr)
 
     # Bad input: one line naming the problem, no traceback, and exit code 1
     # (2 for a malformed option, as argparse reports usage errors).
