@@ -1276,7 +1276,13 @@ std::vector<OpHandle> HandleRegistry::getHandles(ArrayRef<Operation *> ops) {
   // A scope a record was just indexed under cannot be pruned meanwhile.
   Operation *lastParent = nullptr;
   ScopeInfo *lastScope = nullptr;
-  for (Operation *op : ops) {
+  // The address-map slots of the ops are scattered lines of a table that a
+  // large snapshot does not fit in cache: each is loaded this many ops
+  // ahead of its lookup and insert, so that their misses overlap.
+  constexpr size_t kAhead = 8;
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    if (i + kAhead < ops.size())
+      impl->byOp.prefetchHome(ops[i + kAhead]);
     if (HandleRecord *existing = impl->lookup(op)) {
       handles.push_back(OpHandle(existing));
       continue;

@@ -58,6 +58,20 @@ void takeSnapshot(Snapshot &snapshot, Operation *root, WalkOrder order) {
 
 /// The most snapshot handles resolved under one lock.
 constexpr size_t kMaxWindow = 64;
+/// How many visits ahead an op is loaded. Each visit reads its op (is it
+/// still under the walked op?), which the snapshot's pass over a large IR
+/// has left cold: loaded a few visits ahead, its miss overlaps the callbacks
+/// before it (docs/benchmarks.md, "The Python walk's cold ops (round 26 of
+/// issue 12)").
+constexpr size_t kOpsAhead = 4;
+
+/// Starts loading the op of `resolved`, if any. A hint only: an op that a
+/// callback erases meanwhile is not read (a prefetch reads nothing the
+/// program sees, and never faults).
+void prefetchOp(const ResolvedHandle &resolved) {
+  if (resolved.op)
+    __builtin_prefetch(resolved.op);
+}
 
 PyWalkResult callCallback(const py::function &callback, py::object op) {
   py::object result = callback(std::move(op));
@@ -125,6 +139,10 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
       registry.resolveHandles(
           ArrayRef<OpHandle>(snapshot.handles).slice(i, windowEnd - i),
           MutableArrayRef<ResolvedHandle>(window, windowEnd - i));
+      // The window's first ops now, the others kOpsAhead visits before
+      // theirs (below).
+      for (size_t j = i; j < std::min(windowEnd, i + kOpsAhead); ++j)
+        prefetchOp(window[j - windowBegin]);
     }
     // The walk ends when the walked op is gone.
     if (!walked)
@@ -136,6 +154,8 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
       current = operation.get();
       owner = operation.getResolvedOwner();
     }
+    if (i + kOpsAhead < windowEnd)
+      prefetchOp(window[i + kOpsAhead - windowBegin]);
     ResolvedHandle resolved = window[i - windowBegin];
     Operation *op = resolved.op;
     // Erased, invalidated, or moved out of the walked op: not visited.
