@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Tracking/TrackingListener.h"
@@ -896,6 +897,59 @@ py::object mlir::tracking::python::getCurrentInsertionPoint() {
 std::string mlir::tracking::python::printOperation(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  op->print(os);
+  op->print(os, guardPrintingFlags(op, OpPrintingFlags()));
   return text;
+}
+
+OpOperand *mlir::tracking::python::findUseOfBlocklessResult(Operation *op) {
+  // Under an IsolatedFromAbove op, the verifier's check of that trait
+  // reports such a use ("operation's operand is unlinked") before any
+  // dominance check: only uses outside every isolated op crash it.
+  if (op->hasTrait<OpTrait::IsIsolatedFromAbove>())
+    return nullptr;
+  OpOperand *found = nullptr;
+  for (Region &region : op->getRegions()) {
+    region.walk<WalkOrder::PreOrder>([&](Operation *nested) {
+      if (nested->hasTrait<OpTrait::IsIsolatedFromAbove>())
+        return WalkResult::skip();
+      for (OpOperand &operand : nested->getOpOperands()) {
+        auto result = dyn_cast_if_present<OpResult>(operand.get());
+        if (result && !result.getOwner()->getBlock()) {
+          found = &operand;
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    if (found)
+      break;
+  }
+  return found;
+}
+
+LogicalResult mlir::tracking::python::verifyIR(Operation *op) {
+  if (OpOperand *use = findUseOfBlocklessResult(op)) {
+    Operation *definer = use->get().getDefiningOp();
+    use->getOwner()->emitError()
+        << "operand #" << use->getOperandNumber() << " is a result of '"
+        << definer->getName()
+        << "', which is in no block (detached, or not inserted yet): "
+           "the IR cannot be verified until that op is inserted or the use "
+           "is replaced";
+    return failure();
+  }
+  return mlir::verify(op);
+}
+
+OpPrintingFlags
+mlir::tracking::python::guardPrintingFlags(Operation *op,
+                                           OpPrintingFlags flags) {
+  if (flags.shouldPrintGenericOpForm() || flags.shouldAssumeVerified())
+    return flags;
+  // The printer verifies the op it numbers from: the top-level op, or `op`
+  // itself with a local scope.
+  Operation *numbered = flags.shouldUseLocalScope() ? op : getRootOf(op);
+  if (findUseOfBlocklessResult(numbered))
+    flags.printGenericOpForm().assumeVerified();
+  return flags;
 }

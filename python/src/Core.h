@@ -550,6 +550,25 @@ namespace __attribute__((visibility("hidden"))) python {
   /// Prints `op` (for __str__).
   std::string printOperation(Operation * op);
 
+  /// MLIR's verifier reads the block of each operand's defining op when it
+  /// checks dominance in the regions of the op it verifies, and crashes on
+  /// a result of an op that is in no block (an op detached, or created and
+  /// not inserted, while other IR uses its results), unless an
+  /// IsolatedFromAbove op around the use reports it first. Python can build
+  /// such IR, so every verification it asks for, the printer's included,
+  /// goes through these.
+  /// The first use of such a result that verifying `op` would crash on: by
+  /// an op nested in `op`'s regions with no IsolatedFromAbove op around it
+  /// (`op` included), or null.
+  OpOperand *findUseOfBlocklessResult(Operation * op);
+  /// mlir::verify(op), or an error at that use (the diagnostic handlers or
+  /// a DiagnosticCapture get it) and failure.
+  LogicalResult verifyIR(Operation * op);
+  /// `flags` for printing `op`; for IR the printer's verification would
+  /// crash on, the generic form without verification (what MLIR prints for
+  /// IR that does not verify).
+  OpPrintingFlags guardPrintingFlags(Operation * op, OpPrintingFlags flags);
+
 } // namespace python
 } // namespace mlir::tracking
 

@@ -101,7 +101,7 @@ void mlir::tracking::python::populateIRAsmState(py::module_ &m) {
         Operation *scope = state.getScope();
         checkSameContext(castToOperation(state.operation).getContext(),
                          raw.getContext(), "a value");
-        AsmState asmState(scope, state.getFlags());
+        AsmState asmState(scope, guardPrintingFlags(scope, state.getFlags()));
         std::string text;
         llvm::raw_string_ostream os(text);
         raw.printAsOperand(os, asmState);
@@ -119,7 +119,7 @@ void mlir::tracking::python::populateIRAsmState(py::module_ &m) {
         Operation *scope = state.getScope();
         checkSameContext(castToOperation(state.operation).getContext(),
                          op->getContext(), "an operation");
-        AsmState asmState(scope, state.getFlags());
+        AsmState asmState(scope, guardPrintingFlags(scope, state.getFlags()));
         std::string text;
         llvm::raw_string_ostream os(text);
         op->print(os, asmState);

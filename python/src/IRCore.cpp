@@ -18,7 +18,6 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OperationSupport.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -104,10 +103,11 @@ py::object getAsm(PyOperation &operation, bool binary,
   assumeVerified = assumeVerified && operation.getResolvedOwner()->verified;
   std::string text;
   llvm::raw_string_ostream os(text);
-  op->print(os, makePrintingFlags(largeElementsLimit, enableDebugInfo,
-                                  prettyDebugInfo, printGenericOpForm,
-                                  useLocalScope, assumeVerified, skipRegions,
-                                  extra));
+  op->print(os, guardPrintingFlags(
+                    op, makePrintingFlags(largeElementsLimit, enableDebugInfo,
+                                          prettyDebugInfo, printGenericOpForm,
+                                          useLocalScope, assumeVerified,
+                                          skipRegions, extra)));
   if (binary)
     return py::bytes(text);
   return py::str(text);
@@ -925,7 +925,7 @@ void populateOperation(py::module_ &m) {
           [](PyOperation &self) {
             Operation *op = self.get();
             DiagnosticCapture capture(op->getContext());
-            if (failed(mlir::verify(op)))
+            if (failed(verifyIR(op)))
               capture.raise("Verification failed");
             return true;
           },

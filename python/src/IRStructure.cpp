@@ -206,10 +206,31 @@ void noteChanged(const PyBlock &block) {
   block.getContext().noteChanged(operationOf(block.operation));
 }
 
-template <typename T> std::string printToString(T &&object) {
+/// The block as Block::print prints it, numbered from its top-level op,
+/// with the printer's verification guarded (guardPrintingFlags).
+std::string printBlock(Block &block) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  object.print(os);
+  Operation *parent = block.getParentOp();
+  if (!parent) {
+    block.print(os);
+    return text;
+  }
+  Operation *root = getRootOf(parent);
+  AsmState state(root, guardPrintingFlags(root, OpPrintingFlags()));
+  block.print(os, state);
+  return text;
+}
+
+/// The value as Value::print prints it (its defining op, for a result),
+/// with the printer's verification guarded.
+std::string printValue(Value value) {
+  OpPrintingFlags flags;
+  if (Operation *definer = value.getDefiningOp())
+    flags = guardPrintingFlags(definer, flags);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  value.print(os, flags);
   return text;
 }
 } // namespace
@@ -791,7 +812,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "is_valid", [](PyBlock &self) { return self.handle.isLive(); },
           "True while the block exists (not erased or invalidated).")
       .def(
-          "__str__", [](PyBlock &self) { return printToString(*self.get()); },
+          "__str__", [](PyBlock &self) { return printBlock(*self.get()); },
           "The block as MLIR prints it.")
       .def(
           "__repr__",
@@ -1068,15 +1089,13 @@ void populateValues(py::module_ &m) {
           py::arg("capsule"), "The Value of a capsule.")
       .def(
           "__str__",
-          [](PyValue &self) {
-            return "Value(" + printToString(self.get()) + ")";
-          },
+          [](PyValue &self) { return "Value(" + printValue(self.get()) + ")"; },
           "Value(<how MLIR prints it>).")
       .def(
           "__repr__",
           [](PyValue &self) {
             try {
-              return "Value(" + printToString(self.get()) + ")";
+              return "Value(" + printValue(self.get()) + ")";
             } catch (const InvalidatedHandleException &) {
               return std::string("<mlir_tracking.ir.Value of a handle that "
                                  "is not live>");

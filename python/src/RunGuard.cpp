@@ -7,7 +7,6 @@
 #include "RunGuard.h"
 #include "TreeLinks.h"
 
-#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -273,7 +272,7 @@ InputVerification::InputVerification(PyOperation &target, Operation *op,
     return;
   ++context.numVerifications;
   DiagnosticCapture capture(op->getContext());
-  if (failed(mlir::verify(op)))
+  if (failed(verifyIR(op)))
     capture.raise(std::string(user) +
                   ": the IR does not verify (passes, patterns and transforms "
                   "assume valid IR)");

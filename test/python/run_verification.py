@@ -11,6 +11,7 @@
 # each one, and fail when a binding is added without being listed.
 
 import gc
+import io
 import tempfile
 from types import SimpleNamespace
 
@@ -572,6 +573,71 @@ def print_classification(members, mutators, not_mutators):
         for member in names.split()}
     print("unclassified:", sorted(members - classified))
     print("listed but not bound:", sorted(classified - members))
+
+
+IF_ASM = """
+func.func @h(%c: i1, %x: i32) -> i32 {
+  %r = scf.if %c -> (i32) {
+    %t = arith.addi %x, %x : i32
+    scf.yield %t : i32
+  } else {
+    scf.yield %x : i32
+  }
+  return %r : i32
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_uses_of_ops_in_no_block
+@run
+def test_uses_of_ops_in_no_block():
+    # An op detached (or made and not inserted yet) while other IR uses its
+    # results. Under an IsolatedFromAbove op MLIR's verifier reports the use
+    # itself; elsewhere (here under a detached scf.if) its dominance check
+    # read the missing block and crashed, and so did the printer, which
+    # verifies first. Printing now falls back to the generic form, as for
+    # IR that does not verify, and verifying raises MLIRError.
+    with ir.Context():
+        module = ir.Module.parse(IF_ASM)
+        f = module.body.operations[0]
+        if_op = f.regions[0].blocks[0].operations[0]
+        then_block = if_op.regions[0].blocks[0]
+        add = then_block.operations[0]
+        add.detach_from_parent()
+        try:
+            module.operation.verify()
+        except ir.MLIRError as error:
+            # CHECK: under func.func: operation's operand is unlinked
+            print("under func.func:", error.error_diagnostics[0].message)
+        if_op.detach_from_parent()
+
+        def generic(text):
+            return ('"scf.if"' in text or '"scf.yield"' in text) and \
+                "<<UNKNOWN SSA VALUE>>" in text
+
+        # CHECK-NEXT: str: True
+        print("str:", generic(str(if_op)))
+        # CHECK-NEXT: get_asm: True
+        print("get_asm:", generic(if_op.get_asm()))
+        # CHECK-NEXT: block: True
+        print("block:", generic(str(then_block)))
+        # CHECK-NEXT: value: True
+        print("value:", generic(str(if_op.results[0])))
+        out = io.StringIO()
+        if_op.print(ir.AsmState(if_op), file=out)
+        # CHECK-NEXT: asm state: True
+        print("asm state:", generic(out.getvalue()))
+        try:
+            if_op.verify()
+        except ir.MLIRError as error:
+            # CHECK-NEXT: verify: operand #0 is a result of 'arith.addi', which is in no block (detached, or not inserted yet): the IR cannot be verified until that op is inserted or the use is replaced
+            print("verify:", error.error_diagnostics[0].message)
+        # Inserted again, the IR prints in the custom form.
+        ir.InsertionPoint(then_block.operations[0]).insert(add)
+        if_op.move_before(f.regions[0].blocks[0].operations[0])
+        module.operation.verify()
+        # CHECK-NEXT: fixed: %0 = scf.if %arg0 -> (i32) {
+        print("fixed:", str(module).splitlines()[2].strip())
 
 
 # CHECK-LABEL: TEST: test_every_binding_is_classified
