@@ -639,6 +639,21 @@ def test_uses_of_ops_in_no_block():
         # CHECK-NEXT: fixed: %0 = scf.if %arg0 -> (i32) {
         print("fixed:", str(module).splitlines()[2].strip())
 
+        # An op made and not inserted yet, whose result a yield of an
+        # scf.if in the module uses: printed with a local scope, the
+        # printer verified the scf.if alone, outside func.func's check.
+        with ir.Location.unknown():
+            three = ir.Operation.create(
+                "arith.constant", results=[ir.Type.parse("i32")],
+                attributes={"value": ir.Attribute.parse("3 : i32")})
+        then_block.operations[1].operands[0] = three.results[0]
+        # CHECK-NEXT: local scope: True
+        print("local scope:",
+              generic(if_op.get_asm(use_local_scope=True)))
+        # CHECK-NEXT: inserted: %c3_i32 = arith.constant 3 : i32
+        ir.InsertionPoint.at_block_begin(then_block).insert(three)
+        print("inserted:", str(three))
+
 
 # CHECK-LABEL: TEST: test_every_binding_is_classified
 @run
