@@ -1264,6 +1264,12 @@ OpHandle HandleRegistry::getHandle(Operation *op) {
   return OpHandle(record);
 }
 
+/// How many steps ahead the batch calls (getHandles, releaseHandles) load
+/// the records and address-map slots they will touch: a large batch's
+/// records are mostly cold and its slots scattered lines of a table larger
+/// than the caches, so loaded ahead their misses overlap.
+static constexpr size_t kBatchLoadAhead = 8;
+
 std::vector<OpHandle> HandleRegistry::getHandles(ArrayRef<Operation *> ops) {
   std::vector<OpHandle> handles;
   handles.reserve(ops.size());
@@ -1276,13 +1282,9 @@ std::vector<OpHandle> HandleRegistry::getHandles(ArrayRef<Operation *> ops) {
   // A scope a record was just indexed under cannot be pruned meanwhile.
   Operation *lastParent = nullptr;
   ScopeInfo *lastScope = nullptr;
-  // The address-map slots of the ops are scattered lines of a table that a
-  // large snapshot does not fit in cache: each is loaded this many ops
-  // ahead of its lookup and insert, so that their misses overlap.
-  constexpr size_t kAhead = 8;
   for (auto [i, op] : llvm::enumerate(ops)) {
-    if (i + kAhead < ops.size())
-      impl->byOp.prefetchHome(ops[i + kAhead]);
+    if (i + kBatchLoadAhead < ops.size())
+      impl->byOp.prefetchHome(ops[i + kBatchLoadAhead]);
     if (HandleRecord *existing = impl->lookup(op)) {
       handles.push_back(OpHandle(existing));
       continue;
@@ -1301,13 +1303,11 @@ std::vector<OpHandle> HandleRegistry::getHandles(ArrayRef<Operation *> ops) {
 }
 
 void HandleRegistry::releaseHandles(MutableArrayRef<OpHandle> handles) {
-  // Records and address-map slots are loaded this many steps ahead of their
-  // use: a batch's records are mostly cold, its slots scattered.
-  constexpr size_t kAhead = 8;
   SmallVector<HandleRecord *> released;
   for (auto [i, handle] : llvm::enumerate(handles)) {
-    if (i + kAhead < handles.size() && handles[i + kAhead].record)
-      __builtin_prefetch(handles[i + kAhead].record, /*rw=*/1);
+    if (i + kBatchLoadAhead < handles.size() &&
+        handles[i + kBatchLoadAhead].record)
+      __builtin_prefetch(handles[i + kBatchLoadAhead].record, /*rw=*/1);
     HandleRecord *record = std::exchange(handle.record, nullptr);
     if (!record)
       continue;
@@ -1327,8 +1327,9 @@ void HandleRegistry::releaseHandles(MutableArrayRef<OpHandle> handles) {
   {
     Transaction tx(*impl);
     for (auto [i, record] : llvm::enumerate(released)) {
-      if (i + kAhead < released.size() && released[i + kAhead]->mapped)
-        impl->byOp.prefetch(released[i + kAhead]);
+      if (i + kBatchLoadAhead < released.size() &&
+          released[i + kBatchLoadAhead]->mapped)
+        impl->byOp.prefetch(released[i + kBatchLoadAhead]);
       impl->unmap(record, /*countChange=*/false);
       if (HandleRecord *parent = impl->freeRecord(record))
         parents.push_back(parent);
