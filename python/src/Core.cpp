@@ -413,12 +413,17 @@ void PyMlirContext::noteChangedTree(Operation *root) {
   auto it = owners.find(root);
   if (it == owners.end())
     return;
-  if (std::shared_ptr<RootOwner> owner = it->second.lock())
-    RootOwner::resolve(owner)->verified = false;
+  if (std::shared_ptr<RootOwner> owner = it->second.lock()) {
+    std::shared_ptr<RootOwner> resolved = RootOwner::resolve(owner);
+    checkPinnedIRChange(*this, resolved.get());
+    resolved->verified = false;
+  }
 }
 
 void PyMlirContext::noteChanged(const PyOperation &operation) {
-  operation.getResolvedOwner()->verified = false;
+  std::shared_ptr<RootOwner> owner = operation.getResolvedOwner();
+  checkPinnedIRChange(*this, owner.get());
+  owner->verified = false;
 }
 
 std::shared_ptr<RootOwner> PyMlirContext::adoptRoot(Operation *root) {
@@ -952,4 +957,21 @@ mlir::tracking::python::guardPrintingFlags(Operation *op,
   if (findUseOfBlocklessResult(numbered))
     flags.printGenericOpForm().assumeVerified();
   return flags;
+}
+
+bool mlir::tracking::python::storedInherentAttribute(Operation *op,
+                                                     StringRef name,
+                                                     Attribute attribute) {
+  if (!op->isRegistered())
+    return true;
+  std::optional<Attribute> stored = op->getInherentAttr(name);
+  return !stored || *stored == attribute;
+}
+
+void mlir::tracking::python::checkRegionCount(int64_t regions) {
+  constexpr int64_t kMaxRegions = (int64_t(1) << 23) - 1;
+  if (regions < 0 || regions > kMaxRegions)
+    throw py::value_error("an operation has from 0 to " +
+                          std::to_string(kMaxRegions) + " regions, not " +
+                          std::to_string(regions));
 }

@@ -569,6 +569,18 @@ namespace __attribute__((visibility("hidden"))) python {
   /// IR that does not verify).
   OpPrintingFlags guardPrintingFlags(Operation * op, OpPrintingFlags flags);
 
+  /// Raises ValueError unless `regions` is a region count an op can have:
+  /// not negative, and within MLIR's limit (Operation keeps the count in
+  /// 23 bits; beyond it, building allocated gigabytes and aborted).
+  void checkRegionCount(int64_t regions);
+
+  /// True unless `op` (of a registered op name) was given `attribute` as
+  /// its inherent attribute `name` and did not store it: the property
+  /// setter silently drops an attribute of the wrong kind and leaves a
+  /// null property behind, which custom printers read (a segfault).
+  bool storedInherentAttribute(Operation * op, llvm::StringRef name,
+                               Attribute attribute);
+
 } // namespace python
 } // namespace mlir::tracking
 

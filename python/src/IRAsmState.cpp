@@ -54,6 +54,24 @@ struct PyAsmState {
   }
 };
 
+/// The flags to print `op` with names numbered from `scope`. Making the
+/// mlir::AsmState verifies `scope` (the printer falls back to the generic
+/// form if it does not verify), but nothing verifies an op outside it,
+/// whose custom printer may crash on invalid IR: it is verified here the
+/// same way, quietly.
+OpPrintingFlags printingFlagsFor(Operation *op, Operation *scope,
+                                 OpPrintingFlags flags) {
+  flags = guardPrintingFlags(scope, flags);
+  if (scope->isAncestor(op) || flags.shouldPrintGenericOpForm() ||
+      flags.shouldAssumeVerified())
+    return flags;
+  ScopedDiagnosticHandler quiet(op->getContext(),
+                                [](Diagnostic &) { return success(); });
+  if (failed(verifyIR(op)))
+    flags.printGenericOpForm().assumeVerified();
+  return flags;
+}
+
 /// The op that a state for `value` numbers from.
 py::object getOwnerOp(PyValue &value) {
   Value raw = value.get();
@@ -119,7 +137,7 @@ void mlir::tracking::python::populateIRAsmState(py::module_ &m) {
         Operation *scope = state.getScope();
         checkSameContext(castToOperation(state.operation).getContext(),
                          op->getContext(), "an operation");
-        AsmState asmState(scope, guardPrintingFlags(scope, state.getFlags()));
+        AsmState asmState(scope, printingFlagsFor(op, scope, state.getFlags()));
         std::string text;
         llvm::raw_string_ostream os(text);
         op->print(os, asmState);

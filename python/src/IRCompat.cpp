@@ -14,6 +14,7 @@
 #include "IRCompat.h"
 #include "Downcast.h"
 #include "OpView.h"
+#include "RunGuard.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -71,6 +72,12 @@ struct PyDialects {
 };
 
 Dialect *getDialect(PyMlirContext &context, const std::string &name) {
+  if (Dialect *loaded = context.get()->getLoadedDialect(name))
+    return loaded;
+  // Loading changes the context that a pipeline's threads read; a Python
+  // pass of a single-threaded run on this thread may still load.
+  if (!mayReadAnyTree(context) || context.get()->isMultithreadingEnabled())
+    checkNoRunIn(context, "loading dialect '" + name + "'");
   return context.get()->getOrLoadDialect(name);
 }
 
@@ -223,6 +230,7 @@ void populateDialects(py::module_ &m) {
         py::object target = context.is_none() ? getCurrentContext() : context;
         if (!target.is_none()) {
           PyMlirContext &ctx = pyContextOf(target);
+          checkNoRunIn(ctx, "load_dialect_plugin");
           DialectRegistry registry;
           loaded->registerDialectRegistryCallbacks(registry);
           ctx.get()->appendDialectRegistry(registry);
@@ -301,6 +309,7 @@ void populateContextExtras(py::module_ &m) {
       .def(
           "append_dialect_registry",
           [](PyMlirContext &self, PyDialectRegistry &registry) {
+            checkNoRunIn(self, "Context.append_dialect_registry");
             self.get()->appendDialectRegistry(*registry.registry);
           },
           py::arg("registry"),

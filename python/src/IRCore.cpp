@@ -653,8 +653,9 @@ void populateOperation(py::module_ &m) {
       .def_static(
           "create",
           [](const std::string &name, py::object results, py::object operands,
-             py::object attributes, py::object successors, int regions,
+             py::object attributes, py::object successors, int64_t regions,
              py::object loc, py::object ip) {
+            checkRegionCount(regions);
             py::object contextObject = py::none();
             if (!loc.is_none())
               contextObject = loc.cast<PyLocation &>().context;
@@ -722,10 +723,18 @@ void populateOperation(py::module_ &m) {
                                "a successor block");
               state.addSuccessors(block);
             }
-            for (int i = 0; i < regions; ++i)
+            for (int64_t i = 0; i < regions; ++i)
               state.addRegion();
             Operation *op = Operation::create(state);
             py::object result = PyOperation::adopt(ctx, op);
+            for (const NamedAttribute &given : state.attributes)
+              if (!storedInherentAttribute(op, given.getName(),
+                                           given.getValue()))
+                throw py::type_error(
+                    "attribute '" + given.getName().str() +
+                    "' of operation \"" + name + "\" has the wrong kind: " +
+                    py::repr(makeAttribute(ctx, given.getValue()))
+                        .cast<std::string>());
             maybeInsert(result.cast<PyOperation &>(), ip);
             return result;
           },

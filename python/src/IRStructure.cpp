@@ -194,7 +194,10 @@ py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
   return defineSequence(cls, name, owner, what, size, item,
                         [size, item](ListT &self) {
                           py::list elements;
-                          for (size_t i = 0, e = size(self); i < e; ++i)
+                          // The size again each time: making an element
+                          // may run Python code (a gc callback) that
+                          // shortens the list.
+                          for (size_t i = 0; i < size(self); ++i)
                             elements.append(item(self, i));
                           return elements;
                         });
@@ -203,6 +206,7 @@ py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
 /// Notes a change Python makes to the block of `block` (after `get()`, its
 /// op is in the block's tree): the next run on that tree verifies first.
 void noteChanged(const PyBlock &block) {
+  checkChangeAllowed(nullptr, "change a block");
   block.getContext().noteChanged(operationOf(block.operation));
 }
 
@@ -435,18 +439,6 @@ std::unique_ptr<Block> makeBlock(PyMlirContext &context, py::handle argTypes,
   return block;
 }
 
-/// The blocks of `blocks` as Block objects (reached through the op of
-/// `through`, a block of the same region).
-template <typename Range>
-py::list toBlockObjects(const PyBlock &through, Range &&blocks) {
-  py::list result;
-  for (Block *block : blocks)
-    result.append(PyBlock::make(through.operation, block));
-  return result;
-}
-} // namespace
-
-namespace {
 /// `Block.append_to`: moves `block` to the end of `region` through the
 /// tracked rewriter (handles of the ops in it follow; block and value
 /// handles refer to the block, not to a position). Only within one IR
@@ -601,10 +593,12 @@ void populateRegionsAndBlocks(py::module_ &m) {
       "append",
       [](PyBlockList &self, py::args argTypes, py::object argLocs) {
         auto &region = self.region.cast<PyRegion &>();
-        Region *r = region.get();
-        checkNewBlockInPattern(operationOf(region.operation).getContext(), r);
+        // First: `arg_locs` may be a generator that changes the IR.
         std::unique_ptr<Block> block = makeBlock(
             operationOf(region.operation).getContext(), argTypes, argLocs);
+        Region *r = region.get();
+        checkNewBlockInPattern(operationOf(region.operation).getContext(), r);
+        checkChangeAllowed(nullptr, "add a block");
         Block *raw = block.release();
         operationOf(region.operation)
             .getContext()
@@ -694,11 +688,13 @@ void populateRegionsAndBlocks(py::module_ &m) {
       .def_static(
           "create_at_start",
           [](PyRegion &parent, py::list argTypes, py::object argLocs) {
+            // First: `arg_locs` may be a generator that changes the IR.
+            std::unique_ptr<Block> block = makeBlock(
+                operationOf(parent.operation).getContext(), argTypes, argLocs);
             Region *region = parent.get();
             checkNewBlockInPattern(operationOf(parent.operation).getContext(),
                                    region);
-            std::unique_ptr<Block> block = makeBlock(
-                operationOf(parent.operation).getContext(), argTypes, argLocs);
+            checkChangeAllowed(nullptr, "add a block");
             Block *raw = block.release();
             operationOf(parent.operation)
                 .getContext()
@@ -712,10 +708,11 @@ void populateRegionsAndBlocks(py::module_ &m) {
       .def(
           "create_before",
           [](PyBlock &self, py::args argTypes, py::object argLocs) {
-            Block *block = self.get();
-            checkNewBlockInPattern(self.getContext(), block->getParent());
+            // First: `arg_locs` may be a generator that changes the IR.
             std::unique_ptr<Block> fresh =
                 makeBlock(self.getContext(), argTypes, argLocs);
+            Block *block = self.get();
+            checkNewBlockInPattern(self.getContext(), block->getParent());
             Block *raw = fresh.release();
             noteChanged(self);
             block->getParent()->getBlocks().insert(block->getIterator(), raw);
@@ -727,10 +724,11 @@ void populateRegionsAndBlocks(py::module_ &m) {
       .def(
           "create_after",
           [](PyBlock &self, py::args argTypes, py::object argLocs) {
-            Block *block = self.get();
-            checkNewBlockInPattern(self.getContext(), block->getParent());
+            // First: `arg_locs` may be a generator that changes the IR.
             std::unique_ptr<Block> fresh =
                 makeBlock(self.getContext(), argTypes, argLocs);
+            Block *block = self.get();
+            checkNewBlockInPattern(self.getContext(), block->getParent());
             Block *raw = fresh.release();
             noteChanged(self);
             block->getParent()->getBlocks().insertAfter(block->getIterator(),
@@ -778,6 +776,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
               throw py::value_error("cannot erase argument " +
                                     std::to_string(index) +
                                     " of the block: it still has uses");
+            checkArgumentNotKept(block->getArgument(index), "erase");
             noteChanged(self);
             BlockArgument argument = block->getArgument(index);
             Type type = argument.getType();
@@ -1162,6 +1161,7 @@ void populateValues(py::module_ &m) {
             Value current = self.get();
             checkSameContext(self.getContext(), type.type.getContext(),
                              "a type");
+            checkChangeAllowed(nullptr, "change a value's type");
             // Its users may no longer verify, wherever they are.
             noteValueChanged(self.getContext(), current);
             for (Operation *user : current.getUsers())
@@ -1346,6 +1346,18 @@ void populateAttributeMap(py::module_ &m) {
             op.getContext().noteChanged(op);
             Attribute old = owner->getAttr(name);
             owner->setAttr(name, attribute.attribute);
+            if (!storedInherentAttribute(owner, name, attribute.attribute)) {
+              if (old)
+                owner->setAttr(name, old);
+              else
+                owner->removeAttr(name);
+              throw py::type_error(
+                  "attribute '" + name + "' of '" +
+                  owner->getName().getStringRef().str() +
+                  "' has the wrong kind: " +
+                  py::repr(makeAttribute(op.getContext(), attribute.attribute))
+                      .cast<std::string>());
+            }
             checkInvariantsInPattern(op.getContext(), owner,
                                      "setting an attribute", [&] {
                                        if (old)

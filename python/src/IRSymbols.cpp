@@ -14,6 +14,7 @@
 #include "Downcast.h"
 #include "IRCompat.h"
 #include "Mutation.h"
+#include "RunGuard.h"
 #include "Walk.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -36,8 +37,13 @@ struct PySymbolTable {
   }
 };
 
-PyOperation &symbolOp(const py::object &symbol) {
-  return castToOperation(symbol.attr("operation"));
+/// The Operation object of `symbol` (an Operation or OpView, or any object
+/// with an `operation` attribute). Its Python code runs here: call this
+/// before taking any raw pointer, and keep the result alive while using it.
+py::object symbolOp(const py::object &symbol) {
+  py::object operation = symbol.attr("operation");
+  castToOperation(operation);
+  return operation;
 }
 
 StringAttr symbolNameOf(Operation *op) {
@@ -85,8 +91,10 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
       .def(
           "insert",
           [](const PySymbolTable &self, py::object symbol) {
+            // First: `symbol.operation` is Python code that may change IR.
+            py::object symbolObject = symbolOp(symbol);
+            PyOperation &operation = castToOperation(symbolObject);
             Operation *table = self.get();
-            PyOperation &operation = symbolOp(symbol);
             Operation *op = operation.get();
             symbolNameOf(op);
             if (op == table || op->isAncestor(table))
@@ -114,8 +122,9 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
       .def(
           "erase",
           [](const PySymbolTable &self, py::object symbol) {
+            py::object symbolObject = symbolOp(symbol);
+            PyOperation &operation = castToOperation(symbolObject);
             Operation *table = self.get();
-            PyOperation &operation = symbolOp(symbol);
             Operation *op = operation.get();
             if (op->getParentOp() != table)
               throw py::value_error("the operation is not in this symbol "
@@ -135,7 +144,8 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
       .def_static(
           "get_symbol_name",
           [](py::object symbol) {
-            PyOperation &operation = symbolOp(symbol);
+            py::object symbolObject = symbolOp(symbol);
+            PyOperation &operation = castToOperation(symbolObject);
             return makeAttribute(operation.getContext(),
                                  symbolNameOf(operation.get()));
           },
@@ -143,7 +153,8 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
       .def_static(
           "set_symbol_name",
           [](py::object symbol, const std::string &name) {
-            PyOperation &operation = symbolOp(symbol);
+            py::object symbolObject = symbolOp(symbol);
+            PyOperation &operation = castToOperation(symbolObject);
             Operation *op = operation.get();
             symbolNameOf(op);
             operation.getContext().noteChanged(operation);
@@ -153,7 +164,8 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
       .def_static(
           "get_visibility",
           [](py::object symbol) {
-            PyOperation &operation = symbolOp(symbol);
+            py::object symbolObject = symbolOp(symbol);
+            PyOperation &operation = castToOperation(symbolObject);
             Operation *op = operation.get();
             auto visibility = op->getAttrOfType<StringAttr>(
                 SymbolTable::getVisibilityAttrName());
@@ -166,7 +178,8 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
       .def_static(
           "set_visibility",
           [](py::object symbol, const std::string &visibility) {
-            PyOperation &operation = symbolOp(symbol);
+            py::object symbolObject = symbolOp(symbol);
+            PyOperation &operation = castToOperation(symbolObject);
             Operation *op = operation.get();
             SymbolTable::Visibility value;
             if (visibility == "public")
@@ -187,7 +200,8 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
           "replace_all_symbol_uses",
           [](const std::string &oldSymbol, const std::string &newSymbol,
              py::object from) {
-            PyOperation &operation = castToOperation(from.attr("operation"));
+            py::object fromObject = from.attr("operation");
+            PyOperation &operation = castToOperation(fromObject);
             Operation *op = operation.get();
             MLIRContext *context = op->getContext();
             operation.getContext().noteChanged(operation);
@@ -202,7 +216,8 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
       .def_static(
           "walk_symbol_tables",
           [](py::object from, bool allSymUsesVisible, py::object callback) {
-            PyOperation &operation = castToOperation(from.attr("operation"));
+            py::object fromObject = from.attr("operation");
+            PyOperation &operation = castToOperation(fromObject);
             Operation *op = operation.get();
             PyMlirContext &context = operation.getContext();
             // Collect first: the callback may change the IR.
@@ -211,10 +226,15 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
                                           [&](Operation *table, bool visible) {
                                             tables.emplace_back(table, visible);
                                           });
+            // Creating the objects may run Python code (an OpView class's
+            // `__new__`, a gc callback) while `tables` holds raw ops.
             std::vector<py::object> handles;
-            for (auto &[table, visible] : tables)
-              handles.push_back(
-                  PyOperation::forOperation(context, table).attr("opview"));
+            {
+              IRPin pin(operation, "SymbolTable.walk_symbol_tables");
+              for (auto &[table, visible] : tables)
+                handles.push_back(
+                    PyOperation::forOperation(context, table).attr("opview"));
+            }
             for (size_t i = 0; i < handles.size(); ++i) {
               try {
                 callback(handles[i], tables[i].second);

@@ -52,8 +52,8 @@ thread_local const ChangeLimitScope *innermostLimit = nullptr;
 } // namespace
 
 ChangeLimitScope::ChangeLimitScope(Operation *matched, Operation *walkRoot,
-                                   const char *user)
-    : refusesAll(!matched), user(user), previous(innermostLimit) {
+                                   const char *user, const char *why)
+    : refusesAll(!matched), user(user), why(why), previous(innermostLimit) {
   for (Operation *op = matched; op && op != walkRoot; op = op->getParentOp()) {
     if (op != matched)
       held.push_back(op);
@@ -70,8 +70,71 @@ namespace {
 thread_local Operation *opInModification = nullptr;
 } // namespace
 
+namespace {
+/// The innermost KeepAliveScope of this thread.
+thread_local const KeepAliveScope *innermostKeepAlive = nullptr;
+
+/// Whether `action` frees the op it is applied to.
+bool freesOp(StringRef action) {
+  return action == "erase" || action == "replace" || action == "detach";
+}
+
+[[noreturn]] void refuseToFreeKept(const std::string &what, const char *action,
+                                   const std::string &user) {
+  throw std::runtime_error(std::string("cannot ") + action + " " + what + ": " +
+                           user +
+                           " still uses it (or IR in it) after this Python "
+                           "code returns");
+}
+} // namespace
+
+KeepAliveScope::KeepAliveScope(std::string user)
+    : user(std::move(user)), previous(innermostKeepAlive) {
+  innermostKeepAlive = this;
+}
+
+KeepAliveScope::~KeepAliveScope() { innermostKeepAlive = previous; }
+
+void KeepAliveScope::keep(Value value) {
+  if (Operation *definer = value.getDefiningOp()) {
+    keep(definer);
+    return;
+  }
+  arguments.push_back(value);
+  keep(cast<BlockArgument>(value).getOwner());
+}
+
+void mlir::tracking::python::checkBlockNotKept(Block *block,
+                                               const char *action) {
+  for (const KeepAliveScope *scope = innermostKeepAlive; scope;
+       scope = scope->previous)
+    if (llvm::is_contained(scope->blocks, block))
+      refuseToFreeKept("this block", action, scope->user);
+}
+
+void mlir::tracking::python::checkArgumentNotKept(Value argument,
+                                                  const char *action) {
+  for (const KeepAliveScope *scope = innermostKeepAlive; scope;
+       scope = scope->previous)
+    if (llvm::is_contained(scope->arguments, argument))
+      refuseToFreeKept("this block argument", action, scope->user);
+}
+
 void mlir::tracking::python::checkChangeAllowed(Operation *op,
                                                 const char *action) {
+  if (op && freesOp(action))
+    for (const KeepAliveScope *scope = innermostKeepAlive; scope;
+         scope = scope->previous) {
+      auto holds = [&](Operation *kept) {
+        return kept && op->isAncestor(kept);
+      };
+      if (llvm::any_of(scope->ops, holds) ||
+          llvm::any_of(scope->blocks, [&](Block *block) {
+            return holds(block->getParentOp());
+          }))
+        refuseToFreeKept("'" + op->getName().getStringRef().str() + "'", action,
+                         scope->user);
+    }
   // The rewriter finalizes, and we check, that op after the callback: it
   // must still be there.
   if (op && opInModification && op->isAncestor(opInModification))
@@ -85,8 +148,8 @@ void mlir::tracking::python::checkChangeAllowed(Operation *op,
     return;
   if (limit->refusesAll)
     throw std::runtime_error(std::string("cannot ") + action + " from " +
-                             limit->user +
-                             ": it may not change IR (PDL is still matching)");
+                             limit->user + ": it may not change IR (" +
+                             limit->why + ")");
   throw std::runtime_error(
       std::string("cannot ") + action + " '" +
       op->getName().getStringRef().str() + "' from " + limit->user +

@@ -19,6 +19,8 @@
 #include "mlir/IR/Block.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <string>
+
 namespace mlir::tracking {
 // Internal to the extension: hidden like pybind11's own types, whose
 // objects these classes hold.
@@ -44,15 +46,18 @@ namespace __attribute__((visibility("hidden"))) python {
   RewriterBase *getActiveRewriter(PyMlirContext & context);
 
   /// While alive, Python code on this thread may change IR only as the
-  /// callback of `user` may: a PDL constraint (`matched` null) changes
-  /// nothing (PDL's matcher is still iterating); a pattern of the walk
+  /// callback of `user` may: with `matched` null it changes nothing (a PDL
+  /// constraint: PDL's matcher is still iterating; a type conversion: the
+  /// conversion driver holds the IR it is converting), `why` says why; a
+  /// pattern of the walk
   /// driver on `walkRoot` (`matched`, its op) may not erase, replace,
   /// detach or move the ops the walk holds: the ancestors of `matched` below
   /// `walkRoot`, and the op after `matched` and after each of them (the
   /// walk's next ops, which it would visit freed or moved).
   class ChangeLimitScope {
   public:
-    ChangeLimitScope(Operation *matched, Operation *walkRoot, const char *user);
+    ChangeLimitScope(Operation *matched, Operation *walkRoot, const char *user,
+                     const char *why = "PDL is still matching");
     ~ChangeLimitScope();
     ChangeLimitScope(const ChangeLimitScope &) = delete;
     ChangeLimitScope &operator=(const ChangeLimitScope &) = delete;
@@ -64,14 +69,55 @@ namespace __attribute__((visibility("hidden"))) python {
     /// dereferenced later: the pattern may erase `matched`).
     llvm::SmallVector<Operation *, 8> held;
     const char *user;
+    const char *why;
     const ChangeLimitScope *previous;
     friend void checkChangeAllowed(Operation *, const char *);
   };
 
   /// Throws RuntimeError if the innermost ChangeLimitScope of this thread
   /// forbids `action` on `op` (null: a change that moves or frees no op,
-  /// such as replacing uses).
+  /// such as replacing uses), or if `action` ("erase", "replace",
+  /// "detach") would free IR a KeepAliveScope keeps.
   void checkChangeAllowed(Operation * op, const char *action);
+
+  /// While alive, Python code on this thread may not free the ops, blocks
+  /// and values kept here: C++ code holds them raw across that code and
+  /// uses them when it returns (`modify_op_in_place` restores the operands
+  /// and successors it saved if the op is left invalid; PDL reads the
+  /// results a rewrite function appended, and the args and root its rewrite
+  /// uses after the call). Erasing, replacing or detaching a kept op or an
+  /// op holding kept IR, inlining a kept block, or erasing a kept block
+  /// argument raises RuntimeError naming `user`. Scopes nest; each is
+  /// checked.
+  class KeepAliveScope {
+  public:
+    explicit KeepAliveScope(std::string user);
+    ~KeepAliveScope();
+    KeepAliveScope(const KeepAliveScope &) = delete;
+    KeepAliveScope &operator=(const KeepAliveScope &) = delete;
+
+    void keep(Operation *op) { ops.push_back(op); }
+    void keep(Block *block) { blocks.push_back(block); }
+    /// Keeps the op defining `value`, or the block holding it.
+    void keep(Value value);
+
+  private:
+    llvm::SmallVector<Operation *, 4> ops;
+    llvm::SmallVector<Block *, 4> blocks;
+    /// Kept block arguments (their blocks are kept too).
+    llvm::SmallVector<Value, 4> arguments;
+    std::string user;
+    const KeepAliveScope *previous;
+    friend void checkChangeAllowed(Operation *, const char *);
+    friend void checkBlockNotKept(Block *, const char *);
+    friend void checkArgumentNotKept(Value, const char *);
+  };
+  /// Throws RuntimeError if a KeepAliveScope of this thread keeps `block`
+  /// or an argument of it, which `action` (e.g. "inline") frees.
+  void checkBlockNotKept(Block * block, const char *action);
+  /// Throws RuntimeError if a KeepAliveScope of this thread keeps the block
+  /// argument `argument`, which `action` (e.g. "erase") frees.
+  void checkArgumentNotKept(Value argument, const char *action);
 
   /// While a rewrite pattern runs in `context`, the driver's C++ patterns
   /// and folders read the IR next and trust it to verify (the driver

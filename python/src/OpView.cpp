@@ -340,7 +340,8 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
   // Regions: (minimum count, no variadic regions).
   auto spec = regionSpec.cast<std::tuple<int, bool>>();
   int minRegions = std::get<0>(spec);
-  int numRegions = regions.is_none() ? minRegions : regions.cast<int>();
+  int64_t numRegions = regions.is_none() ? minRegions : regions.cast<int64_t>();
+  checkRegionCount(numRegions);
   if (numRegions < minRegions)
     throw py::value_error(
         "Operation \"" + name + "\" requires a minimum of " +
@@ -352,9 +353,24 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
         std::to_string(minRegions) +
         " regions but was built with regions=" + std::to_string(numRegions));
 
+  // Every piece of Python code first (iterating a generator or a sequence
+  // may run code that changes the IR): the Values and Blocks taken below
+  // are raw, and nothing may run between them and Operation::create.
   py::list operandList = operands.is_none() ? py::list() : py::list(operands);
+  std::optional<std::vector<int>> operandSpecs;
+  if (!operandSegmentSpec.is_none()) {
+    operandSpecs = operandSegmentSpec.cast<std::vector<int>>();
+    for (size_t i = 0; i < operandSpecs->size() && i < operandList.size(); ++i)
+      if ((*operandSpecs)[i] == -1 &&
+          py::isinstance<py::sequence>(operandList[i]) &&
+          !py::isinstance<py::str>(operandList[i]))
+        operandList[i] = py::list(operandList[i]);
+  }
+  py::list successorList =
+      successors.is_none() ? py::list() : py::list(successors);
   PyMlirContext &ctx = resolveBuildContext(
       loc, ip, operandList.empty() ? py::handle() : operandList[0]);
+  Location location = resolveLocation(loc, ctx);
   MLIRContext *context = ctx.get();
   OperationName opName(name, context);
   if (!opName.isRegistered() && !context->allowsUnregisteredDialects())
@@ -391,12 +407,12 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
   // Operands.
   SmallVector<Value> operandValues;
   SmallVector<int32_t> operandSegments;
-  if (operandSegmentSpec.is_none()) {
+  if (!operandSpecs) {
     for (size_t i = 0; i < operandList.size(); ++i)
       unpackSegment(operandList[i], 1, getOpResultOrValue, operandValues,
                     "Operand", name, i);
   } else {
-    auto segmentSpec = operandSegmentSpec.cast<std::vector<int>>();
+    const std::vector<int> &segmentSpec = *operandSpecs;
     if (segmentSpec.size() != operandList.size())
       throw py::value_error("Operation \"" + name + "\" requires " +
                             std::to_string(segmentSpec.size()) +
@@ -410,7 +426,7 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
   for (Value value : operandValues)
     checkContext(value.getContext(), context, "an operand", name);
 
-  OperationState state(resolveLocation(loc, ctx), opName);
+  OperationState state(location, opName);
   state.addOperands(operandValues);
   state.addTypes(resultTypes);
 
@@ -446,22 +462,20 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
     state.addAttribute("resultSegmentSizes",
                        DenseI32ArrayAttr::get(context, resultSegments));
 
-  if (!successors.is_none()) {
-    for (py::handle successor : successors) {
-      if (!py::isinstance<PyBlock>(successor))
-        throw py::value_error("successors of operation \"" + name +
-                              "\" must be Blocks (got " +
-                              typeNameOf(successor) + ")");
-      Block *block = successor.cast<PyBlock &>().get();
-      checkContext(successor.cast<PyBlock &>()
-                       .operation.cast<PyOperation &>()
-                       .getContext()
-                       .get(),
-                   context, "a successor", name);
-      state.addSuccessors(block);
-    }
+  for (py::handle successor : successorList) {
+    if (!py::isinstance<PyBlock>(successor))
+      throw py::value_error("successors of operation \"" + name +
+                            "\" must be Blocks (got " + typeNameOf(successor) +
+                            ")");
+    Block *block = successor.cast<PyBlock &>().get();
+    checkContext(successor.cast<PyBlock &>()
+                     .operation.cast<PyOperation &>()
+                     .getContext()
+                     .get(),
+                 context, "a successor", name);
+    state.addSuccessors(block);
   }
-  for (int i = 0; i < numRegions; ++i)
+  for (int64_t i = 0; i < numRegions; ++i)
     state.addRegion();
 
   DiagnosticCapture capture(context);
@@ -474,8 +488,7 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
   // property setter and would leave a null property behind: refuse it.
   if (opName.isRegistered()) {
     for (auto &[key, attribute] : given) {
-      std::optional<Attribute> stored = op->getInherentAttr(key);
-      if (stored && *stored != attribute)
+      if (!storedInherentAttribute(op, key, attribute))
         throw py::type_error(
             "attribute '" + key + "' of operation \"" + name +
             "\" has the wrong kind: " + reprOf(makeAttribute(ctx, attribute)));

@@ -148,6 +148,9 @@ struct PyPDLResultList {
   /// The kinds appended so far, and those the PDL module expects (or null).
   std::vector<PDLValue::Kind> *appended = nullptr;
   const std::vector<PDLValue::Kind> *expected = nullptr;
+  /// Where a rewrite function's op and value results are kept alive until
+  /// PDL has read them (null for constraints, which change no IR).
+  KeepAliveScope *keepAlive = nullptr;
   PDLResultList &get() const {
     if (!results)
       throw std::runtime_error("this PDLResultList is only valid inside "
@@ -614,6 +617,48 @@ struct PyPDLModule {
     int argument;
   };
 
+  /// What the PDL rewrites calling rewrite function `name` use after the
+  /// call: those ops and values must survive the Python function.
+  struct UsesAfterCall {
+    /// Per operand of the call: used by a later op of the rewrite, itself
+    /// or through `pdl.result(s)` of it.
+    std::vector<bool> arguments;
+    /// The rewrite's root is.
+    bool root = false;
+  };
+
+  /// UsesAfterCall of rewrite function `name`, over every call of it.
+  UsesAfterCall usesAfterCallOf(const std::string &name) {
+    UsesAfterCall uses;
+    get().getModule()->walk([&](pdl::ApplyNativeRewriteOp apply) {
+      if (apply.getName() != name)
+        return;
+      auto usedAfter = [&](Value value) {
+        auto later = [&](Operation *user) {
+          return user->getBlock() == apply->getBlock() &&
+                 apply->isBeforeInBlock(user);
+        };
+        return llvm::any_of(value.getUsers(), [&](Operation *user) {
+          if (later(user))
+            return true;
+          // A result of the op, taken before the call and used after.
+          if (isa<pdl::ResultOp, pdl::ResultsOp>(user))
+            return llvm::any_of(user->getResult(0).getUsers(), later);
+          return false;
+        });
+      };
+      if (uses.arguments.size() < apply.getArgs().size())
+        uses.arguments.resize(apply.getArgs().size());
+      for (auto [index, operand] : llvm::enumerate(apply.getArgs()))
+        if (usedAfter(operand))
+          uses.arguments[index] = true;
+      if (auto rewrite = apply->getParentOfType<pdl::RewriteOp>())
+        if (Value root = rewrite.getRoot(); root && usedAfter(root))
+          uses.root = true;
+    });
+    return uses;
+  }
+
   /// The replacement flows of the uses of rewrite function `name`.
   std::vector<ReplacementFlow> replacementFlowsOf(const std::string &name) {
     std::vector<ReplacementFlow> flows;
@@ -676,15 +721,18 @@ struct PyPDLModule {
     std::optional<std::vector<PDLValue::Kind>> kinds =
         resultKindsOf(name, constraint);
     std::vector<ReplacementFlow> flows;
-    if (!constraint)
+    UsesAfterCall usesAfter;
+    if (!constraint) {
       flows = replacementFlowsOf(name);
+      usesAfter = usesAfterCallOf(name);
+    }
     callables.append(fn);
     PyMlirContext *ctx = context;
     PyObject *callable = fn.ptr();
     return [ctx, callable, constraint, name, kinds = std::move(kinds),
-            flows = std::move(flows)](PatternRewriter &rewriter,
-                                      PDLResultList &results,
-                                      ArrayRef<PDLValue> values) {
+            flows = std::move(flows), usesAfter = std::move(usesAfter)](
+               PatternRewriter &rewriter, PDLResultList &results,
+               ArrayRef<PDLValue> values) {
       py::gil_scoped_acquire gil;
       if (constraint) {
         ChangeLimitScope limit(nullptr, nullptr, "a PDL constraint function");
@@ -694,19 +742,56 @@ struct PyPDLModule {
       if (walkDriverRoot)
         limit.emplace(getVisitedOp(rewriter), walkDriverRoot,
                       "a PDL rewrite function of walk_and_apply_patterns");
+      // PDL goes on with the ops and values its rewrite uses after the call
+      // (a `pdl.erase` of an op the function erased freed it twice), and
+      // with the results the function appends.
+      KeepAliveScope keepAlive("the PDL rewrite calling '" + name + "'");
+      keepValues(keepAlive, values, [&](size_t index) {
+        return index < usesAfter.arguments.size() &&
+               usesAfter.arguments[index];
+      });
+      if (usesAfter.root)
+        if (Operation *root = getRewriteRoot(rewriter))
+          keepAlive.keep(root);
       // Where a failure aborts (see afterFailedRewrite), the function runs
       // even after an earlier error of the run.
       bool canFail = rewriter.canRecoverFromRewriteFailure() ||
                      !hasOpOrValueResults(kinds);
       LogicalResult result =
           call(ctx, name, callable, rewriter, results, values, kinds, &flows,
-               /*evenAfterError=*/!canFail);
+               /*evenAfterError=*/!canFail, &keepAlive);
       // A driver that rolls back (dialect conversion) takes the failure; it
       // reads no result then.
       if (succeeded(result) || rewriter.canRecoverFromRewriteFailure())
         return result;
       return afterFailedRewrite(rewriter.getContext(), name, results, kinds);
     };
+  }
+
+  /// Keeps the ops and values among `values` whose index `selected` takes.
+  static void keepValues(KeepAliveScope &scope, ArrayRef<PDLValue> values,
+                         llvm::function_ref<bool(size_t)> selected) {
+    for (size_t index = 0; index < values.size(); ++index) {
+      if (!selected(index))
+        continue;
+      const PDLValue &value = values[index];
+      if (auto *op = value.dyn_cast<Operation *>())
+        scope.keep(op);
+      else if (value.getKind() == PDLValue::Kind::Value)
+        scope.keep(value.cast<Value>());
+      else if (value.getKind() == PDLValue::Kind::ValueRange)
+        for (Value item : value.cast<ValueRange>())
+          scope.keep(item);
+    }
+  }
+
+  /// The root of the PDL rewrite calling a function: PDL's applicator puts
+  /// the insertion point before it (null if it does not).
+  static Operation *getRewriteRoot(PatternRewriter &rewriter) {
+    Block *block = rewriter.getInsertionBlock();
+    if (!block || rewriter.getInsertionPoint() == block->end())
+      return nullptr;
+    return &*rewriter.getInsertionPoint();
   }
 
   /// The op walk_and_apply_patterns visits when it calls a PDL rewrite: the
@@ -793,12 +878,9 @@ struct PyPDLModule {
        ArrayRef<PDLValue> values,
        const std::optional<std::vector<PDLValue::Kind>> &kinds,
        const std::vector<ReplacementFlow> *flows = nullptr,
-       bool evenAfterError = false) {
+       bool evenAfterError = false, KeepAliveScope *keepAlive = nullptr) {
     // The rewrite's root, before Python moves the insertion point.
-    Operation *root = nullptr;
-    if (Block *block = rewriter.getInsertionBlock();
-        block && rewriter.getInsertionPoint() != block->end())
-      root = &*rewriter.getInsertionPoint();
+    Operation *root = getRewriteRoot(rewriter);
     ActiveRewriterScope scope(*ctx, rewriter);
     // Python code rewrites the tree the rewriter is in.
     std::vector<PythonRewriteScope> rewrites;
@@ -819,10 +901,16 @@ struct PyPDLModule {
               PyPatternRewriter{&rewriter, ctx});
           std::vector<PDLValue::Kind> appended;
           CallScoped<PyPDLResultList> pyResults(PyPDLResultList{
-              &results, ctx, &appended, kinds ? &*kinds : nullptr});
+              &results, ctx, &appended, kinds ? &*kinds : nullptr, keepAlive});
           py::list args;
-          for (const PDLValue &value : values)
-            args.append(toPython(*ctx, value));
+          {
+            // Making the objects may run Python code (a gc callback).
+            KeepAliveScope converting("PDL (passing its values to '" + name +
+                                      "')");
+            keepValues(converting, values, [](size_t) { return true; });
+            for (const PDLValue &value : values)
+              args.append(toPython(*ctx, value));
+          }
           if (!isSuccessResult(py::reinterpret_borrow<py::object>(fn)(
                   pyRewriter.object, pyResults.object, args)))
             return false;
@@ -1217,17 +1305,22 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           [](PyPatternRewriter &self, py::object op, py::object with,
              py::object values) {
             RewriterBase &rewriter = self.get();
-            Operation *target = castToOperation(op).get();
-            checkNotRunAnchor(target, "replace");
-            checkChangeAllowed(target, "replace");
-            self.context->noteChanged(target);
             if (with.is_none() == values.is_none())
               throw py::type_error("replace_op takes a new operation or a "
                                    "list of values");
             if (with.is_none())
               with = values;
-            if (py::isinstance<PyOperation>(with) ||
-                py::isinstance<PyModule>(with) || unwrapOpView(with)) {
+            bool byOperation = py::isinstance<PyOperation>(with) ||
+                               py::isinstance<PyModule>(with) ||
+                               unwrapOpView(with);
+            // First, before any raw pointer: `values` may be a generator
+            // that changes the IR.
+            py::list valueObjects = byOperation ? py::list() : py::list(with);
+            Operation *target = castToOperation(op).get();
+            checkNotRunAnchor(target, "replace");
+            checkChangeAllowed(target, "replace");
+            self.context->noteChanged(target);
+            if (byOperation) {
               Operation *replacement = castToOperation(with).get();
               if (!replacement->getBlock())
                 throw py::value_error("the replacement operation is not in "
@@ -1245,7 +1338,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
               return;
             }
             SmallVector<Value> newValues;
-            for (py::handle value : with)
+            for (py::handle value : valueObjects)
               newValues.push_back(castToValue(value));
             if (newValues.size() != target->getNumResults())
               throw py::value_error(
@@ -1304,29 +1397,45 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             SmallVector<Block *> successors(target->getSuccessors());
             SmallVector<Type> resultTypes(target->getResultTypes());
             Location location = target->getLoc();
+            auto undo = [&] {
+              rewriter.modifyOpInPlace(target, [&] {
+                target->setAttrs(
+                    attributes.getDictionary(target->getContext()));
+                target->setOperands(operands);
+                for (auto [index, block] : llvm::enumerate(successors))
+                  target->setSuccessor(block, index);
+                for (auto [result, type] :
+                     llvm::zip(target->getResults(), resultTypes))
+                  result.setType(type);
+                target->setLoc(location);
+              });
+            };
             rewriter.startOpModification(target);
             try {
               OpModificationScope modification(target);
+              // The undo restores them.
+              KeepAliveScope keepAlive("modify_op_in_place of '" +
+                                       target->getName().getStringRef().str() +
+                                       "' (to undo an invalid change)");
+              for (Value operand : operands)
+                keepAlive.keep(operand);
+              for (Block *successor : successors)
+                keepAlive.keep(successor);
               fn();
             } catch (...) {
               rewriter.finalizeOpModification(target);
+              // `fn` raised half-way: the op may be invalid too. Undo then
+              // as well; `fn`'s exception says what went wrong.
+              try {
+                checkInvariantsInPattern(*self.context, target,
+                                         "modify_op_in_place", undo);
+              } catch (MLIRErrorException &) {
+              }
               throw;
             }
             rewriter.finalizeOpModification(target);
-            checkInvariantsInPattern(
-                *self.context, target, "modify_op_in_place", [&] {
-                  rewriter.modifyOpInPlace(target, [&] {
-                    target->setAttrs(
-                        attributes.getDictionary(target->getContext()));
-                    target->setOperands(operands);
-                    for (auto [index, block] : llvm::enumerate(successors))
-                      target->setSuccessor(block, index);
-                    for (auto [result, type] :
-                         llvm::zip(target->getResults(), resultTypes))
-                      result.setType(type);
-                    target->setLoc(location);
-                  });
-                });
+            checkInvariantsInPattern(*self.context, target,
+                                     "modify_op_in_place", undo);
           },
           py::arg("op"), py::arg("fn"),
           "Calls `fn()`, which changes `op` in place (attributes, operands, "
@@ -1355,6 +1464,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                                     "still target");
             checkChangeAllowed(block->getParentOp(), "inline a block of");
             checkChangeAllowed(nullptr, "inline a block");
+            checkBlockNotKept(block, "inline");
             SmallVector<Value> values;
             if (argValues)
               for (py::handle value : *argValues)
@@ -1512,7 +1622,10 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             PDLValue::Kind kind;
             if (py::isinstance<PyValue>(value)) {
               kind = PDLValue::Kind::Value;
-              results.push_back(valueOf(value));
+              Value result = valueOf(value);
+              if (self.keepAlive)
+                self.keepAlive->keep(result);
+              results.push_back(result);
             } else if (py::isinstance<PyType>(value)) {
               kind = PDLValue::Kind::Type;
               results.push_back(typeOf(value));
@@ -1543,12 +1656,17 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                 SmallVector<Value> list;
                 for (py::handle item : items)
                   list.push_back(valueOf(item));
+                if (self.keepAlive)
+                  for (Value item : list)
+                    self.keepAlive->keep(item);
                 results.push_back(ValueRange(list));
               }
             } else {
               kind = PDLValue::Kind::Operation;
               Operation *op = castToOperation(value).get();
               checkSameContext(*self.context, op->getContext(), "a PDL result");
+              if (self.keepAlive)
+                self.keepAlive->keep(op);
               results.push_back(op);
             }
             if (self.appended)
@@ -1663,6 +1781,12 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                       PyMlirContext::lookup(type.getContext());
                   if (!context)
                     return std::nullopt;
+                  // The conversion driver holds raw ops and values
+                  // across this call.
+                  ChangeLimitScope limit(nullptr, nullptr,
+                                         "a TypeConverter conversion",
+                                         "the dialect conversion holds the IR "
+                                         "it is converting");
                   std::optional<Type> converted;
                   callPython(*context, [&] {
                     py::object result = py::reinterpret_borrow<py::object>(

@@ -144,8 +144,8 @@ RunLock::~RunLock() {
 // IRPin
 //===----------------------------------------------------------------------===//
 
-IRPin::IRPin(PyOperation &operation, const char *user)
-    : context(operation.getContext()), user(user) {
+IRPin::IRPin(PyOperation &operation, const char *user, PinKind kind)
+    : context(operation.getContext()), user(user), kind(kind) {
   std::shared_ptr<RootOwner> owner = operation.getResolvedOwner();
   checkIRAccess(*owner);
   owners.push_back(std::move(owner));
@@ -158,6 +158,17 @@ bool IRPin::covers(const RootOwner *owner) const {
   return llvm::any_of(owners, [&](const std::shared_ptr<RootOwner> &pinned) {
     return RootOwner::resolve(pinned).get() == owner;
   });
+}
+
+void mlir::tracking::python::checkPinnedIRChange(const PyMlirContext &context,
+                                                 const RootOwner *owner) {
+  for (IRPin *pin : context.pins)
+    if (pin->isReadOnly() && pin->covers(owner))
+      throw IRInUseException(
+          std::string("cannot change this IR now: ") + pin->getUser() +
+          " holds it while Python code runs (an OpView class's __new__, a "
+          "generator or property of an argument, a gc callback or "
+          "finalizer); change it after that call returns");
 }
 
 void mlir::tracking::python::propagatePins(PyMlirContext &context,

@@ -97,12 +97,27 @@ namespace __attribute__((visibility("hidden"))) python {
     llvm::SmallVector<std::shared_ptr<RootOwner>, 1> owners;
   };
 
+  /// What an IRPin refuses besides runs.
+  enum class PinKind {
+    /// Python may still change the pinned IR: the holder re-checks its
+    /// handles after every piece of Python code (a walk and its callback).
+    RunsOnly,
+    /// Python may not change the pinned IR (checkPinnedIRChange): the
+    /// holder keeps raw ops, blocks or values across Python code that has
+    /// no reason to change IR but could (an OpView class's `__new__`, a
+    /// generator or property of an argument, a gc callback or finalizer
+    /// run by an allocation), and would read them freed.
+    ReadOnly,
+  };
+
   /// Keeps runs off the tree of `operation` (and every tree Python moves IR
-  /// of it to) for its lifetime. `user` names the holder in the error a run
-  /// gets, e.g. "Operation.walk".
+  /// of it to) for its lifetime; a ReadOnly pin also refuses every change
+  /// Python makes to those trees, from any thread. `user` names the holder
+  /// in the errors, e.g. "Operation.walk".
   class IRPin {
   public:
-    IRPin(PyOperation &operation, const char *user);
+    IRPin(PyOperation &operation, const char *user,
+          PinKind kind = PinKind::ReadOnly);
     ~IRPin();
     IRPin(const IRPin &) = delete;
     IRPin &operator=(const IRPin &) = delete;
@@ -110,14 +125,23 @@ namespace __attribute__((visibility("hidden"))) python {
     /// True if this pin covers the tree of `owner` (a resolved owner).
     bool covers(const RootOwner *owner) const;
     const char *getUser() const { return user; }
+    bool isReadOnly() const { return kind == PinKind::ReadOnly; }
 
   private:
     friend void propagatePins(PyMlirContext &, const RootOwner *,
                               std::shared_ptr<RootOwner>);
     PyMlirContext &context;
     const char *user;
+    PinKind kind;
     llvm::SmallVector<std::shared_ptr<RootOwner>, 2> owners;
   };
+
+  /// Throws IRInUseException if a ReadOnly IRPin covers the tree of `owner`
+  /// (a resolved owner): Python is about to change it. Reads no IR.
+  /// PyMlirContext::noteChanged calls it, so every change Python makes is
+  /// checked before it is made.
+  void checkPinnedIRChange(const PyMlirContext &context,
+                           const RootOwner *owner);
 
   /// Fires after Python moved IR from the tree of `from` to the tree of `to`
   /// (a cross-tree move or a detach): pins covering `from` now cover `to`.

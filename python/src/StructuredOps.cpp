@@ -76,6 +76,30 @@ void checkRegionArgs(Operation *op, ArrayRef<Type> argTypes) {
                         "' cannot combine the element types (" + types +
                         "): integers with indices or floats, or one type");
 }
+/// Raises ValueError unless the `operandSegmentSizes` of `op` split its
+/// operands into inputs and inits: the op's accessors trust them
+/// (`Operation.create` takes any attribute; a negative or oversized count
+/// read past the operands).
+void checkOperandSegments(Operation *op) {
+  if (!op->hasTrait<OpTrait::AttrSizedOperandSegments>())
+    return;
+  std::optional<Attribute> attribute =
+      op->getInherentAttr("operandSegmentSizes");
+  auto sizes =
+      dyn_cast_or_null<DenseI32ArrayAttr>(attribute.value_or(Attribute()));
+  int64_t total = 0;
+  bool valid = sizes && sizes.size() == 2;
+  if (valid)
+    for (int32_t size : sizes.asArrayRef()) {
+      valid &= size >= 0;
+      total += size;
+    }
+  if (!valid || total != static_cast<int64_t>(op->getNumOperands()))
+    throw py::value_error(
+        "the operandSegmentSizes of '" + op->getName().getStringRef().str() +
+        "' must be two non-negative counts (inputs, inits) adding up to its " +
+        std::to_string(op->getNumOperands()) + " operands");
+}
 } // namespace
 
 void mlir::tracking::python::populateStructuredOpHelpers(py::module_ &m) {
@@ -90,6 +114,7 @@ void mlir::tracking::python::populateStructuredOpHelpers(py::module_ &m) {
         auto regionBuilder = linalgOp.getRegionBuilder();
         if (!regionBuilder || op->getNumRegions() != 1)
           return false;
+        checkOperandSegments(op);
         Region &region = op->getRegion(0);
         if (!region.empty())
           throw py::value_error("the region of '" +

@@ -105,7 +105,7 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
   PyMlirContext &context = operation.getContext();
   // No pipeline may run on this IR (or where the callback moves it) while
   // the walk holds raw pointers between callbacks.
-  IRPin pin(operation, "Operation.walk");
+  IRPin pin(operation, "Operation.walk", PinKind::RunsOnly);
   // As in forOperation: no queued record may answer for a reused address.
   context.flushReleases();
   HandleRegistry &registry = context.getRegistry();

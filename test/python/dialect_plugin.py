@@ -76,3 +76,33 @@ def test_load_dialect_plugin():
             ir.load_dialect_plugin("/nonexistent/libnothing.so")
         except ValueError as e:
             print("ValueError:", str(e)[:32])
+
+
+# CHECK-LABEL: TEST: test_no_plugin_or_registry_while_a_pipeline_runs
+# CHECK-NEXT: load_dialect_plugin is not allowed while a pass pipeline runs in context
+# CHECK-NEXT: Context.append_dialect_registry is not allowed while a pass pipeline runs
+# CHECK-NEXT: True
+@run
+def test_no_plugin_or_registry_while_a_pipeline_runs():
+    # A Python pass is code of the running pipeline: the pass manager may
+    # be running other passes on other threads, which read the dialects
+    # and registry that these calls change.
+    with ir.Context() as ctx:
+        module = ir.Module.parse("func.func @f() { return }")
+        errors = []
+
+        def loads(op, pass_):
+            for call in (lambda: ir.load_dialect_plugin(PLUGIN),
+                         lambda: ctx.append_dialect_registry(
+                             ir.DialectRegistry())):
+                try:
+                    call()
+                except RuntimeError as e:
+                    errors.append(str(e))
+
+        pm = passmanager.PassManager()
+        pm.add(loads, name="loads")
+        pm.run(module.operation)
+        for error in errors:
+            print(error)
+        print(module.operation.verify())

@@ -324,7 +324,9 @@ def test_context_wide_changes_refused():
         if wait_until_locked(r, module.operation):
             for call in (lambda: ctx.enable_multithreading(False),
                          lambda: ctx._verify_tracking(),
-                         lambda: ir.Operation._CAPICreate(capsule)):
+                         lambda: ir.Operation._CAPICreate(capsule),
+                         lambda: ctx.append_dialect_registry(
+                             ir.DialectRegistry())):
                 try:
                     call()
                     messages.append("worked (the run had ended)")
@@ -334,6 +336,7 @@ def test_context_wide_changes_refused():
         # CHECK: Context.enable_multithreading is not allowed while a pass pipeline runs in context #
         # CHECK: Context._verify_tracking is not allowed while
         # CHECK: Operation._CAPICreate is not allowed while
+        # CHECK: Context.append_dialect_registry is not allowed while
         for m in messages:
             print(m)
         # CHECK: True
