@@ -151,6 +151,19 @@ struct PyPDLResultList {
   /// Where a rewrite function's op and value results are kept alive until
   /// PDL has read them (null for constraints, which change no IR).
   KeepAliveScope *keepAlive = nullptr;
+  /// The top-level op of the IR PDL rewrites (null if unknown).
+  Operation *tree = nullptr;
+
+  /// Whether `op` (a result, or the op or block holding a result value) is
+  /// in the IR PDL rewrites.
+  bool inTree(Operation *op) const {
+    return !tree || (op && getRootOf(op) == tree);
+  }
+  bool inTree(Value value) const {
+    if (Operation *definer = value.getDefiningOp())
+      return inTree(definer);
+    return inTree(cast<BlockArgument>(value).getOwner()->getParentOp());
+  }
   PDLResultList &get() const {
     if (!results)
       throw std::runtime_error("this PDLResultList is only valid inside "
@@ -881,6 +894,10 @@ struct PyPDLModule {
        bool evenAfterError = false, KeepAliveScope *keepAlive = nullptr) {
     // The rewrite's root, before Python moves the insertion point.
     Operation *root = getRewriteRoot(rewriter);
+    Operation *tree = nullptr;
+    if (Block *block = rewriter.getInsertionBlock())
+      if (Operation *parent = block->getParentOp())
+        tree = getRootOf(parent);
     ActiveRewriterScope scope(*ctx, rewriter);
     // Python code rewrites the tree the rewriter is in.
     std::vector<PythonRewriteScope> rewrites;
@@ -900,8 +917,9 @@ struct PyPDLModule {
           CallScoped<PyPatternRewriter> pyRewriter(
               PyPatternRewriter{&rewriter, ctx});
           std::vector<PDLValue::Kind> appended;
-          CallScoped<PyPDLResultList> pyResults(PyPDLResultList{
-              &results, ctx, &appended, kinds ? &*kinds : nullptr, keepAlive});
+          CallScoped<PyPDLResultList> pyResults(
+              PyPDLResultList{&results, ctx, &appended,
+                              kinds ? &*kinds : nullptr, keepAlive, tree});
           py::list args;
           {
             // Making the objects may run Python code (a gc callback).
@@ -1620,9 +1638,11 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
               return inContext(item.cast<PyType &>().type);
             };
             PDLValue::Kind kind;
+            bool outside = false;
             if (py::isinstance<PyValue>(value)) {
               kind = PDLValue::Kind::Value;
               Value result = valueOf(value);
+              outside = !self.inTree(result);
               if (self.keepAlive)
                 self.keepAlive->keep(result);
               results.push_back(result);
@@ -1656,6 +1676,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                 SmallVector<Value> list;
                 for (py::handle item : items)
                   list.push_back(valueOf(item));
+                outside = !llvm::all_of(
+                    list, [&](Value item) { return self.inTree(item); });
                 if (self.keepAlive)
                   for (Value item : list)
                     self.keepAlive->keep(item);
@@ -1665,12 +1687,26 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
               kind = PDLValue::Kind::Operation;
               Operation *op = castToOperation(value).get();
               checkSameContext(*self.context, op->getContext(), "a PDL result");
+              outside = !self.inTree(op);
               if (self.keepAlive)
                 self.keepAlive->keep(op);
               results.push_back(op);
             }
             if (self.appended)
               self.appended->push_back(kind);
+            // PDL reads the result after the function returned, and a
+            // detached op lives only as long as its handle. One outside
+            // the IR leaves that IR using an op in no block: the run
+            // raises (failing here would abort the process, see
+            // afterFailedRewrite).
+            if (PythonRun *run = PythonRun::current()) {
+              run->keepUntilEnd(value);
+              if (outside && !run->hasError())
+                run->recordError(std::runtime_error(
+                    "a PDL result is not in the IR that PDL rewrites (a "
+                    "detached op, or one of other IR): create ops at "
+                    "rewriter.ip"));
+            }
           },
           py::arg("value"),
           "Appends a Value, Operation, Type or Attribute result, or a list "

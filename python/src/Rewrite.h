@@ -42,8 +42,15 @@ namespace __attribute__((visibility("hidden"))) python {
     }
     /// Re-raises the recorded exception, if any (GIL held).
     void rethrowIfError();
+    /// Keeps `object` alive until the run ends: an op or value C++ keeps
+    /// raw after the Python code that gave it returned (a PDL result), which
+    /// a detached op's handle would otherwise free when it goes.
+    void keepUntilEnd(py::handle object) {
+      kept.push_back(py::reinterpret_borrow<py::object>(object));
+    }
 
   private:
+    std::vector<py::object> kept;
     PythonRun *previous;
     std::optional<py::error_already_set> error;
     std::optional<std::string> cppError;

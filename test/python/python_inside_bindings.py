@@ -326,6 +326,37 @@ def test_pdl_keeps_what_its_rewrite_uses_after_a_function():
     # CHECK: ['arith.addi', 'arith.addi', 'func.return'] True
     # CHECK: RuntimeError: cannot erase 'arith.muli': the PDL rewrite calling 'kill' still uses it
 
+    # A detached op as a result lived only as long as its handle: PDL then
+    # replaced the matched op by a freed one. It lives until the run ends,
+    # and the run raises (the greedy driver cannot undo the rewrite: the
+    # function stays wired in, and the IR does not verify).
+    def detached(rewriter, results, values):
+        op = values[0]
+        new = ir.Operation.create("arith.subi", results=[op.results[0].type],
+                                  operands=list(op.operands))
+        results.append(new)
+        del new
+        gc.collect()
+
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse(FUNC)
+        pdl = rewrite.PDLModule(ir.Module.parse(PDL_REWRITE.replace(
+            "REWRITE", """
+      %new = pdl.apply_native_rewrite "detached"(%op : !pdl.operation) : !pdl.operation
+      pdl.replace %op with %new""")))
+        pdl.register_rewrite_function("detached", detached)
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())
+        except RuntimeError as e:
+            # CHECK: a PDL result is not in the IR that PDL rewrites (a detached op, or one of other IR): create ops at rewriter.ip
+            print(e)
+        gc.collect()
+        # CHECK: "func.return"(<<UNKNOWN SSA VALUE>>)
+        try:
+            module.operation.verify()
+        except ir.MLIRError as e:
+            print(e.error_diagnostics[0].notes[0].message)
+
     # Nothing after the call uses the op: the function may erase it.
     def erase_all(rewriter, results, values):
         rewriter.erase_op(values[0])
