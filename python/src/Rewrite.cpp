@@ -1657,7 +1657,9 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                        py::isinstance<py::tuple>(value)) {
               // A range: of types if its items are (or, empty, if PDL
               // expects types here), else of values.
-              py::sequence items = value.cast<py::sequence>();
+              // A plain list first: a subclass's __iter__ is Python code,
+              // which may not run between the raw values below.
+              py::list items(value);
               size_t position = self.appended ? self.appended->size() : 0;
               bool types = items.size()
                                ? py::isinstance<PyType>(items[0])
