@@ -8,6 +8,7 @@
 # work before it takes a raw pointer, or refuses the change with a clear
 # error; the IR stays whole either way.
 
+import contextlib
 import gc
 import sys
 
@@ -55,9 +56,11 @@ _cext.register_dialect(_Dialect)
 on_new = []
 
 
+@contextlib.contextmanager
 def hostile_view(op_name):
-    """Registers an OpView class for `op_name` whose __new__ calls the
-    functions in `on_new` (then empties it)."""
+    """While active, the OpView class of `op_name` is one whose __new__
+    calls the functions in `on_new` (then empties it)."""
+    original = _cext.globals._get_operation_class(op_name)
 
     @_cext.register_operation(_Dialect, replace=True)
     class Hostile(ir.OpView):
@@ -68,7 +71,11 @@ def hostile_view(op_name):
                 on_new.pop(0)()
             return super().__new__(cls)
 
-    return Hostile
+    try:
+        yield
+    finally:
+        if original is not None:
+            _cext.register_operation(_Dialect, replace=True)(original)
 
 
 def refused(fn, messages):
@@ -85,27 +92,22 @@ def refused(fn, messages):
 # CHECK-LABEL: TEST: test_opview_new_may_not_change_a_listed_block
 @run
 def test_opview_new_may_not_change_a_listed_block():
-    arith_class = _cext.globals._get_operation_class("arith.addi")
-    hostile_view("arith.addi")
-    try:
-        with ir.Context():
-            module = ir.Module.parse(FUNC)
-            second = body(module).operations[2].operation
-            gc.collect()  # no view of the addi ops is alive any more
-            messages = []
-            on_new.append(refused(second.erase, messages))
-            # Listing makes a view of each op while iterating the block.
-            listed = [op.operation.name for op in body(module).operations]
-            # CHECK: RuntimeError: cannot change this IR now: iterating an OperationList holds it while Python code runs
-            print(*messages)
-            # CHECK: ['arith.muli', 'arith.addi', 'arith.addi', 'func.return'] True
-            print(listed, module.operation.verify())
-            # After the listing, the same erase works.
-            second.erase()
-            # CHECK: ['arith.muli', 'arith.addi', 'func.return']
-            print(names(module))
-    finally:
-        _cext.register_operation(_Dialect, replace=True)(arith_class)
+    with hostile_view("arith.addi"), ir.Context():
+        module = ir.Module.parse(FUNC)
+        second = body(module).operations[2].operation
+        gc.collect()  # no view of the addi ops is alive any more
+        messages = []
+        on_new.append(refused(second.erase, messages))
+        # Listing makes a view of each op while iterating the block.
+        listed = [op.operation.name for op in body(module).operations]
+        # CHECK: RuntimeError: cannot change this IR now: iterating an OperationList holds it while Python code runs
+        print(*messages)
+        # CHECK: ['arith.muli', 'arith.addi', 'arith.addi', 'func.return'] True
+        print(listed, module.operation.verify())
+        # After the listing, the same erase works.
+        second.erase()
+        # CHECK: ['arith.muli', 'arith.addi', 'func.return']
+        print(names(module))
 
 
 # CHECK-LABEL: TEST: test_gc_callback_may_not_change_a_listed_block
@@ -399,27 +401,21 @@ def test_symbol_table_runs_python_first():
 # CHECK-LABEL: TEST: test_walk_symbol_tables_views_may_not_erase
 @run
 def test_walk_symbol_tables_views_may_not_erase():
-    module_class = _cext.globals._get_operation_class("builtin.module")
-    hostile_view("builtin.module")
-    try:
-        with ir.Context():
-            module = ir.Module.parse(
-                "module { module @a { module @b {} } module @c {} }")
-            last = module.body.operations[1].operation
-            gc.collect()
-            messages = []
-            on_new.append(refused(last.erase, messages))
-            visited = []
-            ir.SymbolTable.walk_symbol_tables(
-                module.operation, True,
-                lambda op, visible: visited.append(op.operation.name))
-            # CHECK: RuntimeError: cannot change this IR now: SymbolTable.walk_symbol_tables holds it
-            print(*messages)
-            # CHECK: 4 True
-            print(len(visited), module.operation.verify())
-    finally:
-        if module_class is not None:
-            _cext.register_operation(_Dialect, replace=True)(module_class)
+    with hostile_view("builtin.module"), ir.Context():
+        module = ir.Module.parse(
+            "module { module @a { module @b {} } module @c {} }")
+        last = module.body.operations[1].operation
+        gc.collect()
+        messages = []
+        on_new.append(refused(last.erase, messages))
+        visited = []
+        ir.SymbolTable.walk_symbol_tables(
+            module.operation, True,
+            lambda op, visible: visited.append(op.operation.name))
+        # CHECK: RuntimeError: cannot change this IR now: SymbolTable.walk_symbol_tables holds it
+        print(*messages)
+        # CHECK: 4 True
+        print(len(visited), module.operation.verify())
 
 
 # CHECK-LABEL: TEST: test_type_conversion_may_not_change_ir
