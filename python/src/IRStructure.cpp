@@ -1000,6 +1000,10 @@ void populateValues(py::module_ &m) {
             PyMlirContext &ctx = self.getContext();
             // Allocating may run a finalizer that lets another thread in.
             IRPin pin(castToOperation(self.keepAlive), "Value.uses");
+            // Users in other trees (detached or cloned ops) too: erasing
+            // one would change the use list being iterated.
+            for (Operation *user : value.getUsers())
+              pin.cover(ctx.getOwner(getRootOf(user)));
             py::list uses;
             for (OpOperand &use : value.getUses())
               uses.append(

@@ -160,6 +160,14 @@ bool IRPin::covers(const RootOwner *owner) const {
   });
 }
 
+void IRPin::cover(std::shared_ptr<RootOwner> owner) {
+  std::shared_ptr<RootOwner> resolved = RootOwner::resolve(std::move(owner));
+  if (covers(resolved.get()))
+    return;
+  checkIRAccess(*resolved);
+  owners.push_back(std::move(resolved));
+}
+
 void mlir::tracking::python::checkPinnedIRChange(const PyMlirContext &context,
                                                  const RootOwner *owner) {
   for (IRPin *pin : context.pins)

@@ -124,6 +124,9 @@ namespace __attribute__((visibility("hidden"))) python {
 
     /// True if this pin covers the tree of `owner` (a resolved owner).
     bool covers(const RootOwner *owner) const;
+    /// Covers the tree of `owner` too (IR of another tree the holder reads:
+    /// the users of a value).
+    void cover(std::shared_ptr<RootOwner> owner);
     const char *getUser() const { return user; }
     bool isReadOnly() const { return kind == PinKind::ReadOnly; }
 
