@@ -760,8 +760,7 @@ struct PyPDLModule {
       // with the results the function appends.
       KeepAliveScope keepAlive("the PDL rewrite calling '" + name + "'");
       keepValues(keepAlive, values, [&](size_t index) {
-        return index < usesAfter.arguments.size() &&
-               usesAfter.arguments[index];
+        return index < usesAfter.arguments.size() && usesAfter.arguments[index];
       });
       if (usesAfter.root)
         if (Operation *root = getRewriteRoot(rewriter))
