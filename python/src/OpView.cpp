@@ -310,8 +310,12 @@ int32_t unpackSegment(const py::handle &segment, int spec, CastFn cast,
     throw py::value_error(prefix + " must be a Sequence of " +
                           (kind[0] == 'R' ? "Types" : "Values") + " (got " +
                           typeNameOf(segment) + ")");
+  // A plain list (buildGeneric copied every sequence): iterating it runs no
+  // Python code between the raw values taken here.
+  if (!PyList_CheckExact(segment.ptr()))
+    throw py::type_error(prefix + " was not copied into a list");
   int32_t count = 0;
-  for (py::handle item : py::reinterpret_borrow<py::sequence>(segment)) {
+  for (py::handle item : py::reinterpret_borrow<py::list>(segment)) {
     try {
       into.push_back(cast(item));
     } catch (py::value_error &e) {
@@ -322,6 +326,28 @@ int32_t unpackSegment(const py::handle &segment, int spec, CastFn cast,
     ++count;
   }
   return count;
+}
+
+/// A new plain list of `items` (None: empty). Iterating `items` may run
+/// Python code, so this comes before any IR is taken raw.
+py::list copyToList(const py::handle &items) {
+  if (items.is_none())
+    return py::list();
+  PyObject *copy = PySequence_List(items.ptr());
+  if (!copy)
+    throw py::error_already_set();
+  return py::reinterpret_steal<py::list>(copy);
+}
+
+/// Replaces each variadic segment (spec -1) of `segments` that is a
+/// sequence by a plain copy, for unpackSegment.
+void copyVariadicSegments(py::list &segments, const std::vector<int> &specs) {
+  for (size_t i = 0; i < specs.size() && i < segments.size(); ++i) {
+    py::object segment = segments[i];
+    if (specs[i] == -1 && py::isinstance<py::sequence>(segment) &&
+        !py::isinstance<py::str>(segment))
+      segments[i] = copyToList(segment);
+  }
 }
 
 } // namespace
@@ -356,18 +382,21 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
   // Every piece of Python code first (iterating a generator or a sequence
   // may run code that changes the IR): the Values and Blocks taken below
   // are raw, and nothing may run between them and Operation::create.
-  py::list operandList = operands.is_none() ? py::list() : py::list(operands);
+  // Plain copies: py::list(x) keeps a list subclass, whose __iter__ and
+  // __getitem__ are Python code.
+  py::list operandList = copyToList(operands);
   std::optional<std::vector<int>> operandSpecs;
   if (!operandSegmentSpec.is_none()) {
     operandSpecs = operandSegmentSpec.cast<std::vector<int>>();
-    for (size_t i = 0; i < operandSpecs->size() && i < operandList.size(); ++i)
-      if ((*operandSpecs)[i] == -1 &&
-          py::isinstance<py::sequence>(operandList[i]) &&
-          !py::isinstance<py::str>(operandList[i]))
-        operandList[i] = py::list(operandList[i]);
+    copyVariadicSegments(operandList, *operandSpecs);
   }
-  py::list successorList =
-      successors.is_none() ? py::list() : py::list(successors);
+  py::list successorList = copyToList(successors);
+  py::list resultList = copyToList(results);
+  std::optional<std::vector<int>> resultSpecs;
+  if (!resultSegmentSpec.is_none()) {
+    resultSpecs = resultSegmentSpec.cast<std::vector<int>>();
+    copyVariadicSegments(resultList, *resultSpecs);
+  }
   PyMlirContext &ctx = resolveBuildContext(
       loc, ip, operandList.empty() ? py::handle() : operandList[0]);
   Location location = resolveLocation(loc, ctx);
@@ -383,13 +412,12 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
   SmallVector<int32_t> resultSegments;
   bool infer = results.is_none();
   if (!infer) {
-    py::list resultList(results);
-    if (resultSegmentSpec.is_none()) {
+    if (!resultSpecs) {
       for (size_t i = 0; i < resultList.size(); ++i)
         unpackSegment(resultList[i], 1, castType, resultTypes, "Result", name,
                       i);
     } else {
-      auto segmentSpec = resultSegmentSpec.cast<std::vector<int>>();
+      const std::vector<int> &segmentSpec = *resultSpecs;
       if (segmentSpec.size() != resultList.size())
         throw py::value_error("Operation \"" + name + "\" requires " +
                               std::to_string(segmentSpec.size()) +

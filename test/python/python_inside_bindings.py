@@ -262,6 +262,63 @@ func.func @f(%a: i32) {
               module.operation.verify())
 
 
+class ErasingList(list):
+    """A list whose iteration erases `victim` first."""
+
+    def __init__(self, items, victim):
+        super().__init__(items)
+        self.victim = victim
+
+    def __iter__(self):
+        if self.victim is not None:
+            self.victim, victim = None, self.victim
+            victim.erase()
+        return super().__iter__()
+
+
+# CHECK-LABEL: TEST: test_build_generic_segment_list_subclass
+@run
+def test_build_generic_segment_list_subclass():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse("""
+func.func @f(%a: i32, %c: i1) {
+  %x = arith.addi %a, %a : i32
+  %y = arith.cmpi eq, %a, %a : i32
+  cf.br ^bb1
+^bb1:
+  return
+}""")
+        func = module.body.operations[0]
+        entry, exit_block = func.regions[0].blocks
+        x, y = entry.operations[0], entry.operations[1]
+        # The condition is the first segment; iterating the second (a
+        # variadic one) erases the condition's op. The copy of every
+        # segment runs first, so the erased condition is seen as such.
+        try:
+            with ir.InsertionPoint(entry.operations[2]):
+                cf.CondBranchOp.build_generic(
+                    results=[],
+                    operands=[y.result, ErasingList([], y), []],
+                    successors=[exit_block, exit_block])
+            print("built")
+        except ir.InvalidatedHandleError as e:
+            # CHECK: value handle to result #0 of 'arith.cmpi' {{.*}} is erased
+            print(str(e).splitlines()[0])
+        # A list subclass that changes nothing is read like a list.
+        with ir.InsertionPoint(entry.operations[1]):
+            branch = cf.CondBranchOp.build_generic(
+                results=[],
+                operands=[entry.arguments[1], ErasingList([x.result], None),
+                          ErasingList([], None)],
+                successors=[exit_block, exit_block])
+        # CHECK: ['arith.addi', 'cf.cond_br', 'cf.br'] 1
+        print([op.operation.name for op in entry.operations],
+              len(branch.operation.operands) - 1)
+        branch.operation.erase()
+        # CHECK: True
+        print(module.operation.verify())
+
+
 PDL_REWRITE = """
 module {
   pdl.pattern : benefit(1) {
