@@ -253,6 +253,35 @@ bool diesWith(Value value, Operation *op) {
 /// identical copy of the op (the IR stays as it was), and the run raises
 /// RuntimeError.
 ///
+/// Raises unless `values` may replace the arguments of `block` once its
+/// ops are inlined elsewhere: the block is erased, so a value of its own
+/// (an argument, a result of one of its ops) would be freed or used by its
+/// own definition; another context or type gives IR that does not verify.
+static void checkInlinedArgumentValues(Block *block, ArrayRef<Value> values,
+                                       MLIRContext *context) {
+  for (size_t index = 0; index < values.size(); ++index) {
+    Value value = values[index];
+    std::string which = "value " + std::to_string(index) +
+                        " for the arguments of the inlined block ";
+    if (value.getContext() != context)
+      throw py::value_error(which + "belongs to another Context");
+    Block *definedIn = value.getParentBlock();
+    Operation *definedUnder = definedIn ? definedIn->getParentOp() : nullptr;
+    if (definedIn == block ||
+        (definedUnder && block->findAncestorOpInBlock(*definedUnder)))
+      throw py::value_error(which +
+                            "is defined in that block, which is erased");
+    Type expected = block->getArgument(index).getType();
+    if (value.getType() != expected) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << which << "has type " << value.getType()
+         << " but the argument has type " << expected;
+      throw py::value_error(text);
+    }
+  }
+}
+
 /// `inline_block_before` may take the only block of a region that its op
 /// needs, as upstream's idiom does before replacing that op; the region
 /// then holds a copy of the block until the pattern ends, and the run
@@ -1491,6 +1520,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                                     std::to_string(block->getNumArguments()) +
                                     " values for the block arguments, got " +
                                     std::to_string(values.size()));
+            checkInlinedArgumentValues(block, values, before->getContext());
             // Upstream's idiom takes the body out of an op and then replaces
             // the op: until the pattern ends, the region keeps a copy, unseen
             // by the driver, so that the IR stays valid if it keeps the op.

@@ -826,6 +826,72 @@ def test_pattern_may_not_add_blocks_to_single_block_regions():
     # CHECK-NEXT: append cannot add a block to region #1 of 'scf.if'{{.*}} True
 
 
+LOOP = """
+func.func @f(%a: i32, %n: index) -> i32 {
+  %r = scf.for %i = %n to %n step %n iter_args(%acc = %a) -> (i32) {
+    %y = arith.addi %acc, %acc : i32
+    scf.yield %y : i32
+  }
+  return %r : i32
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_inline_block_before_takes_values_from_outside
+@run
+def test_inline_block_before_takes_values_from_outside():
+    # The inlined block is erased: its own arguments (or its ops' results)
+    # as replacements for its arguments were used after the free.
+    def inline_loop_body(pick, finish=False):
+        def pattern(op, rewriter):
+            body = op.regions[0].blocks[0]
+            terminator = body.operations[-1]
+            rewriter.inline_block_before(body, op, pick(op, body))
+            if finish:
+                rewriter.replace_op(op, list(terminator.operands))
+                rewriter.erase_op(terminator)
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("scf.for", pattern)
+        return patterns.freeze()
+
+    other = ir.Context()
+    with other:
+        other_i32 = ir.Operation.create(
+            "arith.constant", results=[ir.IntegerType.get_signless(32)],
+            attributes={"value": ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(32), 1)})
+    cases = {
+        "own arguments": lambda op, body: list(body.arguments),
+        "own result": lambda op, body: [op.operands[0],
+                                        body.operations[0].result],
+        "wrong type": lambda op, body: [op.operands[3], op.operands[3]],
+        "other context": lambda op, body: [op.operands[0], other_i32.result],
+    }
+    for name, pick in cases.items():
+        with ir.Context():
+            module = ir.Module.parse(LOOP)
+            try:
+                rewrite.walk_and_apply_patterns(module,
+                                                inline_loop_body(pick))
+                print(name, "ran")
+            except ValueError as e:
+                print(name, e, module.operation.verify())
+    # CHECK: own arguments value 0 for the arguments of the inlined block is defined in that block, which is erased True
+    # CHECK-NEXT: own result value 1 for the arguments of the inlined block is defined in that block, which is erased True
+    # CHECK-NEXT: wrong type value 0 for the arguments of the inlined block has type i32 but the argument has type index True
+    # CHECK-NEXT: other context value 1 for the arguments of the inlined block belongs to another Context True
+
+    # Values from outside the block work (upstream's idiom).
+    with ir.Context():
+        module = ir.Module.parse(LOOP)
+        rewrite.walk_and_apply_patterns(module, inline_loop_body(
+            lambda op, body: [op.operands[0], op.operands[3]], finish=True))
+        # CHECK-NEXT: True ['arith.addi', 'func.return']
+        print(module.operation.verify(),
+              [op.operation.name for op in
+               module.body.operations[0].regions[0].blocks[0].operations])
+
+
 MULI = """
 func.func @f(%a: i32, %b: i32) -> i32 {
   %m = arith.muli %a, %b : i32
