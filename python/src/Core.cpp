@@ -968,6 +968,15 @@ bool mlir::tracking::python::storedInherentAttribute(Operation *op,
   return !stored || *stored == attribute;
 }
 
+py::list mlir::tracking::python::copyToList(const py::handle &items) {
+  if (items.is_none())
+    return py::list();
+  PyObject *copy = PySequence_List(items.ptr());
+  if (!copy)
+    throw py::error_already_set();
+  return py::reinterpret_steal<py::list>(copy);
+}
+
 void mlir::tracking::python::checkRegionCount(int64_t regions) {
   constexpr int64_t kMaxRegions = (int64_t(1) << 23) - 1;
   if (regions < 0 || regions > kMaxRegions)

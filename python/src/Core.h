@@ -219,6 +219,9 @@ namespace __attribute__((visibility("hidden"))) python {
     /// active pins. GIL-protected.
     unsigned numRunning = 0;
     std::vector<IRPin *> pins;
+    /// The tracked transform interpreter's ops are registered in this
+    /// context (apply_named_sequence does it once, with no run going on).
+    bool transformInterpreterReady = false;
     /// The handles of blocks and values of this context.
     BlockValueRegistry &getUnits() const { return *units; }
     /// The Python object of this context (it exists while `this` does).
@@ -580,6 +583,12 @@ namespace __attribute__((visibility("hidden"))) python {
   /// null property behind, which custom printers read (a segfault).
   bool storedInherentAttribute(Operation * op, llvm::StringRef name,
                                Attribute attribute);
+
+  /// A new plain list of `items` (None: empty). py::list(x) keeps a list
+  /// subclass as it is, whose __iter__ and __getitem__ are Python code:
+  /// bindings copy their sequence arguments with this before they take IR
+  /// raw, and then read only the copy.
+  py::list copyToList(const py::handle &items);
 
 } // namespace python
 } // namespace mlir::tracking

@@ -157,6 +157,15 @@ void mlir::tracking::python::checkChangeAllowed(Operation *op,
       "visits after the matched op or after one of its ancestors)");
 }
 
+void mlir::tracking::python::checkRunAllowedHere(PyMlirContext &context,
+                                                 const char *run) {
+  if (getActiveRewriter(context))
+    throw std::runtime_error(std::string("cannot run ") + run +
+                             " from inside a rewrite pattern (or a PDL "
+                             "function of one); use the PatternRewriter");
+  checkChangeAllowed(nullptr, (std::string("run ") + run).c_str());
+}
+
 OpModificationScope::OpModificationScope(Operation *op)
     : previous(std::exchange(opInModification, op)) {}
 

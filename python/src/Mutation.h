@@ -80,6 +80,14 @@ namespace __attribute__((visibility("hidden"))) python {
   /// "detach") would free IR a KeepAliveScope keeps.
   void checkChangeAllowed(Operation * op, const char *action);
 
+  /// Throws RuntimeError if Python code on this thread runs inside a rewrite
+  /// pattern of `context` (or a PDL function, a modify_op_in_place
+  /// callback) or a callback that may not change IR (a type conversion, a
+  /// PDL constraint): `run` (a pass pipeline, a rewrite driver, the
+  /// transform interpreter) would change IR behind the running driver's
+  /// back, or free IR that C++ code holds across the callback.
+  void checkRunAllowedHere(PyMlirContext & context, const char *run);
+
   /// While alive, Python code on this thread may not free the ops, blocks
   /// and values kept here: C++ code holds them raw across that code and
   /// uses them when it returns (`modify_op_in_place` restores the operands

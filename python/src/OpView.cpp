@@ -328,17 +328,6 @@ int32_t unpackSegment(const py::handle &segment, int spec, CastFn cast,
   return count;
 }
 
-/// A new plain list of `items` (None: empty). Iterating `items` may run
-/// Python code, so this comes before any IR is taken raw.
-py::list copyToList(const py::handle &items) {
-  if (items.is_none())
-    return py::list();
-  PyObject *copy = PySequence_List(items.ptr());
-  if (!copy)
-    throw py::error_already_set();
-  return py::reinterpret_steal<py::list>(copy);
-}
-
 /// Replaces each variadic segment (spec -1) of `segments` that is a
 /// sequence by a plain copy, for unpackSegment.
 void copyVariadicSegments(py::list &segments, const std::vector<int> &specs) {

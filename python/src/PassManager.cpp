@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Core.h"
+#include "Mutation.h"
 #include "RunGuard.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
@@ -111,6 +112,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             checkSameContext(*self.context, target.getContext().get(),
                              "an operation");
             self.checkNotRunning("PassManager.run");
+            checkRunAllowedHere(target.getContext(), "a pass pipeline");
             std::string pipeline = printPipeline(*self.passManager);
             // Made first, so that the diagnostic handlers attached from
             // Python get the run's diagnostics once the IR is unlocked.

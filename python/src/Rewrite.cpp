@@ -1076,9 +1076,7 @@ PyMlirContext &checkTargetContext(PyOperation &target, py::object context) {
                           "different contexts");
   // A driver started from a pattern would change IR behind the running
   // driver's back (its worklist would keep erased ops).
-  if (getActiveRewriter(target.getContext()))
-    throw std::runtime_error("cannot run a rewrite driver from inside a "
-                             "rewrite pattern; use the PatternRewriter");
+  checkRunAllowedHere(target.getContext(), "a rewrite driver");
   return target.getContext();
 }
 

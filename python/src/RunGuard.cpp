@@ -54,7 +54,19 @@ void mlir::tracking::python::checkNoRunIn(const PyMlirContext &context,
   throw IRInUseException(
       what.str() + " is not allowed while a pass pipeline runs in context #" +
       std::to_string(context.getId()) +
-      " (PassManager.run in another thread); call it after the run returns");
+      (mayReadAnyTree(context) ? " (the run that called this Python code)"
+                               : " (PassManager.run in another thread)") +
+      "; call it after the run returns");
+}
+
+void mlir::tracking::python::checkContextChangeAllowed(
+    const PyMlirContext &context, StringRef what) {
+  // Python code of a run on this thread, with no other run going on: the
+  // pass manager waits for it, unless it is a nested pass (the pass manager
+  // may run its siblings on other threads).
+  if (mayReadAnyTree(context) && !scopedAccess)
+    return;
+  checkNoRunIn(context, what);
 }
 
 bool mlir::tracking::python::mayReadAnyTree(const PyMlirContext &context) {
@@ -222,6 +234,18 @@ void mlir::tracking::python::checkPassScope(const RootOwner &owner,
       "other threads), or the op it was reached through is gone");
 }
 
+void mlir::tracking::python::checkWholeTreeAccess(const RootOwner &owner,
+                                                  const char *what) {
+  const ScopedRunAccess *access = scopedAccess;
+  if (!access || !owner.running || owner.running != allowedRun)
+    return;
+  throw IRInUseException(
+      std::string("cannot run ") + what + " from " + access->user +
+      ": it may change IR outside the op the pass runs on, which the pass "
+      "manager may be rewriting on other threads; run it from a pass on "
+      "the top-level op, or after PassManager.run returns");
+}
+
 //===----------------------------------------------------------------------===//
 // RunAnchor
 //===----------------------------------------------------------------------===//
@@ -268,6 +292,14 @@ DriverRunLock::DriverRunLock(PyOperation &target, const char *driver) {
   if (owner->running && owner->running == allowedRun &&
       !owner->running->driver) {
     op = target.get();
+    // No lock of its own, but a pin (a walk, a listing in the pass) holds
+    // the IR as it does against a lock.
+    for (IRPin *pin : target.getContext().pins)
+      if (pin->covers(owner.get()))
+        throw IRInUseException(std::string("cannot run '") + driver +
+                               "': the IR is in use by " + pin->getUser() +
+                               " (a walk callback or another thread is "
+                               "reading it); run it after that returns");
   } else {
     lock.emplace(target, driver, /*driver=*/true);
     access.emplace(lock->getRun());

@@ -68,6 +68,14 @@ namespace __attribute__((visibility("hidden"))) python {
   /// refused call.
   void checkNoRunIn(const PyMlirContext &context, llvm::StringRef what);
 
+  /// Throws IRInUseException unless the current thread may change
+  /// `context` itself (its dialects): no run is in progress, or only runs
+  /// the current thread was let into and not in a nested Python pass
+  /// (their threads wait for its Python code). `what` names the refused
+  /// call.
+  void checkContextChangeAllowed(const PyMlirContext &context,
+                                 llvm::StringRef what);
+
   /// True if the current thread may read every IR tree of `context`: no
   /// run is in progress in it, or every run in progress is one the current
   /// thread was let into (ScopedRunAccess), so it is waiting for this
@@ -198,6 +206,7 @@ namespace __attribute__((visibility("hidden"))) python {
     std::string user;
     friend void checkPassScope(const RootOwner &, const OpHandle &,
                                const char *);
+    friend void checkWholeTreeAccess(const RootOwner &, const char *);
   };
 
   /// Throws IRInUseException if the current thread runs a Python pass of
@@ -208,6 +217,13 @@ namespace __attribute__((visibility("hidden"))) python {
   /// ("op", "block", "value"). Reads no IR.
   void checkPassScope(const RootOwner &owner, const OpHandle &anchor,
                       const char *what);
+
+  /// Throws IRInUseException if the current thread runs a Python pass of
+  /// the run on the tree of `owner` (resolved) that is limited to the op it
+  /// runs on (a nested pass, see ScopedRunAccess): `what` (e.g. a transform
+  /// script) may reach any op of the tree, and the pass manager may be
+  /// rewriting the rest on other threads or iterating over it. Reads no IR.
+  void checkWholeTreeAccess(const RootOwner &owner, const char *what);
 
   /// The input check of a run from Python (PassManager.run, the rewrite
   /// drivers, apply_named_sequence). Passes, patterns and transforms assume

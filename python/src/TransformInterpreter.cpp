@@ -32,12 +32,28 @@ struct PyTransformOptions {
   transform::TransformOptions options;
 };
 
-/// The handles bound to one extra argument: an Operation (or Module), or a
-/// sequence of them.
-std::vector<OpHandle> toHandles(const py::handle &arg, size_t index,
+/// `args` as plain lists of objects, one per extra argument: iterating the
+/// arguments (or a sequence of ops among them) runs Python code, which may
+/// change the IR, so it comes before any IR is read.
+std::vector<py::list> copyArguments(const py::object &args) {
+  if (!py::isinstance<py::sequence>(args) || py::isinstance<py::str>(args))
+    throw py::type_error("args must be a sequence with one Operation "
+                         "or list of Operations per extra argument");
+  std::vector<py::list> copies;
+  for (py::handle arg : copyToList(args)) {
+    if (py::isinstance<py::sequence>(arg) && !py::isinstance<py::str>(arg))
+      copies.push_back(copyToList(arg));
+    else
+      copies.push_back(py::list(py::make_tuple(arg)));
+  }
+  return copies;
+}
+
+/// The handles bound to one extra argument (copied by copyArguments).
+std::vector<OpHandle> toHandles(const py::list &ops, size_t index,
                                 PyMlirContext &context) {
   std::vector<OpHandle> handles;
-  auto add = [&](const py::handle &item) {
+  for (py::handle item : ops) {
     PyOperation &op = castToOperation(item);
     if (&op.getContext() != &context)
       throw py::value_error("args[" + std::to_string(index) +
@@ -45,12 +61,6 @@ std::vector<OpHandle> toHandles(const py::handle &arg, size_t index,
     // Raises InvalidatedHandleError for a handle that is not live.
     op.get();
     handles.push_back(op.getHandle());
-  };
-  if (py::isinstance<py::sequence>(arg) && !py::isinstance<py::str>(arg)) {
-    for (const py::handle &item : arg)
-      add(item);
-  } else {
-    add(arg);
   }
   return handles;
 }
@@ -100,47 +110,55 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
       [](py::object payloadRoot, py::object transformRoot,
          py::object transformModule, py::object transformOptions,
          py::object args) {
+        // Python code first: nothing may run once IR is taken raw.
+        std::vector<py::list> arguments = copyArguments(args);
         PyOperation &payload = castToOperation(payloadRoot);
         PyOperation &root = castToOperation(transformRoot);
         PyMlirContext &context = payload.getContext();
-        // Transforms run from a pattern would change IR behind the running
-        // driver's back (its worklist would keep erased ops).
-        if (getActiveRewriter(context))
-          throw std::runtime_error(
-              "cannot apply a transform sequence from inside a rewrite "
-              "pattern; use the PatternRewriter");
+        // From a pattern (its driver's worklist would keep erased ops), a
+        // PDL function or a type conversion (C++ holds IR across them).
+        checkRunAllowedHere(context, "a transform sequence");
         if (&root.getContext() != &context)
           throw py::value_error(
               "the transform root belongs to another context than the "
               "payload root");
-        ModuleOp library;
+        PyOperation *module = nullptr;
         if (!transformModule.is_none()) {
-          PyOperation &module = castToOperation(transformModule);
-          if (&module.getContext() != &context)
+          module = &castToOperation(transformModule);
+          if (&module->getContext() != &context)
             throw py::value_error("the transform module belongs to another "
                                   "context than the payload root");
-          library = dyn_cast<ModuleOp>(module.get());
-          if (!library)
-            throw py::type_error("transform_module must be a builtin.module");
         }
         transform::TransformOptions options;
         if (!transformOptions.is_none())
           options = transformOptions.cast<PyTransformOptions &>().options;
-
         std::vector<std::vector<OpHandle>> bound;
-        if (!py::isinstance<py::sequence>(args) ||
-            py::isinstance<py::str>(args))
-          throw py::type_error("args must be a sequence with one Operation "
-                               "or list of Operations per extra argument");
-        size_t index = 0;
-        for (const py::handle &arg : args)
-          bound.push_back(toHandles(arg, index++, context));
+        for (size_t index = 0; index < arguments.size(); ++index)
+          bound.push_back(toHandles(arguments[index], index, context));
+        // The script may climb out of the op a nested Python pass runs on.
+        checkWholeTreeAccess(*payload.getResolvedOwner(),
+                             "a transform sequence");
+        // The first run in a context registers the interpreter's ops: not
+        // while passes use the context's dialects on other threads.
+        if (!context.transformInterpreterReady) {
+          checkContextChangeAllowed(
+              context, "the first apply_named_sequence in a context");
+          prepareTrackedTransformInterpreter(context.get());
+          context.transformInterpreterReady = true;
+        }
 
-        Operation *payloadOp = payload.get();
+        // Locks the payload's tree like a rewrite driver (refused where a
+        // pipeline, another driver or a pin holds it) and verifies it.
+        DriverRunLock guard(payload, "apply_named_sequence");
+        Operation *payloadOp = guard.getOperation();
         Operation *rootOp = root.get();
+        ModuleOp library;
+        if (module) {
+          library = dyn_cast<ModuleOp>(module->get());
+          if (!library)
+            throw py::type_error("transform_module must be a builtin.module");
+        }
         std::vector<TransformSequenceResult> results;
-        InputVerification verification(payload, payloadOp,
-                                       "apply_named_sequence");
         DiagnosticCapture capture(context.get());
         // The GIL stays held: no Python thread may touch the IR meanwhile.
         LogicalResult applied =
@@ -150,7 +168,7 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
         context.noteTreeChanged(*payload.getResolvedOwner());
         if (failed(applied))
           capture.raise("Failed to apply named transform sequence");
-        verification.succeeded(/*outputVerified=*/false);
+        guard.succeeded();
 
         py::list out;
         for (const TransformSequenceResult &result : results) {

@@ -6,9 +6,16 @@
 
 import gc
 
-from mlir_tracking import ir, rewrite
+from mlir_tracking import _cext, ir, rewrite
 from mlir_tracking.dialects.transform import interpreter
 from mlir_tracking.passmanager import PassManager
+
+
+class _Dialect(ir.Dialect):
+    DIALECT_NAMESPACE = "test_callback_limits"
+
+
+_cext.register_dialect(_Dialect)
 
 
 def run(f):
@@ -1101,6 +1108,203 @@ def test_no_transform_sequence_inside_a_pattern():
             interpreter.apply_named_sequence(
                 op.parent, script.body.operations[0], script)
 
-        # CHECK: cannot apply a transform sequence from inside a rewrite pattern; use the PatternRewriter
+        # CHECK: cannot run a transform sequence from inside a rewrite pattern (or a PDL function of one); use the PatternRewriter
         # CHECK: (['f', 'g'], True)
         run_refused(module, one_pattern("arith.muli", transform))
+
+
+CLIMB = """
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.get_parent_op %root {op_name = "builtin.module"} : (!transform.any_op) -> !transform.any_op
+    %n = transform.apply_registered_pass "symbol-dce" to %m : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+"""
+
+PRIVATE_G = FUNCS.replace("func.func @g", "func.func private @g")
+
+
+# CHECK-LABEL: TEST: test_transform_sequence_only_where_its_ir_is_free
+@run
+def test_transform_sequence_only_where_its_ir_is_free():
+    # The script climbs from @f to the module and erases the unused @g.
+    def climb(f, script):
+        interpreter.apply_named_sequence(f, script.body.operations[0],
+                                         script)
+
+    # Outside any run it may.
+    with ir.Context():
+        module = ir.Module.parse(PRIVATE_G)
+        climb(module.body.operations[0], ir.Module.parse(CLIMB))
+        # CHECK: (['f'], True)
+        print(intact(module))
+
+    # From a Python pass on the function, it would erase a function the
+    # pass manager runs (or is about to run) the pass on.
+    for threads in (False, True):
+        with ir.Context() as context:
+            context.enable_multithreading(threads)
+            module = ir.Module.parse(PRIVATE_G)
+            script = ir.Module.parse(CLIMB)
+            pm = PassManager("builtin.module")
+            pm.add(lambda op, pass_: climb(op, script), name="climb",
+                   op_name="func.func")
+            try:
+                pm.run(module.operation)
+                print("ran", intact(module))
+            except ir.MLIRError as e:
+                print(first_line(e), intact(module))
+    # CHECK-NEXT: error: "-":2:1: Python pass 'climb' raised: RuntimeError: cannot run a transform sequence from the Python pass 'climb' on 'func.func': it may change IR outside the op the pass runs on, which the pass manager may be rewriting on other threads; run it from a pass on the top-level op, or after PassManager.run returns (['f', 'g'], True)
+    # CHECK-NEXT: error: {{.*}}cannot run a transform sequence from the Python pass 'climb' on 'func.func'{{.*}} (['f', 'g'], True)
+
+    # From a pass on the module it may.
+    with ir.Context():
+        module = ir.Module.parse(PRIVATE_G)
+        script = ir.Module.parse(CLIMB)
+        pm = PassManager("builtin.module")
+        pm.add(lambda op, pass_: climb(op.regions[0].blocks[0].operations[0],
+                                       script), name="climb")
+        pm.run(module.operation)
+        # CHECK-NEXT: (['f'], True)
+        print(intact(module))
+
+    # From a type conversion (the conversion holds the IR it converts).
+    with ir.Context():
+        module = ir.Module.parse(PRIVATE_G)
+        script = ir.Module.parse(CLIMB)
+        messages = []
+
+        def convert(t):
+            if not messages:
+                try:
+                    climb(module.body.operations[0], script)
+                    messages.append("ran")
+                except RuntimeError as e:
+                    messages.append(first_line(e))
+            return t
+
+        def to_llvm(op, operands, converter, rewriter):
+            with rewriter.ip:
+                new = ir.Operation.create(
+                    "llvm.mul", results=[op.results[0].type],
+                    operands=operands)
+            rewriter.replace_op(op, new)
+
+        converter = rewrite.TypeConverter()
+        converter.add_conversion(convert)
+        target = rewrite.ConversionTarget()
+        target.add_legal_dialect("llvm", "func", "arith")
+        target.add_illegal_op("arith.muli")
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.muli", to_llvm, converter)
+        rewrite.apply_partial_conversion(module, target, patterns.freeze())
+        # CHECK-NEXT: cannot run a transform sequence from a TypeConverter conversion: it may not change IR (the dialect conversion holds the IR it is converting)
+        print(*messages)
+        # CHECK-NEXT: (['f', 'g'], True)
+        print(intact(module))
+
+    # While a listing of the module's ops holds them (an OpView class's
+    # __new__ runs Python code for each op it lists).
+    with ir.Context():
+        module = ir.Module.parse(PRIVATE_G)
+        script = ir.Module.parse(CLIMB)
+        messages = []
+        f = module.body.operations[0].operation
+        original = _cext.globals._get_operation_class("func.func")
+
+        @_cext.register_operation(_Dialect, replace=True)
+        class Hostile(ir.OpView):
+            OPERATION_NAME = "func.func"
+
+            def __new__(cls, *args, **kwargs):
+                if not messages:
+                    try:
+                        climb(f, script)
+                        messages.append("ran")
+                    except RuntimeError as e:
+                        messages.append(first_line(e))
+                return super().__new__(cls)
+
+        gc.collect()
+        try:
+            listed = [op.name for op in module.body.operations]
+        finally:
+            _cext.register_operation(_Dialect, replace=True)(original)
+        # CHECK-NEXT: cannot run 'apply_named_sequence' on 'func.func' {{.*}}: the IR is in use by iterating an OperationList
+        print(*messages)
+        # CHECK-NEXT: (['f', 'g'], True)
+        print(intact(module))
+
+
+class ErasingList(list):
+    """A list whose iteration erases `victim` first."""
+
+    def __init__(self, items, victim):
+        super().__init__(items)
+        self.victim = victim
+
+    def __iter__(self):
+        self.victim.erase()
+        return super().__iter__()
+
+
+# CHECK-LABEL: TEST: test_transform_arguments_run_before_the_ir_is_read
+@run
+def test_transform_arguments_run_before_the_ir_is_read():
+    # Iterating `args` erases the library (a module nested in another):
+    # the library is read after it, and found erased.
+    with ir.Context():
+        module = ir.Module.parse(PRIVATE_G)
+        holder = ir.Module.parse("module {" + CLIMB + "}")
+        library = holder.body.operations[0]
+        entry = library.regions[0].blocks[0].operations[0]
+        try:
+            interpreter.apply_named_sequence(
+                module.body.operations[0], entry, library,
+                args=ErasingList([], library))
+            print("ran")
+        except ir.InvalidatedHandleError as e:
+            # The entry sequence (in the library) is read first.
+            # CHECK: operation handle to 'transform.named_sequence' {{.*}} is erased
+            print(first_line(e))
+        # CHECK-NEXT: (['f', 'g'], True)
+        print(intact(module))
+
+
+# CHECK-LABEL: TEST: test_no_pipeline_inside_a_pdl_function
+@run
+def test_no_pipeline_inside_a_pdl_function():
+    # The function returns an op it made in a module of its own, then runs
+    # a pipeline there that erased it (unused) before PDL used it.
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse(MULI)
+        messages = []
+
+        def make_and_clean(rewriter, results, values):
+            scratch = ir.Module.create()
+            with ir.InsertionPoint(scratch.body):
+                made = ir.Operation.create(
+                    "arith.constant", results=[values[0].type],
+                    attributes={"value": ir.IntegerAttr.get(values[0].type,
+                                                            3)})
+            results.append(made.result)
+            try:
+                PassManager.parse("builtin.module(canonicalize)").run(
+                    scratch.operation)
+                messages.append("ran")
+            except RuntimeError as e:
+                messages.append(first_line(e))
+
+        pdl = rewrite.PDLModule(pdl_module("""
+      %v = pdl.apply_native_rewrite "make"(%lhs : !pdl.value) : !pdl.value
+      pdl.replace %op with (%v : !pdl.value)"""))
+        pdl.register_rewrite_function("make", make_and_clean)
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())
+        except RuntimeError as e:
+            # CHECK: a PDL result is not in the IR that PDL rewrites
+            print(first_line(e))
+        # CHECK-NEXT: cannot run a pass pipeline from inside a rewrite pattern (or a PDL function of one); use the PatternRewriter
+        print(*messages)

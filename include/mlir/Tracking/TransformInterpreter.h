@@ -87,6 +87,14 @@ applyTrackedNamedSequence(HandleRegistry &registry, Operation *payloadRoot,
 /// `applyTrackedNamedSequence` adds it to the context by itself.
 void registerTrackingTransformExtension(DialectRegistry &registry);
 
+/// Loads the transform dialect with that extension into `context`, as
+/// `applyTrackedNamedSequence` does first. Changing a context's dialects is
+/// not allowed while passes run in it: a caller that may call
+/// `applyTrackedNamedSequence` while other threads run passes in the
+/// context calls this once beforehand, after which the interpreter leaves
+/// the context's dialects alone.
+void prepareTrackedTransformInterpreter(MLIRContext *context);
+
 /// `tracked-transform-interpreter`: upstream's `transform-interpreter` on the
 /// tracked route above. Precise: it resolves the handles under its anchor
 /// itself instead of having them blanket-invalidated.

@@ -125,6 +125,14 @@ void instrumentConsumers(Operation *script) {
 }
 } // namespace
 
+void mlir::tracking::prepareTrackedTransformInterpreter(MLIRContext *context) {
+  DialectRegistry extensions;
+  registerTrackingTransformExtension(extensions);
+  // Both are no-ops once done.
+  context->appendDialectRegistry(extensions);
+  context->getOrLoadDialect<transform::TransformDialect>();
+}
+
 LogicalResult mlir::tracking::applyTrackedNamedSequence(
     HandleRegistry &registry, Operation *payloadRoot, Operation *transformRoot,
     ModuleOp transformModule, ArrayRef<std::vector<OpHandle>> args,
@@ -156,10 +164,7 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
     return failure();
 
   // Our ops must be known before the copy is built.
-  DialectRegistry extensions;
-  registerTrackingTransformExtension(extensions);
-  context->appendDialectRegistry(extensions);
-  context->getOrLoadDialect<transform::TransformDialect>();
+  prepareTrackedTransformInterpreter(context);
 
   // Copy the script: the entry and the transform ops beside it (sequences it
   // may include), then link the library as upstream does, into the copy.
