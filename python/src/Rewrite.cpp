@@ -1136,8 +1136,18 @@ public:
       CallScoped<PyPatternRewriter> pyRewriter(
           PyPatternRewriter{&rewriter, context});
       py::list values;
-      for (Value value : operands)
-        values.append(PyValue::create(*context, value));
+      {
+        // A value caster (Python code) runs for each operand: it may not
+        // free the op or the operands still to convert.
+        KeepAliveScope converting("the conversion pattern '" + name +
+                                  "' (passing its operands)");
+        converting.keep(op);
+        for (Value value : operands)
+          if (value)
+            converting.keep(value);
+        for (Value value : operands)
+          values.append(PyValue::create(*context, value));
+      }
       py::object result =
           fn(rewrite.getOperation(), values, converterObj, pyRewriter.object);
       return isSuccessResult(result);

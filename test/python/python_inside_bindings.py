@@ -510,6 +510,62 @@ def test_type_conversion_may_not_change_ir():
         print(names(module), module.operation.verify())
 
 
+# CHECK-LABEL: TEST: test_value_caster_may_not_free_conversion_operands
+@run
+def test_value_caster_may_not_free_conversion_operands():
+    # A conversion pattern's operands become Value objects through the
+    # value casters (Python code) one by one, while the rest are held raw.
+    with ir.Context():
+        module = ir.Module.parse("""
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %x = arith.addi %a, %a : i32
+  %y = arith.addi %b, %b : i32
+  %m = arith.muli %x, %y : i32
+  return %m : i32
+}""")
+        y = body(module).operations[1].operation
+        messages = []
+
+        started = []
+
+        def erase_y(value):
+            if not started:
+                # Once: the values below go through this caster too.
+                started.append(value)
+                y.result.replace_all_uses_with(body(module).arguments[1])
+                refused(y.erase, messages)()
+            return value
+
+        def to_llvm(op, operands, converter, rewriter):
+            with rewriter.ip:
+                new = ir.Operation.create(
+                    "llvm.mul", results=[op.results[0].type],
+                    operands=operands)
+            rewriter.replace_op(op, new)
+
+        converter = rewrite.TypeConverter()
+        converter.add_conversion(lambda t: t)
+        target = rewrite.ConversionTarget()
+        target.add_legal_dialect("llvm", "func", "arith")
+        target.add_illegal_op("arith.muli")
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.muli", to_llvm, converter)
+        ir.register_value_caster(ir.IntegerType.static_typeid, erase_y,
+                                 replace=True)
+        try:
+            rewrite.apply_partial_conversion(module, target,
+                                             patterns.freeze())
+        except Exception as e:
+            print("run:", error(e))
+        finally:
+            ir.register_value_caster(ir.IntegerType.static_typeid,
+                                     lambda value: value, replace=True)
+        # CHECK: RuntimeError: cannot erase 'arith.addi': the conversion pattern 'test_value_caster_may_not_free_conversion_operands.<locals>.to_llvm' (passing its operands) still uses it
+        print(*messages)
+        # CHECK: ['arith.addi', 'arith.addi', 'llvm.mul', 'func.return'] True
+        print(names(module), module.operation.verify())
+
+
 # CHECK-LABEL: TEST: test_modify_op_in_place_keeps_what_it_restores
 @run
 def test_modify_op_in_place_keeps_what_it_restores():
