@@ -59,8 +59,22 @@ ChangeLimitScope::ChangeLimitScope(Operation *matched, Operation *walkRoot,
       held.push_back(op);
     if (Operation *next = op->getNextNode())
       held.push_back(next);
+    if (Block *block = op->getBlock())
+      heldBlocks.push_back(block);
   }
   innermostLimit = this;
+}
+
+void mlir::tracking::python::checkBlockChangeAllowed(Block *block,
+                                                     const char *action) {
+  const ChangeLimitScope *limit = innermostLimit;
+  if (!limit || limit->refusesAll ||
+      !llvm::is_contained(limit->heldBlocks, block))
+    return;
+  throw std::runtime_error(
+      std::string("cannot ") + action + " this block from " + limit->user +
+      ": the walk is iterating it (it holds the matched op or one of its "
+      "ancestors) and would go on from wherever the block ends up");
 }
 
 ChangeLimitScope::~ChangeLimitScope() { innermostLimit = previous; }
@@ -519,6 +533,7 @@ void mlir::tracking::python::moveBlock(PyMlirContext &context, Block *block,
                                        Region *region,
                                        Region::iterator before) {
   checkNotRunAnchor(block, "move");
+  checkBlockChangeAllowed(block, "move");
   checkRegionKeepsBlockInPattern(context, block, "moving the block");
   if (Operation *source = block->getParentOp())
     context.noteChanged(source);

@@ -68,11 +68,21 @@ namespace __attribute__((visibility("hidden"))) python {
     /// What the walk holds, taken when the pattern starts (compared, never
     /// dereferenced later: the pattern may erase `matched`).
     llvm::SmallVector<Operation *, 8> held;
+    /// The blocks the walk iterates in: of `matched` and of each ancestor
+    /// up to `walkRoot`'s regions (it steps from each to the next block).
+    llvm::SmallVector<Block *, 4> heldBlocks;
     const char *user;
     const char *why;
     const ChangeLimitScope *previous;
     friend void checkChangeAllowed(Operation *, const char *);
+    friend void checkBlockChangeAllowed(Block *, const char *);
   };
+
+  /// Throws RuntimeError if the innermost ChangeLimitScope of this thread
+  /// forbids `action` ("move", "inline") on `block`: a block a walk driver
+  /// iterates in (moved elsewhere, the walk went on in the other region's
+  /// list and never ended).
+  void checkBlockChangeAllowed(Block * block, const char *action);
 
   /// Throws RuntimeError if the innermost ChangeLimitScope of this thread
   /// forbids `action` on `op` (null: a change that moves or frees no op,

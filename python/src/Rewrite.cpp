@@ -1519,6 +1519,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             checkChangeAllowed(block->getParentOp(), "inline a block of");
             checkChangeAllowed(nullptr, "inline a block");
             checkBlockNotKept(block, "inline");
+            checkBlockChangeAllowed(block, "inline");
             SmallVector<Value> values;
             if (argValues)
               for (py::handle value : *argValues)

@@ -1308,3 +1308,58 @@ def test_no_pipeline_inside_a_pdl_function():
             print(first_line(e))
         # CHECK-NEXT: cannot run a pass pipeline from inside a rewrite pattern (or a PDL function of one); use the PatternRewriter
         print(*messages)
+
+
+TWO_BLOCKS = """
+func.func @f(%a: i32) -> i32 {
+  cf.br ^bb1
+^bb1:
+  %x = arith.addi %a, %a : i32
+  return %x : i32
+^bb2:
+  %y = arith.constant 1 : i32
+  return %y : i32
+}
+func.func @g(%a: i32) -> i32 {
+  return %a : i32
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_walk_pattern_may_not_move_the_walked_block
+@run
+def test_walk_pattern_may_not_move_the_walked_block():
+    # Moved to @g's region, the block the walk iterates in took the walk
+    # along into @g's block list, which it never left (an endless loop).
+    def moving(pick):
+        messages = []
+
+        def pattern(op, rewriter):
+            if messages:
+                return True
+            f = op.parent
+            g = f.parent.regions[0].blocks[0].operations[1]
+            try:
+                pick(f).append_to(g.regions[0])
+                messages.append("moved")
+            except RuntimeError as e:
+                messages.append(first_line(e))
+            return True
+
+        return messages, one_pattern("arith.addi", pattern)
+
+    cases = {
+        # The matched op's block.
+        "own block": lambda f: f.regions[0].blocks[1],
+        # Another block (unreachable: the walk skips it): allowed.
+        "other block": lambda f: f.regions[0].blocks[2],
+    }
+    for name, pick in cases.items():
+        with ir.Context():
+            module = ir.Module.parse(TWO_BLOCKS)
+            messages, patterns = moving(pick)
+            rewrite.walk_and_apply_patterns(module, patterns)
+            print(name, *messages, module.operation.verify(),
+                  [len(f.regions[0].blocks) for f in module.body.operations])
+    # CHECK: own block cannot move this block from a pattern of walk_and_apply_patterns: the walk is iterating it (it holds the matched op or one of its ancestors) and would go on from wherever the block ends up True [3, 1]
+    # CHECK-NEXT: other block moved True [2, 2]
