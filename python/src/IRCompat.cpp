@@ -594,6 +594,17 @@ void populateOperationExtras(py::module_ &m) {
           [](PyOperation &self, py::object file,
              std::optional<int64_t> desiredVersion) {
             Operation *op = self.get();
+            // The writer trusts the IR: a missing inherent attribute, or a
+            // use of a value it never numbered, crashed it. Verify first,
+            // unless the whole tree is known to verify.
+            std::shared_ptr<RootOwner> owner = self.getResolvedOwner();
+            if (!owner->verified || owner->getRoot() != op ||
+                self.getContext().hadCapsuleAccess()) {
+              DiagnosticCapture verification(op->getContext());
+              if (failed(verifyIR(op)))
+                verification.raise("cannot write bytecode of IR that does "
+                                   "not verify");
+            }
             BytecodeWriterConfig config;
             if (desiredVersion)
               config.setDesiredBytecodeVersion(*desiredVersion);

@@ -21,6 +21,31 @@ using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::python;
 
+/// Undoes the removal of the inherent attribute `name` (was `old`) of
+/// `op` and raises if the op requires it: it verified before and does not
+/// now, or its verifier says it requires `name`.
+static void refuseRemovingRequiredAttribute(Operation *op,
+                                            const std::string &name,
+                                            Attribute old, bool validBefore) {
+  if (op->getAttr(name))
+    return;
+  DiagnosticCapture capture(op->getContext());
+  if (succeeded(op->getName().verifyInvariants(op)))
+    return;
+  std::vector<DiagnosticRecord> errors = capture.take();
+  std::string required = "requires attribute '" + name + "'";
+  bool says = llvm::any_of(errors, [&](const DiagnosticRecord &error) {
+    return error.message.find(required) != std::string::npos;
+  });
+  if (!validBefore && !says)
+    return;
+  op->setAttr(name, old);
+  throw py::value_error(
+      "cannot remove the inherent attribute '" + name + "' of '" +
+      op->getName().getStringRef().str() + "'" +
+      (errors.empty() ? std::string() : ": " + errors.front().message));
+}
+
 //===----------------------------------------------------------------------===//
 // Checked access
 //===----------------------------------------------------------------------===//
@@ -1378,8 +1403,25 @@ void populateAttributeMap(py::module_ &m) {
             Operation *op = operation.get();
             operation.getContext().noteChanged(operation);
             Attribute old = op->getAttr(name);
+            // Removing an inherent attribute leaves a null property, which
+            // custom printers and the bytecode writer read: one with a
+            // default gets it back (as an op built without it has), one
+            // the op requires may not be removed.
+            bool inherent = old && op->isRegistered() &&
+                            op->getPropertiesStorageSize() &&
+                            op->getInherentAttr(name);
+            std::optional<bool> validBefore;
+            if (inherent) {
+              DiagnosticCapture quiet(op->getContext());
+              validBefore = succeeded(op->getName().verifyInvariants(op));
+            }
             if (!op->removeAttr(name))
               throw py::key_error("attribute '" + name + "' not found");
+            if (inherent) {
+              op->getName().populateDefaultProperties(
+                  op->getPropertiesStorage());
+              refuseRemovingRequiredAttribute(op, name, old, *validBefore);
+            }
             checkInvariantsInPattern(operation.getContext(), op,
                                      "removing an attribute",
                                      [&] { op->setAttr(name, old); });

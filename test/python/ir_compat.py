@@ -226,3 +226,64 @@ def test_sequences():
         ops.index(m.body.operations[0])
     except ValueError:
         print("ValueError: not in list")
+
+
+# CHECK-LABEL: TEST: test_write_bytecode_of_ir_that_does_not_verify
+@run
+def test_write_bytecode_of_ir_that_does_not_verify():
+    # The bytecode writer trusts the IR it writes: it segfaulted on a
+    # missing inherent attribute and on a use of a detached op's result.
+    with ir.Context(), ir.Location.unknown():
+        m = ir.Module.parse("""
+func.func @f(%a: i32) -> i32 {
+  %c = arith.constant 1 : i32
+  %s = arith.addi %a, %c : i32
+  return %s : i32
+}""")
+        block = m.body.operations[0].regions[0].blocks[0]
+        constant, add, ret = block.operations
+        # An inherent attribute the op requires cannot be removed.
+        try:
+            del constant.attributes["value"]
+        except ValueError as e:
+            # CHECK: cannot remove the inherent attribute 'value' of 'arith.constant': 'arith.constant' op requires attribute 'value'
+            print(e)
+        # CHECK-NEXT: 1 : i32
+        print(constant.attributes["value"])
+        # One with a default gets its default back (a null one crashed the
+        # op's printer), as an op built without it has it.
+        add.attributes["overflowFlags"] = ir.Attribute.parse(
+            "#arith.overflow<nsw>")
+        del add.attributes["overflowFlags"]
+        # CHECK-NEXT: #arith.overflow<none>
+        print(add.attributes["overflowFlags"])
+        # An optional one without a default, and a discardable one, go.
+        f = m.body.operations[0]
+        f.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        del f.attributes["sym_visibility"]
+        add.attributes["note"] = ir.UnitAttr.get()
+        del add.attributes["note"]
+        # CHECK-NEXT: False False
+        print("sym_visibility" in f.attributes, "note" in add.attributes)
+        # CHECK-NEXT: %0 = arith.addi %arg0, %c1_i32 : i32 True
+        print(add, m.operation.verify())
+
+        # The return uses the result of a constant that is in no block.
+        i32 = ir.IntegerType.get_signless(32)
+        loose = ir.Operation.create(
+            "arith.constant", results=[i32],
+            attributes={"value": ir.IntegerAttr.get(i32, 2)})
+        ret.operands[0] = loose.result
+        try:
+            m.operation.write_bytecode(io.BytesIO())
+        except ir.MLIRError as e:
+            # CHECK-NEXT: cannot write bytecode of IR that does not verify
+            # CHECK-NEXT: error: {{.*}} operation's operand is unlinked
+            print(str(e).splitlines()[0])
+            print(str(e).splitlines()[1])
+        # Valid again, it is written.
+        ret.operands[0] = add.result
+        buffer = io.BytesIO()
+        m.operation.write_bytecode(buffer)
+        # CHECK-NEXT: True
+        print(str(ir.Module.parse(buffer.getvalue())) == str(m))
