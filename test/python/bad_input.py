@@ -338,9 +338,12 @@ def test_assume_verified_on_ir_that_does_not_verify():
     with ir.Context():
         module = ir.Module.parse(ASM)
         func = module.body.operations[0]
-        del func.attributes["function_type"]
-        # CHECK: "func.func"() <{sym_name = "f"
-        print(module.operation.get_asm(assume_verified=True).splitlines()[1].strip()[:30])
+        # A type with no inputs for a body with one argument (removing the
+        # type is refused).
+        func.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get([], [ir.IntegerType.get_signless(32)]))
+        # CHECK: "func.func"() <{function_type = () ->
+        print(module.operation.get_asm(assume_verified=True).splitlines()[1].strip()[:38])
         module = ir.Module.parse(ASM)
         PassManager.parse("builtin.module(cse)").run(module)
         # CHECK-NEXT: func.func @f(%arg0: i32) -> i32 {
