@@ -102,6 +102,26 @@ bool freesOp(StringRef action) {
 }
 } // namespace
 
+const KeepAliveScope *mlir::tracking::python::findKeeperOf(Operation *op) {
+  auto holds = [&](Operation *kept) { return kept && op->isAncestor(kept); };
+  for (const KeepAliveScope *scope = innermostKeepAlive; scope;
+       scope = scope->previous)
+    if (llvm::any_of(scope->ops, holds) ||
+        llvm::any_of(scope->blocks,
+                     [&](Block *block) { return holds(block->getParentOp()); }))
+      return scope;
+  return nullptr;
+}
+
+void mlir::tracking::python::checkKeptStaysInTree(Operation *op) {
+  if (const KeepAliveScope *scope = findKeeperOf(op))
+    throw std::runtime_error(
+        "cannot move '" + op->getName().getStringRef().str() +
+        "' into other IR: " + scope->user +
+        " still uses it (or IR in it) after this Python code returns, and "
+        "the other IR may be freed before");
+}
+
 KeepAliveScope::KeepAliveScope(std::string user)
     : user(std::move(user)), previous(innermostKeepAlive) {
   innermostKeepAlive = this;
@@ -137,18 +157,9 @@ void mlir::tracking::python::checkArgumentNotKept(Value argument,
 void mlir::tracking::python::checkChangeAllowed(Operation *op,
                                                 const char *action) {
   if (op && freesOp(action))
-    for (const KeepAliveScope *scope = innermostKeepAlive; scope;
-         scope = scope->previous) {
-      auto holds = [&](Operation *kept) {
-        return kept && op->isAncestor(kept);
-      };
-      if (llvm::any_of(scope->ops, holds) ||
-          llvm::any_of(scope->blocks, [&](Block *block) {
-            return holds(block->getParentOp());
-          }))
-        refuseToFreeKept("'" + op->getName().getStringRef().str() + "'", action,
-                         scope->user);
-    }
+    if (const KeepAliveScope *scope = findKeeperOf(op))
+      refuseToFreeKept("'" + op->getName().getStringRef().str() + "'", action,
+                       scope->user);
   // The rewriter finalizes, and we check, that op after the callback: it
   // must still be there.
   if (op && opInModification && op->isAncestor(opInModification))
@@ -397,10 +408,12 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
       (op->getBlock() == block && std::next(op->getIterator()) == before))
     return;
   checkNotRunAnchor(op, "move");
+  Operation *oldRoot = op->getBlock() ? getRootOf(op) : op;
   if (op->getBlock())
     checkChangeAllowed(op, "move");
+  if (oldRoot != newRoot)
+    checkKeptStaysInTree(op);
   checkPlacementInPattern(context, op, block, before);
-  Operation *oldRoot = op->getBlock() ? getRootOf(op) : op;
   context.noteChanged(operation);
   context.noteChangedTree(newRoot);
   PythonRewriter rewriter(context, label);

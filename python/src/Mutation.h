@@ -127,9 +127,18 @@ namespace __attribute__((visibility("hidden"))) python {
     std::string user;
     const KeepAliveScope *previous;
     friend void checkChangeAllowed(Operation *, const char *);
+    friend const KeepAliveScope *findKeeperOf(Operation *);
+    friend void checkKeptStaysInTree(Operation *);
     friend void checkBlockNotKept(Block *, const char *);
     friend void checkArgumentNotKept(Value, const char *);
   };
+  /// The innermost KeepAliveScope of this thread that keeps `op` or IR in
+  /// it, or null.
+  const KeepAliveScope *findKeeperOf(Operation * op);
+  /// Throws RuntimeError if a KeepAliveScope of this thread keeps `op` or
+  /// IR in it, which Python is moving into another IR tree: that tree
+  /// (a detached op) may be freed, with the kept IR, while the scope lasts.
+  void checkKeptStaysInTree(Operation * op);
   /// Throws RuntimeError if a KeepAliveScope of this thread keeps `block`
   /// or an argument of it, which `action` (e.g. "inline") frees.
   void checkBlockNotKept(Block * block, const char *action);

@@ -1520,6 +1520,10 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             checkChangeAllowed(nullptr, "inline a block");
             checkBlockNotKept(block, "inline");
             checkBlockChangeAllowed(block, "inline");
+            if (Operation *holder = block->getParentOp();
+                !holder || getRootOf(holder) != getRootOf(before))
+              for (Operation &moved : *block)
+                checkKeptStaysInTree(&moved);
             SmallVector<Value> values;
             if (argValues)
               for (py::handle value : *argValues)

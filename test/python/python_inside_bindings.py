@@ -426,6 +426,51 @@ def test_pdl_keeps_what_its_rewrite_uses_after_a_function():
     # CHECK: ['arith.addi', 'arith.addi', 'func.return'] True
 
 
+# CHECK-LABEL: TEST: test_kept_ir_stays_in_its_tree
+@run
+def test_kept_ir_stays_in_its_tree():
+    # Moved into a detached op whose last handle then died, the op PDL
+    # erases after the function was freed with that detached op.
+    messages = []
+
+    def move_away(rewriter, results, values):
+        holder = ir.Operation.create("scf.execute_region", results=[],
+                                     regions=1)
+        block = holder.regions[0].blocks.append()
+        try:
+            values[0].move_before(
+                ir.Operation.create("scf.yield", ip=ir.InsertionPoint(block)))
+            messages.append("moved")
+        except RuntimeError as e:
+            messages.append(error(e))
+        del holder, block
+        gc.collect()
+
+    run_pdl("""
+      pdl.apply_native_rewrite "move"(%op : !pdl.operation)
+      pdl.erase %op""", "move", move_away, rewrite.walk_and_apply_patterns,
+            FUNC.replace("return %m", "return %a"))
+    # CHECK: ['arith.addi', 'arith.addi', 'func.return'] True
+    # CHECK: RuntimeError: cannot move 'arith.muli' into other IR: the PDL rewrite calling 'move' still uses it (or IR in it) after this Python code returns, and the other IR may be freed before
+    print(*messages)
+
+    # Within its tree the op may move.
+    messages.clear()
+
+    def move_down(rewriter, results, values):
+        values[0].move_after(values[0].parent.regions[0].blocks[0]
+                             .operations[1])
+        messages.append("moved")
+
+    run_pdl("""
+      pdl.apply_native_rewrite "move"(%op : !pdl.operation)
+      pdl.erase %op""", "move", move_down, rewrite.walk_and_apply_patterns,
+            FUNC.replace("return %m", "return %a"))
+    # CHECK: ['arith.addi', 'arith.addi', 'func.return'] True
+    # CHECK: moved
+    print(*messages)
+
+
 # CHECK-LABEL: TEST: test_symbol_table_runs_python_first
 @run
 def test_symbol_table_runs_python_first():
