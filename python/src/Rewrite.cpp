@@ -54,6 +54,11 @@ PythonRun::PythonRun() : previous(currentRun) { currentRun = this; }
 PythonRun::~PythonRun() { currentRun = previous; }
 PythonRun *PythonRun::current() { return currentRun; }
 
+void PythonRun::pinUntilEnd(PyOperation &operation) {
+  pins.push_back(std::make_unique<IRPin>(
+      operation, "a PDL result outside the IR the rewrite driver rewrites"));
+}
+
 void PythonRun::recordError(py::error_already_set &raised) {
   if (!error && !cppError)
     error.emplace(std::move(raised));
@@ -156,6 +161,12 @@ struct PyPDLResultList {
 
   /// Whether `op` (a result, or the op or block holding a result value) is
   /// in the IR PDL rewrites.
+  static Operation *holderOf(Operation *op) { return op; }
+  static Operation *holderOf(Value value) {
+    if (Operation *definer = value.getDefiningOp())
+      return definer;
+    return cast<BlockArgument>(value).getOwner()->getParentOp();
+  }
   bool inTree(Operation *op) const {
     return !tree || (op && getRootOf(op) == tree);
   }
@@ -1679,12 +1690,25 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             auto typeOf = [&](py::handle item) {
               return inContext(item.cast<PyType &>().type);
             };
+            // A result outside the rewritten IR (which the driver's lock
+            // keeps from other threads): its tree is pinned until the run
+            // ends, before PDL holds it.
+            auto pinIfOutside = [&](auto object) {
+              if (self.inTree(object))
+                return false;
+              Operation *holder = PyPDLResultList::holderOf(object);
+              if (PythonRun *run = PythonRun::current(); run && holder)
+                run->pinUntilEnd(
+                    PyOperation::forOperation(*self.context, getRootOf(holder))
+                        .template cast<PyOperation &>());
+              return true;
+            };
             PDLValue::Kind kind;
             bool outside = false;
             if (py::isinstance<PyValue>(value)) {
               kind = PDLValue::Kind::Value;
               Value result = valueOf(value);
-              outside = !self.inTree(result);
+              outside = pinIfOutside(result);
               if (self.keepAlive)
                 self.keepAlive->keep(result);
               results.push_back(result);
@@ -1720,8 +1744,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                 SmallVector<Value> list;
                 for (py::handle item : items)
                   list.push_back(valueOf(item));
-                outside = !llvm::all_of(
-                    list, [&](Value item) { return self.inTree(item); });
+                for (Value item : list)
+                  outside |= pinIfOutside(item);
                 if (self.keepAlive)
                   for (Value item : list)
                     self.keepAlive->keep(item);
@@ -1731,7 +1755,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
               kind = PDLValue::Kind::Operation;
               Operation *op = castToOperation(value).get();
               checkSameContext(*self.context, op->getContext(), "a PDL result");
-              outside = !self.inTree(op);
+              outside = pinIfOutside(op);
               if (self.keepAlive)
                 self.keepAlive->keep(op);
               results.push_back(op);

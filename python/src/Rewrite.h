@@ -48,9 +48,16 @@ namespace __attribute__((visibility("hidden"))) python {
     void keepUntilEnd(py::handle object) {
       kept.push_back(py::reinterpret_borrow<py::object>(object));
     }
+    /// Pins the IR tree of `operation` read-only until the run ends: the
+    /// tree of a PDL result outside the IR the run rewrites, which no run
+    /// lock keeps other threads (or later Python code of the run) from
+    /// freeing before PDL is done with it.
+    void pinUntilEnd(PyOperation &operation);
 
   private:
     std::vector<py::object> kept;
+    /// After `kept`: unpinned before the objects go.
+    std::vector<std::unique_ptr<IRPin>> pins;
     PythonRun *previous;
     std::optional<py::error_already_set> error;
     std::optional<std::string> cppError;

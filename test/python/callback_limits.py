@@ -5,6 +5,7 @@
 # reads of freed memory; found by an adversarial pass over callbacks).
 
 import gc
+import threading
 
 from mlir_tracking import _cext, ir, rewrite
 from mlir_tracking.dialects.transform import interpreter
@@ -1307,6 +1308,44 @@ def test_no_pipeline_inside_a_pdl_function():
             # CHECK: a PDL result is not in the IR that PDL rewrites
             print(first_line(e))
         # CHECK-NEXT: cannot run a pass pipeline from inside a rewrite pattern (or a PDL function of one); use the PatternRewriter
+        print(*messages)
+
+    # Nor may another thread free such a result (the driver's lock covers
+    # only the IR it rewrites): its IR is pinned until the run ends.
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse(MULI)
+        messages = []
+
+        def make(rewriter, results, values):
+            scratch = ir.Module.create()
+            with ir.InsertionPoint(scratch.body):
+                made = ir.Operation.create(
+                    "arith.constant", results=[values[0].type],
+                    attributes={"value": ir.IntegerAttr.get(values[0].type,
+                                                            3)})
+            results.append(made.result)
+
+            def erase():
+                try:
+                    made.erase()
+                    messages.append("erased")
+                except RuntimeError as e:
+                    messages.append(first_line(e))
+
+            other = threading.Thread(target=erase)
+            other.start()
+            other.join()
+
+        pdl = rewrite.PDLModule(pdl_module("""
+      %v = pdl.apply_native_rewrite "make"(%lhs : !pdl.value) : !pdl.value
+      pdl.replace %op with (%v : !pdl.value)"""))
+        pdl.register_rewrite_function("make", make)
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())
+        except RuntimeError as e:
+            # CHECK-NEXT: a PDL result is not in the IR that PDL rewrites
+            print(first_line(e))
+        # CHECK-NEXT: cannot change this IR now: a PDL result outside the IR the rewrite driver rewrites holds it
         print(*messages)
 
 
