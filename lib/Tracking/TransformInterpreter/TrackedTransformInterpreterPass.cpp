@@ -26,6 +26,14 @@ struct TrackedTransformInterpreterPass
           TrackedTransformInterpreterPass> {
   using Base::Base;
 
+  // Our ops too, loaded before the pass manager runs anything: the
+  // interpreter would otherwise add them to the context itself, which MLIR
+  // forbids while other threads run passes (a nested anchor).
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registerTrackingTransformExtension(registry);
+  }
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     Operation *payload = getOperation();
