@@ -29,11 +29,9 @@ std::string describeTarget(PyOperation &target) {
   return "'" + handle.getLastName() + "' at " + handle.getLastLocation();
 }
 
-/// "the pass pipeline 'p'" or "the rewrite driver 'd'".
+/// "the pass pipeline 'p'", "the rewrite driver 'd'" and so on.
 std::string describeRun(const RunningPipeline &run) {
-  return std::string(run.driver ? "the rewrite driver '"
-                                : "the pass pipeline '") +
-         run.pipeline + "'";
+  return std::string("the ") + run.kind + " '" + run.pipeline + "'";
 }
 } // namespace
 
@@ -87,10 +85,11 @@ bool mlir::tracking::python::mayReadAnyTree(const PyMlirContext &context) {
 // RunLock
 //===----------------------------------------------------------------------===//
 
-RunLock::RunLock(PyOperation &target, std::string pipeline, bool driver)
+RunLock::RunLock(PyOperation &target, std::string pipeline, bool driver,
+                 const char *kind)
     : context(target.getContext()), run{std::move(pipeline),
                                         describeTarget(target), driver,
-                                        &context} {
+                                        &context, kind} {
   std::shared_ptr<RootOwner> current = target.getResolvedOwner();
   if (const RunningPipeline *other = current->running)
     throw IRInUseException("cannot run '" + run.pipeline + "' on " +
@@ -285,7 +284,8 @@ void mlir::tracking::python::checkNotRunAnchor(Block *block,
 // DriverRunLock
 //===----------------------------------------------------------------------===//
 
-DriverRunLock::DriverRunLock(PyOperation &target, const char *driver) {
+DriverRunLock::DriverRunLock(PyOperation &target, const char *driver,
+                             const char *kind) {
   std::shared_ptr<RootOwner> owner = target.getResolvedOwner();
   // Inside a Python pass of the pipeline that runs on this IR: the pass
   // owns its op, and the pipeline's lock already keeps other threads out.
@@ -301,12 +301,12 @@ DriverRunLock::DriverRunLock(PyOperation &target, const char *driver) {
                                " (a walk callback or another thread is "
                                "reading it); run it after that returns");
   } else {
-    lock.emplace(target, driver, /*driver=*/true);
+    lock.emplace(target, driver, /*driver=*/true, kind);
     access.emplace(lock->getRun());
     op = lock->getOperation();
     verification.emplace(target, op, driver);
   }
-  anchor.emplace(op, std::string("the rewrite driver '") + driver + "'");
+  anchor.emplace(op, std::string("the ") + kind + " '" + driver + "'");
 }
 
 //===----------------------------------------------------------------------===//

@@ -49,6 +49,9 @@ namespace __attribute__((visibility("hidden"))) python {
     bool driver = false;
     /// The context the run is in.
     const PyMlirContext *context = nullptr;
+    /// What runs, for errors: "pass pipeline", "rewrite driver", "transform
+    /// interpreter".
+    const char *kind = "pass pipeline";
   };
 
   /// Python touched IR that a pipeline is running on, or started a run on
@@ -88,7 +91,8 @@ namespace __attribute__((visibility("hidden"))) python {
   /// or pinned, and InvalidatedHandleException if `target` is not live.
   class RunLock {
   public:
-    RunLock(PyOperation &target, std::string pipeline, bool driver = false);
+    RunLock(PyOperation &target, std::string pipeline, bool driver = false,
+            const char *kind = "pass pipeline");
     ~RunLock();
     RunLock(const RunLock &) = delete;
     RunLock &operator=(const RunLock &) = delete;
@@ -270,7 +274,8 @@ namespace __attribute__((visibility("hidden"))) python {
   /// IR (also one whose pattern called this one), or a walk pins it.
   class DriverRunLock {
   public:
-    DriverRunLock(PyOperation &target, const char *driver);
+    DriverRunLock(PyOperation &target, const char *driver,
+                  const char *kind = "rewrite driver");
     DriverRunLock(const DriverRunLock &) = delete;
     DriverRunLock &operator=(const DriverRunLock &) = delete;
 

@@ -149,7 +149,8 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
 
         // Locks the payload's tree like a rewrite driver (refused where a
         // pipeline, another driver or a pin holds it) and verifies it.
-        DriverRunLock guard(payload, "apply_named_sequence");
+        DriverRunLock guard(payload, "apply_named_sequence",
+                            "transform interpreter");
         Operation *payloadOp = guard.getOperation();
         Operation *rootOp = root.get();
         ModuleOp library;
