@@ -144,8 +144,17 @@ DiagnosticCapture::~DiagnosticCapture() {
   // remarks (and errors, with emit_error_diagnostics) reach the handlers
   // now. An outer capture of this thread delivers them when its own call
   // returns (e.g. after PassManager.run has unlocked its IR).
-  if (!previous && PyGILState_Check())
+  if (!previous && PyGILState_Check()) {
+    // The call may still use raw IR after this capture ends (a capture
+    // made for one step, then the writer, the driver or the change): the
+    // handlers may read the IR but not change it (checkNoHandlerDelivery).
+    PyMlirContext *owner = PyMlirContext::lookup(context);
+    if (owner)
+      ++owner->deliveriesInsideCalls;
     deliverWaitingDiagnostics(context);
+    if (owner)
+      --owner->deliveriesInsideCalls;
+  }
 }
 
 bool DiagnosticCapture::takesOnThisThread(MLIRContext *context,
@@ -410,6 +419,7 @@ void PyMlirContext::noteChanged(Operation *op) {
 }
 
 void PyMlirContext::noteChangedTree(Operation *root) {
+  checkNoHandlerDelivery(*this, "change IR");
   auto it = owners.find(root);
   if (it == owners.end())
     return;
@@ -421,6 +431,7 @@ void PyMlirContext::noteChangedTree(Operation *root) {
 }
 
 void PyMlirContext::noteChanged(const PyOperation &operation) {
+  checkNoHandlerDelivery(*this, "change IR");
   std::shared_ptr<RootOwner> owner = operation.getResolvedOwner();
   checkPinnedIRChange(*this, owner.get());
   owner->verified = false;

@@ -219,6 +219,10 @@ namespace __attribute__((visibility("hidden"))) python {
     /// active pins. GIL-protected.
     unsigned numRunning = 0;
     std::vector<IRPin *> pins;
+    /// Diagnostic handlers running from the end of a DiagnosticCapture,
+    /// inside a call that may still hold IR raw: no IR of this context may
+    /// change, and no run start, meanwhile (checkNoHandlerDelivery).
+    unsigned deliveriesInsideCalls = 0;
     /// The tracked transform interpreter's ops are registered in this
     /// context (apply_named_sequence does it once, with no run going on).
     bool transformInterpreterReady = false;
@@ -589,6 +593,16 @@ namespace __attribute__((visibility("hidden"))) python {
   /// bindings copy their sequence arguments with this before they take IR
   /// raw, and then read only the copy.
   py::list copyToList(const py::handle &items);
+
+  /// True if `object` is an instance of the bound class `T` (or a subclass).
+  /// Use it, not py::isinstance, on objects from Python: that calls
+  /// PyObject_IsInstance, which reads the object's `__class__` when its type
+  /// does not match, and a subclass may make `__class__` a property (Python
+  /// code, run while the binding holds IR raw). This checks the type only.
+  template <typename T> bool isInstance(const py::handle &object) {
+    static PyTypeObject *type = py::detail::get_type_info(typeid(T))->type;
+    return object && PyObject_TypeCheck(object.ptr(), type);
+  }
 
 } // namespace python
 } // namespace mlir::tracking

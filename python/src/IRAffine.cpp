@@ -142,7 +142,7 @@ template <typename T> std::string str(T object) {
 
 /// An AffineExpr or int argument as an expression in `context`.
 AffineExpr toExpr(const py::handle &object, MLIRContext *context) {
-  if (py::isinstance<PyAffineExpr>(object))
+  if (isInstance<PyAffineExpr>(object))
     return object.cast<PyAffineExpr &>().expr;
   if (py::isinstance<py::int_>(object))
     return getAffineConstantExpr(object.cast<int64_t>(), context);
@@ -153,7 +153,7 @@ AffineExpr toExpr(const py::handle &object, MLIRContext *context) {
 std::vector<AffineExpr> toExprs(const py::handle &list) {
   std::vector<AffineExpr> exprs;
   for (py::handle item : list) {
-    if (!py::isinstance<PyAffineExpr>(item))
+    if (!isInstance<PyAffineExpr>(item))
       throw py::type_error("expected a list of AffineExpr");
     exprs.push_back(item.cast<PyAffineExpr &>().expr);
   }
@@ -204,7 +204,7 @@ template <typename Op> py::cpp_function binary(Op op, bool reflected) {
   return py::cpp_function(
       [op, reflected](const PyAffineExpr &self,
                       const py::object &other) -> py::object {
-        if (!py::isinstance<PyAffineExpr>(other) &&
+        if (!isInstance<PyAffineExpr>(other) &&
             !py::isinstance<py::int_>(other))
           return py::reinterpret_borrow<py::object>(Py_NotImplemented);
         AffineExpr rhs = toExpr(other, self.expr.getContext());
@@ -233,7 +233,7 @@ py::class_<Derived, Base> defineExprClass(py::module_ &m, const char *name,
   cls.def_static(
       "isinstance",
       [isa](const py::object &other) {
-        return py::isinstance<PyAffineExpr>(other) &&
+        return isInstance<PyAffineExpr>(other) &&
                isa(other.cast<PyAffineExpr &>().expr);
       },
       py::arg("other"), "Whether `other` is an expression of this class.");
@@ -258,7 +258,7 @@ void defineBinaryExpr(py::module_ &m, const char *name, const char *doc,
       .def_static(
           "get",
           [build](const py::object &lhs, const py::object &rhs) {
-            const PyAffineExpr &some = py::isinstance<PyAffineExpr>(lhs)
+            const PyAffineExpr &some = isInstance<PyAffineExpr>(lhs)
                                            ? lhs.cast<PyAffineExpr &>()
                                            : rhs.cast<PyAffineExpr &>();
             MLIRContext *context = some.expr.getContext();
@@ -294,7 +294,7 @@ void populateAffineExpr(py::module_ &m) {
       .def(
           "__eq__",
           [](const PyAffineExpr &self, const py::object &other) {
-            return py::isinstance<PyAffineExpr>(other) &&
+            return isInstance<PyAffineExpr>(other) &&
                    other.cast<PyAffineExpr &>().expr == self.expr;
           },
           py::arg("other"), "Expressions are uniqued: equal if identical.")
@@ -716,7 +716,7 @@ void populateAffineMap(py::module_ &m) {
       .def(
           "__eq__",
           [](const PyAffineMap &self, const py::object &other) {
-            return py::isinstance<PyAffineMap>(other) &&
+            return isInstance<PyAffineMap>(other) &&
                    other.cast<PyAffineMap &>().map == self.map;
           },
           py::arg("other"), "Maps are uniqued: equal if identical.")
@@ -893,7 +893,7 @@ void populateIntegerSet(py::module_ &m) {
       .def(
           "__eq__",
           [](const PyIntegerSet &self, const py::object &other) {
-            return py::isinstance<PyIntegerSet>(other) &&
+            return isInstance<PyIntegerSet>(other) &&
                    other.cast<PyIntegerSet &>().set == self.set;
           },
           py::arg("other"), "Sets are uniqued: equal if identical.")

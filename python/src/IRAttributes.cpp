@@ -110,7 +110,7 @@ Attribute makeIntegerAttr(Type type, const py::int_ &value) {
 }
 
 Attribute attrOf(const py::handle &object) {
-  if (!py::isinstance<PyAttribute>(object))
+  if (!isInstance<PyAttribute>(object))
     throw py::type_error("expected an ir.Attribute, got " +
                          py::repr(py::type::of(object)).cast<std::string>());
   return object.cast<PyAttribute &>().attribute;
@@ -306,7 +306,7 @@ py::object denseElementsGet(const py::object &array, bool signless,
 
   // A list of Attributes: upstream's overload.
   if (py::isinstance<py::list>(array) && py::len(array) > 0 &&
-      py::isinstance<PyAttribute>(array[py::int_(0)])) {
+      isInstance<PyAttribute>(array[py::int_(0)])) {
     std::vector<Attribute> attrs;
     for (py::handle item : array)
       attrs.push_back(attrOf(item));

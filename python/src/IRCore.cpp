@@ -128,11 +128,11 @@ happened to the op. The same live op always gives the same Python object.)";
 } // namespace
 
 PyOperation &mlir::tracking::python::castToOperation(const py::handle &object) {
-  if (py::isinstance<PyModule>(object))
+  if (isInstance<PyModule>(object))
     return object.cast<PyModule &>().getOperation();
   if (PyOperation *viewed = unwrapOpView(object))
     return *viewed;
-  if (!py::isinstance<PyOperation>(object))
+  if (!isInstance<PyOperation>(object))
     throw py::type_error("expected an ir.Operation or ir.Module, got " +
                          py::repr(py::type::of(object)).cast<std::string>());
   return object.cast<PyOperation &>();
@@ -384,7 +384,7 @@ void populateLocation(py::module_ &m) {
       .def(
           "__eq__",
           [](PyLocation &self, py::object other) {
-            return py::isinstance<PyLocation>(other) &&
+            return isInstance<PyLocation>(other) &&
                    other.cast<PyLocation &>().location == self.location;
           },
           py::arg("other"), "Locations are uniqued: equal if identical.")
@@ -433,7 +433,7 @@ void populateTypeAndAttribute(py::module_ &m) {
       .def(
           "__eq__",
           [](PyType &self, py::object other) {
-            return py::isinstance<PyType>(other) &&
+            return isInstance<PyType>(other) &&
                    other.cast<PyType &>().type == self.type;
           },
           py::arg("other"), "Types are uniqued: equal if identical.")
@@ -496,7 +496,7 @@ void populateTypeAndAttribute(py::module_ &m) {
       .def(
           "__eq__",
           [](PyAttribute &self, py::object other) {
-            return py::isinstance<PyAttribute>(other) &&
+            return isInstance<PyAttribute>(other) &&
                    other.cast<PyAttribute &>().attribute == self.attribute;
           },
           py::arg("other"), "Attributes are uniqued: equal if identical.")
@@ -703,7 +703,7 @@ void populateOperation(py::module_ &m) {
                     "\"" +
                     key + "\" when attempting to create the operation \"" +
                     name + "\"");
-              if (!py::isinstance<PyAttribute>(item.second))
+              if (!isInstance<PyAttribute>(item.second))
                 throw py::value_error(
                     "Invalid attribute value for the key \"" + key +
                     "\" when attempting to create the operation \"" + name +
@@ -905,8 +905,8 @@ void populateOperation(py::module_ &m) {
           [](PyOperation &self, py::object values) {
             // The iterable's Python code runs before any IR is resolved.
             // An Operation or an OpView: use its results.
-            bool isOperation = py::isinstance<PyOperation>(values) ||
-                               py::isinstance<PyModule>(values) ||
+            bool isOperation = isInstance<PyOperation>(values) ||
+                               isInstance<PyModule>(values) ||
                                unwrapOpView(values);
             py::list valueList = isOperation ? py::list() : py::list(values);
             Operation *op = self.get();
@@ -1019,11 +1019,11 @@ void populateOperation(py::module_ &m) {
       .def(
           "__eq__",
           [](PyOperation &self, py::object other) {
-            if (py::isinstance<PyModule>(other))
+            if (isInstance<PyModule>(other))
               other = other.cast<PyModule &>().operation;
             if (PyOperation *viewed = unwrapOpView(other))
               other = py::cast(viewed, py::return_value_policy::reference);
-            return py::isinstance<PyOperation>(other) &&
+            return isInstance<PyOperation>(other) &&
                    other.cast<PyOperation &>().getHandle().getIdentityKey() ==
                        self.getHandle().getIdentityKey();
           },

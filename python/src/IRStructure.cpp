@@ -567,7 +567,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
       .def(
           "__eq__",
           [](PyRegion &self, py::object other) {
-            if (!py::isinstance<PyRegion>(other))
+            if (!isInstance<PyRegion>(other))
               return false;
             auto &region = other.cast<PyRegion &>();
             return region.index == self.index &&
@@ -819,7 +819,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
       .def(
           "__eq__",
           [](PyBlock &self, py::object other) {
-            return py::isinstance<PyBlock>(other) &&
+            return isInstance<PyBlock>(other) &&
                    other.cast<PyBlock &>().handle.getIdentityKey() ==
                        self.handle.getIdentityKey();
           },
@@ -1063,7 +1063,7 @@ void populateValues(py::module_ &m) {
       .def(
           "__eq__",
           [](PyValue &self, py::object other) {
-            return py::isinstance<PyValue>(other) &&
+            return isInstance<PyValue>(other) &&
                    other.cast<PyValue &>().handle.getIdentityKey() ==
                        self.handle.getIdentityKey();
           },
@@ -1174,7 +1174,7 @@ void populateValues(py::module_ &m) {
            "The same value (for subclasses that wrap a value, as upstream).")
       .def_static(
           "isinstance",
-          [](py::object other) { return py::isinstance<PyValue>(other); },
+          [](py::object other) { return isInstance<PyValue>(other); },
           py::arg("other"), "True if `other` is a Value.")
       .def(
           "maybe_downcast",
@@ -1496,7 +1496,7 @@ void populateInsertionPoint(py::module_ &m) {
       "Where new operations go: before an operation or at the end of a "
       "block. A context manager, like upstream.")
       .def(py::init([](py::object blockOrOp) {
-             if (py::isinstance<PyBlock>(blockOrOp)) {
+             if (isInstance<PyBlock>(blockOrOp)) {
                blockOrOp.cast<PyBlock &>().get();
                return PyInsertionPoint{blockOrOp, py::none()};
              }

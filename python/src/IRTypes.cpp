@@ -258,7 +258,7 @@ void populateTypeID(py::module_ &m) {
       .def(
           "__eq__",
           [](const PyTypeID &self, const py::object &other) {
-            return py::isinstance<PyTypeID>(other) &&
+            return isInstance<PyTypeID>(other) &&
                    other.cast<PyTypeID &>().typeID == self.typeID;
           },
           py::arg("other"), "Equal if both identify the same class.")

@@ -79,11 +79,11 @@ std::string typeNameOf(const py::handle &object) {
 
 /// The Operation object behind an Operation, OpView or Module argument.
 py::object operationObjectOf(const py::object &object) {
-  if (py::isinstance<PyOperation>(object))
+  if (isInstance<PyOperation>(object))
     return object;
-  if (py::isinstance<PyOpView>(object))
+  if (isInstance<PyOpView>(object))
     return object.cast<PyOpView &>().getOperationObject();
-  if (py::isinstance<PyModule>(object))
+  if (isInstance<PyModule>(object))
     return object.cast<PyModule &>().operation;
   throw py::type_error(
       "expected an ir.Operation, ir.OpView or ir.Module, got " +
@@ -119,22 +119,22 @@ Value getUniqueResult(Operation *op) {
 Value getOpResultOrValue(const py::handle &operand) {
   if (operand.is_none())
     throw py::value_error("was None");
-  if (py::isinstance<PyValue>(operand))
+  if (isInstance<PyValue>(operand))
     return operand.cast<PyValue &>().get();
-  if (py::isinstance<PyOperation>(operand) ||
-      py::isinstance<PyOpView>(operand) || py::isinstance<PyModule>(operand))
+  if (isInstance<PyOperation>(operand) || isInstance<PyOpView>(operand) ||
+      isInstance<PyModule>(operand))
     return getUniqueResult(
         operationObjectOf(py::reinterpret_borrow<py::object>(operand))
             .cast<PyOperation &>()
             .get());
-  if (py::isinstance<PyOpResultList>(operand))
+  if (isInstance<PyOpResultList>(operand))
     return getUniqueResult(
         operand.cast<PyOpResultList &>().operation.cast<PyOperation &>().get());
   throw py::value_error("got " + typeNameOf(operand));
 }
 
 Type castType(const py::handle &object) {
-  if (object.is_none() || !py::isinstance<PyType>(object))
+  if (object.is_none() || !isInstance<PyType>(object))
     throw py::value_error(
         "got " + (object.is_none() ? std::string("None") : typeNameOf(object)));
   return object.cast<PyType &>().type;
@@ -452,7 +452,7 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
   if (!attributes.is_none()) {
     for (auto item : attributes.cast<py::dict>()) {
       std::string key = item.first.cast<std::string>();
-      if (!py::isinstance<PyAttribute>(item.second))
+      if (!isInstance<PyAttribute>(item.second))
         throw py::value_error("Invalid attribute value for the key \"" + key +
                               "\" when attempting to create the operation \"" +
                               name + "\" (expected an ir.Attribute, got " +
@@ -480,7 +480,7 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
                        DenseI32ArrayAttr::get(context, resultSegments));
 
   for (py::handle successor : successorList) {
-    if (!py::isinstance<PyBlock>(successor))
+    if (!isInstance<PyBlock>(successor))
       throw py::value_error("successors of operation \"" + name +
                             "\" must be Blocks (got " + typeNameOf(successor) +
                             ")");
@@ -529,7 +529,7 @@ PyOpView::~PyOpView() {
 }
 
 PyOperation *mlir::tracking::python::unwrapOpView(const py::handle &object) {
-  if (!py::isinstance<PyOpView>(object))
+  if (!isInstance<PyOpView>(object))
     return nullptr;
   return &object.cast<PyOpView &>().getOperation();
 }
@@ -707,7 +707,7 @@ void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
       .def(
           "__eq__",
           [](PyOpView &self, py::object other) {
-            if (py::isinstance<PyOpView>(other))
+            if (isInstance<PyOpView>(other))
               other = other.cast<PyOpView &>().getOperationObject();
             return self.getOperationObject().equal(other);
           },
@@ -776,7 +776,7 @@ void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
       ->implicit_conversions.push_back([](PyObject *object,
                                           PyTypeObject *) -> PyObject * {
         py::handle handle(object);
-        if (!py::isinstance<PyOpView>(handle))
+        if (!isInstance<PyOpView>(handle))
           return nullptr;
         return handle.cast<PyOpView &>().getOperationObject().release().ptr();
       });

@@ -1375,9 +1375,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                                    "list of values");
             if (with.is_none())
               with = values;
-            bool byOperation = py::isinstance<PyOperation>(with) ||
-                               py::isinstance<PyModule>(with) ||
-                               unwrapOpView(with);
+            bool byOperation = isInstance<PyOperation>(with) ||
+                               isInstance<PyModule>(with) || unwrapOpView(with);
             // First, before any raw pointer: `values` may be a generator
             // that changes the IR.
             py::list valueObjects = byOperation ? py::list() : py::list(with);
@@ -1705,17 +1704,17 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             };
             PDLValue::Kind kind;
             bool outside = false;
-            if (py::isinstance<PyValue>(value)) {
+            if (isInstance<PyValue>(value)) {
               kind = PDLValue::Kind::Value;
               Value result = valueOf(value);
               outside = pinIfOutside(result);
               if (self.keepAlive)
                 self.keepAlive->keep(result);
               results.push_back(result);
-            } else if (py::isinstance<PyType>(value)) {
+            } else if (isInstance<PyType>(value)) {
               kind = PDLValue::Kind::Type;
               results.push_back(typeOf(value));
-            } else if (py::isinstance<PyAttribute>(value)) {
+            } else if (isInstance<PyAttribute>(value)) {
               kind = PDLValue::Kind::Attribute;
               results.push_back(
                   inContext(value.cast<PyAttribute &>().attribute));
@@ -1728,7 +1727,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
               py::list items(value);
               size_t position = self.appended ? self.appended->size() : 0;
               bool types = items.size()
-                               ? py::isinstance<PyType>(items[0])
+                               ? isInstance<PyType>(items[0])
                                : self.expected &&
                                      position < self.expected->size() &&
                                      (*self.expected)[position] ==

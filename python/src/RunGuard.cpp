@@ -90,6 +90,7 @@ RunLock::RunLock(PyOperation &target, std::string pipeline, bool driver,
     : context(target.getContext()), run{std::move(pipeline),
                                         describeTarget(target), driver,
                                         &context, kind} {
+  checkNoHandlerDelivery(context, "run '" + run.pipeline + "'");
   std::shared_ptr<RootOwner> current = target.getResolvedOwner();
   if (const RunningPipeline *other = current->running)
     throw IRInUseException("cannot run '" + run.pipeline + "' on " +
@@ -188,6 +189,17 @@ void mlir::tracking::python::checkPinnedIRChange(const PyMlirContext &context,
           " holds it while Python code runs (an OpView class's __new__, a "
           "generator or property of an argument, a gc callback or "
           "finalizer); change it after that call returns");
+}
+
+void mlir::tracking::python::checkNoHandlerDelivery(
+    const PyMlirContext &context, StringRef what) {
+  if (context.deliveriesInsideCalls == 0)
+    return;
+  throw IRInUseException(
+      "cannot " + what.str() +
+      " now: diagnostic handlers are running at the end of a call that may "
+      "still use the IR (a verification or a step inside it); do it after "
+      "that call returns");
 }
 
 void mlir::tracking::python::propagatePins(PyMlirContext &context,
@@ -291,6 +303,8 @@ DriverRunLock::DriverRunLock(PyOperation &target, const char *driver,
   // owns its op, and the pipeline's lock already keeps other threads out.
   if (owner->running && owner->running == allowedRun &&
       !owner->running->driver) {
+    checkNoHandlerDelivery(target.getContext(),
+                           std::string("run '") + driver + "'");
     op = target.get();
     // No lock of its own, but a pin (a walk, a listing in the pass) holds
     // the IR as it does against a lock.

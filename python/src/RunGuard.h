@@ -158,6 +158,12 @@ namespace __attribute__((visibility("hidden"))) python {
   void checkPinnedIRChange(const PyMlirContext &context,
                            const RootOwner *owner);
 
+  /// Throws IRInUseException while diagnostic handlers of `context` run from
+  /// inside a call that may still hold IR (the end of its DiagnosticCapture):
+  /// `what` ("change IR", "run 'p'") would free or move IR under it.
+  void checkNoHandlerDelivery(const PyMlirContext &context,
+                              llvm::StringRef what);
+
   /// Fires after Python moved IR from the tree of `from` to the tree of `to`
   /// (a cross-tree move or a detach): pins covering `from` now cover `to`.
   void propagatePins(PyMlirContext & context, const RootOwner *from,

@@ -162,9 +162,10 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
         std::vector<TransformSequenceResult> results;
         DiagnosticCapture capture(context.get());
         // The GIL stays held: no Python thread may touch the IR meanwhile.
-        LogicalResult applied =
-            applyTrackedNamedSequence(context.getRegistry(), payloadOp, rootOp,
-                                      library, bound, options, results);
+        LogicalResult applied = applyTrackedNamedSequence(
+            context.getRegistry(), payloadOp, rootOp, library, bound, options,
+            results, TransformEventSource(),
+            /*ownsWholeTree=*/true);
         // Transforms may have moved blocks and values of the payload.
         context.noteTreeChanged(*payload.getResolvedOwner());
         if (failed(applied))

@@ -77,7 +77,7 @@ PyWalkResult callCallback(const py::function &callback, py::object op) {
   py::object result = callback(std::move(op));
   if (result.is_none())
     return PyWalkResult::Advance;
-  if (!py::isinstance<PyWalkResult>(result))
+  if (!isInstance<PyWalkResult>(result))
     throw py::type_error("walk callback must return a WalkResult or None, "
                          "got " +
                          py::repr(py::type::of(result)).cast<std::string>());

@@ -1402,3 +1402,24 @@ def test_walk_pattern_may_not_move_the_walked_block():
                   [len(f.regions[0].blocks) for f in module.body.operations])
     # CHECK: own block cannot move this block from a pattern of walk_and_apply_patterns: the walk is iterating it (it holds the matched op or one of its ancestors) and would go on from wherever the block ends up True [3, 1]
     # CHECK-NEXT: other block moved True [2, 2]
+
+
+# CHECK-LABEL: TEST: test_transform_sequence_erasing_its_payload_root
+@run
+def test_transform_sequence_erasing_its_payload_root():
+    # The script climbs from the unused private @g (its payload root) to the
+    # module and runs symbol-dce, which erases @g: the interpreter then
+    # walked the freed payload root, and @g's handle stayed live.
+    with ir.Context():
+        module = ir.Module.parse(PRIVATE_G)
+        script = ir.Module.parse(CLIMB)
+        g = module.body.operations[1].operation
+        inner = g.regions[0].blocks[0].operations[0].operation
+        try:
+            interpreter.apply_named_sequence(g, script.body.operations[0],
+                                             script)
+        except ir.MLIRError as e:
+            # CHECK: error: {{.*}} the transform script erased its payload root
+            print(str(e).splitlines()[1])
+        # CHECK-NEXT: erased invalidated (['f'], True)
+        print(g.handle_state, inner.handle_state, intact(module))

@@ -379,3 +379,56 @@ def test_diagnostic_from_a_native_thread():
         f.seek(0)
         print("stderr:", repr(f.read().decode()))
     h.detach()
+
+
+# CHECK-LABEL: TEST: test_handlers_may_not_change_ir_inside_a_call
+@run
+def test_handlers_may_not_change_ir_inside_a_call():
+    # The handlers get a call's diagnostics when its capture ends, which
+    # can be before the call is done with the IR (a verification step
+    # inside it): a handler that erased the op then left the call (the
+    # attribute removal, the bytecode writer, a rewrite driver) on a freed
+    # op. They may read the IR there, not change it.
+    with ir.Context() as ctx, ir.Location.unknown():
+        module = ir.Module.parse("""
+func.func @f(%a: i32) {
+  return
+}""")
+        block = module.body.operations[0].regions[0].blocks[0]
+        arg = block.arguments[0]
+        with ir.InsertionPoint(block.operations[0]):
+            # An f32 result for i32 operands: the op does not verify.
+            bad = ir.Operation.create(
+                "arith.addi", results=[ir.F32Type.get()], operands=[arg, arg],
+                attributes={"overflowFlags":
+                            ir.Attribute.parse("#arith.overflow<nsw>")})
+        ctx.emit_error_diagnostics = True
+        seen = []
+
+        def erase_it(diagnostic):
+            seen.append(bad.name)  # reading is allowed
+            try:
+                bad.erase()
+                seen.append("erased")
+            except RuntimeError as e:
+                seen.append(str(e).split(":")[0])
+            return True
+
+        handler = ctx.attach_diagnostic_handler(erase_it)
+        del bad.attributes["overflowFlags"]
+        # CHECK: ['arith.addi', 'cannot change IR now'] #arith.overflow<none>
+        print(seen[:2], bad.attributes["overflowFlags"])
+        seen.clear()
+        try:
+            import io
+            module.operation.write_bytecode(io.BytesIO())
+        except ir.MLIRError as e:
+            # CHECK-NEXT: cannot write bytecode of IR that does not verify
+            print(str(e).splitlines()[0])
+        # CHECK-NEXT: ['arith.addi', 'cannot change IR now']
+        print(seen[:2])
+        handler.detach()
+        # After the calls, the handler's change is the user's to make.
+        bad.erase()
+        # CHECK-NEXT: True
+        print(module.operation.verify())

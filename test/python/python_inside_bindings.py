@@ -319,6 +319,50 @@ func.func @f(%a: i32, %c: i1) {
         print(module.operation.verify())
 
 
+class ClassPropertyView(ir.OpView):
+    """A view whose `__class__` is Python code: PyObject_IsInstance reads it
+    when a type check fails, which bindings used to do on their arguments
+    after taking IR raw."""
+
+    reads = 0
+    on_read = None
+
+    @property
+    def __class__(self):
+        ClassPropertyView.reads += 1
+        if ClassPropertyView.on_read:
+            action, ClassPropertyView.on_read = ClassPropertyView.on_read, None
+            action()
+        return ClassPropertyView
+
+
+# CHECK-LABEL: TEST: test_bindings_never_read_a_class_property
+@run
+def test_bindings_never_read_a_class_property():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse(FUNC)
+        muli, first, second, ret = body(module).operations
+        # Each would have erased an op the binding had taken raw.
+        ClassPropertyView.on_read = lambda: first.operation.erase()
+        # An operand given as an op (its single result).
+        with ir.InsertionPoint(ret):
+            made = arith.AddIOp.build_generic(
+                results=[first.result.type],
+                operands=[first.result, ClassPropertyView(second.operation)])
+        ret.operation.operands[0] = made.result
+        patterns = rewrite.RewritePatternSet()
+
+        def replace(op, rewriter):
+            rewriter.replace_op(op, ClassPropertyView(second.operation))
+            return False
+
+        patterns.add("arith.muli", replace)
+        rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+        ClassPropertyView.on_read = None
+        # CHECK: 0 ['arith.addi', 'arith.addi', 'arith.addi', 'func.return'] True
+        print(ClassPropertyView.reads, names(module), module.operation.verify())
+
+
 PDL_REWRITE = """
 module {
   pdl.pattern : benefit(1) {

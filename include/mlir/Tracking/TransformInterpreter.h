@@ -75,13 +75,20 @@ struct TransformEventSource {
 /// the context and return failure. Errors found before the run change
 /// nothing; after a failed run, the handles strictly nested in the payload
 /// root are invalidated.
-LogicalResult
-applyTrackedNamedSequence(HandleRegistry &registry, Operation *payloadRoot,
-                          Operation *transformRoot, ModuleOp transformModule,
-                          ArrayRef<std::vector<OpHandle>> args,
-                          const transform::TransformOptions &options,
-                          std::vector<TransformSequenceResult> &results,
-                          const TransformEventSource &source = {});
+///
+/// `ownsWholeTree`: the caller holds the whole IR tree of `payloadRoot` (no
+/// other thread uses any of it). The interpreter then also checks that the
+/// script left the payload root in place (a pass it runs on an ancestor
+/// may erase it): if not, the run fails and the payload root's handle is
+/// erased. Without it (a nested pass), that check would read IR other
+/// threads may be rewriting, and a script that erases its payload root is
+/// undefined behaviour, as in upstream's interpreter.
+LogicalResult applyTrackedNamedSequence(
+    HandleRegistry &registry, Operation *payloadRoot, Operation *transformRoot,
+    ModuleOp transformModule, ArrayRef<std::vector<OpHandle>> args,
+    const transform::TransformOptions &options,
+    std::vector<TransformSequenceResult> &results,
+    const TransformEventSource &source = {}, bool ownsWholeTree = false);
 
 /// Registers the transform dialect extension holding our two internal ops.
 /// `applyTrackedNamedSequence` adds it to the context by itself.

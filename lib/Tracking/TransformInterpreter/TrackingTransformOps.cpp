@@ -110,6 +110,20 @@ DiagnosedSilenceableFailure transform::TrackingRecordPayloadOp::apply(
   // threads when the interpreter runs as a nested pass); its ancestors are
   // accepted for results too.
   Operation *payloadRoot = state.getTopLevel();
+  if (run->treeTop && run->treeTop != payloadRoot) {
+    bool found = false;
+    run->treeTop->walk([&](Operation *op) {
+      if (op != payloadRoot)
+        return WalkResult::advance();
+      found = true;
+      return WalkResult::interrupt();
+    });
+    if (!found) {
+      run->payloadRootErased = true;
+      return mlir::emitDefiniteFailure(getLoc())
+             << "the transform script erased its payload root";
+    }
+  }
   llvm::DenseSet<Operation *> present;
   payloadRoot->walk([&](Operation *op) { present.insert(op); });
   for (Operation *ancestor = payloadRoot->getParentOp(); ancestor;

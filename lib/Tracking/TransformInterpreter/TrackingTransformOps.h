@@ -41,6 +41,13 @@ struct TrackedRun {
   /// transform op consumed (with the consumer's name).
   llvm::DenseSet<Value> yielded;
   llvm::DenseMap<Value, std::string> consumedYields;
+  /// When the caller holds the payload root's whole IR tree: that tree's
+  /// top op, from which `transform.tracking.record_payload` checks that the
+  /// payload root is still there (a script can erase it: a pass run on an
+  /// ancestor) before it walks it. Null when only the payload root is held.
+  Operation *treeTop = nullptr;
+  /// The script erased the payload root (found through `treeTop`).
+  bool payloadRootErased = false;
   /// Filled by `transform.tracking.record_payload`.
   bool recorded = false;
   /// What became of the op of a hidden argument.

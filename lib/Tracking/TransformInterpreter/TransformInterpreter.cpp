@@ -138,7 +138,7 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
     ModuleOp transformModule, ArrayRef<std::vector<OpHandle>> args,
     const transform::TransformOptions &options,
     std::vector<TransformSequenceResult> &results,
-    const TransformEventSource &source) {
+    const TransformEventSource &source, bool ownsWholeTree) {
   results.clear();
   MLIRContext *context = payloadRoot->getContext();
   if (registry.getContext() != context)
@@ -224,6 +224,12 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
     return entry.emitError() << "the transform script does not verify";
 
   TrackedRun run;
+  if (ownsWholeTree) {
+    Operation *top = payloadRoot;
+    while (Operation *parent = top->getParentOp())
+      top = parent;
+    run.treeTop = top;
+  }
   for (unsigned i = 0, e = trackedOps.size(); i < e; ++i) {
     Value hidden = body.getArgument(firstHidden + i);
     run.hiddenArgs.push_back(hidden);
@@ -243,6 +249,13 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
   for (Operation *op : trackedOps)
     mapping.push_back(ArrayRef<transform::MappedValue>{op});
 
+  // Described now: the script may erase the payload root.
+  detail::EventSource eventSource;
+  eventSource.pass = source.pass;
+  eventSource.passKey = source.passKey;
+  eventSource.anchor = describeAnchor(payloadRoot);
+  eventSource.anchorKey = payloadRoot;
+
   // Nothing under the payload root may be looked up while the script runs:
   // a pass it runs could free an op and reuse its address.
   detail::RegistryNotifier notifier(registry);
@@ -255,14 +268,13 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
         state.addExtension<TrackedRunExtension>(run);
       });
 
-  detail::EventSource eventSource;
-  eventSource.pass = source.pass;
-  eventSource.passKey = source.passKey;
-  eventSource.anchor = describeAnchor(payloadRoot);
-  eventSource.anchorKey = payloadRoot;
   if (failed(status) || !run.recorded) {
     notifier.invalidateDetached(detached, eventSource,
                                 "the transform script failed");
+    if (run.payloadRootErased)
+      notifier.notifyFreedOperationErased(
+          payloadRoot, eventSource,
+          "erased by the transform script it was the payload root of");
     return failure();
   }
 
