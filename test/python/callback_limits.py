@@ -1274,44 +1274,10 @@ def test_transform_arguments_run_before_the_ir_is_read():
         print(intact(module))
 
 
-# CHECK-LABEL: TEST: test_no_pipeline_inside_a_pdl_function
-@run
-def test_no_pipeline_inside_a_pdl_function():
-    # The function returns an op it made in a module of its own, then runs
-    # a pipeline there that erased it (unused) before PDL used it.
-    with ir.Context(), ir.Location.unknown():
-        module = ir.Module.parse(MULI)
-        messages = []
-
-        def make_and_clean(rewriter, results, values):
-            scratch = ir.Module.create()
-            with ir.InsertionPoint(scratch.body):
-                made = ir.Operation.create(
-                    "arith.constant", results=[values[0].type],
-                    attributes={"value": ir.IntegerAttr.get(values[0].type,
-                                                            3)})
-            results.append(made.result)
-            try:
-                PassManager.parse("builtin.module(canonicalize)").run(
-                    scratch.operation)
-                messages.append("ran")
-            except RuntimeError as e:
-                messages.append(first_line(e))
-
-        pdl = rewrite.PDLModule(pdl_module("""
-      %v = pdl.apply_native_rewrite "make"(%lhs : !pdl.value) : !pdl.value
-      pdl.replace %op with (%v : !pdl.value)"""))
-        pdl.register_rewrite_function("make", make_and_clean)
-        try:
-            rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())
-        except RuntimeError as e:
-            # CHECK: a PDL result is not in the IR that PDL rewrites
-            print(first_line(e))
-        # CHECK-NEXT: cannot run a pass pipeline from inside a rewrite pattern (or a PDL function of one); use the PatternRewriter
-        print(*messages)
-
-    # Nor may another thread free such a result (the driver's lock covers
-    # only the IR it rewrites): its IR is pinned until the run ends.
+def run_with_scratch_result(then):
+    """Applies a PDL rewrite of arith.muli whose function returns a constant
+    it made in a module of its own (outside the rewritten IR), then calls
+    `then(scratch, made)`: prints the run's error and what `then` said."""
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.parse(MULI)
         messages = []
@@ -1324,17 +1290,11 @@ def test_no_pipeline_inside_a_pdl_function():
                     attributes={"value": ir.IntegerAttr.get(values[0].type,
                                                             3)})
             results.append(made.result)
-
-            def erase():
-                try:
-                    made.erase()
-                    messages.append("erased")
-                except RuntimeError as e:
-                    messages.append(first_line(e))
-
-            other = threading.Thread(target=erase)
-            other.start()
-            other.join()
+            try:
+                then(scratch, made)
+                messages.append("done")
+            except RuntimeError as e:
+                messages.append(first_line(e))
 
         pdl = rewrite.PDLModule(pdl_module("""
       %v = pdl.apply_native_rewrite "make"(%lhs : !pdl.value) : !pdl.value
@@ -1343,10 +1303,41 @@ def test_no_pipeline_inside_a_pdl_function():
         try:
             rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())
         except RuntimeError as e:
-            # CHECK-NEXT: a PDL result is not in the IR that PDL rewrites
             print(first_line(e))
-        # CHECK-NEXT: cannot change this IR now: a PDL result outside the IR the rewrite driver rewrites holds it
         print(*messages)
+
+
+# CHECK-LABEL: TEST: test_no_pipeline_inside_a_pdl_function
+@run
+def test_no_pipeline_inside_a_pdl_function():
+    # A pipeline on the function's scratch module erased the (unused)
+    # result before PDL used it.
+    run_with_scratch_result(
+        lambda scratch, made: PassManager.parse(
+            "builtin.module(canonicalize)").run(scratch.operation))
+    # CHECK: a PDL result is not in the IR that PDL rewrites
+    # CHECK-NEXT: cannot run a pass pipeline from inside a rewrite pattern (or a PDL function of one); use the PatternRewriter
+
+    # Nor may another thread free such a result (the driver's lock covers
+    # only the IR it rewrites): its IR is pinned until the run ends.
+    def erase_on_another_thread(scratch, made):
+        errors = []
+
+        def erase():
+            try:
+                made.erase()
+            except RuntimeError as e:
+                errors.append(e)
+
+        other = threading.Thread(target=erase)
+        other.start()
+        other.join()
+        if errors:
+            raise errors[0]
+
+    run_with_scratch_result(erase_on_another_thread)
+    # CHECK-NEXT: a PDL result is not in the IR that PDL rewrites
+    # CHECK-NEXT: cannot change this IR now: a PDL result outside the IR the rewrite driver rewrites holds it
 
 
 TWO_BLOCKS = """

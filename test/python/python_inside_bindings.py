@@ -564,6 +564,25 @@ def test_walk_symbol_tables_views_may_not_erase():
         print(len(visited), module.operation.verify())
 
 
+def convert_muli_to_llvm(module, convert_type):
+    """Converts the arith.muli ops of `module` to llvm.mul with a Python
+    conversion pattern, `convert_type` as the TypeConverter's conversion."""
+    def to_llvm(op, operands, converter, rewriter):
+        with rewriter.ip:
+            new = ir.Operation.create(
+                "llvm.mul", results=[op.results[0].type], operands=operands)
+        rewriter.replace_op(op, new)
+
+    converter = rewrite.TypeConverter()
+    converter.add_conversion(convert_type)
+    target = rewrite.ConversionTarget()
+    target.add_legal_dialect("llvm", "func", "arith")
+    target.add_illegal_op("arith.muli")
+    patterns = rewrite.RewritePatternSet()
+    patterns.add_conversion("arith.muli", to_llvm, converter)
+    rewrite.apply_partial_conversion(module, target, patterns.freeze())
+
+
 # CHECK-LABEL: TEST: test_type_conversion_may_not_change_ir
 @run
 def test_type_conversion_may_not_change_ir():
@@ -577,22 +596,7 @@ def test_type_conversion_may_not_change_ir():
                 refused(victim.erase, messages)()
             return t
 
-        def to_llvm(op, operands, converter, rewriter):
-            with rewriter.ip:
-                new = ir.Operation.create(
-                    "llvm.mul", results=[op.results[0].type],
-                    operands=operands)
-            rewriter.replace_op(op, new)
-
-        converter = rewrite.TypeConverter()
-        converter.add_conversion(convert)
-        target = rewrite.ConversionTarget()
-        target.add_legal_dialect("llvm", "func")
-        target.add_legal_op("arith.addi")
-        target.add_illegal_op("arith.muli")
-        patterns = rewrite.RewritePatternSet()
-        patterns.add_conversion("arith.muli", to_llvm, converter)
-        rewrite.apply_partial_conversion(module, target, patterns.freeze())
+        convert_muli_to_llvm(module, convert)
         # CHECK: RuntimeError: cannot erase from a TypeConverter conversion: it may not change IR (the dialect conversion holds the IR it is converting)
         print(*messages)
         # CHECK: ['llvm.mul', 'arith.addi', 'arith.addi', 'func.return'] True
@@ -625,31 +629,16 @@ func.func @f(%a: i32, %b: i32) -> i32 {
                 refused(y.erase, messages)()
             return value
 
-        def to_llvm(op, operands, converter, rewriter):
-            with rewriter.ip:
-                new = ir.Operation.create(
-                    "llvm.mul", results=[op.results[0].type],
-                    operands=operands)
-            rewriter.replace_op(op, new)
-
-        converter = rewrite.TypeConverter()
-        converter.add_conversion(lambda t: t)
-        target = rewrite.ConversionTarget()
-        target.add_legal_dialect("llvm", "func", "arith")
-        target.add_illegal_op("arith.muli")
-        patterns = rewrite.RewritePatternSet()
-        patterns.add_conversion("arith.muli", to_llvm, converter)
         ir.register_value_caster(ir.IntegerType.static_typeid, erase_y,
                                  replace=True)
         try:
-            rewrite.apply_partial_conversion(module, target,
-                                             patterns.freeze())
+            convert_muli_to_llvm(module, lambda t: t)
         except Exception as e:
             print("run:", error(e))
         finally:
             ir.register_value_caster(ir.IntegerType.static_typeid,
                                      lambda value: value, replace=True)
-        # CHECK: RuntimeError: cannot erase 'arith.addi': the conversion pattern 'test_value_caster_may_not_free_conversion_operands.<locals>.to_llvm' (passing its operands) still uses it
+        # CHECK: RuntimeError: cannot erase 'arith.addi': the conversion pattern 'convert_muli_to_llvm.<locals>.to_llvm' (passing its operands) still uses it
         print(*messages)
         # CHECK: ['arith.addi', 'arith.addi', 'llvm.mul', 'func.return'] True
         print(names(module), module.operation.verify())
