@@ -56,7 +56,9 @@ PythonRun *PythonRun::current() { return currentRun; }
 
 void PythonRun::pinUntilEnd(PyOperation &operation) {
   pins.push_back(std::make_unique<IRPin>(
-      operation, "a PDL result outside the IR the rewrite driver rewrites"));
+      operation, "the rewrite driver", PinKind::ReadOnly,
+      "until it returns (a PDL function returned IR of it, outside the IR "
+      "the driver rewrites, which PDL uses after the function returned)"));
 }
 
 void PythonRun::recordError(py::error_already_set &raised) {

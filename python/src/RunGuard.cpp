@@ -156,8 +156,9 @@ RunLock::~RunLock() {
 // IRPin
 //===----------------------------------------------------------------------===//
 
-IRPin::IRPin(PyOperation &operation, const char *user, PinKind kind)
-    : context(operation.getContext()), user(user), kind(kind) {
+IRPin::IRPin(PyOperation &operation, const char *user, PinKind kind,
+             const char *why)
+    : context(operation.getContext()), user(user), kind(kind), why(why) {
   std::shared_ptr<RootOwner> owner = operation.getResolvedOwner();
   checkIRAccess(*owner);
   owners.push_back(std::move(owner));
@@ -186,9 +187,13 @@ void mlir::tracking::python::checkPinnedIRChange(const PyMlirContext &context,
     if (pin->isReadOnly() && pin->covers(owner))
       throw IRInUseException(
           std::string("cannot change this IR now: ") + pin->getUser() +
-          " holds it while Python code runs (an OpView class's __new__, a "
-          "generator or property of an argument, a gc callback or "
-          "finalizer); change it after that call returns");
+          " holds it " +
+          (pin->getWhy()
+               ? pin->getWhy()
+               : "while Python code runs (an OpView class's __new__, a "
+                 "generator or property of an argument, a gc callback or "
+                 "finalizer)") +
+          "; change it after that call returns");
 }
 
 void mlir::tracking::python::checkNoHandlerDelivery(

@@ -128,8 +128,10 @@ namespace __attribute__((visibility("hidden"))) python {
   /// in the errors, e.g. "Operation.walk".
   class IRPin {
   public:
+    /// `why` says what the holder does meanwhile, for the errors (default:
+    /// it holds raw IR across Python code it runs).
     IRPin(PyOperation &operation, const char *user,
-          PinKind kind = PinKind::ReadOnly);
+          PinKind kind = PinKind::ReadOnly, const char *why = nullptr);
     ~IRPin();
     IRPin(const IRPin &) = delete;
     IRPin &operator=(const IRPin &) = delete;
@@ -140,6 +142,7 @@ namespace __attribute__((visibility("hidden"))) python {
     /// the users of a value).
     void cover(std::shared_ptr<RootOwner> owner);
     const char *getUser() const { return user; }
+    const char *getWhy() const { return why; }
     bool isReadOnly() const { return kind == PinKind::ReadOnly; }
 
   private:
@@ -148,6 +151,7 @@ namespace __attribute__((visibility("hidden"))) python {
     PyMlirContext &context;
     const char *user;
     PinKind kind;
+    const char *why;
     llvm::SmallVector<std::shared_ptr<RootOwner>, 2> owners;
   };
 

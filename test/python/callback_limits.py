@@ -1337,7 +1337,7 @@ def test_no_pipeline_inside_a_pdl_function():
 
     run_with_scratch_result(erase_on_another_thread)
     # CHECK-NEXT: a PDL result is not in the IR that PDL rewrites
-    # CHECK-NEXT: cannot change this IR now: a PDL result outside the IR the rewrite driver rewrites holds it
+    # CHECK-NEXT: cannot change this IR now: the rewrite driver holds it until it returns (a PDL function returned IR of it, outside the IR the driver rewrites, which PDL uses after the function returned)
 
 
 TWO_BLOCKS = """
