@@ -207,3 +207,163 @@ def test_bad_arguments():
             print("value error:", error)
         # CHECK: untouched: live live
         print("untouched:", matmul.handle_state, outside.handle_state)
+
+
+SIBLINGS = """
+func.func @f(%a: i32) -> i32 {
+  %x = arith.muli %a, %a : i32
+  return %x : i32
+}
+func.func private @g(%a: i32) -> i32 {
+  %y = arith.addi %a, %a : i32
+  return %y : i32
+}
+func.func @h(%a: i32) -> i32 {
+  %zero = arith.constant 0 : i32
+  %z = arith.addi %a, %zero : i32
+  return %z : i32
+}
+"""
+
+
+def climbing_script(action):
+    # The payload root is @f; `action` works on the enclosing module.
+    return ir.Module.parse("""
+      module attributes {transform.with_named_sequence} {
+        transform.named_sequence @__transform_main(
+            %root: !transform.any_op {transform.readonly}) {
+          %m = transform.get_parent_op %root {op_name = "builtin.module"}
+              : (!transform.any_op) -> !transform.any_op
+          """ + action + """
+          transform.yield
+        }
+      }""")
+
+
+def ops_of(payload, name):
+    return [op for op in find(payload.operation, name)]
+
+
+# CHECK-LABEL: TEST: test_script_reaching_outside_its_payload_root
+@run
+def test_script_reaching_outside_its_payload_root():
+    # A script may climb to the module: handles outside the payload root
+    # follow what it does there, as handles inside do.
+    with ir.Context():
+        payload = ir.Module.parse(SIBLINGS)
+        f, g, h = [op.operation for op in payload.body.operations]
+        g_add = g.regions[0].blocks[0].operations[0].operation
+        h_add, h_return = ops_of(payload, "arith.addi")[1], ops_of(payload, "func.return")[2]
+        # Patterns (reported rewrites): @h's addi folds away, the rest stays.
+        script = climbing_script("""
+          transform.apply_patterns to %m {
+            transform.apply_patterns.canonicalization
+          } : !transform.any_op""")
+        interpreter.apply_named_sequence(f, script.body.operations[0], script)
+        # CHECK: patterns: live live live erased live
+        print("patterns:", f.handle_state, g.handle_state, g_add.handle_state,
+              h_add.handle_state, h_return.handle_state)
+
+        # A pass (unreported rewrites) consumes the module: symbol-dce frees
+        # @g, and nothing in the module can be vouched for any more.
+        script = climbing_script("""
+          %n = transform.apply_registered_pass "symbol-dce" to %m
+              : (!transform.any_op) -> !transform.any_op""")
+        interpreter.apply_named_sequence(f, script.body.operations[0], script)
+        # CHECK: pass: live invalidated invalidated invalidated
+        print("pass:", f.handle_state, g.handle_state, g_add.handle_state,
+              h_return.handle_state)
+        # CHECK: invalidated (inside payload consumed by 'transform.apply_registered_pass')
+        print(g_add.handle_history[-1].split(": ")[-1])
+        # CHECK: @g gone: True
+        print("@g gone:", "@g" not in str(payload))
+
+
+# CHECK-LABEL: TEST: test_blocks_and_values_end_when_a_script_runs
+@run
+def test_blocks_and_values_end_when_a_script_runs():
+    # The interpreter follows ops only: a pass or pattern in the script may
+    # free a block or value without telling anyone.
+    with ir.Context():
+        payload = ir.Module.parse(SIBLINGS)
+        f = payload.body.operations[0].operation
+        h = payload.body.operations[2].operation
+        f_block, h_block = f.regions[0].blocks[0], h.regions[0].blocks[0]
+        h_sum = h_block.operations[1].results[0]
+        script = climbing_script("""
+          transform.apply_patterns to %m {
+            transform.apply_patterns.canonicalization
+          } : !transform.any_op""")
+        interpreter.apply_named_sequence(f, script.body.operations[0], script)
+        for name, read in [("block of @f", lambda: len(f_block.operations)),
+                           ("block of @h", lambda: len(h_block.operations)),
+                           ("value of @h", lambda: h_sum.type)]:
+            try:
+                read()
+            except ir.InvalidatedHandleError as error:
+                # CHECK: block of @f: {{.*}}invalidated (the transform interpreter follows operations only)
+                # CHECK: block of @h: {{.*}}invalidated (the transform interpreter follows operations only)
+                # CHECK: value of @h: {{.*}}invalidated (the transform interpreter follows operations only)
+                print(f"{name}:", error)
+        # Read again from live op handles, they are the IR as it is now.
+        # CHECK: reread: 1 ['func.return']
+        print("reread:", len(h.regions[0].blocks),
+              [op.name for op in h.regions[0].blocks[0].operations])
+
+
+# CHECK-LABEL: TEST: test_failing_script_after_reaching_outside
+@run
+def test_failing_script_after_reaching_outside():
+    # The script frees @g, then fails: no handle outside the payload root
+    # may stay on what it changed.
+    with ir.Context():
+        payload = ir.Module.parse(SIBLINGS)
+        f, g, h = [op.operation for op in payload.body.operations]
+        g_add = g.regions[0].blocks[0].operations[0].operation
+        script = climbing_script("""
+          %n = transform.apply_registered_pass "symbol-dce" to %m
+              : (!transform.any_op) -> !transform.any_op
+          %r = transform.structured.match ops{["func.return"]} in %n
+              : (!transform.any_op) -> !transform.any_op
+          %t, %l = transform.structured.tile_using_for %r tile_sizes [4]
+              : (!transform.any_op) -> (!transform.any_op, !transform.any_op)""")
+        try:
+            interpreter.apply_named_sequence(f, script.body.operations[0], script)
+        except ir.MLIRError as error:
+            # CHECK: failed: {{.*}}only ops implementing TilingInterface are supported
+            print("failed:", str(error).splitlines()[1])
+        junk = [ir.Module.parse(SIBLINGS) for _ in range(20)]
+        # CHECK: after failure: live invalidated invalidated invalidated
+        print("after failure:", f.handle_state, g.handle_state,
+              g_add.handle_state, h.handle_state)
+        # CHECK: invalidated (the transform script failed)
+        print(g_add.handle_history[-1].split(": ")[-1])
+        # CHECK: @g gone: True
+        print("@g gone:", "@g" not in str(payload))
+
+
+# CHECK-LABEL: TEST: test_results_outside_the_payload_root
+@run
+def test_results_outside_the_payload_root():
+    # Python holds the whole tree: the script may return any op of it.
+    with ir.Context():
+        payload = ir.Module.parse(SIBLINGS)
+        f = payload.body.operations[0].operation
+        returns = ops_of(payload, "func.return")
+        script = ir.Module.parse("""
+          module attributes {transform.with_named_sequence} {
+            transform.named_sequence @__transform_main(
+                %root: !transform.any_op {transform.readonly})
+                -> (!transform.any_op, !transform.any_op) {
+              %m = transform.get_parent_op %root {op_name = "builtin.module"}
+                  : (!transform.any_op) -> !transform.any_op
+              %r = transform.structured.match ops{["func.return"]} in %m
+                  : (!transform.any_op) -> !transform.any_op
+              transform.yield %m, %r : !transform.any_op, !transform.any_op
+            }
+          }""")
+        module, found = interpreter.apply_named_sequence(
+            f, script.body.operations[0], script)
+        # CHECK: module: True returns: [True, True, True]
+        print("module:", module[0] == payload.operation, "returns:",
+              [a is b for a, b in zip(found, returns)])

@@ -9,8 +9,10 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/Tracking/BlockValueRegistry.h"
 #include "mlir/Tracking/Passes.h"
 #include "mlir/Tracking/TransformInterpreter.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::tracking;
@@ -23,8 +25,10 @@ namespace {
 struct TransformFixture {
   TransformFixture() : context(makeRegistry()), registry(&context) {
     context.loadAllAvailableDialects();
-    // `transform.apply_registered_pass "canonicalize"` needs it registered.
-    static bool passesRegistered = (registerTrackedPasses(), true);
+    // `transform.apply_registered_pass "canonicalize"` needs it registered;
+    // a script in a test runs `symbol-dce` too.
+    static bool passesRegistered =
+        (registerTrackedPasses(), registerSymbolDCEPass(), true);
     (void)passesRegistered;
   }
   static DialectRegistry makeRegistry() {
@@ -42,7 +46,7 @@ struct TransformFixture {
 LogicalResult run(TransformFixture &fixture, Operation *payload,
                   ModuleOp script, ArrayRef<std::vector<OpHandle>> args,
                   std::vector<TransformSequenceResult> &results,
-                  std::string *errors = nullptr) {
+                  std::string *errors = nullptr, bool ownsWholeTree = false) {
   ScopedDiagnosticHandler handler(&fixture.context, [&](Diagnostic &diag) {
     if (errors && diag.getSeverity() == DiagnosticSeverity::Error)
       *errors += diag.str() + "\n";
@@ -51,8 +55,8 @@ LogicalResult run(TransformFixture &fixture, Operation *payload,
   Operation *entry = script.lookupSymbol("__transform_main");
   EXPECT_TRUE(entry);
   return applyTrackedNamedSequence(fixture.registry, payload, entry, script,
-                                   args, transform::TransformOptions(),
-                                   results);
+                                   args, transform::TransformOptions(), results,
+                                   TransformEventSource(), ownsWholeTree);
 }
 
 const char *const kMatmul = R"mlir(
@@ -304,6 +308,109 @@ module attributes {transform.with_named_sequence} {
   EXPECT_EQ(add.getState(), HandleState::Invalidated);
   EXPECT_NE(add.describe().find("apply_registered_pass"), std::string::npos);
   EXPECT_TRUE(module.isLive());
+  EXPECT_TRUE(fixture.registry.verifyAgainst(*payload).empty());
+}
+
+TEST(TransformInterpreterTest, BlockAndValueHandlesEndWhenAScriptRuns) {
+  TransformFixture fixture;
+  BlockValueRegistry units(&fixture.context);
+  OwningOpRef<ModuleOp> payload = parseModule(fixture.context, R"mlir(
+func.func @f(%a: i32) -> i32 {
+  %x = arith.addi %a, %a {tag = "add"} : i32
+  return {tag = "return"} %x : i32
+}
+func.func @g(%a: i32) -> i32 {
+  return {tag = "other"} %a : i32
+}
+)mlir");
+  // Even a script that changes nothing: the interpreter follows ops only,
+  // and a pass or pattern it runs may free blocks and values unseen.
+  OwningOpRef<ModuleOp> script = parseModule(fixture.context, R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(
+      %root: !transform.any_op {transform.readonly}) {
+    transform.yield
+  }
+}
+)mlir");
+  Operation *add = findTagged(*payload, "add");
+  Operation *other = findTagged(*payload, "other");
+  ValueHandle sum = units.getValueHandle(add->getResult(0));
+  BlockHandle body = units.getBlockHandle(add->getBlock());
+  ValueHandle outside = units.getValueHandle(other->getOperand(0));
+  std::vector<TransformSequenceResult> results;
+  ASSERT_TRUE(succeeded(
+      run(fixture, add->getParentOp(), *script, {}, results, nullptr)));
+  EXPECT_EQ(sum.getState(), HandleState::Invalidated);
+  EXPECT_EQ(body.getState(), HandleState::Invalidated);
+  EXPECT_NE(sum.describe().find("follows operations only"), std::string::npos)
+      << sum.describe();
+  // Outside the payload root when the caller holds only that root.
+  EXPECT_TRUE(outside.isLive());
+}
+
+TEST(TransformInterpreterTest, WholeTreeScriptFollowsOpsOutsideThePayload) {
+  TransformFixture fixture;
+  OwningOpRef<ModuleOp> payload = parseModule(fixture.context, R"mlir(
+func.func @f(%a: i32) -> i32 {
+  return {tag = "return"} %a : i32
+}
+func.func private @g(%a: i32) -> i32 {
+  %x = arith.addi %a, %a {tag = "unused"} : i32
+  return {tag = "dropped"} %x : i32
+}
+func.func @h(%a: i32) -> i32 {
+  %zero = arith.constant 0 : i32
+  %x = arith.addi %a, %zero {tag = "folded"} : i32
+  return {tag = "kept"} %x : i32
+}
+)mlir");
+  // The script climbs from @f to the module: patterns there are followed,
+  // a pass there invalidates what it consumed.
+  auto climbing = [&](StringRef action) {
+    return parseModule(fixture.context, (R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(
+      %root: !transform.any_op {transform.readonly}) {
+    %m = transform.get_parent_op %root {op_name = "builtin.module"}
+        : (!transform.any_op) -> !transform.any_op
+    )mlir" + action + R"mlir(
+    transform.yield
+  }
+}
+)mlir")
+                                            .str());
+  };
+  Operation *f = findTagged(*payload, "return")->getParentOp();
+  OpHandle fHandle = fixture.registry.getHandle(f);
+  OpHandle unused = fixture.registry.getHandle(findTagged(*payload, "unused"));
+  OpHandle folded = fixture.registry.getHandle(findTagged(*payload, "folded"));
+  OpHandle kept = fixture.registry.getHandle(findTagged(*payload, "kept"));
+  std::vector<TransformSequenceResult> results;
+  std::string errors;
+  OwningOpRef<ModuleOp> patterns = climbing(R"mlir(
+    transform.apply_patterns to %m {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op)mlir");
+  ASSERT_TRUE(succeeded(run(fixture, f, *patterns, {}, results, &errors,
+                            /*ownsWholeTree=*/true)))
+      << errors;
+  EXPECT_TRUE(fHandle.isLive());
+  EXPECT_EQ(folded.getState(), HandleState::Erased);
+  EXPECT_TRUE(kept.isLive());
+  EXPECT_TRUE(unused.isLive());
+  EXPECT_TRUE(fixture.registry.verifyAgainst(*payload).empty());
+
+  OwningOpRef<ModuleOp> pass = climbing(R"mlir(
+    %n = transform.apply_registered_pass "symbol-dce" to %m
+        : (!transform.any_op) -> !transform.any_op)mlir");
+  ASSERT_TRUE(succeeded(run(fixture, f, *pass, {}, results, &errors,
+                            /*ownsWholeTree=*/true)))
+      << errors;
+  EXPECT_FALSE(payload->lookupSymbol("g"));
+  EXPECT_TRUE(fHandle.isLive());
+  EXPECT_EQ(unused.getState(), HandleState::Invalidated);
+  EXPECT_EQ(kept.getState(), HandleState::Invalidated);
   EXPECT_TRUE(fixture.registry.verifyAgainst(*payload).empty());
 }
 

@@ -16,10 +16,16 @@
 //   payload of a handle that a transform op consumed (such ops may be erased
 //   without notification);
 // - the handles yielded by the entry sequence come back as live handles;
-// - the payload root and everything outside it stay live;
+// - the payload root and its ancestors stay live; so does everything outside
+//   the payload root, unless the caller holds the whole tree
+//   (`ownsWholeTree`): tracked ops anywhere in the tree are then followed
+//   like those nested in the payload root;
+// - block and value handles (BlockValueRegistry) in what the script may
+//   reach are invalidated before it runs: the interpreter follows ops only;
 // - on a silenceable or definite failure, the interpreter's diagnostics go to
 //   the context's handlers and every handle strictly nested in the payload
-//   root is invalidated.
+//   root is invalidated (with `ownsWholeTree`, those outside it too, unless
+//   the ops outside the payload root are the same ops in the same places).
 //
 // The user's script is never modified: the interpreter runs a private copy
 // that carries one hidden argument per tracked op and two ops of ours (see
@@ -77,12 +83,15 @@ struct TransformEventSource {
 /// root are invalidated.
 ///
 /// `ownsWholeTree`: the caller holds the whole IR tree of `payloadRoot` (no
-/// other thread uses any of it). The interpreter then also checks that the
-/// script left the payload root in place (a pass it runs on an ancestor
-/// may erase it): if not, the run fails and the payload root's handle is
-/// erased. Without it (a nested pass), that check would read IR other
-/// threads may be rewriting, and a script that erases its payload root is
-/// undefined behaviour, as in upstream's interpreter.
+/// other thread uses any of it). The interpreter then follows the handles
+/// of the whole tree (a script may climb out of its payload root with
+/// `transform.get_parent_op`) and checks that the script left the payload
+/// root in place (a pass it runs on an ancestor may erase it): if not, the
+/// run fails and the payload root's handle is erased. Without it (a nested
+/// pass), both would read IR other threads may be rewriting: a script that
+/// changes IR outside its payload root breaks the pass's contract, and one
+/// that erases its payload root is undefined behaviour, as in upstream's
+/// interpreter.
 LogicalResult applyTrackedNamedSequence(
     HandleRegistry &registry, Operation *payloadRoot, Operation *transformRoot,
     ModuleOp transformModule, ArrayRef<std::vector<OpHandle>> args,

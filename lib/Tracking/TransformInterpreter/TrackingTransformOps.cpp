@@ -106,9 +106,9 @@ DiagnosedSilenceableFailure transform::TrackingRecordPayloadOp::apply(
 
   // The ops that exist now, as addresses: a handle may hold the address of an
   // op freed inside consumed payload, which must not be dereferenced. Only
-  // the payload root is walked (other IR may be under rewrite by other
-  // threads when the interpreter runs as a nested pass); its ancestors are
-  // accepted for results too.
+  // the payload root is walked when the caller holds no more (other IR may
+  // be under rewrite by other threads when the interpreter runs as a nested
+  // pass); its ancestors are accepted for results too.
   Operation *payloadRoot = state.getTopLevel();
   if (run->treeTop && run->treeTop != payloadRoot) {
     bool found = false;
@@ -125,7 +125,8 @@ DiagnosedSilenceableFailure transform::TrackingRecordPayloadOp::apply(
     }
   }
   llvm::DenseSet<Operation *> present;
-  payloadRoot->walk([&](Operation *op) { present.insert(op); });
+  Operation *held = run->treeTop ? run->treeTop : payloadRoot;
+  held->walk([&](Operation *op) { present.insert(op); });
   for (Operation *ancestor = payloadRoot->getParentOp(); ancestor;
        ancestor = ancestor->getParentOp())
     present.insert(ancestor);
@@ -172,9 +173,10 @@ DiagnosedSilenceableFailure transform::TrackingRecordPayloadOp::apply(
       if (!present.contains(op))
         return mlir::emitDefiniteFailure(getLoc())
                << "result #" << index
-               << " of the entry sequence refers to an op outside the payload "
-                  "root and its ancestors, which the tracked interpreter "
-                  "cannot vouch for";
+               << " of the entry sequence refers to an op outside "
+               << (run->treeTop ? "the payload root's IR tree"
+                                : "the payload root and its ancestors")
+               << ", which the tracked interpreter cannot vouch for";
       run->resultOps[index].push_back(op);
     }
   }

@@ -18,6 +18,7 @@
 
 #include "mlir/Tracking/TransformInterpreter.h"
 
+#include "../BlockValueNotifications.h"
 #include "../RegistryNotifier.h"
 #include "TrackingTransformOps.h"
 
@@ -100,6 +101,20 @@ LogicalResult checkResults(transform::NamedSequenceOp entry) {
     }
   }
   return success();
+}
+
+/// The ops of the tree under `top` that are not in `payloadRoot`, in walk
+/// order, with their names.
+std::vector<std::pair<Operation *, OperationName>>
+listOpsOutside(Operation *top, Operation *payloadRoot) {
+  std::vector<std::pair<Operation *, OperationName>> ops;
+  top->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == payloadRoot)
+      return WalkResult::skip();
+    ops.emplace_back(op, op->getName());
+    return WalkResult::advance();
+  });
+  return ops;
 }
 
 /// Inserts a `transform.tracking.note_consumed` before every transform op of
@@ -187,17 +202,37 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
       return payloadRoot->emitError() << "failed to merge symbols";
   }
 
-  // The tracked ops strictly nested in the payload root, in IR order.
+  // What the script may change: the payload root, or the whole tree when the
+  // caller holds it (a script can climb out of its payload root with
+  // `transform.get_parent_op`).
+  Operation *treeTop = nullptr;
+  Operation *scope = payloadRoot;
+  if (ownsWholeTree) {
+    treeTop = payloadRoot;
+    while (Operation *parent = treeTop->getParentOp())
+      treeTop = parent;
+    scope = treeTop;
+  }
+
+  // The tracked ops strictly nested in the scope, in IR order, each followed
+  // by a hidden argument; except the payload root and its ancestors (the
+  // spine), which stay where they are unless the script erases the payload
+  // root.
   llvm::DenseSet<Operation *> trackedSet;
   registry.forEachTrackedOp([&](Operation *op) { trackedSet.insert(op); });
   SmallVector<Operation *> trackedOps;
   std::vector<OpHandle> trackedHandles;
-  payloadRoot->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (op == payloadRoot || !trackedSet.contains(op))
+  std::vector<std::pair<OpHandle, Operation *>> spineHandles;
+  scope->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == scope || !trackedSet.contains(op))
       return;
     OpHandle handle = registry.lookupHandle(op);
     if (!handle)
       return;
+    if (op->isAncestor(payloadRoot)) {
+      spineHandles.emplace_back(std::move(handle), op);
+      return;
+    }
     trackedOps.push_back(op);
     trackedHandles.push_back(std::move(handle));
   });
@@ -223,13 +258,18 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
   if (failed(mlir::verify(*script)))
     return entry.emitError() << "the transform script does not verify";
 
+  // When handles outside the payload root are detached, the ops out there
+  // as they are now: after a failed script, which settles no handle, those
+  // handles stay if nothing out there changed.
+  SmallVector<bool> isOutside;
+  for (Operation *op : trackedOps)
+    isOutside.push_back(!payloadRoot->isProperAncestor(op));
+  std::vector<std::pair<Operation *, OperationName>> outsideBefore;
+  if (llvm::is_contained(isOutside, true))
+    outsideBefore = listOpsOutside(treeTop, payloadRoot);
+
   TrackedRun run;
-  if (ownsWholeTree) {
-    Operation *top = payloadRoot;
-    while (Operation *parent = top->getParentOp())
-      top = parent;
-    run.treeTop = top;
-  }
+  run.treeTop = treeTop;
   for (unsigned i = 0, e = trackedOps.size(); i < e; ++i) {
     Value hidden = body.getArgument(firstHidden + i);
     run.hiddenArgs.push_back(hidden);
@@ -256,11 +296,16 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
   eventSource.anchor = describeAnchor(payloadRoot);
   eventSource.anchorKey = payloadRoot;
 
-  // Nothing under the payload root may be looked up while the script runs:
-  // a pass it runs could free an op and reuse its address.
+  // Nothing in the scope may be looked up while the script runs: a pass it
+  // runs could free an op and reuse its address. The interpreter follows
+  // ops only: block and value handles in the scope end now, as before a pass
+  // that does not report its rewrites.
   detail::RegistryNotifier notifier(registry);
   detail::RegistryNotifier::DetachedRecords detached =
-      notifier.detachNested(payloadRoot);
+      notifier.detachNested(scope);
+  detail::invalidateUnitsUnder(
+      scope, [&] { return eventSource; },
+      "the transform interpreter follows operations only");
   LogicalResult status = transform::applyTransforms(
       payloadRoot, cast<transform::TransformOpInterface>(copy.getOperation()),
       mapping, options, /*enforceToplevelTransformOp=*/false,
@@ -268,13 +313,47 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
         state.addExtension<TrackedRunExtension>(run);
       });
 
+  // The spine is still there unless the payload root went (a failed script
+  // may not have reached `transform.tracking.record_payload`).
+  if (treeTop && !run.payloadRootErased && treeTop != payloadRoot) {
+    bool found = false;
+    treeTop->walk([&](Operation *op) {
+      if (op != payloadRoot)
+        return WalkResult::advance();
+      found = true;
+      return WalkResult::interrupt();
+    });
+    run.payloadRootErased = !found;
+  }
+  if (!run.payloadRootErased)
+    for (auto &[handle, op] : spineHandles)
+      notifier.resolveDetached(handle, op, HandleState::Live, eventSource, "");
+
   if (failed(status) || !run.recorded) {
+    if (run.payloadRootErased) {
+      const char *reason =
+          "erased by the transform script it was the payload root of";
+      // Strictly nested in the tree top, it was detached with the rest.
+      auto payloadRootHandle =
+          llvm::find_if(spineHandles, [&](const auto &entry) {
+            return entry.second == payloadRoot;
+          });
+      if (payloadRootHandle != spineHandles.end())
+        notifier.resolveDetached(payloadRootHandle->first, nullptr,
+                                 HandleState::Erased, eventSource, reason);
+      else
+        notifier.notifyFreedOperationErased(payloadRoot, eventSource, reason);
+    } else if (!outsideBefore.empty() &&
+               outsideBefore == listOpsOutside(treeTop, payloadRoot)) {
+      // The ops outside the payload root are the same ops in the same
+      // places: their handles stay.
+      for (auto [index, handle] : llvm::enumerate(trackedHandles))
+        if (isOutside[index])
+          notifier.resolveDetached(handle, trackedOps[index], HandleState::Live,
+                                   eventSource, "");
+    }
     notifier.invalidateDetached(detached, eventSource,
                                 "the transform script failed");
-    if (run.payloadRootErased)
-      notifier.notifyFreedOperationErased(
-          payloadRoot, eventSource,
-          "erased by the transform script it was the payload root of");
     return failure();
   }
 
