@@ -822,7 +822,24 @@ struct PyPDLModule {
     };
   }
 
-  /// Keeps the ops and values among `values` whose index `selected` takes.
+  /// The op whose operand or result list `range` (a ValueRange or TypeRange)
+  /// points into, or null (a list of PDL's own, or an empty one):
+  /// `pdl.operands` and `pdl.types` of an op give such ranges, which die with
+  /// the op.
+  template <typename RangeT>
+  static Operation *getRangeStorageOwner(RangeT range) {
+    if (range.empty())
+      return nullptr;
+    auto base = range.getBase();
+    if (auto *operand = dyn_cast<OpOperand *>(base))
+      return operand->getOwner();
+    if (auto *result = dyn_cast<mlir::detail::OpResultImpl *>(base))
+      return result->getOwner();
+    return nullptr;
+  }
+
+  /// Keeps the ops and values among `values` whose index `selected` takes,
+  /// and the ops whose operand or result lists their ranges point into.
   static void keepValues(KeepAliveScope &scope, ArrayRef<PDLValue> values,
                          llvm::function_ref<bool(size_t)> selected) {
     for (size_t index = 0; index < values.size(); ++index) {
@@ -833,9 +850,16 @@ struct PyPDLModule {
         scope.keep(op);
       else if (value.getKind() == PDLValue::Kind::Value)
         scope.keep(value.cast<Value>());
-      else if (value.getKind() == PDLValue::Kind::ValueRange)
-        for (Value item : value.cast<ValueRange>())
+      else if (value.getKind() == PDLValue::Kind::ValueRange) {
+        auto range = value.cast<ValueRange>();
+        if (Operation *owner = getRangeStorageOwner(range))
+          scope.keep(owner);
+        for (Value item : range)
           scope.keep(item);
+      } else if (value.getKind() == PDLValue::Kind::TypeRange) {
+        if (Operation *owner = getRangeStorageOwner(value.cast<TypeRange>()))
+          scope.keep(owner);
+      }
     }
   }
 
