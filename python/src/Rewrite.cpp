@@ -38,6 +38,8 @@
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
+#include <set>
+
 using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::python;
@@ -600,6 +602,8 @@ struct PyPDLModule {
   PyMlirContext *context;
   std::unique_ptr<PDLPatternModule> module;
   py::list callables;
+  /// The rewrite functions whose calls carry hidden arguments.
+  std::set<std::string> withHiddenArguments;
 
   PDLPatternModule &get() {
     if (!module)
@@ -672,46 +676,81 @@ struct PyPDLModule {
     int argument;
   };
 
-  /// What the PDL rewrites calling rewrite function `name` use after the
-  /// call: those ops and values must survive the Python function.
-  struct UsesAfterCall {
-    /// Per operand of the call: used by a later op of the rewrite, itself
-    /// or through `pdl.result(s)` of it.
-    std::vector<bool> arguments;
-    /// The rewrite's root is.
-    bool root = false;
-  };
+  /// The key of the attribute we append to each call of a rewrite function
+  /// registered from Python (see addHiddenArguments).
+  static constexpr const char *kUserArguments =
+      "__mlir_tracking_user_arguments";
 
-  /// UsesAfterCall of rewrite function `name`, over every call of it.
-  UsesAfterCall usesAfterCallOf(const std::string &name) {
-    UsesAfterCall uses;
+  /// Appends to every `pdl.apply_native_rewrite "name"` the PDL values its
+  /// rewrite still uses after the call, then an attribute holding the number
+  /// of operands the call had: the function then keeps those ops and values
+  /// alive while Python runs (PDL would read an op the Python function
+  /// erased, or erase it twice), whether PDL got them from the matcher, the
+  /// root or an earlier function, and passes Python only the call's own
+  /// operands. Once per name.
+  void addHiddenArguments(const std::string &name) {
+    if (!withHiddenArguments.insert(name).second)
+      return;
+    SmallVector<pdl::ApplyNativeRewriteOp> calls;
     get().getModule()->walk([&](pdl::ApplyNativeRewriteOp apply) {
-      if (apply.getName() != name)
-        return;
-      auto usedAfter = [&](Value value) {
-        auto later = [&](Operation *user) {
-          return user->getBlock() == apply->getBlock() &&
-                 apply->isBeforeInBlock(user);
-        };
-        return llvm::any_of(value.getUsers(), [&](Operation *user) {
-          if (later(user))
-            return true;
-          // A result of the op, taken before the call and used after.
-          if (isa<pdl::ResultOp, pdl::ResultsOp>(user))
-            return llvm::any_of(user->getResult(0).getUsers(), later);
-          return false;
-        });
-      };
-      if (uses.arguments.size() < apply.getArgs().size())
-        uses.arguments.resize(apply.getArgs().size());
-      for (auto [index, operand] : llvm::enumerate(apply.getArgs()))
-        if (usedAfter(operand))
-          uses.arguments[index] = true;
-      if (auto rewrite = apply->getParentOfType<pdl::RewriteOp>())
-        if (Value root = rewrite.getRoot(); root && usedAfter(root))
-          uses.root = true;
+      if (apply.getName() == name)
+        calls.push_back(apply);
     });
-    return uses;
+    for (pdl::ApplyNativeRewriteOp apply : calls) {
+      SmallVector<Value> hidden = valuesUsedAfter(apply);
+      OpBuilder builder(apply);
+      auto count = builder.getDictionaryAttr(builder.getNamedAttr(
+          kUserArguments, builder.getI64IntegerAttr(apply.getArgs().size())));
+      hidden.push_back(
+          pdl::AttributeOp::create(builder, apply.getLoc(), count));
+      apply.getArgsMutable().append(hidden);
+    }
+  }
+
+  /// The PDL values defined before `apply` (by the matcher, or earlier in
+  /// its rewrite) that a later op of the rewrite uses: ops, values and
+  /// ranges (a range of types may point into an op's results). Types and
+  /// attributes live as long as the context.
+  static SmallVector<Value> valuesUsedAfter(pdl::ApplyNativeRewriteOp apply) {
+    SmallVector<Value> used;
+    auto pattern = apply->getParentOfType<pdl::PatternOp>();
+    if (!pattern)
+      return used;
+    auto consider = [&](Operation *op) {
+      for (Value value : op->getResults()) {
+        if (isa<pdl::TypeType, pdl::AttributeType>(value.getType()))
+          continue;
+        if (llvm::any_of(value.getUsers(), [&](Operation *user) {
+              return user->getBlock() == apply->getBlock() &&
+                     apply->isBeforeInBlock(user);
+            }))
+          used.push_back(value);
+      }
+    };
+    // The matcher's ops, then the rewrite's before the call.
+    for (Operation &op : pattern.getBodyRegion().front())
+      consider(&op);
+    for (Operation &op : *apply->getBlock()) {
+      if (&op == apply.getOperation())
+        break;
+      consider(&op);
+    }
+    return used;
+  }
+
+  /// How many of `values` (of one call of a rewrite function) are the
+  /// call's own operands: all of them, unless addHiddenArguments appended
+  /// more and the count.
+  static size_t countUserArguments(ArrayRef<PDLValue> values) {
+    if (values.empty() || values.back().getKind() != PDLValue::Kind::Attribute)
+      return values.size();
+    auto count = dyn_cast<DictionaryAttr>(values.back().cast<Attribute>());
+    auto number =
+        count ? count.getAs<IntegerAttr>(kUserArguments) : IntegerAttr();
+    if (!number || number.getInt() < 0 ||
+        static_cast<uint64_t>(number.getInt()) >= values.size())
+      return values.size();
+    return number.getInt();
   }
 
   /// The replacement flows of the uses of rewrite function `name`.
@@ -776,44 +815,42 @@ struct PyPDLModule {
     std::optional<std::vector<PDLValue::Kind>> kinds =
         resultKindsOf(name, constraint);
     std::vector<ReplacementFlow> flows;
-    UsesAfterCall usesAfter;
     if (!constraint) {
+      addHiddenArguments(name);
       flows = replacementFlowsOf(name);
-      usesAfter = usesAfterCallOf(name);
     }
     callables.append(fn);
     PyMlirContext *ctx = context;
     PyObject *callable = fn.ptr();
     return [ctx, callable, constraint, name, kinds = std::move(kinds),
-            flows = std::move(flows), usesAfter = std::move(usesAfter)](
-               PatternRewriter &rewriter, PDLResultList &results,
-               ArrayRef<PDLValue> values) {
+            flows = std::move(flows)](PatternRewriter &rewriter,
+                                      PDLResultList &results,
+                                      ArrayRef<PDLValue> values) {
       py::gil_scoped_acquire gil;
       if (constraint) {
         ChangeLimitScope limit(nullptr, nullptr, "a PDL constraint function");
-        return call(ctx, name, callable, rewriter, results, values, kinds);
+        return call(ctx, name, callable, rewriter, results, values, kinds,
+                    values.size());
       }
       std::optional<ChangeLimitScope> limit;
       if (walkDriverRoot)
         limit.emplace(getVisitedOp(rewriter), walkDriverRoot,
                       "a PDL rewrite function of walk_and_apply_patterns");
       // PDL goes on with the ops and values its rewrite uses after the call
-      // (a `pdl.erase` of an op the function erased freed it twice), and
-      // with the results the function appends.
+      // (a `pdl.erase` of an op the function erased freed it twice): the
+      // hidden arguments (addHiddenArguments); and with the results the
+      // function appends.
+      size_t numUserArguments = countUserArguments(values);
       KeepAliveScope keepAlive("the PDL rewrite calling '" + name + "'");
-      keepValues(keepAlive, values, [&](size_t index) {
-        return index < usesAfter.arguments.size() && usesAfter.arguments[index];
-      });
-      if (usesAfter.root)
-        if (Operation *root = getRewriteRoot(rewriter))
-          keepAlive.keep(root);
+      keepValues(keepAlive, values,
+                 [&](size_t index) { return index >= numUserArguments; });
       // Where a failure aborts (see afterFailedRewrite), the function runs
       // even after an earlier error of the run.
       bool canFail = rewriter.canRecoverFromRewriteFailure() ||
                      !hasOpOrValueResults(kinds);
-      LogicalResult result =
-          call(ctx, name, callable, rewriter, results, values, kinds, &flows,
-               /*evenAfterError=*/!canFail, &keepAlive);
+      LogicalResult result = call(ctx, name, callable, rewriter, results,
+                                  values, kinds, numUserArguments, &flows,
+                                  /*evenAfterError=*/!canFail, &keepAlive);
       // A driver that rolls back (dialect conversion) takes the failure; it
       // reads no result then.
       if (succeeded(result) || rewriter.canRecoverFromRewriteFailure())
@@ -949,12 +986,15 @@ struct PyPDLModule {
   /// Calls `fn(rewriter, results, values)` for a constraint or rewrite, with
   /// the GIL. Fails if `fn` raised, returned a truthy value, or appended
   /// results other than `kinds` (recording why in the current PythonRun).
-  /// `fn` is borrowed: the module, then the frozen set, keep it alive.
+  /// Python gets the first `numUserArguments` of `values` (the rest are
+  /// hidden arguments). `fn` is borrowed: the module, then the frozen set,
+  /// keep it alive.
   static LogicalResult
   call(PyMlirContext *ctx, const std::string &name, py::handle fn,
        PatternRewriter &rewriter, PDLResultList &results,
        ArrayRef<PDLValue> values,
        const std::optional<std::vector<PDLValue::Kind>> &kinds,
+       size_t numUserArguments,
        const std::vector<ReplacementFlow> *flows = nullptr,
        bool evenAfterError = false, KeepAliveScope *keepAlive = nullptr) {
     // The rewrite's root, before Python moves the insertion point.
@@ -991,7 +1031,7 @@ struct PyPDLModule {
             KeepAliveScope converting("PDL (passing its values to '" + name +
                                       "')");
             keepValues(converting, values, [](size_t) { return true; });
-            for (const PDLValue &value : values)
+            for (const PDLValue &value : values.take_front(numUserArguments))
               args.append(toPython(*ctx, value));
           }
           if (!isSuccessResult(py::reinterpret_borrow<py::object>(fn)(

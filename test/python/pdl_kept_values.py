@@ -1,0 +1,252 @@
+# RUN: %PYTHON %s | FileCheck %s
+# A PDL rewrite goes on after a native rewrite function returns with the ops
+# and values it still uses: from the matcher, the root, an earlier function,
+# or a range (`pdl.operands`, `pdl.types` of an op) that points into an op's
+# operand or result list. The Python function may not erase them, neither
+# from a caster run while its arguments become Python objects, nor through
+# a handle it holds from elsewhere.
+
+import gc
+
+from mlir_tracking import ir, rewrite
+
+FUNC = """
+func.func @f(%a: i32, %b: i32) -> (i32, i32) {
+  %m:2 = "test.two"(%a, %b) : (i32, i32) -> (i32, i32)
+  return %m#0, %m#1 : i32, i32
+}
+"""
+
+
+def pdl_calling(*calls):
+    # One pattern on "test.two" whose rewrite calls the native functions
+    # `calls` with its operands (a value range) and result types (a type
+    # range).
+    body = "\n".join(
+        f'pdl.apply_native_rewrite "{name}"(%ops, %types : '
+        "!pdl.range<value>, !pdl.range<type>)" for name in calls)
+    return ir.Module.parse("""
+      module {
+        pdl.pattern : benefit(1) {
+          %ops = pdl.operands
+          %types = pdl.types
+          %op = pdl.operation "test.two"(%ops : !pdl.range<value>)
+              -> (%types : !pdl.range<type>)
+          pdl.rewrite %op {
+            """ + body + """
+            pdl.erase %op
+          }
+        }
+      }""")
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    return f
+
+
+def setup():
+    module = ir.Module.parse(FUNC)
+    block = module.body.operations[0].regions[0].blocks[0]
+    two = block.operations[0].operation
+    return module, block, two
+
+
+def erase_root(two, block, log, who):
+    # What a hostile callback does: take the op's uses away and erase it.
+    try:
+        two.replace_all_uses_with(list(block.arguments))
+        two.erase()
+        log.append(f"{who} erased the op")
+    except RuntimeError as error:
+        log.append(f"{who} refused: {str(error).splitlines()[0]}")
+
+
+def apply(module, pdl_module, functions):
+    pdl = rewrite.PDLModule(pdl_module)
+    for name, fn in functions.items():
+        pdl.register_rewrite_function(name, fn)
+    rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())
+
+
+# CHECK-LABEL: TEST: test_caster_erasing_the_op_of_a_range
+@run
+def test_caster_erasing_the_op_of_a_range():
+    # CHECK: the value caster refused: cannot erase 'test.two': PDL (passing its values to 'fn') still uses it (or IR in it) after this Python code returns
+    # CHECK-NEXT: fn got 2 values, 2 types
+    # CHECK-NEXT: erased by the pattern: True
+    # CHECK-NEXT: the type caster refused: cannot erase 'test.two': PDL (passing its values to 'fn') still uses it (or IR in it) after this Python code returns
+    # CHECK-NEXT: fn got 2 values, 2 types
+    # CHECK-NEXT: erased by the pattern: True
+    for kind, register in [("value", ir.register_value_caster),
+                           ("type", ir.register_type_caster)]:
+        with ir.Context() as context:
+            context.allow_unregistered_dialects = True
+            module, block, two = setup()
+            log, armed = [], [True]
+
+            def caster(item):
+                if armed[0]:
+                    armed[0] = False
+                    erase_root(two, block, log, f"the {kind} caster")
+                return item
+
+            register(ir.IntegerType.static_typeid, replace=True)(caster)
+            try:
+                def fn(rewriter, results, values):
+                    log.append(f"fn got {len(values[0])} values, "
+                               f"{len(values[1])} types")
+
+                apply(module, pdl_calling("fn"), {"fn": fn})
+            finally:
+                register(ir.IntegerType.static_typeid, replace=True)(lambda x: x)
+            print(*log, sep="\n")
+            print("erased by the pattern:", "test.two" not in str(module))
+
+
+# CHECK-LABEL: TEST: test_function_erasing_the_op_of_a_later_range
+@run
+def test_function_erasing_the_op_of_a_later_range():
+    with ir.Context() as context:
+        context.allow_unregistered_dialects = True
+        module, block, two = setup()
+        log = []
+
+        def first(rewriter, results, values):
+            erase_root(two, block, log, "first")
+
+        def second(rewriter, results, values):
+            log.append(f"second got {[str(v.type) for v in values[0]]} "
+                       f"{[str(t) for t in values[1]]}")
+
+        apply(module, pdl_calling("first", "second"),
+              {"first": first, "second": second})
+        # CHECK: first refused: cannot erase 'test.two': the PDL rewrite calling 'first' still uses it (or IR in it) after this Python code returns
+        # CHECK-NEXT: second got ['i32', 'i32'] ['i32', 'i32']
+        print(*log, sep="\n")
+        # CHECK: verifies: True
+        print("verifies:", module.operation.verify())
+
+
+CHAIN = """
+func.func @f(%a: i32) -> i32 {
+  %d = "test.def"(%a) : (i32) -> i32
+  %u = "test.user"(%d) : (i32) -> i32
+  return %u : i32
+}
+"""
+
+
+def chain_pdl(rewrite_body):
+    # "test.user" fed by "test.def", both bound by the matcher.
+    return ir.Module.parse("""
+      module {
+        pdl.pattern : benefit(1) {
+          %t = pdl.type
+          %no = pdl.operands
+          %def = pdl.operation "test.def"(%no : !pdl.range<value>)
+              -> (%t : !pdl.type)
+          %v = pdl.result 0 of %def
+          %root = pdl.operation "test.user"(%v : !pdl.value) -> (%t : !pdl.type)
+          pdl.rewrite %root {
+            """ + rewrite_body + """
+          }
+        }
+      }""")
+
+
+# CHECK-LABEL: TEST: test_function_erasing_an_op_of_the_matcher
+@run
+def test_function_erasing_an_op_of_the_matcher():
+    # The function gets only a type, but erases the matched "test.def"
+    # through a handle of its own, and the rewrite then erases it again.
+    with ir.Context() as context:
+        context.allow_unregistered_dialects = True
+        module = ir.Module.parse(CHAIN)
+        block = module.body.operations[0].regions[0].blocks[0]
+        definer, user = block.operations[0].operation, block.operations[1].operation
+        log = []
+
+        def fn(rewriter, results, values):
+            user.operands[0] = block.arguments[0]
+            try:
+                rewriter.erase_op(definer)
+            except RuntimeError as error:
+                log.append(str(error))
+
+        apply(module, chain_pdl("""
+            pdl.apply_native_rewrite "fn"(%t : !pdl.type)
+            pdl.erase %def"""), {"fn": fn})
+        # CHECK: cannot erase 'test.def': the PDL rewrite calling 'fn' still uses it (or IR in it) after this Python code returns
+        print(*log)
+        # CHECK: erased by the rewrite: True True
+        print("erased by the rewrite:", definer.handle_state == "erased",
+              module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_function_erasing_an_earlier_functions_result
+@run
+def test_function_erasing_an_earlier_functions_result():
+    # "make" returns a new op that the rewrite replaces the root with after
+    # "spoil" ran; "spoil" reaches the new op through a handle of its own.
+    with ir.Context() as context:
+        context.allow_unregistered_dialects = True
+        module = ir.Module.parse(CHAIN)
+        argument = module.body.operations[0].regions[0].blocks[0].arguments[0]
+        made, log = [], []
+
+        def make(rewriter, results, values):
+            with ir.InsertionPoint(values[0]), ir.Location.unknown():
+                made.append(ir.Operation.create(
+                    "test.new", results=[argument.type], operands=[argument]))
+            results.append(made[0])
+
+        def spoil(rewriter, results, values):
+            try:
+                rewriter.erase_op(made[0])
+            except RuntimeError as error:
+                log.append(str(error))
+
+        apply(module, chain_pdl("""
+            %new = pdl.apply_native_rewrite "make"(%root : !pdl.operation)
+                : !pdl.operation
+            pdl.apply_native_rewrite "spoil"(%t : !pdl.type)
+            pdl.replace %root with %new"""), {"make": make, "spoil": spoil})
+        # CHECK: cannot erase 'test.new': the PDL rewrite calling 'spoil' still uses it (or IR in it) after this Python code returns
+        print(*log)
+        # CHECK: replaced: live ['test.new'] True
+        print("replaced:", made[0].handle_state,
+              [op.name for op in module.body.operations[0].regions[0]
+               .blocks[0].operations][1:2], module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_conversion_replacement_dying_with_an_op_not_passed
+@run
+def test_conversion_replacement_dying_with_an_op_not_passed():
+    # The function returns the matched "test.def"'s own result without
+    # getting "test.def", and the rewrite replaces "test.def" by it: under a
+    # dialect conversion that loops forever, so the function fails.
+    with ir.Context() as context:
+        context.allow_unregistered_dialects = True
+        module = ir.Module.parse(CHAIN)
+        definer = module.body.operations[0].regions[0].blocks[0].operations[0]
+
+        def pick(rewriter, results, values):
+            results.append(definer.results[0])
+
+        pdl = rewrite.PDLModule(chain_pdl("""
+            %picked = pdl.apply_native_rewrite "pick"(%t : !pdl.type)
+                : !pdl.value
+            pdl.replace %def with (%picked : !pdl.value)"""))
+        pdl.register_rewrite_function("pick", pick)
+        target = rewrite.ConversionTarget()
+        target.add_illegal_op("test.user")
+        try:
+            rewrite.apply_partial_conversion(module, target, pdl.freeze())
+        except (RuntimeError, ir.MLIRError) as error:
+            # CHECK: PDL rewrite function 'pick' returned result #0, which its PDL rewrite uses to replace 'test.def', and which dies with it
+            print(type(error).__name__, str(error).splitlines()[0])
+        # CHECK: verifies: True
+        print("verifies:", module.operation.verify())
