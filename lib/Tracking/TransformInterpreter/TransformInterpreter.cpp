@@ -32,6 +32,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Tracking/TrackingListener.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace mlir::tracking;
@@ -325,9 +326,22 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
     });
     run.payloadRootErased = !found;
   }
-  if (!run.payloadRootErased)
-    for (auto &[handle, op] : spineHandles)
-      notifier.resolveDetached(handle, op, HandleState::Live, eventSource, "");
+  // An ancestor stays only if it still is one: the script may have moved
+  // the payload root out of it and erased it.
+  if (!run.payloadRootErased) {
+    llvm::SmallPtrSet<Operation *, 8> ancestors;
+    for (Operation *op = payloadRoot; op; op = op->getParentOp())
+      ancestors.insert(op);
+    for (auto &[handle, op] : spineHandles) {
+      if (ancestors.contains(op))
+        notifier.resolveDetached(handle, op, HandleState::Live, eventSource,
+                                 "");
+      else
+        notifier.resolveDetached(handle, nullptr, HandleState::Invalidated,
+                                 eventSource,
+                                 "no longer holds the payload root");
+    }
+  }
 
   if (failed(status) || !run.recorded) {
     if (run.payloadRootErased) {
