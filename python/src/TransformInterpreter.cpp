@@ -172,6 +172,11 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
           capture.raise("Failed to apply named transform sequence");
         guard.succeeded();
 
+        // Making the objects may run Python code (an attribute caster, a gc
+        // callback): the ops of later results must stay.
+        IRPin pin(payload, "apply_named_sequence", PinKind::ReadOnly,
+                  "while it makes the Python objects of its results (an "
+                  "attribute caster or a gc callback runs meanwhile)");
         py::list out;
         for (const TransformSequenceResult &result : results) {
           py::list items;

@@ -367,3 +367,51 @@ def test_results_outside_the_payload_root():
         # CHECK: module: True returns: [True, True, True]
         print("module:", module[0] == payload.operation, "returns:",
               [a is b for a, b in zip(found, returns)])
+
+
+# CHECK-LABEL: TEST: test_result_conversion_cannot_change_ir
+@run
+def test_result_conversion_cannot_change_ir():
+    # A param result becomes a Python attribute first, through a caster
+    # that tries to erase the op a later result names.
+    with ir.Context():
+        payload = ir.Module.parse("""
+          func.func @f(%a: i32) {
+            %unused = arith.muli %a, %a : i32
+            return
+          }""")
+        f = payload.body.operations[0].operation
+        (muli,) = ops_of(payload, "arith.muli")
+        script = ir.Module.parse("""
+          module attributes {transform.with_named_sequence} {
+            transform.named_sequence @__transform_main(
+                %root: !transform.any_op {transform.readonly})
+                -> (!transform.any_param, !transform.any_op) {
+              %p = transform.param.constant 42 : i64 -> !transform.any_param
+              %m = transform.structured.match ops{["arith.muli"]} in %root
+                  : (!transform.any_op) -> !transform.any_op
+              transform.yield %p, %m : !transform.any_param, !transform.any_op
+            }
+          }""")
+        log = []
+
+        def caster(attribute):
+            try:
+                muli.erase()
+            except RuntimeError as error:
+                log.append(str(error))
+            return attribute
+
+        ir.register_attribute_caster(ir.IntegerAttr.static_typeid, caster,
+                                     replace=True)
+        try:
+            params, ops = interpreter.apply_named_sequence(
+                f, script.body.operations[0], script)
+        finally:
+            ir.register_attribute_caster(ir.IntegerAttr.static_typeid,
+                                         lambda attribute: attribute,
+                                         replace=True)
+        # CHECK: cannot change this IR now: apply_named_sequence holds it while it makes the Python objects of its results
+        print(log[0])
+        # CHECK: results: 42 : i64 True live
+        print("results:", params[0], ops[0] is muli, muli.handle_state)
