@@ -779,6 +779,54 @@ struct PyPDLModule {
     return flows;
   }
 
+  /// Refuses a PDL rewrite that uses an op after its `pdl.erase` or
+  /// `pdl.replace` (which erases it), or what dies with it: its results
+  /// (`pdl.result(s)` of it) and the ranges of its operands and result types
+  /// the matcher bound (`pdl.operands`, `pdl.types`, which point into the
+  /// op). MLIR would read freed memory, and so would the functions here
+  /// that take the op to Python.
+  static void checkNoUseAfterErase(ModuleOp module) {
+    module->walk([](pdl::RewriteOp rewrite) {
+      if (rewrite.getBodyRegion().empty())
+        return;
+      Block &body = rewrite.getBodyRegion().front();
+      for (Operation &eraser : body) {
+        Value erased;
+        if (auto erase = dyn_cast<pdl::EraseOp>(eraser))
+          erased = erase.getOpValue();
+        else if (auto replace = dyn_cast<pdl::ReplaceOp>(eraser))
+          erased = replace.getOpValue();
+        if (!erased)
+          continue;
+        llvm::SmallPtrSet<Value, 8> dead{erased};
+        for (Operation *user : erased.getUsers())
+          if (isa<pdl::ResultOp, pdl::ResultsOp>(user))
+            dead.insert(user->getResult(0));
+        if (auto matched = erased.getDefiningOp<pdl::OperationOp>()) {
+          for (Value operands : matched.getOperandValues())
+            if (isa<pdl::RangeType>(operands.getType()))
+              dead.insert(operands);
+          for (Value types : matched.getTypeValues())
+            if (isa<pdl::RangeType>(types.getType()))
+              dead.insert(types);
+        }
+        for (Operation *later = eraser.getNextNode(); later;
+             later = later->getNextNode()) {
+          if (llvm::none_of(later->getOperands(),
+                            [&](Value value) { return dead.contains(value); }))
+            continue;
+          std::string where;
+          llvm::raw_string_ostream os(where);
+          os << later->getLoc();
+          throw py::value_error(
+              "'" + later->getName().getStringRef().str() + "' (" + where +
+              ") uses an op that '" + eraser.getName().getStringRef().str() +
+              "' erased before it, or a value or range that died with it");
+        }
+      }
+    });
+  }
+
   /// Refuses a `pdl.replace` of an op by itself or by its own results
   /// (`pdl.result` / `pdl.results` of it): MLIR would erase the op while
   /// its users still use it (the greedy driver), or map its results to
@@ -1860,6 +1908,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                throw py::type_error("PDLModule expects a builtin.module");
              PyMlirContext &ctx = op.getContext();
              PyPDLModule::checkReplacements(moduleOp);
+             PyPDLModule::checkNoUseAfterErase(moduleOp);
              return PyPDLModule{ctx.getObject(), &ctx,
                                 std::make_unique<PDLPatternModule>(
                                     OwningOpRef<ModuleOp>(moduleOp.clone())),

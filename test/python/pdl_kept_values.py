@@ -250,3 +250,63 @@ def test_conversion_replacement_dying_with_an_op_not_passed():
             print(type(error).__name__, str(error).splitlines()[0])
         # CHECK: verifies: True
         print("verifies:", module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_use_after_pdl_erases_the_op
+@run
+def test_use_after_pdl_erases_the_op():
+    # After `pdl.erase` or `pdl.replace` of an op, the rewrite may not use
+    # it, its results, or the ranges of its operands and result types: the
+    # module is refused when it is built.
+    uses = {"the op": "%op : !pdl.operation",
+            "a result": "%first : !pdl.value",
+            "its results": "%results : !pdl.range<value>",
+            "its operands": "%ops : !pdl.range<value>",
+            "its result types": "%types : !pdl.range<type>"}
+    replace = """%new = pdl.operation "test.new" -> (%types : !pdl.range<type>)
+                 pdl.replace %op with %new"""
+    for eraser in ("pdl.erase %op", replace):
+        for what, argument in uses.items():
+            with ir.Context():
+                text = """
+                  module {
+                    pdl.pattern : benefit(1) {
+                      %ops = pdl.operands
+                      %types = pdl.types
+                      %op = pdl.operation "test.two"(%ops : !pdl.range<value>)
+                          -> (%types : !pdl.range<type>)
+                      %results = pdl.results of %op
+                      %first = pdl.result 0 of %op
+                      pdl.rewrite %op {
+                        """ + eraser + """
+                        pdl.apply_native_rewrite "fn"(""" + argument + """)
+                      }
+                    }
+                  }"""
+                try:
+                    rewrite.PDLModule(ir.Module.parse(text))
+                    print(what, "accepted")
+                except ValueError as error:
+                    print(what, "refused:", str(error).split(") ")[1])
+    # CHECK-COUNT-10: refused: uses an op that 'pdl.{{erase|replace}}' erased before it, or a value or range that died with it
+    # Before the erasure, all of them may be used.
+    with ir.Context():
+        rewrite.PDLModule(ir.Module.parse("""
+          module {
+            pdl.pattern : benefit(1) {
+              %ops = pdl.operands
+              %types = pdl.types
+              %op = pdl.operation "test.two"(%ops : !pdl.range<value>)
+                  -> (%types : !pdl.range<type>)
+              %results = pdl.results of %op
+              %first = pdl.result 0 of %op
+              pdl.rewrite %op {
+                pdl.apply_native_rewrite "fn"(%op, %first, %results, %ops, %types
+                    : !pdl.operation, !pdl.value, !pdl.range<value>,
+                      !pdl.range<value>, !pdl.range<type>)
+                pdl.erase %op
+              }
+            }
+          }"""))
+        # CHECK-NEXT: used before: accepted
+        print("used before: accepted")
