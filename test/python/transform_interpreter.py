@@ -415,3 +415,33 @@ def test_result_conversion_cannot_change_ir():
         print(log[0])
         # CHECK: results: 42 : i64 True live
         print("results:", params[0], ops[0] is muli, muli.handle_state)
+
+
+# CHECK-LABEL: TEST: test_alternatives_on_a_top_level_op
+@run
+def test_alternatives_on_a_top_level_op():
+    # Upstream's transform.alternatives clones its scope beside it, which a
+    # top-level op does not have (it crashed): the run fails instead.
+    with ir.Context():
+        payload = ir.Module.parse(SIBLINGS)
+        script = ir.Module.parse("""
+          module attributes {transform.with_named_sequence} {
+            transform.named_sequence @__transform_main(
+                %root: !transform.any_op {transform.readonly}) {
+              %m = transform.get_parent_op %root {op_name = "builtin.module"}
+                  : (!transform.any_op) -> !transform.any_op
+              %r = transform.alternatives %m : !transform.any_op -> !transform.any_op {
+              ^bb0(%scope: !transform.any_op):
+                transform.yield %scope : !transform.any_op
+              }
+              transform.yield
+            }
+          }""")
+        f = payload.body.operations[0].operation
+        try:
+            interpreter.apply_named_sequence(f, script.body.operations[0], script)
+        except ir.MLIRError as error:
+            # CHECK: 'transform.alternatives' cannot apply to 'builtin.module', which is top-level: it clones its scope beside it
+            print(str(error).splitlines()[1])
+        # CHECK: payload intact: True live
+        print("payload intact:", payload.operation.verify(), f.handle_state)

@@ -65,6 +65,13 @@ DiagnosedSilenceableFailure transform::TrackingNoteConsumedOp::apply(
   SmallVector<Value> handles;
   for (Value handle : getHandles()) {
     for (Operation *payload : state.getPayloadOps(handle)) {
+      // Upstream's op clones its scope beside it: a top-level scope (from
+      // Python, a script may reach the top of its payload's tree) crashes.
+      if (consumer == "transform.alternatives" && !payload->getBlock())
+        return mlir::emitDefiniteFailure(getLoc())
+               << "'transform.alternatives' cannot apply to '"
+               << payload->getName()
+               << "', which is top-level: it clones its scope beside it";
       // Everything nested in consumed payload may go away unseen: mark the
       // handles (hidden or yielded) that point there.
       payload->walk([&](Operation *nested) {
