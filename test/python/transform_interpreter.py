@@ -445,3 +445,52 @@ def test_alternatives_on_a_top_level_op():
             print(str(error).splitlines()[1])
         # CHECK: payload intact: True live
         print("payload intact:", payload.operation.verify(), f.handle_state)
+
+
+# CHECK-LABEL: TEST: test_payload_root_freed_and_its_address_reused
+@run
+def test_payload_root_freed_and_its_address_reused():
+    # symbol-dce frees the payload root (an unused private function), then
+    # the script outlines a loop into a new function, which the allocator
+    # may put at the freed root's address: the root is still gone.
+    with ir.Context():
+        payload = ir.Module.parse("""
+          func.func private @unused(%a: i32) -> i32 {
+            return %a : i32
+          }
+          func.func @main(%lb: index, %ub: index, %step: index,
+                          %m: memref<?xi32>, %v: i32) {
+            scf.for %i = %lb to %ub step %step {
+              memref.store %v, %m[%i] : memref<?xi32>
+            }
+            return
+          }""")
+        unused = payload.body.operations[0].operation
+        script = climbing_script("""
+          %m2 = transform.apply_registered_pass "symbol-dce" to %m
+              : (!transform.any_op) -> !transform.any_op
+          %loop = transform.structured.match ops{["scf.for"]} in %m2
+              : (!transform.any_op) -> !transform.any_op
+          %fn, %call = transform.loop.outline %loop {func_name = "outlined"}
+              : (!transform.any_op) -> (!transform.any_op, !transform.any_op)""")
+        try:
+            interpreter.apply_named_sequence(unused, script.body.operations[0],
+                                             script)
+        except ir.MLIRError as error:
+            # CHECK: the transform script erased its payload root
+            print(str(error).splitlines()[1])
+        # CHECK: root: erased
+        print("root:", unused.handle_state)
+
+    # Changing the root's attributes and location keeps it.
+    with ir.Context():
+        payload = ir.Module.parse(SIBLINGS)
+        f = payload.body.operations[0].operation
+        script = climbing_script("""
+          transform.annotate %root "visited" : !transform.any_op
+          %m2 = transform.apply_registered_pass "strip-debuginfo" to %m
+              : (!transform.any_op) -> !transform.any_op""")
+        interpreter.apply_named_sequence(f, script.body.operations[0], script)
+        # CHECK: changed root: live True loc(unknown)
+        print("changed root:", f.handle_state, "visited" in f.attributes,
+              f.location)

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Tracking/TransformInterpreter.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -18,6 +19,38 @@ using namespace mlir::tracking::detail;
 
 #define GET_OP_CLASSES
 #include "TrackingTransformOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// OpPrint
+//===----------------------------------------------------------------------===//
+
+OpPrint OpPrint::of(Operation *op) {
+  OpPrint print;
+  print.op = op;
+  print.name = op->getName();
+  print.symbolName = op->getAttr(SymbolTable::getSymbolAttrName());
+  for (Region &region : op->getRegions())
+    print.firstBlocks.push_back(region.empty() ? nullptr : &region.front());
+  return print;
+}
+
+bool OpPrint::survivesIn(Operation *top) const {
+  bool found = false;
+  top->walk([&](Operation *candidate) {
+    if (candidate != op)
+      return WalkResult::advance();
+    found = true;
+    return WalkResult::interrupt();
+  });
+  if (!found || op->getName() != *name ||
+      op->getAttr(SymbolTable::getSymbolAttrName()) != symbolName ||
+      op->getNumRegions() != firstBlocks.size())
+    return false;
+  for (auto [region, first] : llvm::zip(op->getRegions(), firstBlocks))
+    if ((region.empty() ? nullptr : &region.front()) != first)
+      return false;
+  return true;
+}
 
 namespace {
 /// Returns the run of `op`, or emits why there is none.
@@ -118,14 +151,7 @@ DiagnosedSilenceableFailure transform::TrackingRecordPayloadOp::apply(
   // pass); its ancestors are accepted for results too.
   Operation *payloadRoot = state.getTopLevel();
   if (run->treeTop && run->treeTop != payloadRoot) {
-    bool found = false;
-    run->treeTop->walk([&](Operation *op) {
-      if (op != payloadRoot)
-        return WalkResult::advance();
-      found = true;
-      return WalkResult::interrupt();
-    });
-    if (!found) {
+    if (!run->payloadRootPrint.survivesIn(run->treeTop)) {
       run->payloadRootErased = true;
       return mlir::emitDefiniteFailure(getLoc())
              << "the transform script erased its payload root";

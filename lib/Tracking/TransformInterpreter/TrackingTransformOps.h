@@ -22,12 +22,31 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <optional>
 #include <string>
 
 #define GET_OP_CLASSES
 #include "TrackingTransformOps.h.inc"
 
 namespace mlir::tracking::detail {
+
+/// What tells an op from another one that a script created at its address
+/// after it was freed without notification (a pass the script ran): its
+/// name, symbol name and the address of the first block of each region,
+/// taken before the script ran. A script may change its other attributes
+/// and its location; one that renames the op, or rebuilds the first block
+/// of one of its regions, is taken for one that erased it.
+struct OpPrint {
+  Operation *op = nullptr;
+  std::optional<OperationName> name;
+  Attribute symbolName;
+  SmallVector<Block *, 1> firstBlocks;
+
+  static OpPrint of(Operation *op);
+  /// True if `op` is still at its address in the tree under `top`, as
+  /// printed: walks `top`, and reads `op` only once found there.
+  bool survivesIn(Operation *top) const;
+};
 
 /// What the ops of one tracked run read and write. Owned by the driver.
 struct TrackedRun {
@@ -46,6 +65,8 @@ struct TrackedRun {
   /// payload root is still there (a script can erase it: a pass run on an
   /// ancestor) before it walks it. Null when only the payload root is held.
   Operation *treeTop = nullptr;
+  /// The payload root before the script ran (when `treeTop` is set).
+  OpPrint payloadRootPrint;
   /// The script erased the payload root (found through `treeTop`).
   bool payloadRootErased = false;
   /// Filled by `transform.tracking.record_payload`.

@@ -271,6 +271,8 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
 
   TrackedRun run;
   run.treeTop = treeTop;
+  if (treeTop)
+    run.payloadRootPrint = OpPrint::of(payloadRoot);
   for (unsigned i = 0, e = trackedOps.size(); i < e; ++i) {
     Value hidden = body.getArgument(firstHidden + i);
     run.hiddenArgs.push_back(hidden);
@@ -316,16 +318,8 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
 
   // The spine is still there unless the payload root went (a failed script
   // may not have reached `transform.tracking.record_payload`).
-  if (treeTop && !run.payloadRootErased && treeTop != payloadRoot) {
-    bool found = false;
-    treeTop->walk([&](Operation *op) {
-      if (op != payloadRoot)
-        return WalkResult::advance();
-      found = true;
-      return WalkResult::interrupt();
-    });
-    run.payloadRootErased = !found;
-  }
+  if (treeTop && !run.payloadRootErased && treeTop != payloadRoot)
+    run.payloadRootErased = !run.payloadRootPrint.survivesIn(treeTop);
   // An ancestor stays only if it still is one: the script may have moved
   // the payload root out of it and erased it.
   if (!run.payloadRootErased) {
