@@ -297,6 +297,160 @@ static void checkInlinedArgumentValues(Block *block, ArrayRef<Value> values,
   }
 }
 
+/// The IR erased since the pattern being applied began, by address. PDL may
+/// still hold such IR and pass it to a native function (an op nested in one
+/// it erased, or the same op under another PDL value: a native function's
+/// result, a constraint's), which must then not read it. Fed by the
+/// driver's listener; one per driver run and thread.
+class RewriteErasures {
+public:
+  explicit RewriteErasures(MLIRContext *context)
+      : context(context), previous(std::exchange(current, this)) {}
+  ~RewriteErasures() { current = previous; }
+  RewriteErasures(const RewriteErasures &) = delete;
+  RewriteErasures &operator=(const RewriteErasures &) = delete;
+
+  /// The erasures of the driver running on this thread in `context`.
+  static RewriteErasures *get(MLIRContext *context) {
+    return current && current->context == context ? current : nullptr;
+  }
+
+  /// True if the driver undoes a rewrite that fails: a dialect conversion
+  /// with rollback. One without rollback claims it can recover, but goes on
+  /// with whatever the failed rewrite changed (the op it erased).
+  static bool canUndoFailedRewrite(PatternRewriter &rewriter) {
+    if (!rewriter.canRecoverFromRewriteFailure())
+      return false;
+    RewriteErasures *erasures = get(rewriter.getContext());
+    return !erasures || !erasures->changesStay;
+  }
+  /// Set for a dialect conversion without rollback.
+  bool changesStay = false;
+
+  /// A pattern begins or ends: what PDL holds from now on is live.
+  void clear() {
+    addresses.clear();
+    operandLists.clear();
+  }
+  /// Fires before `op` is erased: `op`, its results and its operand list.
+  void noteErased(Operation *op) {
+    addresses.insert(op);
+    for (Value result : op->getResults())
+      addresses.insert(result.getImpl());
+    if (op->getNumOperands()) {
+      MutableArrayRef<OpOperand> operands = op->getOpOperands();
+      operandLists.push_back({operands.begin(), operands.end()});
+    }
+  }
+  /// Fires before `block` is erased: the block and its arguments.
+  void noteErased(Block *block) {
+    addresses.insert(block);
+    for (Value argument : block->getArguments())
+      addresses.insert(argument.getImpl());
+  }
+  /// Fires after `op` was inserted: a new op may reuse erased addresses.
+  void noteInserted(Operation *op) {
+    if (addresses.empty() && operandLists.empty())
+      return;
+    addresses.erase(op);
+    for (Value result : op->getResults())
+      addresses.erase(result.getImpl());
+    MutableArrayRef<OpOperand> operands = op->getOpOperands();
+    llvm::erase_if(operandLists, [&](const OperandList &list) {
+      return list.begin < operands.end() && operands.begin() < list.end;
+    });
+  }
+
+  /// True if `value` refers to erased IR (an op, a value, or a range into
+  /// an erased op's operands or results). Reads nothing erased.
+  bool refersToErased(const PDLValue &value) const {
+    if (addresses.empty() && operandLists.empty())
+      return false;
+    switch (value.getKind()) {
+    case PDLValue::Kind::Operation:
+      return addresses.contains(value.cast<Operation *>());
+    case PDLValue::Kind::Value:
+      return addresses.contains(value.cast<Value>().getImpl());
+    case PDLValue::Kind::ValueRange: {
+      auto range = value.cast<ValueRange>();
+      if (range.empty())
+        return false;
+      auto base = range.getBase();
+      if (auto *operand = dyn_cast<OpOperand *>(base))
+        return inErasedOperandList(operand);
+      if (auto *result = dyn_cast<mlir::detail::OpResultImpl *>(base))
+        return addresses.contains(result);
+      // PDL's own list of values: compare them by address.
+      return llvm::any_of(range, [&](Value item) {
+        return addresses.contains(item.getImpl());
+      });
+    }
+    case PDLValue::Kind::TypeRange: {
+      auto range = value.cast<TypeRange>();
+      if (range.empty())
+        return false;
+      auto base = range.getBase();
+      if (auto *operand = dyn_cast<OpOperand *>(base))
+        return inErasedOperandList(operand);
+      if (auto *result = dyn_cast<mlir::detail::OpResultImpl *>(base))
+        return addresses.contains(result);
+      if (auto *values = dyn_cast<const Value *>(base))
+        return llvm::any_of(ArrayRef(values, range.size()), [&](Value item) {
+          return addresses.contains(item.getImpl());
+        });
+      return false;
+    }
+    case PDLValue::Kind::Attribute:
+    case PDLValue::Kind::Type:
+      return false;
+    }
+    return false;
+  }
+
+private:
+  struct OperandList {
+    const OpOperand *begin;
+    const OpOperand *end;
+  };
+  bool inErasedOperandList(const OpOperand *operand) const {
+    return llvm::any_of(operandLists, [&](const OperandList &list) {
+      return list.begin <= operand && operand < list.end;
+    });
+  }
+
+  static thread_local RewriteErasures *current;
+  MLIRContext *context;
+  RewriteErasures *previous;
+  llvm::DenseSet<const void *> addresses;
+  SmallVector<OperandList> operandLists;
+};
+
+thread_local RewriteErasures *RewriteErasures::current = nullptr;
+
+/// Feeds RewriteErasures from a dialect conversion's listener chain.
+class ConversionErasures : public RewriterBase::Listener {
+public:
+  ConversionErasures(MLIRContext *context, bool rollback) : erasures(context) {
+    erasures.changesStay = !rollback;
+  }
+  void notifyPatternBegin(const Pattern &, Operation *) override {
+    erasures.clear();
+  }
+  void notifyPatternEnd(const Pattern &, LogicalResult) override {
+    erasures.clear();
+  }
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    erasures.noteInserted(op);
+  }
+  void notifyOperationErased(Operation *op) override {
+    erasures.noteErased(op);
+  }
+  void notifyBlockErased(Block *block) override { erasures.noteErased(block); }
+
+private:
+  RewriteErasures erasures;
+};
+
 /// `inline_block_before` may take the only block of a region that its op
 /// needs, as upstream's idiom does before replacing that op; the region
 /// then holds a copy of the block until the pattern ends, and the run
@@ -304,7 +458,8 @@ static void checkInlinedArgumentValues(Block *block, ArrayRef<Value> values,
 class DriverChecks : public RewriterBase::Listener {
 public:
   explicit DriverChecks(MLIRContext *context)
-      : context(context), previous(std::exchange(current, this)) {}
+      : context(context), previous(std::exchange(current, this)),
+        erasures(context) {}
   ~DriverChecks() override { current = previous; }
   DriverChecks(const DriverChecks &) = delete;
   DriverChecks &operator=(const DriverChecks &) = delete;
@@ -357,7 +512,18 @@ public:
                        "in its regions)");
   }
 
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    erasures.noteInserted(op);
+  }
+
+  void notifyBlockErased(Block *block) override { erasures.noteErased(block); }
+
+  void notifyPatternBegin(const Pattern &, Operation *) override {
+    erasures.clear();
+  }
+
   void notifyOperationErased(Operation *op) override {
+    erasures.noteErased(op);
     llvm::erase_if(expected, [&](const Expected &e) { return e.op == op; });
     llvm::erase(strayTerminators, op);
     unsigned generation = takeGeneration(op);
@@ -374,6 +540,7 @@ public:
   }
 
   void notifyPatternEnd(const Pattern &pattern, LogicalResult) override {
+    erasures.clear();
     StringRef name = pattern.getDebugName();
     finishPattern(name.empty() ? "a pattern" : "pattern '" + name.str() + "'");
   }
@@ -461,6 +628,7 @@ private:
   static thread_local DriverChecks *current;
   MLIRContext *context;
   DriverChecks *previous;
+  RewriteErasures erasures;
   std::vector<Expected> expected;
   std::vector<Operation *> strayTerminators;
   /// How many copies of an op, each replacing the one before, keepForUsers
@@ -880,6 +1048,24 @@ struct PyPDLModule {
         return call(ctx, name, callable, rewriter, results, values, kinds,
                     values.size());
       }
+      // PDL may hand the function what its rewrite erased (an op nested in
+      // one it erased, an alias of one): do not touch it.
+      if (RewriteErasures *erasures =
+              RewriteErasures::get(rewriter.getContext()))
+        if (llvm::any_of(values, [&](const PDLValue &value) {
+              return erasures->refersToErased(value);
+            })) {
+          if (PythonRun *run = PythonRun::current(); run && !run->hasError())
+            run->recordError(std::runtime_error(
+                "PDL passes rewrite function '" + name +
+                "' IR that its rewrite erased before the call (an op it "
+                "erased or replaced, one nested in it, or a value or range "
+                "of one): the function was not called"));
+          if (RewriteErasures::canUndoFailedRewrite(rewriter))
+            return failure();
+          return afterFailedRewrite(rewriter.getContext(), name, results,
+                                    kinds);
+        }
       std::optional<ChangeLimitScope> limit;
       if (walkDriverRoot)
         limit.emplace(getVisitedOp(rewriter), walkDriverRoot,
@@ -894,14 +1080,14 @@ struct PyPDLModule {
                  [&](size_t index) { return index >= numUserArguments; });
       // Where a failure aborts (see afterFailedRewrite), the function runs
       // even after an earlier error of the run.
-      bool canFail = rewriter.canRecoverFromRewriteFailure() ||
+      bool canFail = RewriteErasures::canUndoFailedRewrite(rewriter) ||
                      !hasOpOrValueResults(kinds);
       LogicalResult result = call(ctx, name, callable, rewriter, results,
                                   values, kinds, numUserArguments, &flows,
                                   /*evenAfterError=*/!canFail, &keepAlive);
       // A driver that rolls back (dialect conversion) takes the failure; it
       // reads no result then.
-      if (succeeded(result) || rewriter.canRecoverFromRewriteFailure())
+      if (succeeded(result) || RewriteErasures::canUndoFailedRewrite(rewriter))
         return result;
       return afterFailedRewrite(rewriter.getContext(), name, results, kinds);
     };
@@ -1339,6 +1525,11 @@ void runConversion(py::object op, PyConversionTarget &target,
     ScopedRewriteAttribution attribution(
         full ? "apply_full_conversion" : "apply_partial_conversion", root);
     DiagnosticCapture capture(context.get());
+    // Without rollback, a PDL rewrite frees what it erases at once.
+    ConversionErasures erasures(context.get(),
+                                conversionConfig.allowPatternRollback);
+    if (!conversionConfig.listener)
+      conversionConfig.listener = &erasures;
     TrackingConfig config =
         resolveTracking(tracking, getConversionTrackingConfig());
     result =

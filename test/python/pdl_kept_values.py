@@ -310,3 +310,113 @@ def test_use_after_pdl_erases_the_op():
           }"""))
         # CHECK-NEXT: used before: accepted
         print("used before: accepted")
+
+
+NESTED = """
+func.func @f(%a: i32) {
+  %x = "test.def"(%a) : (i32) -> i32
+  "test.parent"(%x) ({
+    "test.inner"(%x) : (i32) -> ()
+    "test.end"() : () -> ()
+  }) : (i32) -> ()
+  return
+}
+"""
+
+
+def run_driver(driver, module, frozen):
+    if driver == "greedy":
+        rewrite.apply_patterns_and_fold_greedily(module, frozen)
+    elif driver == "walk":
+        rewrite.walk_and_apply_patterns(module, frozen)
+    else:
+        target = rewrite.ConversionTarget()
+        target.add_illegal_op("test.parent")
+        target.add_legal_dialect("func")
+        target.add_legal_op("test.new", "test.def", "test.inner", "test.end")
+        config = rewrite.ConversionConfig()
+        config.allow_pattern_rollback = False
+        rewrite.apply_partial_conversion(module, target, frozen, config)
+
+
+# CHECK-LABEL: TEST: test_pdl_passing_what_its_rewrite_erased
+@run
+def test_pdl_passing_what_its_rewrite_erased():
+    # The rewrite erases "test.parent", then passes a function an op PDL
+    # still holds under another value: one nested in it (matched by the
+    # matcher), or the same op a native function returned. No static check
+    # sees it; the function is not called, and the run raises.
+    passing = {
+        "nested": ("", "%inner : !pdl.operation"),
+        "alias": ('%alias = pdl.apply_native_rewrite "same"(%parent, %inner : '
+                  "!pdl.operation, !pdl.operation) : !pdl.operation",
+                  "%alias : !pdl.operation"),
+    }
+    for case, (before, argument) in passing.items():
+        for eraser in ("pdl.erase %parent", "pdl.replace %parent with %new"):
+            for driver in ("greedy", "walk", "conversion without rollback"):
+                with ir.Context() as context:
+                    context.allow_unregistered_dialects = True
+                    module = ir.Module.parse(NESTED)
+                    pdl = rewrite.PDLModule(ir.Module.parse("""
+                      module {
+                        pdl.pattern : benefit(1) {
+                          %t = pdl.type
+                          %x = pdl.operand : %t
+                          %parent = pdl.operation "test.parent"(%x : !pdl.value)
+                          %inner = pdl.operation "test.inner"(%x : !pdl.value)
+                          pdl.rewrite %parent {
+                            %new = pdl.operation "test.new"
+                            """ + before + """
+                            """ + eraser + """
+                            pdl.apply_native_rewrite "use"(""" + argument + """)
+                          }
+                        }
+                      }"""))
+                    called = []
+                    pdl.register_rewrite_function(
+                        "same", lambda r, results, values: results.append(values[0]))
+                    pdl.register_rewrite_function(
+                        "use", lambda r, results, values: called.append(values[0]))
+                    try:
+                        run_driver(driver, module, pdl.freeze())
+                        print(case, driver, "ran")
+                    except RuntimeError as error:
+                        print(case, driver, "raised:", str(error).splitlines()[0],
+                              "called:", len(called))
+    # CHECK-COUNT-12: raised: PDL passes rewrite function 'use' IR that its rewrite erased before the call (an op it erased or replaced, one nested in it, or a value or range of one): the function was not called called: 0
+    # CHECK-NOT: ran
+
+
+# CHECK-LABEL: TEST: test_pdl_passing_a_constraints_alias_of_an_erased_value
+@run
+def test_pdl_passing_a_constraints_alias_of_an_erased_value():
+    # A constraint returns the root's result; the rewrite replaces the root
+    # and passes the function that value.
+    with ir.Context() as context:
+        context.allow_unregistered_dialects = True
+        module = ir.Module.parse(CHAIN)
+        pdl = rewrite.PDLModule(ir.Module.parse("""
+          module {
+            pdl.pattern : benefit(1) {
+              %t = pdl.type
+              %v = pdl.operand
+              %root = pdl.operation "test.user"(%v : !pdl.value) -> (%t : !pdl.type)
+              %r = pdl.result 0 of %root
+              %alias = pdl.apply_native_constraint "same"(%r : !pdl.value) : !pdl.value
+              pdl.rewrite %root {
+                pdl.replace %root with (%v : !pdl.value)
+                pdl.apply_native_rewrite "use"(%alias : !pdl.value)
+              }
+            }
+          }"""))
+        pdl.register_constraint_function(
+            "same", lambda r, results, values: results.append(values[0]))
+        pdl.register_rewrite_function("use", lambda r, results, values: None)
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())
+        except RuntimeError as error:
+            # CHECK: PDL passes rewrite function 'use' IR that its rewrite erased before the call
+            print(str(error).splitlines()[0])
+        # CHECK: verifies: True
+        print("verifies:", module.operation.verify())
