@@ -81,7 +81,9 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
             self.options.enableExpensiveChecks(value);
           },
           "Check before each transform op that its handles still point to "
-          "valid payload (on by default).")
+          "valid payload (on by default). The tracked interpreter keeps "
+          "them on whatever this says: without them a script may return a "
+          "freed op's address, reused by a new op, as a live result.")
       .def_property(
           "enforce_single_top_level_transform_op",
           [](const PyTransformOptions &self) {

@@ -494,3 +494,39 @@ def test_payload_root_freed_and_its_address_reused():
         # CHECK: changed root: live True loc(unknown)
         print("changed root:", f.handle_state, "visited" in f.attributes,
               f.location)
+
+
+# CHECK-LABEL: TEST: test_expensive_checks_stay_on
+@run
+def test_expensive_checks_stay_on():
+    # The script uses a handle into payload that a pass it ran freed; with
+    # upstream's expensive checks off the interpreter would return whatever
+    # op sits at the freed address now. The tracked interpreter keeps them.
+    with ir.Context():
+        payload = ir.Module.parse(SIBLINGS)
+        script = ir.Module.parse("""
+          module attributes {transform.with_named_sequence} {
+            transform.named_sequence @__transform_main(
+                %root: !transform.any_op {transform.consumed})
+                -> !transform.any_op {
+              %g = transform.structured.match ops{["func.func"]}
+                  attributes {sym_name = "g"} in %root
+                  : (!transform.any_op) -> !transform.any_op
+              %add = transform.structured.match ops{["arith.addi"]} in %g
+                  : (!transform.any_op) -> !transform.any_op
+              %after = transform.apply_registered_pass "symbol-dce" to %root
+                  : (!transform.any_op) -> !transform.any_op
+              %stale = transform.merge_handles %add, %add {deduplicate}
+                  : !transform.any_op
+              transform.yield %stale : !transform.any_op
+            }
+          }""")
+        options = interpreter.TransformOptions()
+        options.expensive_checks = False
+        try:
+            interpreter.apply_named_sequence(
+                payload.operation, script.body.operations[0], script,
+                transform_options=options)
+        except ir.MLIRError as error:
+            # CHECK: uses a handle invalidated by a previously executed transform op
+            print(str(error).splitlines()[1])

@@ -77,6 +77,10 @@ struct TransformEventSource {
 /// live and refer to the payload root or an op nested in it. On success,
 /// `results` holds one entry per result of the entry sequence.
 ///
+/// `options` apply as given, except that the expensive checks stay on: they
+/// are what refuses a script that uses a handle after a consumer freed its
+/// payload (it could otherwise return a new op at the freed address).
+///
 /// Errors (bad arguments, a script that fails) are emitted as diagnostics on
 /// the context and return failure. Errors found before the run change
 /// nothing; after a failed run, the handles strictly nested in the payload

@@ -309,9 +309,14 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
   detail::invalidateUnitsUnder(
       scope, [&] { return eventSource; },
       "the transform interpreter follows operations only");
+  // Always with the expensive checks: without them a script may use a
+  // handle whose payload a consumer freed, and return an op that a later
+  // transform created at the freed address as a live result.
+  transform::TransformOptions checkedOptions = options;
+  checkedOptions.enableExpensiveChecks(true);
   LogicalResult status = transform::applyTransforms(
       payloadRoot, cast<transform::TransformOpInterface>(copy.getOperation()),
-      mapping, options, /*enforceToplevelTransformOp=*/false,
+      mapping, checkedOptions, /*enforceToplevelTransformOp=*/false,
       [&](transform::TransformState &state) {
         state.addExtension<TrackedRunExtension>(run);
       });
