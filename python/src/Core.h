@@ -226,6 +226,11 @@ namespace __attribute__((visibility("hidden"))) python {
     /// The tracked transform interpreter's ops are registered in this
     /// context (apply_named_sequence does it once, with no run going on).
     bool transformInterpreterReady = false;
+    /// Pass pipelines of this context running without the GIL: their
+    /// Python passes take it on the context's thread pool, so a call that
+    /// waits on that pool must not hold it (waitsOnPoolWithoutGIL,
+    /// RunGuard.h). GIL-protected.
+    unsigned runsWithoutGIL = 0;
     /// The handles of blocks and values of this context.
     BlockValueRegistry &getUnits() const { return *units; }
     /// The Python object of this context (it exists while `this` does).

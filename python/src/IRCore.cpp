@@ -87,6 +87,32 @@ OpPrintingFlags makePrintingFlags(std::optional<int64_t> largeElementsLimit,
   return flags;
 }
 
+/// Runs `print` (which writes the text of `operation`'s IR and touches no
+/// Python object) without the GIL if the printer's verification would wait
+/// on a thread pool whose Python passes wait for it, the IR pinned against
+/// changes meanwhile.
+template <typename PrintFn>
+void printFromPython(PyOperation &operation, PrintFn print) {
+  if (!waitsOnPoolWithoutGIL(operation.getContext())) {
+    print();
+    return;
+  }
+  IRPin pin(operation, "printing", PinKind::ReadOnly,
+            "while it prints it without the GIL (another thread runs Python "
+            "passes on the thread pool)");
+  py::gil_scoped_release release;
+  print();
+}
+
+/// The text of `operation`'s op (`str`).
+std::string printOperation(PyOperation &operation) {
+  Operation *op = operation.get();
+  std::string text;
+  printFromPython(operation,
+                  [&] { text = mlir::tracking::python::printOperation(op); });
+  return text;
+}
+
 /// The op's assembly, as `bytes` if `binary` (upstream's meaning: the same
 /// text, as bytes; bytecode is write_bytecode's). `assume_verified` is
 /// honoured only while the op's tree is known to verify: custom printers
@@ -103,11 +129,11 @@ py::object getAsm(PyOperation &operation, bool binary,
   assumeVerified = assumeVerified && operation.getResolvedOwner()->verified;
   std::string text;
   llvm::raw_string_ostream os(text);
-  op->print(os, guardPrintingFlags(
-                    op, makePrintingFlags(largeElementsLimit, enableDebugInfo,
-                                          prettyDebugInfo, printGenericOpForm,
-                                          useLocalScope, assumeVerified,
-                                          skipRegions, extra)));
+  OpPrintingFlags flags = guardPrintingFlags(
+      op, makePrintingFlags(largeElementsLimit, enableDebugInfo,
+                            prettyDebugInfo, printGenericOpForm, useLocalScope,
+                            assumeVerified, skipRegions, extra));
+  printFromPython(operation, [&] { op->print(os, flags); });
   if (binary)
     return py::bytes(text);
   return py::str(text);
@@ -623,9 +649,7 @@ void populateModule(py::module_ &m) {
           py::arg("capsule"), "Returns a Module for a capsule.")
       .def(
           "__str__",
-          [](PyModule &self) {
-            return printOperation(self.getOperation().get());
-          },
+          [](PyModule &self) { return printOperation(self.getOperation()); },
           "The module as MLIR prints it.")
       .def(
           "__repr__",
@@ -934,7 +958,17 @@ void populateOperation(py::module_ &m) {
           [](PyOperation &self) {
             Operation *op = self.get();
             DiagnosticCapture capture(op->getContext());
-            if (failed(verifyIR(op)))
+            LogicalResult verified = failure();
+            if (waitsOnPoolWithoutGIL(self.getContext())) {
+              IRPin pin(self, "Operation.verify", PinKind::ReadOnly,
+                        "while it verifies it without the GIL (another "
+                        "thread runs Python passes on the thread pool)");
+              py::gil_scoped_release release;
+              verified = verifyIR(op);
+            } else {
+              verified = verifyIR(op);
+            }
+            if (failed(verified))
               capture.raise("Verification failed");
             return true;
           },
@@ -1004,8 +1038,7 @@ void populateOperation(py::module_ &m) {
           },
           "The successor blocks of the op, a sliceable view (assignable).")
       .def(
-          "__str__",
-          [](PyOperation &self) { return printOperation(self.get()); },
+          "__str__", [](PyOperation &self) { return printOperation(self); },
           "The op as MLIR prints it.")
       .def(
           "__repr__",

@@ -125,6 +125,10 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             llvm::scope_exit clear([&] { self.running.reset(); });
             LogicalResult result = failure();
             if (self.context->get()->isMultithreadingEnabled()) {
+              // Counted with the GIL, before it is released and after it is
+              // taken back (waitsOnPoolWithoutGIL).
+              ++self.context->runsWithoutGIL;
+              llvm::scope_exit uncount([&] { --self.context->runsWithoutGIL; });
               py::gil_scoped_release release;
               result = self.passManager->run(lock.getOperation());
             } else {

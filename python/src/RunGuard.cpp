@@ -332,6 +332,11 @@ DriverRunLock::DriverRunLock(PyOperation &target, const char *driver,
 // InputVerification
 //===----------------------------------------------------------------------===//
 
+bool mlir::tracking::python::waitsOnPoolWithoutGIL(
+    const PyMlirContext &context) {
+  return context.runsWithoutGIL && context.get()->isMultithreadingEnabled();
+}
+
 InputVerification::InputVerification(PyOperation &target, Operation *op,
                                      const char *user)
     : owner(target.getResolvedOwner()), onRoot(owner->getRoot() == op) {
@@ -342,7 +347,15 @@ InputVerification::InputVerification(PyOperation &target, Operation *op,
     return;
   ++context.numVerifications;
   DiagnosticCapture capture(op->getContext());
-  if (failed(verifyIR(op)))
+  LogicalResult verified = failure();
+  if (waitsOnPoolWithoutGIL(context)) {
+    // The run's lock keeps other threads away from the IR.
+    py::gil_scoped_release release;
+    verified = verifyIR(op);
+  } else {
+    verified = verifyIR(op);
+  }
+  if (failed(verified))
     capture.raise(std::string(user) +
                   ": the IR does not verify (passes, patterns and transforms "
                   "assume valid IR)");

@@ -247,6 +247,13 @@ namespace __attribute__((visibility("hidden"))) python {
   /// change from Python since it last verified or a run on its root
   /// succeeded). Destroyed without `succeeded()`, the run failed and the
   /// tree is no longer known to verify.
+  /// True if a call from Python that waits on the context's thread pool
+  /// (a verification, a pass run by a transform script) must release the
+  /// GIL meanwhile: a pipeline of the context runs Python passes on that
+  /// pool, which wait for the GIL. The caller keeps other threads away from
+  /// the IR it reads (a run lock, or a read-only IRPin) while it does.
+  bool waitsOnPoolWithoutGIL(const PyMlirContext &context);
+
   class InputVerification {
   public:
     /// Raises MLIRError with the verifier's diagnostics if `op` (the live

@@ -163,11 +163,30 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
         }
         std::vector<TransformSequenceResult> results;
         DiagnosticCapture capture(context.get());
-        // The GIL stays held: no Python thread may touch the IR meanwhile.
-        LogicalResult applied = applyTrackedNamedSequence(
-            context.getRegistry(), payloadOp, rootOp, library, bound, options,
-            results, TransformEventSource(),
-            /*ownsWholeTree=*/true);
+        auto apply = [&] {
+          return applyTrackedNamedSequence(context.getRegistry(), payloadOp,
+                                           rootOp, library, bound, options,
+                                           results, TransformEventSource(),
+                                           /*ownsWholeTree=*/true);
+        };
+        LogicalResult applied = failure();
+        if (waitsOnPoolWithoutGIL(context)) {
+          // A pass the script runs waits on the thread pool, whose Python
+          // passes wait for the GIL. The payload is locked; the script's
+          // trees are pinned against changes.
+          std::vector<std::unique_ptr<IRPin>> scriptPins;
+          for (PyOperation *script : {&root, module})
+            if (script &&
+                script->getResolvedOwner() != payload.getResolvedOwner())
+              scriptPins.push_back(std::make_unique<IRPin>(
+                  *script, "apply_named_sequence", PinKind::ReadOnly,
+                  "while it runs that transform script without the GIL"));
+          py::gil_scoped_release release;
+          applied = apply();
+        } else {
+          // The GIL stays held: no Python thread may touch the IR meanwhile.
+          applied = apply();
+        }
         // Transforms may have moved blocks and values of the payload.
         context.noteTreeChanged(*payload.getResolvedOwner());
         if (failed(applied))

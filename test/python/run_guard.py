@@ -509,3 +509,67 @@ def test_parse_while_python_pass_pipeline_runs():
     faulthandler.cancel_dump_traceback_later()
     # CHECK: 2000 True
     print(len(calls), len(parsed[-1].body.operations) == 8)
+
+
+# CHECK-LABEL: TEST: test_pool_waiting_calls_while_python_pass_pipeline_runs
+@run
+def test_pool_waiting_calls_while_python_pass_pipeline_runs():
+    # As above, for the other calls that wait on the thread pool: a verify,
+    # printing (it verifies first), the input verification of a driver, and
+    # a transform script that runs a pass. Each held the GIL while the pipeline's Python passes waited
+    # for it on the pool's workers.
+    from mlir_tracking.dialects.transform import interpreter
+    faulthandler.dump_traceback_later(120, exit=True)
+    ctx = ir.Context()
+    text = lambda name, n: "\n".join(
+        f"func.func @{name}{i}(%a: i32) -> i32 {{\n"
+        f"  %x = arith.addi %a, %a : i32\n  return %x : i32\n}}"
+        for i in range(n))
+    busy = ir.Module.parse(text("f", 2000), context=ctx)
+    other = ir.Module.parse(text("g", 16), context=ctx)
+    script = ir.Module.parse("""
+      module attributes {transform.with_named_sequence} {
+        transform.named_sequence @__transform_main(
+            %root: !transform.any_op {transform.consumed}) {
+          %r = transform.apply_registered_pass "canonicalize" to %root
+              : (!transform.any_op) -> !transform.any_op
+          transform.yield
+        }
+      }""", context=ctx)
+    entry = script.body.operations[0]
+    # The first run registers the interpreter's ops: not during a pipeline.
+    interpreter.apply_named_sequence(other.operation, entry, script)
+    started = threading.Event()
+    calls = []
+
+    def slow(op, pass_):
+        started.set()
+        calls.append(1)
+        threading.Event().wait(0.002)
+
+    def run_pipeline():
+        pm = passmanager.PassManager("builtin.module", context=ctx)
+        pm.add(slow, name="slow", op_name="func.func")
+        pm.run(busy.operation)
+
+    runner = threading.Thread(target=run_pipeline)
+    runner.start()
+    started.wait()
+    patterns = rewrite.RewritePatternSet(ctx)
+    patterns.add_canonicalization_patterns()
+    frozen = patterns.freeze()
+    rounds = 0
+    while runner.is_alive():
+        assert other.operation.verify()
+        # The printer verifies too.
+        assert "@g0" in str(other) and "arith.addi" in str(other.body.operations[0])
+        # A change makes the driver verify its input.
+        other.body.operations[0].attributes["touched"] = ir.UnitAttr.get(ctx)
+        rewrite.apply_patterns_and_fold_greedily(other, frozen)
+        assert interpreter.apply_named_sequence(other.operation, entry,
+                                                script) == []
+        rounds += 1
+    runner.join()
+    faulthandler.cancel_dump_traceback_later()
+    # CHECK: True 2000
+    print(rounds > 0, len(calls))
