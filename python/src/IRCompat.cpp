@@ -601,7 +601,10 @@ void populateOperationExtras(py::module_ &m) {
             if (!owner->verified || owner->getRoot() != op ||
                 self.getContext().hadCapsuleAccess()) {
               DiagnosticCapture verification(op->getContext());
-              if (failed(verifyIR(op)))
+              LogicalResult verified = failure();
+              readWithoutGILIfPoolWaits(self, "write_bytecode",
+                                        [&] { verified = verifyIR(op); });
+              if (failed(verified))
                 verification.raise("cannot write bytecode of IR that does "
                                    "not verify");
             }

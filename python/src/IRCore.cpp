@@ -87,29 +87,13 @@ OpPrintingFlags makePrintingFlags(std::optional<int64_t> largeElementsLimit,
   return flags;
 }
 
-/// Runs `print` (which writes the text of `operation`'s IR and touches no
-/// Python object) without the GIL if the printer's verification would wait
-/// on a thread pool whose Python passes wait for it, the IR pinned against
-/// changes meanwhile.
-template <typename PrintFn>
-void printFromPython(PyOperation &operation, PrintFn print) {
-  if (!waitsOnPoolWithoutGIL(operation.getContext())) {
-    print();
-    return;
-  }
-  IRPin pin(operation, "printing", PinKind::ReadOnly,
-            "while it prints it without the GIL (another thread runs Python "
-            "passes on the thread pool)");
-  py::gil_scoped_release release;
-  print();
-}
-
 /// The text of `operation`'s op (`str`).
 std::string printOperation(PyOperation &operation) {
   Operation *op = operation.get();
   std::string text;
-  printFromPython(operation,
-                  [&] { text = mlir::tracking::python::printOperation(op); });
+  readWithoutGILIfPoolWaits(operation, "printing", [&] {
+    text = mlir::tracking::python::printOperation(op);
+  });
   return text;
 }
 
@@ -133,7 +117,8 @@ py::object getAsm(PyOperation &operation, bool binary,
       op, makePrintingFlags(largeElementsLimit, enableDebugInfo,
                             prettyDebugInfo, printGenericOpForm, useLocalScope,
                             assumeVerified, skipRegions, extra));
-  printFromPython(operation, [&] { op->print(os, flags); });
+  readWithoutGILIfPoolWaits(operation, "printing",
+                            [&] { op->print(os, flags); });
   if (binary)
     return py::bytes(text);
   return py::str(text);
@@ -959,15 +944,8 @@ void populateOperation(py::module_ &m) {
             Operation *op = self.get();
             DiagnosticCapture capture(op->getContext());
             LogicalResult verified = failure();
-            if (waitsOnPoolWithoutGIL(self.getContext())) {
-              IRPin pin(self, "Operation.verify", PinKind::ReadOnly,
-                        "while it verifies it without the GIL (another "
-                        "thread runs Python passes on the thread pool)");
-              py::gil_scoped_release release;
-              verified = verifyIR(op);
-            } else {
-              verified = verifyIR(op);
-            }
+            readWithoutGILIfPoolWaits(self, "Operation.verify",
+                                      [&] { verified = verifyIR(op); });
             if (failed(verified))
               capture.raise("Verification failed");
             return true;

@@ -836,7 +836,14 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "is_valid", [](PyBlock &self) { return self.handle.isLive(); },
           "True while the block exists (not erased or invalidated).")
       .def(
-          "__str__", [](PyBlock &self) { return printBlock(*self.get()); },
+          "__str__",
+          [](PyBlock &self) {
+            Block *block = self.get();
+            std::string text;
+            readWithoutGILIfPoolWaits(operationOf(self.operation), "printing",
+                                      [&] { text = printBlock(*block); });
+            return text;
+          },
           "The block as MLIR prints it.")
       .def(
           "__repr__",
@@ -1117,7 +1124,14 @@ void populateValues(py::module_ &m) {
           py::arg("capsule"), "The Value of a capsule.")
       .def(
           "__str__",
-          [](PyValue &self) { return "Value(" + printValue(self.get()) + ")"; },
+          [](PyValue &self) {
+            Value value = self.get();
+            std::string text;
+            readWithoutGILIfPoolWaits(castToOperation(self.keepAlive),
+                                      "printing",
+                                      [&] { text = printValue(value); });
+            return "Value(" + text + ")";
+          },
           "Value(<how MLIR prints it>).")
       .def(
           "__repr__",

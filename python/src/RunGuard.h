@@ -254,6 +254,24 @@ namespace __attribute__((visibility("hidden"))) python {
   /// the IR it reads (a run lock, or a read-only IRPin) while it does.
   bool waitsOnPoolWithoutGIL(const PyMlirContext &context);
 
+  /// Runs `fn` (C++ that reads the IR of `operation`'s tree and touches no
+  /// Python object: a verification, a print) without the GIL if
+  /// waitsOnPoolWithoutGIL, that tree pinned read-only meanwhile (`user`
+  /// names the holder in the errors of other threads).
+  template <typename Fn>
+  void readWithoutGILIfPoolWaits(PyOperation & operation, const char *user,
+                                 Fn fn) {
+    if (!waitsOnPoolWithoutGIL(operation.getContext())) {
+      fn();
+      return;
+    }
+    IRPin pin(operation, user, PinKind::ReadOnly,
+              "while it reads it without the GIL (another thread runs Python "
+              "passes on the thread pool)");
+    py::gil_scoped_release release;
+    fn();
+  }
+
   class InputVerification {
   public:
     /// Raises MLIRError with the verifier's diagnostics if `op` (the live

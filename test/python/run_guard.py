@@ -561,8 +561,12 @@ def test_pool_waiting_calls_while_python_pass_pipeline_runs():
     rounds = 0
     while runner.is_alive():
         assert other.operation.verify()
-        # The printer verifies too.
-        assert "@g0" in str(other) and "arith.addi" in str(other.body.operations[0])
+        # The printer verifies too, for ops, blocks and values.
+        first = other.body.operations[0]
+        assert "@g0" in str(other) and "arith.addi" in str(first)
+        entry_block = first.regions[0].blocks[0]
+        assert "arith.addi" in str(entry_block)
+        assert "arith.addi" in str(entry_block.operations[0].results[0])
         # A change makes the driver verify its input.
         other.body.operations[0].attributes["touched"] = ir.UnitAttr.get(ctx)
         rewrite.apply_patterns_and_fold_greedily(other, frozen)
