@@ -371,35 +371,10 @@ public:
       return addresses.contains(value.cast<Operation *>());
     case PDLValue::Kind::Value:
       return addresses.contains(value.cast<Value>().getImpl());
-    case PDLValue::Kind::ValueRange: {
-      auto range = value.cast<ValueRange>();
-      if (range.empty())
-        return false;
-      auto base = range.getBase();
-      if (auto *operand = dyn_cast<OpOperand *>(base))
-        return inErasedOperandList(operand);
-      if (auto *result = dyn_cast<mlir::detail::OpResultImpl *>(base))
-        return addresses.contains(result);
-      // PDL's own list of values: compare them by address.
-      return llvm::any_of(range, [&](Value item) {
-        return addresses.contains(item.getImpl());
-      });
-    }
-    case PDLValue::Kind::TypeRange: {
-      auto range = value.cast<TypeRange>();
-      if (range.empty())
-        return false;
-      auto base = range.getBase();
-      if (auto *operand = dyn_cast<OpOperand *>(base))
-        return inErasedOperandList(operand);
-      if (auto *result = dyn_cast<mlir::detail::OpResultImpl *>(base))
-        return addresses.contains(result);
-      if (auto *values = dyn_cast<const Value *>(base))
-        return llvm::any_of(ArrayRef(values, range.size()), [&](Value item) {
-          return addresses.contains(item.getImpl());
-        });
-      return false;
-    }
+    case PDLValue::Kind::ValueRange:
+      return rangeRefersToErased(value.cast<ValueRange>());
+    case PDLValue::Kind::TypeRange:
+      return rangeRefersToErased(value.cast<TypeRange>());
     case PDLValue::Kind::Attribute:
     case PDLValue::Kind::Type:
       return false;
@@ -412,6 +387,22 @@ private:
     const OpOperand *begin;
     const OpOperand *end;
   };
+  /// For a ValueRange or TypeRange: one into an erased op's operands or
+  /// results, or a list of PDL's own holding an erased value.
+  template <typename RangeT> bool rangeRefersToErased(RangeT range) const {
+    if (range.empty())
+      return false;
+    auto base = range.getBase();
+    if (auto *operand = dyn_cast<OpOperand *>(base))
+      return inErasedOperandList(operand);
+    if (auto *result = dyn_cast<mlir::detail::OpResultImpl *>(base))
+      return addresses.contains(result);
+    if (auto *values = dyn_cast<const Value *>(base))
+      return llvm::any_of(ArrayRef(values, range.size()), [&](Value item) {
+        return addresses.contains(item.getImpl());
+      });
+    return false; // A list of types.
+  }
   bool inErasedOperandList(const OpOperand *operand) const {
     return llvm::any_of(operandLists, [&](const OperandList &list) {
       return list.begin <= operand && operand < list.end;

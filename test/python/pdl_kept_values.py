@@ -252,6 +252,25 @@ def test_conversion_replacement_dying_with_an_op_not_passed():
         print("verifies:", module.operation.verify())
 
 
+def two_op_pdl(rewrite_body):
+    # A pattern on "test.two" binding the op, its operands, result types,
+    # results and first result.
+    return ir.Module.parse("""
+      module {
+        pdl.pattern : benefit(1) {
+          %ops = pdl.operands
+          %types = pdl.types
+          %op = pdl.operation "test.two"(%ops : !pdl.range<value>)
+              -> (%types : !pdl.range<type>)
+          %results = pdl.results of %op
+          %first = pdl.result 0 of %op
+          pdl.rewrite %op {
+            """ + rewrite_body + """
+          }
+        }
+      }""")
+
+
 # CHECK-LABEL: TEST: test_use_after_pdl_erases_the_op
 @run
 def test_use_after_pdl_erases_the_op():
@@ -268,46 +287,20 @@ def test_use_after_pdl_erases_the_op():
     for eraser in ("pdl.erase %op", replace):
         for what, argument in uses.items():
             with ir.Context():
-                text = """
-                  module {
-                    pdl.pattern : benefit(1) {
-                      %ops = pdl.operands
-                      %types = pdl.types
-                      %op = pdl.operation "test.two"(%ops : !pdl.range<value>)
-                          -> (%types : !pdl.range<type>)
-                      %results = pdl.results of %op
-                      %first = pdl.result 0 of %op
-                      pdl.rewrite %op {
-                        """ + eraser + """
-                        pdl.apply_native_rewrite "fn"(""" + argument + """)
-                      }
-                    }
-                  }"""
                 try:
-                    rewrite.PDLModule(ir.Module.parse(text))
+                    rewrite.PDLModule(two_op_pdl(eraser + """
+                        pdl.apply_native_rewrite "fn"(""" + argument + ")"))
                     print(what, "accepted")
                 except ValueError as error:
                     print(what, "refused:", str(error).split(") ")[1])
     # CHECK-COUNT-10: refused: uses an op that 'pdl.{{erase|replace}}' erased before it, or a value or range that died with it
     # Before the erasure, all of them may be used.
     with ir.Context():
-        rewrite.PDLModule(ir.Module.parse("""
-          module {
-            pdl.pattern : benefit(1) {
-              %ops = pdl.operands
-              %types = pdl.types
-              %op = pdl.operation "test.two"(%ops : !pdl.range<value>)
-                  -> (%types : !pdl.range<type>)
-              %results = pdl.results of %op
-              %first = pdl.result 0 of %op
-              pdl.rewrite %op {
-                pdl.apply_native_rewrite "fn"(%op, %first, %results, %ops, %types
-                    : !pdl.operation, !pdl.value, !pdl.range<value>,
-                      !pdl.range<value>, !pdl.range<type>)
-                pdl.erase %op
-              }
-            }
-          }"""))
+        rewrite.PDLModule(two_op_pdl("""
+            pdl.apply_native_rewrite "fn"(%op, %first, %results, %ops, %types
+                : !pdl.operation, !pdl.value, !pdl.range<value>,
+                  !pdl.range<value>, !pdl.range<type>)
+            pdl.erase %op"""))
         # CHECK-NEXT: used before: accepted
         print("used before: accepted")
 
