@@ -910,10 +910,11 @@ py::object mlir::tracking::python::getCurrentInsertionPoint() {
   return frames.empty() ? py::none() : borrow(frames.back().insertionPoint);
 }
 
-std::string mlir::tracking::python::printOperation(Operation *op) {
+std::string mlir::tracking::python::printOperation(Operation *op,
+                                                   OpPrintingFlags flags) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  op->print(os, guardPrintingFlags(op, OpPrintingFlags()));
+  op->print(os, guardPrintingFlags(op, flags));
   return text;
 }
 

@@ -560,7 +560,8 @@ namespace __attribute__((visibility("hidden"))) python {
   void refuseBareNew(py::module_ & root);
 
   /// Prints `op` (for __str__).
-  std::string printOperation(Operation * op);
+  std::string printOperation(Operation * op,
+                             OpPrintingFlags flags = OpPrintingFlags());
 
   /// MLIR's verifier reads the block of each operand's defining op when it
   /// checks dominance in the regions of the op it verifies, and crashes on

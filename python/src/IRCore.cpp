@@ -90,9 +90,12 @@ OpPrintingFlags makePrintingFlags(std::optional<int64_t> largeElementsLimit,
 /// The text of `operation`'s op (`str`).
 std::string printOperation(PyOperation &operation) {
   Operation *op = operation.get();
+  OpPrintingFlags flags;
+  if (isLimitedToPassScope(*operation.getResolvedOwner()))
+    flags.useLocalScope();
   std::string text;
   readWithoutGILIfPoolWaits(operation, "printing", [&] {
-    text = mlir::tracking::python::printOperation(op);
+    text = mlir::tracking::python::printOperation(op, flags);
   });
   return text;
 }
@@ -111,6 +114,9 @@ py::object getAsm(PyOperation &operation, bool binary,
                   const ExtraPrintOptions &extra = {}) {
   Operation *op = operation.get();
   assumeVerified = assumeVerified && operation.getResolvedOwner()->verified;
+  // In a nested Python pass only the pass's op may be read.
+  useLocalScope =
+      useLocalScope || isLimitedToPassScope(*operation.getResolvedOwner());
   std::string text;
   llvm::raw_string_ostream os(text);
   OpPrintingFlags flags = guardPrintingFlags(

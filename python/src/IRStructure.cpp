@@ -235,9 +235,10 @@ void noteChanged(const PyBlock &block) {
   block.getContext().noteChanged(operationOf(block.operation));
 }
 
-/// The block as Block::print prints it, numbered from its top-level op,
-/// with the printer's verification guarded (guardPrintingFlags).
-std::string printBlock(Block &block) {
+/// The block as Block::print prints it, numbered from its top-level op (or
+/// from its parent op with `localScope`: in a nested Python pass), with the
+/// printer's verification guarded (guardPrintingFlags).
+std::string printBlock(Block &block, bool localScope) {
   std::string text;
   llvm::raw_string_ostream os(text);
   Operation *parent = block.getParentOp();
@@ -245,16 +246,22 @@ std::string printBlock(Block &block) {
     block.print(os);
     return text;
   }
-  Operation *root = getRootOf(parent);
-  AsmState state(root, guardPrintingFlags(root, OpPrintingFlags()));
+  Operation *root = localScope ? parent : getRootOf(parent);
+  OpPrintingFlags flags;
+  if (localScope)
+    flags.useLocalScope();
+  AsmState state(root, guardPrintingFlags(root, flags));
   block.print(os, state);
   return text;
 }
 
-/// The value as Value::print prints it (its defining op, for a result),
-/// with the printer's verification guarded.
-std::string printValue(Value value) {
+/// The value as Value::print prints it (its defining op, for a result,
+/// in a local scope with `localScope`), with the printer's verification
+/// guarded.
+std::string printValue(Value value, bool localScope) {
   OpPrintingFlags flags;
+  if (localScope)
+    flags.useLocalScope();
   if (Operation *definer = value.getDefiningOp())
     flags = guardPrintingFlags(definer, flags);
   std::string text;
@@ -839,9 +846,11 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "__str__",
           [](PyBlock &self) {
             Block *block = self.get();
+            PyOperation &anchor = operationOf(self.operation);
+            bool local = isLimitedToPassScope(*anchor.getResolvedOwner());
             std::string text;
-            readWithoutGILIfPoolWaits(operationOf(self.operation), "printing",
-                                      [&] { text = printBlock(*block); });
+            readWithoutGILIfPoolWaits(
+                anchor, "printing", [&] { text = printBlock(*block, local); });
             return text;
           },
           "The block as MLIR prints it.")
@@ -1126,10 +1135,11 @@ void populateValues(py::module_ &m) {
           "__str__",
           [](PyValue &self) {
             Value value = self.get();
+            PyOperation &anchor = castToOperation(self.keepAlive);
+            bool local = isLimitedToPassScope(*anchor.getResolvedOwner());
             std::string text;
-            readWithoutGILIfPoolWaits(castToOperation(self.keepAlive),
-                                      "printing",
-                                      [&] { text = printValue(value); });
+            readWithoutGILIfPoolWaits(anchor, "printing",
+                                      [&] { text = printValue(value, local); });
             return "Value(" + text + ")";
           },
           "Value(<how MLIR prints it>).")
@@ -1137,7 +1147,12 @@ void populateValues(py::module_ &m) {
           "__repr__",
           [](PyValue &self) {
             try {
-              return "Value(" + printValue(self.get()) + ")";
+              Value value = self.get();
+              PyOperation &anchor = castToOperation(self.keepAlive);
+              return "Value(" +
+                     printValue(value, isLimitedToPassScope(
+                                           *anchor.getResolvedOwner())) +
+                     ")";
             } catch (const InvalidatedHandleException &) {
               return std::string("<mlir_tracking.ir.Value of a handle that "
                                  "is not live>");

@@ -262,6 +262,11 @@ void mlir::tracking::python::checkWholeTreeAccess(const RootOwner &owner,
       "the top-level op, or after PassManager.run returns");
 }
 
+bool mlir::tracking::python::isLimitedToPassScope(const RootOwner &owner) {
+  const ScopedRunAccess *access = scopedAccess;
+  return access && owner.running && owner.running == allowedRun;
+}
+
 //===----------------------------------------------------------------------===//
 // RunAnchor
 //===----------------------------------------------------------------------===//

@@ -239,6 +239,12 @@ namespace __attribute__((visibility("hidden"))) python {
   /// rewriting the rest on other threads or iterating over it. Reads no IR.
   void checkWholeTreeAccess(const RootOwner &owner, const char *what);
 
+  /// True if the current thread runs a nested Python pass of the run on the
+  /// tree of `owner` (resolved), limited to the op it runs on: printing
+  /// must then number and verify from the printed op (a local scope), not
+  /// from the tree's root, which other threads may be rewriting.
+  bool isLimitedToPassScope(const RootOwner &owner);
+
   /// The input check of a run from Python (PassManager.run, the rewrite
   /// drivers, apply_named_sequence). Passes, patterns and transforms assume
   /// valid IR (upstream's crash on, for example, a branch to a block of

@@ -577,3 +577,39 @@ def test_pool_waiting_calls_while_python_pass_pipeline_runs():
     faulthandler.cancel_dump_traceback_later()
     # CHECK: True 2000
     print(rounds > 0, len(calls))
+
+
+# CHECK-LABEL: TEST: test_nested_pass_prints_only_its_op
+@run
+def test_nested_pass_prints_only_its_op():
+    # Printing numbers and verifies from the top-level op unless in a local
+    # scope: from a nested Python pass that read the whole module while
+    # canonicalize rewrote the other functions on other threads (it
+    # crashed). There, ops, blocks and values print in a local scope.
+    def function(i):
+        body = ["  %x0 = arith.addi %a, %a : i32"]
+        for j in range(1, 30):
+            body.append(f"  %c{j} = arith.constant {j} : i32")
+            body.append(f"  %x{j} = arith.addi %x{j - 1}, %c{j} : i32")
+        return (f"func.func @f{i}(%a: i32) -> i32 {{\n" + "\n".join(body) +
+                "\n  return %x29 : i32\n}")
+
+    ctx = ir.Context()
+    module = ir.Module.parse("\n".join(function(i) for i in range(200)),
+                             context=ctx)
+    printed = []
+
+    def printer(op, pass_):
+        entry = op.regions[0].blocks[0]
+        printed.append((str(op).startswith("func.func @f"),
+                        "arith.addi" in str(entry),
+                        "arith.addi" in str(entry.operations[-2].results[0]),
+                        "@f" in op.get_asm()))
+
+    pm = passmanager.PassManager.parse(
+        "builtin.module(func.func(canonicalize))", context=ctx)
+    pm.add(printer, name="printer", op_name="func.func")
+    pm.add("func.func(canonicalize,cse)")
+    pm.run(module.operation)
+    # CHECK: 200 True
+    print(len(printed), all(all(checks) for checks in printed))
