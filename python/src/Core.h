@@ -32,6 +32,7 @@
 #include "mlir/Tracking/HandleRegistry.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <pybind11/pybind11.h>
@@ -231,6 +232,12 @@ namespace __attribute__((visibility("hidden"))) python {
     /// waits on that pool must not hold it (waitsOnPoolWithoutGIL,
     /// RunGuard.h). GIL-protected.
     unsigned runsWithoutGIL = 0;
+    /// Calls reading IR of this context without the GIL (a parse, a
+    /// verification or a print, see withoutGILIfThreaded and
+    /// readWithoutGILIfPoolWaits): context-wide changes (checkNoRunIn) wait
+    /// for them, since they may use the context's thread pool. Counted with
+    /// the GIL.
+    unsigned readsWithoutGIL = 0;
     /// The handles of blocks and values of this context.
     BlockValueRegistry &getUnits() const { return *units; }
     /// The Python object of this context (it exists while `this` does).
@@ -437,6 +444,8 @@ namespace __attribute__((visibility("hidden"))) python {
   auto withoutGILIfThreaded(PyMlirContext & context, Fn && parse) {
     if (!context.get()->isMultithreadingEnabled())
       return parse();
+    ++context.readsWithoutGIL;
+    llvm::scope_exit uncount([&] { --context.readsWithoutGIL; });
     py::gil_scoped_release release;
     return parse();
   }

@@ -47,6 +47,14 @@ void mlir::tracking::python::checkIRAccess(const RootOwner &owner) {
 
 void mlir::tracking::python::checkNoRunIn(const PyMlirContext &context,
                                           StringRef what) {
+  if (context.readsWithoutGIL)
+    throw IRInUseException(
+        what.str() +
+        " is not allowed while another thread reads IR of "
+        "context #" +
+        std::to_string(context.getId()) +
+        " without the GIL (a parse, a verification or a print, which may "
+        "use the context's thread pool); call it after that returns");
   if (context.numRunning == 0)
     return;
   throw IRInUseException(

@@ -274,6 +274,9 @@ namespace __attribute__((visibility("hidden"))) python {
     IRPin pin(operation, user, PinKind::ReadOnly,
               "while it reads it without the GIL (another thread runs Python "
               "passes on the thread pool)");
+    PyMlirContext &context = operation.getContext();
+    ++context.readsWithoutGIL;
+    llvm::scope_exit uncount([&] { --context.readsWithoutGIL; });
     py::gil_scoped_release release;
     fn();
   }

@@ -613,3 +613,40 @@ def test_nested_pass_prints_only_its_op():
     pm.run(module.operation)
     # CHECK: 200 True
     print(len(printed), all(all(checks) for checks in printed))
+
+
+# CHECK-LABEL: TEST: test_context_change_while_a_parse_reads_without_gil
+@run
+def test_context_change_while_a_parse_reads_without_gil():
+    # A parse in a multi-threaded context runs without the GIL and verifies
+    # on the context's thread pool: turning threading off meanwhile
+    # destroyed that pool under it (a crash). It is refused while the parse
+    # runs.
+    ctx = ir.Context()
+    text = "\n".join(
+        f"func.func @f{i}(%a: i32) -> i32 {{\n"
+        f"  %x = arith.addi %a, %a : i32\n  return %x : i32\n}}"
+        for i in range(5000))
+    done = threading.Event()
+    parsed = []
+
+    def parse():
+        for _ in range(6):
+            parsed.append(len(ir.Module.parse(text, context=ctx).body.operations))
+        done.set()
+
+    parser = threading.Thread(target=parse)
+    parser.start()
+    refusals = []
+    while not done.is_set():
+        try:
+            ctx.enable_multithreading(False)
+            ctx.enable_multithreading(True)
+        except RuntimeError as error:
+            refusals.append(str(error))
+    parser.join()
+    ctx.enable_multithreading(True)
+    # CHECK: [5000, 5000, 5000, 5000, 5000, 5000] True
+    print(parsed, bool(refusals))
+    # CHECK: Context.enable_multithreading is not allowed while another thread reads IR of context #{{[0-9]+}} without the GIL
+    print(refusals[0])
