@@ -418,11 +418,16 @@ private:
 
 thread_local RewriteErasures *RewriteErasures::current = nullptr;
 
-/// Feeds RewriteErasures from a dialect conversion's listener chain.
-class ConversionErasures : public RewriterBase::Listener {
+/// Feeds a RewriteErasures from a driver's notifications: the listener of
+/// a dialect conversion, and the base of the greedy and walk drivers'
+/// DriverChecks.
+class ErasureListener : public RewriterBase::Listener {
 public:
-  ConversionErasures(MLIRContext *context, bool rollback) : erasures(context) {
-    erasures.changesStay = !rollback;
+  /// `changesStay`: the driver keeps what a failed rewrite changed (see
+  /// RewriteErasures::canUndoFailedRewrite).
+  explicit ErasureListener(MLIRContext *context, bool changesStay = false)
+      : erasures(context) {
+    erasures.changesStay = changesStay;
   }
   void notifyPatternBegin(const Pattern &, Operation *) override {
     erasures.clear();
@@ -446,11 +451,11 @@ private:
 /// needs, as upstream's idiom does before replacing that op; the region
 /// then holds a copy of the block until the pattern ends, and the run
 /// raises RuntimeError if the pattern kept the op.
-class DriverChecks : public RewriterBase::Listener {
+class DriverChecks : public ErasureListener {
 public:
   explicit DriverChecks(MLIRContext *context)
-      : context(context), previous(std::exchange(current, this)),
-        erasures(context) {}
+      : ErasureListener(context), context(context),
+        previous(std::exchange(current, this)) {}
   ~DriverChecks() override { current = previous; }
   DriverChecks(const DriverChecks &) = delete;
   DriverChecks &operator=(const DriverChecks &) = delete;
@@ -503,18 +508,8 @@ public:
                        "in its regions)");
   }
 
-  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
-    erasures.noteInserted(op);
-  }
-
-  void notifyBlockErased(Block *block) override { erasures.noteErased(block); }
-
-  void notifyPatternBegin(const Pattern &, Operation *) override {
-    erasures.clear();
-  }
-
   void notifyOperationErased(Operation *op) override {
-    erasures.noteErased(op);
+    ErasureListener::notifyOperationErased(op);
     llvm::erase_if(expected, [&](const Expected &e) { return e.op == op; });
     llvm::erase(strayTerminators, op);
     unsigned generation = takeGeneration(op);
@@ -530,8 +525,8 @@ public:
                      "' while its results were still used");
   }
 
-  void notifyPatternEnd(const Pattern &pattern, LogicalResult) override {
-    erasures.clear();
+  void notifyPatternEnd(const Pattern &pattern, LogicalResult status) override {
+    ErasureListener::notifyPatternEnd(pattern, status);
     StringRef name = pattern.getDebugName();
     finishPattern(name.empty() ? "a pattern" : "pattern '" + name.str() + "'");
   }
@@ -619,7 +614,6 @@ private:
   static thread_local DriverChecks *current;
   MLIRContext *context;
   DriverChecks *previous;
-  RewriteErasures erasures;
   std::vector<Expected> expected;
   std::vector<Operation *> strayTerminators;
   /// How many copies of an op, each replacing the one before, keepForUsers
@@ -1517,8 +1511,9 @@ void runConversion(py::object op, PyConversionTarget &target,
         full ? "apply_full_conversion" : "apply_partial_conversion", root);
     DiagnosticCapture capture(context.get());
     // Without rollback, a PDL rewrite frees what it erases at once.
-    ConversionErasures erasures(context.get(),
-                                conversionConfig.allowPatternRollback);
+    ErasureListener erasures(
+        context.get(),
+        /*changesStay=*/!conversionConfig.allowPatternRollback);
     if (!conversionConfig.listener)
       conversionConfig.listener = &erasures;
     TrackingConfig config =

@@ -245,14 +245,6 @@ namespace __attribute__((visibility("hidden"))) python {
   /// from the tree's root, which other threads may be rewriting.
   bool isLimitedToPassScope(const RootOwner &owner);
 
-  /// The input check of a run from Python (PassManager.run, the rewrite
-  /// drivers, apply_named_sequence). Passes, patterns and transforms assume
-  /// valid IR (upstream's crash on, for example, a branch to a block of
-  /// another region, which Python can build), so a run verifies its input
-  /// first, unless its tree is known to verify (RootOwner::verified: no
-  /// change from Python since it last verified or a run on its root
-  /// succeeded). Destroyed without `succeeded()`, the run failed and the
-  /// tree is no longer known to verify.
   /// True if a call from Python that waits on the context's thread pool
   /// (a verification, a pass run by a transform script) must release the
   /// GIL meanwhile: a pipeline of the context runs Python passes on that
@@ -281,6 +273,14 @@ namespace __attribute__((visibility("hidden"))) python {
     fn();
   }
 
+  /// The input check of a run from Python (PassManager.run, the rewrite
+  /// drivers, apply_named_sequence). Passes, patterns and transforms assume
+  /// valid IR (upstream's crash on, for example, a branch to a block of
+  /// another region, which Python can build), so a run verifies its input
+  /// first, unless its tree is known to verify (RootOwner::verified: no
+  /// change from Python since it last verified or a run on its root
+  /// succeeded). Destroyed without `succeeded()`, the run failed and the
+  /// tree is no longer known to verify.
   class InputVerification {
   public:
     /// Raises MLIRError with the verifier's diagnostics if `op` (the live

@@ -321,13 +321,14 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
         state.addExtension<TrackedRunExtension>(run);
       });
 
-  // The spine is still there unless the payload root went (a failed script
-  // may not have reached `transform.tracking.record_payload`).
-  if (treeTop && !run.payloadRootErased && treeTop != payloadRoot)
+  // The spine is still there unless the payload root went: checked here
+  // when the script failed before `transform.tracking.record_payload` did.
+  if (treeTop && !run.recorded && !run.payloadRootErased &&
+      treeTop != payloadRoot)
     run.payloadRootErased = !run.payloadRootPrint.survivesIn(treeTop);
   // An ancestor stays only if it still is one: the script may have moved
   // the payload root out of it and erased it.
-  if (!run.payloadRootErased) {
+  if (!run.payloadRootErased && !spineHandles.empty()) {
     llvm::SmallPtrSet<Operation *, 8> ancestors;
     for (Operation *op = payloadRoot; op; op = op->getParentOp())
       ancestors.insert(op);
