@@ -395,6 +395,14 @@ std::shared_ptr<RootOwner> PyMlirContext::getOwner(Operation *root) {
   return owner;
 }
 
+std::shared_ptr<RootOwner> PyMlirContext::findOwner(Operation *root) const {
+  auto it = owners.find(root);
+  if (it == owners.end())
+    return nullptr;
+  std::shared_ptr<RootOwner> owner = it->second.lock();
+  return owner ? RootOwner::resolve(std::move(owner)) : nullptr;
+}
+
 bool PyMlirContext::mayHaveOtherTrees(Operation *root) const {
   if (capsuleAccess)
     return true;

@@ -251,6 +251,8 @@ namespace __attribute__((visibility("hidden"))) python {
     /// The owner of `root` (a top-level op). A root this extension did not
     /// create gets a non-owning owner; a kept-alive root is owned again.
     std::shared_ptr<RootOwner> getOwner(Operation *root);
+    /// The owner of `root` if it has one (resolved), else nullptr.
+    std::shared_ptr<RootOwner> findOwner(Operation *root) const;
     /// Makes this extension the owner of the detached op `root`.
     [[nodiscard]] std::shared_ptr<RootOwner> adoptRoot(Operation *root);
     /// Points every Python handle under `subtree` at the owner of its current

@@ -730,12 +730,14 @@ void populateOperation(py::module_ &m) {
             for (py::handle operand : operandList) {
               Value value = operand.cast<PyValue &>().get();
               checkSameContext(ctx, value.getContext(), "an operand");
+              checkUseListChange(ctx, value);
               state.addOperands(value);
             }
             for (py::handle successor : successorList) {
               Block *block = successor.cast<PyBlock &>().get();
               checkSameContext(ctx, block->getParent()->getContext(),
                                "a successor block");
+              checkUseListChange(ctx, block);
               state.addSuccessors(block);
             }
             for (int64_t i = 0; i < regions; ++i)
@@ -874,6 +876,7 @@ void populateOperation(py::module_ &m) {
       .def(
           "clone",
           [](PyOperation &self, py::object ip) {
+            checkCloneUseListChanges(self.getContext(), self.get());
             Operation *copy = self.get()->clone();
             py::object result = PyOperation::adopt(self.getContext(), copy);
             maybeInsert(result.cast<PyOperation &>(), ip);

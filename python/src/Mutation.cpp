@@ -523,6 +523,8 @@ void mlir::tracking::python::replaceAllUsesWith(PyMlirContext &context,
                                                 Value from, Value to) {
   checkSameContext(context, from.getContext(), "a value");
   checkSameContext(context, to.getContext(), "a replacement value");
+  checkUseListChange(context, from);
+  checkUseListChange(context, to);
   for (Operation *user : from.getUsers())
     context.noteChanged(user);
   noteValueChanged(context, to);
@@ -533,6 +535,7 @@ void mlir::tracking::python::replaceAllUsesWith(PyMlirContext &context,
 void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
                                         unsigned index, Value value) {
   checkSameContext(context, value.getContext(), "an operand value");
+  checkUseListChange(context, value);
   context.noteChanged(op);
   PythonRewriter rewriter(context, "set operand");
   Value old = op->getOperand(index);
@@ -557,6 +560,7 @@ void mlir::tracking::python::moveBlock(PyMlirContext &context, Block *block,
 
 void mlir::tracking::python::setSuccessor(PyMlirContext &context, Operation *op,
                                           unsigned index, Block *block) {
+  checkUseListChange(context, block);
   context.noteChanged(op);
   PythonRewriter rewriter(context, "set successor");
   Block *old = op->getSuccessor(index);

@@ -15,6 +15,7 @@
 
 #include "OpView.h"
 #include "IRObjects.h"
+#include "RunGuard.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -440,8 +441,10 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
                                               getOpResultOrValue, operandValues,
                                               "Operand", name, i));
   }
-  for (Value value : operandValues)
+  for (Value value : operandValues) {
     checkContext(value.getContext(), context, "an operand", name);
+    checkUseListChange(ctx, value);
+  }
 
   OperationState state(location, opName);
   state.addOperands(operandValues);
@@ -490,6 +493,7 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
                      .getContext()
                      .get(),
                  context, "a successor", name);
+    checkUseListChange(ctx, block);
     state.addSuccessors(block);
   }
   for (int64_t i = 0; i < numRegions; ++i)

@@ -57,6 +57,8 @@ PythonRun::~PythonRun() { currentRun = previous; }
 PythonRun *PythonRun::current() { return currentRun; }
 
 void PythonRun::pinUntilEnd(PyOperation &operation) {
+  // PDL will use IR of that tree (as an operand, a replacement).
+  checkUseListChange(operation.getContext(), operation.get());
   pins.push_back(std::make_unique<IRPin>(
       operation, "the rewrite driver", PinKind::ReadOnly,
       "until it returns (a PDL function returned IR of it, outside the IR "
@@ -197,8 +199,13 @@ template <typename T> struct CallScoped {
   }
 };
 
+/// The value of `object`, which the caller is about to use (an operand, a
+/// replacement): its use list will change.
 Value castToValue(const py::handle &object) {
-  return object.cast<PyValue &>().get();
+  PyValue &pyValue = object.cast<PyValue &>();
+  Value value = pyValue.get();
+  checkUseListChange(pyValue.getContext(), value);
+  return value;
 }
 
 PyMlirContext &contextOf(Operation *op) {
@@ -1689,6 +1696,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                     std::to_string(replacement->getNumResults()) +
                     " results, the operation " +
                     std::to_string(target->getNumResults()));
+              checkUseListChange(*self.context, replacement);
               rewriter.replaceOp(target, replacement);
               return;
             }

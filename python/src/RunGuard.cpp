@@ -170,6 +170,15 @@ IRPin::IRPin(PyOperation &operation, const char *user, PinKind kind,
   std::shared_ptr<RootOwner> owner = operation.getResolvedOwner();
   checkIRAccess(*owner);
   owners.push_back(std::move(owner));
+  // A reader without the GIL reads use lists, which changes to the trees
+  // linked to this one edit (and destroying one of them would drop its
+  // uses): those trees are pinned and kept alive too.
+  if (kind == PinKind::ReadsWithoutGIL)
+    for (Operation *tree :
+         llvm::drop_begin(findTreeLinks(context, getRootOf(operation.get()),
+                                        TreeLinkQuery::LinkedTrees)
+                              .trees))
+      cover(context.getOwner(tree));
   context.pins.push_back(this);
 }
 
@@ -202,6 +211,83 @@ void mlir::tracking::python::checkPinnedIRChange(const PyMlirContext &context,
                  "generator or property of an argument, a gc callback or "
                  "finalizer)") +
           "; change it after that call returns");
+}
+
+namespace {
+/// The pin of a call that reads the tree of `op` without the GIL, if any.
+const IRPin *findReaderWithoutGIL(PyMlirContext &context, Operation *op) {
+  if (llvm::none_of(context.pins,
+                    [](const IRPin *pin) { return pin->readsWithoutGIL(); }))
+    return nullptr;
+  // A pin holds the owner of each tree it covers: a tree with no owner is
+  // not pinned.
+  std::shared_ptr<RootOwner> owner = context.findOwner(getRootOf(op));
+  if (!owner)
+    return nullptr;
+  for (const IRPin *pin : context.pins)
+    if (pin->readsWithoutGIL() && pin->covers(owner.get()))
+      return pin;
+  return nullptr;
+}
+
+void checkUseListChangeUnder(PyMlirContext &context, Operation *op,
+                             const char *what) {
+  if (context.pins.empty() || !op)
+    return;
+  if (const IRPin *pin = findReaderWithoutGIL(context, op))
+    throw IRInUseException(
+        std::string("cannot use this ") + what + " now: " + pin->getUser() +
+        " in another thread reads its IR without the GIL (another thread "
+        "runs Python passes on the thread pool), and a new or removed use "
+        "would change its use list under that read; use it after that call "
+        "returns");
+}
+} // namespace
+
+void mlir::tracking::python::checkUseListChange(PyMlirContext &context,
+                                                Value value) {
+  if (context.pins.empty())
+    return;
+  Operation *holder = value.getDefiningOp();
+  if (!holder)
+    holder = value.getParentBlock()->getParentOp();
+  checkUseListChangeUnder(context, holder, "value");
+}
+
+void mlir::tracking::python::checkUseListChange(PyMlirContext &context,
+                                                Block *block) {
+  if (!context.pins.empty())
+    checkUseListChangeUnder(context, block->getParentOp(), "block");
+}
+
+void mlir::tracking::python::checkUseListChange(PyMlirContext &context,
+                                                Operation *holder) {
+  checkUseListChangeUnder(context, holder, "operation");
+}
+
+void mlir::tracking::python::checkCloneUseListChanges(PyMlirContext &context,
+                                                      Operation *op) {
+  if (context.pins.empty())
+    return;
+  // What a clone uses from outside `op` is in the tree of `op` or linked
+  // to it: unpinned there, nothing to check.
+  if (!findReaderWithoutGIL(context, op))
+    return;
+  auto isInside = [&](Operation *holder) {
+    return holder && op->isAncestor(holder);
+  };
+  op->walk([&](Operation *nested) {
+    for (Value operand : nested->getOperands()) {
+      Operation *holder = operand.getDefiningOp();
+      if (!holder)
+        holder = operand.getParentBlock()->getParentOp();
+      if (!isInside(holder))
+        checkUseListChange(context, operand);
+    }
+    for (Block *successor : nested->getSuccessors())
+      if (!isInside(successor->getParentOp()))
+        checkUseListChange(context, successor);
+  });
 }
 
 void mlir::tracking::python::checkNoHandlerDelivery(

@@ -120,6 +120,13 @@ namespace __attribute__((visibility("hidden"))) python {
     /// generator or property of an argument, a gc callback or finalizer
     /// run by an allocation), and would read them freed.
     ReadOnly,
+    /// As ReadOnly, for a holder that reads the pinned IR without the GIL
+    /// (readWithoutGILIfPoolWaits): Python on other threads keeps running.
+    /// The pin also covers the trees linked to the pinned one by uses
+    /// (keeping them alive), and refuses changes made through other trees
+    /// that add or remove uses of its values or blocks
+    /// (checkUseListChange): the reader may be reading those use lists.
+    ReadsWithoutGIL,
   };
 
   /// Keeps runs off the tree of `operation` (and every tree Python moves IR
@@ -143,7 +150,8 @@ namespace __attribute__((visibility("hidden"))) python {
     void cover(std::shared_ptr<RootOwner> owner);
     const char *getUser() const { return user; }
     const char *getWhy() const { return why; }
-    bool isReadOnly() const { return kind == PinKind::ReadOnly; }
+    bool isReadOnly() const { return kind != PinKind::RunsOnly; }
+    bool readsWithoutGIL() const { return kind == PinKind::ReadsWithoutGIL; }
 
   private:
     friend void propagatePins(PyMlirContext &, const RootOwner *,
@@ -161,6 +169,21 @@ namespace __attribute__((visibility("hidden"))) python {
   /// checked before it is made.
   void checkPinnedIRChange(const PyMlirContext &context,
                            const RootOwner *owner);
+
+  /// Throws IRInUseException if a call reading IR without the GIL pins the
+  /// tree of `value` (or `block`, or the op `user` of such a tree)
+  /// (PinKind::ReadsWithoutGIL): Python is about to add or remove a use of
+  /// it from another tree (a new op's operand or successor, an operand
+  /// set, a replacement), which edits its use list under that reader.
+  /// Cheap while the context has no pin. Reads no IR but the parent chain.
+  void checkUseListChange(PyMlirContext & context, Value value);
+  void checkUseListChange(PyMlirContext & context, Block * block);
+  /// Same for uses of any result or block of `holder`'s tree (an op a PDL
+  /// function or a pattern hands over as a replacement).
+  void checkUseListChange(PyMlirContext & context, Operation * holder);
+  /// As checkUseListChange for every value and block a clone of `op` would
+  /// use from outside `op`.
+  void checkCloneUseListChanges(PyMlirContext & context, Operation * op);
 
   /// Throws IRInUseException while diagnostic handlers of `context` run from
   /// inside a call that may still hold IR (the end of its DiagnosticCapture):
@@ -263,7 +286,7 @@ namespace __attribute__((visibility("hidden"))) python {
       fn();
       return;
     }
-    IRPin pin(operation, user, PinKind::ReadOnly,
+    IRPin pin(operation, user, PinKind::ReadsWithoutGIL,
               "while it reads it without the GIL (another thread runs Python "
               "passes on the thread pool)");
     PyMlirContext &context = operation.getContext();

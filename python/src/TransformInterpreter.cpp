@@ -179,7 +179,7 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
             if (script &&
                 script->getResolvedOwner() != payload.getResolvedOwner())
               scriptPins.push_back(std::make_unique<IRPin>(
-                  *script, "apply_named_sequence", PinKind::ReadOnly,
+                  *script, "apply_named_sequence", PinKind::ReadsWithoutGIL,
                   "while it runs that transform script without the GIL"));
           py::gil_scoped_release release;
           applied = apply();

@@ -650,3 +650,121 @@ def test_context_change_while_a_parse_reads_without_gil():
     print(parsed, bool(refusals))
     # CHECK: Context.enable_multithreading is not allowed while another thread reads IR of context #{{[0-9]+}} without the GIL
     print(refusals[0])
+
+
+# CHECK-LABEL: TEST: test_use_lists_of_ir_read_without_gil
+@run
+def test_use_lists_of_ir_read_without_gil():
+    # While a pipeline runs Python passes, a verification or a print of
+    # other IR reads it without the GIL, its tree pinned against changes.
+    # A third thread could still edit that tree's use lists through other
+    # trees (an op created elsewhere with its values as operands, an
+    # operand set, a clone, erasing such an op), under the reader. Those
+    # are refused while it reads; IR linked to it by uses stays alive.
+    faulthandler.dump_traceback_later(120, exit=True)
+    ctx = ir.Context()
+    ctx.allow_unregistered_dialects = True
+    text = lambda name, n: "\n".join(
+        f"func.func @{name}{i}(%a: i32) -> i32 {{\n"
+        f"  %x = arith.addi %a, %a : i32\n  return %x : i32\n}}"
+        for i in range(n))
+    busy = ir.Module.parse(text("f", 1500), context=ctx)
+    read = ir.Module.parse(text("g", 1500), context=ctx)
+    spare = ir.Module.parse(text("h", 1), context=ctx)
+    i32 = ir.IntegerType.get_signless(32, ctx)
+    read_body = read.body.operations[0].regions[0].blocks[0]
+    read_value = read_body.operations[0].results[0]
+    read_block = read_body
+    spare_value = spare.body.operations[0].regions[0].blocks[0].operations[0].results[0]
+    started = threading.Event()
+
+    def slow(op, pass_):
+        started.set()
+        threading.Event().wait(0.001)
+
+    def run_pipeline():
+        pm = passmanager.PassManager("builtin.module", context=ctx)
+        pm.add(slow, name="slow", op_name="func.func")
+        pm.run(busy.operation)
+
+    reads = []
+
+    def read_in_a_loop():
+        while runner.is_alive():
+            reads.append(read.operation.verify() and "@g0" in str(read))
+
+    runner = threading.Thread(target=run_pipeline)
+    runner.start()
+    started.wait()
+    reader = threading.Thread(target=read_in_a_loop)
+    reader.start()
+    refused = {}
+    made = []
+    # An op of another tree using a value of `spare`: setting its operand
+    # to a value of `read` adds a use there.
+    user = ir.Operation.create("test.user", operands=[spare_value], ip=False,
+                               loc=ir.Location.unknown(ctx))
+    # An op using a value from outside itself: its clone adds a use.
+    inner = read_body.operations[1]
+
+    def attempt(kind, fn):
+        try:
+            fn()
+        except RuntimeError as error:
+            refused.setdefault(kind, str(error))
+
+    def create():
+        made.append(ir.Operation.create("arith.addi", results=[i32],
+                                        operands=[read_value, read_value],
+                                        ip=False,
+                                        loc=ir.Location.unknown(ctx)))
+
+    def erase():
+        if made:
+            made[0].erase()
+            made.pop(0)
+
+    # A pattern replacing an op of another tree by a value of `read`.
+    patterns = rewrite.RewritePatternSet(ctx)
+    patterns.add("arith.muli",
+                 lambda op, rewriter: rewriter.replace_op(op, [read_value]))
+    frozen = patterns.freeze()
+    rewritten = []
+
+    def replace_in_a_pattern():
+        other = ir.Module.parse("""
+          func.func @k(%x: i32) -> i32 {
+            %y = arith.muli %x, %x : i32
+            return %y : i32
+          }""", context=ctx)
+        rewrite.apply_patterns_and_fold_greedily(other, frozen)
+        rewritten.append(other)
+
+    while runner.is_alive():
+        attempt("create", create)
+        attempt("pattern", replace_in_a_pattern)
+        attempt("branch", lambda: ir.Operation.create(
+            "test.br", successors=[read_block], ip=False,
+            loc=ir.Location.unknown(ctx)))
+        attempt("set operand", lambda: user.operands.__setitem__(0, read_value))
+        attempt("set operand back",
+                lambda: user.operands.__setitem__(0, spare_value))
+        attempt("clone", lambda: inner.clone(ip=False))
+        attempt("erase", erase)
+        del made[16:]
+        del rewritten[4:]
+        gc.collect()
+    runner.join()
+    reader.join()
+    faulthandler.cancel_dump_traceback_later()
+    for op in made:
+        op.erase()
+    # CHECK: True True
+    print(bool(reads) and all(reads), read.operation.verify())
+    # CHECK: create: cannot use this value now: {{Operation.verify|printing}} in another thread reads its IR without the GIL
+    # CHECK: branch: cannot use this block now
+    # CHECK: set operand: cannot use this value now
+    # CHECK: clone: cannot use this value now
+    # CHECK: pattern: cannot use this value now
+    for kind in ["create", "branch", "set operand", "clone", "pattern"]:
+        print(f"{kind}: {refused.get(kind)}")
