@@ -859,8 +859,23 @@ struct PyPDLModule {
     for (pdl::ApplyNativeRewriteOp apply : calls) {
       SmallVector<Value> hidden = valuesUsedAfter(apply);
       OpBuilder builder(apply);
-      auto count = builder.getDictionaryAttr(builder.getNamedAttr(
-          kUserArguments, builder.getI64IntegerAttr(apply.getArgs().size())));
+      // What PDL holds after the call: the hidden arguments (at their
+      // index in the call's values), then the results (after the values
+      // and the attribute below).
+      int64_t numUser = apply.getArgs().size();
+      int64_t numValues = numUser + hidden.size() + 1;
+      SmallVector<Value> after(hidden);
+      llvm::append_range(after, apply.getResults());
+      SmallVector<int64_t> pairs = eraseConflicts(apply->getNextNode(), after);
+      for (int64_t &index : pairs)
+        index += index < static_cast<int64_t>(hidden.size())
+                     ? numUser
+                     : numValues - static_cast<int64_t>(hidden.size());
+      auto count = builder.getDictionaryAttr(
+          {builder.getNamedAttr(kUserArguments,
+                                builder.getI64IntegerAttr(numUser)),
+           builder.getNamedAttr(kEraseConflicts,
+                                builder.getDenseI64ArrayAttr(pairs))});
       hidden.push_back(
           pdl::AttributeOp::create(builder, apply.getLoc(), count));
       apply.getArgsMutable().append(hidden);
@@ -896,6 +911,30 @@ struct PyPDLModule {
       consider(&op);
     }
     return used;
+  }
+
+  /// True if the results a rewrite function appended and the hidden
+  /// arguments of its call (`values`) meet one of the call's erase
+  /// conflicts (addHiddenArguments).
+  static bool returnsEraseConflict(ArrayRef<PDLValue> values,
+                                   PDLResultList &results) {
+    if (values.empty() || values.back().getKind() != PDLValue::Kind::Attribute)
+      return false;
+    auto info = dyn_cast<DictionaryAttr>(values.back().cast<Attribute>());
+    auto pairs =
+        info ? info.getAs<DenseI64ArrayAttr>(kEraseConflicts) : nullptr;
+    if (!pairs || pairs.empty())
+      return false;
+    SmallVector<PDLValue> &appended = ResultListAccess::of(results);
+    return findEraseConflict(
+        pairs.asArrayRef(), [&](int64_t index) -> const PDLValue * {
+          if (index < 0)
+            return nullptr;
+          if (static_cast<size_t>(index) < values.size())
+            return &values[index];
+          size_t result = index - values.size();
+          return result < appended.size() ? &appended[result] : nullptr;
+        });
   }
 
   /// How many of `values` (of one call of a rewrite function) are the
@@ -987,6 +1026,185 @@ struct PyPDLModule {
     });
   }
 
+  /// The key, in the attribute ending a call's hidden arguments, of the
+  /// call's erase conflicts (eraseConflicts over its hidden arguments and
+  /// results).
+  static constexpr const char *kEraseConflicts =
+      "__mlir_tracking_erase_conflicts";
+
+  /// Pairs (e, u), flattened, of indices into `candidates` (PDL values a
+  /// rewrite uses from its step `from` on) such that a step from `from` on
+  /// erases candidates[e] (`pdl.erase`, `pdl.replace`) and a later step uses
+  /// candidates[u], directly or through `pdl.result(s)` of it.
+  /// checkNoUseAfterErase refuses this for one PDL value; for two it
+  /// depends on the IR: if candidates[u] holds the op of candidates[e] too
+  /// (an alias a native function returned), an op nested in it, or a value
+  /// or range of one, PDL would use freed IR (erase an op twice, read its
+  /// results) (findEraseConflict). Not counted: passing candidates[u] to a
+  /// rewrite function (RewriteErasures catches that when it is called) and
+  /// the replacement in the step erasing candidates[e] (ReplacementFlow and
+  /// DriverChecks catch a replacement by what dies with the op).
+  static SmallVector<int64_t> eraseConflicts(Operation *from,
+                                             ArrayRef<Value> candidates) {
+    llvm::DenseMap<Operation *, unsigned> stepOf;
+    unsigned step = 0;
+    for (Operation *op = from; op; op = op->getNextNode())
+      stepOf[op] = step++;
+    auto lastUse = [&](Value value) {
+      std::optional<unsigned> last;
+      auto note = [&](Operation *user) {
+        auto it = stepOf.find(user);
+        if (it != stepOf.end() && (!last || *last < it->second))
+          last = it->second;
+      };
+      auto noteUnlessCall = [&](Operation *user) {
+        if (!isa<pdl::ApplyNativeRewriteOp>(user))
+          note(user);
+      };
+      for (Operation *user : value.getUsers()) {
+        noteUnlessCall(user);
+        if (isa<pdl::ResultOp, pdl::ResultsOp>(user))
+          for (Operation *derivedUser : user->getResult(0).getUsers())
+            noteUnlessCall(derivedUser);
+      }
+      return last;
+    };
+    SmallVector<int64_t> pairs;
+    for (auto [e, erased] : llvm::enumerate(candidates)) {
+      if (!isa<pdl::OperationType>(erased.getType()))
+        continue;
+      std::optional<unsigned> erasedAt;
+      for (Operation *user : erased.getUsers()) {
+        auto eraseOp = dyn_cast<pdl::EraseOp>(user);
+        auto replaceOp = dyn_cast<pdl::ReplaceOp>(user);
+        if (!(eraseOp && eraseOp.getOpValue() == erased) &&
+            !(replaceOp && replaceOp.getOpValue() == erased))
+          continue;
+        auto it = stepOf.find(user);
+        if (it != stepOf.end() && (!erasedAt || it->second < *erasedAt))
+          erasedAt = it->second;
+      }
+      if (!erasedAt)
+        continue;
+      for (auto [u, used] : llvm::enumerate(candidates)) {
+        if (used == erased)
+          continue;
+        std::optional<unsigned> last = lastUse(used);
+        if (last && *last > *erasedAt)
+          pairs.append({static_cast<int64_t>(e), static_cast<int64_t>(u)});
+      }
+    }
+    return pairs;
+  }
+
+  /// Calls `fn` with each op whose erasure frees `value` or what it holds:
+  /// the op, the op defining a value or holding its block, the op whose
+  /// operand or result list a range points into, or for a list of PDL's
+  /// own, the holder of each value in it. Types and attributes have none.
+  static void forEachHolder(const PDLValue &value,
+                            llvm::function_ref<void(Operation *)> fn) {
+    switch (value.getKind()) {
+    case PDLValue::Kind::Operation:
+      fn(value.cast<Operation *>());
+      return;
+    case PDLValue::Kind::Value:
+      fn(PyPDLResultList::holderOf(value.cast<Value>()));
+      return;
+    case PDLValue::Kind::ValueRange: {
+      auto range = value.cast<ValueRange>();
+      if (Operation *owner = getRangeStorageOwner(range))
+        fn(owner);
+      else
+        for (Value item : range)
+          fn(PyPDLResultList::holderOf(item));
+      return;
+    }
+    case PDLValue::Kind::TypeRange:
+      if (Operation *owner = getRangeStorageOwner(value.cast<TypeRange>()))
+        fn(owner);
+      return;
+    case PDLValue::Kind::Attribute:
+    case PDLValue::Kind::Type:
+      return;
+    }
+  }
+
+  /// True if a pair (e, u) of `pairs` (eraseConflicts) holds for the live
+  /// PDL values `valueAt(index)`: the op of e is, or holds, what u needs.
+  static bool
+  findEraseConflict(ArrayRef<int64_t> pairs,
+                    llvm::function_ref<const PDLValue *(int64_t)> valueAt) {
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+      const PDLValue *erased = valueAt(pairs[i]);
+      const PDLValue *used = valueAt(pairs[i + 1]);
+      if (!erased || !used || erased->getKind() != PDLValue::Kind::Operation)
+        continue;
+      auto *erasedOp = erased->cast<Operation *>();
+      bool conflict = false;
+      forEachHolder(*used, [&](Operation *holder) {
+        conflict |= erasedOp->isAncestor(holder);
+      });
+      if (conflict)
+        return true;
+    }
+    return false;
+  }
+
+  /// Ends the matcher of each pattern whose rewrite could use freed IR
+  /// through two PDL values of the matcher (eraseConflicts: an op nested in
+  /// one it erases, a constraint's alias of a value of it) with a native
+  /// constraint of ours that fails the match when they hold such IR: the
+  /// pattern is not applied, and the run raises. A rewrite function's
+  /// results are checked when it returns (keep).
+  void addEraseGuards() {
+    ModuleOp module = get().getModule();
+    SmallVector<pdl::PatternOp> patterns(module.getOps<pdl::PatternOp>());
+    for (pdl::PatternOp pattern : patterns) {
+      pdl::RewriteOp rewrite = pattern.getRewriter();
+      if (rewrite.getBodyRegion().empty() ||
+          rewrite.getBodyRegion().front().empty())
+        continue;
+      Block &body = rewrite.getBodyRegion().front();
+      SmallVector<Value> candidates;
+      for (Operation &op : pattern.getBodyRegion().front())
+        for (Value value : op.getResults())
+          if (!isa<pdl::TypeType, pdl::AttributeType>(value.getType()) &&
+              llvm::any_of(value.getUsers(), [&](Operation *user) {
+                return rewrite.getBodyRegion().isAncestor(
+                    user->getParentRegion());
+              }))
+            candidates.push_back(value);
+      SmallVector<int64_t> pairs = eraseConflicts(&body.front(), candidates);
+      if (pairs.empty())
+        continue;
+      std::string name =
+          "__mlir_tracking_erase_guard_" + std::to_string(numEraseGuards++);
+      std::string where;
+      llvm::raw_string_ostream os(where);
+      os << pattern.getLoc();
+      OpBuilder builder(rewrite);
+      pdl::ApplyNativeConstraintOp::create(builder, rewrite.getLoc(),
+                                           TypeRange(), name, candidates,
+                                           /*isNegated=*/false);
+      get().registerConstraintFunction(
+          name, [pairs, where](PatternRewriter &, PDLResultList &,
+                               ArrayRef<PDLValue> values) {
+            if (!findEraseConflict(
+                    pairs, [&](int64_t index) { return &values[index]; }))
+              return success();
+            if (PythonRun *run = PythonRun::current(); run && !run->hasError())
+              run->recordError(std::runtime_error(
+                  "the PDL pattern at " + where +
+                  " was not applied: its rewrite erases an op that another "
+                  "PDL value of its matcher holds too (an op nested in it, "
+                  "or a value or range of it a constraint returned), which "
+                  "it uses after the erasure: PDL would use freed IR"));
+            return failure();
+          });
+    }
+  }
+  unsigned numEraseGuards = 0;
+
   /// Refuses a `pdl.replace` of an op by itself or by its own results
   /// (`pdl.result` / `pdl.results` of it): MLIR would erase the op while
   /// its users still use it (the greedy driver), or map its results to
@@ -1077,6 +1295,16 @@ struct PyPDLModule {
       LogicalResult result = call(ctx, name, callable, rewriter, results,
                                   values, kinds, numUserArguments, &flows,
                                   /*evenAfterError=*/!canFail, &keepAlive);
+      if (succeeded(result) && returnsEraseConflict(values, results)) {
+        if (PythonRun *run = PythonRun::current(); run && !run->hasError())
+          run->recordError(std::runtime_error(
+              "PDL rewrite function '" + name +
+              "' returned an op, or a value or range of one, that its "
+              "rewrite erases under another PDL value and uses after that "
+              "(an alias of an op it erases, or of one nested in it): PDL "
+              "would use freed IR; the rest of the rewrite did not run"));
+        result = failure();
+      }
       // A driver that rolls back (dialect conversion) takes the failure; it
       // reads no result then.
       if (succeeded(result) || RewriteErasures::canUndoFailedRewrite(rewriter))
@@ -2094,10 +2322,12 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
              PyMlirContext &ctx = op.getContext();
              PyPDLModule::checkReplacements(moduleOp);
              PyPDLModule::checkNoUseAfterErase(moduleOp);
-             return PyPDLModule{ctx.getObject(), &ctx,
-                                std::make_unique<PDLPatternModule>(
-                                    OwningOpRef<ModuleOp>(moduleOp.clone())),
-                                py::list()};
+             PyPDLModule pdl{ctx.getObject(), &ctx,
+                             std::make_unique<PDLPatternModule>(
+                                 OwningOpRef<ModuleOp>(moduleOp.clone())),
+                             py::list()};
+             pdl.addEraseGuards();
+             return pdl;
            }),
            py::arg("module"), "Copies the PDL patterns of `module`.")
       .def(

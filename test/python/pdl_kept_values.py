@@ -413,3 +413,136 @@ def test_pdl_passing_a_constraints_alias_of_an_erased_value():
             print(str(error).splitlines()[0])
         # CHECK: verifies: True
         print("verifies:", module.operation.verify())
+
+
+def conversion(rollback):
+    def convert(module, frozen):
+        target = rewrite.ConversionTarget()
+        target.add_illegal_op("test.parent", "test.user")
+        target.add_legal_dialect("func")
+        target.add_legal_op("test.new", "test.def", "test.inner", "test.end")
+        config = rewrite.ConversionConfig()
+        config.allow_pattern_rollback = rollback
+        rewrite.apply_partial_conversion(module, target, frozen, config)
+    return convert
+
+
+DRIVERS = {
+    "greedy": rewrite.apply_patterns_and_fold_greedily,
+    "walk": rewrite.walk_and_apply_patterns,
+    "conversion": conversion(True),
+    "conversion without rollback": conversion(False),
+}
+
+
+# CHECK-LABEL: TEST: test_pdl_erasing_what_another_matcher_value_holds
+@run
+def test_pdl_erasing_what_another_matcher_value_holds():
+    # Two values of the matcher hold IR of one op: an op nested in another
+    # (both users of %x), or a value a constraint returned. The rewrite
+    # erases the outer op, then uses the other value (erases the nested op,
+    # replaces an op by the value): PDL used freed IR (a segfault). No static
+    # check sees it; the pattern is not applied and the run raises.
+    cases = {
+        "nested": (NESTED, """
+          %t = pdl.type
+          %x = pdl.operand : %t
+          %parent = pdl.operation "test.parent"(%x : !pdl.value)
+          %inner = pdl.operation "test.inner"(%x : !pdl.value)
+          pdl.rewrite %parent {
+            pdl.erase %parent
+            pdl.erase %inner
+          }"""),
+        "constraint's alias": (CHAIN, """
+          %t = pdl.type
+          %x = pdl.operand
+          %def = pdl.operation "test.def"(%x : !pdl.value) -> (%t : !pdl.type)
+          %v = pdl.result 0 of %def
+          %root = pdl.operation "test.user"(%v : !pdl.value) -> (%t : !pdl.type)
+          %alias = pdl.apply_native_constraint "same"(%v : !pdl.value) : !pdl.value
+          pdl.rewrite %root {
+            pdl.replace %def with (%x : !pdl.value)
+            pdl.replace %root with (%alias : !pdl.value)
+          }"""),
+    }
+    for case, (ir_text, pattern) in cases.items():
+        for driver, apply_driver in DRIVERS.items():
+            with ir.Context() as context:
+                context.allow_unregistered_dialects = True
+                module = ir.Module.parse(ir_text)
+                before = str(module)
+                pdl = rewrite.PDLModule(ir.Module.parse(
+                    "module { pdl.pattern : benefit(1) {" + pattern + "} }"))
+                pdl.register_constraint_function(
+                    "same", lambda r, results, values: results.append(values[0]))
+                try:
+                    apply_driver(module, pdl.freeze())
+                    print(case, driver, "ran")
+                except RuntimeError as error:
+                    print(case, driver, "raised:", str(error).splitlines()[0])
+                print(module.operation.verify(), str(module) == before)
+    # CHECK-COUNT-8: raised: the PDL pattern at loc({{.*}}) was not applied: its rewrite erases an op that another PDL value of its matcher holds too (an op nested in it, or a value or range of it a constraint returned), which it uses after the erasure: PDL would use freed IR
+    # CHECK-NOT: ran
+    # CHECK-NOT: False
+
+
+# CHECK-LABEL: TEST: test_pdl_function_returning_an_alias_of_what_is_erased
+@run
+def test_pdl_function_returning_an_alias_of_what_is_erased():
+    # A rewrite function returns the op it got (or one nested in it); the
+    # rewrite erases the op under its first value, then again under the
+    # function's result: a double free. The function's results are checked
+    # when it returns: a conversion with rollback fails and undoes the
+    # rewrite; the greedy driver cannot undo it, and MLIR aborts on a failed
+    # function, so it stops the process with the reason (in a child
+    # process), where it freed the op twice before.
+    import subprocess, sys
+    pattern = """
+      module {
+        pdl.pattern : benefit(1) {
+          %t = pdl.type
+          %x = pdl.operand : %t
+          %parent = pdl.operation "test.parent"(%x : !pdl.value)
+          %inner = pdl.operation "test.inner"(%x : !pdl.value)
+          pdl.rewrite %parent {
+            %alias = pdl.apply_native_rewrite "pick"(%parent, %inner : !pdl.operation, !pdl.operation) : !pdl.operation
+            pdl.erase %parent
+            pdl.erase %alias
+          }
+        }
+      }"""
+    for which in (0, 1):
+        with ir.Context() as context:
+            context.allow_unregistered_dialects = True
+            module = ir.Module.parse(NESTED)
+            before = str(module)
+            pdl = rewrite.PDLModule(ir.Module.parse(pattern))
+            pdl.register_rewrite_function(
+                "pick", lambda r, results, values: results.append(values[which]))
+            try:
+                conversion(True)(module, pdl.freeze())
+                print(which, "ran")
+            except RuntimeError as error:
+                print(which, "raised:", str(error).splitlines()[0])
+            print(module.operation.verify(), str(module) == before)
+    # CHECK: 0 raised: PDL rewrite function 'pick' returned an op, or a value or range of one, that its rewrite erases under another PDL value and uses after that (an alias of an op it erases, or of one nested in it): PDL would use freed IR; the rest of the rewrite did not run
+    # CHECK-NEXT: True True
+    # CHECK-NEXT: 1 raised: PDL rewrite function 'pick' returned an op
+    # CHECK-NEXT: True True
+    child = "\n".join([
+        "from mlir_tracking import ir, rewrite",
+        "with ir.Context() as context:",
+        "    context.allow_unregistered_dialects = True",
+        f"    module = ir.Module.parse({NESTED!r})",
+        f"    pdl = rewrite.PDLModule(ir.Module.parse({pattern!r}))",
+        "    pdl.register_rewrite_function(",
+        "        'pick', lambda r, results, values: results.append(values[0]))",
+        "    rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())",
+    ])
+    result = subprocess.run([sys.executable, "-c", child],
+                            capture_output=True, text=True)
+    # CHECK: True
+    # CHECK-NEXT: mlir_tracking: PDL rewrite function 'pick' failed under a rewrite driver that cannot undo a failed rewrite, and it has op or value results, which the rest of the PDL rewrite would use: MLIR aborts.
+    # CHECK-NEXT: mlir_tracking: the error: PDL rewrite function 'pick' returned an op, or a value or range of one, that its rewrite erases under another PDL value
+    print(result.returncode != 0 and "AddressSanitizer" not in result.stderr)
+    print("\n".join(result.stderr.splitlines()[:2]))
