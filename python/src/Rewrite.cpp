@@ -338,9 +338,13 @@ public:
   void clear() {
     addresses.clear();
     operandLists.clear();
+    erased = false;
   }
+  /// True if IR was erased since the pattern being applied began.
+  bool erasedAny() const { return erased; }
   /// Fires before `op` is erased: `op`, its results and its operand list.
   void noteErased(Operation *op) {
+    erased = true;
     addresses.insert(op);
     for (Value result : op->getResults())
       addresses.insert(result.getImpl());
@@ -351,6 +355,7 @@ public:
   }
   /// Fires before `block` is erased: the block and its arguments.
   void noteErased(Block *block) {
+    erased = true;
     addresses.insert(block);
     for (Value argument : block->getArguments())
       addresses.insert(argument.getImpl());
@@ -421,6 +426,7 @@ private:
   RewriteErasures *previous;
   llvm::DenseSet<const void *> addresses;
   SmallVector<OperandList> operandLists;
+  bool erased = false;
 };
 
 thread_local RewriteErasures *RewriteErasures::current = nullptr;
@@ -866,16 +872,20 @@ struct PyPDLModule {
       int64_t numValues = numUser + hidden.size() + 1;
       SmallVector<Value> after(hidden);
       llvm::append_range(after, apply.getResults());
-      SmallVector<int64_t> pairs = eraseConflicts(apply->getNextNode(), after);
-      for (int64_t &index : pairs)
-        index += index < static_cast<int64_t>(hidden.size())
-                     ? numUser
-                     : numValues - static_cast<int64_t>(hidden.size());
+      EraseConflicts conflicts = eraseConflicts(apply->getNextNode(), after);
+      for (SmallVector<int64_t> *pairs :
+           {&conflicts.usedAfter, &conflicts.replacedBy})
+        for (int64_t &index : *pairs)
+          index += index < static_cast<int64_t>(hidden.size())
+                       ? numUser
+                       : numValues - static_cast<int64_t>(hidden.size());
       auto count = builder.getDictionaryAttr(
           {builder.getNamedAttr(kUserArguments,
                                 builder.getI64IntegerAttr(numUser)),
-           builder.getNamedAttr(kEraseConflicts,
-                                builder.getDenseI64ArrayAttr(pairs))});
+           builder.getNamedAttr(kUsedAfterErase, builder.getDenseI64ArrayAttr(
+                                                     conflicts.usedAfter)),
+           builder.getNamedAttr(kReplacedBy, builder.getDenseI64ArrayAttr(
+                                                 conflicts.replacedBy))});
       hidden.push_back(
           pdl::AttributeOp::create(builder, apply.getLoc(), count));
       apply.getArgsMutable().append(hidden);
@@ -913,28 +923,45 @@ struct PyPDLModule {
     return used;
   }
 
-  /// True if the results a rewrite function appended and the hidden
+  /// The error if the results a rewrite function appended and the hidden
   /// arguments of its call (`values`) meet one of the call's erase
-  /// conflicts (addHiddenArguments).
-  static bool returnsEraseConflict(ArrayRef<PDLValue> values,
-                                   PDLResultList &results) {
+  /// conflicts (addHiddenArguments), else an empty string. Replacements
+  /// only under a dialect conversion (`inConversion`).
+  static std::string findReturnedEraseConflict(const std::string &name,
+                                               ArrayRef<PDLValue> values,
+                                               PDLResultList &results,
+                                               bool inConversion) {
     if (values.empty() || values.back().getKind() != PDLValue::Kind::Attribute)
-      return false;
+      return "";
     auto info = dyn_cast<DictionaryAttr>(values.back().cast<Attribute>());
-    auto pairs =
-        info ? info.getAs<DenseI64ArrayAttr>(kEraseConflicts) : nullptr;
-    if (!pairs || pairs.empty())
-      return false;
+    if (!info)
+      return "";
     SmallVector<PDLValue> &appended = ResultListAccess::of(results);
-    return findEraseConflict(
-        pairs.asArrayRef(), [&](int64_t index) -> const PDLValue * {
-          if (index < 0)
-            return nullptr;
-          if (static_cast<size_t>(index) < values.size())
-            return &values[index];
-          size_t result = index - values.size();
-          return result < appended.size() ? &appended[result] : nullptr;
-        });
+    auto valueAt = [&](int64_t index) -> const PDLValue * {
+      if (index < 0)
+        return nullptr;
+      if (static_cast<size_t>(index) < values.size())
+        return &values[index];
+      size_t result = index - values.size();
+      return result < appended.size() ? &appended[result] : nullptr;
+    };
+    auto holds = [&](const char *key) {
+      auto pairs = info.getAs<DenseI64ArrayAttr>(key);
+      return pairs && findEraseConflict(pairs.asArrayRef(), valueAt);
+    };
+    if (holds(kUsedAfterErase))
+      return "PDL rewrite function '" + name +
+             "' returned an op, or a value or range of one, that its rewrite "
+             "erases under another PDL value and uses after that (an alias "
+             "of an op it erases, or of one nested in it): PDL would use "
+             "freed IR; the rest of the rewrite did not run";
+    if (inConversion && holds(kReplacedBy))
+      return "PDL rewrite function '" + name +
+             "' returned an op or value with which its rewrite replaces an "
+             "op by what dies with it (the op itself, one of its results, or "
+             "a value in its regions, under two PDL values): the dialect "
+             "conversion would loop forever or leave null operands";
+    return "";
   }
 
   /// How many of `values` (of one call of a rewrite function) are the
@@ -1026,75 +1053,92 @@ struct PyPDLModule {
     });
   }
 
-  /// The key, in the attribute ending a call's hidden arguments, of the
+  /// The keys, in the attribute ending a call's hidden arguments, of the
   /// call's erase conflicts (eraseConflicts over its hidden arguments and
   /// results).
-  static constexpr const char *kEraseConflicts =
-      "__mlir_tracking_erase_conflicts";
+  static constexpr const char *kUsedAfterErase =
+      "__mlir_tracking_used_after_erase";
+  static constexpr const char *kReplacedBy = "__mlir_tracking_replaced_by";
 
-  /// Pairs (e, u), flattened, of indices into `candidates` (PDL values a
-  /// rewrite uses from its step `from` on) such that a step from `from` on
-  /// erases candidates[e] (`pdl.erase`, `pdl.replace`) and a later step uses
-  /// candidates[u], directly or through `pdl.result(s)` of it.
-  /// checkNoUseAfterErase refuses this for one PDL value; for two it
-  /// depends on the IR: if candidates[u] holds the op of candidates[e] too
-  /// (an alias a native function returned), an op nested in it, or a value
-  /// or range of one, PDL would use freed IR (erase an op twice, read its
-  /// results) (findEraseConflict). Not counted: passing candidates[u] to a
-  /// rewrite function (RewriteErasures catches that when it is called) and
-  /// the replacement in the step erasing candidates[e] (ReplacementFlow and
-  /// DriverChecks catch a replacement by what dies with the op).
-  static SmallVector<int64_t> eraseConflicts(Operation *from,
-                                             ArrayRef<Value> candidates) {
+  /// Pairs (e, u), flattened, of indices into the `candidates` of
+  /// eraseConflicts.
+  struct EraseConflicts {
+    /// A step erases candidates[e] (`pdl.erase`, `pdl.replace`) and a later
+    /// step uses candidates[u], directly or through `pdl.result(s)` of it,
+    /// other than by passing it to a rewrite function (RewriteErasures
+    /// catches that when it is called).
+    SmallVector<int64_t> usedAfter;
+    /// A `pdl.replace` of candidates[e] replaces it by candidates[u] (or its
+    /// results).
+    SmallVector<int64_t> replacedBy;
+  };
+
+  /// The erase conflicts among `candidates` (PDL values a rewrite uses from
+  /// its step `from` on). checkNoUseAfterErase and checkReplacements refuse
+  /// them for one PDL value; for two it depends on the IR: if
+  /// candidates[u] holds the op of candidates[e] too (an alias a native
+  /// function returned), an op nested in it, or a value or range of one
+  /// (findEraseConflict), PDL would use freed IR (erase an op twice, read
+  /// its results), or replace an op by what dies with it (under the greedy
+  /// and walk drivers DriverChecks catches that; a dialect conversion
+  /// loops forever or leaves null operands).
+  static EraseConflicts eraseConflicts(Operation *from,
+                                       ArrayRef<Value> candidates) {
     llvm::DenseMap<Operation *, unsigned> stepOf;
     unsigned step = 0;
     for (Operation *op = from; op; op = op->getNextNode())
       stepOf[op] = step++;
-    auto lastUse = [&](Value value) {
-      std::optional<unsigned> last;
-      auto note = [&](Operation *user) {
-        auto it = stepOf.find(user);
-        if (it != stepOf.end() && (!last || *last < it->second))
-          last = it->second;
-      };
-      auto noteUnlessCall = [&](Operation *user) {
-        if (!isa<pdl::ApplyNativeRewriteOp>(user))
-          note(user);
-      };
+    // The users of `value` and of `pdl.result(s)` of it.
+    auto forEachUser = [](Value value, auto fn) {
       for (Operation *user : value.getUsers()) {
-        noteUnlessCall(user);
+        fn(user);
         if (isa<pdl::ResultOp, pdl::ResultsOp>(user))
           for (Operation *derivedUser : user->getResult(0).getUsers())
-            noteUnlessCall(derivedUser);
+            fn(derivedUser);
       }
+    };
+    auto lastUse = [&](Value value) {
+      std::optional<unsigned> last;
+      forEachUser(value, [&](Operation *user) {
+        auto it = stepOf.find(user);
+        if (!isa<pdl::ApplyNativeRewriteOp>(user) && it != stepOf.end() &&
+            (!last || *last < it->second))
+          last = it->second;
+      });
       return last;
     };
-    SmallVector<int64_t> pairs;
+    EraseConflicts conflicts;
     for (auto [e, erased] : llvm::enumerate(candidates)) {
       if (!isa<pdl::OperationType>(erased.getType()))
         continue;
-      std::optional<unsigned> erasedAt;
+      Operation *eraser = nullptr;
       for (Operation *user : erased.getUsers()) {
         auto eraseOp = dyn_cast<pdl::EraseOp>(user);
         auto replaceOp = dyn_cast<pdl::ReplaceOp>(user);
         if (!(eraseOp && eraseOp.getOpValue() == erased) &&
             !(replaceOp && replaceOp.getOpValue() == erased))
           continue;
-        auto it = stepOf.find(user);
-        if (it != stepOf.end() && (!erasedAt || it->second < *erasedAt))
-          erasedAt = it->second;
+        if (stepOf.count(user) && (!eraser || stepOf[user] < stepOf[eraser]))
+          eraser = user;
       }
-      if (!erasedAt)
+      if (!eraser)
         continue;
       for (auto [u, used] : llvm::enumerate(candidates)) {
         if (used == erased)
           continue;
+        auto pair = {static_cast<int64_t>(e), static_cast<int64_t>(u)};
         std::optional<unsigned> last = lastUse(used);
-        if (last && *last > *erasedAt)
-          pairs.append({static_cast<int64_t>(e), static_cast<int64_t>(u)});
+        if (last && *last > stepOf[eraser])
+          conflicts.usedAfter.append(pair);
+        bool replacement = false;
+        if (isa<pdl::ReplaceOp>(eraser))
+          forEachUser(used,
+                      [&](Operation *user) { replacement |= user == eraser; });
+        if (replacement)
+          conflicts.replacedBy.append(pair);
       }
     }
-    return pairs;
+    return conflicts;
   }
 
   /// Calls `fn` with each op whose erasure frees `value` or what it holds:
@@ -1174,7 +1218,9 @@ struct PyPDLModule {
                     user->getParentRegion());
               }))
             candidates.push_back(value);
-      SmallVector<int64_t> pairs = eraseConflicts(&body.front(), candidates);
+      EraseConflicts conflicts = eraseConflicts(&body.front(), candidates);
+      SmallVector<int64_t> pairs = std::move(conflicts.usedAfter);
+      llvm::append_range(pairs, conflicts.replacedBy);
       if (pairs.empty())
         continue;
       std::string name =
@@ -1273,8 +1319,7 @@ struct PyPDLModule {
                 "of one): the function was not called"));
           if (RewriteErasures::canUndoFailedRewrite(rewriter))
             return failure();
-          return afterFailedRewrite(rewriter.getContext(), name, results,
-                                    kinds);
+          return afterFailedRewrite(rewriter, name, results, kinds);
         }
       std::optional<ChangeLimitScope> limit;
       if (walkDriverRoot)
@@ -1295,21 +1340,20 @@ struct PyPDLModule {
       LogicalResult result = call(ctx, name, callable, rewriter, results,
                                   values, kinds, numUserArguments, &flows,
                                   /*evenAfterError=*/!canFail, &keepAlive);
-      if (succeeded(result) && returnsEraseConflict(values, results)) {
-        if (PythonRun *run = PythonRun::current(); run && !run->hasError())
-          run->recordError(std::runtime_error(
-              "PDL rewrite function '" + name +
-              "' returned an op, or a value or range of one, that its "
-              "rewrite erases under another PDL value and uses after that "
-              "(an alias of an op it erases, or of one nested in it): PDL "
-              "would use freed IR; the rest of the rewrite did not run"));
-        result = failure();
+      if (succeeded(result)) {
+        std::string conflict = findReturnedEraseConflict(
+            name, values, results, rewriter.canRecoverFromRewriteFailure());
+        if (!conflict.empty()) {
+          if (PythonRun *run = PythonRun::current(); run && !run->hasError())
+            run->recordError(std::runtime_error(conflict));
+          result = failure();
+        }
       }
       // A driver that rolls back (dialect conversion) takes the failure; it
       // reads no result then.
       if (succeeded(result) || RewriteErasures::canUndoFailedRewrite(rewriter))
         return result;
-      return afterFailedRewrite(rewriter.getContext(), name, results, kinds);
+      return afterFailedRewrite(rewriter, name, results, kinds);
     };
   }
 
@@ -1376,17 +1420,23 @@ struct PyPDLModule {
   }
 
   /// What a failed rewrite function returns to PDL under a driver that
-  /// cannot roll back (the greedy and walk drivers). MLIR aborts the process
-  /// on a failure there, so unless it must, report success: the rest of the
+  /// cannot roll back (the greedy and walk drivers, a dialect conversion
+  /// without rollback). MLIR aborts the process on a failure under the
+  /// first two, and a conversion without rollback goes on with what the
+  /// rewrite erased, so unless it must, report success: the rest of the
   /// PDL rewrite then runs, and the driver's caller raises the recorded
   /// error. With no results, nothing of the rest depends on the function;
   /// attributes, types and ranges get stand-ins (a unit attribute, `none`,
   /// empty ranges). Ops and values have no harmless stand-in: there the
-  /// abort stays (upstream behaves the same), with the reason printed first.
+  /// greedy and walk drivers abort (upstream behaves the same), with the
+  /// reason printed first; a conversion without rollback takes the failure
+  /// if the rewrite erased nothing yet, else the process is stopped the
+  /// same way (it would use the erased IR).
   static LogicalResult
-  afterFailedRewrite(MLIRContext *context, const std::string &name,
+  afterFailedRewrite(PatternRewriter &rewriter, const std::string &name,
                      PDLResultList &results,
                      const std::optional<std::vector<PDLValue::Kind>> &kinds) {
+    MLIRContext *context = rewriter.getContext();
     PythonRun *run = PythonRun::current();
     std::string reason =
         "PDL rewrite function '" + name +
@@ -1398,13 +1448,25 @@ struct PyPDLModule {
     std::vector<PDLValue::Kind> expected =
         kinds.value_or(std::vector<PDLValue::Kind>{});
     if (hasOpOrValueResults(kinds)) {
+      RewriteErasures *erasures = RewriteErasures::get(context);
+      bool mlirAborts = !rewriter.canRecoverFromRewriteFailure();
+      if (!mlirAborts && erasures && !erasures->erasedAny())
+        return failure();
       llvm::errs() << "mlir_tracking: " << reason
                    << ", and it has op or value results, which the rest of "
-                      "the PDL rewrite would use: MLIR aborts.\n";
+                      "the PDL rewrite would use: "
+                   << (mlirAborts ? "MLIR aborts"
+                                  : "the process stops (the driver would go "
+                                    "on with IR the rewrite erased)")
+                   << ".\n";
       if (run)
         llvm::errs() << "mlir_tracking: the error: " << run->describeError()
                      << "\n";
       llvm::errs().flush();
+      if (!mlirAborts)
+        llvm::report_fatal_error("a failed PDL rewrite function under a "
+                                 "dialect conversion without rollback",
+                                 /*gen_crash_diag=*/false);
       return failure();
     }
     // MLIR reads the list from its start: drop what the function appended.

@@ -6,6 +6,7 @@
 # from a caster run while its arguments become Python objects, nor through
 # a handle it holds from elsewhere.
 
+import faulthandler
 import gc
 
 from mlir_tracking import ir, rewrite
@@ -546,3 +547,103 @@ def test_pdl_function_returning_an_alias_of_what_is_erased():
     # CHECK-NEXT: mlir_tracking: the error: PDL rewrite function 'pick' returned an op, or a value or range of one, that its rewrite erases under another PDL value
     print(result.returncode != 0 and "AddressSanitizer" not in result.stderr)
     print("\n".join(result.stderr.splitlines()[:2]))
+
+
+# CHECK-LABEL: TEST: test_pdl_replacing_an_op_by_its_value_under_two_values
+@run
+def test_pdl_replacing_an_op_by_its_value_under_two_values():
+    # One function returns the root's result, a later one the root itself;
+    # the rewrite replaces the second by the first. A dialect conversion
+    # looped forever on it (with rollback) or left the return with a null
+    # operand (without): the later function fails, and the IR is as before.
+    pattern = """
+      module {
+        pdl.pattern : benefit(1) {
+          %t = pdl.type
+          %x = pdl.operand
+          %root = pdl.operation "test.user"(%x : !pdl.value) -> (%t : !pdl.type)
+          pdl.rewrite %root {
+            %v = pdl.apply_native_rewrite "first_result"(%root : !pdl.operation) : !pdl.value
+            %alias = pdl.apply_native_rewrite "same"(%root : !pdl.operation) : !pdl.operation
+            pdl.replace %alias with (%v : !pdl.value)
+          }
+        }
+      }"""
+    for driver in ("conversion", "conversion without rollback"):
+        with ir.Context() as context:
+            context.allow_unregistered_dialects = True
+            module = ir.Module.parse(CHAIN)
+            before = str(module)
+            pdl = rewrite.PDLModule(ir.Module.parse(pattern))
+            pdl.register_rewrite_function(
+                "first_result",
+                lambda r, results, values: results.append(values[0].results[0]))
+            pdl.register_rewrite_function(
+                "same", lambda r, results, values: results.append(values[0]))
+            faulthandler.dump_traceback_later(60, exit=True)
+            try:
+                DRIVERS[driver](module, pdl.freeze())
+                print(driver, "ran")
+            except RuntimeError as error:
+                print(driver, "raised:", str(error).splitlines()[0])
+            faulthandler.cancel_dump_traceback_later()
+            print(module.operation.verify(), str(module) == before)
+    # CHECK: conversion raised: PDL rewrite function 'same' returned an op or value with which its rewrite replaces an op by what dies with it (the op itself, one of its results, or a value in its regions, under two PDL values): the dialect conversion would loop forever or leave null operands
+    # CHECK-NEXT: True True
+    # CHECK-NEXT: conversion without rollback raised: PDL rewrite function 'same' returned an op or value with which
+    # CHECK-NEXT: True True
+
+
+# CHECK-LABEL: TEST: test_failing_function_with_op_results_after_an_erasure_without_rollback
+@run
+def test_failing_function_with_op_results_after_an_erasure_without_rollback():
+    # A conversion without rollback takes a failed function, and goes on
+    # with what the rewrite erased before it (a segfault). With op or value
+    # results there is no stand-in to report success with: before any
+    # erasure the failure stands (the call raises); after one the process
+    # stops with the reason (in a child process).
+    import subprocess, sys
+    def pattern(first):
+        return """
+          module {
+            pdl.pattern : benefit(1) {
+              %t = pdl.type
+              %x = pdl.operand : %t
+              %parent = pdl.operation "test.parent"(%x : !pdl.value)
+              pdl.rewrite %parent {
+                """ + first + """
+                %r = pdl.apply_native_rewrite "boom"(%x : !pdl.value) : !pdl.operation
+                pdl.erase %r
+              }
+            }
+          }"""
+    lines = [
+        "from mlir_tracking import ir, rewrite",
+        "with ir.Context() as context:",
+        "    context.allow_unregistered_dialects = True",
+        f"    module = ir.Module.parse({NESTED!r})",
+        "    pdl = rewrite.PDLModule(ir.Module.parse({text!r}))",
+        "    pdl.register_rewrite_function('boom', lambda r, res, v: 1 / 0)",
+        "    target = rewrite.ConversionTarget()",
+        "    target.add_illegal_op('test.parent')",
+        "    target.add_legal_dialect('func')",
+        "    target.add_legal_op('test.def', 'test.inner', 'test.end')",
+        "    config = rewrite.ConversionConfig()",
+        "    config.allow_pattern_rollback = False",
+        "    try:",
+        "        rewrite.apply_partial_conversion(module, target, pdl.freeze(), config)",
+        "    except ZeroDivisionError as error:",
+        "        print('raised:', error, module.operation.verify())",
+    ]
+    for first in ("", "pdl.erase %parent"):
+        child = "\n".join(lines).replace("{text!r}", repr(pattern(first)))
+        result = subprocess.run([sys.executable, "-c", child],
+                                capture_output=True, text=True)
+        print(result.returncode, result.stdout.strip(),
+              "AddressSanitizer" in result.stderr)
+        print("\n".join(line for line in result.stderr.splitlines()
+                        if line.startswith("mlir_tracking:")))
+    # CHECK: 0 raised: division by zero True False
+    # CHECK: {{[1-9][0-9]*}}  False
+    # CHECK-NEXT: mlir_tracking: PDL rewrite function 'boom' failed under a rewrite driver that cannot undo a failed rewrite, and it has op or value results, which the rest of the PDL rewrite would use: the process stops (the driver would go on with IR the rewrite erased).
+    # CHECK-NEXT: mlir_tracking: the error: ZeroDivisionError: division by zero
