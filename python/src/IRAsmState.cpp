@@ -16,6 +16,7 @@
 #include "Core.h"
 #include "IRCompat.h"
 #include "IRObjects.h"
+#include "RunGuard.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/OpDefinition.h"
@@ -34,12 +35,21 @@ struct PyAsmState {
   py::object operation;
   bool useLocalScope;
 
-  /// The op whose IR is numbered: the top-level op, or with
-  /// `useLocalScope` the nearest op isolated from above (as upstream).
+  /// True if names are numbered in a local scope: with `useLocalScope`,
+  /// and in a nested Python pass, which may read only the IR under its op
+  /// (other threads rewrite the rest).
+  bool isLocal() const {
+    return useLocalScope ||
+           isLimitedToPassScope(*castToOperation(operation).getResolvedOwner());
+  }
+
+  /// The op whose IR is numbered: the top-level op, or in a local scope
+  /// the nearest op isolated from above (as upstream).
   Operation *getScope() const {
     Operation *op = castToOperation(operation).get();
+    bool local = isLocal();
     while (Operation *parent = op->getParentOp()) {
-      if (useLocalScope && op->hasTrait<OpTrait::IsIsolatedFromAbove>())
+      if (local && op->hasTrait<OpTrait::IsIsolatedFromAbove>())
         break;
       op = parent;
     }
@@ -48,7 +58,7 @@ struct PyAsmState {
 
   OpPrintingFlags getFlags() const {
     OpPrintingFlags flags;
-    if (useLocalScope)
+    if (isLocal())
       flags.useLocalScope();
     return flags;
   }
@@ -70,6 +80,21 @@ OpPrintingFlags printingFlagsFor(Operation *op, Operation *scope,
   if (failed(verifyIR(op)))
     flags.printGenericOpForm().assumeVerified();
   return flags;
+}
+
+/// Runs `print` (C++ that reads the tree of `scope`, and of `other` if it
+/// is another, and touches no Python object) as readWithoutGILIfPoolWaits
+/// does: making an mlir::AsmState verifies on the context's thread pool.
+template <typename Fn>
+void printWithoutGILIfPoolWaits(PyOperation &scope, PyOperation &other,
+                                Fn print) {
+  std::optional<IRPin> otherPin;
+  if (waitsOnPoolWithoutGIL(scope.getContext()) &&
+      other.getResolvedOwner() != scope.getResolvedOwner())
+    otherPin.emplace(other, "printing", PinKind::ReadsWithoutGIL,
+                     "while it reads it without the GIL (another thread "
+                     "runs Python passes on the thread pool)");
+  readWithoutGILIfPoolWaits(scope, "printing", print);
 }
 
 /// The op that a state for `value` numbers from.
@@ -117,12 +142,17 @@ void mlir::tracking::python::populateIRAsmState(py::module_ &m) {
       [](PyValue &self, PyAsmState &state) {
         Value raw = self.get();
         Operation *scope = state.getScope();
-        checkSameContext(castToOperation(state.operation).getContext(),
-                         raw.getContext(), "a value");
-        AsmState asmState(scope, guardPrintingFlags(scope, state.getFlags()));
+        PyOperation &scopeOperation = castToOperation(state.operation);
+        checkSameContext(scopeOperation.getContext(), raw.getContext(),
+                         "a value");
         std::string text;
-        llvm::raw_string_ostream os(text);
-        raw.printAsOperand(os, asmState);
+        printWithoutGILIfPoolWaits(
+            scopeOperation, castToOperation(self.keepAlive), [&] {
+              AsmState asmState(scope,
+                                guardPrintingFlags(scope, state.getFlags()));
+              llvm::raw_string_ostream os(text);
+              raw.printAsOperand(os, asmState);
+            });
         return text;
       },
       py::arg("state"),
@@ -135,12 +165,16 @@ void mlir::tracking::python::populateIRAsmState(py::module_ &m) {
       [](PyOperation &self, PyAsmState &state, py::object file, bool binary) {
         Operation *op = self.get();
         Operation *scope = state.getScope();
-        checkSameContext(castToOperation(state.operation).getContext(),
-                         op->getContext(), "an operation");
-        AsmState asmState(scope, printingFlagsFor(op, scope, state.getFlags()));
+        PyOperation &scopeOperation = castToOperation(state.operation);
+        checkSameContext(scopeOperation.getContext(), op->getContext(),
+                         "an operation");
         std::string text;
-        llvm::raw_string_ostream os(text);
-        op->print(os, asmState);
+        printWithoutGILIfPoolWaits(scopeOperation, self, [&] {
+          AsmState asmState(scope,
+                            printingFlagsFor(op, scope, state.getFlags()));
+          llvm::raw_string_ostream os(text);
+          op->print(os, asmState);
+        });
         if (file.is_none())
           file = py::module_::import("sys").attr("stdout");
         if (!binary) {

@@ -7,6 +7,7 @@
 
 import faulthandler
 import gc
+import io
 import threading
 
 from mlir_tracking import ir, passmanager, rewrite
@@ -567,6 +568,12 @@ def test_pool_waiting_calls_while_python_pass_pipeline_runs():
         entry_block = first.regions[0].blocks[0]
         assert "arith.addi" in str(entry_block)
         assert "arith.addi" in str(entry_block.operations[0].results[0])
+        # So does making an AsmState for names.
+        state = ir.AsmState(other)
+        assert entry_block.operations[0].results[0].get_name(state) == "%0"
+        printed = io.StringIO()
+        first.print(state, file=printed)
+        assert "arith.addi" in printed.getvalue()
         # A change makes the driver verify its input.
         other.body.operations[0].attributes["touched"] = ir.UnitAttr.get(ctx)
         rewrite.apply_patterns_and_fold_greedily(other, frozen)
@@ -601,10 +608,16 @@ def test_nested_pass_prints_only_its_op():
 
     def printer(op, pass_):
         entry = op.regions[0].blocks[0]
+        # Names of an AsmState are numbered in the function too.
+        state = ir.AsmState(entry.operations[0])
+        with_state = io.StringIO()
+        op.print(state, file=with_state)
         printed.append((str(op).startswith("func.func @f"),
                         "arith.addi" in str(entry),
                         "arith.addi" in str(entry.operations[-2].results[0]),
-                        "@f" in op.get_asm()))
+                        "@f" in op.get_asm(),
+                        entry.operations[-2].results[0].get_name(state).startswith("%"),
+                        with_state.getvalue().startswith("func.func @f")))
 
     pm = passmanager.PassManager.parse(
         "builtin.module(func.func(canonicalize))", context=ctx)
