@@ -608,6 +608,48 @@ void populateOperationExtras(py::module_ &m) {
                 verification.raise("cannot write bytecode of IR that does "
                                    "not verify");
             }
+            // The writer numbers the values and blocks of `op` only, and
+            // crashed on a use linking them to IR outside it (from a nested
+            // op, a detached one using another tree's values, or an op
+            // outside using its values: the writer keeps use-list orders).
+            auto isInside = [&](Operation *holder) {
+              return holder && op->isAncestor(holder);
+            };
+            auto holderOf = [](Value value) {
+              return value.getDefiningOp()
+                         ? value.getDefiningOp()
+                         : value.getParentBlock()->getParentOp();
+            };
+            auto usedOutside = [&](auto uses) {
+              return llvm::any_of(
+                  uses, [&](auto &use) { return !isInside(use.getOwner()); });
+            };
+            WalkResult outside = op->walk([&](Operation *nested) {
+              bool linked = llvm::any_of(nested->getOperands(),
+                                         [&](Value v) {
+                                           return !isInside(holderOf(v));
+                                         }) ||
+                            llvm::any_of(nested->getSuccessors(),
+                                         [&](Block *b) {
+                                           return !isInside(b->getParentOp());
+                                         }) ||
+                            llvm::any_of(nested->getResults(), [&](Value v) {
+                              return usedOutside(v.getUses());
+                            });
+              for (Region &region : nested->getRegions())
+                for (Block &block : region)
+                  linked |= usedOutside(block.getUses()) ||
+                            llvm::any_of(block.getArguments(), [&](Value v) {
+                              return usedOutside(v.getUses());
+                            });
+              return linked ? WalkResult::interrupt() : WalkResult::advance();
+            });
+            if (outside.wasInterrupted())
+              throw py::value_error(
+                  "cannot write bytecode of '" +
+                  op->getName().getStringRef().str() +
+                  "': a use links it (or an op in it) to IR outside it, "
+                  "which bytecode cannot refer to");
             BytecodeWriterConfig config;
             if (desiredVersion)
               config.setDesiredBytecodeVersion(*desiredVersion);

@@ -287,3 +287,30 @@ func.func @f(%a: i32) -> i32 {
         m.operation.write_bytecode(buffer)
         # CHECK-NEXT: True
         print(str(ir.Module.parse(buffer.getvalue())) == str(m))
+        # The writer numbers only what the op it writes holds: a use
+        # linking it to IR outside crashed it (a nested op using a value
+        # from outside, a detached op using a value of the module, and
+        # then the module, whose value it uses).
+        loose.erase()
+        write = lambda op: op.write_bytecode(io.BytesIO())
+        try:
+            write(add)
+        except ValueError as e:
+            # CHECK-NEXT: cannot write bytecode of 'arith.addi': a use links it (or an op in it) to IR outside it, which bytecode cannot refer to
+            print(e)
+        write(f)
+        detached = ir.Operation.create("arith.addi", results=[i32],
+                                       operands=[add.result, add.result])
+        for op in (detached, f, m.operation):
+            try:
+                write(op)
+                print(op.name, "written")
+            except ValueError as e:
+                print(str(e).split(":")[0])
+        # CHECK-NEXT: cannot write bytecode of 'arith.addi'
+        # CHECK-NEXT: cannot write bytecode of 'func.func'
+        # CHECK-NEXT: cannot write bytecode of 'builtin.module'
+        detached.erase()
+        # CHECK-NEXT: builtin.module written
+        write(m.operation)
+        print(m.operation.name, "written")
