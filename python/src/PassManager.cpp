@@ -7,6 +7,7 @@
 
 #include "Core.h"
 #include "Mutation.h"
+#include "Rewrite.h"
 #include "RunGuard.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
@@ -55,6 +56,13 @@ struct PyPassManager {
   }
 };
 
+} // namespace
+
+PassManager *mlir::tracking::python::getTrackedPassManager(py::handle object) {
+  return object.cast<PyPassManager &>().passManager.get();
+}
+
+namespace {
 std::string printPipeline(OpPassManager &pm) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -138,7 +146,10 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             }
             if (failed(result))
               capture.raise("Failure while executing pass pipeline");
-            verification.succeeded(self.verifiesOutput);
+            // Without its verifier a pipeline's output is unchecked (a
+            // transform script in it may annotate any attribute).
+            verification.succeeded(self.verifiesOutput,
+                                   /*mayMakeInvalidIR=*/true);
           },
           py::arg("operation"),
           "Runs the pipeline on `operation` (an Operation or a Module); raises "

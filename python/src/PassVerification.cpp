@@ -14,8 +14,6 @@
 
 #include "Rewrite.h"
 
-#include "mlir-c/Bindings/Python/Interop.h"
-#include "mlir/CAPI/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Tracking/TrackingVerifier.h"
 #include "llvm/ADT/DenseMap.h"
@@ -53,12 +51,7 @@ VerificationState::~VerificationState() {
 }
 
 PassManager *getPassManager(py::object self) {
-  py::object capsule = self.attr("_CAPIPtr");
-  void *ptr =
-      PyCapsule_GetPointer(capsule.ptr(), MLIR_PYTHON_CAPSULE_PASS_MANAGER);
-  if (!ptr)
-    throw py::error_already_set();
-  return unwrap(MlirPassManager{ptr});
+  return getTrackedPassManager(self);
 }
 
 std::shared_ptr<VerificationState> lookupState(PassManager *pm) {

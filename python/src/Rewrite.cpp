@@ -1836,7 +1836,8 @@ void runConversion(py::object op, PyConversionTarget &target,
     }
   }
   run.rethrowIfError();
-  guard.succeeded();
+  guard.succeeded(/*mayMakeInvalidIR=*/set.patterns->getPDLByteCode() !=
+                  nullptr);
 }
 
 } // namespace
@@ -2452,7 +2453,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
         run.rethrowIfError();
         if (failed(result))
           throw std::runtime_error("pattern application failed to converge");
-        guard.succeeded();
+        guard.succeeded(/*mayMakeInvalidIR=*/set.patterns->getPDLByteCode() !=
+                        nullptr);
       },
       py::arg("op"), py::arg("set"), py::arg("config") = py::none(),
       py::arg("tracking_config") = py::none(),
@@ -2649,7 +2651,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                                     &checks);
         checks.finishPattern("a pattern of walk_and_apply_patterns");
         run.rethrowIfError();
-        guard.succeeded();
+        guard.succeeded(/*mayMakeInvalidIR=*/set.patterns->getPDLByteCode() !=
+                        nullptr);
       },
       py::arg("op"), py::arg("set"), py::arg("tracking_config") = py::none(),
       "Applies the patterns once to each op nested in `op` in a walk "

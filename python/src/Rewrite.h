@@ -18,6 +18,10 @@
 
 #include <optional>
 
+namespace mlir {
+class PassManager;
+} // namespace mlir
+
 namespace mlir::tracking {
 namespace __attribute__((visibility("hidden"))) python {
 
@@ -69,6 +73,10 @@ namespace __attribute__((visibility("hidden"))) python {
   void populateRewrite(py::module_ & m);
   void populatePythonPasses(py::module_ & passmanager);
   void populatePassVerification(py::module_ & passmanager);
+  /// The MLIR pass manager of a `passmanager.PassManager` (not through its
+  /// capsule: C++ code with the capsule could turn its verifier off, so
+  /// taking one makes the pass manager's verification untrusted).
+  mlir::PassManager *getTrackedPassManager(py::handle object);
 
 } // namespace python
 } // namespace mlir::tracking

@@ -467,10 +467,10 @@ InputVerification::~InputVerification() {
     RootOwner::resolve(owner)->verified = false;
 }
 
-void InputVerification::succeeded(bool outputVerified) {
+void InputVerification::succeeded(bool outputVerified, bool mayMakeInvalidIR) {
   done = true;
   std::shared_ptr<RootOwner> current = RootOwner::resolve(owner);
-  if (!onRoot || current != owner)
+  if (!onRoot || current != owner || (mayMakeInvalidIR && !outputVerified))
     current->verified = false;
   else if (outputVerified)
     current->verified = true;

@@ -318,8 +318,11 @@ namespace __attribute__((visibility("hidden"))) python {
     /// its result (a pass manager with its verifier on), so a run on the
     /// root leaves the tree known to verify even if Python code of the run
     /// changed it; otherwise it stays known to verify only if nothing
-    /// changed it from Python during the run.
-    void succeeded(bool outputVerified);
+    /// changed it from Python during the run, and the run does not build
+    /// IR from data that nothing checks (`mayMakeInvalidIR`: PDL patterns
+    /// create ops with any attributes, a transform script annotates any
+    /// attribute).
+    void succeeded(bool outputVerified, bool mayMakeInvalidIR = false);
 
   private:
     std::shared_ptr<RootOwner> owner;
@@ -349,9 +352,11 @@ namespace __attribute__((visibility("hidden"))) python {
     /// The op to run on (the live op of `target`).
     Operation *getOperation() const { return op; }
     /// Fires when the driver succeeded (see InputVerification).
-    void succeeded() {
+    /// `mayMakeInvalidIR`: the run builds IR from data that nothing checks
+    /// (PDL patterns, a transform script).
+    void succeeded(bool mayMakeInvalidIR) {
       if (verification)
-        verification->succeeded(/*outputVerified=*/false);
+        verification->succeeded(/*outputVerified=*/false, mayMakeInvalidIR);
     }
 
   private:

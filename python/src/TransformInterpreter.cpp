@@ -191,7 +191,7 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
         context.noteTreeChanged(*payload.getResolvedOwner());
         if (failed(applied))
           capture.raise("Failed to apply named transform sequence");
-        guard.succeeded();
+        guard.succeeded(/*mayMakeInvalidIR=*/true);
 
         // Making the objects may run Python code (an attribute caster, a gc
         // callback): the ops of later results must stay.

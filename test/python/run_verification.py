@@ -330,6 +330,71 @@ def test_runs_that_leave_it_unverified():
         print("after a Python pattern:", p.g.attributes["function_type"])
 
 
+# CHECK-LABEL: TEST: test_runs_that_build_unchecked_ir
+@run
+def test_runs_that_build_unchecked_ir():
+    # A transform script annotates any attribute, a PDL rewrite creates ops
+    # with any attributes: nothing checks what they build, and the tree was
+    # left known to verify. The next driver then ran on invalid IR, and
+    # write_bytecode wrote it without verifying (a segfault). After such a
+    # run the next one verifies, and so does write_bytecode.
+    from mlir_tracking.dialects.transform import interpreter
+    func = """
+      func.func @f(%a: i32) -> i32 {
+        %x = arith.muli %a, %a : i32
+        return %x : i32
+      }"""
+    with ir.Context() as ctx:
+        payload = ir.Module.parse(func)
+        script = ir.Module.parse("""
+          module attributes {transform.with_named_sequence} {
+            transform.named_sequence @__transform_main(%root: !transform.any_op) {
+              %f = transform.structured.match ops{["func.func"]} in %root
+                  : (!transform.any_op) -> !transform.any_op
+              %p = transform.param.constant 7 : i64 -> !transform.param<i64>
+              transform.annotate %f "function_type" = %p
+                  : !transform.any_op, !transform.param<i64>
+              transform.yield
+            }
+          }""")
+        interpreter.apply_named_sequence(payload, script.body.operations[0],
+                                         script)
+        pdl_built = ir.Module.parse(func)
+        pdl = rewrite.PDLModule(ir.Module.parse("""
+          module {
+            pdl.pattern : benefit(1) {
+              %type = pdl.type
+              %lhs = pdl.operand
+              %rhs = pdl.operand
+              %op = pdl.operation "arith.muli"(%lhs, %rhs : !pdl.value, !pdl.value)
+                  -> (%type : !pdl.type)
+              pdl.rewrite %op {
+                %new = pdl.operation "arith.constant" -> (%type : !pdl.type)
+                pdl.replace %op with %new
+              }
+            }
+          }"""))
+        config = rewrite.GreedyRewriteConfig()
+        config.enable_folding = False
+        rewrite.apply_patterns_and_fold_greedily(pdl_built, pdl.freeze(), config)
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_canonicalization_patterns()
+        frozen = patterns.freeze()
+        for name, module in (("script", payload), ("pdl", pdl_built)):
+            for action in (
+                    lambda: module.operation.write_bytecode(io.BytesIO()),
+                    lambda: rewrite.apply_patterns_and_fold_greedily(module, frozen)):
+                try:
+                    action()
+                    print(name, "ran")
+                except ir.MLIRError as e:
+                    print(name, str(e).splitlines()[1].split(": ")[-1])
+    # CHECK: script 'func.func' op requires attribute 'function_type'
+    # CHECK-NEXT: script 'func.func' op requires attribute 'function_type'
+    # CHECK-NEXT: pdl 'arith.constant' op requires attribute 'value'
+    # CHECK-NEXT: pdl 'arith.constant' op requires attribute 'value'
+
+
 # CHECK-LABEL: TEST: test_new_trees_and_nested_runs
 @run
 def test_new_trees_and_nested_runs():
