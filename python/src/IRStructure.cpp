@@ -1224,7 +1224,11 @@ void populateValues(py::module_ &m) {
             noteValueChanged(self.getContext(), current);
             for (Operation *user : current.getUsers())
               self.getContext().noteChanged(user);
+            Type old = current.getType();
             current.setType(type.type);
+            checkValueTypeInPattern(self.getContext(), current,
+                                    "setting a value's type",
+                                    [&] { current.setType(old); });
           },
           py::arg("type"), "Changes the type of the value.");
   bindValueKind<OpResult>(

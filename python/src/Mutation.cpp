@@ -267,6 +267,26 @@ void mlir::tracking::python::checkBlockArgumentsInPattern(
   raiseLeftInvalid(action, parent, std::move(errors));
 }
 
+void mlir::tracking::python::checkValueTypeInPattern(
+    PyMlirContext &context, Value value, const char *action,
+    llvm::function_ref<void()> undo) {
+  if (!patternTrustsIR(context))
+    return;
+  if (auto argument = dyn_cast<BlockArgument>(value))
+    checkBlockArgumentsInPattern(context, argument.getOwner(), action, undo);
+  else
+    checkInvariantsInPattern(context, value.getDefiningOp(), action, undo);
+  // Each user once; one under modification is checked as a whole later.
+  llvm::SmallPtrSet<Operation *, 4> seen;
+  std::vector<DiagnosticRecord> errors;
+  for (Operation *user : value.getUsers())
+    if (user != opInModification && seen.insert(user).second &&
+        !verifiesForPatterns(user, /*regions=*/false, errors)) {
+      undo();
+      raiseLeftInvalid(action, user, std::move(errors));
+    }
+}
+
 bool mlir::tracking::python::regionNeedsBlockInPattern(
     PyMlirContext &context, Block *block,
     std::vector<DiagnosticRecord> &errors) {
@@ -385,6 +405,38 @@ void mlir::tracking::python::noteValueChanged(PyMlirContext &context,
     context.noteChanged(parent);
 }
 
+namespace {
+/// Inside a rewrite pattern, raises MLIRError unless the new op `op`,
+/// placed in `block` before `before`, verifies (its invariants; its regions
+/// may be filled after): the driver's C++ patterns and folders read it
+/// next and trust it (a `tensor.empty` with an `i32` result crashed
+/// `tensor.dim`'s canonicalization). It is placed there only for the check,
+/// unseen by the driver: its verifier may read its parent. A terminator
+/// is checked at the end of the block (a replacement goes before the
+/// terminator it replaces, which is erased next). A branch is not: the
+/// pattern may give its targets the arguments it passes next (adding a
+/// block argument checks the branches to the block).
+void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
+                         Block::iterator before) {
+  if (!patternTrustsIR(context) || op->getNumSuccessors())
+    return;
+  block->getOperations().insert(
+      op->hasTrait<OpTrait::IsTerminator>() ? block->end() : before, op);
+  std::vector<DiagnosticRecord> errors;
+  bool valid = verifiesForPatterns(op, /*regions=*/false, errors);
+  op->remove();
+  if (valid)
+    return;
+  throw MLIRErrorException{
+      "inserting '" + op->getName().getStringRef().str() +
+          "' inside a rewrite pattern: it does not verify, and the driver's "
+          "C++ patterns trust the IR to verify; it was not inserted (its "
+          "operands, results and attributes must be complete when it is "
+          "inserted; its regions may be filled after)",
+      std::move(errors)};
+}
+} // namespace
+
 void mlir::tracking::python::placeOperation(PyOperation &operation,
                                             Block *block,
                                             Block::iterator before,
@@ -416,6 +468,8 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
   checkPlacementInPattern(context, op, block, before);
   context.noteChanged(operation);
   context.noteChangedTree(newRoot);
+  if (!op->getBlock())
+    checkNewOpInPattern(context, op, block, before);
   PythonRewriter rewriter(context, label);
   if (!op->getBlock()) {
     // A detached root: whoever owned it now keeps the destination alive.
@@ -554,8 +608,41 @@ void mlir::tracking::python::moveBlock(PyMlirContext &context, Block *block,
   if (Operation *source = block->getParentOp())
     context.noteChanged(source);
   context.noteChanged(region->getParentOp());
+  Region *source = block->getParent();
+  Block *next = block->getNextNode();
+  auto entryOf = [](Region *r) { return r->empty() ? nullptr : &r->front(); };
+  Block *sourceEntry = entryOf(source), *destinationEntry = entryOf(region);
   PythonRewriter rewriter(context, "Block.append_to");
   rewriter.get().moveBlockBefore(block, region, before);
+  // A region whose entry block changed: its op defines the entry block's
+  // arguments (a function's signature), and no branch may target it. The
+  // driver's C++ patterns trust both (region simplification erased the
+  // old entry block, unreachable now, and dropped the uses of its
+  // arguments: null operands).
+  if (!patternTrustsIR(context))
+    return;
+  for (auto [changed, entryBefore] :
+       {std::pair(source, sourceEntry), std::pair(region, destinationEntry)}) {
+    Block *entry = entryOf(changed);
+    Operation *holder = changed->getParentOp();
+    if (!entry || entry == entryBefore || !holder)
+      continue;
+    std::vector<DiagnosticRecord> errors;
+    if (entry->hasNoPredecessors() &&
+        verifiesForPatterns(holder, /*regions=*/true, errors))
+      continue;
+    rewriter.get().moveBlockBefore(block, source,
+                                   next ? next->getIterator() : source->end());
+    throw MLIRErrorException{
+        "moving the block inside a rewrite pattern would give region #" +
+            std::to_string(changed->getRegionNumber()) + " of '" +
+            holder->getName().getStringRef().str() + "' an entry block that " +
+            (errors.empty() ? std::string("branches target")
+                            : std::string("it does not accept")) +
+            ", and the driver's C++ patterns trust the IR to verify; nothing "
+            "was changed",
+        std::move(errors)};
+  }
 }
 
 void mlir::tracking::python::setSuccessor(PyMlirContext &context, Operation *op,

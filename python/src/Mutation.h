@@ -179,6 +179,15 @@ namespace __attribute__((visibility("hidden"))) python {
   void checkBlockArgumentsInPattern(PyMlirContext & context, Block * block,
                                     const char *action,
                                     llvm::function_ref<void()> undo);
+  /// After Python changed the type of `value` (`Value.set_type`) inside a
+  /// rewrite pattern: the ops whose invariants read it must still verify
+  /// (its users, and its op, or for a block argument the branches to its
+  /// block and an entry block's op), since the driver's folders and C++
+  /// patterns trust the types (`vector.extract`'s folder read an `i32` as a
+  /// vector). If one does not, calls `undo` and raises MLIRError.
+  void checkValueTypeInPattern(PyMlirContext & context, Value value,
+                               const char *action,
+                               llvm::function_ref<void()> undo);
   /// Whether moving `block` out of its region inside a rewrite pattern
   /// would leave that region empty while its op needs a block there (the
   /// region of an `scf.if`, a function's body): the driver's C++ patterns

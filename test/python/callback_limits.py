@@ -444,6 +444,83 @@ def test_pattern_may_not_leave_invalid_ir():
         print(module.operation.verify(), str(module).count("tag"), str(module).count("new"))
 
 
+# CHECK-LABEL: TEST: test_pattern_may_not_retype_values_or_replace_entry_blocks
+@run
+def test_pattern_may_not_retype_values_or_replace_entry_blocks():
+    # Value.set_type leaving an op or a user invalid (vector.extract's folder
+    # read an i32 as a vector: a segfault), Block.append_to moving a
+    # region's entry block away (region simplification then erased the
+    # unreachable old entry block and dropped the uses of its arguments:
+    # null operands, a segfault when printed), and inserting a new op that
+    # does not verify (tensor.dim's canonicalization read a tensor.empty's
+    # i32 result as a tensor: a segfault) are refused inside patterns
+    # and undone (a run verifies its input; outside patterns such changes
+    # make the next run verify).
+    text = """
+      func.func @f(%v: vector<4x4xi32>, %a: i32) -> i32 {
+        "test.go"() : () -> ()
+        %b = vector.broadcast %v : vector<4x4xi32> to vector<2x4x4xi32>
+        %e = vector.extract %b[1, 2, 3] : i32 from vector<2x4x4xi32>
+        cf.br ^bb1
+      ^bb1:
+        %x = arith.addi %e, %a : i32
+        return %x : i32
+      }"""
+
+    def retype_broadcast(body):
+        body.operations[1].results[0].set_type(ir.IntegerType.get_signless(32))
+
+    def retype_argument(body):
+        # The function's signature defines it.
+        body.arguments[1].set_type(ir.IntegerType.get_signless(64))
+
+    def move_entry_block(body):
+        body.append_to(body.owner.regions[0])
+
+    def insert_invalid_op(body):
+        index = ir.Operation.create(
+            "arith.constant", results=[ir.IndexType.get()],
+            attributes={"value": ir.IntegerAttr.get(ir.IndexType.get(), 1)},
+            ip=ir.InsertionPoint.at_block_begin(body))
+        ir.Operation.create("tensor.empty",
+                            results=[ir.IntegerType.get_signless(32)],
+                            operands=[index.result],
+                            ip=ir.InsertionPoint.at_block_begin(body))
+
+    for change in (retype_broadcast, retype_argument, move_entry_block,
+                   insert_invalid_op):
+        with ir.Context() as context, ir.Location.unknown():
+            context.allow_unregistered_dialects = True
+            module = ir.Module.parse(text)
+
+            def go(op, rewriter):
+                change(op.operation.block)
+                rewriter.erase_op(op)
+
+            patterns = rewrite.RewritePatternSet()
+            patterns.add("test.go", go)
+            patterns.add_canonicalization_patterns()
+            # "test.go" first, before canonicalization changes the IR.
+            config = rewrite.GreedyRewriteConfig()
+            config.use_top_down_traversal = True
+            try:
+                rewrite.apply_patterns_and_fold_greedily(
+                    module, patterns.freeze(), config)
+                print(change.__name__, "ran")
+            except ir.MLIRError as e:
+                print(change.__name__, str(e).splitlines()[0][:100])
+            # (The canonicalization patterns went on.)
+            print(module.operation.verify())
+    # CHECK: retype_broadcast setting a value's type inside a rewrite pattern would leave 'vector.broadcast' invalid, and the
+    # CHECK-NEXT: True
+    # CHECK-NEXT: retype_argument setting a value's type inside a rewrite pattern would leave 'func.func' invalid, and the d
+    # CHECK-NEXT: True
+    # CHECK-NEXT: move_entry_block moving the block inside a rewrite pattern would give region #0 of 'func.func' an entry blo
+    # CHECK-NEXT: True
+    # CHECK-NEXT: insert_invalid_op inserting 'tensor.empty' inside a rewrite pattern: it does not verify, and the driver's C++
+    # CHECK-NEXT: True
+
+
 # CHECK-LABEL: TEST: test_pattern_may_not_misplace_terminators_or_keep_bad_successors
 @run
 def test_pattern_may_not_misplace_terminators_or_keep_bad_successors():
@@ -661,7 +738,8 @@ def test_pattern_keeps_block_arguments_consistent():
             print(e.error_diagnostics[0].message)
 
     # Branches first, then the argument: each step leaves IR that verifies
-    # once the old branch is gone (a created op is not checked).
+    # once the old branch is gone (a new branch is not checked when it is
+    # inserted: the argument it passes comes next).
     def widen(f, rewriter):
         bb1, bb2 = blocks(f)[1:3]
         br = bb1.operations[0]
