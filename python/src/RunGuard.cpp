@@ -173,12 +173,12 @@ IRPin::IRPin(PyOperation &operation, const char *user, PinKind kind,
   // A reader without the GIL reads use lists, which changes to the trees
   // linked to this one edit (and destroying one of them would drop its
   // uses): those trees are pinned and kept alive too.
-  if (kind == PinKind::ReadsWithoutGIL)
-    for (Operation *tree :
-         llvm::drop_begin(findTreeLinks(context, getRootOf(operation.get()),
-                                        TreeLinkQuery::LinkedTrees)
-                              .trees))
+  if (kind == PinKind::ReadsWithoutGIL) {
+    TreeLinks links = findTreeLinks(context, getRootOf(operation.get()),
+                                    TreeLinkQuery::LinkedTrees);
+    for (Operation *tree : llvm::drop_begin(links.trees))
       cover(context.getOwner(tree));
+  }
   context.pins.push_back(this);
 }
 
