@@ -8,6 +8,7 @@
 #include "RegistryNotifier.h"
 #include "RunGuard.h"
 
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Tracking/TrackingListener.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -226,6 +227,46 @@ bool verifiesForPatterns(Operation *op, bool regions,
           "' invalid, and the driver's C++ patterns trust the IR to verify; "
           "nothing was changed",
       std::move(errors)};
+}
+
+/// The first use in or of `op` that its value no longer dominates: an
+/// operand of `op` or of an op in it defined outside `op`, or a use of a
+/// result of `op`. Null if there is none.
+OpOperand *findUseNotDominated(Operation *op) {
+  DominanceInfo dominance;
+  OpOperand *found = nullptr;
+  op->walk([&](Operation *nested) {
+    for (OpOperand &operand : nested->getOpOperands()) {
+      Value value = operand.get();
+      Operation *holder = value.getDefiningOp()
+                              ? value.getDefiningOp()
+                              : value.getParentBlock()->getParentOp();
+      if ((nested == op || !op->isAncestor(holder)) &&
+          !dominance.properlyDominates(value, nested)) {
+        found = &operand;
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  if (found)
+    return found;
+  for (Value result : op->getResults())
+    for (OpOperand &use : result.getUses())
+      if (!dominance.properlyDominates(result, use.getOwner()))
+        return &use;
+  return nullptr;
+}
+
+[[noreturn]] void raiseNotDominated(const std::string &action, OpOperand *use) {
+  throw MLIRErrorException{
+      action + " inside a rewrite pattern would leave operand #" +
+          std::to_string(use->getOperandNumber()) + " of '" +
+          use->getOwner()->getName().getStringRef().str() +
+          "' a value that does not dominate it (its own result, one defined "
+          "after it, or one of a block it is no longer in), and the driver's "
+          "C++ patterns trust the IR to verify; nothing was changed",
+      {}};
 }
 } // namespace
 
@@ -482,7 +523,18 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
     return;
   }
   std::shared_ptr<RootOwner> oldOwner = operation.getResolvedOwner();
+  Block *oldBlock = op->getBlock();
+  Operation *oldNext = op->getNextNode();
   rewriter.get().moveOpBefore(op, block, before);
+  // Inside a pattern the op's values must still reach their uses (region
+  // simplification dropped the uses of a block argument that a moved op
+  // took out of its block: a null operand).
+  if (patternTrustsIR(context) && oldRoot == newRoot)
+    if (OpOperand *use = findUseNotDominated(op)) {
+      rewriter.get().moveOpBefore(
+          op, oldBlock, oldNext ? oldNext->getIterator() : oldBlock->end());
+      raiseNotDominated(label.str(), use);
+    }
   if (oldRoot != newRoot) {
     context.rehome(op);
     context.noteTreeChanged(*oldOwner);
@@ -582,8 +634,35 @@ void mlir::tracking::python::replaceAllUsesWith(PyMlirContext &context,
   for (Operation *user : from.getUsers())
     context.noteChanged(user);
   noteValueChanged(context, to);
+  SmallVector<OpOperand *> changed;
+  for (OpOperand &use : from.getUses())
+    changed.push_back(&use);
   PythonRewriter rewriter(context, "replace_all_uses_with");
   rewriter.get().replaceAllUsesWith(from, to);
+  // Inside a pattern each user must still verify (a value of another type:
+  // `vector.extract`'s folder read an `i32` as a vector), and `to` must
+  // dominate it; else undone.
+  if (!patternTrustsIR(context))
+    return;
+  auto undo = [&] {
+    for (OpOperand *use : changed)
+      rewriter.get().modifyOpInPlace(use->getOwner(), [&] { use->set(from); });
+  };
+  DominanceInfo dominance;
+  llvm::SmallPtrSet<Operation *, 4> seen;
+  std::vector<DiagnosticRecord> errors;
+  for (OpOperand *use : changed) {
+    Operation *user = use->getOwner();
+    if (!dominance.properlyDominates(to, user)) {
+      undo();
+      raiseNotDominated("replace_all_uses_with", use);
+    }
+    if (user == opInModification || !seen.insert(user).second ||
+        verifiesForPatterns(user, /*regions=*/false, errors))
+      continue;
+    undo();
+    raiseLeftInvalid("replace_all_uses_with", user, std::move(errors));
+  }
 }
 
 void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
@@ -597,6 +676,11 @@ void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
   checkInvariantsInPattern(context, op, "setting an operand", [&] {
     rewriter.get().modifyOpInPlace(op, [&] { op->setOperand(index, old); });
   });
+  if (patternTrustsIR(context) &&
+      !DominanceInfo().properlyDominates(value, op)) {
+    rewriter.get().modifyOpInPlace(op, [&] { op->setOperand(index, old); });
+    raiseNotDominated("setting an operand", &op->getOpOperand(index));
+  }
 }
 
 void mlir::tracking::python::moveBlock(PyMlirContext &context, Block *block,

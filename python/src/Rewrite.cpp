@@ -25,6 +25,7 @@
 
 #include "mlir/Dialect/PDL/IR/PDLOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
@@ -201,6 +202,24 @@ template <typename T> struct CallScoped {
 
 /// The value of `object`, which the caller is about to use (an operand, a
 /// replacement): its use list will change.
+/// Raises ValueError unless each of `values` dominates every use of the
+/// result of `op` it replaces: a use left with a value defined after it
+/// (the replacement op made at the end of the block) is invalid IR, which
+/// the driver's C++ patterns chase without end or crash on.
+void checkReplacementDominates(Operation *op, ValueRange values) {
+  DominanceInfo dominance;
+  for (auto [result, value] : llvm::zip(op->getResults(), values))
+    for (Operation *user : result.getUsers())
+      if (!op->isAncestor(user) && !dominance.properlyDominates(value, user))
+        throw py::value_error(
+            "a replacement of result #" +
+            std::to_string(result.getResultNumber()) + " of '" +
+            op->getName().getStringRef().str() +
+            "' does not dominate its use by '" +
+            user->getName().getStringRef().str() +
+            "' (make the replacement before the op, at rewriter.ip)");
+}
+
 Value castToValue(const py::handle &object) {
   PyValue &pyValue = object.cast<PyValue &>();
   Value value = pyValue.get();
@@ -1005,12 +1024,28 @@ struct PyPDLModule {
     return flows;
   }
 
+  /// The PDL values of a rewrite that hold results of the op `opValue`:
+  /// `pdl.result(s)` of it, and the `pdl.range`s built from those (a range
+  /// copies the values, so it holds the op's results too).
+  static SmallVector<Value> resultsOf(Value opValue) {
+    SmallVector<Value> derived;
+    for (Operation *user : opValue.getUsers())
+      if (isa<pdl::ResultOp, pdl::ResultsOp>(user))
+        derived.push_back(user->getResult(0));
+    for (size_t i = 0; i < derived.size(); ++i)
+      for (Operation *user : derived[i].getUsers())
+        if (isa<pdl::RangeOp>(user) &&
+            !llvm::is_contained(derived, user->getResult(0)))
+          derived.push_back(user->getResult(0));
+    return derived;
+  }
+
   /// Refuses a PDL rewrite that uses an op after its `pdl.erase` or
   /// `pdl.replace` (which erases it), or what dies with it: its results
-  /// (`pdl.result(s)` of it) and the ranges of its operands and result types
-  /// the matcher bound (`pdl.operands`, `pdl.types`, which point into the
-  /// op). MLIR would read freed memory, and so would the functions here
-  /// that take the op to Python.
+  /// (`pdl.result(s)` of it, and ranges built from those) and the ranges of
+  /// its operands and result types the matcher bound (`pdl.operands`,
+  /// `pdl.types`, which point into the op). MLIR would read freed memory, and
+  /// so would the functions here that take the op to Python.
   static void checkNoUseAfterErase(ModuleOp module) {
     module->walk([](pdl::RewriteOp rewrite) {
       if (rewrite.getBodyRegion().empty())
@@ -1025,9 +1060,8 @@ struct PyPDLModule {
         if (!erased)
           continue;
         llvm::SmallPtrSet<Value, 8> dead{erased};
-        for (Operation *user : erased.getUsers())
-          if (isa<pdl::ResultOp, pdl::ResultsOp>(user))
-            dead.insert(user->getResult(0));
+        for (Value result : resultsOf(erased))
+          dead.insert(result);
         if (auto matched = erased.getDefiningOp<pdl::OperationOp>()) {
           for (Value operands : matched.getOperandValues())
             if (isa<pdl::RangeType>(operands.getType()))
@@ -1088,14 +1122,17 @@ struct PyPDLModule {
     unsigned step = 0;
     for (Operation *op = from; op; op = op->getNextNode())
       stepOf[op] = step++;
-    // The users of `value` and of `pdl.result(s)` of it.
+    // The users of `value`, of `pdl.result(s)` of it, and of the ranges
+    // built from it or from those.
     auto forEachUser = [](Value value, auto fn) {
-      for (Operation *user : value.getUsers()) {
-        fn(user);
-        if (isa<pdl::ResultOp, pdl::ResultsOp>(user))
-          for (Operation *derivedUser : user->getResult(0).getUsers())
-            fn(derivedUser);
-      }
+      SmallVector<Value> derived = resultsOf(value);
+      for (size_t i = 0; i < derived.size() + 1; ++i)
+        for (Operation *user : (i ? derived[i - 1] : value).getUsers()) {
+          fn(user);
+          if (isa<pdl::RangeOp>(user) &&
+              !llvm::is_contained(derived, user->getResult(0)))
+            derived.push_back(user->getResult(0));
+        }
     };
     auto lastUse = [&](Value value) {
       std::optional<unsigned> last;
@@ -1988,6 +2025,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                     " results, the operation " +
                     std::to_string(target->getNumResults()));
               checkUseListChange(*self.context, replacement);
+              checkReplacementDominates(target, replacement->getResults());
               rewriter.replaceOp(target, replacement);
               return;
             }
@@ -2009,6 +2047,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                                       "own results or by values defined in "
                                       "its regions");
             }
+            checkReplacementDominates(target, newValues);
             rewriter.replaceOp(target, newValues);
           },
           py::arg("op"), py::arg("new_op") = py::none(),

@@ -453,8 +453,11 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
     # unreachable old entry block and dropped the uses of its arguments:
     # null operands, a segfault when printed), and inserting a new op that
     # does not verify (tensor.dim's canonicalization read a tensor.empty's
-    # i32 result as a tensor: a segfault) are refused inside patterns
-    # and undone (a run verifies its input; outside patterns such changes
+    # i32 result as a tensor: a segfault), a replacement of uses by a value
+    # of another type, and a use its value does not dominate (an op using
+    # its own result: canonicalization looped forever; an op moved out of
+    # the block whose argument it uses: a null operand once that block was
+    # erased) are refused inside patterns and undone (a run verifies its input; outside patterns such changes
     # make the next run verify).
     text = """
       func.func @f(%v: vector<4x4xi32>, %a: i32) -> i32 {
@@ -467,17 +470,17 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
         return %x : i32
       }"""
 
-    def retype_broadcast(body):
+    def retype_broadcast(body, rewriter):
         body.operations[1].results[0].set_type(ir.IntegerType.get_signless(32))
 
-    def retype_argument(body):
+    def retype_argument(body, rewriter):
         # The function's signature defines it.
         body.arguments[1].set_type(ir.IntegerType.get_signless(64))
 
-    def move_entry_block(body):
+    def move_entry_block(body, rewriter):
         body.append_to(body.owner.regions[0])
 
-    def insert_invalid_op(body):
+    def insert_invalid_op(body, rewriter):
         index = ir.Operation.create(
             "arith.constant", results=[ir.IndexType.get()],
             attributes={"value": ir.IntegerAttr.get(ir.IndexType.get(), 1)},
@@ -487,14 +490,29 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
                             operands=[index.result],
                             ip=ir.InsertionPoint.at_block_begin(body))
 
+    def other_type_for_uses(body, rewriter):
+        body.operations[1].results[0].replace_all_uses_with(body.arguments[1])
+
+    def use_own_result(body, rewriter):
+        add = body.owner.regions[0].blocks[1].operations[0]
+        add.operands[0] = add.results[0]
+
+    def move_before_operand(body, rewriter):
+        body.operations[2].move_before(body.operations[1])
+
+    def replace_by_later_value(body, rewriter):
+        add = body.owner.regions[0].blocks[1].operations[0]
+        rewriter.replace_op(body.operations[2], [add.results[0]])
+
     for change in (retype_broadcast, retype_argument, move_entry_block,
-                   insert_invalid_op):
+                   insert_invalid_op, other_type_for_uses, use_own_result,
+                   move_before_operand, replace_by_later_value):
         with ir.Context() as context, ir.Location.unknown():
             context.allow_unregistered_dialects = True
             module = ir.Module.parse(text)
 
             def go(op, rewriter):
-                change(op.operation.block)
+                change(op.operation.block, rewriter)
                 rewriter.erase_op(op)
 
             patterns = rewrite.RewritePatternSet()
@@ -507,7 +525,7 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
                 rewrite.apply_patterns_and_fold_greedily(
                     module, patterns.freeze(), config)
                 print(change.__name__, "ran")
-            except ir.MLIRError as e:
+            except (ir.MLIRError, ValueError) as e:
                 print(change.__name__, str(e).splitlines()[0][:100])
             # (The canonicalization patterns went on.)
             print(module.operation.verify())
@@ -518,6 +536,14 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
     # CHECK-NEXT: move_entry_block moving the block inside a rewrite pattern would give region #0 of 'func.func' an entry blo
     # CHECK-NEXT: True
     # CHECK-NEXT: insert_invalid_op inserting 'tensor.empty' inside a rewrite pattern: it does not verify, and the driver's C++
+    # CHECK-NEXT: True
+    # CHECK-NEXT: other_type_for_uses replace_all_uses_with inside a rewrite pattern would leave 'vector.extract' invalid, and the driver
+    # CHECK-NEXT: True
+    # CHECK-NEXT: use_own_result setting an operand inside a rewrite pattern would leave operand #0 of 'arith.addi' a value that does
+    # CHECK-NEXT: True
+    # CHECK-NEXT: move_before_operand Operation.move_before inside a rewrite pattern would leave operand #0 of 'vector.extract' a valu
+    # CHECK-NEXT: True
+    # CHECK-NEXT: replace_by_later_value a replacement of result #0 of 'vector.extract' does not dominate its use by 'arith.addi'
     # CHECK-NEXT: True
 
 

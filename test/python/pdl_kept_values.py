@@ -295,6 +295,19 @@ def test_use_after_pdl_erases_the_op():
                 except ValueError as error:
                     print(what, "refused:", str(error).split(") ")[1])
     # CHECK-COUNT-10: refused: uses an op that 'pdl.{{erase|replace}}' erased before it, or a value or range that died with it
+    # A range built from a result before the erasure holds that result
+    # (PDL built a new op on the freed value: heap corruption).
+    with ir.Context():
+        try:
+            rewrite.PDLModule(two_op_pdl("""
+                %r = pdl.range %first, %first : !pdl.value, !pdl.value
+                pdl.erase %op
+                %n = pdl.operation "test.new"(%r : !pdl.range<value>)
+                    -> (%types : !pdl.range<type>)"""))
+            print("range accepted")
+        except ValueError as error:
+            # CHECK-NEXT: range refused: uses an op that 'pdl.erase' erased before it, or a value or range that died with it
+            print("range refused:", str(error).split(") ")[1])
     # Before the erasure, all of them may be used.
     with ir.Context():
         rewrite.PDLModule(two_op_pdl("""
