@@ -424,6 +424,13 @@ namespace __attribute__((visibility("hidden"))) python {
 
   /// Returns the top-level ancestor of `op` (or `op`).
   Operation *getRootOf(Operation * op);
+  /// The op that `value` lives and dies with: its defining op, or the op
+  /// whose region holds its block (null for a block in no op).
+  inline Operation *getHolderOf(Value value) {
+    if (Operation *definer = value.getDefiningOp())
+      return definer;
+    return value.getParentBlock()->getParentOp();
+  }
   /// Adds the ops of `tree` (itself included) to `ops`, and its blocks, block
   /// arguments and op results to `units`: every address the handle
   /// registries may map in that IR.

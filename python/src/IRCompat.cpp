@@ -615,11 +615,6 @@ void populateOperationExtras(py::module_ &m) {
             auto isInside = [&](Operation *holder) {
               return holder && op->isAncestor(holder);
             };
-            auto holderOf = [](Value value) {
-              return value.getDefiningOp()
-                         ? value.getDefiningOp()
-                         : value.getParentBlock()->getParentOp();
-            };
             auto usedOutside = [&](auto uses) {
               return llvm::any_of(
                   uses, [&](auto &use) { return !isInside(use.getOwner()); });
@@ -627,7 +622,7 @@ void populateOperationExtras(py::module_ &m) {
             WalkResult outside = op->walk([&](Operation *nested) {
               bool linked = llvm::any_of(nested->getOperands(),
                                          [&](Value v) {
-                                           return !isInside(holderOf(v));
+                                           return !isInside(getHolderOf(v));
                                          }) ||
                             llvm::any_of(nested->getSuccessors(),
                                          [&](Block *b) {

@@ -237,12 +237,9 @@ OpOperand *findUseNotDominated(Operation *op) {
   OpOperand *found = nullptr;
   op->walk([&](Operation *nested) {
     for (OpOperand &operand : nested->getOpOperands()) {
-      Value value = operand.get();
-      Operation *holder = value.getDefiningOp()
-                              ? value.getDefiningOp()
-                              : value.getParentBlock()->getParentOp();
-      if ((nested == op || !op->isAncestor(holder)) &&
-          !dominance.properlyDominates(value, nested)) {
+      Operation *holder = getHolderOf(operand.get());
+      if ((nested == op || !holder || !op->isAncestor(holder)) &&
+          !dominance.properlyDominates(operand.get(), nested)) {
         found = &operand;
         return WalkResult::interrupt();
       }
@@ -440,10 +437,8 @@ mlir::tracking::python::getActiveRewriter(PyMlirContext &context) {
 
 void mlir::tracking::python::noteValueChanged(PyMlirContext &context,
                                               Value value) {
-  if (Operation *def = value.getDefiningOp())
-    context.noteChanged(def);
-  else if (Operation *parent = value.getParentBlock()->getParentOp())
-    context.noteChanged(parent);
+  if (Operation *holder = getHolderOf(value))
+    context.noteChanged(holder);
 }
 
 namespace {

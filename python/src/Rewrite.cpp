@@ -169,11 +169,7 @@ struct PyPDLResultList {
   /// Whether `op` (a result, or the op or block holding a result value) is
   /// in the IR PDL rewrites.
   static Operation *holderOf(Operation *op) { return op; }
-  static Operation *holderOf(Value value) {
-    if (Operation *definer = value.getDefiningOp())
-      return definer;
-    return cast<BlockArgument>(value).getOwner()->getParentOp();
-  }
+  static Operation *holderOf(Value value) { return getHolderOf(value); }
   bool inTree(Operation *op) const {
     return !tree || (op && getRootOf(op) == tree);
   }
@@ -273,9 +269,7 @@ bool callPython(PyMlirContext &context, Fn fn, bool evenAfterError = false) {
 bool diesWith(Value value, Operation *op) {
   if (!value)
     return false;
-  Operation *owner = value.getDefiningOp();
-  if (!owner)
-    owner = value.getParentBlock()->getParentOp();
+  Operation *owner = getHolderOf(value);
   return owner && op->isAncestor(owner);
 }
 
@@ -1189,7 +1183,7 @@ struct PyPDLModule {
       fn(value.cast<Operation *>());
       return;
     case PDLValue::Kind::Value:
-      fn(PyPDLResultList::holderOf(value.cast<Value>()));
+      fn(getHolderOf(value.cast<Value>()));
       return;
     case PDLValue::Kind::ValueRange: {
       auto range = value.cast<ValueRange>();
@@ -1197,7 +1191,7 @@ struct PyPDLModule {
         fn(owner);
       else
         for (Value item : range)
-          fn(PyPDLResultList::holderOf(item));
+          fn(getHolderOf(item));
       return;
     }
     case PDLValue::Kind::TypeRange:

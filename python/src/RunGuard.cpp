@@ -248,10 +248,7 @@ void mlir::tracking::python::checkUseListChange(PyMlirContext &context,
                                                 Value value) {
   if (context.pins.empty())
     return;
-  Operation *holder = value.getDefiningOp();
-  if (!holder)
-    holder = value.getParentBlock()->getParentOp();
-  checkUseListChangeUnder(context, holder, "value");
+  checkUseListChangeUnder(context, getHolderOf(value), "value");
 }
 
 void mlir::tracking::python::checkUseListChange(PyMlirContext &context,
@@ -277,13 +274,9 @@ void mlir::tracking::python::checkCloneUseListChanges(PyMlirContext &context,
     return holder && op->isAncestor(holder);
   };
   op->walk([&](Operation *nested) {
-    for (Value operand : nested->getOperands()) {
-      Operation *holder = operand.getDefiningOp();
-      if (!holder)
-        holder = operand.getParentBlock()->getParentOp();
-      if (!isInside(holder))
+    for (Value operand : nested->getOperands())
+      if (!isInside(getHolderOf(operand)))
         checkUseListChange(context, operand);
-    }
     for (Block *successor : nested->getSuccessors())
       if (!isInside(successor->getParentOp()))
         checkUseListChange(context, successor);

@@ -29,10 +29,8 @@ TreeLinks mlir::tracking::python::findTreeLinks(PyMlirContext &context,
       links.trees.push_back(tree);
   };
   auto noteValue = [&](Value value) {
-    if (Operation *def = value.getDefiningOp())
-      note(def);
-    else if (Operation *parent = value.getParentBlock()->getParentOp())
-      note(parent);
+    if (Operation *holder = getHolderOf(value))
+      note(holder);
   };
   for (size_t i = 0; i < links.trees.size(); ++i) {
     // A tree a pipeline is running on (reached from a Python pass, through a
