@@ -33,6 +33,13 @@ struct PySymbolTable {
     Operation *op = castToOperation(operation).get();
     if (!op->hasTrait<OpTrait::SymbolTable>())
       throw py::type_error("Operation is not a Symbol Table.");
+    // MLIR's symbol tables read the one block of the op's one region (its
+    // verifier's rule, which an op built from Python may break: a segfault).
+    if (op->getNumRegions() != 1 || !llvm::hasSingleElement(op->getRegion(0)))
+      throw py::value_error(
+          "'" + op->getName().getStringRef().str() +
+          "' has no single region with a single block, which a symbol "
+          "table needs");
     return op;
   }
 };

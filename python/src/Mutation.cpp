@@ -229,6 +229,21 @@ bool verifiesForPatterns(Operation *op, bool regions,
       std::move(errors)};
 }
 
+} // namespace
+
+bool mlir::tracking::python::dominatesUse(DominanceInfo &dominance, Value value,
+                                          Operation *user) {
+  // A user in no block is checked when it is inserted; MLIR's dominance
+  // reads the block of both.
+  if (!user->getBlock())
+    return true;
+  if (Operation *definer = value.getDefiningOp();
+      definer && !definer->getBlock())
+    return false;
+  return dominance.properlyDominates(value, user);
+}
+
+namespace {
 /// The first use in or of `op` that its value no longer dominates: an
 /// operand of `op` or of an op in it defined outside `op`, or a use of a
 /// result of `op`. Null if there is none.
@@ -239,7 +254,7 @@ OpOperand *findUseNotDominated(Operation *op) {
     for (OpOperand &operand : nested->getOpOperands()) {
       Operation *holder = getHolderOf(operand.get());
       if ((nested == op || !holder || !op->isAncestor(holder)) &&
-          !dominance.properlyDominates(operand.get(), nested)) {
+          !dominatesUse(dominance, operand.get(), nested)) {
         found = &operand;
         return WalkResult::interrupt();
       }
@@ -250,7 +265,7 @@ OpOperand *findUseNotDominated(Operation *op) {
     return found;
   for (Value result : op->getResults())
     for (OpOperand &use : result.getUses())
-      if (!dominance.properlyDominates(result, use.getOwner()))
+      if (!dominatesUse(dominance, result, use.getOwner()))
         return &use;
   return nullptr;
 }
@@ -460,7 +475,11 @@ void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
       op->hasTrait<OpTrait::IsTerminator>() ? block->end() : before, op);
   std::vector<DiagnosticRecord> errors;
   bool valid = verifiesForPatterns(op, /*regions=*/false, errors);
+  OpOperand *notDominated = valid ? findUseNotDominated(op) : nullptr;
   op->remove();
+  if (notDominated)
+    raiseNotDominated("inserting '" + op->getName().getStringRef().str() + "'",
+                      notDominated);
   if (valid)
     return;
   throw MLIRErrorException{
@@ -648,7 +667,7 @@ void mlir::tracking::python::replaceAllUsesWith(PyMlirContext &context,
   std::vector<DiagnosticRecord> errors;
   for (OpOperand *use : changed) {
     Operation *user = use->getOwner();
-    if (!dominance.properlyDominates(to, user)) {
+    if (!dominatesUse(dominance, to, user)) {
       undo();
       raiseNotDominated("replace_all_uses_with", use);
     }
@@ -671,8 +690,8 @@ void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
   checkInvariantsInPattern(context, op, "setting an operand", [&] {
     rewriter.get().modifyOpInPlace(op, [&] { op->setOperand(index, old); });
   });
-  if (patternTrustsIR(context) &&
-      !DominanceInfo().properlyDominates(value, op)) {
+  DominanceInfo dominance;
+  if (patternTrustsIR(context) && !dominatesUse(dominance, value, op)) {
     rewriter.get().modifyOpInPlace(op, [&] { op->setOperand(index, old); });
     raiseNotDominated("setting an operand", &op->getOpOperand(index));
   }

@@ -21,6 +21,10 @@
 
 #include <string>
 
+namespace mlir {
+class DominanceInfo;
+} // namespace mlir
+
 namespace mlir::tracking {
 // Internal to the extension: hidden like pybind11's own types, whose
 // objects these classes hold.
@@ -179,6 +183,10 @@ namespace __attribute__((visibility("hidden"))) python {
   void checkBlockArgumentsInPattern(PyMlirContext & context, Block * block,
                                     const char *action,
                                     llvm::function_ref<void()> undo);
+  /// True if `value` dominates its use by `user` (MLIR's properlyDominates,
+  /// which reads the block of both): a value of an op in no block does not
+  /// dominate anything; a user in no block is checked when inserted.
+  bool dominatesUse(DominanceInfo & dominance, Value value, Operation * user);
   /// After Python changed the type of `value` (`Value.set_type`) inside a
   /// rewrite pattern: the ops whose invariants read it must still verify
   /// (its users, and its op, or for a block argument the branches to its

@@ -206,7 +206,7 @@ void checkReplacementDominates(Operation *op, ValueRange values) {
   DominanceInfo dominance;
   for (auto [result, value] : llvm::zip(op->getResults(), values))
     for (Operation *user : result.getUsers())
-      if (!op->isAncestor(user) && !dominance.properlyDominates(value, user))
+      if (!op->isAncestor(user) && !dominatesUse(dominance, value, user))
         throw py::value_error(
             "a replacement of result #" +
             std::to_string(result.getResultNumber()) + " of '" +

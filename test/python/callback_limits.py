@@ -504,9 +504,21 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
         add = body.owner.regions[0].blocks[1].operations[0]
         rewriter.replace_op(body.operations[2], [add.results[0]])
 
+    def use_op_in_no_block(body, rewriter):
+        # (MLIR's dominance check read the null block: a segfault.)
+        loose = ir.Operation.create(
+            "arith.constant", results=[ir.IntegerType.get_signless(32)],
+            attributes={"value": ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(32), 3)})
+        kept.append(loose)
+        body.owner.regions[0].blocks[1].operations[0].operands[1] = loose.result
+
+    kept = []
+
     for change in (retype_broadcast, retype_argument, move_entry_block,
                    insert_invalid_op, other_type_for_uses, use_own_result,
-                   move_before_operand, replace_by_later_value):
+                   move_before_operand, replace_by_later_value,
+                   use_op_in_no_block):
         with ir.Context() as context, ir.Location.unknown():
             context.allow_unregistered_dialects = True
             module = ir.Module.parse(text)
@@ -544,6 +556,8 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
     # CHECK-NEXT: move_before_operand Operation.move_before inside a rewrite pattern would leave operand #0 of 'vector.extract' a valu
     # CHECK-NEXT: True
     # CHECK-NEXT: replace_by_later_value a replacement of result #0 of 'vector.extract' does not dominate its use by 'arith.addi'
+    # CHECK-NEXT: True
+    # CHECK-NEXT: use_op_in_no_block setting an operand inside a rewrite pattern would leave operand #1 of 'arith.addi' a value that does
     # CHECK-NEXT: True
 
 

@@ -28,6 +28,8 @@ func.func @caller() -> i32 {
 # CHECK-NEXT: KeyError: "Symbol 'nope' not in the symbol table."
 # CHECK-NEXT: TypeError: Operation is not a Symbol Table.
 # CHECK-NEXT: True
+# CHECK-NEXT: 0 ValueError: 'builtin.module' has no single region with a single block, which a symbol table needs
+# CHECK-NEXT: 1 ValueError: 'builtin.module' has no single region with a single block, which a symbol table needs
 @run
 def test_lookup():
     m = ir.Module.parse(ASM)
@@ -45,6 +47,17 @@ def test_lookup():
         print("TypeError:", e)
     # A Module works as well as its operation.
     print("caller" in ir.SymbolTable(m))
+    # A module built without its region, or with an empty one: MLIR's
+    # symbol table read the missing block (a segfault).
+    for regions in (0, 1):
+        with ir.Location.unknown(m.context):
+            bare = ir.Operation.create("builtin.module", regions=regions)
+        try:
+            table = ir.SymbolTable(bare)
+            table.insert(callee.operation.clone(ip=False))
+            print(regions, "inserted")
+        except ValueError as e:
+            print(regions, "ValueError:", e)
 
 
 # CHECK-LABEL: TEST: test_names_and_visibility
