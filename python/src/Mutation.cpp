@@ -464,9 +464,9 @@ namespace {
 /// `tensor.dim`'s canonicalization). It is placed there only for the check,
 /// unseen by the driver: its verifier may read its parent. A terminator
 /// is checked at the end of the block (a replacement goes before the
-/// terminator it replaces, which is erased next). A branch is checked
-/// when the pattern returns (checkBranchWhenPatternReturns): the pattern
-/// may give its targets the arguments it passes next.
+/// terminator it replaces, which is erased next). A branch is not: the
+/// pattern may give its targets the arguments it passes next (adding a
+/// block argument checks the branches to the block).
 void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
                          Block::iterator before) {
   if (!patternTrustsIR(context) || op->getNumSuccessors())
@@ -534,8 +534,6 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
     rewriter.get().setInsertionPoint(block, before);
     rewriter.get().insert(op);
     oldOwner->forwardTo(context.getOwner(newRoot));
-    if (op->getNumSuccessors() && patternTrustsIR(context))
-      checkBranchWhenPatternReturns(op);
     return;
   }
   std::shared_ptr<RootOwner> oldOwner = operation.getResolvedOwner();

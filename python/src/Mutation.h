@@ -183,12 +183,6 @@ namespace __attribute__((visibility("hidden"))) python {
   void checkBlockArgumentsInPattern(PyMlirContext & context, Block * block,
                                     const char *action,
                                     llvm::function_ref<void()> undo);
-  /// Notes a branch that Python inserted inside a greedy or walk pattern:
-  /// when the pattern's code returns, a branch that does not match its
-  /// targets gets placeholders for what they take, and the run raises
-  /// (Rewrite.cpp, DriverChecks). Not checked when inserted: the code may
-  /// add the target's arguments next.
-  void checkBranchWhenPatternReturns(Operation * branch);
   /// True if `value` dominates its use by `user` (MLIR's properlyDominates,
   /// which reads the block of both): a value of an op in no block does not
   /// dominate anything; a user in no block is checked when inserted.

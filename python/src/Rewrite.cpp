@@ -28,7 +28,6 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Tracking/TrackedRewrite.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -505,26 +504,10 @@ public:
     strayTerminators.push_back(terminator);
   }
 
-  /// Notes a branch the Python code running inserted: it may pass its
-  /// targets operands they take only once the code adds their arguments,
-  /// so it is checked when the code returns (finishCall).
-  void expectValidBranch(Operation *branch) { newBranches.push_back(branch); }
-
   /// When the Python code (`who`) that `rewriter` ran returns: erases a
   /// terminator it left before other ops (a block must end in its
-  /// terminator), gives a new branch that does not match its targets
-  /// placeholders for what they take, and reports it.
+  /// terminator), and reports it.
   void finishCall(RewriterBase &rewriter, const std::string &who) {
-    std::vector<Operation *> branches = std::move(newBranches);
-    newBranches.clear();
-    for (Operation *branch : branches)
-      if (branch->getBlock() && !verifiesQuietly(branch) &&
-          matchTargets(rewriter, branch))
-        record(who + " inserted '" + branch->getName().getStringRef().str() +
-               "' with operands its target blocks do not take, and left it "
-               "so: they were replaced by placeholders "
-               "(builtin.unrealized_conversion_cast), since the driver's C++ "
-               "patterns trust branches to match their targets");
     std::vector<Operation *> stray = std::move(strayTerminators);
     strayTerminators.clear();
     for (Operation *op : stray) {
@@ -555,7 +538,6 @@ public:
     ErasureListener::notifyOperationErased(op);
     llvm::erase_if(expected, [&](const Expected &e) { return e.op == op; });
     llvm::erase(strayTerminators, op);
-    llvm::erase(newBranches, op);
     unsigned generation = takeGeneration(op);
     if (op->use_empty() || !op->getParentOp() ||
         mayBeGraphRegion(*op->getParentRegion()) || !isEraseRoot(op))
@@ -660,53 +642,6 @@ private:
   DriverChecks *previous;
   std::vector<Expected> expected;
   std::vector<Operation *> strayTerminators;
-  std::vector<Operation *> newBranches;
-
-  static bool verifiesQuietly(Operation *op) {
-    std::optional<RegisteredOperationName> info = op->getRegisteredInfo();
-    if (!info)
-      return true;
-    ScopedDiagnosticHandler quiet(op->getContext(),
-                                  [](Diagnostic &) { return success(); });
-    return succeeded(info->verifyInvariants(op));
-  }
-
-  /// Makes the operands `branch` forwards to each target what the target's
-  /// arguments take: those of the right type in place, placeholders (an
-  /// `unrealized_conversion_cast` without inputs) for the others, extra
-  /// ones dropped. False if it cannot (not a BranchOpInterface).
-  static bool matchTargets(RewriterBase &rewriter, Operation *branch) {
-    auto branchOp = dyn_cast<BranchOpInterface>(branch);
-    if (!branchOp)
-      return false;
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPoint(branch);
-    SmallVector<SmallVector<Value>> matched;
-    for (unsigned i = 0; i < branch->getNumSuccessors(); ++i) {
-      Block *target = branch->getSuccessor(i);
-      SuccessorOperands operands = branchOp.getSuccessorOperands(i);
-      unsigned produced = operands.getProducedOperandCount();
-      OperandRange forwarded = operands.getForwardedOperands();
-      SmallVector<Value> values;
-      for (unsigned arg = produced; arg < target->getNumArguments(); ++arg) {
-        Type type = target->getArgument(arg).getType();
-        unsigned index = arg - produced;
-        if (index < forwarded.size() && forwarded[index].getType() == type)
-          values.push_back(forwarded[index]);
-        else
-          values.push_back(UnrealizedConversionCastOp::create(
-                               rewriter, branch->getLoc(), type, ValueRange())
-                               .getResult(0));
-      }
-      matched.push_back(std::move(values));
-    }
-    rewriter.modifyOpInPlace(branch, [&] {
-      for (unsigned i = 0; i < branch->getNumSuccessors(); ++i)
-        branchOp.getSuccessorOperands(i).getMutableForwardedOperands().assign(
-            matched[i]);
-    });
-    return true;
-  }
   /// How many copies of an op, each replacing the one before, keepForUsers
   /// makes at most (more than a greedy run's default iterations).
   static constexpr unsigned kMaxCopies = 32;
@@ -2755,9 +2690,4 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
       py::arg("op"), py::arg("set"), py::arg("tracking_config") = py::none(),
       "Applies the patterns once to each op nested in `op` in a walk "
       "(no folding, no fixpoint); handles follow every change.");
-}
-
-void mlir::tracking::python::checkBranchWhenPatternReturns(Operation *branch) {
-  if (DriverChecks *checks = DriverChecks::get(branch->getContext()))
-    checks->expectValidBranch(branch);
 }

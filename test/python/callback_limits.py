@@ -513,22 +513,12 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
         kept.append(loose)
         body.owner.regions[0].blocks[1].operations[0].operands[1] = loose.result
 
-    def branch_left_unmatched(body, rewriter):
-        # A branch passing an operand its target does not take, never
-        # matched (block merging segfaulted): when the pattern returns, it
-        # gets placeholders for what its target takes, and the run raises.
-        old = body.operations[-1]
-        ir.Operation.create("cf.br", operands=[body.arguments[1]],
-                            successors=[old.successors[0]],
-                            ip=ir.InsertionPoint(old))
-        rewriter.erase_op(old)
-
     kept = []
 
     for change in (retype_broadcast, retype_argument, move_entry_block,
                    insert_invalid_op, other_type_for_uses, use_own_result,
                    move_before_operand, replace_by_later_value,
-                   use_op_in_no_block, branch_left_unmatched):
+                   use_op_in_no_block):
         with ir.Context() as context, ir.Location.unknown():
             context.allow_unregistered_dialects = True
             module = ir.Module.parse(text)
@@ -547,7 +537,7 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
                 rewrite.apply_patterns_and_fold_greedily(
                     module, patterns.freeze(), config)
                 print(change.__name__, "ran")
-            except (ir.MLIRError, RuntimeError, ValueError) as e:
+            except (ir.MLIRError, ValueError) as e:
                 print(change.__name__, str(e).splitlines()[0][:100])
             # (The canonicalization patterns went on.)
             print(module.operation.verify())
@@ -568,8 +558,6 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
     # CHECK-NEXT: replace_by_later_value a replacement of result #0 of 'vector.extract' does not dominate its use by 'arith.addi'
     # CHECK-NEXT: True
     # CHECK-NEXT: use_op_in_no_block setting an operand inside a rewrite pattern would leave operand #1 of 'arith.addi' a value that does
-    # CHECK-NEXT: True
-    # CHECK-NEXT: branch_left_unmatched pattern '{{.*}}go' inserted 'cf.br' wi
     # CHECK-NEXT: True
 
 
