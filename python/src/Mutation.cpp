@@ -10,6 +10,7 @@
 
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Tracking/TrackingListener.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -469,7 +470,7 @@ namespace {
 /// block argument checks the branches to the block).
 void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
                          Block::iterator before) {
-  if (!patternTrustsIR(context) || op->getNumSuccessors())
+  if (!patternTrustsIR(context) || isa<BranchOpInterface>(op))
     return;
   block->getOperations().insert(
       op->hasTrait<OpTrait::IsTerminator>() ? block->end() : before, op);

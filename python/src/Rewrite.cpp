@@ -1266,8 +1266,12 @@ struct PyPDLModule {
       get().registerConstraintFunction(
           name, [pairs, where](PatternRewriter &, PDLResultList &,
                                ArrayRef<PDLValue> values) {
-            if (!findEraseConflict(
-                    pairs, [&](int64_t index) { return &values[index]; }))
+            if (!findEraseConflict(pairs, [&](int64_t index) {
+                  return index >= 0 &&
+                                 static_cast<size_t>(index) < values.size()
+                             ? &values[index]
+                             : nullptr;
+                }))
               return success();
             if (PythonRun *run = PythonRun::current(); run && !run->hasError())
               run->recordError(std::runtime_error(
@@ -1281,6 +1285,26 @@ struct PyPDLModule {
     }
   }
   unsigned numEraseGuards = 0;
+
+  /// Refuses native functions named like the ones this module adds
+  /// (`__mlir_tracking_erase_guard_N`, whose conflicts index the arguments
+  /// of the call it adds).
+  static void checkReservedNames(ModuleOp module) {
+    module->walk([](Operation *op) {
+      StringAttr name;
+      if (auto constraint = dyn_cast<pdl::ApplyNativeConstraintOp>(op))
+        name = constraint.getNameAttr();
+      else if (auto rewrite = dyn_cast<pdl::ApplyNativeRewriteOp>(op))
+        name = rewrite.getNameAttr();
+      else if (auto rewrite = dyn_cast<pdl::RewriteOp>(op))
+        name = rewrite.getNameAttr();
+      if (name && name.getValue().starts_with("__mlir_tracking_"))
+        throw py::value_error("the PDL native function name '" +
+                              name.getValue().str() +
+                              "' is reserved (names starting with "
+                              "'__mlir_tracking_' are this library's)");
+    });
+  }
 
   /// Refuses a `pdl.replace` of an op by itself or by its own results
   /// (`pdl.result` / `pdl.results` of it): MLIR would erase the op while
@@ -2018,6 +2042,10 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                     std::to_string(replacement->getNumResults()) +
                     " results, the operation " +
                     std::to_string(target->getNumResults()));
+              if (target->getResultTypes() != replacement->getResultTypes())
+                throw py::value_error("a result of the replacement has "
+                                      "another type than the result it "
+                                      "replaces");
               checkUseListChange(*self.context, replacement);
               checkReplacementDominates(target, replacement->getResults());
               rewriter.replaceOp(target, replacement);
@@ -2416,6 +2444,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
              if (!moduleOp)
                throw py::type_error("PDLModule expects a builtin.module");
              PyMlirContext &ctx = op.getContext();
+             PyPDLModule::checkReservedNames(moduleOp);
              PyPDLModule::checkReplacements(moduleOp);
              PyPDLModule::checkNoUseAfterErase(moduleOp);
              PyPDLModule pdl{ctx.getObject(), &ctx,

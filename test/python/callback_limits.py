@@ -480,15 +480,27 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
     def move_entry_block(body, rewriter):
         body.append_to(body.owner.regions[0])
 
-    def insert_invalid_op(body, rewriter):
+    def insert_invalid_op(body, rewriter, successors=None):
         index = ir.Operation.create(
             "arith.constant", results=[ir.IndexType.get()],
             attributes={"value": ir.IntegerAttr.get(ir.IndexType.get(), 1)},
             ip=ir.InsertionPoint.at_block_begin(body))
         ir.Operation.create("tensor.empty",
                             results=[ir.IntegerType.get_signless(32)],
-                            operands=[index.result],
+                            operands=[index.result], successors=successors,
                             ip=ir.InsertionPoint.at_block_begin(body))
+
+    def insert_invalid_op_with_successor(body, rewriter):
+        # An op with successors is checked too, unless it is a branch.
+        insert_invalid_op(body, rewriter, successors=[body])
+
+    def replace_by_op_of_other_type(body, rewriter):
+        constant = ir.Operation.create(
+            "arith.constant", results=[ir.IntegerType.get_signless(32)],
+            attributes={"value": ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(32), 3)},
+            ip=ir.InsertionPoint(body.operations[1]))
+        rewriter.replace_op(body.operations[2], constant)
 
     def other_type_for_uses(body, rewriter):
         body.operations[1].results[0].replace_all_uses_with(body.arguments[1])
@@ -516,7 +528,9 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
     kept = []
 
     for change in (retype_broadcast, retype_argument, move_entry_block,
-                   insert_invalid_op, other_type_for_uses, use_own_result,
+                   insert_invalid_op, insert_invalid_op_with_successor,
+                   replace_by_op_of_other_type, other_type_for_uses,
+                   use_own_result,
                    move_before_operand, replace_by_later_value,
                    use_op_in_no_block):
         with ir.Context() as context, ir.Location.unknown():
@@ -548,6 +562,10 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
     # CHECK-NEXT: move_entry_block moving the block inside a rewrite pattern would give region #0 of 'func.func' an entry blo
     # CHECK-NEXT: True
     # CHECK-NEXT: insert_invalid_op inserting 'tensor.empty' inside a rewrite pattern: it does not verify, and the driver's C++
+    # CHECK-NEXT: True
+    # CHECK-NEXT: insert_invalid_op_with_successor inserting 'tensor.empty' inside a rewrite pattern: it does not verify
+    # CHECK-NEXT: True
+    # CHECK-NEXT: replace_by_op_of_other_type a result of the replacement has another type than the result it replaces
     # CHECK-NEXT: True
     # CHECK-NEXT: other_type_for_uses replace_all_uses_with inside a rewrite pattern would leave 'vector.extract' invalid, and the driver
     # CHECK-NEXT: True

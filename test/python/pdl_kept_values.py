@@ -660,3 +660,18 @@ def test_failing_function_with_op_results_after_an_erasure_without_rollback():
     # CHECK: {{[1-9][0-9]*}}  False
     # CHECK-NEXT: mlir_tracking: PDL rewrite function 'boom' failed under a rewrite driver that cannot undo a failed rewrite, and it has op or value results, which the rest of the PDL rewrite would use: the process stops (the driver would go on with IR the rewrite erased).
     # CHECK-NEXT: mlir_tracking: the error: ZeroDivisionError: division by zero
+
+
+# CHECK-LABEL: TEST: test_reserved_pdl_function_names
+@run
+def test_reserved_pdl_function_names():
+    # A module calling one of the guard constraints PDLModule adds, with
+    # arguments of its own (the guard read past them: a segfault).
+    with ir.Context():
+        try:
+            rewrite.PDLModule(two_op_pdl("""
+                pdl.apply_native_rewrite "__mlir_tracking_erase_guard_0"(%op : !pdl.operation)
+                pdl.erase %op"""))
+        except ValueError as error:
+            # CHECK: the PDL native function name '__mlir_tracking_erase_guard_0' is reserved
+            print(error)
