@@ -474,8 +474,17 @@ void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
     return;
   block->getOperations().insert(
       op->hasTrait<OpTrait::IsTerminator>() ? block->end() : before, op);
+  // And the ops in it, which the driver visits next too (built before).
   std::vector<DiagnosticRecord> errors;
-  bool valid = verifiesForPatterns(op, /*regions=*/false, errors);
+  Operation *invalid = nullptr;
+  op->walk([&](Operation *nested) {
+    if ((nested != op && isa<BranchOpInterface>(nested)) ||
+        verifiesForPatterns(nested, /*regions=*/false, errors))
+      return WalkResult::advance();
+    invalid = nested;
+    return WalkResult::interrupt();
+  });
+  bool valid = !invalid;
   OpOperand *notDominated = valid ? findUseNotDominated(op) : nullptr;
   op->remove();
   if (notDominated)
@@ -484,8 +493,12 @@ void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
   if (valid)
     return;
   throw MLIRErrorException{
-      "inserting '" + op->getName().getStringRef().str() +
-          "' inside a rewrite pattern: it does not verify, and the driver's "
+      "inserting '" + op->getName().getStringRef().str() + "' inside a " +
+          "rewrite pattern: " +
+          (invalid == op
+               ? std::string("it")
+               : "'" + invalid->getName().getStringRef().str() + "' in it") +
+          " does not verify, and the driver's "
           "C++ patterns trust the IR to verify; it was not inserted (its "
           "operands, results and attributes must be complete when it is "
           "inserted; its regions may be filled after)",
@@ -538,18 +551,23 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
     return;
   }
   std::shared_ptr<RootOwner> oldOwner = operation.getResolvedOwner();
-  Block *oldBlock = op->getBlock();
-  Operation *oldNext = op->getNextNode();
-  rewriter.get().moveOpBefore(op, block, before);
-  // Inside a pattern the op's values must still reach their uses (region
-  // simplification dropped the uses of a block argument that a moved op
-  // took out of its block: a null operand).
-  if (patternTrustsIR(context) && oldRoot == newRoot)
-    if (OpOperand *use = findUseNotDominated(op)) {
-      rewriter.get().moveOpBefore(
-          op, oldBlock, oldNext ? oldNext->getIterator() : oldBlock->end());
+  // Inside a pattern the op's values must still reach their uses at the
+  // new place (region simplification dropped the uses of a block argument
+  // that a moved op took out of its block: a null operand; an op moved in
+  // from another tree kept using that tree's values). Checked with the op
+  // there unseen by the driver, which must not queue an op that goes back
+  // to another tree.
+  if (patternTrustsIR(context)) {
+    Block *oldBlock = op->getBlock();
+    Operation *oldNext = op->getNextNode();
+    op->moveBefore(block, before);
+    OpOperand *use = findUseNotDominated(op);
+    op->moveBefore(oldBlock,
+                   oldNext ? oldNext->getIterator() : oldBlock->end());
+    if (use)
       raiseNotDominated(label.str(), use);
-    }
+  }
+  rewriter.get().moveOpBefore(op, block, before);
   if (oldRoot != newRoot) {
     context.rehome(op);
     context.noteTreeChanged(*oldOwner);

@@ -216,6 +216,36 @@ void checkReplacementDominates(Operation *op, ValueRange values) {
             "' (make the replacement before the op, at rewriter.ip)");
 }
 
+/// Raises ValueError unless every value the ops of `block` will use once
+/// inlined before `before` (`values` for its arguments, and what they use
+/// from outside the block) dominates `before`: a value of the region the
+/// ops leave would be dropped with it (null operands).
+void checkInlinedValuesDominate(Block *block, ValueRange values,
+                                Operation *before) {
+  DominanceInfo dominance;
+  auto refuse = [&]() {
+    throw py::value_error(
+        "cannot inline the block before '" +
+        before->getName().getStringRef().str() +
+        "': a value its ops use (or one given for its arguments) does not "
+        "dominate that op (a value of the region the ops leave)");
+  };
+  for (Value value : values)
+    if (!dominatesUse(dominance, value, before))
+      refuse();
+  block->walk([&](Operation *nested) {
+    for (Value operand : nested->getOperands()) {
+      if (isa<BlockArgument>(operand) && operand.getParentBlock() == block)
+        continue;
+      Operation *holder = getHolderOf(operand);
+      if (holder && block->findAncestorOpInBlock(*holder))
+        continue;
+      if (!dominatesUse(dominance, operand, before))
+        refuse();
+    }
+  });
+}
+
 Value castToValue(const py::handle &object) {
   PyValue &pyValue = object.cast<PyValue &>();
   Value value = pyValue.get();
@@ -2195,6 +2225,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                                     " values for the block arguments, got " +
                                     std::to_string(values.size()));
             checkInlinedArgumentValues(block, values, before->getContext());
+            if (DriverChecks::get(before->getContext()))
+              checkInlinedValuesDominate(block, values, before);
             // Upstream's idiom takes the body out of an op and then replaces
             // the op: until the pattern ends, the region keeps a copy, unseen
             // by the driver, so that the IR stays valid if it keeps the op.

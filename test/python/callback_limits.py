@@ -490,6 +490,10 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
                             operands=[index.result], successors=successors,
                             ip=ir.InsertionPoint.at_block_begin(body))
 
+    def insert_holder_of_invalid_op(body, rewriter):
+        # Built before the pattern ran (no check then), inserted by it.
+        holders[0].move_before(body.operations[1])
+
     def insert_invalid_op_with_successor(body, rewriter):
         # An op with successors is checked too, unless it is a branch.
         insert_invalid_op(body, rewriter, successors=[body])
@@ -526,9 +530,11 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
         body.owner.regions[0].blocks[1].operations[0].operands[1] = loose.result
 
     kept = []
+    holders = []
 
     for change in (retype_broadcast, retype_argument, move_entry_block,
-                   insert_invalid_op, insert_invalid_op_with_successor,
+                   insert_invalid_op, insert_holder_of_invalid_op,
+                   insert_invalid_op_with_successor,
                    replace_by_op_of_other_type, other_type_for_uses,
                    use_own_result,
                    move_before_operand, replace_by_later_value,
@@ -541,6 +547,18 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
                 change(op.operation.block, rewriter)
                 rewriter.erase_op(op)
 
+            # An scf.execute_region holding a tensor.empty of i32 result.
+            holder = ir.Operation.create("scf.execute_region", regions=1)
+            inside = ir.InsertionPoint(holder.regions[0].blocks.append())
+            index = ir.Operation.create(
+                "arith.constant", results=[ir.IndexType.get()],
+                attributes={"value": ir.IntegerAttr.get(ir.IndexType.get(), 1)},
+                ip=inside)
+            ir.Operation.create("tensor.empty",
+                                results=[ir.IntegerType.get_signless(32)],
+                                operands=[index.result], ip=inside)
+            ir.Operation.create("scf.yield", ip=inside)
+            holders[:] = [holder]
             patterns = rewrite.RewritePatternSet()
             patterns.add("test.go", go)
             patterns.add_canonicalization_patterns()
@@ -563,6 +581,8 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
     # CHECK-NEXT: True
     # CHECK-NEXT: insert_invalid_op inserting 'tensor.empty' inside a rewrite pattern: it does not verify, and the driver's C++
     # CHECK-NEXT: True
+    # CHECK-NEXT: insert_holder_of_invalid_op inserting 'scf.execute_region' inside a rewrite pattern: 'tensor.empty' in it does no
+    # CHECK-NEXT: True
     # CHECK-NEXT: insert_invalid_op_with_successor inserting 'tensor.empty' inside a rewrite pattern: it does not verify
     # CHECK-NEXT: True
     # CHECK-NEXT: replace_by_op_of_other_type a result of the replacement has another type than the result it replaces
@@ -577,6 +597,70 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
     # CHECK-NEXT: True
     # CHECK-NEXT: use_op_in_no_block setting an operand inside a rewrite pattern would leave operand #1 of 'arith.addi' a value that does
     # CHECK-NEXT: True
+
+
+# CHECK-LABEL: TEST: test_pattern_moves_keep_uses_dominated
+@run
+def test_pattern_moves_keep_uses_dominated():
+    # An op moved in from another tree kept using that tree's values, and
+    # ops inlined out of a region kept using values of the region they left:
+    # null operands once the driver erased the holder or the region's op (a
+    # segfault when printed). Both are refused before anything moves.
+    text = """
+      func.func @f(%p: i32, %c: i1) -> i32 {
+        "test.anchor"() : () -> ()
+        %r = scf.execute_region -> i32 no_inline {
+          %a = arith.addi %p, %p : i32
+          cf.cond_br %c, ^e1, ^e2
+        ^e1:
+          %m = arith.muli %a, %a : i32
+          "test.sink"(%m) : (i32) -> ()
+          cf.br ^e2
+        ^e2:
+          scf.yield %a : i32
+        }
+        return %r : i32
+      }"""
+    other = """
+      func.func @h(%b: i32) -> i32 {
+        %y = arith.muli %b, %b : i32
+        return %y : i32
+      }"""
+
+    def move_in_from_other_tree(op, rewriter):
+        holder = ir.Module.parse(other)
+        kept.append(holder)
+        mul = holder.body.operations[0].regions[0].blocks[0].operations[0]
+        mul.move_before(op)
+
+    def inline_out_of_region(op, rewriter):
+        region = op.block.operations[1].regions[0]
+        entry, inner, _ = list(region.blocks)
+        # The branch to the inlined block goes first (it may have none).
+        branch = entry.operations[-1]
+        ir.Operation.create("cf.br", successors=[region.blocks[2]],
+                            ip=ir.InsertionPoint(branch))
+        rewriter.erase_op(branch)
+        rewriter.inline_block_before(inner, op)
+
+    kept = []
+    for change in (move_in_from_other_tree, inline_out_of_region):
+        with ir.Context() as context, ir.Location.unknown():
+            context.allow_unregistered_dialects = True
+            module = ir.Module.parse(text)
+            patterns = rewrite.RewritePatternSet()
+            patterns.add("test.anchor", lambda op, rewriter: change(op, rewriter))
+            try:
+                rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+                print(change.__name__, "ran")
+            except (ir.MLIRError, ValueError) as e:
+                print(change.__name__, str(e).splitlines()[0][:110])
+            print(module.operation.verify(), "<<NULL VALUE>>" not in
+                  module.operation.get_asm(print_generic_op_form=True))
+    # CHECK: move_in_from_other_tree Operation.move_before inside a rewrite pattern would leave operand #0 of 'arith.muli' a value that
+    # CHECK-NEXT: True True
+    # CHECK-NEXT: inline_out_of_region cannot inline the block before 'test.anchor': a value its ops use (or one given for its arguments) does
+    # CHECK-NEXT: True True
 
 
 # CHECK-LABEL: TEST: test_pattern_may_not_misplace_terminators_or_keep_bad_successors
