@@ -470,7 +470,22 @@ namespace {
 /// block argument checks the branches to the block).
 void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
                          Block::iterator before) {
-  if (!patternTrustsIR(context) || isa<BranchOpInterface>(op))
+  if (!patternTrustsIR(context))
+    return;
+  // What no later step of the pattern can fix (block merging and branch
+  // folding crashed on both).
+  for (auto [index, successor] : llvm::enumerate(op->getSuccessors()))
+    if (successor->getParent() != block->getParent() ||
+        successor->isEntryBlock())
+      throw py::value_error("cannot insert '" +
+                            op->getName().getStringRef().str() +
+                            "' inside a rewrite pattern: successor #" +
+                            std::to_string(index) + " is " +
+                            (successor->getParent() != block->getParent()
+                                 ? "a block of another region"
+                                 : "the entry block of its region") +
+                            ", which no branch may target");
+  if (isa<BranchOpInterface>(op))
     return;
   block->getOperations().insert(
       op->hasTrait<OpTrait::IsTerminator>() ? block->end() : before, op);

@@ -494,9 +494,20 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
         # Built before the pattern ran (no check then), inserted by it.
         holders[0].move_before(body.operations[1])
 
+    def branch_to_entry_block(body, rewriter):
+        # No later step can fix these (block merging and branch folding
+        # crashed on them): refused when inserted.
+        ir.Operation.create("cf.br", successors=[body],
+                            ip=ir.InsertionPoint(body.operations[-1]))
+
+    def branch_to_other_region(body, rewriter):
+        ir.Operation.create("cf.br", successors=[holders[0].regions[0].blocks[0]],
+                            ip=ir.InsertionPoint(body.operations[-1]))
+
     def insert_invalid_op_with_successor(body, rewriter):
         # An op with successors is checked too, unless it is a branch.
-        insert_invalid_op(body, rewriter, successors=[body])
+        insert_invalid_op(body, rewriter,
+                          successors=[body.owner.regions[0].blocks[1]])
 
     def replace_by_op_of_other_type(body, rewriter):
         constant = ir.Operation.create(
@@ -534,7 +545,8 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
 
     for change in (retype_broadcast, retype_argument, move_entry_block,
                    insert_invalid_op, insert_holder_of_invalid_op,
-                   insert_invalid_op_with_successor,
+                   insert_invalid_op_with_successor, branch_to_entry_block,
+                   branch_to_other_region,
                    replace_by_op_of_other_type, other_type_for_uses,
                    use_own_result,
                    move_before_operand, replace_by_later_value,
@@ -584,6 +596,10 @@ def test_pattern_may_not_retype_values_or_replace_entry_blocks():
     # CHECK-NEXT: insert_holder_of_invalid_op inserting 'scf.execute_region' inside a rewrite pattern: 'tensor.empty' in it does no
     # CHECK-NEXT: True
     # CHECK-NEXT: insert_invalid_op_with_successor inserting 'tensor.empty' inside a rewrite pattern: it does not verify
+    # CHECK-NEXT: True
+    # CHECK-NEXT: branch_to_entry_block cannot insert 'cf.br' inside a rewrite pattern: successor #0 is the entry block of its region,
+    # CHECK-NEXT: True
+    # CHECK-NEXT: branch_to_other_region cannot insert 'cf.br' inside a rewrite pattern: successor #0 is a block of another region, whi
     # CHECK-NEXT: True
     # CHECK-NEXT: replace_by_op_of_other_type a result of the replacement has another type than the result it replaces
     # CHECK-NEXT: True
