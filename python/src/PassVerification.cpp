@@ -50,10 +50,6 @@ VerificationState::~VerificationState() {
     getStates().erase(it);
 }
 
-PassManager *getPassManager(py::object self) {
-  return getTrackedPassManager(self);
-}
-
 std::shared_ptr<VerificationState> lookupState(PassManager *pm) {
   std::lock_guard<std::mutex> lock(getStatesMutex());
   auto it = getStates().find(pm);
@@ -65,7 +61,7 @@ void mlir::tracking::python::populatePassVerification(py::module_ &m) {
   py::object cls = m.attr("PassManager");
   cls.attr("enable_tracking_verification") = py::cpp_function(
       [](py::object self) {
-        PassManager *pm = getPassManager(self);
+        PassManager *pm = getTrackedPassManager(self);
         if (lookupState(pm))
           return;
         PyMlirContext &context = self.attr("context").cast<PyMlirContext &>();
@@ -93,7 +89,7 @@ void mlir::tracking::python::populatePassVerification(py::module_ &m) {
   cls.attr("run") = py::cpp_function(
       [originalRun](py::object self, py::args args, py::kwargs kwargs) {
         std::shared_ptr<VerificationState> state =
-            lookupState(getPassManager(self));
+            lookupState(getTrackedPassManager(self));
         if (state) {
           std::lock_guard<std::mutex> lock(state->mutex);
           state->failures.clear();

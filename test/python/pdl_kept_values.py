@@ -346,6 +346,40 @@ def run_driver(driver, module, frozen):
         rewrite.apply_partial_conversion(module, target, frozen, config)
 
 
+def nested_pdl(rewrite_body):
+    """A PDL module with one pattern on "test.parent" and the "test.inner"
+    nested in it (both users of %x, as in NESTED), rewriting with
+    `rewrite_body`, which must use %inner."""
+    return """
+      module {
+        pdl.pattern : benefit(1) {
+          %t = pdl.type
+          %x = pdl.operand : %t
+          %parent = pdl.operation "test.parent"(%x : !pdl.value)
+          %inner = pdl.operation "test.inner"(%x : !pdl.value)
+          pdl.rewrite %parent {
+            """ + rewrite_body + """
+          }
+        }
+      }"""
+
+
+def run_child_on_nested(pdl_text, *lines):
+    """Runs, in a child Python process (for runs that stop the process),
+    `lines` with `module` (NESTED) and `pdl` (a PDLModule of `pdl_text`)
+    defined in a context allowing unregistered ops."""
+    import subprocess, sys
+    child = "\n".join([
+        "from mlir_tracking import ir, rewrite",
+        "with ir.Context() as context:",
+        "    context.allow_unregistered_dialects = True",
+        f"    module = ir.Module.parse({NESTED!r})",
+        f"    pdl = rewrite.PDLModule(ir.Module.parse({pdl_text!r}))",
+    ] + ["    " + line for line in lines])
+    return subprocess.run([sys.executable, "-c", child],
+                          capture_output=True, text=True)
+
+
 # CHECK-LABEL: TEST: test_pdl_passing_what_its_rewrite_erased
 @run
 def test_pdl_passing_what_its_rewrite_erased():
@@ -365,21 +399,10 @@ def test_pdl_passing_what_its_rewrite_erased():
                 with ir.Context() as context:
                     context.allow_unregistered_dialects = True
                     module = ir.Module.parse(NESTED)
-                    pdl = rewrite.PDLModule(ir.Module.parse("""
-                      module {
-                        pdl.pattern : benefit(1) {
-                          %t = pdl.type
-                          %x = pdl.operand : %t
-                          %parent = pdl.operation "test.parent"(%x : !pdl.value)
-                          %inner = pdl.operation "test.inner"(%x : !pdl.value)
-                          pdl.rewrite %parent {
-                            %new = pdl.operation "test.new"
-                            """ + before + """
-                            """ + eraser + """
-                            pdl.apply_native_rewrite "use"(""" + argument + """)
-                          }
-                        }
-                      }"""))
+                    pdl = rewrite.PDLModule(ir.Module.parse(nested_pdl(
+                        '%new = pdl.operation "test.new"\n' + before + "\n" +
+                        eraser + '\npdl.apply_native_rewrite "use"(' +
+                        argument + ")")))
                     called = []
                     pdl.register_rewrite_function(
                         "same", lambda r, results, values: results.append(values[0]))
@@ -458,16 +481,9 @@ def test_pdl_erasing_what_another_matcher_value_holds():
     # replaces an op by the value): PDL used freed IR (a segfault). No static
     # check sees it; the pattern is not applied and the run raises.
     cases = {
-        "nested": (NESTED, """
-          %t = pdl.type
-          %x = pdl.operand : %t
-          %parent = pdl.operation "test.parent"(%x : !pdl.value)
-          %inner = pdl.operation "test.inner"(%x : !pdl.value)
-          pdl.rewrite %parent {
-            pdl.erase %parent
-            pdl.erase %inner
-          }"""),
+        "nested": (NESTED, nested_pdl("pdl.erase %parent\npdl.erase %inner")),
         "constraint's alias": (CHAIN, """
+        module { pdl.pattern : benefit(1) {
           %t = pdl.type
           %x = pdl.operand
           %def = pdl.operation "test.def"(%x : !pdl.value) -> (%t : !pdl.type)
@@ -477,7 +493,8 @@ def test_pdl_erasing_what_another_matcher_value_holds():
           pdl.rewrite %root {
             pdl.replace %def with (%x : !pdl.value)
             pdl.replace %root with (%alias : !pdl.value)
-          }"""),
+          }
+        } }"""),
     }
     for case, (ir_text, pattern) in cases.items():
         for driver, apply_driver in DRIVERS.items():
@@ -485,8 +502,7 @@ def test_pdl_erasing_what_another_matcher_value_holds():
                 context.allow_unregistered_dialects = True
                 module = ir.Module.parse(ir_text)
                 before = str(module)
-                pdl = rewrite.PDLModule(ir.Module.parse(
-                    "module { pdl.pattern : benefit(1) {" + pattern + "} }"))
+                pdl = rewrite.PDLModule(ir.Module.parse(pattern))
                 pdl.register_constraint_function(
                     "same", lambda r, results, values: results.append(values[0]))
                 try:
@@ -510,21 +526,11 @@ def test_pdl_function_returning_an_alias_of_what_is_erased():
     # rewrite; the greedy driver cannot undo it, and MLIR aborts on a failed
     # function, so it stops the process with the reason (in a child
     # process), where it freed the op twice before.
-    import subprocess, sys
-    pattern = """
-      module {
-        pdl.pattern : benefit(1) {
-          %t = pdl.type
-          %x = pdl.operand : %t
-          %parent = pdl.operation "test.parent"(%x : !pdl.value)
-          %inner = pdl.operation "test.inner"(%x : !pdl.value)
-          pdl.rewrite %parent {
-            %alias = pdl.apply_native_rewrite "pick"(%parent, %inner : !pdl.operation, !pdl.operation) : !pdl.operation
-            pdl.erase %parent
-            pdl.erase %alias
-          }
-        }
-      }"""
+    pattern = nested_pdl("""
+        %alias = pdl.apply_native_rewrite "pick"(%parent, %inner
+            : !pdl.operation, !pdl.operation) : !pdl.operation
+        pdl.erase %parent
+        pdl.erase %alias""")
     for which in (0, 1):
         with ir.Context() as context:
             context.allow_unregistered_dialects = True
@@ -543,18 +549,11 @@ def test_pdl_function_returning_an_alias_of_what_is_erased():
     # CHECK-NEXT: True True
     # CHECK-NEXT: 1 raised: PDL rewrite function 'pick' returned an op
     # CHECK-NEXT: True True
-    child = "\n".join([
-        "from mlir_tracking import ir, rewrite",
-        "with ir.Context() as context:",
-        "    context.allow_unregistered_dialects = True",
-        f"    module = ir.Module.parse({NESTED!r})",
-        f"    pdl = rewrite.PDLModule(ir.Module.parse({pattern!r}))",
-        "    pdl.register_rewrite_function(",
-        "        'pick', lambda r, results, values: results.append(values[0]))",
-        "    rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())",
-    ])
-    result = subprocess.run([sys.executable, "-c", child],
-                            capture_output=True, text=True)
+    result = run_child_on_nested(
+        pattern,
+        "pdl.register_rewrite_function(",
+        "    'pick', lambda r, results, values: results.append(values[0]))",
+        "rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())")
     # CHECK: True
     # CHECK-NEXT: mlir_tracking: PDL rewrite function 'pick' failed under a rewrite driver that cannot undo a failed rewrite, and it has op or value results, which the rest of the PDL rewrite would use: MLIR aborts.
     # CHECK-NEXT: mlir_tracking: the error: PDL rewrite function 'pick' returned an op, or a value or range of one, that its rewrite erases under another PDL value
@@ -615,7 +614,6 @@ def test_failing_function_with_op_results_after_an_erasure_without_rollback():
     # results there is no stand-in to report success with: before any
     # erasure the failure stands (the call raises); after one the process
     # stops with the reason (in a child process).
-    import subprocess, sys
     def pattern(first):
         return """
           module {
@@ -630,28 +628,20 @@ def test_failing_function_with_op_results_after_an_erasure_without_rollback():
               }
             }
           }"""
-    lines = [
-        "from mlir_tracking import ir, rewrite",
-        "with ir.Context() as context:",
-        "    context.allow_unregistered_dialects = True",
-        f"    module = ir.Module.parse({NESTED!r})",
-        "    pdl = rewrite.PDLModule(ir.Module.parse({text!r}))",
-        "    pdl.register_rewrite_function('boom', lambda r, res, v: 1 / 0)",
-        "    target = rewrite.ConversionTarget()",
-        "    target.add_illegal_op('test.parent')",
-        "    target.add_legal_dialect('func')",
-        "    target.add_legal_op('test.def', 'test.inner', 'test.end')",
-        "    config = rewrite.ConversionConfig()",
-        "    config.allow_pattern_rollback = False",
-        "    try:",
-        "        rewrite.apply_partial_conversion(module, target, pdl.freeze(), config)",
-        "    except ZeroDivisionError as error:",
-        "        print('raised:', error, module.operation.verify())",
-    ]
     for first in ("", "pdl.erase %parent"):
-        child = "\n".join(lines).replace("{text!r}", repr(pattern(first)))
-        result = subprocess.run([sys.executable, "-c", child],
-                                capture_output=True, text=True)
+        result = run_child_on_nested(
+            pattern(first),
+            "pdl.register_rewrite_function('boom', lambda r, res, v: 1 / 0)",
+            "target = rewrite.ConversionTarget()",
+            "target.add_illegal_op('test.parent')",
+            "target.add_legal_dialect('func')",
+            "target.add_legal_op('test.def', 'test.inner', 'test.end')",
+            "config = rewrite.ConversionConfig()",
+            "config.allow_pattern_rollback = False",
+            "try:",
+            "    rewrite.apply_partial_conversion(module, target, pdl.freeze(), config)",
+            "except ZeroDivisionError as error:",
+            "    print('raised:', error, module.operation.verify())")
         print(result.returncode, result.stdout.strip(),
               "AddressSanitizer" in result.stderr)
         print("\n".join(line for line in result.stderr.splitlines()

@@ -62,6 +62,14 @@ class Run:
         assert self.error is None, self.error
 
 
+def small_functions(name, n):
+    """`n` one-add functions named `name`0, `name`1, ..."""
+    return "\n".join(
+        f"func.func @{name}{i}(%a: i32) -> i32 {{\n"
+        f"  %x = arith.addi %a, %a : i32\n  return %x : i32\n}}"
+        for i in range(n))
+
+
 def wait_until_locked(run, op):
     """Returns True once `op` raises because of the run (False if the run
     ended first)."""
@@ -522,12 +530,8 @@ def test_pool_waiting_calls_while_python_pass_pipeline_runs():
     from mlir_tracking.dialects.transform import interpreter
     faulthandler.dump_traceback_later(120, exit=True)
     ctx = ir.Context()
-    text = lambda name, n: "\n".join(
-        f"func.func @{name}{i}(%a: i32) -> i32 {{\n"
-        f"  %x = arith.addi %a, %a : i32\n  return %x : i32\n}}"
-        for i in range(n))
-    busy = ir.Module.parse(text("f", 2000), context=ctx)
-    other = ir.Module.parse(text("g", 16), context=ctx)
+    busy = ir.Module.parse(small_functions("f", 2000), context=ctx)
+    other = ir.Module.parse(small_functions("g", 16), context=ctx)
     script = ir.Module.parse("""
       module attributes {transform.with_named_sequence} {
         transform.named_sequence @__transform_main(
@@ -677,13 +681,9 @@ def test_use_lists_of_ir_read_without_gil():
     faulthandler.dump_traceback_later(120, exit=True)
     ctx = ir.Context()
     ctx.allow_unregistered_dialects = True
-    text = lambda name, n: "\n".join(
-        f"func.func @{name}{i}(%a: i32) -> i32 {{\n"
-        f"  %x = arith.addi %a, %a : i32\n  return %x : i32\n}}"
-        for i in range(n))
-    busy = ir.Module.parse(text("f", 1500), context=ctx)
-    read = ir.Module.parse(text("g", 1500), context=ctx)
-    spare = ir.Module.parse(text("h", 1), context=ctx)
+    busy = ir.Module.parse(small_functions("f", 1500), context=ctx)
+    read = ir.Module.parse(small_functions("g", 1500), context=ctx)
+    spare = ir.Module.parse(small_functions("h", 1), context=ctx)
     i32 = ir.IntegerType.get_signless(32, ctx)
     read_body = read.body.operations[0].regions[0].blocks[0]
     read_value = read_body.operations[0].results[0]
