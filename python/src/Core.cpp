@@ -952,7 +952,71 @@ OpOperand *mlir::tracking::python::findUseOfBlocklessResult(Operation *op) {
   return found;
 }
 
+namespace {
+/// A switch-like op and its successor operand segments: the successors
+/// before the segmented ones (a default destination) have operands of
+/// their own.
+struct SuccessorSegments {
+  llvm::StringLiteral op;
+  llvm::StringLiteral attribute;
+  unsigned unsegmentedSuccessors;
+};
+constexpr SuccessorSegments kSuccessorSegments[] = {
+    {"cf.switch", "case_operand_segments", 1},
+    {"llvm.switch", "case_operand_segments", 1},
+    {"spirv.Switch", "case_operand_segments", 1},
+    {"llvm.indirectbr", "indbr_operand_segments", 0},
+};
+} // namespace
+
+std::string
+mlir::tracking::python::describeMalformedSuccessorSegments(Operation *op) {
+  if (!op->getNumSuccessors() || !op->isRegistered())
+    return {};
+  StringRef name = op->getName().getStringRef();
+  for (const SuccessorSegments &entry : kSuccessorSegments) {
+    if (name != entry.op)
+      continue;
+    // Fewer successors, or a missing attribute: the op's own invariants,
+    // checked first, report it.
+    if (op->getNumSuccessors() < entry.unsegmentedSuccessors)
+      return {};
+    std::optional<Attribute> stored = op->getInherentAttr(entry.attribute);
+    auto segments =
+        dyn_cast_if_present<DenseI32ArrayAttr>(stored.value_or(Attribute()));
+    if (!segments)
+      return {};
+    size_t needed = op->getNumSuccessors() - entry.unsegmentedSuccessors;
+    if (llvm::any_of(segments.asArrayRef(),
+                     [](int32_t size) { return size < 0; }))
+      return "'" + entry.attribute.str() + "' holds a negative size";
+    if (segments.size() >= needed)
+      return {};
+    return "'" + entry.attribute.str() + "' holds " +
+           std::to_string(segments.size()) + " operand segments for " +
+           std::to_string(needed) + " successors (one per successor" +
+           (entry.unsegmentedSuccessors ? " after the first" : "") + ")";
+  }
+  return {};
+}
+
+Operation *
+mlir::tracking::python::findMalformedSuccessorSegments(Operation *root) {
+  Operation *found = nullptr;
+  root->walk([&](Operation *op) {
+    if (describeMalformedSuccessorSegments(op).empty())
+      return WalkResult::advance();
+    found = op;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
 LogicalResult mlir::tracking::python::verifyIR(Operation *op) {
+  if (Operation *malformed = findMalformedSuccessorSegments(op)) {
+    malformed->emitOpError() << describeMalformedSuccessorSegments(malformed);
+    return failure();
+  }
   if (OpOperand *use = findUseOfBlocklessResult(op)) {
     Operation *definer = use->get().getDefiningOp();
     use->getOwner()->emitError()
@@ -974,7 +1038,8 @@ mlir::tracking::python::guardPrintingFlags(Operation *op,
   // The printer verifies the op it numbers from: the top-level op, or `op`
   // itself with a local scope.
   Operation *numbered = flags.shouldUseLocalScope() ? op : getRootOf(op);
-  if (findUseOfBlocklessResult(numbered))
+  if (findUseOfBlocklessResult(numbered) ||
+      findMalformedSuccessorSegments(numbered))
     flags.printGenericOpForm().assumeVerified();
   return flags;
 }

@@ -592,8 +592,19 @@ namespace __attribute__((visibility("hidden"))) python {
   /// an op nested in `op`'s regions with no IsolatedFromAbove op around it
   /// (`op` included), or null.
   OpOperand *findUseOfBlocklessResult(Operation * op);
-  /// mlir::verify(op), or an error at that use (the diagnostic handlers or
-  /// a DiagnosticCapture get it) and failure.
+  /// Upstream's switch-like branches (`cf.switch`, `llvm.switch`,
+  /// `spirv.Switch`, `llvm.indirectbr`) keep their successors' operands in
+  /// a segment attribute whose length no verifier checks before the
+  /// BranchOpInterface verifier reads one segment per successor: too short
+  /// (or a negative entry), verifying, printing or folding the op reads
+  /// past it (`mlir-opt` segfaults on such text). Why `op` (not its
+  /// regions) is such an op, or an empty string.
+  std::string describeMalformedSuccessorSegments(Operation * op);
+  /// The first op in `root` (`root` included) that
+  /// describeMalformedSuccessorSegments describes, or null.
+  Operation *findMalformedSuccessorSegments(Operation * root);
+  /// mlir::verify(op), or an error at such a use or op (the diagnostic
+  /// handlers or a DiagnosticCapture get it) and failure.
   LogicalResult verifyIR(Operation * op);
   /// `flags` for printing `op`; for IR the printer's verification would
   /// crash on, the generic form without verification (what MLIR prints for

@@ -503,6 +503,17 @@ void populateLocationExtras(py::module_ &m) {
           py::arg("capsule"), "The Location of a capsule.");
 }
 
+namespace {
+/// Erases what Operation.parse parsed into `block` and does not return, last
+/// op first: later ops may use earlier ones.
+void eraseParsedOps(Block &block) {
+  while (!block.empty()) {
+    block.back().dropAllReferences();
+    block.back().erase();
+  }
+}
+} // namespace
+
 void populateOperationExtras(py::module_ &m) {
   auto module = py::reinterpret_borrow<py::class_<PyModule>>(m.attr("Module"));
   module.def_static(
@@ -510,9 +521,15 @@ void populateOperationExtras(py::module_ &m) {
       [](const std::string &path, py::object context) {
         PyMlirContext &ctx = PyMlirContext::resolve(context);
         DiagnosticCapture capture(ctx.get());
-        ParserConfig config(ctx.get());
-        OwningOpRef<ModuleOp> parsed = withoutGILIfThreaded(
-            ctx, [&] { return parseSourceFile<ModuleOp>(path, config); });
+        // Verified by verifyIR, as Module.parse does.
+        ParserConfig config(ctx.get(), /*verifyAfterParse=*/false);
+        OwningOpRef<ModuleOp> parsed = withoutGILIfThreaded(ctx, [&] {
+          OwningOpRef<ModuleOp> module =
+              parseSourceFile<ModuleOp>(path, config);
+          if (module && failed(verifyIR(*module)))
+            module = nullptr;
+          return module;
+        });
         if (!parsed)
           capture.raise("Unable to parse module assembly");
         return PyModule{
@@ -535,18 +552,23 @@ void populateOperationExtras(py::module_ &m) {
                     ? source.cast<py::bytes>().cast<std::string>()
                     : source.cast<std::string>();
             DiagnosticCapture capture(ctx.get());
-            ParserConfig config(ctx.get());
+            // Verified by verifyIR, as Module.parse does.
+            ParserConfig config(ctx.get(), /*verifyAfterParse=*/false);
             Block block;
-            if (failed(withoutGILIfThreaded(ctx, [&] {
-                  return parseSourceString(text, &block, config, sourceName);
-                })))
+            LogicalResult parsed = withoutGILIfThreaded(ctx, [&] {
+              if (failed(parseSourceString(text, &block, config, sourceName)))
+                return failure();
+              for (Operation &op : block)
+                if (failed(verifyIR(&op)))
+                  return failure();
+              return success();
+            });
+            if (failed(parsed)) {
+              eraseParsedOps(block);
               capture.raise("Unable to parse operation assembly");
+            }
             if (!llvm::hasSingleElement(block)) {
-              // Destroy in reverse order: later ops may use earlier ones.
-              while (!block.empty()) {
-                block.back().dropAllReferences();
-                block.back().erase();
-              }
+              eraseParsedOps(block);
               throw py::value_error("Expected a single top-level operation "
                                     "in the source");
             }

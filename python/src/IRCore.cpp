@@ -576,9 +576,16 @@ void populateModule(py::module_ &m) {
           [](const std::string &asm_, py::object context) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
             DiagnosticCapture capture(ctx.get());
-            ParserConfig config(ctx.get());
-            OwningOpRef<ModuleOp> module = withoutGILIfThreaded(
-                ctx, [&] { return parseSourceString<ModuleOp>(asm_, config); });
+            // Verified by verifyIR, which checks first what MLIR's verifier
+            // would crash on.
+            ParserConfig config(ctx.get(), /*verifyAfterParse=*/false);
+            OwningOpRef<ModuleOp> module = withoutGILIfThreaded(ctx, [&] {
+              OwningOpRef<ModuleOp> parsed =
+                  parseSourceString<ModuleOp>(asm_, config);
+              if (parsed && failed(verifyIR(*parsed)))
+                parsed = nullptr;
+              return parsed;
+            });
             if (!module)
               capture.raise("Unable to parse module assembly");
             Operation *op = module.release().getOperation();

@@ -8,6 +8,7 @@
 #include "RegistryNotifier.h"
 #include "RunGuard.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -213,6 +214,13 @@ bool verifiesForPatterns(Operation *op, bool regions,
   if (!info)
     return true;
   DiagnosticCapture capture(op->getContext());
+  // MLIR's own verifier reads past such an op's segments.
+  if (std::string malformed = describeMalformedSuccessorSegments(op);
+      !malformed.empty()) {
+    op->emitOpError() << malformed;
+    errors = capture.take();
+    return false;
+  }
   if (succeeded(info->verifyInvariants(op)) &&
       (!regions || succeeded(info->verifyRegionInvariants(op))))
     return true;
@@ -457,7 +465,78 @@ void mlir::tracking::python::noteValueChanged(PyMlirContext &context,
     context.noteChanged(holder);
 }
 
+SmallVector<SmallVector<Value>> mlir::tracking::python::operandsTargetsTake(
+    BranchOpInterface branch, llvm::function_ref<Value(Type)> placeholder) {
+  SmallVector<SmallVector<Value>> matched;
+  for (unsigned i = 0, e = branch->getNumSuccessors(); i < e; ++i) {
+    Block *target = branch->getSuccessor(i);
+    SuccessorOperands operands = branch.getSuccessorOperands(i);
+    unsigned produced = operands.getProducedOperandCount();
+    OperandRange forwarded = operands.getForwardedOperands();
+    SmallVector<Value> &values = matched.emplace_back();
+    for (unsigned arg = produced; arg < target->getNumArguments(); ++arg) {
+      Type type = target->getArgument(arg).getType();
+      unsigned index = arg - produced;
+      values.push_back(index < forwarded.size() &&
+                               forwarded[index].getType() == type
+                           ? forwarded[index]
+                           : placeholder(type));
+    }
+  }
+  return matched;
+}
+
+void mlir::tracking::python::forwardToTargets(
+    BranchOpInterface branch, ArrayRef<SmallVector<Value>> operands) {
+  for (auto [i, values] : llvm::enumerate(operands))
+    branch.getSuccessorOperands(i).getMutableForwardedOperands().assign(values);
+}
+
 namespace {
+/// Whether the new branch `branch`, in its block, verifies once it forwards
+/// what its targets take: it may pass operands that its targets take only
+/// once the pattern adds their arguments (checked when the pattern
+/// returns), but the rest must hold now. Checked on a copy at the end of
+/// its block (unseen by the driver) with placeholders for the operands
+/// that do not match yet. The errors go to `errors`.
+bool verifiesOnceTargetsMatch(BranchOpInterface branch,
+                              std::vector<DiagnosticRecord> &errors) {
+  if (verifiesForPatterns(branch, /*regions=*/false, errors))
+    return true;
+  // Reading the operands of a malformed one would crash.
+  if (!describeMalformedSuccessorSegments(branch).empty())
+    return false;
+  OpBuilder builder(branch->getContext());
+  SmallVector<Operation *> placeholders;
+  SmallVector<SmallVector<Value>> matched =
+      operandsTargetsTake(branch, [&](Type type) {
+        Operation *cast = UnrealizedConversionCastOp::create(
+            builder, branch->getLoc(), type, ValueRange());
+        placeholders.push_back(cast);
+        return cast->getResult(0);
+      });
+  bool matches = placeholders.empty() &&
+                 llvm::all_of(llvm::enumerate(matched), [&](auto entry) {
+                   return branch.getSuccessorOperands(entry.index())
+                              .getForwardedOperands()
+                              .size() == entry.value().size();
+                 });
+  bool valid = false;
+  if (!matches) {
+    Operation *copy = branch->clone();
+    forwardToTargets(cast<BranchOpInterface>(copy), matched);
+    branch->getBlock()->push_back(copy);
+    std::vector<DiagnosticRecord> copyErrors;
+    valid = verifiesForPatterns(copy, /*regions=*/false, copyErrors);
+    copy->erase();
+    if (!valid)
+      errors = std::move(copyErrors);
+  }
+  for (Operation *placeholder : placeholders)
+    placeholder->erase();
+  return valid;
+}
+
 /// Inside a rewrite pattern, raises MLIRError unless the new op `op`,
 /// placed in `block` before `before`, verifies (its invariants; its regions
 /// may be filled after): the driver's C++ patterns and folders read it
@@ -465,13 +544,23 @@ namespace {
 /// `tensor.dim`'s canonicalization). It is placed there only for the check,
 /// unseen by the driver: its verifier may read its parent. A terminator
 /// is checked at the end of the block (a replacement goes before the
-/// terminator it replaces, which is erased next). A branch is not: the
-/// pattern may give its targets the arguments it passes next (adding a
-/// block argument checks the branches to the block).
+/// terminator it replaces, which is erased next). A branch is checked as
+/// if it forwarded what its targets take: the pattern may give its targets
+/// the arguments it passes next (adding a block argument checks the
+/// branches to the block), and the rest is checked when the pattern
+/// returns (checkNewOpWhenPatternReturns).
 void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
                          Block::iterator before) {
   if (!patternTrustsIR(context))
     return;
+  if (Operation *malformed = findMalformedSuccessorSegments(op))
+    throw py::value_error(
+        "cannot insert '" + op->getName().getStringRef().str() +
+        "' inside a rewrite pattern: " +
+        (malformed == op ? std::string("its")
+                         : "the '" + malformed->getName().getStringRef().str() +
+                               "' in it has") +
+        " " + describeMalformedSuccessorSegments(malformed));
   // What no later step of the pattern can fix (block merging and branch
   // folding crashed on both).
   for (auto [index, successor] : llvm::enumerate(op->getSuccessors()))
@@ -485,16 +574,15 @@ void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
                                  ? "a block of another region"
                                  : "the entry block of its region") +
                             ", which no branch may target");
-  if (isa<BranchOpInterface>(op))
-    return;
   block->getOperations().insert(
       op->hasTrait<OpTrait::IsTerminator>() ? block->end() : before, op);
   // And the ops in it, which the driver visits next too (built before).
   std::vector<DiagnosticRecord> errors;
   Operation *invalid = nullptr;
   op->walk([&](Operation *nested) {
-    if ((nested != op && isa<BranchOpInterface>(nested)) ||
-        verifiesForPatterns(nested, /*regions=*/false, errors))
+    auto branch = dyn_cast<BranchOpInterface>(nested);
+    if (branch ? verifiesOnceTargetsMatch(branch, errors)
+               : verifiesForPatterns(nested, /*regions=*/false, errors))
       return WalkResult::advance();
     invalid = nested;
     return WalkResult::interrupt();
@@ -518,6 +606,15 @@ void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
           "operands, results and attributes must be complete when it is "
           "inserted; its regions may be filled after)",
       std::move(errors)};
+}
+} // namespace
+
+namespace {
+/// Whether `op` is or holds a branch that checkNewOpInPattern leaves to
+/// the pattern's return.
+bool holdsBranch(Operation *op) {
+  return op->walk([](BranchOpInterface) { return WalkResult::interrupt(); })
+      .wasInterrupted();
 }
 } // namespace
 
@@ -563,6 +660,10 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
     rewriter.get().setInsertionPoint(block, before);
     rewriter.get().insert(op);
     oldOwner->forwardTo(context.getOwner(newRoot));
+    if (patternTrustsIR(context) &&
+        (holdsBranch(op) ||
+         (op->hasTrait<OpTrait::IsTerminator>() && op->getNextNode())))
+      checkNewOpWhenPatternReturns(operation);
     return;
   }
   std::shared_ptr<RootOwner> oldOwner = operation.getResolvedOwner();

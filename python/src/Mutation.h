@@ -22,6 +22,7 @@
 #include <string>
 
 namespace mlir {
+class BranchOpInterface;
 class DominanceInfo;
 } // namespace mlir
 
@@ -183,6 +184,25 @@ namespace __attribute__((visibility("hidden"))) python {
   void checkBlockArgumentsInPattern(PyMlirContext & context, Block * block,
                                     const char *action,
                                     llvm::function_ref<void()> undo);
+  /// Notes a new op that Python inserted inside a greedy or walk pattern
+  /// and that is or holds a branch (BranchOpInterface), or is a terminator
+  /// placed before another: checked when the pattern's code returns, since
+  /// the code may complete it next (give the branch's targets the
+  /// arguments it passes, erase the terminator it replaces). A branch that
+  /// does not match its targets then gets placeholders for what they take,
+  /// a terminator left before other ops is erased or moved to the end, and
+  /// the run raises (Rewrite.cpp, DriverChecks). The Python object is kept
+  /// until then.
+  void checkNewOpWhenPatternReturns(PyOperation & operation);
+  /// The operands `branch` (its successor operand segments well formed)
+  /// would forward to each successor to match the target's arguments: its
+  /// own where the type is the argument's, `placeholder(type)` otherwise,
+  /// extra ones dropped.
+  SmallVector<SmallVector<Value>> operandsTargetsTake(
+      BranchOpInterface branch, llvm::function_ref<Value(Type)> placeholder);
+  /// Makes `branch` forward `operands[i]` to successor #i.
+  void forwardToTargets(BranchOpInterface branch,
+                        ArrayRef<SmallVector<Value>> operands);
   /// True if `value` dominates its use by `user` (MLIR's properlyDominates,
   /// which reads the block of both): a value of an op in no block does not
   /// dominate anything; a user in no block is checked when inserted.

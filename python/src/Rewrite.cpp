@@ -28,6 +28,7 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Tracking/TrackedRewrite.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -385,9 +386,20 @@ public:
   }
   /// True if IR was erased since the pattern being applied began.
   bool erasedAny() const { return erased; }
+
+  /// A Python pattern's code begins: changedInCall() tells what it did.
+  void beginCall() { changed = false; }
+  /// Whether the IR changed since beginCall(): a pattern that fails must
+  /// leave it as it was, since the driver then tries its next pattern on
+  /// the op it matched (which the code may have erased), unless it rolls
+  /// the change back.
+  bool changedInCall() const { return changed; }
+  /// Fires on any change the driver notifies.
+  void noteChange() { changed = true; }
+
   /// Fires before `op` is erased: `op`, its results and its operand list.
   void noteErased(Operation *op) {
-    erased = true;
+    erased = changed = true;
     addresses.insert(op);
     for (Value result : op->getResults())
       addresses.insert(result.getImpl());
@@ -398,13 +410,14 @@ public:
   }
   /// Fires before `block` is erased: the block and its arguments.
   void noteErased(Block *block) {
-    erased = true;
+    erased = changed = true;
     addresses.insert(block);
     for (Value argument : block->getArguments())
       addresses.insert(argument.getImpl());
   }
   /// Fires after `op` was inserted: a new op may reuse erased addresses.
   void noteInserted(Operation *op) {
+    changed = true;
     if (addresses.empty() && operandLists.empty())
       return;
     addresses.erase(op);
@@ -470,6 +483,7 @@ private:
   llvm::DenseSet<const void *> addresses;
   SmallVector<OperandList> operandLists;
   bool erased = false;
+  bool changed = false;
 };
 
 thread_local RewriteErasures *RewriteErasures::current = nullptr;
@@ -498,6 +512,13 @@ public:
     erasures.noteErased(op);
   }
   void notifyBlockErased(Block *block) override { erasures.noteErased(block); }
+  void notifyOperationModified(Operation *) override { erasures.noteChange(); }
+  void notifyOperationReplaced(Operation *, ValueRange) override {
+    erasures.noteChange();
+  }
+  void notifyBlockInserted(Block *, Region *, Region::iterator) override {
+    erasures.noteChange();
+  }
 
 private:
   RewriteErasures erasures;
@@ -512,7 +533,13 @@ public:
   explicit DriverChecks(MLIRContext *context)
       : ErasureListener(context), context(context),
         previous(std::exchange(current, this)) {}
-  ~DriverChecks() override { current = previous; }
+  ~DriverChecks() override {
+    current = previous;
+    if (!newOps.empty()) {
+      py::gil_scoped_acquire gil;
+      newOps.clear();
+    }
+  }
   DriverChecks(const DriverChecks &) = delete;
   DriverChecks &operator=(const DriverChecks &) = delete;
 
@@ -534,10 +561,31 @@ public:
     strayTerminators.push_back(terminator);
   }
 
-  /// When the Python code (`who`) that `rewriter` ran returns: erases a
-  /// terminator it left before other ops (a block must end in its
-  /// terminator), and reports it.
+  /// Notes a new op the Python code running inserted that is or holds a
+  /// branch, or a terminator it placed before another (a replacement),
+  /// checked when the code returns (finishCall). Its Python object keeps
+  /// the op alive until then (the code may detach and drop it).
+  void expectCompletedOp(py::object operation) {
+    newOps.push_back(std::move(operation));
+  }
+
+  /// When the Python code (`who`) that `rewriter` ran returns (with the
+  /// GIL): puts a new terminator it left before other ops in its place
+  /// (a block ends in exactly one), gives a new branch that does not match
+  /// its targets placeholders for what they take, erases a terminator an
+  /// inline left before other ops, and reports each.
   void finishCall(RewriterBase &rewriter, const std::string &who) {
+    std::vector<py::object> ops = std::move(newOps);
+    newOps.clear();
+    for (py::object &object : ops) {
+      Operation *op = object.cast<PyOperation &>().getIfLive();
+      if (op && op->getBlock() && op->hasTrait<OpTrait::IsTerminator>() &&
+          op->getNextNode())
+        op = placeStrayTerminator(rewriter, op, who);
+      if (op)
+        matchNewBranches(rewriter, op, who);
+    }
+    ops.clear();
     std::vector<Operation *> stray = std::move(strayTerminators);
     strayTerminators.clear();
     for (Operation *op : stray) {
@@ -551,7 +599,11 @@ public:
     }
   }
 
+  /// Records `message` as the error of the current run, unless it has one.
+  static void recordError(const std::string &message) { record(message); }
+
   void notifyOperationReplaced(Operation *op, ValueRange newValues) override {
+    ErasureListener::notifyOperationReplaced(op, newValues);
     SmallVector<unsigned> kept;
     for (auto [index, value] : llvm::enumerate(newValues))
       if (index < op->getNumResults() && diesWith(value, op) &&
@@ -667,11 +719,103 @@ private:
       run->recordError(std::runtime_error(message));
   }
 
+  /// Ends the block of the new terminator `op`, which the code left before
+  /// other ops (it did not erase the terminator it replaces, or put ops
+  /// after it): erases it if the block still ends in a terminator, moves
+  /// it to the end otherwise. Returns it, or null once erased.
+  static Operation *placeStrayTerminator(RewriterBase &rewriter, Operation *op,
+                                         const std::string &who) {
+    Block *block = op->getBlock();
+    std::string name = op->getName().getStringRef().str();
+    Operation &last = block->back();
+    if (!last.hasTrait<OpTrait::IsTerminator>()) {
+      rewriter.moveOpBefore(op, block, block->end());
+      record(who + " left the new terminator '" + name +
+             "' before other ops of its block: it was moved to the end "
+             "(a block ends in its terminator)");
+      return op;
+    }
+    if (!op->use_empty())
+      llvm::report_fatal_error(llvm::Twine(who) + " left the new terminator '" +
+                               name +
+                               "' before the terminator of its block, "
+                               "and its results are used");
+    rewriter.eraseOp(op);
+    record(who + " inserted the terminator '" + name +
+           "' before the terminator '" + last.getName().getStringRef().str() +
+           "' of its block and kept that one: the new one was erased (erase "
+           "or replace the terminator it replaces in the same pattern)");
+    return nullptr;
+  }
+
+  /// Gives each branch in `holder` that does not verify operands that its
+  /// targets take (matchTargets) and records it. What no operands fix
+  /// (checkNewOpInPattern refuses what it can see when the op is inserted)
+  /// stops the process: the driver's C++ patterns would crash on it.
+  static void matchNewBranches(RewriterBase &rewriter, Operation *holder,
+                               const std::string &who) {
+    SmallVector<BranchOpInterface> invalid;
+    holder->walk([&](BranchOpInterface branch) {
+      if (!verifiesQuietly(branch))
+        invalid.push_back(branch);
+    });
+    for (BranchOpInterface branch : invalid) {
+      std::string name = branch->getName().getStringRef().str();
+      if (!describeMalformedSuccessorSegments(branch).empty())
+        llvm::report_fatal_error(llvm::Twine(who) + " left '" + name +
+                                 "' with malformed successor operand "
+                                 "segments, which the driver cannot read");
+      matchTargets(rewriter, branch);
+      if (!verifiesQuietly(branch))
+        llvm::report_fatal_error(llvm::Twine(who) + " inserted '" + name +
+                                 "', which does not verify even with the "
+                                 "operands its targets take, and the "
+                                 "driver's C++ patterns would crash on it");
+      record(who + " inserted '" + name +
+             "' with operands its target blocks do not take, and left it "
+             "so: they were replaced by placeholders "
+             "(builtin.unrealized_conversion_cast without inputs), since "
+             "the driver's C++ patterns trust branches to match their "
+             "targets");
+    }
+  }
+
+  /// Whether `op` verifies (its invariants), without reporting.
+  static bool verifiesQuietly(Operation *op) {
+    std::optional<RegisteredOperationName> info = op->getRegisteredInfo();
+    if (!info)
+      return true;
+    if (!describeMalformedSuccessorSegments(op).empty())
+      return false;
+    ScopedDiagnosticHandler quiet(op->getContext(),
+                                  [](Diagnostic &) { return success(); });
+    return succeeded(info->verifyInvariants(op));
+  }
+
+  /// Makes `branch` forward what its targets take: the operand in place
+  /// where its type is the argument's, a placeholder (an
+  /// `unrealized_conversion_cast` without inputs) otherwise; extra ones
+  /// dropped. Its segments are well formed.
+  static void matchTargets(RewriterBase &rewriter, BranchOpInterface branch) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(branch);
+    SmallVector<SmallVector<Value>> matched =
+        operandsTargetsTake(branch, [&](Type type) -> Value {
+          return UnrealizedConversionCastOp::create(rewriter, branch->getLoc(),
+                                                    type, ValueRange())
+              .getResult(0);
+        });
+    rewriter.modifyOpInPlace(branch,
+                             [&] { forwardToTargets(branch, matched); });
+  }
+
   static thread_local DriverChecks *current;
   MLIRContext *context;
   DriverChecks *previous;
   std::vector<Expected> expected;
   std::vector<Operation *> strayTerminators;
+  /// The Python objects of the new ops expectCompletedOp noted.
+  std::vector<py::object> newOps;
   /// How many copies of an op, each replacing the one before, keepForUsers
   /// makes at most (more than a greedy run's default iterations).
   static constexpr unsigned kMaxCopies = 32;
@@ -699,6 +843,24 @@ thread_local DriverChecks *DriverChecks::current = nullptr;
 /// its Python patterns may not change what the walk holds (ChangeLimitScope).
 thread_local Operation *walkDriverRoot = nullptr;
 
+/// Whether a Python pattern (`who`) that failed (returned a true value, or
+/// raised) changed the IR in a driver that keeps such changes (greedy,
+/// walk, a conversion without rollback): it then counts as applied, and
+/// the run raises. The driver would try its next pattern on the op it
+/// matched, which the code may have erased.
+bool keptChangesOfFailure(PatternRewriter &rewriter, RewriteErasures *erasures,
+                          const std::string &who) {
+  if (!erasures || !erasures->changedInCall() ||
+      RewriteErasures::canUndoFailedRewrite(rewriter))
+    return false;
+  DriverChecks::recordError(
+      who + " changed the IR and then failed (returned a true value, or "
+            "raised): it counts as applied, since the driver goes on with "
+            "the op it matched after a failure (return None or False once "
+            "the IR changed)");
+  return true;
+}
+
 /// A pattern whose matchAndRewrite is a Python callable `fn(op, rewriter)`.
 class PythonPattern : public RewritePattern {
 public:
@@ -724,17 +886,21 @@ public:
     std::optional<ChangeLimitScope> limit;
     if (walkDriverRoot)
       limit.emplace(op, walkDriverRoot, "a pattern of walk_and_apply_patterns");
+    RewriteErasures *erasures = RewriteErasures::get(rewriter.getContext());
+    if (erasures)
+      erasures->beginCall();
     bool matched = callPython(*context, [&] {
       CallScoped<PyPatternRewriter> pyRewriter(
           PyPatternRewriter{&rewriter, context});
       py::object result = fn(rewrite.getOperation(), pyRewriter.object);
       return isSuccessResult(result);
     });
+    std::string who = "pattern '" + name + "'";
     if (DriverChecks *checks = DriverChecks::get(rewriter.getContext())) {
-      checks->finishCall(rewriter, "pattern '" + name + "'");
-      checks->finishPattern("pattern '" + name + "'");
+      checks->finishCall(rewriter, who);
+      checks->finishPattern(who);
     }
-    return success(matched);
+    return success(matched || keptChangesOfFailure(rewriter, erasures, who));
   }
 
 private:
@@ -1810,7 +1976,10 @@ public:
       return failure();
     ActiveRewriterScope scope(*context, rewriter);
     PythonRewriteScope rewrite(*context, op);
-    return success(callPython(*context, [&] {
+    RewriteErasures *erasures = RewriteErasures::get(rewriter.getContext());
+    if (erasures)
+      erasures->beginCall();
+    bool matched = callPython(*context, [&] {
       CallScoped<PyPatternRewriter> pyRewriter(
           PyPatternRewriter{&rewriter, context});
       py::list values;
@@ -1829,7 +1998,10 @@ public:
       py::object result =
           fn(rewrite.getOperation(), values, converterObj, pyRewriter.object);
       return isSuccessResult(result);
-    }));
+    });
+    return success(matched ||
+                   keptChangesOfFailure(rewriter, erasures,
+                                        "conversion pattern '" + name + "'"));
   }
 
 private:
@@ -2751,4 +2923,10 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
       py::arg("op"), py::arg("set"), py::arg("tracking_config") = py::none(),
       "Applies the patterns once to each op nested in `op` in a walk "
       "(no folding, no fixpoint); handles follow every change.");
+}
+
+void mlir::tracking::python::checkNewOpWhenPatternReturns(
+    PyOperation &operation) {
+  if (DriverChecks *checks = DriverChecks::get(operation.getContext().get()))
+    checks->expectCompletedOp(operation.getObject());
 }

@@ -100,6 +100,77 @@ def test_malformed_ir():
         expect(ir.MLIRError, lambda: ir.Attribute.parse("#unknown<"))
 
 
+# CHECK-LABEL: TEST: test_switch_segments_mlir_reads_past
+@run
+def test_switch_segments_mlir_reads_past():
+    # cf.switch keeps one operand segment per case destination, and no
+    # verifier checks their count before MLIR's branch verifier reads them:
+    # too few, parsing (which verifies), verifying, printing or running a
+    # pass read past the list (mlir-opt segfaults on this text). Refused
+    # first, with what is wrong.
+    switch = (
+        '"cf.switch"(%a) [^bb1, ^bb2, ^bb1] <{{case_operand_segments = '
+        'array<i32{segments}>, case_values = dense<[1, 2]> : vector<2xi32>, '
+        'operandSegmentSizes = array<i32: 1, 0, 0>}}> : (i32) -> ()')
+    text = """
+      func.func @f(%a: i32) {{
+        {switch}
+      ^bb1:
+        return
+      ^bb2:
+        return
+      }}"""
+    too_few = text.format(switch=switch.format(segments=""))
+    one_short = text.format(switch=switch.format(segments=": 0"))
+    negative = text.format(switch=switch.format(segments=": -1, 1"))
+    with ir.Context():
+        for name, bad in (("too few", too_few), ("one short", one_short),
+                          ("negative", negative)):
+            error = expect(ir.MLIRError, lambda: ir.Module.parse(bad))
+            print(name, [line for line in str(error).splitlines()
+                         if "case_operand_segments' holds" in line][0].split(" op ")[1])
+            expect(ir.MLIRError,
+                   lambda: ir.Operation.parse(bad.strip()))
+        # CHECK: MLIRError: Unable to parse module assembly:
+        # CHECK-NEXT: too few 'case_operand_segments' holds 0 operand segments for 2 successors (one per successor after the first)
+        # CHECK-NEXT: MLIRError: Unable to parse operation assembly:
+        # CHECK-NEXT: MLIRError: Unable to parse module assembly:
+        # CHECK-NEXT: one short 'case_operand_segments' holds 1 operand segments for 2 successors
+        # CHECK-NEXT: MLIRError: Unable to parse operation assembly:
+        # CHECK-NEXT: MLIRError: Unable to parse module assembly:
+        # CHECK-NEXT: negative 'case_operand_segments' holds a negative size
+        # CHECK-NEXT: MLIRError: Unable to parse operation assembly:
+
+        # Built from Python: verifying raises, printing gives the generic
+        # form without verifying, a run refuses it, and the IR stays.
+        module = ir.Module.parse(text.format(switch="cf.br ^bb1"))
+        body = module.body.operations[0].regions[0].blocks
+        old = body[0].operations[0]
+        with ir.Location.unknown():
+            bad = ir.Operation.create(
+                "cf.switch", operands=[body[0].arguments[0]],
+                successors=[body[1], body[2], body[1]],
+                attributes={
+                    "case_operand_segments": ir.Attribute.parse("array<i32>"),
+                    "case_values": ir.Attribute.parse(
+                        "dense<[1, 2]> : vector<2xi32>"),
+                    "operandSegmentSizes": ir.Attribute.parse(
+                        "array<i32: 1, 0, 0>")},
+                ip=ir.InsertionPoint(old))
+        old.erase()
+        # CHECK: MLIRError: Verification failed:
+        expect(ir.MLIRError, module.operation.verify)
+        # CHECK: "cf.switch"(%arg0)[^bb1, ^bb2, ^bb1] <{case_operand_segments = array<i32>
+        print(bad)
+        # CHECK: "func.func"() <{function_type = (i32) -> (), sym_name = "f"}>
+        print(module.body.operations[0])
+        # CHECK: MLIRError: PassManager.run: the IR does not verify
+        expect(ir.MLIRError, lambda: PassManager.parse(
+            "builtin.module(canonicalize)").run(module.operation))
+        # CHECK: 3
+        print(len(module.body.operations[0].regions[0].blocks))
+
+
 # CHECK-LABEL: TEST: test_invalid_pipelines
 @run
 def test_invalid_pipelines():
