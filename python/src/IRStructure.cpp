@@ -387,6 +387,15 @@ Value PyValue::get() const {
 }
 
 namespace {
+/// The Python object of a block just added to the IR; inside a pattern, the
+/// block is checked for its terminator when the pattern returns.
+py::object newBlock(PyBlock block) {
+  PyMlirContext &context = block.getContext();
+  py::object object = py::cast(std::move(block));
+  checkNewBlockWhenPatternReturns(context, object);
+  return object;
+}
+
 /// Type TypeID -> the caster `register_value_caster` registered for values
 /// of that type. Leaked: it holds Python objects past interpreter teardown.
 llvm::DenseMap<TypeID, py::object> &getValueCasters() {
@@ -636,7 +645,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
             .getContext()
             .noteChanged(operationOf(region.operation));
         r->push_back(raw);
-        return PyBlock::make(region.operation, raw);
+        return newBlock(PyBlock::make(region.operation, raw));
       },
       py::arg("arg_locs") = py::none(),
       "Appends a new block with arguments of the given types.");
@@ -732,7 +741,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
                 .getContext()
                 .noteChanged(operationOf(parent.operation));
             region->push_front(raw);
-            return PyBlock::make(parent.operation, raw);
+            return newBlock(PyBlock::make(parent.operation, raw));
           },
           py::arg("parent"), py::arg("arg_types") = py::list(),
           py::arg("arg_locs") = py::none(),
@@ -748,7 +757,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
             Block *raw = fresh.release();
             noteChanged(self);
             block->getParent()->getBlocks().insert(block->getIterator(), raw);
-            return PyBlock::make(self.operation, raw);
+            return newBlock(PyBlock::make(self.operation, raw));
           },
           py::arg("arg_locs") = py::none(),
           "Creates a block with arguments of the given types before this "
@@ -765,7 +774,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
             noteChanged(self);
             block->getParent()->getBlocks().insertAfter(block->getIterator(),
                                                         raw);
-            return PyBlock::make(self.operation, raw);
+            return newBlock(PyBlock::make(self.operation, raw));
           },
           py::arg("arg_locs") = py::none(),
           "Creates a block with arguments of the given types after this "

@@ -394,6 +394,12 @@ void mlir::tracking::python::checkNewBlockInPattern(PyMlirContext &context,
       "the driver's C++ patterns read");
 }
 
+void mlir::tracking::python::checkNewBlockWhenPatternReturns(
+    PyMlirContext &context, py::object block) {
+  if (patternTrustsIR(context))
+    noteNewBlockInPattern(context, std::move(block));
+}
+
 void mlir::tracking::python::checkPlacementInPattern(PyMlirContext &context,
                                                      Operation *op,
                                                      Block *block,

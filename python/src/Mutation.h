@@ -232,6 +232,16 @@ namespace __attribute__((visibility("hidden"))) python {
   /// only the first, which a new empty block at the start made them crash
   /// on.
   void checkNewBlockInPattern(PyMlirContext & context, Region * region);
+  /// Notes a block that Python added inside a greedy or walk pattern (its
+  /// `ir.Block` object, kept until then): it must end in a terminator when
+  /// the pattern's code returns. One that does not is erased if nothing
+  /// reaches it or uses its arguments, or else ended in a branch to itself
+  /// forwarding placeholders, and the run raises (Rewrite.cpp,
+  /// DriverChecks).
+  void checkNewBlockWhenPatternReturns(PyMlirContext & context,
+                                       py::object block);
+  /// Hands `block` to the checks of the driver running (Rewrite.cpp).
+  void noteNewBlockInPattern(PyMlirContext & context, py::object block);
   /// Raises ValueError if erasing `op` inside a rewrite pattern would leave
   /// its block without a terminator (create the replacement before it
   /// first).

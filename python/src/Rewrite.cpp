@@ -23,6 +23,7 @@
 #include "Mutation.h"
 #include "OpView.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/PDL/IR/PDLOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dominance.h"
@@ -535,9 +536,10 @@ public:
         previous(std::exchange(current, this)) {}
   ~DriverChecks() override {
     current = previous;
-    if (!newOps.empty()) {
+    if (!newOps.empty() || !newBlocks.empty()) {
       py::gil_scoped_acquire gil;
       newOps.clear();
+      newBlocks.clear();
     }
   }
   DriverChecks(const DriverChecks &) = delete;
@@ -568,6 +570,11 @@ public:
   void expectCompletedOp(py::object operation) {
     newOps.push_back(std::move(operation));
   }
+  /// Notes a block the Python code running added (its Python object),
+  /// checked for its terminator when the code returns (finishCall).
+  void expectTerminatedBlock(py::object block) {
+    newBlocks.push_back(std::move(block));
+  }
 
   /// When the Python code (`who`) that `rewriter` ran returns (with the
   /// GIL): puts a new terminator it left before other ops in its place
@@ -586,6 +593,13 @@ public:
         matchNewBranches(rewriter, op, who);
     }
     ops.clear();
+    std::vector<py::object> blocks = std::move(newBlocks);
+    newBlocks.clear();
+    for (py::object &object : blocks)
+      if (Block *block = object.cast<PyBlock &>().handle.get())
+        if (lacksTerminator(block))
+          completeUnterminatedBlock(rewriter, block, who);
+    blocks.clear();
     std::vector<Operation *> stray = std::move(strayTerminators);
     strayTerminators.clear();
     for (Operation *op : stray) {
@@ -719,6 +733,63 @@ private:
       run->recordError(std::runtime_error(message));
   }
 
+  /// Whether `block`, in a region, needs a terminator it does not end in
+  /// (MLIR's verifier: unless its op is unregistered or NoTerminator).
+  static bool lacksTerminator(Block *block) {
+    Operation *parent = block->getParentOp();
+    if (!parent || !parent->isRegistered() ||
+        parent->hasTrait<OpTrait::NoTerminator>())
+      return false;
+    return block->empty() || !block->back().hasTrait<OpTrait::IsTerminator>();
+  }
+
+  /// Erases the new block `block`, left without a terminator, if nothing
+  /// reaches it or uses its arguments, or else ends it in a branch to
+  /// itself, and reports it.
+  static void completeUnterminatedBlock(RewriterBase &rewriter, Block *block,
+                                        const std::string &who) {
+    std::string where =
+        "region #" + std::to_string(block->getParent()->getRegionNumber()) +
+        " of '" + block->getParentOp()->getName().getStringRef().str() + "'";
+    bool unused = llvm::all_of(block->getArguments(),
+                               [](BlockArgument a) { return a.use_empty(); });
+    bool usedInside = llvm::any_of(
+        block->getOperations(), [](Operation &op) { return !op.use_empty(); });
+    if (!block->hasNoPredecessors() || !unused || usedInside ||
+        block->isEntryBlock()) {
+      // The driver's block merging reads the terminator of each block that
+      // branches reach: end it in a branch to itself, forwarding
+      // placeholders.
+      auto *controlFlow = block->getParentOp()->getContext()->getLoadedDialect(
+          cf::ControlFlowDialect::getDialectNamespace());
+      if (!controlFlow || block->isEntryBlock())
+        llvm::report_fatal_error(
+            llvm::Twine(who) + " left a new block of " + where +
+            " without a terminator, which branches reach (and no 'cf' "
+            "dialect is loaded for a stand-in): the driver would crash on it");
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToEnd(block);
+      SmallVector<Value> placeholders;
+      for (BlockArgument argument : block->getArguments())
+        placeholders.push_back(
+            UnrealizedConversionCastOp::create(rewriter, argument.getLoc(),
+                                               argument.getType(), ValueRange())
+                .getResult(0));
+      cf::BranchOp::create(rewriter, block->getParentOp()->getLoc(), block,
+                           placeholders);
+      record(who + " left a new block of " + where +
+             " without a terminator, and branches reach it: it was ended in a "
+             "branch to itself ('cf.br' forwarding placeholders), since the "
+             "driver's C++ patterns read every block's terminator (end each "
+             "new block in its terminator in the pattern that adds it)");
+      return;
+    }
+    rewriter.eraseBlock(block);
+    record(who + " left a new block of " + where +
+           " without a terminator: nothing reached it, and it was erased (end "
+           "each new block in its terminator in the pattern that adds it)");
+  }
+
   /// Ends the block of the new terminator `op`, which the code left before
   /// other ops (it did not erase the terminator it replaces, or put ops
   /// after it): erases it if the block still ends in a terminator, moves
@@ -816,6 +887,8 @@ private:
   std::vector<Operation *> strayTerminators;
   /// The Python objects of the new ops expectCompletedOp noted.
   std::vector<py::object> newOps;
+  /// The Python objects of the new blocks expectTerminatedBlock noted.
+  std::vector<py::object> newBlocks;
   /// How many copies of an op, each replacing the one before, keepForUsers
   /// makes at most (more than a greedy run's default iterations).
   static constexpr unsigned kMaxCopies = 32;
@@ -2929,4 +3002,10 @@ void mlir::tracking::python::checkNewOpWhenPatternReturns(
     PyOperation &operation) {
   if (DriverChecks *checks = DriverChecks::get(operation.getContext().get()))
     checks->expectCompletedOp(operation.getObject());
+}
+
+void mlir::tracking::python::noteNewBlockInPattern(PyMlirContext &context,
+                                                   py::object block) {
+  if (DriverChecks *checks = DriverChecks::get(context.get()))
+    checks->expectTerminatedBlock(std::move(block));
 }

@@ -775,6 +775,68 @@ def test_new_branches_and_terminators_completed_when_pattern_returns():
     # CHECK-NEXT: True -
 
 
+# CHECK-LABEL: TEST: test_new_blocks_end_in_terminators_when_pattern_returns
+@run
+def test_new_blocks_end_in_terminators_when_pattern_returns():
+    # A block a pattern adds must end in its terminator when the pattern
+    # returns (it is invalid only until then). Left empty and unreached, it
+    # is erased; reached by a branch (block merging segfaulted reading its
+    # terminator), it ends in a branch to itself forwarding placeholders;
+    # either way the run raises and the IR verifies.
+    text = """
+      func.func @f(%a: i32) -> i32 {
+        cf.br ^bb1
+      ^bb1:
+        return %a : i32
+      }"""
+
+    def left_empty(old, rewriter):
+        old.successors[0].create_after()
+
+    def reached_unterminated(old, rewriter):
+        new = old.successors[0].create_after()
+        ir.Operation.create("cf.br", successors=[new], ip=ir.InsertionPoint(old))
+        rewriter.erase_op(old)
+
+    def completed(old, rewriter):
+        new = old.successors[0].create_after()
+        ir.Operation.create("cf.br", successors=[old.successors[0]],
+                            ip=ir.InsertionPoint(new))
+        ir.Operation.create("cf.br", successors=[new], ip=ir.InsertionPoint(old))
+        rewriter.erase_op(old)
+
+    for change in (left_empty, reached_unterminated, completed):
+        for driver in (rewrite.apply_patterns_and_fold_greedily,
+                       rewrite.walk_and_apply_patterns):
+            with ir.Context() as context, ir.Location.unknown():
+                module = ir.Module.parse(text)
+                done = []
+
+                def go(op, rewriter):
+                    if done or op.operation.block != op.operation.parent.regions[0].blocks[0]:
+                        return True
+                    done.append(True)
+                    change(op.operation, rewriter)
+
+                go.__qualname__ = "go"
+                try:
+                    driver(module, one_pattern("cf.br", go))
+                    outcome = "ran"
+                except RuntimeError as e:
+                    outcome = str(e).splitlines()[0][:105]
+                try:
+                    verified = module.operation.verify()
+                except ir.MLIRError as e:
+                    verified = str(e).splitlines()[1].split(": ", 2)[-1]
+                print(change.__name__, outcome, "|", verified)
+    # CHECK: left_empty pattern 'go' left a new block of region #0 of 'func.func' without a terminator: nothing reached it, and i | True
+    # CHECK-NEXT: left_empty pattern 'go' left a new block of region #0 of 'func.func' without a terminator: nothing reached it, and i | True
+    # CHECK-NEXT: reached_unterminated pattern 'go' left a new block of region #0 of 'func.func' without a terminator, and branches reach it: it | True
+    # CHECK-NEXT: reached_unterminated pattern 'go' left a new block of region #0 of 'func.func' without a terminator, and branches reach it: it | True
+    # CHECK-NEXT: completed ran | True
+    # CHECK-NEXT: completed ran | True
+
+
 # CHECK-LABEL: TEST: test_pattern_failing_after_changing_ir
 @run
 def test_pattern_failing_after_changing_ir():
