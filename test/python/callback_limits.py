@@ -58,6 +58,23 @@ def one_pattern(root, fn):
     return patterns.freeze()
 
 
+def entry_branch_once(change):
+    """A pattern `go` for cf.br that calls `change(branch, rewriter)` once,
+    on the branch ending a function's entry block (a true value, no match,
+    for the others)."""
+    done = []
+
+    def go(op, rewriter):
+        entry = op.operation.parent.regions[0].blocks[0]
+        if done or op.operation.block != entry:
+            return True
+        done.append(True)
+        change(op.operation, rewriter)
+
+    go.__qualname__ = "go"
+    return go
+
+
 def run_refused(module, patterns,
                 driver=rewrite.apply_patterns_and_fold_greedily, op=None):
     """Runs `driver` with `patterns` on `op` (default: `module`), which a
@@ -714,20 +731,8 @@ def test_new_branches_and_terminators_completed_when_pattern_returns():
                                     ip=ir.InsertionPoint(first))
                 ir.Operation.create("scf.yield", ip=ir.InsertionPoint(second))
                 holders[:] = [holder]
-                done = []
-
-                def go(op, rewriter):
-                    # The function's first branch, once (a true value: no
-                    # match).
-                    if done or op.operation.block != op.operation.parent.regions[0].blocks[0]:
-                        return True
-                    done.append(True)
-                    change(op.operation, rewriter)
-
-                go.__qualname__ = "go"
-
                 patterns = rewrite.RewritePatternSet()
-                patterns.add("cf.br", go)
+                patterns.add("cf.br", entry_branch_once(change))
                 if driver_name == "greedy":
                     patterns.add_canonicalization_patterns()
                 try:
@@ -810,17 +815,8 @@ def test_new_blocks_end_in_terminators_when_pattern_returns():
                        rewrite.walk_and_apply_patterns):
             with ir.Context() as context, ir.Location.unknown():
                 module = ir.Module.parse(text)
-                done = []
-
-                def go(op, rewriter):
-                    if done or op.operation.block != op.operation.parent.regions[0].blocks[0]:
-                        return True
-                    done.append(True)
-                    change(op.operation, rewriter)
-
-                go.__qualname__ = "go"
                 try:
-                    driver(module, one_pattern("cf.br", go))
+                    driver(module, one_pattern("cf.br", entry_branch_once(change)))
                     outcome = "ran"
                 except RuntimeError as e:
                     outcome = str(e).splitlines()[0][:105]
