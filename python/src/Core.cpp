@@ -953,58 +953,69 @@ OpOperand *mlir::tracking::python::findUseOfBlocklessResult(Operation *op) {
 }
 
 namespace {
-/// A switch-like op and its successor operand segments: the successors
-/// before the segmented ones (a default destination) have operands of
-/// their own.
-struct SuccessorSegments {
+/// A switch-like op: its successor operand segments, the successors before
+/// the segmented ones (a default destination, with operands of its own),
+/// and its case values (none for an indirect branch).
+struct SwitchShape {
   llvm::StringLiteral op;
-  llvm::StringLiteral attribute;
+  llvm::StringLiteral segments;
   unsigned unsegmentedSuccessors;
+  llvm::StringLiteral caseValues;
 };
-constexpr SuccessorSegments kSuccessorSegments[] = {
-    {"cf.switch", "case_operand_segments", 1},
-    {"llvm.switch", "case_operand_segments", 1},
-    {"spirv.Switch", "case_operand_segments", 1},
-    {"llvm.indirectbr", "indbr_operand_segments", 0},
+constexpr SwitchShape kSwitchShapes[] = {
+    {"cf.switch", "case_operand_segments", 1, "case_values"},
+    {"llvm.switch", "case_operand_segments", 1, "case_values"},
+    {"spirv.Switch", "case_operand_segments", 1, "literals"},
+    {"llvm.indirectbr", "indbr_operand_segments", 0, ""},
 };
 } // namespace
 
-std::string
-mlir::tracking::python::describeMalformedSuccessorSegments(Operation *op) {
+std::string mlir::tracking::python::describeUnverifiableSwitch(Operation *op) {
   if (!op->getNumSuccessors() || !op->isRegistered())
     return {};
   StringRef name = op->getName().getStringRef();
-  for (const SuccessorSegments &entry : kSuccessorSegments) {
-    if (name != entry.op)
+  for (const SwitchShape &shape : kSwitchShapes) {
+    if (name != shape.op)
       continue;
     // Fewer successors, or a missing attribute: the op's own invariants,
     // checked first, report it.
-    if (op->getNumSuccessors() < entry.unsegmentedSuccessors)
+    if (op->getNumSuccessors() < shape.unsegmentedSuccessors)
       return {};
-    std::optional<Attribute> stored = op->getInherentAttr(entry.attribute);
+    size_t cases = op->getNumSuccessors() - shape.unsegmentedSuccessors;
+    // The op's verifier reads the case values' type once there are cases.
+    if (!shape.caseValues.empty() && cases &&
+        !op->getInherentAttr(shape.caseValues).value_or(Attribute()))
+      return "has " + std::to_string(cases) + " case destinations and no '" +
+             shape.caseValues.str() + "'";
+    std::optional<Attribute> stored = op->getInherentAttr(shape.segments);
     auto segments =
         dyn_cast_if_present<DenseI32ArrayAttr>(stored.value_or(Attribute()));
     if (!segments)
       return {};
-    size_t needed = op->getNumSuccessors() - entry.unsegmentedSuccessors;
     if (llvm::any_of(segments.asArrayRef(),
                      [](int32_t size) { return size < 0; }))
-      return "'" + entry.attribute.str() + "' holds a negative size";
-    if (segments.size() >= needed)
+      return "'" + shape.segments.str() + "' holds a negative size";
+    if (segments.size() >= cases)
       return {};
-    return "'" + entry.attribute.str() + "' holds " +
+    return "'" + shape.segments.str() + "' holds " +
            std::to_string(segments.size()) + " operand segments for " +
-           std::to_string(needed) + " successors (one per successor" +
-           (entry.unsegmentedSuccessors ? " after the first" : "") + ")";
+           std::to_string(cases) + " successors (one per successor" +
+           (shape.unsegmentedSuccessors ? " after the first" : "") + ")";
   }
   return {};
 }
 
-Operation *
-mlir::tracking::python::findMalformedSuccessorSegments(Operation *root) {
+LogicalResult mlir::tracking::python::verifyOpInvariants(Operation *op) {
+  if (std::string unverifiable = describeUnverifiableSwitch(op);
+      !unverifiable.empty())
+    return op->emitOpError() << unverifiable;
+  return op->getName().verifyInvariants(op);
+}
+
+Operation *mlir::tracking::python::findUnverifiableSwitch(Operation *root) {
   Operation *found = nullptr;
   root->walk([&](Operation *op) {
-    if (describeMalformedSuccessorSegments(op).empty())
+    if (describeUnverifiableSwitch(op).empty())
       return WalkResult::advance();
     found = op;
     return WalkResult::interrupt();
@@ -1013,10 +1024,9 @@ mlir::tracking::python::findMalformedSuccessorSegments(Operation *root) {
 }
 
 LogicalResult mlir::tracking::python::verifyIR(Operation *op) {
-  if (Operation *malformed = findMalformedSuccessorSegments(op)) {
-    malformed->emitOpError() << describeMalformedSuccessorSegments(malformed);
-    return failure();
-  }
+  if (Operation *unverifiable = findUnverifiableSwitch(op))
+    return unverifiable->emitOpError()
+           << describeUnverifiableSwitch(unverifiable);
   if (OpOperand *use = findUseOfBlocklessResult(op)) {
     Operation *definer = use->get().getDefiningOp();
     use->getOwner()->emitError()
@@ -1038,8 +1048,7 @@ mlir::tracking::python::guardPrintingFlags(Operation *op,
   // The printer verifies the op it numbers from: the top-level op, or `op`
   // itself with a local scope.
   Operation *numbered = flags.shouldUseLocalScope() ? op : getRootOf(op);
-  if (findUseOfBlocklessResult(numbered) ||
-      findMalformedSuccessorSegments(numbered))
+  if (findUseOfBlocklessResult(numbered) || findUnverifiableSwitch(numbered))
     flags.printGenericOpForm().assumeVerified();
   return flags;
 }

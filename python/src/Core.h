@@ -597,12 +597,17 @@ namespace __attribute__((visibility("hidden"))) python {
   /// a segment attribute whose length no verifier checks before the
   /// BranchOpInterface verifier reads one segment per successor: too short
   /// (or a negative entry), verifying, printing or folding the op reads
-  /// past it (`mlir-opt` segfaults on such text). Why `op` (not its
-  /// regions) is such an op, or an empty string.
-  std::string describeMalformedSuccessorSegments(Operation * op);
+  /// past it (`mlir-opt` segfaults on such text). And a switch's verifier
+  /// reads its case values' type without checking that it has any. Why
+  /// `op` (not its regions) is such an op, or an empty string.
+  std::string describeUnverifiableSwitch(Operation * op);
   /// The first op in `root` (`root` included) that
-  /// describeMalformedSuccessorSegments describes, or null.
-  Operation *findMalformedSuccessorSegments(Operation * root);
+  /// describeUnverifiableSwitch describes, or null.
+  Operation *findUnverifiableSwitch(Operation * root);
+  /// The invariants of the registered op `op` (RegisteredOperationName::
+  /// verifyInvariants), or an error for what describeUnverifiableSwitch
+  /// describes, which that would crash on.
+  LogicalResult verifyOpInvariants(Operation * op);
   /// mlir::verify(op), or an error at such a use or op (the diagnostic
   /// handlers or a DiagnosticCapture get it) and failure.
   LogicalResult verifyIR(Operation * op);

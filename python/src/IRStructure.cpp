@@ -30,7 +30,7 @@ static void refuseRemovingRequiredAttribute(Operation *op,
   if (op->getAttr(name))
     return;
   DiagnosticCapture capture(op->getContext());
-  if (succeeded(op->getName().verifyInvariants(op)))
+  if (succeeded(verifyOpInvariants(op)))
     return;
   std::vector<DiagnosticRecord> errors = capture.take();
   std::string required = "requires attribute '" + name + "'";
@@ -1455,7 +1455,7 @@ void populateAttributeMap(py::module_ &m) {
             std::optional<bool> validBefore;
             if (inherent) {
               DiagnosticCapture quiet(op->getContext());
-              validBefore = succeeded(op->getName().verifyInvariants(op));
+              validBefore = succeeded(verifyOpInvariants(op));
             }
             if (!op->removeAttr(name))
               throw py::key_error("attribute '" + name + "' not found");

@@ -214,14 +214,7 @@ bool verifiesForPatterns(Operation *op, bool regions,
   if (!info)
     return true;
   DiagnosticCapture capture(op->getContext());
-  // MLIR's own verifier reads past such an op's segments.
-  if (std::string malformed = describeMalformedSuccessorSegments(op);
-      !malformed.empty()) {
-    op->emitOpError() << malformed;
-    errors = capture.take();
-    return false;
-  }
-  if (succeeded(info->verifyInvariants(op)) &&
+  if (succeeded(verifyOpInvariants(op)) &&
       (!regions || succeeded(info->verifyRegionInvariants(op))))
     return true;
   errors = capture.take();
@@ -498,6 +491,19 @@ void mlir::tracking::python::forwardToTargets(
     branch.getSuccessorOperands(i).getMutableForwardedOperands().assign(values);
 }
 
+bool mlir::tracking::python::onlyOperandsMismatchTargets(
+    const std::vector<DiagnosticRecord> &errors) {
+  // MLIR's BranchOpInterface verifier (ControlFlowInterfaces.cpp), which
+  // runs after the op's own invariants (its operand segments) held.
+  return !errors.empty() &&
+         llvm::all_of(errors, [](const DiagnosticRecord &error) {
+           StringRef message = error.message;
+           return (message.starts_with("branch has ") &&
+                   message.contains(" operands for successor #")) ||
+                  message.starts_with("type mismatch for bb argument #");
+         });
+}
+
 namespace {
 /// Whether the new branch `branch`, in its block, verifies once it forwards
 /// what its targets take: it may pass operands that its targets take only
@@ -509,8 +515,8 @@ bool verifiesOnceTargetsMatch(BranchOpInterface branch,
                               std::vector<DiagnosticRecord> &errors) {
   if (verifiesForPatterns(branch, /*regions=*/false, errors))
     return true;
-  // Reading the operands of a malformed one would crash.
-  if (!describeMalformedSuccessorSegments(branch).empty())
+  // Anything else makes its operands unsafe to read (segments past them).
+  if (!onlyOperandsMismatchTargets(errors))
     return false;
   OpBuilder builder(branch->getContext());
   SmallVector<Operation *> placeholders;
@@ -559,14 +565,14 @@ void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
                          Block::iterator before) {
   if (!patternTrustsIR(context))
     return;
-  if (Operation *malformed = findMalformedSuccessorSegments(op))
+  if (Operation *malformed = findUnverifiableSwitch(op))
     throw py::value_error(
         "cannot insert '" + op->getName().getStringRef().str() +
         "' inside a rewrite pattern: " +
         (malformed == op ? std::string("its")
                          : "the '" + malformed->getName().getStringRef().str() +
                                "' in it has") +
-        " " + describeMalformedSuccessorSegments(malformed));
+        " " + describeUnverifiableSwitch(malformed));
   // What no later step of the pattern can fix (block merging and branch
   // folding crashed on both).
   for (auto [index, successor] : llvm::enumerate(op->getSuccessors()))
@@ -615,15 +621,6 @@ void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
 }
 } // namespace
 
-namespace {
-/// Whether `op` is or holds a branch that checkNewOpInPattern leaves to
-/// the pattern's return.
-bool holdsBranch(Operation *op) {
-  return op->walk([](BranchOpInterface) { return WalkResult::interrupt(); })
-      .wasInterrupted();
-}
-} // namespace
-
 void mlir::tracking::python::placeOperation(PyOperation &operation,
                                             Block *block,
                                             Block::iterator before,
@@ -667,7 +664,7 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
     rewriter.get().insert(op);
     oldOwner->forwardTo(context.getOwner(newRoot));
     if (patternTrustsIR(context) &&
-        (holdsBranch(op) ||
+        (op->getNumRegions() || isa<BranchOpInterface>(op) ||
          (op->hasTrait<OpTrait::IsTerminator>() && op->getNextNode())))
       checkNewOpWhenPatternReturns(operation);
     return;

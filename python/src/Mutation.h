@@ -185,14 +185,15 @@ namespace __attribute__((visibility("hidden"))) python {
                                     const char *action,
                                     llvm::function_ref<void()> undo);
   /// Notes a new op that Python inserted inside a greedy or walk pattern
-  /// and that is or holds a branch (BranchOpInterface), or is a terminator
-  /// placed before another: checked when the pattern's code returns, since
-  /// the code may complete it next (give the branch's targets the
-  /// arguments it passes, erase the terminator it replaces). A branch that
-  /// does not match its targets then gets placeholders for what they take,
-  /// a terminator left before other ops is erased or moved to the end, and
-  /// the run raises (Rewrite.cpp, DriverChecks). The Python object is kept
-  /// until then.
+  /// and that has regions, is a branch (BranchOpInterface), or is a
+  /// terminator placed before another: checked when the pattern's code
+  /// returns, since the code may complete it next (fill its blocks, give
+  /// the branch's targets the arguments it passes, erase the terminator it
+  /// replaces). An op with a block left without a terminator is then
+  /// erased, a branch that does not match its targets gets placeholders
+  /// for what they take, a terminator left before other ops is erased or
+  /// moved to the end, and the run raises (Rewrite.cpp, DriverChecks). The
+  /// Python object is kept until then.
   void checkNewOpWhenPatternReturns(PyOperation & operation);
   /// The operands `branch` (its successor operand segments well formed)
   /// would forward to each successor to match the target's arguments: its
@@ -200,6 +201,10 @@ namespace __attribute__((visibility("hidden"))) python {
   /// extra ones dropped.
   SmallVector<SmallVector<Value>> operandsTargetsTake(
       BranchOpInterface branch, llvm::function_ref<Value(Type)> placeholder);
+  /// Whether the errors of verifying a branch are all MLIR's reports of
+  /// operands its targets do not take (its other invariants held: its
+  /// successor operands can be read).
+  bool onlyOperandsMismatchTargets(const std::vector<DiagnosticRecord> &errors);
   /// Makes `branch` forward `operands[i]` to successor #i.
   void forwardToTargets(BranchOpInterface branch,
                         ArrayRef<SmallVector<Value>> operands);

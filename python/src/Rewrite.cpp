@@ -563,10 +563,10 @@ public:
     strayTerminators.push_back(terminator);
   }
 
-  /// Notes a new op the Python code running inserted that is or holds a
-  /// branch, or a terminator it placed before another (a replacement),
-  /// checked when the code returns (finishCall). Its Python object keeps
-  /// the op alive until then (the code may detach and drop it).
+  /// Notes a new op the Python code running inserted that has regions or
+  /// is a branch, or a terminator it placed before another (a
+  /// replacement), checked when the code returns (finishCall). Its Python
+  /// object keeps the op alive until then (the code may detach and drop it).
   void expectCompletedOp(py::object operation) {
     newOps.push_back(std::move(operation));
   }
@@ -577,15 +577,27 @@ public:
   }
 
   /// When the Python code (`who`) that `rewriter` ran returns (with the
-  /// GIL): puts a new terminator it left before other ops in its place
-  /// (a block ends in exactly one), gives a new branch that does not match
-  /// its targets placeholders for what they take, erases a terminator an
-  /// inline left before other ops, and reports each.
+  /// GIL): erases a new op holding a block without a terminator, puts a
+  /// new terminator it left before other ops in its place (a block ends in
+  /// exactly one), gives a new branch that does not match its targets
+  /// placeholders for what they take, completes a new block without a
+  /// terminator, erases a terminator an inline left before other ops, and
+  /// reports each.
   void finishCall(RewriterBase &rewriter, const std::string &who) {
     std::vector<py::object> ops = std::move(newOps);
     newOps.clear();
     for (py::object &object : ops) {
       Operation *op = object.cast<PyOperation &>().getIfLive();
+      if (op && op->getBlock() && hasUnterminatedBlock(op)) {
+        std::string name = op->getName().getStringRef().str();
+        rewriter.replaceOp(op, placeholdersFor(rewriter, op));
+        record(who + " inserted '" + name +
+               "' with a block that did not end in a terminator when the "
+               "pattern returned: it was erased (its uses get placeholders, "
+               "builtin.unrealized_conversion_cast without inputs), since "
+               "the driver's C++ patterns read every block's terminator");
+        continue;
+      }
       if (op && op->getBlock() && op->hasTrait<OpTrait::IsTerminator>() &&
           op->getNextNode())
         op = placeStrayTerminator(rewriter, op, who);
@@ -733,6 +745,34 @@ private:
       run->recordError(std::runtime_error(message));
   }
 
+  /// Whether a block in the regions of `op` needs a terminator it lacks.
+  static bool hasUnterminatedBlock(Operation *op) {
+    bool found = false;
+    for (Region &region : op->getRegions())
+      region.walk([&](Block *block) {
+        if (lacksTerminator(block)) {
+          found = true;
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+    return found;
+  }
+
+  /// A placeholder (an `unrealized_conversion_cast` without inputs) for
+  /// each result of `op`, made before it.
+  static SmallVector<Value> placeholdersFor(RewriterBase &rewriter,
+                                            Operation *op) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op);
+    SmallVector<Value> placeholders;
+    for (Type type : op->getResultTypes())
+      placeholders.push_back(UnrealizedConversionCastOp::create(
+                                 rewriter, op->getLoc(), type, ValueRange())
+                                 .getResult(0));
+    return placeholders;
+  }
+
   /// Whether `block`, in a region, needs a terminator it does not end in
   /// (MLIR's verifier: unless its op is unregistered or NoTerminator).
   static bool lacksTerminator(Block *block) {
@@ -744,8 +784,9 @@ private:
   }
 
   /// Erases the new block `block`, left without a terminator, if nothing
-  /// reaches it or uses its arguments, or else ends it in a branch to
-  /// itself, and reports it.
+  /// reaches it or uses its values, or else ends it in a branch to itself
+  /// (an entry block, which no branch may target, in a branch to a new
+  /// block that does), and reports it.
   static void completeUnterminatedBlock(RewriterBase &rewriter, Block *block,
                                         const std::string &who) {
     std::string where =
@@ -755,39 +796,45 @@ private:
                                [](BlockArgument a) { return a.use_empty(); });
     bool usedInside = llvm::any_of(
         block->getOperations(), [](Operation &op) { return !op.use_empty(); });
-    if (!block->hasNoPredecessors() || !unused || usedInside ||
-        block->isEntryBlock()) {
-      // The driver's block merging reads the terminator of each block that
-      // branches reach: end it in a branch to itself, forwarding
-      // placeholders.
-      auto *controlFlow = block->getParentOp()->getContext()->getLoadedDialect(
-          cf::ControlFlowDialect::getDialectNamespace());
-      if (!controlFlow || block->isEntryBlock())
-        llvm::report_fatal_error(
-            llvm::Twine(who) + " left a new block of " + where +
-            " without a terminator, which branches reach (and no 'cf' "
-            "dialect is loaded for a stand-in): the driver would crash on it");
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToEnd(block);
-      SmallVector<Value> placeholders;
-      for (BlockArgument argument : block->getArguments())
-        placeholders.push_back(
-            UnrealizedConversionCastOp::create(rewriter, argument.getLoc(),
-                                               argument.getType(), ValueRange())
-                .getResult(0));
-      cf::BranchOp::create(rewriter, block->getParentOp()->getLoc(), block,
-                           placeholders);
+    if (block->hasNoPredecessors() && unused && !usedInside &&
+        !block->isEntryBlock()) {
+      rewriter.eraseBlock(block);
       record(who + " left a new block of " + where +
-             " without a terminator, and branches reach it: it was ended in a "
-             "branch to itself ('cf.br' forwarding placeholders), since the "
-             "driver's C++ patterns read every block's terminator (end each "
-             "new block in its terminator in the pattern that adds it)");
+             " without a terminator: nothing reached it, and it was erased "
+             "(end each new block in its terminator in the pattern that adds "
+             "it)");
       return;
     }
-    rewriter.eraseBlock(block);
+    // The driver's block merging reads the terminator of each block that
+    // branches reach.
+    if (!block->getParentOp()->getContext()->getLoadedDialect(
+            cf::ControlFlowDialect::getDialectNamespace()))
+      llvm::report_fatal_error(
+          llvm::Twine(who) + " left a new block of " + where +
+          " without a terminator, which the driver would crash on, and no "
+          "'cf' dialect is loaded for a stand-in terminator");
+    OpBuilder::InsertionGuard guard(rewriter);
+    Location loc = block->getParentOp()->getLoc();
+    Block *loop = block;
+    if (block->isEntryBlock()) {
+      loop = rewriter.createBlock(block->getParent(),
+                                  std::next(block->getIterator()));
+      cf::BranchOp::create(rewriter, loc, loop, ValueRange());
+    }
+    rewriter.setInsertionPointToEnd(block);
+    SmallVector<Value> placeholders;
+    for (BlockArgument argument : loop->getArguments())
+      placeholders.push_back(
+          UnrealizedConversionCastOp::create(rewriter, argument.getLoc(),
+                                             argument.getType(), ValueRange())
+              .getResult(0));
+    cf::BranchOp::create(rewriter, loc, loop, placeholders);
     record(who + " left a new block of " + where +
-           " without a terminator: nothing reached it, and it was erased (end "
-           "each new block in its terminator in the pattern that adds it)");
+           " without a terminator: it was ended in a branch to " +
+           (loop == block ? "itself" : "a new block that loops") +
+           " ('cf.br', forwarding placeholders), since the driver's C++ "
+           "patterns read every block's terminator (end each new block in "
+           "its terminator in the pattern that adds it)");
   }
 
   /// Ends the block of the new terminator `op`, which the code left before
@@ -806,12 +853,11 @@ private:
              "(a block ends in its terminator)");
       return op;
     }
+    // Its uses (by the terminator after it, say) get placeholders.
     if (!op->use_empty())
-      llvm::report_fatal_error(llvm::Twine(who) + " left the new terminator '" +
-                               name +
-                               "' before the terminator of its block, "
-                               "and its results are used");
-    rewriter.eraseOp(op);
+      rewriter.replaceOp(op, placeholdersFor(rewriter, op));
+    else
+      rewriter.eraseOp(op);
     record(who + " inserted the terminator '" + name +
            "' before the terminator '" + last.getName().getStringRef().str() +
            "' of its block and kept that one: the new one was erased (erase "
@@ -820,34 +866,42 @@ private:
   }
 
   /// Gives each branch in `holder` that does not verify operands that its
-  /// targets take (matchTargets) and records it. What no operands fix
-  /// (checkNewOpInPattern refuses what it can see when the op is inserted)
-  /// stops the process: the driver's C++ patterns would crash on it.
+  /// targets take (matchTargets), or erases one invalid otherwise (changed
+  /// since it was inserted) and completes its block, and records it.
   static void matchNewBranches(RewriterBase &rewriter, Operation *holder,
                                const std::string &who) {
-    SmallVector<BranchOpInterface> invalid;
+    SmallVector<std::pair<BranchOpInterface, bool>> invalid;
     holder->walk([&](BranchOpInterface branch) {
-      if (!verifiesQuietly(branch))
-        invalid.push_back(branch);
+      std::optional<RegisteredOperationName> info = branch->getRegisteredInfo();
+      if (!info)
+        return;
+      DiagnosticCapture capture(branch->getContext());
+      if (failed(verifyOpInvariants(branch)))
+        invalid.push_back(
+            {branch, onlyOperandsMismatchTargets(capture.take())});
     });
-    for (BranchOpInterface branch : invalid) {
+    for (auto [branch, mismatchOnly] : invalid) {
       std::string name = branch->getName().getStringRef().str();
-      if (!describeMalformedSuccessorSegments(branch).empty())
+      if (mismatchOnly) {
+        matchTargets(rewriter, branch);
+        record(who + " inserted '" + name +
+               "' with operands its target blocks do not take, and left it "
+               "so: they were replaced by placeholders "
+               "(builtin.unrealized_conversion_cast without inputs), since "
+               "the driver's C++ patterns trust branches to match their "
+               "targets");
+        continue;
+      }
+      Block *block = branch->getBlock();
+      if (!branch->use_empty())
         llvm::report_fatal_error(llvm::Twine(who) + " left '" + name +
-                                 "' with malformed successor operand "
-                                 "segments, which the driver cannot read");
-      matchTargets(rewriter, branch);
-      if (!verifiesQuietly(branch))
-        llvm::report_fatal_error(llvm::Twine(who) + " inserted '" + name +
-                                 "', which does not verify even with the "
-                                 "operands its targets take, and the "
-                                 "driver's C++ patterns would crash on it");
-      record(who + " inserted '" + name +
-             "' with operands its target blocks do not take, and left it "
-             "so: they were replaced by placeholders "
-             "(builtin.unrealized_conversion_cast without inputs), since "
-             "the driver's C++ patterns trust branches to match their "
-             "targets");
+                                 "' invalid, and the driver's C++ patterns "
+                                 "would crash on it");
+      rewriter.eraseOp(branch);
+      record(who + " left '" + name +
+             "' invalid (changed after it was inserted): it was erased");
+      if (lacksTerminator(block))
+        completeUnterminatedBlock(rewriter, block, who);
     }
   }
 
@@ -856,11 +910,9 @@ private:
     std::optional<RegisteredOperationName> info = op->getRegisteredInfo();
     if (!info)
       return true;
-    if (!describeMalformedSuccessorSegments(op).empty())
-      return false;
     ScopedDiagnosticHandler quiet(op->getContext(),
                                   [](Diagnostic &) { return success(); });
-    return succeeded(info->verifyInvariants(op));
+    return succeeded(verifyOpInvariants(op));
   }
 
   /// Makes `branch` forward what its targets take: the operand in place

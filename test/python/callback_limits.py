@@ -803,6 +803,18 @@ def test_new_blocks_end_in_terminators_when_pattern_returns():
         ir.Operation.create("cf.br", successors=[new], ip=ir.InsertionPoint(old))
         rewriter.erase_op(old)
 
+    def new_entry_block_unterminated(old, rewriter):
+        # An entry block may not be a branch's target: it branches to a new
+        # block that loops.
+        ir.Block.create_at_start(old.parent.regions[0], [ir.IntegerType.get_signless(32)])
+
+    def new_op_with_empty_block(old, rewriter):
+        # Built before the pattern ran, its block never filled; its result
+        # used (canonicalization read the missing terminator: a segfault).
+        holders[0].move_before(old)
+        old.parent.regions[0].blocks[1].operations[0].operands[0] = \
+            holders[0].results[0]
+
     def completed(old, rewriter):
         new = old.successors[0].create_after()
         ir.Operation.create("cf.br", successors=[old.successors[0]],
@@ -810,11 +822,19 @@ def test_new_blocks_end_in_terminators_when_pattern_returns():
         ir.Operation.create("cf.br", successors=[new], ip=ir.InsertionPoint(old))
         rewriter.erase_op(old)
 
-    for change in (left_empty, reached_unterminated, completed):
+    holders = []
+    for change in (left_empty, reached_unterminated,
+                   new_entry_block_unterminated, new_op_with_empty_block,
+                   completed):
         for driver in (rewrite.apply_patterns_and_fold_greedily,
                        rewrite.walk_and_apply_patterns):
             with ir.Context() as context, ir.Location.unknown():
                 module = ir.Module.parse(text)
+                holder = ir.Operation.create(
+                    "scf.execute_region", results=[ir.IntegerType.get_signless(32)],
+                    regions=1)
+                holder.regions[0].blocks.append()
+                holders[:] = [holder]
                 try:
                     driver(module, one_pattern("cf.br", entry_branch_once(change)))
                     outcome = "ran"
@@ -827,8 +847,12 @@ def test_new_blocks_end_in_terminators_when_pattern_returns():
                 print(change.__name__, outcome, "|", verified)
     # CHECK: left_empty pattern 'go' left a new block of region #0 of 'func.func' without a terminator: nothing reached it, and i | True
     # CHECK-NEXT: left_empty pattern 'go' left a new block of region #0 of 'func.func' without a terminator: nothing reached it, and i | True
-    # CHECK-NEXT: reached_unterminated pattern 'go' left a new block of region #0 of 'func.func' without a terminator, and branches reach it: it | True
-    # CHECK-NEXT: reached_unterminated pattern 'go' left a new block of region #0 of 'func.func' without a terminator, and branches reach it: it | True
+    # CHECK-NEXT: reached_unterminated pattern 'go' left a new block of region #0 of 'func.func' without a terminator: it was ended in a branch  | True
+    # CHECK-NEXT: reached_unterminated pattern 'go' left a new block of region #0 of 'func.func' without a terminator: it was ended in a branch  | True
+    # CHECK-NEXT: new_entry_block_unterminated pattern 'go' left a new block of region #0 of 'func.func' without a terminator: it was ended in a branch  | True
+    # CHECK-NEXT: new_entry_block_unterminated pattern 'go' left a new block of region #0 of 'func.func' without a terminator: it was ended in a branch  | True
+    # CHECK-NEXT: new_op_with_empty_block pattern 'go' inserted 'scf.execute_region' with a block that did not end in a terminator when the pattern | True
+    # CHECK-NEXT: new_op_with_empty_block pattern 'go' inserted 'scf.execute_region' with a block that did not end in a terminator when the pattern | True
     # CHECK-NEXT: completed ran | True
     # CHECK-NEXT: completed ran | True
 
