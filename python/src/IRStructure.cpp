@@ -645,6 +645,8 @@ void populateRegionsAndBlocks(py::module_ &m) {
             .getContext()
             .noteChanged(operationOf(region.operation));
         r->push_back(raw);
+        checkNewEntryBlockInPattern(operationOf(region.operation).getContext(),
+                                    raw);
         return newBlock(PyBlock::make(region.operation, raw));
       },
       py::arg("arg_locs") = py::none(),
@@ -741,6 +743,8 @@ void populateRegionsAndBlocks(py::module_ &m) {
                 .getContext()
                 .noteChanged(operationOf(parent.operation));
             region->push_front(raw);
+            checkNewEntryBlockInPattern(
+                operationOf(parent.operation).getContext(), raw);
             return newBlock(PyBlock::make(parent.operation, raw));
           },
           py::arg("parent"), py::arg("arg_types") = py::list(),
@@ -757,6 +761,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
             Block *raw = fresh.release();
             noteChanged(self);
             block->getParent()->getBlocks().insert(block->getIterator(), raw);
+            checkNewEntryBlockInPattern(self.getContext(), raw);
             return newBlock(PyBlock::make(self.operation, raw));
           },
           py::arg("arg_locs") = py::none(),

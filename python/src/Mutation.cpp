@@ -272,6 +272,26 @@ OpOperand *findUseNotDominated(Operation *op) {
   return nullptr;
 }
 
+/// The first use in `region` (its nested regions included) that its value
+/// does not dominate, or null: a change of the region's control flow (a
+/// new branch, a successor set) can open a path around a definition, and
+/// region simplification then erases the block it is in and drops the use.
+OpOperand *findUseNotDominatedIn(Region &region) {
+  DominanceInfo dominance;
+  OpOperand *found = nullptr;
+  region.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    // Nothing defined outside an isolated op reaches into it.
+    for (OpOperand &operand : op->getOpOperands())
+      if (!dominatesUse(dominance, operand.get(), op)) {
+        found = &operand;
+        return WalkResult::interrupt();
+      }
+    return op->hasTrait<OpTrait::IsIsolatedFromAbove>() ? WalkResult::skip()
+                                                        : WalkResult::advance();
+  });
+  return found;
+}
+
 [[noreturn]] void raiseNotDominated(const std::string &action, OpOperand *use) {
   throw MLIRErrorException{
       action + " inside a rewrite pattern would leave operand #" +
@@ -385,6 +405,19 @@ void mlir::tracking::python::checkNewBlockInPattern(PyMlirContext &context,
       parent->getName().getStringRef().str() +
       "' inside a rewrite pattern: the op holds a single block there, which "
       "the driver's C++ patterns read");
+}
+
+void mlir::tracking::python::checkNewEntryBlockInPattern(PyMlirContext &context,
+                                                         Block *block) {
+  if (!patternTrustsIR(context) || !block->isEntryBlock())
+    return;
+  Operation *parent = block->getParentOp();
+  std::vector<DiagnosticRecord> errors;
+  if (verifiesForPatterns(parent, /*regions=*/true, errors))
+    return;
+  // Added raw: the driver never saw it.
+  block->erase();
+  raiseLeftInvalid("adding an entry block", parent, std::move(errors));
 }
 
 void mlir::tracking::python::checkNewBlockWhenPatternReturns(
@@ -505,6 +538,24 @@ bool mlir::tracking::python::onlyOperandsMismatchTargets(
 }
 
 namespace {
+/// Raises ValueError unless `successor` may be successor #`index` of `op`
+/// in `region` (`action`: what Python is doing): a block of the same
+/// region, not its entry block. No later step of a pattern can fix either
+/// (block merging and branch folding crashed on both).
+void checkSuccessorInPattern(const char *action, Operation *op, size_t index,
+                             Block *successor, Region *region) {
+  if (successor->getParent() == region && !successor->isEntryBlock())
+    return;
+  throw py::value_error(std::string("cannot ") + action + " '" +
+                        op->getName().getStringRef().str() +
+                        "' inside a rewrite pattern: successor #" +
+                        std::to_string(index) + " is " +
+                        (successor->getParent() != region
+                             ? "a block of another region"
+                             : "the entry block of its region") +
+                        ", which no branch may target");
+}
+
 /// Whether the new branch `branch`, in its block, verifies once it forwards
 /// what its targets take: it may pass operands that its targets take only
 /// once the pattern adds their arguments (checked when the pattern
@@ -576,16 +627,7 @@ void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
   // What no later step of the pattern can fix (block merging and branch
   // folding crashed on both).
   for (auto [index, successor] : llvm::enumerate(op->getSuccessors()))
-    if (successor->getParent() != block->getParent() ||
-        successor->isEntryBlock())
-      throw py::value_error("cannot insert '" +
-                            op->getName().getStringRef().str() +
-                            "' inside a rewrite pattern: successor #" +
-                            std::to_string(index) + " is " +
-                            (successor->getParent() != block->getParent()
-                                 ? "a block of another region"
-                                 : "the entry block of its region") +
-                            ", which no branch may target");
+    checkSuccessorInPattern("insert", op, index, successor, block->getParent());
   block->getOperations().insert(
       op->hasTrait<OpTrait::IsTerminator>() ? block->end() : before, op);
   // And the ops in it, which the driver visits next too (built before).
@@ -601,6 +643,10 @@ void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
   });
   bool valid = !invalid;
   OpOperand *notDominated = valid ? findUseNotDominated(op) : nullptr;
+  // A branch changes the region's control flow (it replaces the
+  // terminator it is placed before).
+  if (valid && !notDominated && op->getNumSuccessors())
+    notDominated = findUseNotDominatedIn(*block->getParent());
   op->remove();
   if (notDominated)
     raiseNotDominated("inserting '" + op->getName().getStringRef().str() + "'",
@@ -677,6 +723,8 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
   // there unseen by the driver, which must not queue an op that goes back
   // to another tree.
   if (patternTrustsIR(context)) {
+    for (auto [index, successor] : llvm::enumerate(op->getSuccessors()))
+      checkSuccessorInPattern("move", op, index, successor, block->getParent());
     Block *oldBlock = op->getBlock();
     Operation *oldNext = op->getNextNode();
     op->moveBefore(block, before);
@@ -848,8 +896,24 @@ void mlir::tracking::python::moveBlock(PyMlirContext &context, Block *block,
   Block *next = block->getNextNode();
   auto entryOf = [](Region *r) { return r->empty() ? nullptr : &r->front(); };
   Block *sourceEntry = entryOf(source), *destinationEntry = entryOf(region);
+  // Branches between blocks stay within their region.
+  if (patternTrustsIR(context) && source != region &&
+      (!block->hasNoPredecessors() ||
+       (!block->empty() && block->back().getNumSuccessors())))
+    throw py::value_error(
+        "cannot move a block to another region inside a rewrite pattern "
+        "while branches " +
+        std::string(block->hasNoPredecessors() ? "leave it" : "target it") +
+        ": no branch may target a block of another region");
   PythonRewriter rewriter(context, "Block.append_to");
   rewriter.get().moveBlockBefore(block, region, before);
+  if (patternTrustsIR(context) && source != region)
+    for (Region *changed : {source, region})
+      if (OpOperand *use = findUseNotDominatedIn(*changed)) {
+        rewriter.get().moveBlockBefore(
+            block, source, next ? next->getIterator() : source->end());
+        raiseNotDominated("moving the block", use);
+      }
   // A region whose entry block changed: its op defines the entry block's
   // arguments (a function's signature), and no branch may target it. The
   // driver's C++ patterns trust both (region simplification erased the
@@ -884,11 +948,21 @@ void mlir::tracking::python::moveBlock(PyMlirContext &context, Block *block,
 void mlir::tracking::python::setSuccessor(PyMlirContext &context, Operation *op,
                                           unsigned index, Block *block) {
   checkUseListChange(context, block);
+  if (patternTrustsIR(context) && op->getBlock())
+    checkSuccessorInPattern("set a successor of", op, index, block,
+                            op->getBlock()->getParent());
   context.noteChanged(op);
   PythonRewriter rewriter(context, "set successor");
   Block *old = op->getSuccessor(index);
   rewriter.get().modifyOpInPlace(op, [&] { op->setSuccessor(block, index); });
-  checkInvariantsInPattern(context, op, "setting a successor", [&] {
+  auto undo = [&] {
     rewriter.get().modifyOpInPlace(op, [&] { op->setSuccessor(old, index); });
-  });
+  };
+  checkInvariantsInPattern(context, op, "setting a successor", undo);
+  if (!patternTrustsIR(context) || !op->getBlock())
+    return;
+  if (OpOperand *use = findUseNotDominatedIn(*op->getBlock()->getParent())) {
+    undo();
+    raiseNotDominated("setting a successor", use);
+  }
 }

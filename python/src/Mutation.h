@@ -237,6 +237,11 @@ namespace __attribute__((visibility("hidden"))) python {
   /// only the first, which a new empty block at the start made them crash
   /// on.
   void checkNewBlockInPattern(PyMlirContext & context, Region * region);
+  /// Inside a greedy or walk pattern, raises MLIRError and erases the
+  /// block `block` just added if it became its region's entry block and
+  /// its op does not verify with it (a function's signature names the
+  /// entry block's arguments).
+  void checkNewEntryBlockInPattern(PyMlirContext & context, Block * block);
   /// Notes a block that Python added inside a greedy or walk pattern (its
   /// `ir.Block` object, kept until then): it must end in a terminator when
   /// the pattern's code returns. One that does not is erased if nothing

@@ -169,6 +169,23 @@ def test_switch_segments_mlir_reads_past():
             "builtin.module(canonicalize)").run(module.operation))
         # CHECK: 3
         print(len(module.body.operations[0].regions[0].blocks))
+        # Removing an attribute verifies the op before and after (that
+        # segfaulted): the op was invalid already, so it may go, and the
+        # op still does not verify.
+        del bad.attributes["case_values"]
+        # CHECK: MLIRError: Verification failed:
+        error = expect(ir.MLIRError, module.operation.verify)
+        # CHECK-NEXT: 'cf.switch' op has 2 case destinations and no 'case_values'
+        print(str(error).splitlines()[1].split(": ", 2)[-1])
+
+        # A switch with case destinations and no case values: its own
+        # verifier read their type (a segfault).
+        # CHECK: MLIRError: Unable to parse module assembly:
+        error = expect(ir.MLIRError, lambda: ir.Module.parse(
+            text.format(switch=switch.format(segments=": 0, 0")
+                        .replace("case_values = dense<[1, 2]> : vector<2xi32>, ", ""))))
+        # CHECK-NEXT: 'cf.switch' op has 2 case destinations and no 'case_values'
+        print(str(error).splitlines()[1].split(": ", 2)[-1])
 
 
 # CHECK-LABEL: TEST: test_invalid_pipelines

@@ -857,6 +857,152 @@ def test_new_blocks_end_in_terminators_when_pattern_returns():
     # CHECK-NEXT: completed ran | True
 
 
+# CHECK-LABEL: TEST: test_pattern_control_flow_changes_keep_ir_valid
+@run
+def test_pattern_control_flow_changes_keep_ir_valid():
+    # The seventeenth adversarial pass: control-flow changes inside a
+    # pattern that left IR the driver crashed on (region simplification
+    # erased a bypassed block and left null operands; a branch to a block
+    # of another region), or silently invalid IR, are refused and undone.
+    text = """
+      func.func @f(%x: i32, %c: i1) -> i32 {
+        cf.br ^bb1
+      ^bb1:
+        %a = arith.addi %x, %x : i32
+        cf.br ^bb2
+      ^bb2:
+        return %a : i32
+      }
+      func.func @g() {
+        return
+      }"""
+
+    def blocks_of(branch):
+        return branch.parent.regions[0].blocks
+
+    def bypass_definition(old, rewriter):
+        ir.Operation.create("cf.br", successors=[blocks_of(old)[2]],
+                            ip=ir.InsertionPoint(old))
+        rewriter.erase_op(old)
+
+    def retarget_around_definition(old, rewriter):
+        old.successors[0] = blocks_of(old)[2]
+
+    def retarget_to_other_region(old, rewriter):
+        g = old.parent.parent.regions[0].blocks[0].operations[1]
+        new = g.regions[0].blocks[0].create_after()
+        ir.Operation.create("func.return", ip=ir.InsertionPoint(new))
+        old.successors[0] = new
+
+    def new_entry_block_bypassing(old, rewriter):
+        entry = ir.Block.create_at_start(
+            old.parent.regions[0],
+            [ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(1)])
+        ir.Operation.create("cf.br", successors=[blocks_of(old)[3]],
+                            ip=ir.InsertionPoint(entry))
+
+    def new_entry_block_of_other_signature(old, rewriter):
+        ir.Block.create_at_start(old.parent.regions[0])
+
+    def move_targeted_block_away(old, rewriter):
+        g = old.parent.parent.regions[0].blocks[0].operations[1]
+        old.successors[0].append_to(g.regions[0])
+
+    def move_branch_into_new_op(old, rewriter):
+        holder = ir.Operation.create("scf.execute_region", regions=1)
+        inner = holder.regions[0].blocks.append()
+        end = ir.Operation.create("scf.yield", ip=ir.InsertionPoint(inner))
+        holder.move_before(old)
+        ir.Operation.create("cf.br", successors=[old.successors[0]],
+                            ip=ir.InsertionPoint(old))
+        old.move_before(end)
+
+    def branch_with_segments_past_operands(old, rewriter):
+        a, c = old.block.arguments
+        ir.Operation.create(
+            "cf.cond_br", operands=[c, a], successors=[old.successors[0]] * 2,
+            attributes={"operandSegmentSizes":
+                        ir.Attribute.parse("array<i32: 1, 3, 0>")},
+            ip=ir.InsertionPoint(old))
+
+    for change in (bypass_definition, retarget_around_definition,
+                   retarget_to_other_region, new_entry_block_bypassing,
+                   new_entry_block_of_other_signature, move_targeted_block_away,
+                   move_branch_into_new_op, branch_with_segments_past_operands):
+        for name, driver in (("greedy", rewrite.apply_patterns_and_fold_greedily),
+                             ("walk", rewrite.walk_and_apply_patterns)):
+            with ir.Context(), ir.Location.unknown():
+                module = ir.Module.parse(text)
+                try:
+                    driver(module, one_pattern("cf.br", entry_branch_once(change)))
+                    outcome = "ran"
+                except (ir.MLIRError, RuntimeError, ValueError) as e:
+                    outcome = type(e).__name__ + ": " + str(e).splitlines()[0][:90]
+                print(change.__name__, name, outcome, "|",
+                      module.operation.verify())
+    # CHECK: bypass_definition greedy MLIRError: inserting 'cf.br' inside a rewrite pattern would leave operand #0 of 'func.return' a value | True
+    # CHECK-NEXT: bypass_definition walk MLIRError: inserting 'cf.br' inside a rewrite pattern would leave operand #0 of 'func.return' a value | True
+    # CHECK-NEXT: retarget_around_definition greedy MLIRError: setting a successor inside a rewrite pattern would leave operand #0 of 'func.return' a val | True
+    # CHECK-NEXT: retarget_around_definition walk MLIRError: setting a successor inside a rewrite pattern would leave operand #0 of 'func.return' a val | True
+    # CHECK-NEXT: retarget_to_other_region greedy ValueError: a successor must be a block of the region that holds the operation | True
+    # CHECK-NEXT: retarget_to_other_region walk ValueError: a successor must be a block of the region that holds the operation | True
+    # CHECK-NEXT: new_entry_block_bypassing greedy MLIRError: inserting 'cf.br' inside a rewrite pattern would leave operand #0 of 'func.return' a value | True
+    # CHECK-NEXT: new_entry_block_bypassing walk MLIRError: inserting 'cf.br' inside a rewrite pattern would leave operand #0 of 'func.return' a value | True
+    # CHECK-NEXT: new_entry_block_of_other_signature greedy MLIRError: adding an entry block inside a rewrite pattern would leave 'func.func' invalid, and the dr | True
+    # CHECK-NEXT: new_entry_block_of_other_signature walk MLIRError: adding an entry block inside a rewrite pattern would leave 'func.func' invalid, and the dr | True
+    # CHECK-NEXT: move_targeted_block_away greedy ValueError: cannot move a block to another region inside a rewrite pattern while branches target it: n | True
+    # CHECK-NEXT: move_targeted_block_away walk ValueError: cannot move a block to another region inside a rewrite pattern while branches target it: n | True
+    # CHECK-NEXT: move_branch_into_new_op greedy ValueError: cannot move 'cf.br' inside a rewrite pattern: successor #0 is a block of another region, w | True
+    # CHECK-NEXT: move_branch_into_new_op walk ValueError: cannot move 'cf.br' inside a rewrite pattern: successor #0 is a block of another region, w | True
+    # CHECK-NEXT: branch_with_segments_past_operands greedy MLIRError: inserting 'cf.cond_br' inside a rewrite pattern: it does not verify, and the driver's C++  | True
+    # CHECK-NEXT: branch_with_segments_past_operands walk MLIRError: inserting 'cf.cond_br' inside a rewrite pattern: it does not verify, and the driver's C++  | True
+
+
+# CHECK-LABEL: TEST: test_stray_terminator_with_used_results
+@run
+def test_stray_terminator_with_used_results():
+    # A new terminator with a result (llvm.invoke) kept before the one it
+    # was to replace, which uses its result (the process stopped): the
+    # uses get placeholders and the new one is erased.
+    text = """
+      llvm.func @personality(...) -> i32
+      llvm.func @g() -> i32
+      llvm.func @f(%x: i32) -> i32 attributes {personality = @personality} {
+        llvm.return %x : i32
+      ^bb1:
+        llvm.return %x : i32
+      ^bb2:
+        %lp = llvm.landingpad cleanup : !llvm.struct<(ptr, i32)>
+        llvm.resume %lp : !llvm.struct<(ptr, i32)>
+      }"""
+
+    def invoke_kept_before(old, rewriter):
+        blocks = old.parent.regions[0].blocks
+        if old.block != blocks[0]:
+            return True
+        invoke = ir.Operation.create(
+            "llvm.invoke", results=[ir.IntegerType.get_signless(32)],
+            successors=[blocks[1], blocks[2]],
+            attributes={"callee": ir.FlatSymbolRefAttr.get("g"),
+                        "operandSegmentSizes":
+                            ir.Attribute.parse("array<i32: 0, 0, 0, 0>"),
+                        "op_bundle_sizes": ir.Attribute.parse("array<i32>")},
+            ip=ir.InsertionPoint(old))
+        old.operands[0] = invoke.results[0]
+
+    # (The walk driver: the greedy one erases the unreachable blocks first.)
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse(text)
+        try:
+            rewrite.walk_and_apply_patterns(
+                module, one_pattern("llvm.return", invoke_kept_before))
+        except RuntimeError as e:
+            print(str(e).splitlines()[0].split("' inserted ")[1][:90])
+        print(module.operation.verify(), "llvm.invoke" in str(module))
+    # CHECK: the terminator 'llvm.invoke' before the terminator 'llvm.return' of its block and kept tha
+    # CHECK-NEXT: True False
+
+
 # CHECK-LABEL: TEST: test_pattern_failing_after_changing_ir
 @run
 def test_pattern_failing_after_changing_ir():
