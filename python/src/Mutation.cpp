@@ -272,6 +272,17 @@ OpOperand *findUseNotDominated(Operation *op) {
   return nullptr;
 }
 
+/// Whether `other` (may be null) branches to the same blocks as `op`.
+bool hasSameSuccessors(Operation *op, Operation *other) {
+  if (!other)
+    return false;
+  llvm::SmallPtrSet<Block *, 4> mine(op->getSuccessors().begin(),
+                                     op->getSuccessors().end());
+  llvm::SmallPtrSet<Block *, 4> theirs(other->getSuccessors().begin(),
+                                       other->getSuccessors().end());
+  return mine == theirs;
+}
+
 /// The first use in `region` (its nested regions included) that its value
 /// does not dominate, or null: a change of the region's control flow (a
 /// new branch, a successor set) can open a path around a definition, and
@@ -644,8 +655,9 @@ void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
   bool valid = !invalid;
   OpOperand *notDominated = valid ? findUseNotDominated(op) : nullptr;
   // A branch changes the region's control flow (it replaces the
-  // terminator it is placed before).
-  if (valid && !notDominated && op->getNumSuccessors())
+  // terminator it is placed before), unless it goes where that one goes.
+  if (valid && !notDominated && op->getNumSuccessors() &&
+      !hasSameSuccessors(op, before == block->end() ? nullptr : &*before))
     notDominated = findUseNotDominatedIn(*block->getParent());
   op->remove();
   if (notDominated)
@@ -869,9 +881,11 @@ void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
                                         unsigned index, Value value) {
   checkSameContext(context, value.getContext(), "an operand value");
   checkUseListChange(context, value);
+  Value old = op->getOperand(index);
+  if (old == value)
+    return;
   context.noteChanged(op);
   PythonRewriter rewriter(context, "set operand");
-  Value old = op->getOperand(index);
   rewriter.get().modifyOpInPlace(op, [&] { op->setOperand(index, value); });
   checkInvariantsInPattern(context, op, "setting an operand", [&] {
     rewriter.get().modifyOpInPlace(op, [&] { op->setOperand(index, old); });
@@ -948,6 +962,8 @@ void mlir::tracking::python::moveBlock(PyMlirContext &context, Block *block,
 void mlir::tracking::python::setSuccessor(PyMlirContext &context, Operation *op,
                                           unsigned index, Block *block) {
   checkUseListChange(context, block);
+  if (op->getSuccessor(index) == block)
+    return;
   if (patternTrustsIR(context) && op->getBlock())
     checkSuccessorInPattern("set a successor of", op, index, block,
                             op->getBlock()->getParent());

@@ -400,7 +400,9 @@ public:
 
   /// Fires before `op` is erased: `op`, its results and its operand list.
   void noteErased(Operation *op) {
-    erased = changed = true;
+    erased = true;
+    // (A detached op erased changes no IR the driver holds.)
+    changed |= op->getBlock() != nullptr;
     addresses.insert(op);
     for (Value result : op->getResults())
       addresses.insert(result.getImpl());
@@ -583,13 +585,34 @@ public:
   /// placeholders for what they take, completes a new block without a
   /// terminator, erases a terminator an inline left before other ops, and
   /// reports each.
-  void finishCall(RewriterBase &rewriter, const std::string &who) {
+  /// `results`: what a PDL function returned, which PDL uses next.
+  void finishCall(RewriterBase &rewriter, const std::string &who,
+                  ArrayRef<PDLValue> results = {}) {
+    // A repair that would erase what the caller (PDL) still uses would
+    // free it under PDL: the process stops instead.
+    auto checkErasable = [&](Operation *op) {
+      bool returned = llvm::any_of(results, [&](const PDLValue &value) {
+        Operation *held = nullptr;
+        if (auto *resultOp = value.dyn_cast<Operation *>())
+          held = resultOp;
+        else if (value.getKind() == PDLValue::Kind::Value)
+          held = getHolderOf(value.cast<Value>());
+        return held && op->isAncestor(held);
+      });
+      if (returned || findKeeperOf(op))
+        llvm::report_fatal_error(
+            llvm::Twine(who) + " left '" + op->getName().getStringRef() +
+            "' unfinished (a block without a terminator, or a terminator "
+            "before another), and its caller still uses it (a PDL value or "
+            "result in it): no repair can keep the IR valid");
+    };
     std::vector<py::object> ops = std::move(newOps);
     newOps.clear();
     for (py::object &object : ops) {
       Operation *op = object.cast<PyOperation &>().getIfLive();
       if (op && op->getBlock() && hasUnterminatedBlock(op)) {
         std::string name = op->getName().getStringRef().str();
+        checkErasable(op);
         rewriter.replaceOp(op, placeholdersFor(rewriter, op));
         record(who + " inserted '" + name +
                "' with a block that did not end in a terminator when the "
@@ -599,10 +622,13 @@ public:
         continue;
       }
       if (op && op->getBlock() && op->hasTrait<OpTrait::IsTerminator>() &&
-          op->getNextNode())
+          op->getNextNode()) {
+        if (op->getBlock()->back().hasTrait<OpTrait::IsTerminator>())
+          checkErasable(op);
         op = placeStrayTerminator(rewriter, op, who);
+      }
       if (op)
-        matchNewBranches(rewriter, op, who);
+        matchNewBranches(rewriter, op, who, checkErasable);
     }
     ops.clear();
     std::vector<py::object> blocks = std::move(newBlocks);
@@ -868,8 +894,10 @@ private:
   /// Gives each branch in `holder` that does not verify operands that its
   /// targets take (matchTargets), or erases one invalid otherwise (changed
   /// since it was inserted) and completes its block, and records it.
-  static void matchNewBranches(RewriterBase &rewriter, Operation *holder,
-                               const std::string &who) {
+  static void
+  matchNewBranches(RewriterBase &rewriter, Operation *holder,
+                   const std::string &who,
+                   llvm::function_ref<void(Operation *)> checkErasable) {
     SmallVector<std::pair<BranchOpInterface, bool>> invalid;
     holder->walk([&](BranchOpInterface branch) {
       std::optional<RegisteredOperationName> info = branch->getRegisteredInfo();
@@ -893,11 +921,9 @@ private:
         continue;
       }
       Block *block = branch->getBlock();
-      if (!branch->use_empty())
-        llvm::report_fatal_error(llvm::Twine(who) + " left '" + name +
-                                 "' invalid, and the driver's C++ patterns "
-                                 "would crash on it");
-      rewriter.eraseOp(branch);
+      checkErasable(branch);
+      // Its uses (an `llvm.invoke`'s result) get placeholders.
+      rewriter.replaceOp(branch, placeholdersFor(rewriter, branch));
       record(who + " left '" + name +
              "' invalid (changed after it was inserted): it was erased");
       if (lacksTerminator(block))
@@ -1040,6 +1066,12 @@ struct PyFrozenRewritePatternSet {
   /// Keeps the Python callables of PDL functions alive (the PDL module's
   /// functions hold them as borrowed handles).
   py::list keepAlive;
+
+  /// Whether a run of it may leave IR that does not verify without Python
+  /// changing it (which drops what is known, PyMlirContext::noteChanged).
+  bool mayMakeInvalidIR() const {
+    return patterns->getPDLByteCode() != nullptr;
+  }
 };
 
 /// `rewrite.RewritePatternSet`.
@@ -1906,7 +1938,8 @@ struct PyPDLModule {
         rewrites.emplace_back(*ctx, op);
     llvm::scope_exit finish([&] {
       if (DriverChecks *checks = DriverChecks::get(rewriter.getContext()))
-        checks->finishCall(rewriter, "PDL rewrite function '" + name + "'");
+        checks->finishCall(rewriter, "PDL rewrite function '" + name + "'",
+                           ResultListAccess::of(results));
     });
     return success(callPython(
         *ctx,
@@ -2218,8 +2251,7 @@ void runConversion(py::object op, PyConversionTarget &target,
     }
   }
   run.rethrowIfError();
-  guard.succeeded(/*mayMakeInvalidIR=*/set.patterns->getPDLByteCode() !=
-                  nullptr);
+  guard.succeeded(set.mayMakeInvalidIR());
 }
 
 } // namespace
@@ -2844,8 +2876,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
         run.rethrowIfError();
         if (failed(result))
           throw std::runtime_error("pattern application failed to converge");
-        guard.succeeded(/*mayMakeInvalidIR=*/set.patterns->getPDLByteCode() !=
-                        nullptr);
+        guard.succeeded(set.mayMakeInvalidIR());
       },
       py::arg("op"), py::arg("set"), py::arg("config") = py::none(),
       py::arg("tracking_config") = py::none(),
@@ -3042,8 +3073,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                                     &checks);
         checks.finishPattern("a pattern of walk_and_apply_patterns");
         run.rethrowIfError();
-        guard.succeeded(/*mayMakeInvalidIR=*/set.patterns->getPDLByteCode() !=
-                        nullptr);
+        guard.succeeded(set.mayMakeInvalidIR());
       },
       py::arg("op"), py::arg("set"), py::arg("tracking_config") = py::none(),
       "Applies the patterns once to each op nested in `op` in a walk "

@@ -75,6 +75,21 @@ def entry_branch_once(change):
     return go
 
 
+def entry_once(change):
+    """`change(op, rewriter)` as a pattern that applies once (a true value,
+    no match, after that or when `change` returns one)."""
+    done = []
+
+    def once(op, rewriter):
+        if done:
+            return True
+        if change(op, rewriter):
+            return True
+        done.append(True)
+
+    return once
+
+
 def run_refused(module, patterns,
                 driver=rewrite.apply_patterns_and_fold_greedily, op=None):
     """Runs `driver` with `patterns` on `op` (default: `module`), which a
@@ -1003,6 +1018,33 @@ def test_stray_terminator_with_used_results():
     # CHECK-NEXT: True False
 
 
+# CHECK-LABEL: TEST: test_python_patterns_leave_ir_to_verify
+@run
+def test_python_patterns_leave_ir_to_verify():
+    # What a Python pattern changes is checked where the driver would crash
+    # on it, not everywhere: a new function of a name already defined goes
+    # through (so would an op placed before an invoke's landingpad). A
+    # change from Python leaves the IR unknown to verify: the next run
+    # checks it and refuses.
+    def duplicate_symbol(op, rewriter):
+        if op.attributes["sym_name"].value != "g":
+            return True
+        op.operation.clone(ip=ir.InsertionPoint(op.operation))
+
+    with ir.Context():
+        module = ir.Module.parse(FUNCS)
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("func.func", entry_once(duplicate_symbol))
+        rewrite.walk_and_apply_patterns(module, patterns.freeze())
+        # CHECK: ['f', 'g', 'g']
+        print([op.attributes["sym_name"].value for op in module.body.operations])
+        try:
+            PassManager.parse("builtin.module(canonicalize)").run(module.operation)
+        except ir.MLIRError as e:
+            # CHECK-NEXT: PassManager.run: the IR does not verify
+            print(str(e).splitlines()[0][:40])
+
+
 # CHECK-LABEL: TEST: test_pattern_failing_after_changing_ir
 @run
 def test_pattern_failing_after_changing_ir():
@@ -1018,6 +1060,18 @@ def test_pattern_failing_after_changing_ir():
     def replace_then_raise(op, rewriter):
         rewriter.replace_op(op, [op.operands[0]])
         raise KeyError("after replacing")
+
+    def same_operand_then_fail(op, rewriter):
+        # Not a change: fails as before.
+        op.operands[0] = op.operands[0]
+        return True
+
+    def detached_op_erased_then_fail(op, rewriter):
+        ir.Operation.create("arith.constant",
+                            results=[ir.IntegerType.get_signless(32)],
+                            attributes={"value": ir.IntegerAttr.get(
+                                ir.IntegerType.get_signless(32), 1)}).erase()
+        return True
 
     def convert_replace_then_fail(op, operands, converter, rewriter):
         rewriter.replace_op(op, [operands[0]])
@@ -1058,6 +1112,8 @@ def test_pattern_failing_after_changing_ir():
         ("walk raising", walk, replace_then_raise),
         ("conversion", conversion(False), convert_replace_then_fail),
         ("conversion with rollback", conversion(True), convert_replace_then_fail),
+        ("greedy, no change", greedy, same_operand_then_fail),
+        ("walk, a detached op", walk, detached_op_erased_then_fail),
     ]
     for name, driver, fn in cases:
         with ir.Context():
@@ -1075,6 +1131,8 @@ def test_pattern_failing_after_changing_ir():
     # CHECK-NEXT: walk raising | 'after replacing' | (['f', 'g'], True) 0
     # CHECK-NEXT: conversion | conversion pattern '{{.*}}convert_replace_then_fail' changed the IR and then f | (['f', 'g'], True) 0
     # CHECK-NEXT: conversion with rollback | partial conversion failed: | (['f', 'g'], True) 1
+    # CHECK-NEXT: greedy, no change | ran | (['f', 'g'], True) 1
+    # CHECK-NEXT: walk, a detached op | ran | (['f', 'g'], True) 1
 
 
 # CHECK-LABEL: TEST: test_pattern_moves_keep_uses_dominated
