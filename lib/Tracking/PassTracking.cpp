@@ -151,15 +151,22 @@ void TrackingInstrumentation::runBeforePass(Pass *pass, Operation *anchor) {
       }
       return *source;
     };
+    // Upstream's transform interpreter changes the payload its script
+    // reaches, which may climb out of the anchor (`get_parent_op`): what
+    // it may change is the whole tree.
+    Operation *scope = anchor;
+    if (pass->getArgument() == "transform-interpreter")
+      while (Operation *parent = scope->getParentOp())
+        scope = parent;
     // The lock-free filter knows every scope with handles below it: most
     // anchors without handles take no lock.
     detail::RegistryNotifier notifier(registry);
     if (notifier.hasHandles() &&
-        (detail::RegistryNotifier::getBodyScope(anchor) != anchor ||
-         notifier.mayBeTracked(anchor)))
-      notifier.invalidateNested(anchor, getSource(), "pass is not precise");
-    // Block and value handles under the anchor end too.
-    detail::invalidateUnitsUnder(anchor, getSource, "pass is not precise");
+        (detail::RegistryNotifier::getBodyScope(scope) != scope ||
+         notifier.mayBeTracked(scope)))
+      notifier.invalidateNested(scope, getSource(), "pass is not precise");
+    // Block and value handles under it end too.
+    detail::invalidateUnitsUnder(scope, getSource, "pass is not precise");
   }
   // The pass manager calls runBeforePass and runAfterPass on the thread
   // that runs the pass, nested: the attribution is that thread's, with no

@@ -970,8 +970,55 @@ constexpr SwitchShape kSwitchShapes[] = {
 };
 } // namespace
 
-std::string mlir::tracking::python::describeUnverifiableSwitch(Operation *op) {
-  if (!op->getNumSuccessors() || !op->isRegistered())
+namespace {
+/// The inputs of the affine map in attribute `name` of `op`, if it has one.
+std::optional<unsigned> mapInputs(Operation *op, StringRef name) {
+  auto map = dyn_cast_if_present<AffineMapAttr>(
+      op->getInherentAttr(name).value_or(Attribute()));
+  if (!map)
+    return std::nullopt;
+  return map.getValue().getNumInputs();
+}
+
+/// Affine loops whose bound maps take other counts of inputs than they
+/// get operands: `affine.for`'s verifier lets it pass (canonicalization
+/// then asks a SmallVector for 2^64 elements and aborts),
+/// `affine.parallel`'s reads operands past its last.
+std::string describeUnverifiableAffineLoop(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  if (name == "affine.for") {
+    auto segments = dyn_cast_if_present<DenseI32ArrayAttr>(
+        op->getInherentAttr("operandSegmentSizes").value_or(Attribute()));
+    if (!segments || segments.size() != 3)
+      return {};
+    const StringRef bounds[] = {"lowerBoundMap", "upperBoundMap"};
+    for (auto [index, bound] : llvm::enumerate(bounds)) {
+      std::optional<unsigned> inputs = mapInputs(op, bound);
+      if (inputs && *inputs != unsigned(segments[index]))
+        return "'" + bound.str() + "' takes " + std::to_string(*inputs) +
+               " inputs, and the op has " + std::to_string(segments[index]) +
+               " operands for it";
+    }
+    return {};
+  }
+  if (name == "affine.parallel") {
+    std::optional<unsigned> lower = mapInputs(op, "lowerBoundsMap");
+    std::optional<unsigned> upper = mapInputs(op, "upperBoundsMap");
+    if (lower && upper && *lower + *upper != op->getNumOperands())
+      return "its bound maps take " + std::to_string(*lower + *upper) +
+             " inputs, and it has " + std::to_string(op->getNumOperands()) +
+             " operands";
+  }
+  return {};
+}
+} // namespace
+
+std::string mlir::tracking::python::describeUnverifiableOp(Operation *op) {
+  if (!op->isRegistered())
+    return {};
+  if (std::string loop = describeUnverifiableAffineLoop(op); !loop.empty())
+    return loop;
+  if (!op->getNumSuccessors())
     return {};
   StringRef name = op->getName().getStringRef();
   for (const SwitchShape &shape : kSwitchShapes) {
@@ -1006,16 +1053,16 @@ std::string mlir::tracking::python::describeUnverifiableSwitch(Operation *op) {
 }
 
 LogicalResult mlir::tracking::python::verifyOpInvariants(Operation *op) {
-  if (std::string unverifiable = describeUnverifiableSwitch(op);
+  if (std::string unverifiable = describeUnverifiableOp(op);
       !unverifiable.empty())
     return op->emitOpError() << unverifiable;
   return op->getName().verifyInvariants(op);
 }
 
-Operation *mlir::tracking::python::findUnverifiableSwitch(Operation *root) {
+Operation *mlir::tracking::python::findUnverifiableOp(Operation *root) {
   Operation *found = nullptr;
   root->walk([&](Operation *op) {
-    if (describeUnverifiableSwitch(op).empty())
+    if (describeUnverifiableOp(op).empty())
       return WalkResult::advance();
     found = op;
     return WalkResult::interrupt();
@@ -1024,9 +1071,19 @@ Operation *mlir::tracking::python::findUnverifiableSwitch(Operation *root) {
 }
 
 LogicalResult mlir::tracking::python::verifyIR(Operation *op) {
-  if (Operation *unverifiable = findUnverifiableSwitch(op))
-    return unverifiable->emitOpError()
-           << describeUnverifiableSwitch(unverifiable);
+  // MLIR verifies an op after its ancestors, and verifiers read their
+  // parent as valid (func.return casts its function's type): an op
+  // verified alone first has its ancestors' own invariants checked, from
+  // the top.
+  SmallVector<Operation *> ancestors;
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp())
+    ancestors.push_back(parent);
+  for (Operation *ancestor : llvm::reverse(ancestors))
+    if (failed(verifyOpInvariants(ancestor)))
+      return failure();
+  if (Operation *unverifiable = findUnverifiableOp(op))
+    return unverifiable->emitOpError() << describeUnverifiableOp(unverifiable);
   if (OpOperand *use = findUseOfBlocklessResult(op)) {
     Operation *definer = use->get().getDefiningOp();
     use->getOwner()->emitError()
@@ -1048,7 +1105,7 @@ mlir::tracking::python::guardPrintingFlags(Operation *op,
   // The printer verifies the op it numbers from: the top-level op, or `op`
   // itself with a local scope.
   Operation *numbered = flags.shouldUseLocalScope() ? op : getRootOf(op);
-  if (findUseOfBlocklessResult(numbered) || findUnverifiableSwitch(numbered))
+  if (findUseOfBlocklessResult(numbered) || findUnverifiableOp(numbered))
     flags.printGenericOpForm().assumeVerified();
   return flags;
 }

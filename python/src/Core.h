@@ -598,14 +598,17 @@ namespace __attribute__((visibility("hidden"))) python {
   /// BranchOpInterface verifier reads one segment per successor: too short
   /// (or a negative entry), verifying, printing or folding the op reads
   /// past it (`mlir-opt` segfaults on such text). And a switch's verifier
-  /// reads its case values' type without checking that it has any. Why
-  /// `op` (not its regions) is such an op, or an empty string.
-  std::string describeUnverifiableSwitch(Operation * op);
+  /// reads its case values' type without checking that it has any; affine
+  /// loops' bound maps may take other counts of inputs than they get
+  /// operands (a verifier reading past the operands, canonicalization
+  /// aborting). Why `op` (not its regions) is such an op, or an empty
+  /// string.
+  std::string describeUnverifiableOp(Operation * op);
   /// The first op in `root` (`root` included) that
-  /// describeUnverifiableSwitch describes, or null.
-  Operation *findUnverifiableSwitch(Operation * root);
+  /// describeUnverifiableOp describes, or null.
+  Operation *findUnverifiableOp(Operation * root);
   /// The invariants of the registered op `op` (RegisteredOperationName::
-  /// verifyInvariants), or an error for what describeUnverifiableSwitch
+  /// verifyInvariants), or an error for what describeUnverifiableOp
   /// describes, which that would crash on.
   LogicalResult verifyOpInvariants(Operation * op);
   /// mlir::verify(op), or an error at such a use or op (the diagnostic

@@ -627,14 +627,14 @@ void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
                          Block::iterator before) {
   if (!patternTrustsIR(context))
     return;
-  if (Operation *malformed = findUnverifiableSwitch(op))
+  if (Operation *malformed = findUnverifiableOp(op))
     throw py::value_error(
         "cannot insert '" + op->getName().getStringRef().str() +
         "' inside a rewrite pattern: " +
         (malformed == op ? std::string("its")
                          : "the '" + malformed->getName().getStringRef().str() +
                                "' in it has") +
-        " " + describeUnverifiableSwitch(malformed));
+        " " + describeUnverifiableOp(malformed));
   // What no later step of the pattern can fix (block merging and branch
   // folding crashed on both).
   for (auto [index, successor] : llvm::enumerate(op->getSuccessors()))

@@ -188,6 +188,58 @@ def test_switch_segments_mlir_reads_past():
         print(str(error).splitlines()[1].split(": ", 2)[-1])
 
 
+# CHECK-LABEL: TEST: test_ops_upstream_verifiers_trust
+@run
+def test_ops_upstream_verifiers_trust():
+    # Affine loops whose bound maps take other counts of inputs than they
+    # get operands: affine.for's verifier let it pass (canonicalization then
+    # aborted asking a SmallVector for 2^64 elements), affine.parallel's
+    # read an operand past the last (parsing segfaulted). Refused first.
+    affine_for = """
+      func.func @f(%i: index) {
+        "affine.for"(%i) <{lowerBoundMap = affine_map<(d0, d1) -> (d0 + d1)>,
+            operandSegmentSizes = array<i32: 1, 0, 0>, step = 1 : index,
+            upperBoundMap = affine_map<() -> (10)>}> ({
+        ^bb0(%iv: index):
+          "affine.yield"() : () -> ()
+        }) : (index) -> ()
+        return
+      }"""
+    affine_parallel = """
+      func.func @f(%i: index) {
+        "affine.parallel"(%i) <{lowerBoundsGroups = dense<1> : tensor<1xi32>,
+            lowerBoundsMap = affine_map<(d0, d1) -> (d0 + d1)>, reductions = [],
+            steps = [1], upperBoundsGroups = dense<1> : tensor<1xi32>,
+            upperBoundsMap = affine_map<() -> (10)>}> ({
+        ^bb0(%iv: index):
+          "affine.yield"() : () -> ()
+        }) : (index) -> ()
+        return
+      }"""
+    with ir.Context():
+        for text in (affine_for, affine_parallel):
+            error = expect(ir.MLIRError, lambda: ir.Module.parse(text))
+            print(str(error).splitlines()[1].split(": ", 2)[-1])
+    # CHECK: MLIRError: Unable to parse module assembly:
+    # CHECK-NEXT: 'affine.for' op 'lowerBoundMap' takes 2 inputs, and the op has 1 operands for it
+    # CHECK-NEXT: MLIRError: Unable to parse module assembly:
+    # CHECK-NEXT: 'affine.parallel' op its bound maps take 2 inputs, and it has 1 operands
+
+    # An op verified alone has its ancestors checked first: llvm.return's
+    # verifier read its function's type as a function type (a segfault).
+    with ir.Context():
+        module = ir.Module.parse(
+            "llvm.func @f(%a: i32) -> i32 {\n  llvm.return %a : i32\n}")
+        function = module.body.operations[0]
+        ret = function.regions[0].blocks[0].operations[0]
+        function.attributes["function_type"] = ir.TypeAttr.get(
+            ir.IntegerType.get_signless(32))
+        # CHECK: MLIRError: Verification failed:
+        error = expect(ir.MLIRError, ret.verify)
+        # CHECK-NEXT: 'llvm.func' op attribute 'function_type' failed to satisfy constraint
+        print(str(error).splitlines()[1].split(": ", 2)[-1][:80])
+
+
 # CHECK-LABEL: TEST: test_invalid_pipelines
 @run
 def test_invalid_pipelines():

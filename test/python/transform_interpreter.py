@@ -530,3 +530,39 @@ def test_expensive_checks_stay_on():
         except ir.MLIRError as error:
             # CHECK: uses a handle invalidated by a previously executed transform op
             print(str(error).splitlines()[1])
+
+
+# CHECK-LABEL: TEST: test_interpreter_pass_reaching_out_of_its_anchor
+@run
+def test_interpreter_pass_reaching_out_of_its_anchor():
+    # Upstream's transform-interpreter pass, run on a nested module, let its
+    # script climb out (get_parent_op) and canonicalize a function outside:
+    # the handle of the op it erased stayed live on freed memory. Its
+    # fallback covers the whole tree.
+    from mlir_tracking.passmanager import PassManager
+
+    with ir.Context():
+        module = ir.Module.parse("""
+          func.func @outside(%a: i32) -> i32 {
+            %dead = arith.muli %a, %a : i32
+            return %a : i32
+          }
+          module @inner attributes {transform.with_named_sequence} {
+            transform.named_sequence @__transform_main(%root: !transform.any_op) {
+              %outer = transform.get_parent_op %root {op_name = "builtin.module"}
+                  : (!transform.any_op) -> !transform.any_op
+              %f = transform.structured.match ops{["func.func"]} in %outer
+                  : (!transform.any_op) -> !transform.any_op
+              transform.apply_patterns to %f {
+                transform.apply_patterns.canonicalization
+              } : !transform.any_op
+              transform.yield
+            }
+          }""")
+        dead = module.body.operations[0].regions[0].blocks[0].operations[0]
+        PassManager.parse("builtin.module(transform-interpreter)").run(
+            module.body.operations[1])
+        # CHECK: invalidated transform-interpreter on builtin.module @inner: arith.muli {{.*}}: invalidated (pass is not precise)
+        print(dead.handle_state, dead.handle_history[-1])
+        # CHECK-NEXT: 1
+        print(len(module.body.operations[0].regions[0].blocks[0].operations))
