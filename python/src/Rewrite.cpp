@@ -155,6 +155,15 @@ struct PyPatternRewriter {
   }
 };
 
+/// The op of `object` for a call of the rewriter `self`: of its context
+/// (an op of another context, replaced or erased there, left a handle that
+/// followed it live after that context was freed).
+Operation *rewriterOperand(PyPatternRewriter &self, const py::handle &object) {
+  Operation *op = castToOperation(object).get();
+  checkSameContext(*self.context, op->getContext(), "an operation");
+  return op;
+}
+
 /// `rewrite.PDLResultList`.
 struct PyPDLResultList {
   PDLResultList *results;
@@ -2358,14 +2367,14 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           "set_insertion_point_before",
           [](PyPatternRewriter &self, py::object op) {
             RewriterBase &rewriter = self.get();
-            rewriter.setInsertionPoint(castToOperation(op).get());
+            rewriter.setInsertionPoint(rewriterOperand(self, op));
           },
           py::arg("op"), "Moves the insertion point before `op`.")
       .def(
           "set_insertion_point_after",
           [](PyPatternRewriter &self, py::object op) {
             RewriterBase &rewriter = self.get();
-            rewriter.setInsertionPointAfter(castToOperation(op).get());
+            rewriter.setInsertionPointAfter(rewriterOperand(self, op));
           },
           py::arg("op"), "Moves the insertion point after `op`.")
       .def(
@@ -2383,12 +2392,16 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             // First, before any raw pointer: `values` may be a generator
             // that changes the IR.
             py::list valueObjects = byOperation ? py::list() : py::list(with);
-            Operation *target = castToOperation(op).get();
+            Operation *target = rewriterOperand(self, op);
             checkNotRunAnchor(target, "replace");
             checkChangeAllowed(target, "replace");
             self.context->noteChanged(target);
             if (byOperation) {
               Operation *replacement = castToOperation(with).get();
+              // (A handle following the replacement into another context
+              // outlived it.)
+              checkSameContext(*self.context, replacement->getContext(),
+                               "a replacement operation");
               if (!replacement->getBlock())
                 throw py::value_error("the replacement operation is not in "
                                       "a block; create it at rewriter.ip");
@@ -2411,8 +2424,11 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
               return;
             }
             SmallVector<Value> newValues;
-            for (py::handle value : valueObjects)
+            for (py::handle value : valueObjects) {
               newValues.push_back(castToValue(value));
+              checkSameContext(*self.context, newValues.back().getContext(),
+                               "a replacement value");
+            }
             if (newValues.size() != target->getNumResults())
               throw py::value_error(
                   "expected " + std::to_string(target->getNumResults()) +
@@ -2442,7 +2458,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           "erase_op",
           [](PyPatternRewriter &self, py::object op) {
             RewriterBase &rewriter = self.get();
-            Operation *target = castToOperation(op).get();
+            Operation *target = rewriterOperand(self, op);
             checkNotRunAnchor(target, "erase");
             checkChangeAllowed(target, "erase");
             checkTerminatorStaysInPattern(*self.context, target, "erase");
@@ -2462,7 +2478,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           "modify_op_in_place",
           [](PyPatternRewriter &self, py::object op, py::function fn) {
             RewriterBase &rewriter = self.get();
-            Operation *target = castToOperation(op).get();
+            Operation *target = rewriterOperand(self, op);
             checkChangeAllowed(nullptr, "modify an op");
             self.context->noteChanged(target);
             // What `fn` may change, to undo it if it leaves `target` invalid.
@@ -2522,7 +2538,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
              std::optional<py::list> argValues) {
             RewriterBase &rewriter = self.get();
             Block *block = source.cast<PyBlock &>().get();
-            Operation *before = castToOperation(op).get();
+            Operation *before = rewriterOperand(self, op);
             checkNotRunAnchor(block, "inline");
             self.context->noteChanged(before);
             if (Operation *parent = block->getParentOp())
@@ -2591,7 +2607,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           "notify_match_failure",
           [](PyPatternRewriter &self, py::object op, const std::string &msg) {
             RewriterBase &rewriter = self.get();
-            Operation *target = castToOperation(op).get();
+            Operation *target = rewriterOperand(self, op);
             (void)rewriter.notifyMatchFailure(target, msg);
             return true;
           },

@@ -1045,6 +1045,46 @@ def test_python_patterns_leave_ir_to_verify():
             print(str(e).splitlines()[0][:40])
 
 
+# CHECK-LABEL: TEST: test_rewriter_refuses_ops_of_another_context
+@run
+def test_rewriter_refuses_ops_of_another_context():
+    # A pattern replacing its op by an op of another context's module: the
+    # handle followed the replacement and outlived that context (a use
+    # after free). Every rewriter call taking an op checks its context.
+    other_context = ir.Context()
+    other = ir.Module.parse(FUNCS, context=other_context)
+    foreign = other.body.operations[0].regions[0].blocks[0].operations[0]
+    calls = {
+        "replace_op": lambda op, rw: rw.replace_op(op, foreign),
+        "replace_op values": lambda op, rw: rw.replace_op(op, [foreign.result]),
+        "erase_op": lambda op, rw: rw.erase_op(foreign),
+        "modify_op_in_place": lambda op, rw: rw.modify_op_in_place(
+            foreign, lambda: None),
+        "set_insertion_point_before": lambda op, rw:
+            rw.set_insertion_point_before(foreign),
+        "notify_match_failure": lambda op, rw: rw.notify_match_failure(
+            foreign, "no"),
+    }
+    for name, call in calls.items():
+        with ir.Context():
+            module = ir.Module.parse(FUNCS)
+            try:
+                rewrite.apply_patterns_and_fold_greedily(
+                    module, one_pattern("arith.muli", call))
+                print(name, "ran")
+            except ValueError as e:
+                print(name, "|", str(e)[:60])
+    # CHECK: replace_op | cannot use a replacement operation of context #{{[0-9]+}} with IR o
+    # CHECK-NEXT: replace_op values | cannot use a replacement value of context #{{[0-9]+}} with IR of co
+    # CHECK-NEXT: erase_op | cannot use an operation of context #{{[0-9]+}} with IR of context
+    # CHECK-NEXT: modify_op_in_place | cannot use an operation of context #{{[0-9]+}} with IR of context
+    # CHECK-NEXT: set_insertion_point_before | cannot use an operation of context #{{[0-9]+}} with IR of context
+    # CHECK-NEXT: notify_match_failure | cannot use an operation of context #{{[0-9]+}} with IR of context
+    # The other context's IR is as it was.
+    # CHECK-NEXT: True 2
+    print(other.operation.verify(), len(other.body.operations))
+
+
 # CHECK-LABEL: TEST: test_pattern_failing_after_changing_ir
 @run
 def test_pattern_failing_after_changing_ir():
