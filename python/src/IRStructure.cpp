@@ -387,11 +387,14 @@ Value PyValue::get() const {
 }
 
 namespace {
-/// The Python object of a block just added to the IR; inside a pattern, the
-/// block is checked for its terminator when the pattern returns.
-py::object newBlock(PyBlock block) {
-  PyMlirContext &context = block.getContext();
-  py::object object = py::cast(std::move(block));
+/// The Python object of `block`, just added to the IR (reached through
+/// `operation`). Inside a pattern, a new entry block must suit its op now
+/// (else it is erased and MLIRError raised), and every new block is checked
+/// for its terminator when the pattern returns.
+py::object newBlock(const py::object &operation, Block *block) {
+  PyMlirContext &context = operationOf(operation).getContext();
+  checkNewEntryBlockInPattern(context, block);
+  py::object object = py::cast(PyBlock::make(operation, block));
   checkNewBlockWhenPatternReturns(context, object);
   return object;
 }
@@ -645,9 +648,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
             .getContext()
             .noteChanged(operationOf(region.operation));
         r->push_back(raw);
-        checkNewEntryBlockInPattern(operationOf(region.operation).getContext(),
-                                    raw);
-        return newBlock(PyBlock::make(region.operation, raw));
+        return newBlock(region.operation, raw);
       },
       py::arg("arg_locs") = py::none(),
       "Appends a new block with arguments of the given types.");
@@ -743,9 +744,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
                 .getContext()
                 .noteChanged(operationOf(parent.operation));
             region->push_front(raw);
-            checkNewEntryBlockInPattern(
-                operationOf(parent.operation).getContext(), raw);
-            return newBlock(PyBlock::make(parent.operation, raw));
+            return newBlock(parent.operation, raw);
           },
           py::arg("parent"), py::arg("arg_types") = py::list(),
           py::arg("arg_locs") = py::none(),
@@ -761,8 +760,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
             Block *raw = fresh.release();
             noteChanged(self);
             block->getParent()->getBlocks().insert(block->getIterator(), raw);
-            checkNewEntryBlockInPattern(self.getContext(), raw);
-            return newBlock(PyBlock::make(self.operation, raw));
+            return newBlock(self.operation, raw);
           },
           py::arg("arg_locs") = py::none(),
           "Creates a block with arguments of the given types before this "
@@ -779,7 +777,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
             noteChanged(self);
             block->getParent()->getBlocks().insertAfter(block->getIterator(),
                                                         raw);
-            return newBlock(PyBlock::make(self.operation, raw));
+            return newBlock(self.operation, raw);
           },
           py::arg("arg_locs") = py::none(),
           "Creates a block with arguments of the given types after this "
