@@ -751,6 +751,7 @@ void populateOperation(py::module_ &m) {
               state.addRegion();
             Operation *op = Operation::create(state);
             py::object result = PyOperation::adopt(ctx, op);
+            noteNewOpInPattern(result.cast<PyOperation &>());
             for (const NamedAttribute &given : state.attributes)
               if (!storedInherentAttribute(op, given.getName(),
                                            given.getValue()))
@@ -886,6 +887,7 @@ void populateOperation(py::module_ &m) {
             checkCloneUseListChanges(self.getContext(), self.get());
             Operation *copy = self.get()->clone();
             py::object result = PyOperation::adopt(self.getContext(), copy);
+            noteNewOpInPattern(result.cast<PyOperation &>());
             maybeInsert(result.cast<PyOperation &>(), ip);
             return createOpView(result);
           },

@@ -195,6 +195,11 @@ namespace __attribute__((visibility("hidden"))) python {
   /// moved to the end, and the run raises (Rewrite.cpp, DriverChecks). The
   /// Python object is kept until then.
   void checkNewOpWhenPatternReturns(PyOperation & operation);
+  /// Fires when Python code created or cloned `operation` (inserted or
+  /// not): inside a greedy or walk pattern, the op is checked when the
+  /// pattern returns (one left outside the driven op using IR under it is
+  /// erased, as the driver may free what it uses).
+  void noteNewOpInPattern(PyOperation & operation);
   /// The operands `branch` (its successor operand segments well formed)
   /// would forward to each successor to match the target's arguments: its
   /// own where the type is the argument's, `placeholder(type)` otherwise,

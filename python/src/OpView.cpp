@@ -15,6 +15,7 @@
 
 #include "OpView.h"
 #include "IRObjects.h"
+#include "Mutation.h"
 #include "RunGuard.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -504,6 +505,7 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
     inferResultTypes(state, capture);
   Operation *op = Operation::create(state);
   py::object result = PyOperation::adopt(ctx, op);
+  noteNewOpInPattern(result.cast<PyOperation &>());
 
   // An inherent attribute of the wrong kind is silently dropped by the
   // property setter and would leave a null property behind: refuse it.

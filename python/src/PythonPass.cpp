@@ -118,6 +118,20 @@ public:
       error = raised.what();
     }
     pyPass.cast<PyPass &>().pass = nullptr;
+    // The pass may have left ops outside the run's IR that use its IR (made
+    // detached, cloned, moved out) and kept them: the pipeline's threads
+    // edit those use lists from now on without the GIL.
+    if (tree->running && lockTreesLinkedByPass(*context, op, *tree->running) &&
+        error.empty()) {
+      op->emitError()
+          << "Python pass '" << argument
+          << "' left ops outside the IR it runs on (created or cloned "
+             "without being inserted, detached or moved out) that use "
+             "values or blocks of it, which later passes could free while "
+             "they are still used; erase those ops or insert them before "
+             "the pass returns";
+      return signalPassFailure();
+    }
     if (!error.empty()) {
       op->emitError() << "Python pass '" << argument << "' raised: " << error;
       return signalPassFailure();

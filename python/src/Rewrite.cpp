@@ -542,15 +542,17 @@ private:
 /// raises RuntimeError if the pattern kept the op.
 class DriverChecks : public ErasureListener {
 public:
-  explicit DriverChecks(MLIRContext *context)
-      : ErasureListener(context), context(context),
-        previous(std::exchange(current, this)) {}
+  /// `driven`: the op the driver runs on.
+  explicit DriverChecks(Operation *driven)
+      : ErasureListener(driven->getContext()), context(driven->getContext()),
+        driven(driven), previous(std::exchange(current, this)) {}
   ~DriverChecks() override {
     current = previous;
-    if (!newOps.empty() || !newBlocks.empty()) {
+    if (!newOps.empty() || !newBlocks.empty() || !createdOps.empty()) {
       py::gil_scoped_acquire gil;
       newOps.clear();
       newBlocks.clear();
+      createdOps.clear();
     }
   }
   DriverChecks(const DriverChecks &) = delete;
@@ -585,6 +587,12 @@ public:
   /// checked for its terminator when the code returns (finishCall).
   void expectTerminatedBlock(py::object block) {
     newBlocks.push_back(std::move(block));
+  }
+  /// Notes an op the Python code running created or cloned (its Python
+  /// object), checked when the code returns (finishCall): left outside the
+  /// driven op while it uses IR under it, it is erased.
+  void expectPlacedOp(py::object operation) {
+    createdOps.push_back(std::move(operation));
   }
 
   /// When the Python code (`who`) that `rewriter` ran returns (with the
@@ -658,6 +666,7 @@ public:
              "' before other ops: it was erased (erase it in the pattern, "
              "once its operands replaced the op the block came from)");
     }
+    eraseNewTreesUsingDrivenIR(rewriter, who, results);
   }
 
   /// Records `message` as the error of the current run, unless it has one.
@@ -967,8 +976,110 @@ private:
                              [&] { forwardToTargets(branch, matched); });
   }
 
+  /// Erases the trees that the Python code (`who`) made, created or
+  /// cloned, and left outside the driven op while they use its values or
+  /// blocks: the driver frees what nothing under it uses (region
+  /// simplification erases a block argument or op only they use, and
+  /// erasing an unreachable block drops its values' uses), which would
+  /// leave them with freed or null operands. New trees using the erased
+  /// ones go with them; a tree that PDL still uses (`results`) stays.
+  void eraseNewTreesUsingDrivenIR(RewriterBase &rewriter,
+                                  const std::string &who,
+                                  ArrayRef<PDLValue> results) {
+    if (createdOps.empty())
+      return;
+    std::vector<py::object> created = std::move(createdOps);
+    createdOps.clear();
+    llvm::SetVector<Operation *> newRoots;
+    for (py::object &object : created)
+      if (Operation *op = object.cast<PyOperation &>().getIfLive())
+        if (!driven->isAncestor(op))
+          newRoots.insert(getRootOf(op));
+    auto isUnderDriven = [&](Operation *holder) {
+      return holder && driven->isAncestor(holder);
+    };
+    llvm::SetVector<Operation *> doomed;
+    for (Operation *root : newRoots) {
+      WalkResult uses = root->walk([&](Operation *op) {
+        for (Value operand : op->getOperands())
+          if (isUnderDriven(getHolderOf(operand)))
+            return WalkResult::interrupt();
+        for (Block *successor : op->getSuccessors())
+          if (isUnderDriven(successor->getParentOp()))
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      });
+      if (uses.wasInterrupted())
+        doomed.insert(root);
+    }
+    if (doomed.empty())
+      return;
+    // The new trees that use a doomed one's values or blocks go too (a
+    // tree Python made before cannot: inserting such a use across trees is
+    // refused in patterns).
+    bool usedElsewhere = false;
+    for (size_t i = 0; i < doomed.size(); ++i) {
+      Operation *root = doomed[i];
+      auto noteUser = [&](Operation *user) {
+        Operation *userRoot = getRootOf(user);
+        if (userRoot == root || doomed.contains(userRoot))
+          return;
+        if (newRoots.contains(userRoot))
+          doomed.insert(userRoot);
+        else
+          usedElsewhere = true;
+      };
+      root->walk([&](Operation *op) {
+        for (Operation *user : op->getUsers())
+          noteUser(user);
+        for (Region &region : op->getRegions())
+          for (Block &block : region) {
+            for (BlockOperand &use : block.getUses())
+              noteUser(use.getOwner());
+            for (BlockArgument argument : block.getArguments())
+              for (Operation *user : argument.getUsers())
+                noteUser(user);
+          }
+      });
+    }
+    bool heldByPDL = llvm::any_of(results, [&](const PDLValue &value) {
+      Operation *held = nullptr;
+      if (auto *resultOp = value.dyn_cast<Operation *>())
+        held = resultOp;
+      else if (value.getKind() == PDLValue::Kind::Value)
+        held = getHolderOf(value.cast<Value>());
+      return held && doomed.contains(getRootOf(held));
+    });
+    std::string names;
+    for (Operation *root : doomed)
+      names += (names.empty() ? "'" : ", '") +
+               root->getName().getStringRef().str() + "'";
+    if (usedElsewhere || heldByPDL) {
+      record(who + " left " + names +
+             " outside the IR being rewritten, created or cloned and not "
+             "inserted, using values or blocks of that IR, which the driver "
+             "may free; insert or erase them before the pattern returns");
+      return;
+    }
+    PyMlirContext &pyContext = *PyMlirContext::lookup(context);
+    for (Operation *root : doomed)
+      root->dropAllReferences();
+    for (Operation *root : doomed) {
+      std::shared_ptr<RootOwner> owner = pyContext.getOwner(root);
+      rewriter.eraseOp(root);
+      owner->release();
+    }
+    record(who + " left " + names +
+           " outside the IR being rewritten (created or cloned and not "
+           "inserted) using values or blocks of that IR: erased, since the "
+           "driver may free what they use (insert or erase them before the "
+           "pattern returns)");
+  }
+
   static thread_local DriverChecks *current;
   MLIRContext *context;
+  /// The op the driver runs on.
+  Operation *driven;
   DriverChecks *previous;
   std::vector<Expected> expected;
   std::vector<Operation *> strayTerminators;
@@ -976,6 +1087,8 @@ private:
   std::vector<py::object> newOps;
   /// The Python objects of the new blocks expectTerminatedBlock noted.
   std::vector<py::object> newBlocks;
+  /// The Python objects of the ops expectPlacedOp noted.
+  std::vector<py::object> createdOps;
   /// How many copies of an op, each replacing the one before, keepForUsers
   /// makes at most (more than a greedy run's default iterations).
   static constexpr unsigned kMaxCopies = 32;
@@ -2883,7 +2996,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                                              root);
         GreedyRewriteConfig greedy =
             config ? config->config : GreedyRewriteConfig();
-        DriverChecks checks(root->getContext());
+        DriverChecks checks(root);
         greedy.setListener(&checks);
         LogicalResult result = applyPatternsGreedilyTracked(
             root, *set.patterns, greedy,
@@ -3083,7 +3196,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
         ScopedRewriteAttribution attribution("walk_and_apply_patterns", root);
         Operation *outerWalkRoot = std::exchange(walkDriverRoot, root);
         llvm::scope_exit leave([&] { walkDriverRoot = outerWalkRoot; });
-        DriverChecks checks(root->getContext());
+        DriverChecks checks(root);
         walkAndApplyPatternsTracked(root, *set.patterns,
                                     resolveTracking(tracking, TrackingConfig()),
                                     &checks);
@@ -3100,6 +3213,11 @@ void mlir::tracking::python::checkNewOpWhenPatternReturns(
     PyOperation &operation) {
   if (DriverChecks *checks = DriverChecks::get(operation.getContext().get()))
     checks->expectCompletedOp(operation.getObject());
+}
+
+void mlir::tracking::python::noteNewOpInPattern(PyOperation &operation) {
+  if (DriverChecks *checks = DriverChecks::get(operation.getContext().get()))
+    checks->expectPlacedOp(operation.getObject());
 }
 
 void mlir::tracking::python::noteNewBlockInPattern(PyMlirContext &context,

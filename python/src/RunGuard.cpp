@@ -150,6 +150,10 @@ RunLock::RunLock(PyOperation &target, std::string pipeline, bool driver,
 RunLock::~RunLock() {
   for (const std::shared_ptr<RootOwner> &owner : owners)
     owner->running = nullptr;
+  // Dropping these may destroy trees nothing else holds: after the run.
+  for (const std::shared_ptr<RootOwner> &owner : run.lockedDuringRun)
+    RootOwner::resolve(owner)->running = nullptr;
+  auto lockedDuringRun = std::move(run.lockedDuringRun);
   --context.numRunning;
   // The run's C++ code may have moved ops into other trees.
   context.noteRootsMayHaveChanged();
@@ -174,8 +178,11 @@ IRPin::IRPin(PyOperation &operation, const char *user, PinKind kind,
   // linked to this one edit (and destroying one of them would drop its
   // uses): those trees are pinned and kept alive too.
   if (kind == PinKind::ReadsWithoutGIL) {
+    // From a nested Python pass, only the links of its op: the rest of the
+    // tree is being rewritten on other threads (walking it crashed).
     TreeLinks links = findTreeLinks(context, getRootOf(operation.get()),
-                                    TreeLinkQuery::LinkedTrees);
+                                    TreeLinkQuery::LinkedTrees,
+                                    findPassScope(*owners.front()));
     for (Operation *tree : llvm::drop_begin(links.trees))
       cover(context.getOwner(tree));
   }
@@ -350,8 +357,32 @@ void mlir::tracking::python::checkWholeTreeAccess(const RootOwner &owner,
 }
 
 bool mlir::tracking::python::isLimitedToPassScope(const RootOwner &owner) {
+  return findPassScope(owner) != nullptr;
+}
+
+Operation *mlir::tracking::python::findPassScope(const RootOwner &owner) {
   const ScopedRunAccess *access = scopedAccess;
-  return access && owner.running && owner.running == allowedRun;
+  if (access && owner.running && owner.running == allowedRun)
+    return access->scope;
+  return nullptr;
+}
+
+bool mlir::tracking::python::lockTreesLinkedByPass(PyMlirContext &context,
+                                                   Operation *passOp,
+                                                   const RunningPipeline &run) {
+  Operation *root = getRootOf(passOp);
+  TreeLinks links = findTreeLinks(context, root, TreeLinkQuery::LinkedTrees,
+                                  passOp == root ? nullptr : passOp);
+  for (Operation *tree : llvm::drop_begin(links.trees)) {
+    std::shared_ptr<RootOwner> owner = context.getOwner(tree);
+    // Locked by this run already (linked before it, or by an earlier
+    // pass); a tree of another run cannot be reached from this one.
+    if (owner->running)
+      continue;
+    owner->running = &run;
+    run.lockedDuringRun.push_back(std::move(owner));
+  }
+  return links.rootUsedFromOutside;
 }
 
 //===----------------------------------------------------------------------===//

@@ -52,6 +52,9 @@ namespace __attribute__((visibility("hidden"))) python {
     /// What runs, for errors: "pass pipeline", "rewrite driver", "transform
     /// interpreter".
     const char *kind = "pass pipeline";
+    /// Trees that Python passes of the run linked to its IR by uses,
+    /// locked until it ends (lockTreesLinkedByPass).
+    mutable llvm::SmallVector<std::shared_ptr<RootOwner>, 0> lockedDuringRun;
   };
 
   /// Python touched IR that a pipeline is running on, or started a run on
@@ -244,6 +247,7 @@ namespace __attribute__((visibility("hidden"))) python {
     friend void checkPassScope(const RootOwner &, const OpHandle &,
                                const char *);
     friend void checkWholeTreeAccess(const RootOwner &, const char *);
+    friend Operation *findPassScope(const RootOwner &);
   };
 
   /// Throws IRInUseException if the current thread runs a Python pass of
@@ -267,6 +271,20 @@ namespace __attribute__((visibility("hidden"))) python {
   /// must then number and verify from the printed op (a local scope), not
   /// from the tree's root, which other threads may be rewriting.
   bool isLimitedToPassScope(const RootOwner &owner);
+  /// The op that limit is to (the nested Python pass's op), or nullptr.
+  Operation *findPassScope(const RootOwner &owner);
+
+  /// Fires when the Python code of a pass of `run` on `passOp` returned.
+  /// Trees outside the run's IR that the pass linked to it by uses (an op
+  /// it created or cloned and left detached, using values of its op, or
+  /// values of such an op used in its op) are locked for the rest of the
+  /// run, as RunLock locks the trees linked before it: other threads would
+  /// edit the use lists that the pipeline's threads edit. Returns true if
+  /// such a tree uses values or blocks of `passOp`: later passes assume
+  /// every use of what they erase is in their IR (RunLock's rule), so the
+  /// pass must fail.
+  bool lockTreesLinkedByPass(PyMlirContext & context, Operation * passOp,
+                             const RunningPipeline &run);
 
   /// True if a call from Python that waits on the context's thread pool
   /// (a verification, a pass run by a transform script) must release the

@@ -14,7 +14,8 @@ using namespace mlir::tracking::python;
 
 TreeLinks mlir::tracking::python::findTreeLinks(PyMlirContext &context,
                                                 Operation *root,
-                                                TreeLinkQuery query) {
+                                                TreeLinkQuery query,
+                                                Operation *within) {
   TreeLinks links;
   links.trees.push_back(root);
   // The common case, one tree in the context: nothing to walk.
@@ -49,7 +50,8 @@ TreeLinks mlir::tracking::python::findTreeLinks(PyMlirContext &context,
         note(user);
       return false;
     };
-    WalkResult result = links.trees[i]->walk([&](Operation *op) {
+    Operation *walked = i == 0 && within ? within : links.trees[i];
+    WalkResult result = walked->walk([&](Operation *op) {
       if (!outsideUseOnly) {
         for (Value operand : op->getOperands())
           noteValue(operand);

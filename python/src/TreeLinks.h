@@ -46,9 +46,12 @@ namespace __attribute__((visibility("hidden"))) python {
   };
 
   /// The links of the tree of `root` (a top-level op of `context`). Walks
-  /// the IR only when the context may have another tree.
+  /// the IR only when the context may have another tree. With `within` (an
+  /// op under `root`), only the links of the IR under `within` are found
+  /// in the root's tree: a nested Python pass may read only its op, the
+  /// pass manager may be rewriting the rest on other threads.
   TreeLinks findTreeLinks(PyMlirContext & context, Operation * root,
-                          TreeLinkQuery query);
+                          TreeLinkQuery query, Operation *within = nullptr);
 
 } // namespace python
 } // namespace mlir::tracking

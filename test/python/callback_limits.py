@@ -8,6 +8,7 @@ import gc
 import threading
 
 from mlir_tracking import _cext, ir, rewrite
+from mlir_tracking.dialects import arith
 from mlir_tracking.dialects.transform import interpreter
 from mlir_tracking.passmanager import PassManager
 
@@ -2210,3 +2211,91 @@ def test_transform_sequence_erasing_its_payload_root():
             print(str(e).splitlines()[1])
         # CHECK-NEXT: erased invalidated (['f'], True)
         print(g.handle_state, inner.handle_state, intact(module))
+
+
+# CHECK-LABEL: TEST: test_pattern_leaving_new_ops_outside_that_use_the_ir
+@run
+def test_pattern_leaving_new_ops_outside_that_use_the_ir():
+    # A pattern that kept an op it created or cloned without inserting it,
+    # using a block argument of the IR being rewritten: region
+    # simplification then erased that argument (nothing in the IR used it)
+    # and the kept op read it freed. Such ops are erased when the pattern
+    # returns and the run raises; a new op that uses nothing of that IR
+    # stays, and one inserted before the pattern returns is simply kept.
+    text = """
+      func.func @f(%c: i1, %x: i32) -> i32 {
+        cf.cond_br %c, ^a(%x : i32), ^b(%x : i32)
+      ^a(%p: i32):
+        %y = arith.addi %p, %p : i32
+        cf.br ^b(%y : i32)
+      ^b(%q: i32):
+        %z = arith.muli %q, %q : i32
+        %w = arith.addi %z, %z : i32
+        return %w : i32
+      }"""
+
+    def run_pattern(make):
+        with ir.Context(), ir.Location.unknown():
+            module = ir.Module.parse(text)
+            function = module.body.operations[0]
+            entry, joined = function.regions[0].blocks[0], \
+                function.regions[0].blocks[2]
+            kept = []
+
+            def pattern(op, rewriter):
+                if kept:
+                    return True
+                replacement = make(op, joined.arguments[0], kept)
+                # Unless `make` inserted a user, %q is used by nothing in
+                # the IR from now on.
+                rewriter.replace_op(op, [replacement or entry.arguments[1]])
+
+            pattern.__qualname__ = "keeper"
+            patterns = rewrite.RewritePatternSet()
+            patterns.add("arith.muli", pattern)
+            try:
+                rewrite.apply_patterns_and_fold_greedily(module,
+                                                         patterns.freeze())
+                outcome = "ok"
+            except RuntimeError as error:
+                outcome = str(error)
+            print(outcome[:outcome.find(":") if ":" in outcome else None]
+                  if outcome.startswith("pattern") else outcome,
+                  [op.handle_state for op in kept],
+                  module.operation.verify())
+            return outcome
+
+    def created(op, argument, kept):
+        kept.append(arith.AddIOp(argument, argument).operation)
+
+    def cloned(op, argument, kept):
+        kept.append(op.clone(ip=False))
+
+    def created_and_its_user(op, argument, kept):
+        first = arith.AddIOp(argument, argument)
+        kept.append(first.operation)
+        kept.append(arith.MulIOp(first.result, first.result).operation)
+
+    def unrelated(op, argument, kept):
+        kept.append(arith.ConstantOp(ir.IntegerType.get_signless(32), 7)
+                    .operation)
+
+    def inserted(op, argument, kept):
+        made = arith.AddIOp(argument, argument).operation
+        made.move_before(argument.owner.operations[0])
+        kept.append(made)
+        return made.results[0]
+
+    # CHECK: pattern 'keeper' left 'arith.addi' outside the IR being rewritten
+    # CHECK-SAME: ['erased'] True
+    message = run_pattern(created)
+    # CHECK: pattern 'keeper' left 'arith.muli' outside{{.*}} ['erased'] True
+    run_pattern(cloned)
+    # CHECK: pattern 'keeper' left 'arith.addi', 'arith.muli' outside{{.*}} ['erased', 'erased'] True
+    run_pattern(created_and_its_user)
+    # CHECK: ok ['live'] True
+    run_pattern(unrelated)
+    # CHECK: ok ['live'] True
+    run_pattern(inserted)
+    # CHECK: erased, since the driver may free what they use
+    print(message[message.find("erased,"):])

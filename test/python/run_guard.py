@@ -786,3 +786,104 @@ def test_use_lists_of_ir_read_without_gil():
     # CHECK: pattern: cannot use this value now
     for kind in ["create", "branch", "set operand", "clone", "pattern"]:
         print(f"{kind}: {refused.get(kind)}")
+
+
+# CHECK-LABEL: TEST: test_nested_pass_prints_beside_other_trees
+@run
+def test_nested_pass_prints_beside_other_trees():
+    # With a second tree in the context (another module), printing in a
+    # nested Python pass looked for uses linking the trees by walking the
+    # whole module while canonicalize rewrote its other functions on other
+    # threads (a segfault). It walks only the pass's function.
+    ctx = ir.Context()
+    ctx.enable_multithreading(True)
+    module = ir.Module.parse(big_module(functions=64, ops=150), context=ctx)
+    other = ir.Module.parse(small_functions("g", 2), context=ctx)
+    printed = []
+
+    def printer(op, pass_):
+        printed.append(str(op).startswith("func.func @f"))
+
+    pm = passmanager.PassManager.parse(
+        "builtin.module(func.func(canonicalize))", context=ctx)
+    pm.add(printer, name="printer", op_name="func.func")
+    pm.add("func.func(canonicalize,cse)")
+    for _ in range(3):
+        pm.run(module.operation)
+    # CHECK: 192 True True
+    print(len(printed), all(printed), other.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_pass_leaving_ops_outside_that_use_its_ir
+@run
+def test_pass_leaving_ops_outside_that_use_its_ir():
+    # A Python pass that keeps an op it created (or cloned) without
+    # inserting it, using values of its function: later passes could free
+    # those values (region simplification erases what only such an op
+    # uses), and that op's tree was not locked, so another thread erasing
+    # it edited the use lists canonicalize was editing on the pool. The
+    # pass fails, and the kept ops are locked until the run ends.
+    ctx = ir.Context()
+    module = ir.Module.parse(big_module(functions=32, ops=20), context=ctx)
+    kept = []
+    stop = threading.Event()
+    outcomes = {"erased": 0, "refused": 0}
+    unexpected = []
+
+    def keep_users(op, pass_):
+        with ir.Location.unknown(ctx):
+            argument = op.regions[0].blocks[0].arguments[0]
+            kept.append(arith.AddIOp(argument, argument).operation)
+            clone = op.regions[0].blocks[0].operations[1].clone(ip=False)
+            kept.append(clone)
+
+    def erase_kept():
+        while not stop.is_set():
+            if not kept:
+                continue
+            op = kept[-1]
+            try:
+                op.erase()
+                kept.remove(op)
+                outcomes["erased"] += 1
+            except RuntimeError as error:
+                if "is running on it" not in str(error):
+                    unexpected.append(error)
+                outcomes["refused"] += 1
+
+    pm = passmanager.PassManager.parse(
+        "builtin.module(func.func(canonicalize))", context=ctx)
+    pm.add(keep_users, name="keep_users", op_name="func.func")
+    pm.add("func.func(canonicalize,cse)")
+    eraser = threading.Thread(target=erase_kept)
+    eraser.start()
+    try:
+        pm.run(module.operation)
+        print("the run succeeded")
+    except ir.MLIRError as error:
+        # CHECK: Python pass 'keep_users' left ops outside the IR it runs on
+        # CHECK-SAME: that use values or blocks of it
+        print(str(error).splitlines()[1])
+    stop.set()
+    eraser.join()
+    # After the run the kept ops are usable again: erasing them leaves the
+    # module valid.
+    for op in kept:
+        op.erase()
+    # CHECK: True [] True
+    print(outcomes["erased"] + outcomes["refused"] > 0, unexpected,
+          module.operation.verify())
+
+    # Without another thread: inserting the op before returning is fine.
+    def insert_before_return(op, pass_):
+        with ir.Location.unknown(ctx):
+            block = op.regions[0].blocks[0]
+            argument = block.arguments[0]
+            made = arith.AddIOp(argument, argument).operation
+            made.move_before(block.operations[0])
+
+    pm = passmanager.PassManager("builtin.module", context=ctx)
+    pm.add(insert_before_return, name="insert", op_name="func.func")
+    pm.run(module.operation)
+    # CHECK: True
+    print(module.operation.verify())
