@@ -118,8 +118,8 @@ namespace {
 thread_local DiagnosticCapture *currentCapture = nullptr;
 } // namespace
 
-DiagnosticCapture::DiagnosticCapture(MLIRContext *context)
-    : context(context),
+DiagnosticCapture::DiagnosticCapture(MLIRContext *context, End end)
+    : context(context), end(end),
       // Read under the GIL here: the handler may run on other threads.
       propagatesErrors(getEmitErrorDiagnostics(context)),
       previous(currentCapture) {
@@ -148,7 +148,8 @@ DiagnosticCapture::~DiagnosticCapture() {
     // The call may still use raw IR after this capture ends (a capture
     // made for one step, then the writer, the driver or the change): the
     // handlers may read the IR but not change it (checkNoHandlerDelivery).
-    PyMlirContext *owner = PyMlirContext::lookup(context);
+    PyMlirContext *owner =
+        end == End::InsideCall ? PyMlirContext::lookup(context) : nullptr;
     if (owner)
       ++owner->deliveriesInsideCalls;
     deliverWaitingDiagnostics(context);
@@ -423,17 +424,17 @@ bool PyMlirContext::isRunningTree(Operation *root) const {
 }
 
 void PyMlirContext::noteChanged(Operation *op) {
-  noteChangedTree(getRootOf(op));
+  noteChangedTree(getRootOf(op), op);
 }
 
-void PyMlirContext::noteChangedTree(Operation *root) {
+void PyMlirContext::noteChangedTree(Operation *root, Operation *changed) {
   checkNoHandlerDelivery(*this, "change IR");
   auto it = owners.find(root);
   if (it == owners.end())
     return;
   if (std::shared_ptr<RootOwner> owner = it->second.lock()) {
     std::shared_ptr<RootOwner> resolved = RootOwner::resolve(owner);
-    checkPinnedIRChange(*this, resolved.get());
+    checkPinnedIRChange(*this, resolved.get(), changed);
     resolved->verified = false;
   }
 }
@@ -441,7 +442,7 @@ void PyMlirContext::noteChangedTree(Operation *root) {
 void PyMlirContext::noteChanged(const PyOperation &operation) {
   checkNoHandlerDelivery(*this, "change IR");
   std::shared_ptr<RootOwner> owner = operation.getResolvedOwner();
-  checkPinnedIRChange(*this, owner.get());
+  checkPinnedIRChange(*this, owner.get(), operation.getIfLive());
   owner->verified = false;
 }
 
@@ -450,6 +451,7 @@ std::shared_ptr<RootOwner> PyMlirContext::adoptRoot(Operation *root) {
   // rehomes the handles under it), or kept alive as it was.
   auto owner = std::make_shared<RootOwner>(*this, root, /*owning=*/true);
   owners[root] = owner;
+  claimForPass(owner);
   return owner;
 }
 
@@ -461,9 +463,13 @@ void PyMlirContext::rehome(Operation *subtree) {
   noteTreeChanged(*owner);
   std::vector<PyOperation *> affected;
   forEachOperationObject([&](PyOperation *operation) {
-    // Ops of a tree a pipeline runs on are not in `subtree` (it was just
-    // changed from Python) and must not be read.
-    if (operation->getResolvedOwner()->running)
+    // Ops of a tree a pipeline runs on that this thread may not use (the
+    // rest of a nested pass's tree) must not be read, unless the registry
+    // (read without the IR) puts them in the new tree, which is this
+    // thread's (an op a nested pass detached from its function).
+    const OpHandle &handle = operation->getHandle();
+    if (!mayAccess(*operation->getResolvedOwner(), handle) &&
+        !(mayAccess(*owner, handle) && handle.isNestedIn(owner->getRoot())))
       return;
     Operation *op = operation->getIfLive();
     if (op && subtree->isAncestor(op))

@@ -99,7 +99,17 @@ namespace __attribute__((visibility("hidden"))) python {
   /// Create and destroy it on the same thread.
   class DiagnosticCapture {
   public:
-    explicit DiagnosticCapture(MLIRContext *context);
+    /// What the call holds when the capture ends and its diagnostics reach
+    /// the handlers.
+    enum class End {
+      /// Maybe raw IR (a capture for one step of the call): the handlers
+      /// may not change IR nor start a run, and neither may other threads
+      /// meanwhile (checkNoHandlerDelivery).
+      InsideCall,
+      /// No raw IR (a parse; PassManager.run, once its IR is unlocked).
+      CallDone,
+    };
+    explicit DiagnosticCapture(MLIRContext *context, End end = End::InsideCall);
     ~DiagnosticCapture();
     DiagnosticCapture(const DiagnosticCapture &) = delete;
     DiagnosticCapture &operator=(const DiagnosticCapture &) = delete;
@@ -115,6 +125,7 @@ namespace __attribute__((visibility("hidden"))) python {
 
   private:
     MLIRContext *context;
+    End end;
     /// `Context.emit_error_diagnostics` when this capture was made: the
     /// errors go on to the handlers.
     bool propagatesErrors;
@@ -178,6 +189,11 @@ namespace __attribute__((visibility("hidden"))) python {
     /// The pipeline running on this tree, or nullptr (see RunGuard.h). Set
     /// by RunLock on the resolved owner; read and written with the GIL.
     const RunningPipeline *running = nullptr;
+    /// Set with `running` when a nested Python pass of that run claimed
+    /// this tree (made it during its call, or linked it to its op): the op
+    /// that pass runs on. Only that pass may use the tree until the run
+    /// ends (RunGuard.h, claimForPass). GIL-protected.
+    Operation *claimedByPass = nullptr;
     /// Changes (PyMlirContext::noteTreeChanged) whenever a block or value
     /// may have left this tree, or come into it under an op that was in
     /// another tree: Block and Value objects that keep an op of this tree
@@ -343,8 +359,10 @@ namespace __attribute__((visibility("hidden"))) python {
     void noteChanged(Operation *op);
     /// Same, for the tree of `operation` (its resolved owner).
     void noteChanged(const PyOperation &operation);
-    /// Same, for the tree whose top-level op is `root`.
-    void noteChangedTree(Operation *root);
+    /// Same, for the tree whose top-level op is `root`; `changed`, if known,
+    /// is the op changed (or the one IR is moved into), for pins limited to
+    /// a nested pass's op (IRPin).
+    void noteChangedTree(Operation *root, Operation *changed = nullptr);
     /// Number of input verifications runs made (for tests).
     size_t numVerifications = 0;
 

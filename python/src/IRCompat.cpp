@@ -520,7 +520,7 @@ void populateOperationExtras(py::module_ &m) {
       "parseFile",
       [](const std::string &path, py::object context) {
         PyMlirContext &ctx = PyMlirContext::resolve(context);
-        DiagnosticCapture capture(ctx.get());
+        DiagnosticCapture capture(ctx.get(), DiagnosticCapture::End::CallDone);
         // Verified by verifyIR, as Module.parse does.
         ParserConfig config(ctx.get(), /*verifyAfterParse=*/false);
         OwningOpRef<ModuleOp> parsed = withoutGILIfThreaded(ctx, [&] {
@@ -551,7 +551,8 @@ void populateOperationExtras(py::module_ &m) {
                 py::isinstance<py::bytes>(source)
                     ? source.cast<py::bytes>().cast<std::string>()
                     : source.cast<std::string>();
-            DiagnosticCapture capture(ctx.get());
+            DiagnosticCapture capture(ctx.get(),
+                                      DiagnosticCapture::End::CallDone);
             // Verified by verifyIR, as Module.parse does.
             ParserConfig config(ctx.get(), /*verifyAfterParse=*/false);
             Block block;

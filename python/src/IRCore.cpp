@@ -436,7 +436,8 @@ void populateTypeAndAttribute(py::module_ &m) {
           "parse",
           [](const std::string &asm_, py::object context) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
-            DiagnosticCapture capture(ctx.get());
+            DiagnosticCapture capture(ctx.get(),
+                                      DiagnosticCapture::End::CallDone);
             Type type = parseType(asm_, ctx.get());
             if (!type)
               capture.raise("Unable to parse type: '" + asm_ + "'");
@@ -489,7 +490,8 @@ void populateTypeAndAttribute(py::module_ &m) {
           "parse",
           [](const std::string &asm_, py::object context) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
-            DiagnosticCapture capture(ctx.get());
+            DiagnosticCapture capture(ctx.get(),
+                                      DiagnosticCapture::End::CallDone);
             Attribute attribute = parseAttribute(asm_, ctx.get());
             if (!attribute)
               capture.raise("Unable to parse attribute: '" + asm_ + "'");
@@ -575,7 +577,8 @@ void populateModule(py::module_ &m) {
           "parse",
           [](const std::string &asm_, py::object context) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
-            DiagnosticCapture capture(ctx.get());
+            DiagnosticCapture capture(ctx.get(),
+                                      DiagnosticCapture::End::CallDone);
             // Verified by verifyIR, which checks first what MLIR's verifier
             // would crash on.
             ParserConfig config(ctx.get(), /*verifyAfterParse=*/false);

@@ -709,7 +709,7 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
     checkKeptStaysInTree(op);
   checkPlacementInPattern(context, op, block, before);
   context.noteChanged(operation);
-  context.noteChangedTree(newRoot);
+  context.noteChangedTree(newRoot, destination);
   if (!op->getBlock())
     checkNewOpInPattern(context, op, block, before);
   PythonRewriter rewriter(context, label);
@@ -754,31 +754,27 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
   }
 }
 
-void mlir::tracking::python::eraseOperation(PyOperation &operation) {
-  Operation *op = operation.get();
-  PyMlirContext &context = operation.getContext();
-  checkNotRunAnchor(op, "erase");
-  checkChangeAllowed(op, "erase");
-  checkTerminatorStaysInPattern(context, op, "erase");
-  // Erasing an op whose results, block arguments or blocks are used
-  // elsewhere would leave those uses dangling (upstream asserts in debug
-  // builds only): refuse before anything changes.
+void mlir::tracking::python::checkNoUseOutside(Operation *op,
+                                               const char *action,
+                                               bool ownResults) {
   auto refuse = [&](const std::string &what, Operation *user) {
-    throw py::value_error(
-        "cannot erase '" + op->getName().getStringRef().str() + "': " + what +
-        " is still used by '" + user->getName().getStringRef().str() +
-        "' outside it (replace or move that use first)");
+    throw py::value_error(std::string("cannot ") + action + " '" +
+                          op->getName().getStringRef().str() + "': " + what +
+                          " is still used by '" +
+                          user->getName().getStringRef().str() +
+                          "' outside it (replace or move that use first)");
   };
   auto describeIn = [](Operation *nested) {
     return "'" + nested->getName().getStringRef().str() + "'";
   };
   op->walk([&](Operation *nested) {
-    for (OpResult result : nested->getResults())
-      for (Operation *user : result.getUsers())
-        if (!op->isAncestor(user))
-          refuse("result #" + std::to_string(result.getResultNumber()) +
-                     " of " + describeIn(nested),
-                 user);
+    if (ownResults || nested != op)
+      for (OpResult result : nested->getResults())
+        for (Operation *user : result.getUsers())
+          if (!op->isAncestor(user))
+            refuse("result #" + std::to_string(result.getResultNumber()) +
+                       " of " + describeIn(nested),
+                   user);
     for (Region &region : nested->getRegions())
       for (Block &block : region) {
         for (BlockArgument argument : block.getArguments())
@@ -795,6 +791,30 @@ void mlir::tracking::python::eraseOperation(PyOperation &operation) {
                    use.getOwner());
       }
   });
+}
+
+void mlir::tracking::python::eraseDetachedTrees(PyMlirContext &context,
+                                                ArrayRef<Operation *> roots,
+                                                StringRef label) {
+  TrackingListener listener(TrackingListenerConfig(), &context.getRegistry());
+  listener.setUnpatternedLabels(label, label);
+  IRRewriter rewriter(context.get(), &listener);
+  for (Operation *root : roots)
+    root->dropAllReferences();
+  for (Operation *root : roots) {
+    std::shared_ptr<RootOwner> owner = context.getOwner(root);
+    rewriter.eraseOp(root);
+    owner->release();
+  }
+}
+
+void mlir::tracking::python::eraseOperation(PyOperation &operation) {
+  Operation *op = operation.get();
+  PyMlirContext &context = operation.getContext();
+  checkNotRunAnchor(op, "erase");
+  checkChangeAllowed(op, "erase");
+  checkTerminatorStaysInPattern(context, op, "erase");
+  checkNoUseOutside(op, "erase", /*ownResults=*/true);
   context.noteChanged(operation);
   std::shared_ptr<RootOwner> rootOwner;
   if (!op->getBlock())
@@ -844,6 +864,9 @@ void mlir::tracking::python::replaceAllUsesWith(PyMlirContext &context,
   checkUseListChange(context, from);
   checkUseListChange(context, to);
   for (Operation *user : from.getUsers())
+    checkUseOfDrivenIRInPattern(user, getHolderOf(to),
+                                "replace_all_uses_with for a use in");
+  for (Operation *user : from.getUsers())
     context.noteChanged(user);
   noteValueChanged(context, to);
   SmallVector<OpOperand *> changed;
@@ -884,6 +907,7 @@ void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
   Value old = op->getOperand(index);
   if (old == value)
     return;
+  checkUseOfDrivenIRInPattern(op, getHolderOf(value), "set an operand of");
   context.noteChanged(op);
   PythonRewriter rewriter(context, "set operand");
   rewriter.get().modifyOpInPlace(op, [&] { op->setOperand(index, value); });
@@ -964,6 +988,7 @@ void mlir::tracking::python::setSuccessor(PyMlirContext &context, Operation *op,
   checkUseListChange(context, block);
   if (op->getSuccessor(index) == block)
     return;
+  checkUseOfDrivenIRInPattern(op, block->getParentOp(), "set a successor of");
   if (patternTrustsIR(context) && op->getBlock())
     checkSuccessorInPattern("set a successor of", op, index, block,
                             op->getBlock()->getParent());

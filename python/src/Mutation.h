@@ -200,6 +200,13 @@ namespace __attribute__((visibility("hidden"))) python {
   /// pattern returns (one left outside the driven op using IR under it is
   /// erased, as the driver may free what it uses).
   void noteNewOpInPattern(PyOperation & operation);
+  /// Inside a greedy or walk pattern, raises ValueError if `user`, an op
+  /// outside the IR being rewritten that the pattern did not make, is to
+  /// use a value or block of `holder` (the op it lives in) in that IR
+  /// (`action`: "set an operand of"): the driver frees what nothing in its
+  /// IR uses.
+  void checkUseOfDrivenIRInPattern(Operation * user, Operation * holder,
+                                   const char *action);
   /// The operands `branch` (its successor operand segments well formed)
   /// would forward to each successor to match the target's arguments: its
   /// own where the type is the argument's, `placeholder(type)` otherwise,
@@ -286,6 +293,17 @@ namespace __attribute__((visibility("hidden"))) python {
   /// erased. Refuses if a result, block argument or block of it is still
   /// used outside it.
   void eraseOperation(PyOperation & operation);
+  /// Raises ValueError if a value or block of `op` (its own results only
+  /// with `ownResults`) is used outside it: erasing or replacing it
+  /// (`action`) would leave that use dangling (upstream asserts in debug
+  /// builds only). Checked before anything changes.
+  void checkNoUseOutside(Operation * op, const char *action, bool ownResults);
+  /// Erases the detached trees `roots` (top-level ops) that Python owns,
+  /// with a rewriter of their own (not the active pattern's: its driver
+  /// never saw them), their handles becoming erased under `label`. Uses
+  /// among them are dropped first; nothing else may use them.
+  void eraseDetachedTrees(PyMlirContext & context, ArrayRef<Operation *> roots,
+                          StringRef label);
   /// Detaches `operation` from its block; Python then owns it.
   void detachOperation(PyOperation & operation);
   /// Replaces every use of `from` with `to` (ValueError if either is of

@@ -124,7 +124,8 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             std::string pipeline = printPipeline(*self.passManager);
             // Made first, so that the diagnostic handlers attached from
             // Python get the run's diagnostics once the IR is unlocked.
-            DiagnosticCapture capture(self.context->get());
+            DiagnosticCapture capture(self.context->get(),
+                                      DiagnosticCapture::End::CallDone);
             // Locks the op's IR tree: other threads' accesses to it raise.
             RunLock lock(target, pipeline);
             InputVerification verification(target, lock.getOperation(),

@@ -121,15 +121,25 @@ public:
     // The pass may have left ops outside the run's IR that use its IR (made
     // detached, cloned, moved out) and kept them: the pipeline's threads
     // edit those use lists from now on without the GIL.
-    if (tree->running && lockTreesLinkedByPass(*context, op, *tree->running) &&
-        error.empty()) {
-      op->emitError()
-          << "Python pass '" << argument
-          << "' left ops outside the IR it runs on (created or cloned "
-             "without being inserted, detached or moved out) that use "
-             "values or blocks of it, which later passes could free while "
-             "they are still used; erase those ops or insert them before "
-             "the pass returns";
+    PassLinks links = tree->running
+                          ? lockTreesLinkedByPass(*context, op, *tree->running)
+                          : PassLinks::Kept;
+    if (links != PassLinks::Kept && error.empty()) {
+      if (links == PassLinks::UsedFromOutside)
+        op->emitError()
+            << "Python pass '" << argument
+            << "' left ops outside the IR it runs on (created or cloned "
+               "without being inserted, detached or moved out, or in another "
+               "function) that use values or blocks of it, or it uses those "
+               "of another function, which later passes could free while "
+               "they are still used; erase those ops or insert them before "
+               "the pass returns";
+      else
+        op->emitError() << "Python pass '" << argument
+                        << "' linked IR outside its op by uses that the "
+                           "Python pass on another op linked too (their ops "
+                           "are rewritten on two threads, which would both "
+                           "edit its use lists); link only IR the pass made";
       return signalPassFailure();
     }
     if (!error.empty()) {

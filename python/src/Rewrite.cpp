@@ -536,6 +536,218 @@ private:
   RewriteErasures erasures;
 };
 
+/// Records `message` as the error of the current run (it raises
+/// RuntimeError when it returns), unless it has one.
+void recordRunError(const std::string &message) {
+  PythonRun *run = PythonRun::current();
+  if (run && !run->hasError())
+    run->recordError(std::runtime_error(message));
+}
+
+/// The trees that the Python code of a driver's patterns makes (creates or
+/// clones) outside the op the driver runs on. One that uses values or
+/// blocks under that op when the code returns is erased: the driver frees
+/// what nothing in its IR uses (region simplification erases a value only
+/// such a tree uses; a conversion's rollback frees the casts and ops its
+/// patterns made), which would leave the tree with freed or null operands.
+/// For the greedy and walk drivers (in DriverChecks) and conversions.
+class NewTreesOutside {
+public:
+  /// `driven`: the op the driver runs on.
+  explicit NewTreesOutside(Operation *driven)
+      : driven(driven), drivenRoot(getRootOf(driven)),
+        previous(std::exchange(current, this)) {}
+  ~NewTreesOutside() {
+    current = previous;
+    if (!createdOps.empty()) {
+      py::gil_scoped_acquire gil;
+      createdOps.clear();
+    }
+  }
+  NewTreesOutside(const NewTreesOutside &) = delete;
+  NewTreesOutside &operator=(const NewTreesOutside &) = delete;
+
+  /// The instance of the driver running on this thread in `context`, or
+  /// null.
+  static NewTreesOutside *get(MLIRContext *context) {
+    return current && current->driven->getContext() == context ? current
+                                                               : nullptr;
+  }
+
+  /// Notes an op the Python code running created or cloned (its Python
+  /// object, which keeps it until the code returns), checked then.
+  void noteCreated(py::object operation) {
+    createdOps.push_back(std::move(operation));
+  }
+
+  /// Raises ValueError if `user`, outside the driven op's tree and not
+  /// made by the Python code running, is about to use IR of `holder`
+  /// under the driven op (`action` names the change): the driver frees
+  /// what nothing in its IR uses.
+  void checkUseFromOutside(Operation *user, Operation *holder,
+                           const char *action) {
+    if (!holder || !driven->isAncestor(holder))
+      return;
+    Operation *userRoot = getRootOf(user);
+    if (userRoot == drivenRoot ||
+        llvm::any_of(createdOps, [&](const py::object &object) {
+          return object.cast<PyOperation &>().getIfLive() == userRoot;
+        }))
+      return;
+    throw py::value_error(
+        std::string("cannot ") + action + " '" +
+        user->getName().getStringRef().str() +
+        "' inside a rewrite pattern: it is outside the IR being rewritten, "
+        "and the driver frees what nothing in that IR uses (region "
+        "simplification erases such values and blocks)");
+  }
+
+  /// Fires when the Python code (`who`) returns: erases the trees it made,
+  /// created or cloned, and left outside the driven op while they use its
+  /// values or blocks: the driver frees what nothing under it uses (region
+  /// simplification erases a block argument or op only they use, and
+  /// erasing an unreachable block drops its values' uses), which would
+  /// leave them with freed or null operands. New trees using the erased
+  /// ones go with them; a tree that PDL still uses (`results`) stays.
+  void finishCall(const std::string &who, ArrayRef<PDLValue> results = {}) {
+    if (createdOps.empty())
+      return;
+    std::vector<py::object> created = std::move(createdOps);
+    createdOps.clear();
+    llvm::SetVector<Operation *> newRoots;
+    for (py::object &object : created)
+      if (Operation *op = object.cast<PyOperation &>().getIfLive())
+        if (Operation *root = getRootOf(op); root != drivenRoot)
+          newRoots.insert(root);
+    auto isUnderDriven = [&](Operation *holder) {
+      return holder && driven->isAncestor(holder);
+    };
+    llvm::SetVector<Operation *> doomed;
+    for (Operation *root : newRoots) {
+      WalkResult uses = root->walk([&](Operation *op) {
+        for (Value operand : op->getOperands())
+          if (isUnderDriven(getHolderOf(operand)))
+            return WalkResult::interrupt();
+        for (Block *successor : op->getSuccessors())
+          if (isUnderDriven(successor->getParentOp()))
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      });
+      if (uses.wasInterrupted())
+        doomed.insert(root);
+    }
+    if (doomed.empty())
+      return;
+    // The new trees that use a doomed one's values or blocks go too (a
+    // tree Python made before cannot: inserting such a use across trees is
+    // refused in patterns).
+    bool usedElsewhere = false;
+    for (size_t i = 0; i < doomed.size(); ++i) {
+      Operation *root = doomed[i];
+      auto noteUser = [&](Operation *user) {
+        Operation *userRoot = getRootOf(user);
+        if (userRoot == root || doomed.contains(userRoot))
+          return;
+        if (newRoots.contains(userRoot))
+          doomed.insert(userRoot);
+        else
+          usedElsewhere = true;
+      };
+      root->walk([&](Operation *op) {
+        for (Operation *user : op->getUsers())
+          noteUser(user);
+        for (Region &region : op->getRegions())
+          for (Block &block : region) {
+            for (BlockOperand &use : block.getUses())
+              noteUser(use.getOwner());
+            for (BlockArgument argument : block.getArguments())
+              for (Operation *user : argument.getUsers())
+                noteUser(user);
+          }
+      });
+    }
+    bool heldByPDL = llvm::any_of(results, [&](const PDLValue &value) {
+      Operation *held = nullptr;
+      if (auto *resultOp = value.dyn_cast<Operation *>())
+        held = resultOp;
+      else if (value.getKind() == PDLValue::Kind::Value)
+        held = getHolderOf(value.cast<Value>());
+      return held && doomed.contains(getRootOf(held));
+    });
+    std::string names;
+    for (Operation *root : doomed)
+      names += (names.empty() ? "'" : ", '") +
+               root->getName().getStringRef().str() + "'";
+    PyMlirContext &pyContext = *PyMlirContext::lookup(driven->getContext());
+    if (usedElsewhere || heldByPDL) {
+      // Still used (by an op made before, or by PDL): kept, their uses of
+      // that IR moved to placeholders.
+      for (Operation *root : doomed)
+        usePlaceholdersForDrivenIR(pyContext, root, who);
+      recordRunError(
+          who + " left " + names +
+          " outside the IR being rewritten (created or cloned and not "
+          "inserted) using values of that IR, which the driver may free; "
+          "since other IR uses them, they now use placeholders "
+          "(builtin.unrealized_conversion_cast without inputs) instead "
+          "(insert or erase them before the pattern returns)");
+      return;
+    }
+    // Not through the driver's rewriter: it never saw them, and a
+    // conversion's would only erase them when it commits.
+    eraseDetachedTrees(pyContext, doomed.getArrayRef(), who);
+    recordRunError(
+        who + " left " + names +
+        " outside the IR being rewritten (created or cloned and not "
+        "inserted) using values or blocks of that IR: erased, since the "
+        "driver may free what they use (insert or erase them before the "
+        "pattern returns)");
+  }
+
+  /// Gives every operand of the ops in `root` (a tree outside the driven
+  /// op's) that is a value under the driven op a placeholder of its type,
+  /// a new detached op kept alive while used. Unseen by the driver, which
+  /// would queue the changed ops. A successor under the driven op has no
+  /// stand-in: the process stops.
+  void usePlaceholdersForDrivenIR(PyMlirContext &pyContext, Operation *root,
+                                  const std::string &who) {
+    auto isUnderDriven = [&](Operation *holder) {
+      return holder && driven->isAncestor(holder);
+    };
+    OpBuilder builder(driven->getContext());
+    root->walk([&](Operation *op) {
+      for (Block *successor : op->getSuccessors())
+        if (isUnderDriven(successor->getParentOp()))
+          llvm::report_fatal_error(
+              llvm::Twine(who) + " left '" + op->getName().getStringRef() +
+              "' outside the IR being rewritten, branching to a block of "
+              "it, and other IR uses its tree: no repair can keep it valid");
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (!isUnderDriven(getHolderOf(operand.get())))
+          continue;
+        Operation *placeholder =
+            UnrealizedConversionCastOp::create(
+                builder, op->getLoc(), operand.get().getType(), ValueRange())
+                .getOperation();
+        operand.set(placeholder->getResult(0));
+        // Its owner dies here and keeps it alive, as it is used.
+        (void)pyContext.adoptRoot(placeholder);
+      }
+    });
+  }
+
+private:
+  static thread_local NewTreesOutside *current;
+  /// The op the driver runs on, and its tree's root.
+  Operation *driven;
+  Operation *drivenRoot;
+  NewTreesOutside *previous;
+  /// The Python objects of the ops noteCreated noted.
+  std::vector<py::object> createdOps;
+};
+
+thread_local NewTreesOutside *NewTreesOutside::current = nullptr;
+
 /// `inline_block_before` may take the only block of a region that its op
 /// needs, as upstream's idiom does before replacing that op; the region
 /// then holds a copy of the block until the pattern ends, and the run
@@ -545,14 +757,13 @@ public:
   /// `driven`: the op the driver runs on.
   explicit DriverChecks(Operation *driven)
       : ErasureListener(driven->getContext()), context(driven->getContext()),
-        driven(driven), previous(std::exchange(current, this)) {}
+        outside(driven), previous(std::exchange(current, this)) {}
   ~DriverChecks() override {
     current = previous;
-    if (!newOps.empty() || !newBlocks.empty() || !createdOps.empty()) {
+    if (!newOps.empty() || !newBlocks.empty()) {
       py::gil_scoped_acquire gil;
       newOps.clear();
       newBlocks.clear();
-      createdOps.clear();
     }
   }
   DriverChecks(const DriverChecks &) = delete;
@@ -588,13 +799,6 @@ public:
   void expectTerminatedBlock(py::object block) {
     newBlocks.push_back(std::move(block));
   }
-  /// Notes an op the Python code running created or cloned (its Python
-  /// object), checked when the code returns (finishCall): left outside the
-  /// driven op while it uses IR under it, it is erased.
-  void expectPlacedOp(py::object operation) {
-    createdOps.push_back(std::move(operation));
-  }
-
   /// When the Python code (`who`) that `rewriter` ran returns (with the
   /// GIL): erases a new op holding a block without a terminator, puts a
   /// new terminator it left before other ops in its place (a block ends in
@@ -666,7 +870,7 @@ public:
              "' before other ops: it was erased (erase it in the pattern, "
              "once its operands replaced the op the block came from)");
     }
-    eraseNewTreesUsingDrivenIR(rewriter, who, results);
+    outside.finishCall(who, results);
   }
 
   /// Records `message` as the error of the current run, unless it has one.
@@ -783,11 +987,7 @@ private:
            "operands; they use an identical copy of it instead");
   }
 
-  static void record(const std::string &message) {
-    PythonRun *run = PythonRun::current();
-    if (run && !run->hasError())
-      run->recordError(std::runtime_error(message));
-  }
+  static void record(const std::string &message) { recordRunError(message); }
 
   /// Whether a block in the regions of `op` needs a terminator it lacks.
   static bool hasUnterminatedBlock(Operation *op) {
@@ -976,110 +1176,9 @@ private:
                              [&] { forwardToTargets(branch, matched); });
   }
 
-  /// Erases the trees that the Python code (`who`) made, created or
-  /// cloned, and left outside the driven op while they use its values or
-  /// blocks: the driver frees what nothing under it uses (region
-  /// simplification erases a block argument or op only they use, and
-  /// erasing an unreachable block drops its values' uses), which would
-  /// leave them with freed or null operands. New trees using the erased
-  /// ones go with them; a tree that PDL still uses (`results`) stays.
-  void eraseNewTreesUsingDrivenIR(RewriterBase &rewriter,
-                                  const std::string &who,
-                                  ArrayRef<PDLValue> results) {
-    if (createdOps.empty())
-      return;
-    std::vector<py::object> created = std::move(createdOps);
-    createdOps.clear();
-    llvm::SetVector<Operation *> newRoots;
-    for (py::object &object : created)
-      if (Operation *op = object.cast<PyOperation &>().getIfLive())
-        if (!driven->isAncestor(op))
-          newRoots.insert(getRootOf(op));
-    auto isUnderDriven = [&](Operation *holder) {
-      return holder && driven->isAncestor(holder);
-    };
-    llvm::SetVector<Operation *> doomed;
-    for (Operation *root : newRoots) {
-      WalkResult uses = root->walk([&](Operation *op) {
-        for (Value operand : op->getOperands())
-          if (isUnderDriven(getHolderOf(operand)))
-            return WalkResult::interrupt();
-        for (Block *successor : op->getSuccessors())
-          if (isUnderDriven(successor->getParentOp()))
-            return WalkResult::interrupt();
-        return WalkResult::advance();
-      });
-      if (uses.wasInterrupted())
-        doomed.insert(root);
-    }
-    if (doomed.empty())
-      return;
-    // The new trees that use a doomed one's values or blocks go too (a
-    // tree Python made before cannot: inserting such a use across trees is
-    // refused in patterns).
-    bool usedElsewhere = false;
-    for (size_t i = 0; i < doomed.size(); ++i) {
-      Operation *root = doomed[i];
-      auto noteUser = [&](Operation *user) {
-        Operation *userRoot = getRootOf(user);
-        if (userRoot == root || doomed.contains(userRoot))
-          return;
-        if (newRoots.contains(userRoot))
-          doomed.insert(userRoot);
-        else
-          usedElsewhere = true;
-      };
-      root->walk([&](Operation *op) {
-        for (Operation *user : op->getUsers())
-          noteUser(user);
-        for (Region &region : op->getRegions())
-          for (Block &block : region) {
-            for (BlockOperand &use : block.getUses())
-              noteUser(use.getOwner());
-            for (BlockArgument argument : block.getArguments())
-              for (Operation *user : argument.getUsers())
-                noteUser(user);
-          }
-      });
-    }
-    bool heldByPDL = llvm::any_of(results, [&](const PDLValue &value) {
-      Operation *held = nullptr;
-      if (auto *resultOp = value.dyn_cast<Operation *>())
-        held = resultOp;
-      else if (value.getKind() == PDLValue::Kind::Value)
-        held = getHolderOf(value.cast<Value>());
-      return held && doomed.contains(getRootOf(held));
-    });
-    std::string names;
-    for (Operation *root : doomed)
-      names += (names.empty() ? "'" : ", '") +
-               root->getName().getStringRef().str() + "'";
-    if (usedElsewhere || heldByPDL) {
-      record(who + " left " + names +
-             " outside the IR being rewritten, created or cloned and not "
-             "inserted, using values or blocks of that IR, which the driver "
-             "may free; insert or erase them before the pattern returns");
-      return;
-    }
-    PyMlirContext &pyContext = *PyMlirContext::lookup(context);
-    for (Operation *root : doomed)
-      root->dropAllReferences();
-    for (Operation *root : doomed) {
-      std::shared_ptr<RootOwner> owner = pyContext.getOwner(root);
-      rewriter.eraseOp(root);
-      owner->release();
-    }
-    record(who + " left " + names +
-           " outside the IR being rewritten (created or cloned and not "
-           "inserted) using values or blocks of that IR: erased, since the "
-           "driver may free what they use (insert or erase them before the "
-           "pattern returns)");
-  }
-
   static thread_local DriverChecks *current;
   MLIRContext *context;
-  /// The op the driver runs on.
-  Operation *driven;
+  NewTreesOutside outside;
   DriverChecks *previous;
   std::vector<Expected> expected;
   std::vector<Operation *> strayTerminators;
@@ -1087,8 +1186,6 @@ private:
   std::vector<py::object> newOps;
   /// The Python objects of the new blocks expectTerminatedBlock noted.
   std::vector<py::object> newBlocks;
-  /// The Python objects of the ops expectPlacedOp noted.
-  std::vector<py::object> createdOps;
   /// How many copies of an op, each replacing the one before, keepForUsers
   /// makes at most (more than a greedy run's default iterations).
   static constexpr unsigned kMaxCopies = 32;
@@ -2279,6 +2376,8 @@ public:
           fn(rewrite.getOperation(), values, converterObj, pyRewriter.object);
       return isSuccessResult(result);
     });
+    if (NewTreesOutside *outside = NewTreesOutside::get(op->getContext()))
+      outside->finishCall("conversion pattern '" + name + "'");
     return success(matched ||
                    keptChangesOfFailure(rewriter, erasures,
                                         "conversion pattern '" + name + "'"));
@@ -2348,6 +2447,7 @@ void runConversion(py::object op, PyConversionTarget &target,
     ErasureListener erasures(
         context.get(),
         /*changesStay=*/!conversionConfig.allowPatternRollback);
+    NewTreesOutside outside(root);
     if (!conversionConfig.listener)
       conversionConfig.listener = &erasures;
     TrackingConfig config =
@@ -2508,6 +2608,9 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             Operation *target = rewriterOperand(self, op);
             checkNotRunAnchor(target, "replace");
             checkChangeAllowed(target, "replace");
+            // Its results' uses move to the replacement; a use of what is
+            // in its regions would be left dangling.
+            checkNoUseOutside(target, "replace", /*ownResults=*/false);
             self.context->noteChanged(target);
             if (byOperation) {
               Operation *replacement = castToOperation(with).get();
@@ -2584,6 +2687,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                 throw py::value_error("cannot erase '" +
                                       target->getName().getStringRef().str() +
                                       "': its results are still used");
+            // (A detached op kept from Python may use values in it.)
+            checkNoUseOutside(target, "erase", /*ownResults=*/false);
             rewriter.eraseOp(target);
           },
           py::arg("op"), "Erases `op` (its results must be unused).")
@@ -3216,8 +3321,16 @@ void mlir::tracking::python::checkNewOpWhenPatternReturns(
 }
 
 void mlir::tracking::python::noteNewOpInPattern(PyOperation &operation) {
-  if (DriverChecks *checks = DriverChecks::get(operation.getContext().get()))
-    checks->expectPlacedOp(operation.getObject());
+  if (NewTreesOutside *outside =
+          NewTreesOutside::get(operation.getContext().get()))
+    outside->noteCreated(operation.getObject());
+}
+
+void mlir::tracking::python::checkUseOfDrivenIRInPattern(Operation *user,
+                                                         Operation *holder,
+                                                         const char *action) {
+  if (NewTreesOutside *outside = NewTreesOutside::get(user->getContext()))
+    outside->checkUseFromOutside(user, holder, action);
 }
 
 void mlir::tracking::python::noteNewBlockInPattern(PyMlirContext &context,

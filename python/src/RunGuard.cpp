@@ -150,9 +150,21 @@ RunLock::RunLock(PyOperation &target, std::string pipeline, bool driver,
 RunLock::~RunLock() {
   for (const std::shared_ptr<RootOwner> &owner : owners)
     owner->running = nullptr;
-  // Dropping these may destroy trees nothing else holds: after the run.
+  // Trees Python passes claimed or linked. One may have moved into another
+  // tree since (its owner forwards there): only this run's locks go.
+  auto unlock = [&](const std::shared_ptr<RootOwner> &owner) {
+    std::shared_ptr<RootOwner> resolved = RootOwner::resolve(owner);
+    if (resolved->running == &run) {
+      resolved->running = nullptr;
+      resolved->claimedByPass = nullptr;
+    }
+  };
+  for (const std::weak_ptr<RootOwner> &claimed : run.claimedDuringRun)
+    if (std::shared_ptr<RootOwner> owner = claimed.lock())
+      unlock(owner);
   for (const std::shared_ptr<RootOwner> &owner : run.lockedDuringRun)
-    RootOwner::resolve(owner)->running = nullptr;
+    unlock(owner);
+  // Dropping these may destroy trees nothing else holds: after the run.
   auto lockedDuringRun = std::move(run.lockedDuringRun);
   --context.numRunning;
   // The run's C++ code may have moved ops into other trees.
@@ -173,6 +185,7 @@ IRPin::IRPin(PyOperation &operation, const char *user, PinKind kind,
     : context(operation.getContext()), user(user), kind(kind), why(why) {
   std::shared_ptr<RootOwner> owner = operation.getResolvedOwner();
   checkIRAccess(*owner);
+  scope = findPassScope(*owner);
   owners.push_back(std::move(owner));
   // A reader without the GIL reads use lists, which changes to the trees
   // linked to this one edit (and destroying one of them would drop its
@@ -181,8 +194,7 @@ IRPin::IRPin(PyOperation &operation, const char *user, PinKind kind,
     // From a nested Python pass, only the links of its op: the rest of the
     // tree is being rewritten on other threads (walking it crashed).
     TreeLinks links = findTreeLinks(context, getRootOf(operation.get()),
-                                    TreeLinkQuery::LinkedTrees,
-                                    findPassScope(*owners.front()));
+                                    TreeLinkQuery::LinkedTrees, scope);
     for (Operation *tree : llvm::drop_begin(links.trees))
       cover(context.getOwner(tree));
   }
@@ -197,6 +209,14 @@ bool IRPin::covers(const RootOwner *owner) const {
   });
 }
 
+bool IRPin::coversChangeAt(const RootOwner *owner, Operation *changed) const {
+  if (!covers(owner))
+    return false;
+  if (!scope || !changed || RootOwner::resolve(owners.front()).get() != owner)
+    return true;
+  return scope->isAncestor(changed);
+}
+
 void IRPin::cover(std::shared_ptr<RootOwner> owner) {
   std::shared_ptr<RootOwner> resolved = RootOwner::resolve(std::move(owner));
   if (covers(resolved.get()))
@@ -206,9 +226,10 @@ void IRPin::cover(std::shared_ptr<RootOwner> owner) {
 }
 
 void mlir::tracking::python::checkPinnedIRChange(const PyMlirContext &context,
-                                                 const RootOwner *owner) {
+                                                 const RootOwner *owner,
+                                                 Operation *changed) {
   for (IRPin *pin : context.pins)
-    if (pin->isReadOnly() && pin->covers(owner))
+    if (pin->isReadOnly() && pin->coversChangeAt(owner, changed))
       throw IRInUseException(
           std::string("cannot change this IR now: ") + pin->getUser() +
           " holds it " +
@@ -232,7 +253,7 @@ const IRPin *findReaderWithoutGIL(PyMlirContext &context, Operation *op) {
   if (!owner)
     return nullptr;
   for (const IRPin *pin : context.pins)
-    if (pin->readsWithoutGIL() && pin->covers(owner.get()))
+    if (pin->readsWithoutGIL() && pin->coversChangeAt(owner.get(), op))
       return pin;
   return nullptr;
 }
@@ -335,7 +356,8 @@ void mlir::tracking::python::checkPassScope(const RootOwner &owner,
                                             const char *what) {
   const ScopedRunAccess *access = scopedAccess;
   if (!access || !owner.running || owner.running != allowedRun ||
-      anchor.isNestedIn(access->scope))
+      (owner.claimedByPass ? owner.claimedByPass == access->scope
+                           : anchor.isNestedIn(access->scope)))
     return;
   throw IRInUseException(
       std::string("cannot access this ") + what + " from " + access->user +
@@ -347,7 +369,8 @@ void mlir::tracking::python::checkPassScope(const RootOwner &owner,
 void mlir::tracking::python::checkWholeTreeAccess(const RootOwner &owner,
                                                   const char *what) {
   const ScopedRunAccess *access = scopedAccess;
-  if (!access || !owner.running || owner.running != allowedRun)
+  if (!access || !owner.running || owner.running != allowedRun ||
+      (owner.claimedByPass && owner.claimedByPass == access->scope))
     return;
   throw IRInUseException(
       std::string("cannot run ") + what + " from " + access->user +
@@ -362,27 +385,60 @@ bool mlir::tracking::python::isLimitedToPassScope(const RootOwner &owner) {
 
 Operation *mlir::tracking::python::findPassScope(const RootOwner &owner) {
   const ScopedRunAccess *access = scopedAccess;
-  if (access && owner.running && owner.running == allowedRun)
+  // A tree the pass claimed is all its own.
+  if (access && owner.running && owner.running == allowedRun &&
+      !owner.claimedByPass)
     return access->scope;
   return nullptr;
 }
 
-bool mlir::tracking::python::lockTreesLinkedByPass(PyMlirContext &context,
-                                                   Operation *passOp,
-                                                   const RunningPipeline &run) {
+void mlir::tracking::python::claimForPass(
+    const std::shared_ptr<RootOwner> &owner) {
+  const ScopedRunAccess *access = scopedAccess;
+  if (!access || !access->scope || !allowedRun || owner->running)
+    return;
+  owner->running = allowedRun;
+  owner->claimedByPass = access->scope;
+  allowedRun->claimedDuringRun.push_back(owner);
+}
+
+bool mlir::tracking::python::mayAccess(const RootOwner &owner,
+                                       const OpHandle &handle) {
+  if (!owner.running)
+    return true;
+  if (owner.running != allowedRun)
+    return false;
+  const ScopedRunAccess *access = scopedAccess;
+  return !access || owner.claimedByPass == access->scope ||
+         (!owner.claimedByPass && handle.isNestedIn(access->scope));
+}
+
+PassLinks mlir::tracking::python::lockTreesLinkedByPass(
+    PyMlirContext &context, Operation *passOp, const RunningPipeline &run) {
   Operation *root = getRootOf(passOp);
-  TreeLinks links = findTreeLinks(context, root, TreeLinkQuery::LinkedTrees,
-                                  passOp == root ? nullptr : passOp);
+  Operation *scope = passOp == root ? nullptr : passOp;
+  TreeLinks links =
+      findTreeLinks(context, root, TreeLinkQuery::LinkedTrees, scope);
+  bool shared = false;
   for (Operation *tree : llvm::drop_begin(links.trees)) {
     std::shared_ptr<RootOwner> owner = context.getOwner(tree);
-    // Locked by this run already (linked before it, or by an earlier
-    // pass); a tree of another run cannot be reached from this one.
-    if (owner->running)
+    // (A tree of another run cannot be reached from this one.)
+    if (owner->running && owner->claimedByPass != scope) {
+      // Locked with the run when it started, or linked by a pass on the
+      // whole IR (the pass manager waits for those): nothing else runs on
+      // it. Else another function's pass claimed it.
+      shared = shared || owner->claimedByPass;
       continue;
+    }
+    // Linked now: kept (a drop would erase it and edit the use lists the
+    // pipeline edits) and claimed until the run ends.
     owner->running = &run;
+    owner->claimedByPass = scope;
     run.lockedDuringRun.push_back(std::move(owner));
   }
-  return links.rootUsedFromOutside;
+  if (links.rootUsedFromOutside)
+    return PassLinks::UsedFromOutside;
+  return shared ? PassLinks::SharedWithAnotherPass : PassLinks::Kept;
 }
 
 //===----------------------------------------------------------------------===//
@@ -437,7 +493,7 @@ DriverRunLock::DriverRunLock(PyOperation &target, const char *driver,
     // No lock of its own, but a pin (a walk, a listing in the pass) holds
     // the IR as it does against a lock.
     for (IRPin *pin : target.getContext().pins)
-      if (pin->covers(owner.get()))
+      if (pin->coversChangeAt(owner.get(), op))
         throw IRInUseException(std::string("cannot run '") + driver +
                                "': the IR is in use by " + pin->getUser() +
                                " (a walk callback or another thread is "

@@ -55,6 +55,9 @@ namespace __attribute__((visibility("hidden"))) python {
     /// Trees that Python passes of the run linked to its IR by uses,
     /// locked until it ends (lockTreesLinkedByPass).
     mutable llvm::SmallVector<std::shared_ptr<RootOwner>, 0> lockedDuringRun;
+    /// Trees that nested Python passes of the run made, claimed until it
+    /// ends unless Python drops them first (claimForPass).
+    mutable std::vector<std::weak_ptr<RootOwner>> claimedDuringRun;
   };
 
   /// Python touched IR that a pipeline is running on, or started a run on
@@ -148,6 +151,12 @@ namespace __attribute__((visibility("hidden"))) python {
 
     /// True if this pin covers the tree of `owner` (a resolved owner).
     bool covers(const RootOwner *owner) const;
+    /// True if it covers a change of `changed` (an op of the tree of
+    /// `owner`; null if unknown): a pin taken in a nested Python pass
+    /// covers only the pass's op in the run's tree, the only IR of it that
+    /// its holder can reach (other functions' passes change theirs
+    /// meanwhile).
+    bool coversChangeAt(const RootOwner *owner, Operation *changed) const;
     /// Covers the tree of `owner` too (IR of another tree the holder reads:
     /// the users of a value).
     void cover(std::shared_ptr<RootOwner> owner);
@@ -163,15 +172,19 @@ namespace __attribute__((visibility("hidden"))) python {
     const char *user;
     PinKind kind;
     const char *why;
+    /// The op of the nested Python pass the pin was taken in, if any: in
+    /// the first owner's tree (the run's), only IR under it is covered.
+    Operation *scope = nullptr;
     llvm::SmallVector<std::shared_ptr<RootOwner>, 2> owners;
   };
 
   /// Throws IRInUseException if a ReadOnly IRPin covers the tree of `owner`
   /// (a resolved owner): Python is about to change it. Reads no IR.
   /// PyMlirContext::noteChanged calls it, so every change Python makes is
-  /// checked before it is made.
-  void checkPinnedIRChange(const PyMlirContext &context,
-                           const RootOwner *owner);
+  /// checked before it is made. `changed`: the op changed, if known
+  /// (IRPin::coversChangeAt).
+  void checkPinnedIRChange(const PyMlirContext &context, const RootOwner *owner,
+                           Operation *changed = nullptr);
 
   /// Throws IRInUseException if a call reading IR without the GIL pins the
   /// tree of `value` (or `block`, or the op `user` of such a tree)
@@ -248,6 +261,8 @@ namespace __attribute__((visibility("hidden"))) python {
                                const char *);
     friend void checkWholeTreeAccess(const RootOwner &, const char *);
     friend Operation *findPassScope(const RootOwner &);
+    friend void claimForPass(const std::shared_ptr<RootOwner> &);
+    friend bool mayAccess(const RootOwner &, const OpHandle &);
   };
 
   /// Throws IRInUseException if the current thread runs a Python pass of
@@ -274,17 +289,45 @@ namespace __attribute__((visibility("hidden"))) python {
   /// The op that limit is to (the nested Python pass's op), or nullptr.
   Operation *findPassScope(const RootOwner &owner);
 
+  /// Fires when Python made the tree of `owner` (adoptRoot: a new, cloned,
+  /// detached or parsed op). In a nested Python pass the tree is claimed
+  /// by the pass: locked by its run and usable only by that pass until the
+  /// run ends. Python passes on other functions run at the same time (one
+  /// releasing the GIL lets another in); one that took such a tree (a
+  /// branch to a block of the first's function, an op using its values)
+  /// linked the two functions, which the pass manager rewrites on two
+  /// threads.
+  void claimForPass(const std::shared_ptr<RootOwner> &owner);
+
+  /// True if the current thread may use the op of `handle`, in the tree of
+  /// `owner` (resolved): no run holds the tree, or the thread runs Python
+  /// code of that run allowed there (see checkPassScope). Reads no IR.
+  bool mayAccess(const RootOwner &owner, const OpHandle &handle);
+
+  /// What lockTreesLinkedByPass found.
+  enum class PassLinks {
+    /// Nothing the pass must fail for.
+    Kept,
+    /// IR outside the pass's op uses values or blocks of it, or the pass's
+    /// op uses those of another function.
+    UsedFromOutside,
+    /// A tree linked to the pass's op is linked to another function's
+    /// Python pass too.
+    SharedWithAnotherPass,
+  };
+
   /// Fires when the Python code of a pass of `run` on `passOp` returned.
   /// Trees outside the run's IR that the pass linked to it by uses (an op
   /// it created or cloned and left detached, using values of its op, or
   /// values of such an op used in its op) are locked for the rest of the
   /// run, as RunLock locks the trees linked before it: other threads would
-  /// edit the use lists that the pipeline's threads edit. Returns true if
-  /// such a tree uses values or blocks of `passOp`: later passes assume
-  /// every use of what they erase is in their IR (RunLock's rule), so the
-  /// pass must fail.
-  bool lockTreesLinkedByPass(PyMlirContext & context, Operation * passOp,
-                             const RunningPipeline &run);
+  /// edit the use lists that the pipeline's threads edit. The pass must
+  /// fail if such a tree uses values or blocks of `passOp` (later passes
+  /// assume every use of what they erase is in their IR: RunLock's rule),
+  /// or if another function's pass linked it too (their functions are
+  /// rewritten on two threads).
+  PassLinks lockTreesLinkedByPass(PyMlirContext & context, Operation * passOp,
+                                  const RunningPipeline &run);
 
   /// True if a call from Python that waits on the context's thread pool
   /// (a verification, a pass run by a transform script) must release the

@@ -12,6 +12,23 @@ using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::python;
 
+namespace {
+/// True if `op` (under `within`, in the tree of `root`) uses a value or
+/// block of that tree that is not under `within` (another function).
+bool usesOutside(Operation *op, Operation *within, Operation *root) {
+  auto outside = [&](Operation *holder) {
+    return holder && !within->isAncestor(holder) && getRootOf(holder) == root;
+  };
+  for (Value operand : op->getOperands())
+    if (outside(getHolderOf(operand)))
+      return true;
+  for (Block *successor : op->getSuccessors())
+    if (outside(successor->getParentOp()))
+      return true;
+  return false;
+}
+} // namespace
+
 TreeLinks mlir::tracking::python::findTreeLinks(PyMlirContext &context,
                                                 Operation *root,
                                                 TreeLinkQuery query,
@@ -40,8 +57,11 @@ TreeLinks mlir::tracking::python::findTreeLinks(PyMlirContext &context,
     if (i > 0 && context.isRunningTree(links.trees[i]))
       break;
     // A user of a value or block of the tree; true to stop the walk.
+    // With `within`, a use in another function of the root's tree crosses
+    // the pass's boundary as a use from another tree would.
+    Operation *boundary = i == 0 && within ? within : root;
     auto noteUser = [&](Operation *user) {
-      if (i == 0 && !root->isAncestor(user)) {
+      if (i == 0 && !boundary->isAncestor(user)) {
         links.rootUsedFromOutside = true;
         if (outsideUseOnly)
           return true;
@@ -59,6 +79,8 @@ TreeLinks mlir::tracking::python::findTreeLinks(PyMlirContext &context,
           if (Operation *parent = successor->getParentOp())
             note(parent);
       }
+      if (i == 0 && within && usesOutside(op, within, root))
+        links.rootUsedFromOutside = true;
       for (Value result : op->getResults())
         for (Operation *user : result.getUsers())
           if (noteUser(user))

@@ -91,7 +91,14 @@ void mlir::tracking::python::raiseCallbackError(py::error_already_set &error) {
   // Upstream's message: the callback's exception as "Type: message".
   std::string message = "Exception raised in callback: " +
                         error.type().attr("__name__").cast<std::string>();
-  std::string text = py::str(error.value()).cast<std::string>();
+  // An exception whose __str__ raises keeps its place as the cause, with
+  // the text Python's own traceback shows for it.
+  std::string text;
+  try {
+    text = py::str(error.value()).cast<std::string>();
+  } catch (py::error_already_set &) {
+    text = "<exception str() failed>";
+  }
   if (!text.empty())
     message += ": " + text;
   py::raise_from(error, PyExc_RuntimeError, message.c_str());

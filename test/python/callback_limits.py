@@ -2234,9 +2234,10 @@ def test_pattern_leaving_new_ops_outside_that_use_the_ir():
         return %w : i32
       }"""
 
-    def run_pattern(make):
+    def run_pattern(make, prepare=lambda: None):
         with ir.Context(), ir.Location.unknown():
             module = ir.Module.parse(text)
+            prepare()  # before the driver
             function = module.body.operations[0]
             entry, joined = function.regions[0].blocks[0], \
                 function.regions[0].blocks[2]
@@ -2299,3 +2300,127 @@ def test_pattern_leaving_new_ops_outside_that_use_the_ir():
     run_pattern(inserted)
     # CHECK: erased, since the driver may free what they use
     print(message[message.find("erased,"):])
+
+    # An op made before the pattern may not start using that IR (its
+    # operand set, or a replace_all_uses_with reaching it); one that uses
+    # a new op left outside keeps that op alive, which then uses
+    # placeholders instead.
+    older = []
+
+    def make_older():
+        constant = arith.ConstantOp(ir.IntegerType.get_signless(32), 1)
+        older[:] = [arith.AddIOp(constant.result, constant.result).operation]
+
+    def set_operand(op, argument, kept):
+        older[0].operands[0] = argument
+
+    def replace_uses(op, argument, kept):
+        older[0].operands[0].replace_all_uses_with(argument)
+
+    def use_new_op(op, argument, kept):
+        made = arith.AddIOp(argument, argument).operation
+        kept.append(made)
+        older[0].operands[1] = made.results[0]
+
+    for make in [set_operand, replace_uses]:
+        try:
+            run_pattern(make, make_older)
+        except ValueError as error:
+            # CHECK: cannot set an operand of 'arith.addi' inside a rewrite pattern: it is outside the IR being rewritten
+            # CHECK: cannot replace_all_uses_with for a use in 'arith.addi' inside a rewrite pattern
+            print(error)
+    # CHECK: pattern 'keeper' left 'arith.addi' outside{{.*}}now use placeholders{{.*}} ['live'] True
+    run_pattern(use_new_op, make_older)
+
+
+# CHECK-LABEL: TEST: test_new_ops_outside_the_driven_op
+@run
+def test_new_ops_outside_the_driven_op():
+    # Around the rule above. A driver on a nested op: a new op placed
+    # elsewhere in its tree is IR the driver keeps, not a tree outside (the
+    # first cut of the rule took the whole module for one and erased it).
+    # Conversions follow the rule too: their rollback frees the casts that
+    # a kept op made from a pattern's converted operands used. And a
+    # rewriter's erase_op or replace_op refuses an op whose nested values
+    # a kept op uses, as Operation.erase does.
+    text = """
+      func.func @f(%x: i32, %lb: index, %ub: index, %st: index) -> i32 {
+        scf.for %i = %lb to %ub step %st {
+          %k = arith.index_cast %i : index to i32
+          %z = arith.muli %k, %x : i32
+          "test.use"(%z) : (i32) -> ()
+        }
+        return %x : i32
+      }"""
+
+    def run_on_loop(fn, driver, on_function=False):
+        with ir.Context() as context, ir.Location.unknown():
+            context.allow_unregistered_dialects = True
+            module = ir.Module.parse(text)
+            loop = module.body.operations[0].regions[0].blocks[0].operations[0]
+            kept = []
+
+            def pattern(op, rewriter):
+                if kept:
+                    return True
+                fn(op, rewriter, loop, kept)
+
+            patterns = rewrite.RewritePatternSet()
+            patterns.add("arith.muli", pattern)
+            try:
+                driver(loop.parent.parent if on_function else loop,
+                       patterns.freeze())
+                outcome = "ok"
+            except (RuntimeError, ValueError) as error:
+                outcome = f"{type(error).__name__}: {error}"
+            print(outcome, module.operation.handle_state,
+                  [op.handle_state for op in kept], module.operation.verify())
+
+    def constant_before_the_loop(op, rewriter, loop, kept):
+        with ir.InsertionPoint(loop):
+            kept.append(arith.ConstantOp(ir.IntegerType.get_signless(32), 3)
+                        .operation)
+
+    def erase_loop_used_outside(op, rewriter, loop, kept):
+        argument = loop.regions[0].blocks[0].arguments[0]
+        kept.append(arith.IndexCastOp(ir.IntegerType.get_signless(32),
+                                      argument).operation)
+        rewriter.erase_op(loop)
+
+    # CHECK: ok live ['live'] True
+    run_on_loop(constant_before_the_loop,
+                rewrite.apply_patterns_and_fold_greedily)
+    # CHECK: ok live ['live'] True
+    run_on_loop(constant_before_the_loop, rewrite.walk_and_apply_patterns)
+    # CHECK: ValueError: cannot erase 'scf.for': block argument #0 of a block in 'scf.for' is still used by 'arith.index_cast' outside it
+    # CHECK-SAME: live ['erased'] True
+    run_on_loop(erase_loop_used_outside,
+                rewrite.apply_patterns_and_fold_greedily, on_function=True)
+
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse("""
+          func.func @f(%x: i32) -> i32 {
+            %m = arith.muli %x, %x : i32
+            return %m : i32
+          }""")
+        i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
+        converter = rewrite.TypeConverter()
+        converter.add_conversion(lambda t: i64 if t == i32 else t)
+        kept = []
+
+        def keep_from_operands(op, operands, type_converter, rewriter):
+            kept.append(arith.AddIOp(operands[0], operands[0]).operation)
+            return True
+
+        keep_from_operands.__qualname__ = "keep_from_operands"
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.muli", keep_from_operands, converter)
+        target = rewrite.ConversionTarget()
+        target.add_illegal_op("arith.muli")
+        try:
+            rewrite.apply_partial_conversion(module, target, patterns.freeze())
+        except RuntimeError as error:
+            # CHECK: conversion pattern 'keep_from_operands' left 'arith.addi' outside the IR being rewritten
+            print(str(error)[:str(error).find(" (")])
+        # CHECK: ['erased'] True
+        print([op.handle_state for op in kept], module.operation.verify())

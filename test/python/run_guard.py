@@ -887,3 +887,142 @@ def test_pass_leaving_ops_outside_that_use_its_ir():
     pm.run(module.operation)
     # CHECK: True
     print(module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_nested_passes_print_and_change_their_functions
+@run
+def test_nested_passes_print_and_change_their_functions():
+    # Printing in a nested Python pass releases the GIL and pinned the whole
+    # module against changes meanwhile: the pass on another function,
+    # changing its own function then, failed with "cannot change this IR
+    # now" (nearly every run on two threads). A pin taken in a nested pass
+    # covers only the pass's function, all its holder can reach.
+    ctx = ir.Context()
+    ctx.enable_multithreading(True)
+    module = ir.Module.parse(big_module(functions=48, ops=100), context=ctx)
+
+    def print_then_change(op, pass_):
+        with ctx, ir.Location.unknown(ctx):
+            assert str(op).startswith("func.func @f")
+            op.attributes["seen"] = ir.UnitAttr.get()
+            block = op.regions[0].blocks[0]
+            argument = block.arguments[0]
+            arith.AddIOp(argument, argument,
+                         ip=ir.InsertionPoint.at_block_begin(block))
+            assert op.verify()
+
+    pm = passmanager.PassManager("builtin.module", context=ctx)
+    pm.add(print_then_change, name="print_then_change", op_name="func.func")
+    failures = []
+    for _ in range(4):
+        try:
+            pm.run(module.operation)
+        except ir.MLIRError as error:
+            failures.append(str(error).splitlines()[1])
+    # CHECK: [] 48 True
+    print(failures[:1], str(module).count("seen"), module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_ops_made_in_a_nested_pass_stay_its_own
+@run
+def test_ops_made_in_a_nested_pass_stay_its_own():
+    # Python passes on different functions run at the same time: one that
+    # waits or releases the GIL lets another in. An op the pass on @f0
+    # made (a branch to a block of @f0, kept detached) was taken by the
+    # pass on @f1 and inserted there: canonicalize on @f0 then erased that
+    # block under the branch in @f1 (a segfault). An op a nested pass
+    # makes, clones or detaches belongs to that pass until the run ends;
+    # IR linked to two functions' passes fails the second.
+    from mlir_tracking.dialects import cf
+    ctx = ir.Context()
+    ctx.enable_multithreading(True)
+    module = ir.Module.parse("""
+      func.func @f0(%a: i32) -> i32 {
+        return %a : i32
+      ^unreachable:
+        %c = arith.constant 1 : i32
+        return %c : i32
+      }
+      func.func @f1(%a: i32) -> i32 {
+        return %a : i32
+      }""", context=ctx)
+    other = ir.Module.parse(small_functions("g", 1), context=ctx)
+    shared_value = other.body.operations[0].regions[0].blocks[0].arguments[0]
+    made, taken = threading.Event(), threading.Event()
+    shared, outcomes = [], {}
+
+    def share(op, pass_):
+        name = op.attributes["sym_name"].value
+        block = op.regions[0].blocks[0]
+        with ir.Location.unknown(ctx):
+            if name == "f0":
+                shared.append(cf.BranchOp([], op.regions[0].blocks[1],
+                                          ip=False).operation)
+                made.set()
+                taken.wait(5)  # lets @f1's pass in
+                return
+            made.wait(5)
+            try:
+                shared[0].move_before(block.operations[0])
+                outcomes["f1 took the branch"] = "ok"
+            except RuntimeError as error:
+                outcomes["f1 took the branch"] = str(error)[:60]
+            taken.set()
+
+    pm = passmanager.PassManager("builtin.module", context=ctx)
+    pm.add(share, name="share", op_name="func.func")
+    pm.add("func.func(canonicalize)")
+    try:
+        pm.run(module.operation)
+    except ir.MLIRError as error:
+        outcomes["run"] = str(error).splitlines()[1][:110]
+    # CHECK: f1 took the branch: cannot access this op from the Python pass
+    # CHECK: run: error: {{.*}} Python pass 'share' left ops outside the IR it runs on
+    for key in ["f1 took the branch", "run"]:
+        print(f"{key}: {outcomes[key]}")
+    # After the run the branch is an op like any other.
+    shared[0].erase()
+    # CHECK: True
+    print(module.operation.verify())
+
+    # Both passes using values of one other tree: the second fails, when it
+    # returns (canonicalize would erase their users on two threads at once,
+    # both editing the value's use list), or when it reaches that tree if
+    # the first returned already (the tree is the first pass's then).
+    def use_other(op, pass_):
+        with ir.Location.unknown(ctx):
+            block = op.regions[0].blocks[0]
+            arith.AddIOp(shared_value, shared_value,
+                         ip=ir.InsertionPoint.at_block_begin(block))
+
+    module = ir.Module.parse(small_functions("f", 2), context=ctx)
+    pm = passmanager.PassManager("builtin.module", context=ctx)
+    pm.enable_verifier(False)
+    pm.add(use_other, name="use_other", op_name="func.func")
+    try:
+        pm.run(module.operation)
+    except ir.MLIRError as error:
+        errors = [line for line in str(error).splitlines()
+                  if line.startswith("error:")]
+        # CHECK: 1 True
+        print(len(errors), "linked IR outside its op by uses that the Python "
+              "pass on another op linked too" in errors[0] or
+              "cannot access this value from the Python pass" in errors[0])
+
+    # Detaching in a nested pass keeps the op (it was destroyed at once).
+    detached = []
+
+    def detach_first(op, pass_):
+        first = op.regions[0].blocks[0].operations[0]
+        first.detach_from_parent()
+        detached.append(first)
+
+    module = ir.Module.parse("\n".join(
+        f"func.func @d{i}(%a: i32) -> i32 {{\n"
+        f"  %unused = arith.constant {i} : i32\n  return %a : i32\n}}"
+        for i in range(2)), context=ctx)
+    pm = passmanager.PassManager("builtin.module", context=ctx)
+    pm.add(detach_first, name="detach_first", op_name="func.func")
+    pm.run(module.operation)
+    # CHECK: ['live', 'live'] ['arith.constant', 'arith.constant']
+    print([op.handle_state for op in detached], [op.name for op in detached])

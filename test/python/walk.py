@@ -88,6 +88,20 @@ def test_orders_and_results():
             # CHECK: Exception raised in callback: ZeroDivisionError: division by zero ZeroDivisionError
             print(e, type(e.__cause__).__name__)
 
+        # One whose text cannot be made (its __str__ raises) is still the
+        # cause; its text is what Python's traceback shows for it.
+        class Unprintable(Exception):
+            def __str__(self):
+                raise ValueError("no text")
+
+        def raise_unprintable(op):
+            raise Unprintable()
+        try:
+            m.operation.walk(raise_unprintable)
+        except RuntimeError as e:
+            # CHECK: Exception raised in callback: Unprintable: <exception str() failed> Unprintable
+            print(e, type(e.__cause__).__name__)
+
 
 def fresh():
     m = ir.Module.parse(ASM)
