@@ -2376,7 +2376,9 @@ public:
           fn(rewrite.getOperation(), values, converterObj, pyRewriter.object);
       return isSuccessResult(result);
     });
-    if (NewTreesOutside *outside = NewTreesOutside::get(op->getContext()))
+    // (`op` may be gone: the pattern may have erased it.)
+    if (NewTreesOutside *outside =
+            NewTreesOutside::get(rewriter.getContext()))
       outside->finishCall("conversion pattern '" + name + "'");
     return success(matched ||
                    keptChangesOfFailure(rewriter, erasures,

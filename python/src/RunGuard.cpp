@@ -8,6 +8,7 @@
 #include "TreeLinks.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/bit.h"
 
 using namespace mlir;
 using namespace mlir::tracking;
@@ -153,11 +154,11 @@ RunLock::~RunLock() {
   // Trees Python passes claimed or linked. One may have moved into another
   // tree since (its owner forwards there): only this run's locks go.
   auto unlock = [&](const std::shared_ptr<RootOwner> &owner) {
-    std::shared_ptr<RootOwner> resolved = RootOwner::resolve(owner);
-    if (resolved->running == &run) {
-      resolved->running = nullptr;
-      resolved->claimedByPass = nullptr;
-    }
+    for (RootOwner *locked : {owner.get(), RootOwner::resolve(owner.get())})
+      if (locked->running == &run) {
+        locked->running = nullptr;
+        locked->claimedByPass = nullptr;
+      }
   };
   for (const std::weak_ptr<RootOwner> &claimed : run.claimedDuringRun)
     if (std::shared_ptr<RootOwner> owner = claimed.lock())
@@ -399,7 +400,14 @@ void mlir::tracking::python::claimForPass(
     return;
   owner->running = allowedRun;
   owner->claimedByPass = access->scope;
-  allowedRun->claimedDuringRun.push_back(owner);
+  std::vector<std::weak_ptr<RootOwner>> &claimed = allowedRun->claimedDuringRun;
+  // Most such trees are new ops inserted at once: forget those Python
+  // dropped, so a pass making millions of ops does not keep as many.
+  if (claimed.size() >= 1024 && llvm::has_single_bit(claimed.size()))
+    llvm::erase_if(claimed, [](const std::weak_ptr<RootOwner> &owner) {
+      return owner.expired();
+    });
+  claimed.push_back(owner);
 }
 
 bool mlir::tracking::python::mayAccess(const RootOwner &owner,
@@ -426,8 +434,9 @@ PassLinks mlir::tracking::python::lockTreesLinkedByPass(
     if (owner->running && owner->claimedByPass != scope) {
       // Locked with the run when it started, or linked by a pass on the
       // whole IR (the pass manager waits for those): nothing else runs on
-      // it. Else another function's pass claimed it.
-      shared = shared || owner->claimedByPass;
+      // it. Else another function's pass claimed it, which matters only
+      // to a nested pass (a pass on the whole IR runs alone).
+      shared = shared || (scope && owner->claimedByPass);
       continue;
     }
     // Linked now: kept (a drop would erase it and edit the use lists the
