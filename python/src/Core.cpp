@@ -451,7 +451,7 @@ std::shared_ptr<RootOwner> PyMlirContext::adoptRoot(Operation *root) {
   // rehomes the handles under it), or kept alive as it was.
   auto owner = std::make_shared<RootOwner>(*this, root, /*owning=*/true);
   owners[root] = owner;
-  claimForPass(owner);
+  claimForPass(*this, owner);
   return owner;
 }
 

@@ -536,6 +536,15 @@ private:
   RewriteErasures erasures;
 };
 
+/// The op a PDL value (an op, or a value) lives in, or null.
+Operation *getHeldOp(const PDLValue &value) {
+  if (auto *op = value.dyn_cast<Operation *>())
+    return op;
+  if (value.getKind() == PDLValue::Kind::Value)
+    return getHolderOf(value.cast<Value>());
+  return nullptr;
+}
+
 /// Records `message` as the error of the current run (it raises
 /// RuntimeError when it returns), unless it has one.
 void recordRunError(const std::string &message) {
@@ -667,11 +676,7 @@ public:
       });
     }
     bool heldByPDL = llvm::any_of(results, [&](const PDLValue &value) {
-      Operation *held = nullptr;
-      if (auto *resultOp = value.dyn_cast<Operation *>())
-        held = resultOp;
-      else if (value.getKind() == PDLValue::Kind::Value)
-        held = getHolderOf(value.cast<Value>());
+      Operation *held = getHeldOp(value);
       return held && doomed.contains(getRootOf(held));
     });
     std::string names;
@@ -813,11 +818,7 @@ public:
     // free it under PDL: the process stops instead.
     auto checkErasable = [&](Operation *op) {
       bool returned = llvm::any_of(results, [&](const PDLValue &value) {
-        Operation *held = nullptr;
-        if (auto *resultOp = value.dyn_cast<Operation *>())
-          held = resultOp;
-        else if (value.getKind() == PDLValue::Kind::Value)
-          held = getHolderOf(value.cast<Value>());
+        Operation *held = getHeldOp(value);
         return held && op->isAncestor(held);
       });
       if (returned || findKeeperOf(op))

@@ -394,9 +394,10 @@ Operation *mlir::tracking::python::findPassScope(const RootOwner &owner) {
 }
 
 void mlir::tracking::python::claimForPass(
-    const std::shared_ptr<RootOwner> &owner) {
+    const PyMlirContext &context, const std::shared_ptr<RootOwner> &owner) {
   const ScopedRunAccess *access = scopedAccess;
-  if (!access || !access->scope || !allowedRun || owner->running)
+  if (!access || !access->scope || !allowedRun ||
+      allowedRun->context != &context || owner->running)
     return;
   owner->running = allowedRun;
   owner->claimedByPass = access->scope;

@@ -261,7 +261,8 @@ namespace __attribute__((visibility("hidden"))) python {
                                const char *);
     friend void checkWholeTreeAccess(const RootOwner &, const char *);
     friend Operation *findPassScope(const RootOwner &);
-    friend void claimForPass(const std::shared_ptr<RootOwner> &);
+    friend void claimForPass(const PyMlirContext &,
+                             const std::shared_ptr<RootOwner> &);
     friend bool mayAccess(const RootOwner &, const OpHandle &);
   };
 
@@ -289,15 +290,16 @@ namespace __attribute__((visibility("hidden"))) python {
   /// The op that limit is to (the nested Python pass's op), or nullptr.
   Operation *findPassScope(const RootOwner &owner);
 
-  /// Fires when Python made the tree of `owner` (adoptRoot: a new, cloned,
-  /// detached or parsed op). In a nested Python pass the tree is claimed
-  /// by the pass: locked by its run and usable only by that pass until the
-  /// run ends. Python passes on other functions run at the same time (one
+  /// Fires when Python made the tree of `owner` in `context` (adoptRoot: a
+  /// new, cloned, detached or parsed op). In a nested Python pass the tree is
+  /// claimed by the pass: locked by its run and usable only by that pass until
+  /// the run ends. Python passes on other functions run at the same time (one
   /// releasing the GIL lets another in); one that took such a tree (a
   /// branch to a block of the first's function, an op using its values)
   /// linked the two functions, which the pass manager rewrites on two
   /// threads.
-  void claimForPass(const std::shared_ptr<RootOwner> &owner);
+  void claimForPass(const PyMlirContext &context,
+                    const std::shared_ptr<RootOwner> &owner);
 
   /// True if the current thread may use the op of `handle`, in the tree of
   /// `owner` (resolved): no run holds the tree, or the thread runs Python
