@@ -710,8 +710,10 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
   checkPlacementInPattern(context, op, block, before);
   context.noteChanged(operation);
   context.noteChangedTree(newRoot, destination);
-  if (!op->getBlock())
+  if (!op->getBlock()) {
+    checkInsertionInConversion(context, op);
     checkNewOpInPattern(context, op, block, before);
+  }
   PythonRewriter rewriter(context, label);
   if (!op->getBlock()) {
     // A detached root: whoever owned it now keeps the destination alive.

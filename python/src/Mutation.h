@@ -207,6 +207,10 @@ namespace __attribute__((visibility("hidden"))) python {
   /// IR uses.
   void checkUseOfDrivenIRInPattern(Operation * user, Operation * holder,
                                    const char *action);
+  /// Raises ValueError if a dialect conversion that undoes failed patterns
+  /// runs and `op` (detached, about to be inserted) was not made by the
+  /// Python code running: undoing the insertion would erase it.
+  void checkInsertionInConversion(PyMlirContext & context, Operation * op);
   /// The operands `branch` (its successor operand segments well formed)
   /// would forward to each successor to match the target's arguments: its
   /// own where the type is the argument's, `placeholder(type)` otherwise,

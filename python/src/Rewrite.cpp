@@ -598,10 +598,7 @@ public:
     if (!holder || !driven->isAncestor(holder))
       return;
     Operation *userRoot = getRootOf(user);
-    if (userRoot == drivenRoot ||
-        llvm::any_of(createdOps, [&](const py::object &object) {
-          return object.cast<PyOperation &>().getIfLive() == userRoot;
-        }))
+    if (userRoot == drivenRoot || isCreatedInCall(userRoot))
       return;
     throw py::value_error(
         std::string("cannot ") + action + " '" +
@@ -613,43 +610,43 @@ public:
 
   /// Fires when the Python code (`who`) returns: erases the trees it made,
   /// created or cloned, and left outside the driven op while they use its
-  /// values or blocks: the driver frees what nothing under it uses (region
-  /// simplification erases a block argument or op only they use, and
-  /// erasing an unreachable block drops its values' uses), which would
-  /// leave them with freed or null operands. New trees using the erased
-  /// ones go with them; a tree that PDL still uses (`results`) stays.
+  /// values or blocks, with the new trees that use them; records the error
+  /// on the run. Where erasing would free what others hold (a tree made
+  /// before, another tree using it, a PDL result `results`, or anything
+  /// under a conversion, whose rewriter may have recorded the ops), the
+  /// ops' uses of the driven IR get placeholders instead.
   void finishCall(const std::string &who, ArrayRef<PDLValue> results = {}) {
     if (createdOps.empty())
       return;
     std::vector<py::object> created = std::move(createdOps);
     createdOps.clear();
-    llvm::SetVector<Operation *> newRoots;
+    // The trees the code made (their root is a new op), and the new ops
+    // it placed in other trees outside the driven op's.
+    llvm::SetVector<Operation *> newRoots, placedElsewhere;
+    llvm::SmallPtrSet<Operation *, 8> createdSet;
     for (py::object &object : created)
       if (Operation *op = object.cast<PyOperation &>().getIfLive())
-        if (Operation *root = getRootOf(op); root != drivenRoot)
-          newRoots.insert(root);
-    auto isUnderDriven = [&](Operation *holder) {
-      return holder && driven->isAncestor(holder);
-    };
-    llvm::SetVector<Operation *> doomed;
-    for (Operation *root : newRoots) {
-      WalkResult uses = root->walk([&](Operation *op) {
-        for (Value operand : op->getOperands())
-          if (isUnderDriven(getHolderOf(operand)))
-            return WalkResult::interrupt();
-        for (Block *successor : op->getSuccessors())
-          if (isUnderDriven(successor->getParentOp()))
-            return WalkResult::interrupt();
-        return WalkResult::advance();
-      });
-      if (uses.wasInterrupted())
-        doomed.insert(root);
+        createdSet.insert(op);
+    for (Operation *op : createdSet) {
+      Operation *root = getRootOf(op);
+      if (root == drivenRoot)
+        continue;
+      if (createdSet.contains(root))
+        newRoots.insert(root);
+      else
+        placedElsewhere.insert(op);
     }
-    if (doomed.empty())
+    llvm::SetVector<Operation *> doomed;
+    for (Operation *root : newRoots)
+      if (usesDrivenIR(root))
+        doomed.insert(root);
+    llvm::SmallVector<Operation *> kept;
+    for (Operation *op : placedElsewhere)
+      if (usesDrivenIR(op))
+        kept.push_back(op);
+    if (doomed.empty() && kept.empty())
       return;
-    // The new trees that use a doomed one's values or blocks go too (a
-    // tree Python made before cannot: inserting such a use across trees is
-    // refused in patterns).
+    // The new trees that use a doomed one's values or blocks go too.
     bool usedElsewhere = false;
     for (size_t i = 0; i < doomed.size(); ++i) {
       Operation *root = doomed[i];
@@ -680,68 +677,155 @@ public:
       return held && doomed.contains(getRootOf(held));
     });
     std::string names;
-    for (Operation *root : doomed)
+    for (Operation *op : llvm::concat<Operation *const>(doomed, kept))
       names += (names.empty() ? "'" : ", '") +
-               root->getName().getStringRef().str() + "'";
+               op->getName().getStringRef().str() + "'";
     PyMlirContext &pyContext = *PyMlirContext::lookup(driven->getContext());
-    if (usedElsewhere || heldByPDL) {
-      // Still used (by an op made before, or by PDL): kept, their uses of
-      // that IR moved to placeholders.
-      for (Operation *root : doomed)
-        usePlaceholdersForDrivenIR(pyContext, root, who);
+    if (usedElsewhere || heldByPDL || inConversion || !kept.empty()) {
+      for (Operation *op : llvm::concat<Operation *const>(doomed, kept))
+        usePlaceholdersForDrivenIR(pyContext, op);
       recordRunError(
           who + " left " + names +
-          " outside the IR being rewritten (created or cloned and not "
-          "inserted) using values of that IR, which the driver may free; "
-          "since other IR uses them, they now use placeholders "
-          "(builtin.unrealized_conversion_cast without inputs) instead "
-          "(insert or erase them before the pattern returns)");
+          " outside the IR being rewritten (made and not inserted there) "
+          "using values or blocks of that IR, which the driver may free; "
+          "they are kept (other IR, PDL or the driver may use them) and use "
+          "placeholders (builtin.unrealized_conversion_cast without inputs) "
+          "instead, a branch to such a block is erased (insert or erase "
+          "them before the pattern returns)");
       return;
     }
-    // Not through the driver's rewriter: it never saw them, and a
-    // conversion's would only erase them when it commits.
+    // Not through the driver's rewriter: it never saw them.
     eraseDetachedTrees(pyContext, doomed.getArrayRef(), who);
-    recordRunError(
-        who + " left " + names +
-        " outside the IR being rewritten (created or cloned and not "
-        "inserted) using values or blocks of that IR: erased, since the "
-        "driver may free what they use (insert or erase them before the "
-        "pattern returns)");
+    recordRunError(who + " left " + names +
+                   " outside the IR being rewritten (created or cloned and "
+                   "not inserted) using values or blocks of that IR: erased, "
+                   "since the driver may free what they use (insert or erase "
+                   "them before the pattern returns)");
   }
 
-  /// Gives every operand of the ops in `root` (a tree outside the driven
-  /// op's) that is a value under the driven op a placeholder of its type,
-  /// a new detached op kept alive while used. Unseen by the driver, which
-  /// would queue the changed ops. A successor under the driven op has no
-  /// stand-in: the process stops.
-  void usePlaceholdersForDrivenIR(PyMlirContext &pyContext, Operation *root,
-                                  const std::string &who) {
-    auto isUnderDriven = [&](Operation *holder) {
-      return holder && driven->isAncestor(holder);
+  /// Set for a dialect conversion: its rewriter records the ops Python
+  /// inserts through it, so none may be erased behind its back.
+  bool inConversion = false;
+  /// Set for a conversion that undoes a failed pattern's changes.
+  bool rollsBack = false;
+
+  /// Raises ValueError if Python is about to insert the detached op `op`
+  /// into IR under a conversion that undoes failed patterns, and the code
+  /// running did not make it: the conversion records an insertion as a
+  /// creation, and undoing it erases the op (one made before was lost).
+  void checkInsertion(Operation *op) {
+    if (!rollsBack || isCreatedInCall(op))
+      return;
+    throw py::value_error(
+        "cannot insert '" + op->getName().getStringRef().str() +
+        "', made before this conversion pattern ran, while a dialect "
+        "conversion with rollback runs: undoing the pattern would erase it; "
+        "insert a clone of it");
+  }
+
+  /// Fires when a pattern of a conversion that undoes failed patterns
+  /// failed: the ops the Python code made and inserted (through the
+  /// conversion's rewriter), and the casts the conversion made for the
+  /// operands it gave the pattern (`materializations`), are freed by the
+  /// undo, without notice; their handles end now. Called before
+  /// finishCall.
+  void forgetUndoneOps(const std::string &who,
+                       ArrayRef<Operation *> materializations) {
+    if (!rollsBack)
+      return;
+    PyMlirContext &pyContext = *PyMlirContext::lookup(driven->getContext());
+    tracking::detail::EventSource source;
+    source.pass = "python";
+    tracking::detail::RegistryNotifier notifier(pyContext.getRegistry());
+    std::string text = who + " failed and the conversion undid what it made";
+    tracking::detail::EventReason reason{llvm::StringRef(text)};
+    auto forget = [&](Operation *op) {
+      notifier.invalidateNested(op, source, text);
+      notifier.notifyOperationErased(op, source, reason);
+      pyContext.getUnits().eraseNested(op, text);
     };
-    OpBuilder builder(driven->getContext());
-    root->walk([&](Operation *op) {
-      for (Block *successor : op->getSuccessors())
-        if (isUnderDriven(successor->getParentOp()))
-          llvm::report_fatal_error(
-              llvm::Twine(who) + " left '" + op->getName().getStringRef() +
-              "' outside the IR being rewritten, branching to a block of "
-              "it, and other IR uses its tree: no repair can keep it valid");
-      for (OpOperand &operand : op->getOpOperands()) {
-        if (!isUnderDriven(getHolderOf(operand.get())))
-          continue;
-        Operation *placeholder =
-            UnrealizedConversionCastOp::create(
-                builder, op->getLoc(), operand.get().getType(), ValueRange())
-                .getOperation();
-        operand.set(placeholder->getResult(0));
-        // Its owner dies here and keeps it alive, as it is used.
-        (void)pyContext.adoptRoot(placeholder);
-      }
-    });
+    for (const py::object &object : createdOps)
+      if (Operation *op = object.cast<PyOperation &>().getIfLive();
+          op && op->getBlock())
+        forget(op);
+    // A cast an earlier pattern made and this one reused ends too (it is
+    // then untracked while it lives: a new handle can be taken).
+    for (Operation *cast : materializations)
+      forget(cast);
   }
 
 private:
+  /// True if an op in `op` uses a value or block under the driven op.
+  bool usesDrivenIR(Operation *op) {
+    WalkResult uses = op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (isUnderDriven(getHolderOf(operand)))
+          return WalkResult::interrupt();
+      for (Block *successor : nested->getSuccessors())
+        if (isUnderDriven(successor->getParentOp()))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    return uses.wasInterrupted();
+  }
+  bool isUnderDriven(Operation *holder) {
+    return holder && driven->isAncestor(holder);
+  }
+
+  /// Gives every operand of the ops in `op` (outside the driven op's tree)
+  /// that is a value under the driven op a placeholder of its type, a new
+  /// detached op kept alive while used; unseen by the driver, which would
+  /// queue the changed ops. A branch to a block under the driven op has no
+  /// stand-in for the block: its results' uses get placeholders and it is
+  /// erased, unless it is a conversion's (left, the run raises).
+  void usePlaceholdersForDrivenIR(PyMlirContext &pyContext, Operation *op) {
+    OpBuilder builder(driven->getContext());
+    SmallVector<Operation *> placeholders;
+    auto placeholder = [&](Type type, Location loc) {
+      placeholders.push_back(
+          UnrealizedConversionCastOp::create(builder, loc, type, ValueRange())
+              .getOperation());
+      return placeholders.back()->getResult(0);
+    };
+    // Once used: their owners die at once and keep them alive.
+    llvm::scope_exit adopt([&] {
+      for (Operation *made : placeholders)
+        (void)pyContext.adoptRoot(made);
+    });
+    SmallVector<Operation *> branches;
+    op->walk([&](Operation *nested) {
+      if (llvm::any_of(nested->getSuccessors(), [&](Block *successor) {
+            return isUnderDriven(successor->getParentOp());
+          }))
+        branches.push_back(nested);
+      for (OpOperand &operand : nested->getOpOperands())
+        if (isUnderDriven(getHolderOf(operand.get())))
+          operand.set(placeholder(operand.get().getType(), nested->getLoc()));
+    });
+    if (inConversion)
+      return;
+    TrackingListener listener(TrackingListenerConfig(),
+                              &pyContext.getRegistry());
+    IRRewriter rewriter(driven->getContext(), &listener);
+    for (Operation *branch : branches) {
+      for (OpResult result : branch->getResults())
+        result.replaceAllUsesWith(
+            placeholder(result.getType(), branch->getLoc()));
+      std::shared_ptr<RootOwner> owner =
+          branch->getBlock() ? nullptr : pyContext.getOwner(branch);
+      branch->dropAllReferences();
+      rewriter.eraseOp(branch);
+      if (owner)
+        owner->release();
+    }
+  }
+
+  bool isCreatedInCall(Operation *op) {
+    return llvm::any_of(createdOps, [&](const py::object &object) {
+      return object.cast<PyOperation &>().getIfLive() == op;
+    });
+  }
+
   static thread_local NewTreesOutside *current;
   /// The op the driver runs on, and its tree's root.
   Operation *driven;
@@ -2354,6 +2438,15 @@ public:
       return failure();
     ActiveRewriterScope scope(*context, rewriter);
     PythonRewriteScope rewrite(*context, op);
+    // The casts the conversion made for this call's operands (they differ
+    // from the op's own): undone with the pattern if it fails.
+    SmallVector<Operation *> materializations;
+    for (auto [index, value] : llvm::enumerate(operands))
+      if (value && index < op->getNumOperands() &&
+          value != op->getOperand(index))
+        if (auto cast = value.getDefiningOp<UnrealizedConversionCastOp>())
+          if (!llvm::is_contained(materializations, cast.getOperation()))
+            materializations.push_back(cast);
     RewriteErasures *erasures = RewriteErasures::get(rewriter.getContext());
     if (erasures)
       erasures->beginCall();
@@ -2379,8 +2472,12 @@ public:
     });
     // (`op` may be gone: the pattern may have erased it.)
     if (NewTreesOutside *outside =
-            NewTreesOutside::get(rewriter.getContext()))
-      outside->finishCall("conversion pattern '" + name + "'");
+            NewTreesOutside::get(rewriter.getContext())) {
+      std::string who = "conversion pattern '" + name + "'";
+      if (!matched)
+        outside->forgetUndoneOps(who, materializations);
+      outside->finishCall(who);
+    }
     return success(matched ||
                    keptChangesOfFailure(rewriter, erasures,
                                         "conversion pattern '" + name + "'"));
@@ -2451,6 +2548,8 @@ void runConversion(py::object op, PyConversionTarget &target,
         context.get(),
         /*changesStay=*/!conversionConfig.allowPatternRollback);
     NewTreesOutside outside(root);
+    outside.inConversion = true;
+    outside.rollsBack = conversionConfig.allowPatternRollback;
     if (!conversionConfig.listener)
       conversionConfig.listener = &erasures;
     TrackingConfig config =
@@ -3334,6 +3433,12 @@ void mlir::tracking::python::checkUseOfDrivenIRInPattern(Operation *user,
                                                          const char *action) {
   if (NewTreesOutside *outside = NewTreesOutside::get(user->getContext()))
     outside->checkUseFromOutside(user, holder, action);
+}
+
+void mlir::tracking::python::checkInsertionInConversion(PyMlirContext &context,
+                                                        Operation *op) {
+  if (NewTreesOutside *outside = NewTreesOutside::get(context.get()))
+    outside->checkInsertion(op);
 }
 
 void mlir::tracking::python::noteNewBlockInPattern(PyMlirContext &context,

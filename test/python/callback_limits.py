@@ -2329,7 +2329,7 @@ def test_pattern_leaving_new_ops_outside_that_use_the_ir():
             # CHECK: cannot set an operand of 'arith.addi' inside a rewrite pattern: it is outside the IR being rewritten
             # CHECK: cannot replace_all_uses_with for a use in 'arith.addi' inside a rewrite pattern
             print(error)
-    # CHECK: pattern 'keeper' left 'arith.addi' outside{{.*}}now use placeholders{{.*}} ['live'] True
+    # CHECK: pattern 'keeper' left 'arith.addi' outside{{.*}} use placeholders{{.*}} ['live'] True
     run_pattern(use_new_op, make_older)
 
 
@@ -2339,8 +2339,9 @@ def test_new_ops_outside_the_driven_op():
     # Around the rule above. A driver on a nested op: a new op placed
     # elsewhere in its tree is IR the driver keeps, not a tree outside (the
     # first cut of the rule took the whole module for one and erased it).
-    # Conversions follow the rule too: their rollback frees the casts that
-    # a kept op made from a pattern's converted operands used. And a
+    # Conversions follow the rule too (with placeholders, never erasing):
+    # their rollback frees the casts that a kept op made from a pattern's
+    # converted operands used. And a
     # rewriter's erase_op or replace_op refuses an op whose nested values
     # a kept op uses, as Operation.erase does.
     text = """
@@ -2422,5 +2423,70 @@ def test_new_ops_outside_the_driven_op():
         except RuntimeError as error:
             # CHECK: conversion pattern 'keep_from_operands' left 'arith.addi' outside the IR being rewritten
             print(str(error)[:str(error).find(" (")])
-        # CHECK: ['erased'] True
+        # The conversion's rewriter may have recorded what is in such an op:
+        # it is kept, its uses of the converted IR moved to placeholders.
+        # CHECK: ['live'] True
         print([op.handle_state for op in kept], module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_conversion_undoing_a_pattern_ends_its_handles
+@run
+def test_conversion_undoing_a_pattern_ends_its_handles():
+    # A conversion with rollback undoes a failed pattern by freeing what it
+    # made, without notice: an op the pattern made at rewriter.ip and kept,
+    # and the cast the conversion made for an operand it gave the pattern,
+    # stayed "live" on freed memory for the next pattern (segfaults). Their
+    # handles end when the pattern fails. An op made before the pattern may
+    # not be inserted (undoing the insertion erases it).
+    text = """
+      func.func @f(%x: i32) -> i32 {
+        %y = arith.muli %x, %x : i32
+        %z = arith.addi %y, %y : i32
+        return %z : i32
+      }"""
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse(text)
+        i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
+        converter = rewrite.TypeConverter()
+        converter.add_conversion(lambda t: i64 if t == i32 else t)
+        made_before = arith.ConstantOp(i32, 3).operation
+        kept, seen = [], []
+
+        def first(op, operands, type_converter, rewriter):
+            with rewriter.ip:
+                kept.append(arith.SubIOp(operands[0], operands[0]).operation)
+            kept.append(operands[0])
+            try:
+                made_before.move_before(op)
+            except ValueError as error:
+                seen.append(str(error)[:str(error).find(",")])
+            return True  # fails: the conversion undoes it
+
+        def second(op, operands, type_converter, rewriter):
+            for held in kept:
+                try:
+                    seen.append(str(held))
+                except ir.InvalidatedHandleError as error:
+                    seen.append("ended: " + str(
+                        "conversion pattern 'first' failed and the "
+                        "conversion undid what it made" in str(error)))
+            return True
+
+        first.__qualname__, second.__qualname__ = "first", "second"
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.addi", first, converter, benefit=2)
+        patterns.add_conversion("arith.addi", second, converter, benefit=1)
+        target = rewrite.ConversionTarget()
+        target.add_illegal_op("arith.addi")
+        try:
+            rewrite.apply_partial_conversion(module, target, patterns.freeze())
+        except ir.MLIRError as error:
+            seen.append(str(error).splitlines()[0])
+        # CHECK: cannot insert 'arith.constant'
+        # CHECK-NEXT: ended: True
+        # CHECK-NEXT: ended: True
+        # CHECK-NEXT: partial conversion failed
+        print("\n".join(seen))
+        # CHECK: live erased True
+        print(made_before.handle_state, kept[0].handle_state,
+              module.operation.verify())
