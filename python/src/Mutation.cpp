@@ -817,6 +817,7 @@ void mlir::tracking::python::eraseOperation(PyOperation &operation) {
   checkChangeAllowed(op, "erase");
   checkTerminatorStaysInPattern(context, op, "erase");
   checkNoUseOutside(op, "erase", /*ownResults=*/true);
+  checkUsesFromChange(context, op);
   context.noteChanged(operation);
   std::shared_ptr<RootOwner> rootOwner;
   if (!op->getBlock())
@@ -865,9 +866,12 @@ void mlir::tracking::python::replaceAllUsesWith(PyMlirContext &context,
   checkSameContext(context, to.getContext(), "a replacement value");
   checkUseListChange(context, from);
   checkUseListChange(context, to);
-  for (Operation *user : from.getUsers())
+  for (Operation *user : from.getUsers()) {
+    // The users change too (one may be in IR a run holds).
+    checkUseListChange(context, user);
     checkUseOfDrivenIRInPattern(user, getHolderOf(to),
                                 "replace_all_uses_with for a use in");
+  }
   for (Operation *user : from.getUsers())
     context.noteChanged(user);
   noteValueChanged(context, to);
@@ -907,6 +911,8 @@ void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
   checkSameContext(context, value.getContext(), "an operand value");
   checkUseListChange(context, value);
   Value old = op->getOperand(index);
+  // Its use list loses this use.
+  checkUseListChange(context, old);
   if (old == value)
     return;
   checkUseOfDrivenIRInPattern(op, getHolderOf(value), "set an operand of");

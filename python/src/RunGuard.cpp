@@ -261,7 +261,33 @@ const IRPin *findReaderWithoutGIL(PyMlirContext &context, Operation *op) {
 
 void checkUseListChangeUnder(PyMlirContext &context, Operation *op,
                              const char *what) {
-  if (context.pins.empty() || !op)
+  if (!op)
+    return;
+  // A tree a run holds that this thread may not use: a Python pass of the
+  // run claimed it (the pipeline may be editing its values' use lists on
+  // another thread now), or another run locked it.
+  // Or the run's own tree outside the nested pass's op: another
+  // function (reached through a use of a value of another tree; while that
+  // tree is not locked, every function using it is in Python code).
+  auto outsideScope = [&](const RootOwner &owner) {
+    if (!scopedAccess || !scopedAccess->getScope())
+      return false;
+    if (owner.claimedByPass)
+      return owner.claimedByPass != scopedAccess->getScope();
+    return !scopedAccess->getScope()->isAncestor(op);
+  };
+  if (context.numRunning)
+    if (std::shared_ptr<RootOwner> owner = context.findOwner(getRootOf(op));
+        owner && owner->running &&
+        (owner->running != allowedRun || outsideScope(*owner)))
+      throw IRInUseException(
+          std::string("cannot use this ") + what + " now: its IR is held by " +
+          describeRun(*owner->running) +
+          (owner->running == allowedRun ? " for the Python pass on another op"
+                                        : "") +
+          ", which may be editing its use list; use it after that run "
+          "returns");
+  if (context.pins.empty())
     return;
   if (const IRPin *pin = findReaderWithoutGIL(context, op))
     throw IRInUseException(
@@ -275,15 +301,31 @@ void checkUseListChangeUnder(PyMlirContext &context, Operation *op,
 
 void mlir::tracking::python::checkUseListChange(PyMlirContext &context,
                                                 Value value) {
-  if (context.pins.empty())
+  if (context.pins.empty() && !context.numRunning)
     return;
   checkUseListChangeUnder(context, getHolderOf(value), "value");
 }
 
 void mlir::tracking::python::checkUseListChange(PyMlirContext &context,
                                                 Block *block) {
-  if (!context.pins.empty())
+  if (!context.pins.empty() || context.numRunning)
     checkUseListChangeUnder(context, block->getParentOp(), "block");
+}
+
+void mlir::tracking::python::checkUsesFromChange(PyMlirContext &context,
+                                                 Operation *op) {
+  if (context.pins.empty() && !context.numRunning)
+    return;
+  op->walk([&](Operation *nested) {
+    for (Value operand : nested->getOperands())
+      if (Operation *holder = getHolderOf(operand);
+          holder && !op->isAncestor(holder))
+        checkUseListChange(context, operand);
+    for (Block *successor : nested->getSuccessors())
+      if (Operation *holder = successor->getParentOp();
+          holder && !op->isAncestor(holder))
+        checkUseListChange(context, successor);
+  });
 }
 
 void mlir::tracking::python::checkUseListChange(PyMlirContext &context,

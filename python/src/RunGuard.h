@@ -197,6 +197,9 @@ namespace __attribute__((visibility("hidden"))) python {
   /// Same for uses of any result or block of `holder`'s tree (an op a PDL
   /// function or a pattern hands over as a replacement).
   void checkUseListChange(PyMlirContext & context, Operation * holder);
+  /// As checkUseListChange for every value and block `op` (and the ops in
+  /// it) uses from outside it: erasing it removes those uses.
+  void checkUsesFromChange(PyMlirContext & context, Operation * op);
   /// As checkUseListChange for every value and block a clone of `op` would
   /// use from outside `op`.
   void checkCloneUseListChanges(PyMlirContext & context, Operation * op);
@@ -251,6 +254,9 @@ namespace __attribute__((visibility("hidden"))) python {
     ~ScopedRunAccess();
     ScopedRunAccess(const ScopedRunAccess &) = delete;
     ScopedRunAccess &operator=(const ScopedRunAccess &) = delete;
+
+    /// The op of the nested Python pass this access is limited to, or null.
+    Operation *getScope() const { return scope; }
 
   private:
     const RunningPipeline *previous;
@@ -414,6 +420,9 @@ namespace __attribute__((visibility("hidden"))) python {
 
     /// The op to run on (the live op of `target`).
     Operation *getOperation() const { return op; }
+    /// False inside a Python pass on the IR of its pipeline: the pipeline's
+    /// lock holds that IR, not trees the pass linked to it meanwhile.
+    bool hasOwnLock() const { return lock.has_value(); }
     /// Fires when the driver succeeded (see InputVerification).
     /// `mayMakeInvalidIR`: the run builds IR from data that nothing checks
     /// (PDL patterns, a transform script).

@@ -175,6 +175,13 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
           // passes wait for the GIL. The payload is locked; the script's
           // trees are pinned against changes.
           std::vector<std::unique_ptr<IRPin>> scriptPins;
+          // In a Python pass the payload is the pass's: the trees its uses
+          // link it to are pinned too (another thread edited a linked
+          // value's use list under the interpreter).
+          if (!guard.hasOwnLock())
+            scriptPins.push_back(std::make_unique<IRPin>(
+                payload, "apply_named_sequence", PinKind::ReadsWithoutGIL,
+                "while it runs a transform script on it without the GIL"));
           for (PyOperation *script : {&root, module})
             if (script &&
                 script->getResolvedOwner() != payload.getResolvedOwner())

@@ -1026,3 +1026,57 @@ def test_ops_made_in_a_nested_pass_stay_its_own():
     pm.run(module.operation)
     # CHECK: ['live', 'live'] ['arith.constant', 'arith.constant']
     print([op.handle_state for op in detached], [op.name for op in detached])
+
+
+# CHECK-LABEL: TEST: test_use_lists_shared_by_two_functions_passes
+@run
+def test_use_lists_shared_by_two_functions_passes():
+    # A value of another module used in two functions: once one function's
+    # pass returned, canonicalize erased its users of the value on a pool
+    # thread while the other function's pass erased its own (two threads
+    # editing one use list: a freed op reachable from Value.uses), or that
+    # pass's replace_all_uses_with rewrote the first function's op. Changes
+    # to such use lists are refused while another pass may hold them.
+    ctx = ir.Context()
+    ctx.enable_multithreading(True)
+    other = ir.Module.parse(small_functions("g", 1), context=ctx)
+    shared = other.body.operations[0].regions[0].blocks[0].arguments[0]
+    module = ir.Module.parse(small_functions("f", 2), context=ctx)
+    linked, done = threading.Event(), threading.Event()
+    outcomes = []
+
+    def share(op, pass_):
+        block = op.regions[0].blocks[0]
+        with ir.Location.unknown(ctx):
+            if op.attributes["sym_name"].value == "f1":
+                arith.AddIOp(shared, shared,
+                             ip=ir.InsertionPoint.at_block_begin(block))
+                linked.set()
+                done.wait(5)
+                return
+            linked.wait(5)
+            try:
+                shared.replace_all_uses_with(block.arguments[0])
+                outcomes.append("replaced")
+            except RuntimeError as error:
+                outcomes.append(str(error)[:23])
+            done.set()
+
+    pm = passmanager.PassManager("builtin.module", context=ctx)
+    pm.enable_verifier(False)
+    pm.add(share, name="share", op_name="func.func")
+    try:
+        pm.run(module.operation)
+    except ir.MLIRError:
+        pass
+    # Refused as a change to @f1's op (the passes ran at the same time) or
+    # to the value's use list (@f1's pass had returned).
+    # CHECK: ['cannot use this']
+    print([outcome[:15] for outcome in outcomes])
+    # After the run: @f1's use is there (with @g0's two) and can be removed.
+    user = module.body.operations[1].regions[0].blocks[0].operations[0]
+    # CHECK: arith.addi 4
+    print(user.name, len(list(shared.uses)))
+    user.erase()
+    # CHECK: True
+    print(module.operation.verify())
