@@ -34,9 +34,13 @@ thread_local bool activeDriverTrustsIR = false;
 /// Inside a Python pattern, the pattern's rewriter is used instead: its
 /// driver must see the change, and its listener already tracks.
 struct PythonRewriter {
-  PythonRewriter(PyMlirContext &context, StringRef label)
+  /// `detached`: the change is to a detached tree the pattern's driver
+  /// never saw (a dialect conversion's rewriter would replay the change on
+  /// it when it commits, as if it were in its IR): no pattern's rewriter.
+  PythonRewriter(PyMlirContext &context, StringRef label, bool detached = false)
       : listener(TrackingListenerConfig(), &context.getRegistry()),
-        own(context.get(), &listener), active(getActiveRewriter(context)) {
+        own(context.get(), &listener),
+        active(detached ? nullptr : getActiveRewriter(context)) {
     checkChangeAllowed(nullptr, "change IR");
     listener.setUnpatternedLabels(label, label);
     if (!active)
@@ -823,7 +827,8 @@ void mlir::tracking::python::eraseOperation(PyOperation &operation) {
   if (!op->getBlock())
     rootOwner = context.getOwner(op);
   {
-    PythonRewriter rewriter(context, "Operation.erase");
+    PythonRewriter rewriter(context, "Operation.erase",
+                            /*detached=*/rootOwner != nullptr);
     rewriter.get().eraseOp(op);
   }
   if (rootOwner)

@@ -34,6 +34,13 @@ std::string describeTarget(PyOperation &target) {
 std::string describeRun(const RunningPipeline &run) {
   return std::string("the ") + run.kind + " '" + run.pipeline + "'";
 }
+
+/// True if the nested Python pass running on this thread claimed the tree
+/// of `owner` (resolved): only this thread can reach it.
+bool isClaimedHere(const RootOwner &owner) {
+  return scopedAccess && owner.claimedByPass && owner.running == allowedRun &&
+         owner.claimedByPass == scopedAccess->getScope();
+}
 } // namespace
 
 void mlir::tracking::python::checkIRAccess(const RootOwner &owner) {
@@ -101,7 +108,8 @@ RunLock::RunLock(PyOperation &target, std::string pipeline, bool driver,
                                         &context, kind} {
   checkNoHandlerDelivery(context, "run '" + run.pipeline + "'");
   std::shared_ptr<RootOwner> current = target.getResolvedOwner();
-  if (const RunningPipeline *other = current->running)
+  if (const RunningPipeline *other = current->running;
+      other && !isClaimedHere(*current))
     throw IRInUseException("cannot run '" + run.pipeline + "' on " +
                            run.target + ": " + describeRun(*other) +
                            " is already running on " + other->target +
@@ -127,7 +135,8 @@ RunLock::RunLock(PyOperation &target, std::string pipeline, bool driver,
   for (Operation *tree : llvm::drop_begin(links.trees))
     owners.push_back(context.getOwner(tree));
   for (const std::shared_ptr<RootOwner> &owner : owners) {
-    if (const RunningPipeline *other = owner->running)
+    if (const RunningPipeline *other = owner->running;
+        other && !isClaimedHere(*owner))
       throw IRInUseException("cannot run '" + run.pipeline + "' on " +
                              run.target + ": " + describeRun(*other) +
                              " is already running "
@@ -143,14 +152,20 @@ RunLock::RunLock(PyOperation &target, std::string pipeline, bool driver,
             " (a walk callback or another thread is reading it); run it "
             "after that returns");
   }
-  for (const std::shared_ptr<RootOwner> &owner : owners)
+  for (const std::shared_ptr<RootOwner> &owner : owners) {
+    claims.push_back({owner->running, owner->claimedByPass});
     owner->running = &run;
+    owner->claimedByPass = nullptr;
+  }
   ++context.numRunning;
 }
 
 RunLock::~RunLock() {
-  for (const std::shared_ptr<RootOwner> &owner : owners)
-    owner->running = nullptr;
+  // A tree the Python pass running this claimed stays its own.
+  for (auto [owner, claim] : llvm::zip(owners, claims)) {
+    owner->running = claim.first;
+    owner->claimedByPass = claim.second;
+  }
   // Trees Python passes claimed or linked. One may have moved into another
   // tree since (its owner forwards there): only this run's locks go.
   auto unlock = [&](const std::shared_ptr<RootOwner> &owner) {
@@ -368,9 +383,16 @@ void mlir::tracking::python::checkNoHandlerDelivery(
 void mlir::tracking::python::propagatePins(PyMlirContext &context,
                                            const RootOwner *from,
                                            std::shared_ptr<RootOwner> to) {
-  for (IRPin *pin : context.pins)
-    if (pin->covers(from) && !pin->covers(to.get()))
-      pin->owners.push_back(to);
+  for (IRPin *pin : context.pins) {
+    if (!pin->covers(from) || pin->covers(to.get()))
+      continue;
+    // A pin a nested pass took covers only its op in the run's tree: IR
+    // another function's pass moves out of that tree was never under it.
+    if (pin->scope && RootOwner::resolve(pin->owners.front()).get() == from &&
+        (!scopedAccess || scopedAccess->getScope() != pin->scope))
+      continue;
+    pin->owners.push_back(to);
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -113,6 +113,10 @@ namespace __attribute__((visibility("hidden"))) python {
     Operation *op = nullptr;
     /// The owners of the locked trees, the target's first.
     llvm::SmallVector<std::shared_ptr<RootOwner>, 1> owners;
+    /// Each owner's lock and claim before (a tree a Python pass of another
+    /// run claimed, which it may run on), restored when the run ends.
+    llvm::SmallVector<std::pair<const RunningPipeline *, Operation *>, 1>
+        claims;
   };
 
   /// What an IRPin refuses besides runs.

@@ -2490,3 +2490,22 @@ def test_conversion_undoing_a_pattern_ends_its_handles():
         # CHECK: live erased True
         print(made_before.handle_state, kept[0].handle_state,
               module.operation.verify())
+
+        # A scratch op made and erased in a pattern: the conversion's
+        # rewriter recorded the erasure and replayed it on an op in no
+        # block when it committed (a segfault).
+        def scratch_then_replace(op, operands, type_converter, rewriter):
+            scratch = ir.Operation.create(
+                "arith.constant", results=[i32],
+                attributes={"value": ir.IntegerAttr.get(i32, 1)})
+            scratch.erase()
+            rewriter.replace_op(op, [operands[0]])
+
+        module = ir.Module.parse(text)
+        patterns = rewrite.RewritePatternSet()
+        identity = rewrite.TypeConverter()
+        identity.add_conversion(lambda t: t)
+        patterns.add_conversion("arith.addi", scratch_then_replace, identity)
+        rewrite.apply_partial_conversion(module, target, patterns.freeze())
+        # CHECK: 0 True
+        print(str(module).count("arith.addi"), module.operation.verify())

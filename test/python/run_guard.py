@@ -909,6 +909,11 @@ def test_nested_passes_print_and_change_their_functions():
             argument = block.arguments[0]
             arith.AddIOp(argument, argument,
                          ip=ir.InsertionPoint.at_block_begin(block))
+            # Out and back in: the pin of another function's print was
+            # carried to the detached op (its move back was refused).
+            first = block.operations[0]
+            first.detach_from_parent()
+            first.move_before(block.operations[0])
             assert op.verify()
 
     pm = passmanager.PassManager("builtin.module", context=ctx)
@@ -1008,6 +1013,22 @@ def test_ops_made_in_a_nested_pass_stay_its_own():
         print(len(errors), "linked IR outside its op by uses that the Python "
               "pass on another op linked too" in errors[0] or
               "cannot access this value from the Python pass" in errors[0])
+
+    # A pipeline on a module the pass made (it was refused as running).
+    def run_on_scratch(op, pass_):
+        with ir.Location.unknown(ctx):
+            scratch = ir.Module.parse(small_functions("s", 1), context=ctx)
+            passmanager.PassManager.parse(
+                "builtin.module(canonicalize)", context=ctx).run(
+                    scratch.operation)
+            outcomes["scratch"] = str(scratch).count("arith.addi")
+
+    module = ir.Module.parse(small_functions("f", 1), context=ctx)
+    pm = passmanager.PassManager("builtin.module", context=ctx)
+    pm.add(run_on_scratch, name="run_on_scratch", op_name="func.func")
+    pm.run(module.operation)
+    # CHECK: scratch: 1
+    print("scratch:", outcomes["scratch"])
 
     # Detaching in a nested pass keeps the op (it was destroyed at once).
     detached = []
