@@ -714,11 +714,18 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
   checkPlacementInPattern(context, op, block, before);
   context.noteChanged(operation);
   context.noteChangedTree(newRoot, destination);
+  // From and into trees other than the one a driver rewrites: not through
+  // its rewriter (a conversion would record the ops as its own and free
+  // them when it undoes a pattern, or legalize them after Python freed
+  // them).
+  bool outsideDriver = isOutsideDrivenIR(context, newRoot) &&
+                       (!op->getBlock() || isOutsideDrivenIR(context, oldRoot));
   if (!op->getBlock()) {
-    checkInsertionInConversion(context, op);
+    if (!outsideDriver)
+      checkInsertionInConversion(context, op);
     checkNewOpInPattern(context, op, block, before);
   }
-  PythonRewriter rewriter(context, label);
+  PythonRewriter rewriter(context, label, /*detached=*/outsideDriver);
   if (!op->getBlock()) {
     // A detached root: whoever owned it now keeps the destination alive.
     std::shared_ptr<RootOwner> oldOwner = context.getOwner(op);

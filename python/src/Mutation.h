@@ -211,6 +211,10 @@ namespace __attribute__((visibility("hidden"))) python {
   /// runs and `op` (detached, about to be inserted) was not made by the
   /// Python code running: undoing the insertion would erase it.
   void checkInsertionInConversion(PyMlirContext & context, Operation * op);
+  /// True while a rewrite driver or conversion runs Python code on this
+  /// thread and `root` (a top-level op) is not the root of the tree it
+  /// rewrites.
+  bool isOutsideDrivenIR(PyMlirContext & context, Operation * root);
   /// The operands `branch` (its successor operand segments well formed)
   /// would forward to each successor to match the target's arguments: its
   /// own where the type is the argument's, `placeholder(type)` otherwise,

@@ -703,6 +703,9 @@ public:
                    "them before the pattern returns)");
   }
 
+  /// The root of the tree the driver rewrites.
+  Operation *getDrivenRoot() const { return drivenRoot; }
+
   /// Set for a dialect conversion: its rewriter records the ops Python
   /// inserts through it, so none may be erased behind its back.
   bool inConversion = false;
@@ -723,30 +726,35 @@ public:
         "insert a clone of it");
   }
 
-  /// Fires when a pattern of a conversion that undoes failed patterns
-  /// failed: the ops the Python code made and inserted (through the
-  /// conversion's rewriter), and the casts the conversion made for the
-  /// operands it gave the pattern (`materializations`), are freed by the
-  /// undo, without notice; their handles end now. Called before
-  /// finishCall.
+  /// Fires when a pattern of a conversion that undoes patterns returned:
+  /// the ops the Python code made and inserted in the converted IR
+  /// (through the conversion's rewriter), and the casts the conversion
+  /// made for the operands it gave the pattern (`materializations`), are
+  /// freed by an undo without notice: now if the pattern failed, or later
+  /// if the conversion cannot legalize what it made (`matched`). Their
+  /// handles end now. Called before finishCall.
   void forgetUndoneOps(const std::string &who,
-                       ArrayRef<Operation *> materializations) {
+                       ArrayRef<Operation *> materializations, bool matched) {
     if (!rollsBack)
       return;
     PyMlirContext &pyContext = *PyMlirContext::lookup(driven->getContext());
     tracking::detail::EventSource source;
     source.pass = "python";
     tracking::detail::RegistryNotifier notifier(pyContext.getRegistry());
-    std::string text = who + " failed and the conversion undid what it made";
+    std::string text =
+        matched ? who + " made it, and the conversion may undo that pattern "
+                        "without notice (take a new handle after it)"
+                : who + " failed and the conversion undid what it made";
     tracking::detail::EventReason reason{llvm::StringRef(text)};
     auto forget = [&](Operation *op) {
       notifier.invalidateNested(op, source, text);
       notifier.notifyOperationErased(op, source, reason);
       pyContext.getUnits().eraseNested(op, text);
     };
+    // (Those in other trees were placed without the conversion's rewriter.)
     for (const py::object &object : createdOps)
       if (Operation *op = object.cast<PyOperation &>().getIfLive();
-          op && op->getBlock())
+          op && op->getBlock() && getRootOf(op) == drivenRoot)
         forget(op);
     // A cast an earlier pattern made and this one reused ends too (it is
     // then untracked while it lives: a new handle can be taken).
@@ -2474,8 +2482,9 @@ public:
     if (NewTreesOutside *outside =
             NewTreesOutside::get(rewriter.getContext())) {
       std::string who = "conversion pattern '" + name + "'";
-      if (!matched)
-        outside->forgetUndoneOps(who, materializations);
+      // Undone now if it failed; else maybe later, when the conversion
+      // cannot legalize what it made (again without notice).
+      outside->forgetUndoneOps(who, materializations, matched);
       outside->finishCall(who);
     }
     return success(matched ||
@@ -3433,6 +3442,12 @@ void mlir::tracking::python::checkUseOfDrivenIRInPattern(Operation *user,
                                                          const char *action) {
   if (NewTreesOutside *outside = NewTreesOutside::get(user->getContext()))
     outside->checkUseFromOutside(user, holder, action);
+}
+
+bool mlir::tracking::python::isOutsideDrivenIR(PyMlirContext &context,
+                                               Operation *root) {
+  NewTreesOutside *outside = NewTreesOutside::get(context.get());
+  return outside && outside->getDrivenRoot() != root;
 }
 
 void mlir::tracking::python::checkInsertionInConversion(PyMlirContext &context,

@@ -2509,3 +2509,57 @@ def test_conversion_undoing_a_pattern_ends_its_handles():
         rewrite.apply_partial_conversion(module, target, patterns.freeze())
         # CHECK: 0 True
         print(str(module).count("arith.addi"), module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_conversion_undoing_a_pattern_that_succeeded
+@run
+def test_conversion_undoing_a_pattern_that_succeeded():
+    # A conversion with rollback also undoes a pattern that succeeded when
+    # it cannot legalize what the pattern made: a handle the pattern kept to
+    # its new op read it freed (use-after-free). Handles to what a pattern
+    # makes in the converted IR end when it returns. Ops it builds in a
+    # detached op of its own are not the conversion's: erasing that op
+    # afterwards (the conversion had recorded its inner op and legalized it
+    # freed: a double free), and a kept op using the inner op's result (its
+    # operand was nulled when the conversion undid the inner op), are fine.
+    with ir.Context() as context, ir.Location.unknown():
+        context.allow_unregistered_dialects = True
+        i32 = ir.IntegerType.get_signless(32)
+        module = ir.Module.parse("""
+          func.func @f(%a: i32, %b: i32) -> i32 {
+            %m = arith.muli %a, %b : i32
+            return %m : i32
+          }""")
+        kept = {}
+
+        def replace_by_illegal(op, operands, type_converter, rewriter):
+            with rewriter.ip:
+                new = ir.Operation.create("test.x", results=[i32],
+                                          operands=operands)
+            kept["new"] = new
+            holder = ir.Operation.create("test.holder", regions=1)
+            block = holder.regions[0].blocks.append()
+            inner = ir.Operation.create("test.inner", results=[i32],
+                                        ip=ir.InsertionPoint(block))
+            kept["user"] = ir.Operation.create("test.user",
+                                               operands=[inner.results[0]])
+            kept["scratch"] = ir.Operation.create("test.scratch", regions=1)
+            scratch_block = kept["scratch"].regions[0].blocks.append()
+            ir.Operation.create("test.inner", ip=ir.InsertionPoint(scratch_block))
+            kept["scratch"].erase()
+            rewriter.replace_op(op, new)
+
+        identity = rewrite.TypeConverter()
+        identity.add_conversion(lambda t: t)
+        target = rewrite.ConversionTarget()
+        target.add_legal_dialect("func", "builtin")
+        target.add_illegal_op("test.x")
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.muli", replace_by_illegal, identity)
+        rewrite.apply_partial_conversion(module, target, patterns.freeze())
+        # CHECK: erased erased live %0 = "test.inner"
+        print(kept["new"].handle_state, kept["scratch"].handle_state,
+              kept["user"].handle_state,
+              str(kept["user"].operands[0].owner).split("(")[0])
+        # CHECK: True
+        print(module.operation.verify() and "arith.muli" in str(module))
