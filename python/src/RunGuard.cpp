@@ -24,6 +24,10 @@ thread_local const RunAnchor *innermostAnchor = nullptr;
 /// The innermost access that let the current thread into `allowedRun`, if it
 /// is limited to a scope (a nested Python pass).
 thread_local const ScopedRunAccess *scopedAccess = nullptr;
+/// How many accesses limited to a scope this thread is in, at any depth: a
+/// pipeline run from a nested Python pass lets its own Python passes see
+/// all of its IR, while the outer run's other passes still run.
+thread_local unsigned scopedAccessDepth = 0;
 
 std::string describeTarget(PyOperation &target) {
   const OpHandle &handle = target.getHandle();
@@ -76,9 +80,9 @@ void mlir::tracking::python::checkNoRunIn(const PyMlirContext &context,
 void mlir::tracking::python::checkContextChangeAllowed(
     const PyMlirContext &context, StringRef what) {
   // Python code of a run on this thread, with no other run going on: the
-  // pass manager waits for it, unless it is a nested pass (the pass manager
-  // may run its siblings on other threads).
-  if (mayReadAnyTree(context) && !scopedAccess)
+  // pass manager waits for it, unless it is in a nested pass at any depth
+  // (the pass manager may run its siblings on other threads).
+  if (mayReadAnyTree(context) && !scopedAccessDepth)
     return;
   checkNoRunIn(context, what);
 }
@@ -408,9 +412,13 @@ ScopedRunAccess::ScopedRunAccess(const RunningPipeline &run, Operation *scope,
   // Another run let in here (a driver on a tree of its own) is not limited;
   // the limit comes back with the pass's run.
   scopedAccess = scope ? this : nullptr;
+  if (scope)
+    ++scopedAccessDepth;
 }
 
 ScopedRunAccess::~ScopedRunAccess() {
+  if (scope)
+    --scopedAccessDepth;
   allowedRun = previous;
   scopedAccess = previousScoped;
   accessibleRuns.pop_back();

@@ -1101,3 +1101,45 @@ def test_use_lists_shared_by_two_functions_passes():
     user.erase()
     # CHECK: True
     print(module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_context_change_from_a_pipeline_in_a_nested_pass
+@run
+def test_context_change_from_a_pipeline_in_a_nested_pass():
+    # A pipeline run from a nested Python pass on a module the pass made:
+    # its own Python pass on that module saw every run of the context as
+    # one it was let into, and could change the context (the first
+    # apply_named_sequence registers dialects) while the outer run's other
+    # functions' passes were running. Refused, as from the nested pass.
+    from mlir_tracking.dialects.transform import interpreter
+    ctx = ir.Context()
+    ctx.enable_multithreading(True)
+    module = ir.Module.parse(small_functions("f", 2), context=ctx)
+    outcomes = []
+
+    def inner(op, pass_):
+        script = ir.Module.parse("""
+          module attributes {transform.with_named_sequence} {
+            transform.named_sequence @__transform_main(
+                %root: !transform.any_op {transform.readonly}) {
+              transform.yield
+            }
+          }""", context=ctx)
+        try:
+            interpreter.apply_named_sequence(op, script.body.operations[0],
+                                             script)
+            outcomes.append("applied")
+        except RuntimeError as error:
+            outcomes.append(str(error)[:52])
+
+    def outer(op, pass_):
+        scratch = ir.Module.parse(small_functions("s", 1), context=ctx)
+        pm = passmanager.PassManager("builtin.module", context=ctx)
+        pm.add(inner, name="inner")
+        pm.run(scratch.operation)
+
+    pm = passmanager.PassManager("builtin.module", context=ctx)
+    pm.add(outer, name="outer", op_name="func.func")
+    pm.run(module.operation)
+    # CHECK: ['the first apply_named_sequence in a context is not a', 'the first apply_named_sequence in a context is not a']
+    print(outcomes)
