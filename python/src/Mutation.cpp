@@ -733,6 +733,8 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
     OpBuilder::InsertionGuard guard(rewriter.get());
     rewriter.get().setInsertionPoint(block, before);
     rewriter.get().insert(op);
+    if (!outsideDriver)
+      noteInsertionInConversion(context, op);
     oldOwner->forwardTo(context.getOwner(newRoot));
     if (patternTrustsIR(context) &&
         (op->getNumRegions() || isa<BranchOpInterface>(op) ||

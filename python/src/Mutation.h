@@ -211,6 +211,10 @@ namespace __attribute__((visibility("hidden"))) python {
   /// runs and `op` (detached, about to be inserted) was not made by the
   /// Python code running: undoing the insertion would erase it.
   void checkInsertionInConversion(PyMlirContext & context, Operation * op);
+  /// After Python inserted the detached `op` through a dialect conversion's
+  /// rewriter: a conversion that undoes failed patterns tells the registry
+  /// only when it commits, so it is told where `op` is now.
+  void noteInsertionInConversion(PyMlirContext & context, Operation * op);
   /// True while a rewrite driver or conversion runs Python code on this
   /// thread and `root` (a top-level op) is not the root of the tree it
   /// rewrites.

@@ -726,6 +726,22 @@ public:
         "insert a clone of it");
   }
 
+  /// After Python inserted `op` through the rewriter of a conversion that
+  /// undoes patterns: such a conversion tells listeners of insertions only
+  /// when it commits, so the registry still placed `op` where it was made
+  /// (a new op: its own tree) and a nested Python pass could not use it
+  /// (`checkPassScope`). The registry learns the place now; the commit
+  /// tells it again, and an undo ends the handle (`forgetUndoneOps`).
+  void noteInsertion(Operation *op) {
+    if (!rollsBack)
+      return;
+    PyMlirContext &pyContext = *PyMlirContext::lookup(op->getContext());
+    tracking::detail::RegistryNotifier notifier(pyContext.getRegistry());
+    if (notifier.hasHandles() &&
+        (op->getNumRegions() != 0 || notifier.mayBeTracked(op)))
+      notifier.notifyOperationInserted(op);
+  }
+
   /// Fires when a pattern of a conversion that undoes patterns returned:
   /// the ops the Python code made and inserted in the converted IR
   /// (through the conversion's rewriter), and the casts the conversion
@@ -3454,6 +3470,12 @@ void mlir::tracking::python::checkInsertionInConversion(PyMlirContext &context,
                                                         Operation *op) {
   if (NewTreesOutside *outside = NewTreesOutside::get(context.get()))
     outside->checkInsertion(op);
+}
+
+void mlir::tracking::python::noteInsertionInConversion(PyMlirContext &context,
+                                                       Operation *op) {
+  if (NewTreesOutside *outside = NewTreesOutside::get(context.get()))
+    outside->noteInsertion(op);
 }
 
 void mlir::tracking::python::noteNewBlockInPattern(PyMlirContext &context,

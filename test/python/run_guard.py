@@ -1143,3 +1143,61 @@ def test_context_change_from_a_pipeline_in_a_nested_pass():
     pm.run(module.operation)
     # CHECK: ['the first apply_named_sequence in a context is not a', 'the first apply_named_sequence in a context is not a']
     print(outcomes)
+
+
+# CHECK-LABEL: TEST: test_conversion_with_rollback_in_a_nested_pass
+@run
+def test_conversion_with_rollback_in_a_nested_pass():
+    # A conversion with rollback tells the registry of the ops a pattern
+    # inserts only when it commits: a nested Python pass could not use the
+    # op its pattern had just made at rewriter.ip ("not under the op the
+    # pass runs on"). The registry now learns the place at the insertion.
+    ctx = ir.Context()
+    ctx.enable_multithreading(True)
+    module = ir.Module.parse(big_module(functions=24, ops=6), context=ctx)
+    made = []
+
+    def convert_muli(op, operands, type_converter, rewriter):
+        if op.operands[0].owner.name == "arith.addi":
+            # The first muli of each function: a scratch op, then a failure
+            # that undoes it.
+            with rewriter.ip:
+                scratch = ir.Operation.create(
+                    "llvm.add", results=[op.results[0].type], operands=operands)
+                made.append(scratch)
+                scratch.attributes["scratch"] = ir.UnitAttr.get()
+            return True
+        with rewriter.ip:
+            new = ir.Operation.create(
+                "llvm.mul", results=[op.results[0].type], operands=operands)
+            made.append(new)
+            # Read and changed where the pattern made it.
+            new.attributes["made"] = ir.UnitAttr.get()
+            assert new.parent.name == "func.func" and new.operands[1] == operands[1]
+        rewriter.replace_op(op, new)
+
+    def convert(op, pass_):
+        with ctx, ir.Location.unknown(ctx):
+            converter = rewrite.TypeConverter()
+            converter.add_conversion(lambda t: t)
+            target = rewrite.ConversionTarget()
+            target.add_legal_dialect("llvm", "func")
+            # arith.muli unknown to the target: a partial conversion tries
+            # it and may leave it.
+            patterns = rewrite.RewritePatternSet()
+            patterns.add_conversion("arith.muli", convert_muli, converter)
+            rewrite.apply_partial_conversion(op, target, patterns.freeze())
+
+    pm = passmanager.PassManager("builtin.module", context=ctx)
+    pm.add(convert, name="convert", op_name="func.func")
+    pm.run(module.operation)
+    text = str(module)
+    kept = [op for op in made if op.handle_state == "live"]
+    # Four muli per function converted, the first left (its scratch op
+    # undone). Every handle to what a pattern made ended when it returned
+    # (docs/python.md: the conversion may undo a pattern that succeeded).
+    # CHECK: 96 96 0 24 True
+    print(text.count("llvm.mul"), text.count("{made}"), text.count("scratch"),
+          text.count("arith.muli"), module.operation.verify())
+    # CHECK: 0 120
+    print(len(kept), len(made) - len(kept))
