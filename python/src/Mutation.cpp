@@ -681,6 +681,72 @@ void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
           "inserted; its regions may be filled after)",
       std::move(errors)};
 }
+/// Whether a value defined in `home` may be used in `block`: `home` holds
+/// `block`, with no op isolated from above between them.
+bool isVisibleIn(Region *home, Block *block) {
+  for (Region *region = block->getParent(); region;) {
+    if (region == home)
+      return true;
+    Operation *parent = region->getParentOp();
+    if (!parent || parent->hasTrait<OpTrait::IsIsolatedFromAbove>())
+      return false;
+    region = parent->getParentRegion();
+  }
+  return false;
+}
+
+/// Inside a dialect conversion pattern, raises ValueError if `user`, in
+/// `block` once the change (`action`) is made, would use `value` of its own
+/// tree across an op isolated from above (a value of another function): no
+/// later step of the conversion makes that valid, and it would commit IR
+/// that does not verify. The greedy and walk drivers refuse it by their
+/// dominance check; a conversion's IR is legal only at its end, so only
+/// this is checked there. Uses of other trees' IR follow the rule for new
+/// ops outside the converted IR.
+void checkVisibleInConversion(PyMlirContext &context, Value value,
+                              Operation *user, Block *block,
+                              llvm::function_ref<std::string()> action) {
+  Operation *holder = getHolderOf(value);
+  if (!block || !holder || !isInConversion(context) ||
+      isVisibleIn(value.getParentRegion(), block) ||
+      getRootOf(holder) != getRootOf(block->getParentOp()))
+    return;
+  throw py::value_error(
+      "cannot " + action() + " inside a conversion pattern: '" +
+      user->getName().getStringRef().str() +
+      "' would use a value defined outside the op isolated from above that "
+      "holds it (a value of another function), and the IR would not verify");
+}
+
+/// `checkVisibleInConversion` for placing `op` in `block`: the values the
+/// ops in it use, and its own uses, which stay where they are.
+void checkPlacementInConversion(PyMlirContext &context, Operation *op,
+                                Block *block) {
+  if (!isInConversion(context))
+    return;
+  auto action = [&] {
+    return "place '" + op->getName().getStringRef().str() + "' there";
+  };
+  op->walk([&](Operation *nested) {
+    for (Value operand : nested->getOperands())
+      if (Operation *holder = getHolderOf(operand);
+          holder && !op->isAncestor(holder))
+        checkVisibleInConversion(context, operand, nested, block, action);
+  });
+  if (op->use_empty())
+    return;
+  // The uses see `op`'s results in `block`'s region once it is there.
+  for (OpOperand &use : op->getUses()) {
+    Operation *user = use.getOwner();
+    if (!op->isAncestor(user) && user->getBlock() &&
+        !isVisibleIn(block->getParent(), user->getBlock()))
+      throw py::value_error(
+          "cannot " + action() + " inside a conversion pattern: '" +
+          user->getName().getStringRef().str() +
+          "' would use its result from outside the op isolated from above "
+          "that holds it (another function), and the IR would not verify");
+  }
+}
 } // namespace
 
 void mlir::tracking::python::placeOperation(PyOperation &operation,
@@ -712,6 +778,7 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
   if (oldRoot != newRoot)
     checkKeptStaysInTree(op);
   checkPlacementInPattern(context, op, block, before);
+  checkPlacementInConversion(context, op, block);
   context.noteChanged(operation);
   context.noteChangedTree(newRoot, destination);
   // From and into trees other than the one a driver rewrites: not through
@@ -885,6 +952,10 @@ void mlir::tracking::python::replaceAllUsesWith(PyMlirContext &context,
     checkUseListChange(context, user);
     checkUseOfDrivenIRInPattern(user, getHolderOf(to),
                                 "replace_all_uses_with for a use in");
+    checkVisibleInConversion(context, to, user, user->getBlock(), [&] {
+      return "replace_all_uses_with for a use in '" +
+             user->getName().getStringRef().str() + "'";
+    });
   }
   for (Operation *user : from.getUsers())
     context.noteChanged(user);
@@ -930,6 +1001,9 @@ void mlir::tracking::python::setOperand(PyMlirContext &context, Operation *op,
   if (old == value)
     return;
   checkUseOfDrivenIRInPattern(op, getHolderOf(value), "set an operand of");
+  checkVisibleInConversion(context, value, op, op->getBlock(), [&] {
+    return "set an operand of '" + op->getName().getStringRef().str() + "'";
+  });
   context.noteChanged(op);
   PythonRewriter rewriter(context, "set operand");
   rewriter.get().modifyOpInPlace(op, [&] { op->setOperand(index, value); });

@@ -215,6 +215,8 @@ namespace __attribute__((visibility("hidden"))) python {
   /// rewriter: a conversion that undoes failed patterns tells the registry
   /// only when it commits, so it is told where `op` is now.
   void noteInsertionInConversion(PyMlirContext & context, Operation * op);
+  /// True while a dialect conversion runs Python code on this thread.
+  bool isInConversion(PyMlirContext & context);
   /// True while a rewrite driver or conversion runs Python code on this
   /// thread and `root` (a top-level op) is not the root of the tree it
   /// rewrites.

@@ -3472,6 +3472,11 @@ void mlir::tracking::python::checkInsertionInConversion(PyMlirContext &context,
     outside->checkInsertion(op);
 }
 
+bool mlir::tracking::python::isInConversion(PyMlirContext &context) {
+  NewTreesOutside *outside = NewTreesOutside::get(context.get());
+  return outside && outside->inConversion;
+}
+
 void mlir::tracking::python::noteInsertionInConversion(PyMlirContext &context,
                                                        Operation *op) {
   if (NewTreesOutside *outside = NewTreesOutside::get(context.get()))

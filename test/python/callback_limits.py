@@ -2563,3 +2563,99 @@ def test_conversion_undoing_a_pattern_that_succeeded():
               str(kept["user"].operands[0].owner).split("(")[0])
         # CHECK: True
         print(module.operation.verify() and "arith.muli" in str(module))
+
+
+# CHECK-LABEL: TEST: test_conversion_keeps_values_in_their_function
+@run
+def test_conversion_keeps_values_in_their_function():
+    # A conversion's IR is legal only at its end, so its patterns had no
+    # check on uses: one making another function use the converted
+    # function's values (an op put there, an operand set, a
+    # replace_all_uses_with, an op moved away from its users) made the
+    # conversion succeed and leave IR that did not verify. Each is refused
+    # before the change; the conversion then fails and leaves the IR as it
+    # was. Moves and uses inside the converted function are fine.
+    source = """
+      func.func @f(%a: i32, %b: i32) -> i32 {
+        %m = arith.muli %a, %b : i32
+        %n = arith.addi %m, %b : i32
+        return %n : i32
+      }
+      func.func @g(%a: i32) -> i32 {
+        %c = arith.constant 3 : i32
+        return %c : i32
+      }"""
+
+    def convert(change, rollback):
+        with ir.Context(), ir.Location.unknown():
+            module = ir.Module.parse(source)
+            f, g = module.body.operations
+            before = str(module)
+
+            def convert_muli(op, operands, type_converter, rewriter):
+                constant, ret = g.regions[0].blocks[0].operations
+                change(op, operands, constant, ret, rewriter)
+                with rewriter.ip:
+                    new = ir.Operation.create(
+                        "llvm.mul", results=[op.results[0].type],
+                        operands=operands)
+                rewriter.replace_op(op, new)
+
+            converter = rewrite.TypeConverter()
+            converter.add_conversion(lambda t: t)
+            target = rewrite.ConversionTarget()
+            target.add_legal_dialect("llvm", "func", "arith")
+            target.add_illegal_op("arith.muli")
+            patterns = rewrite.RewritePatternSet()
+            patterns.add_conversion("arith.muli", convert_muli, converter)
+            config = rewrite.ConversionConfig()
+            config.allow_pattern_rollback = rollback
+            try:
+                rewrite.apply_partial_conversion(
+                    f, target, patterns.freeze(), config=config)
+                outcome = "converted"
+            except ValueError as error:  # the pattern's, raised again
+                outcome = str(error)[:60]
+            print(outcome, module.operation.verify(),
+                  "unchanged" if str(module) == before else
+                  str(module).count("llvm.mul"))
+
+    def put_in_g(op, operands, constant, ret, rewriter):
+        with ir.InsertionPoint(ret):
+            ir.Operation.create("llvm.add", results=[op.results[0].type],
+                                operands=operands)
+
+    def set_operand(op, operands, constant, ret, rewriter):
+        ret.operands[0] = op.results[0]
+
+    def replace_uses(op, operands, constant, ret, rewriter):
+        constant.results[0].replace_all_uses_with(op.results[0])
+
+    def move_to_g(op, operands, constant, ret, rewriter):
+        op.operation.move_before(ret)
+
+    def move_user_to_g(op, operands, constant, ret, rewriter):
+        list(op.results[0].uses)[0].owner.move_before(ret)
+
+    def move_constant_to_f(op, operands, constant, ret, rewriter):
+        constant.move_before(op.operation)
+
+    def move_in_f(op, operands, constant, ret, rewriter):
+        with rewriter.ip:
+            scratch = ir.Operation.create(
+                "arith.constant", results=[op.results[0].type],
+                attributes={"value": ir.IntegerAttr.get(op.results[0].type, 7)})
+        scratch.move_before(op.operation)
+        scratch.erase()
+
+    for rollback in (True, False):
+        # CHECK: cannot place 'llvm.add' there inside a conversion pattern: ' True unchanged
+        # CHECK: cannot set an operand of 'func.return' inside a conversion p True unchanged
+        # CHECK: cannot replace_all_uses_with for a use in 'func.return' insi True unchanged
+        # CHECK: cannot place 'arith.muli' there inside a conversion pattern: True unchanged
+        # CHECK: cannot place 'arith.addi' there inside a conversion pattern: True unchanged
+        # CHECK: cannot place 'arith.constant' there inside a conversion patt True unchanged
+        # CHECK: converted True 1
+        for change in (put_in_g, set_operand, replace_uses, move_to_g,
+                       move_user_to_g, move_constant_to_f, move_in_f):
+            convert(change, rollback)
