@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Downcast.h"
+#include "FatalErrors.h"
 #include "IRCompat.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -216,6 +217,9 @@ void PythonDiagnostics::deliverOne(PyMlirContext &pyContext,
     snapshot = handlers;
   }
   py::object diagnostic;
+  // MLIR's fatal errors in the handlers end the process, even under a
+  // conversion that raises its own (FatalErrors.h).
+  FatalErrorsAbort fatalErrorsAbort;
   for (const std::shared_ptr<HandlerState> &handler : llvm::reverse(snapshot)) {
     if (!handler->attached)
       continue;

@@ -6,6 +6,7 @@
 
 #include "Core.h"
 #include "Downcast.h"
+#include "FatalErrors.h"
 #include "IRCompat.h"
 #include "OpView.h"
 #include "Rewrite.h"
@@ -29,6 +30,7 @@ PYBIND11_MODULE(_mlirTracking, m) {
   (void)registered;
 
   registerExceptionTranslators(py::module_::import("mlir_tracking._errors"));
+  installFatalErrorHandler();
 
   py::module_ ir =
       m.def_submodule("ir", "IR objects (upstream mlir.ir names).");

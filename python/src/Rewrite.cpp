@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Rewrite.h"
+#include "FatalErrors.h"
 #include "RegistryNotifier.h"
 #include "RunGuard.h"
 
@@ -286,6 +287,9 @@ bool callPython(PyMlirContext &context, Fn fn, bool evenAfterError = false) {
   // A run aborted by an exception applies no more Python code.
   if (run && run->hasError() && !evenAfterError)
     return false;
+  // Fatal errors of MLIR in what Python runs end the process (its worker
+  // threads may be at work).
+  FatalErrorsAbort fatalErrorsAbort;
   try {
     return fn();
   } catch (py::error_already_set &error) {
@@ -570,6 +574,7 @@ public:
     current = previous;
     if (!createdOps.empty()) {
       py::gil_scoped_acquire gil;
+      FatalErrorsAbort fatalErrorsAbort;
       createdOps.clear();
     }
   }
@@ -875,6 +880,7 @@ public:
     current = previous;
     if (!newOps.empty() || !newBlocks.empty()) {
       py::gil_scoped_acquire gil;
+      FatalErrorsAbort fatalErrorsAbort;
       newOps.clear();
       newBlocks.clear();
     }
@@ -1351,12 +1357,14 @@ public:
   }
   ~PythonPattern() override {
     py::gil_scoped_acquire gil;
+    FatalErrorsAbort fatalErrorsAbort;
     fn = py::object();
   }
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
     py::gil_scoped_acquire gil;
+    FatalErrorsAbort fatalErrorsAbort;
     PyMlirContext *context = PyMlirContext::lookup(op->getContext());
     if (!context)
       return failure();
@@ -2035,6 +2043,7 @@ struct PyPDLModule {
                                       PDLResultList &results,
                                       ArrayRef<PDLValue> values) {
       py::gil_scoped_acquire gil;
+      FatalErrorsAbort fatalErrorsAbort;
       if (constraint) {
         ChangeLimitScope limit(nullptr, nullptr, "a PDL constraint function");
         return call(ctx, name, callable, rewriter, results, values, kinds,
@@ -2449,6 +2458,7 @@ public:
   }
   ~PythonConversionPattern() override {
     py::gil_scoped_acquire gil;
+    FatalErrorsAbort fatalErrorsAbort;
     fn = py::object();
     converterObj = py::object();
   }
@@ -2457,6 +2467,7 @@ public:
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
     py::gil_scoped_acquire gil;
+    FatalErrorsAbort fatalErrorsAbort;
     PyMlirContext *context = PyMlirContext::lookup(op->getContext());
     if (!context)
       return failure();
@@ -2579,12 +2590,31 @@ void runConversion(py::object op, PyConversionTarget &target,
       conversionConfig.listener = &erasures;
     TrackingConfig config =
         resolveTracking(tracking, getConversionTrackingConfig());
-    result =
-        full
-            ? applyFullConversionTracked(root, *target.target, *set.patterns,
-                                         conversionConfig, config)
-            : applyPartialConversionTracked(root, *target.target, *set.patterns,
-                                            conversionConfig, config);
+    // The driver ends the process when a pattern without rollback leaves ops
+    // it cannot legalize: raised instead (FatalErrors.h).
+    std::optional<FatalErrorStop> stopped;
+    try {
+      FatalErrorsRaise fatalErrorsRaise;
+      result =
+          full ? applyFullConversionTracked(root, *target.target, *set.patterns,
+                                            conversionConfig, config)
+               : applyPartialConversionTracked(root, *target.target,
+                                               *set.patterns, conversionConfig,
+                                               config);
+    } catch (FatalErrorStop &stop) {
+      stopped = std::move(stop);
+    }
+    if (stopped)
+      throw MLIRErrorException{
+          std::string(driver) + " stopped: " + stopped->reason +
+              (conversionConfig.allowPatternRollback
+                   ? " (the IR may hold what the conversion had not undone)"
+                   : " (without rollback the IR stays as the patterns left "
+                     "it, partly converted)") +
+              (run.hasError()
+                   ? "; first error of a Python pattern: " + run.describeError()
+                   : std::string()),
+          capture.take()};
     // Without rollback the driver changed the IR as it went (and notified
     // at once): the ops it created are still there.
     if (failed(result) && !conversionConfig.allowPatternRollback) {
@@ -3257,6 +3287,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             self.converter->addConversion(
                 [callable](Type type) -> std::optional<Type> {
                   py::gil_scoped_acquire gil;
+                  FatalErrorsAbort fatalErrorsAbort;
                   PyMlirContext *context =
                       PyMlirContext::lookup(type.getContext());
                   if (!context)

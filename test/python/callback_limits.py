@@ -2659,3 +2659,55 @@ def test_conversion_keeps_values_in_their_function():
         for change in (put_in_g, set_operand, replace_uses, move_to_g,
                        move_user_to_g, move_constant_to_f, move_in_f):
             convert(change, rollback)
+
+
+# CHECK-LABEL: TEST: test_conversion_without_rollback_leaving_illegal_ops
+@run
+def test_conversion_without_rollback_leaving_illegal_ops():
+    # Without rollback, a pattern that leaves ops the conversion cannot
+    # legalize cannot be undone, and MLIR ends the process there
+    # (report_fatal_error): an unknown op in a pattern killed Python. The
+    # conversion now raises, leaving the IR as the patterns changed it
+    # (valid, partly converted, handles following), and the IR stays usable.
+    with ir.Context() as context, ir.Location.unknown():
+        context.allow_unregistered_dialects = True
+        i32 = ir.IntegerType.get_signless(32)
+        module = ir.Module.parse("""
+          func.func @f(%a: i32, %b: i32) -> i32 {
+            %m = arith.muli %a, %b : i32
+            %n = arith.muli %m, %b : i32
+            return %n : i32
+          }""")
+        first, second, ret = module.body.operations[0].regions[0].blocks[0]
+
+        def replace_by_unknown(op, operands, type_converter, rewriter):
+            with rewriter.ip:
+                new = ir.Operation.create("test.x", results=[i32],
+                                          operands=operands)
+            rewriter.replace_op(op, new)
+
+        replace_by_unknown.__qualname__ = "replace_by_unknown"
+        identity = rewrite.TypeConverter()
+        identity.add_conversion(lambda t: t)
+        target = rewrite.ConversionTarget()
+        target.add_legal_dialect("func", "builtin")
+        target.add_illegal_op("arith.muli")
+        target.add_illegal_op("test.x")
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.muli", replace_by_unknown, identity)
+        config = rewrite.ConversionConfig()
+        config.allow_pattern_rollback = False
+        try:
+            rewrite.apply_partial_conversion(module, target, patterns.freeze(),
+                                             config=config)
+        except ir.MLIRError as error:
+            # CHECK: apply_partial_conversion stopped: pattern 'replace_by_unknown' produced IR that could not be legalized
+            print(str(error).splitlines()[0][:106])
+        # CHECK: live test.x live arith.muli True
+        print(first.handle_state, first.name, second.handle_state,
+              second.name, module.operation.verify())
+        PassManager.parse("builtin.module(canonicalize,cse)").run(
+            module.operation)
+        # CHECK: %0 = "test.x"(%arg0, %arg1) : (i32, i32) -> i32
+        # CHECK-NEXT: %1 = arith.muli %0, %arg1 : i32
+        print(module)
