@@ -30,6 +30,7 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Tracking/TrackedRewrite.h"
@@ -271,6 +272,17 @@ PyMlirContext &contextOf(Operation *op) {
     throw std::runtime_error("operation of a context not created by "
                              "mlir_tracking");
   return *context;
+}
+
+/// A pattern's benefit from Python: MLIR keeps 16 bits and reserves the
+/// largest value for "never applied" (65536 ran as benefit 0).
+PatternBenefit checkedBenefit(unsigned benefit) {
+  constexpr unsigned kImpossibleToMatch = 65535;
+  if (benefit >= kImpossibleToMatch)
+    throw py::value_error("a pattern's benefit must be below " +
+                          std::to_string(kImpossibleToMatch) + ", got " +
+                          std::to_string(benefit));
+  return PatternBenefit(benefit);
 }
 
 /// True if a pattern or PDL function result means "matched": upstream's
@@ -1978,6 +1990,52 @@ struct PyPDLModule {
   /// Refuses native functions named like the ones this module adds
   /// (`__mlir_tracking_erase_guard_N`, whose conflicts index the arguments
   /// of the call it adds).
+  /// Refuses a module that does not verify (MLIR's PDL lowering reads the
+  /// patterns as valid: a `pdl.pattern` without a body crashed it) or that
+  /// holds ops but no `pdl.pattern` at its top (MLIR's PDL bytecode crashed
+  /// on patterns in a nested module, and on a module of other ops; an empty
+  /// module is an empty set of patterns, see freeze).
+  static void checkShape(PyMlirContext &context, ModuleOp module) {
+    {
+      DiagnosticCapture capture(context.get());
+      if (failed(verify(module)))
+        capture.raise("PDLModule: the module does not verify");
+    }
+    Block *body = module.getBody();
+    if (!body->empty() && body->getOps<pdl::PatternOp>().empty())
+      throw py::value_error(
+          "PDLModule: the module holds no 'pdl.pattern' op at its top level "
+          "(patterns in nested ops are not used); found '" +
+          body->front().getName().getStringRef().str() + "'");
+  }
+
+  /// Refuses, when the patterns are frozen, a native function the patterns
+  /// call and nobody registered: MLIR's PDL bytecode calls it unchecked (a
+  /// misspelt name crashed it).
+  void checkCalledFunctionsRegistered() {
+    PDLPatternModule &module = get();
+    auto refuse = [](StringRef kind, StringAttr name) {
+      throw py::value_error("PDLModule: the patterns call the native " +
+                            kind.str() + " function '" + name.getValue().str() +
+                            "', which is not registered (register it with "
+                            "register_" +
+                            kind.str() + "_function before freeze)");
+    };
+    module.getModule()->walk([&](Operation *op) {
+      if (auto constraint = dyn_cast<pdl::ApplyNativeConstraintOp>(op)) {
+        if (!module.getConstraintFunctions().count(constraint.getName()))
+          refuse("constraint", constraint.getNameAttr());
+      } else if (auto rewrite = dyn_cast<pdl::ApplyNativeRewriteOp>(op)) {
+        if (!module.getRewriteFunctions().count(rewrite.getName()))
+          refuse("rewrite", rewrite.getNameAttr());
+      } else if (auto rewrite = dyn_cast<pdl::RewriteOp>(op)) {
+        if (rewrite.getNameAttr() &&
+            !module.getRewriteFunctions().count(*rewrite.getName()))
+          refuse("rewrite", rewrite.getNameAttr());
+      }
+    });
+  }
+
   static void checkReservedNames(ModuleOp module) {
     module->walk([](Operation *op) {
       StringAttr name;
@@ -2763,6 +2821,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             // that changes the IR.
             py::list valueObjects = byOperation ? py::list() : py::list(with);
             Operation *target = rewriterOperand(self, op);
+            bool converts = isInConversion(*self.context);
             checkNotRunAnchor(target, "replace");
             checkChangeAllowed(target, "replace");
             // Its results' uses move to the replacement; a use of what is
@@ -2787,7 +2846,10 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                     std::to_string(replacement->getNumResults()) +
                     " results, the operation " +
                     std::to_string(target->getNumResults()));
-              if (target->getResultTypes() != replacement->getResultTypes())
+              // A conversion replaces by converted types, and casts back
+              // for the uses it does not convert.
+              if (!converts &&
+                  target->getResultTypes() != replacement->getResultTypes())
                 throw py::value_error("a result of the replacement has "
                                       "another type than the result it "
                                       "replaces");
@@ -2808,7 +2870,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                   " values, got " + std::to_string(newValues.size()));
             for (auto [result, value] :
                  llvm::zip(target->getResults(), newValues)) {
-              if (result.getType() != value.getType())
+              if (!converts && result.getType() != value.getType())
                 throw py::value_error("a replacement value has another type "
                                       "than the result it replaces");
               // Erasing `target` frees such values while they are used.
@@ -3017,7 +3079,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             RewritePatternSet &patterns = self.get();
             std::string name = getRootName(root);
             patterns.add(std::make_unique<PythonPattern>(
-                name, benefit, self.context->get(), fn));
+                name, checkedBenefit(benefit), self.context->get(), fn));
           },
           py::arg("root"), py::arg("fn"), py::arg("benefit") = 1,
           "Adds a pattern on ops named `root` (a name or a class with "
@@ -3031,8 +3093,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             RewritePatternSet &patterns = self.get();
             auto &converter = typeConverter.cast<PyTypeConverter &>();
             patterns.add(std::make_unique<PythonConversionPattern>(
-                converter, typeConverter, getRootName(root), benefit,
-                self.context->get(), fn));
+                converter, typeConverter, getRootName(root),
+                checkedBenefit(benefit), self.context->get(), fn));
           },
           py::arg("root"), py::arg("fn"), py::arg("type_converter"),
           py::arg("benefit") = 1,
@@ -3196,6 +3258,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
              if (!moduleOp)
                throw py::type_error("PDLModule expects a builtin.module");
              PyMlirContext &ctx = op.getContext();
+             PyPDLModule::checkShape(ctx, moduleOp);
              PyPDLModule::checkReservedNames(moduleOp);
              PyPDLModule::checkReplacements(moduleOp);
              PyPDLModule::checkNoUseAfterErase(moduleOp);
@@ -3230,8 +3293,13 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
       .def(
           "freeze",
           [](PyPDLModule &self) {
+            self.checkCalledFunctionsRegistered();
             PDLPatternModule &module = self.get();
-            RewritePatternSet set(std::move(module));
+            // MLIR's PDL bytecode crashes on a module without patterns.
+            RewritePatternSet set =
+                module.getModule().getBody()->getOps<pdl::PatternOp>().empty()
+                    ? RewritePatternSet(self.context->get())
+                    : RewritePatternSet(std::move(module));
             self.module.reset();
             PyFrozenRewritePatternSet frozen{
                 self.contextObject,

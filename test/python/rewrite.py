@@ -686,3 +686,160 @@ def test_rolled_back_blocks_and_values_end():
             # CHECK: the conversion may undo that pattern without notice
             print(str(e).split("; ")[-1])
         check()
+
+
+# CHECK-LABEL: TEST: test_conversion_to_other_types
+@run
+def test_conversion_to_other_types():
+    # Upstream's conversion idiom: a pattern replaces an op by one on the
+    # converted types, and the conversion casts for the uses it does not
+    # convert. replace_op refused results of another type (right for the
+    # greedy and walk drivers, where no cast is made).
+    for rollback in (True, False):
+        with ir.Context(), ir.Location.unknown():
+            i32 = ir.IntegerType.get_signless(32)
+            module = ir.Module.parse("""
+              func.func @f(%a: i64, %b: i64) -> i64 {
+                %s = arith.addi %a, %b : i64
+                %t = arith.addi %s, %b : i64
+                return %t : i64
+              }""")
+            first, second, _ = ops_of(module.body.operations[0])
+
+            def narrow(t):
+                if ir.IntegerType.isinstance(t) and ir.IntegerType(t).width == 64:
+                    return i32
+
+            converter = rewrite.TypeConverter()
+            converter.add_conversion(lambda t: t)
+            converter.add_conversion(narrow)
+
+            def by_op(op, operands, type_converter, rewriter):
+                with rewriter.ip:
+                    new = ir.Operation.create("llvm.add", results=[i32],
+                                              operands=operands)
+                rewriter.replace_op(op, new)
+
+            def by_values(op, operands, type_converter, rewriter):
+                with rewriter.ip:
+                    new = ir.Operation.create("llvm.add", results=[i32],
+                                              operands=operands)
+                rewriter.replace_op(op, list(new.results))
+
+            patterns = rewrite.RewritePatternSet()
+            patterns.add_conversion("arith.addi",
+                                    by_op if rollback else by_values, converter)
+            target = rewrite.ConversionTarget()
+            target.add_legal_dialect("func", "llvm", "builtin")
+            target.add_illegal_op("arith.addi")
+            config = rewrite.ConversionConfig()
+            config.allow_pattern_rollback = rollback
+            # Casts stay (no materialization functions to resolve them).
+            config.build_materializations = False
+            rewrite.apply_partial_conversion(module, target, patterns.freeze(),
+                                             config=config)
+            text = str(module)
+            # CHECK: 2 3 live llvm.add live llvm.add True
+            # CHECK: 2 4 live llvm.add live llvm.add True
+            print(text.count("llvm.add"),
+                  text.count("builtin.unrealized_conversion_cast"),
+                  first.handle_state, first.name, second.handle_state,
+                  second.name, module.operation.verify())
+
+    # The greedy driver makes no casts: there the types must match.
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse(ARITH)
+
+        def to_i64(op, rewriter):
+            with rewriter.ip:
+                new = ir.Operation.create(
+                    "arith.constant", results=[ir.IntegerType.get_signless(64)],
+                    attributes={"value": ir.IntegerAttr.get(
+                        ir.IntegerType.get_signless(64), 3)})
+            rewriter.replace_op(op, new)
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("arith.constant", to_i64)
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+        except ValueError as error:
+            # CHECK: a result of the replacement has another type than the result it replaces
+            print(error)
+
+
+# CHECK-LABEL: TEST: test_pdl_modules_that_cannot_run
+@run
+def test_pdl_modules_that_cannot_run():
+    # MLIR's PDL lowering and bytecode trust their input: a pattern without
+    # a body, patterns in a nested module or none at all, and a call of a
+    # native function nobody registered each crashed. PDLModule refuses
+    # them; an empty module is an empty set of patterns.
+    pattern = """
+      pdl.pattern @p : benefit(1) {
+        %op = pdl.operation "test.marker"
+        %CALL
+        pdl.rewrite %op { %REWRITE }
+      }"""
+    erase_markers = pattern.replace("%CALL", "").replace("%REWRITE", "pdl.erase %op")
+    with ir.Context() as context, ir.Location.unknown():
+        context.allow_unregistered_dialects = True
+        no_body = ir.Module.create()
+        ir.Operation.create(
+            "pdl.pattern", regions=1,
+            attributes={"benefit": ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(16), 1)},
+            ip=ir.InsertionPoint(no_body.body))
+        constraint = pattern.replace(
+            "%CALL", 'pdl.apply_native_constraint "typo"(%op : !pdl.operation)'
+        ).replace("%REWRITE", "pdl.erase %op")
+        cases = {
+            "no body": no_body,
+            "nested": "module { module {" + erase_markers + "} }",
+            "no pattern": "module { func.func @g() { return } }",
+            "constraint": constraint,
+            "rewrite": pattern.replace("%CALL", "").replace(
+                "pdl.rewrite %op { %REWRITE }", 'pdl.rewrite %op with "typo"'),
+        }
+        for label, source in cases.items():
+            try:
+                if isinstance(source, str):
+                    source = ir.Module.parse(source)
+                rewrite.PDLModule(source).freeze()
+                print(label, "frozen")
+            except (ValueError, ir.MLIRError) as error:
+                print(label, type(error).__name__, str(error).splitlines()[0][:80])
+        # CHECK: no body MLIRError PDLModule: the module does not verify
+        # CHECK: nested ValueError PDLModule: the module holds no 'pdl.pattern' op at its top level (patterns
+        # CHECK: no pattern ValueError PDLModule: the module holds no 'pdl.pattern' op at its top level (patterns
+        # CHECK: constraint ValueError PDLModule: the patterns call the native constraint function 'typo', which
+        # CHECK: rewrite ValueError PDLModule: the patterns call the native rewrite function 'typo', which is n
+
+        # Registered, the same calls run; no patterns change nothing.
+        source = 'func.func @f() { "test.marker"() : () -> ()\n return }'
+        registered = rewrite.PDLModule(ir.Module.parse(constraint))
+        registered.register_constraint_function("typo", lambda *args: None)
+        payload = ir.Module.parse(source)
+        rewrite.apply_patterns_and_fold_greedily(payload, registered.freeze())
+        empty = rewrite.PDLModule(ir.Module.parse("module {}")).freeze()
+        untouched = ir.Module.parse(source)
+        rewrite.apply_patterns_and_fold_greedily(untouched, empty)
+        # CHECK: 0 1
+        print(str(payload).count("test.marker"), str(untouched).count("test.marker"))
+
+
+# CHECK-LABEL: TEST: test_pattern_benefit_range
+@run
+def test_pattern_benefit_range():
+    # MLIR keeps 16 bits of a benefit and reserves the largest value for
+    # "never applied": 65536 ran as benefit 0, 65535 never.
+    with ir.Context():
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("arith.addi", lambda op, rewriter: True, benefit=65534)
+        for benefit in (65535, 65536):
+            try:
+                patterns.add("arith.addi", lambda op, rewriter: True,
+                             benefit=benefit)
+            except ValueError as error:
+                # CHECK: a pattern's benefit must be below 65535, got 65535
+                # CHECK: a pattern's benefit must be below 65535, got 65536
+                print(error)
