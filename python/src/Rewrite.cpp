@@ -1391,7 +1391,9 @@ public:
     bool matched = callPython(*context, [&] {
       CallScoped<PyPatternRewriter> pyRewriter(
           PyPatternRewriter{&rewriter, context});
-      py::object result = fn(rewrite.getOperation(), pyRewriter.object);
+      // Upstream hands a pattern the op's view (its OpView subclass).
+      py::object result =
+          fn(rewrite.getOperation().attr("opview"), pyRewriter.object);
       return isSuccessResult(result);
     });
     std::string who = "pattern '" + name + "'";
@@ -2560,7 +2562,8 @@ public:
           values.append(PyValue::create(*context, value));
       }
       py::object result =
-          fn(rewrite.getOperation(), values, converterObj, pyRewriter.object);
+          fn(rewrite.getOperation().attr("opview"), values, converterObj,
+             pyRewriter.object);
       return isSuccessResult(result);
     });
     // (`op` may be gone: the pattern may have erased it.)

@@ -843,3 +843,45 @@ def test_pattern_benefit_range():
                 # CHECK: a pattern's benefit must be below 65535, got 65535
                 # CHECK: a pattern's benefit must be below 65535, got 65536
                 print(error)
+
+
+# CHECK-LABEL: TEST: test_patterns_get_the_op_view
+@run
+def test_patterns_get_the_op_view():
+    # Upstream hands a pattern the matched op's OpView subclass.
+    from mlir_tracking.dialects import arith
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse("""
+          func.func @f(%a: i32, %b: i32) -> i32 {
+            %s = arith.addi %a, %b : i32
+            %m = arith.muli %s, %b : i32
+            return %m : i32
+          }""")
+        seen = []
+
+        def addi_to_muli(op, rewriter):
+            seen.append(type(op).__name__)
+            with rewriter.ip:
+                product = arith.muli(op.lhs, op.rhs)
+            rewriter.replace_op(op, product.owner)
+
+        def convert_muli(op, operands, type_converter, rewriter):
+            seen.append(type(op).__name__)
+            with rewriter.ip:
+                new = ir.Operation.create("llvm.mul", results=[op.result.type],
+                                          operands=operands)
+            rewriter.replace_op(op, new)
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add(arith.AddIOp, addi_to_muli)
+        rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+        converter = rewrite.TypeConverter()
+        converter.add_conversion(lambda t: t)
+        target = rewrite.ConversionTarget()
+        target.add_legal_dialect("llvm", "func", "arith")
+        target.add_illegal_op("arith.muli")
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.muli", convert_muli, converter)
+        rewrite.apply_partial_conversion(module, target, patterns.freeze())
+        # CHECK: ['AddIOp', 'MulIOp', 'MulIOp'] 2
+        print(seen, str(module).count("llvm.mul"))
