@@ -100,6 +100,15 @@ mlirTrackingRegistryGetContext(MlirTrackingRegistry registry);
 MLIR_CAPI_EXPORTED intptr_t
 mlirTrackingRegistryGetNumTrackedOps(MlirTrackingRegistry registry);
 
+/// Call before destroying IR without a rewriter (mlirModuleDestroy,
+/// mlirOperationDestroy): the handles of `root` and of every op nested in
+/// it become erased. Without it they would stay live on freed memory, and a
+/// new op at a reused address could answer for them. Null arguments and an
+/// op of another context are ignored.
+MLIR_CAPI_EXPORTED void
+mlirTrackingRegistryEraseNested(MlirTrackingRegistry registry,
+                                MlirOperation root);
+
 /// Checks whether a registry is null.
 static inline bool mlirTrackingRegistryIsNull(MlirTrackingRegistry registry) {
   return !registry.ptr;

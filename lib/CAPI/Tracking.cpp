@@ -125,6 +125,12 @@ MlirTrackingRegistry mlirTrackingRegistryLookup(MlirContext context) {
   return wrap(HandleRegistry::lookup(unwrap(context)));
 }
 
+void mlirTrackingRegistryEraseNested(MlirTrackingRegistry registry,
+                                     MlirOperation root) {
+  if (registry.ptr && root.ptr)
+    unwrap(registry)->eraseNested(unwrap(root));
+}
+
 MlirContext mlirTrackingRegistryGetContext(MlirTrackingRegistry registry) {
   if (!registry.ptr)
     return {nullptr};

@@ -24,6 +24,7 @@
 #include "RegistryMutex.h"
 #include "RegistryNotifier.h"
 #include "ScopeIndex.h"
+#include "mlir/Tracking/BlockValueRegistry.h"
 
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Operation.h"
@@ -1255,6 +1256,9 @@ HandleRegistry *HandleRegistry::lookup(MLIRContext *context) {
 }
 
 OpHandle HandleRegistry::getHandle(Operation *op) {
+  // This registry never hears of another context's rewrites.
+  if (op->getContext() != context)
+    return OpHandle();
   Transaction tx(*impl);
   if (HandleRecord *existing = impl->lookup(op))
     return OpHandle(existing);
@@ -1262,6 +1266,26 @@ OpHandle HandleRegistry::getHandle(Operation *op) {
   record->setLast(impl->events, EventLog::see(op));
   impl->map(record, op);
   return OpHandle(record);
+}
+
+void HandleRegistry::eraseNested(Operation *root, StringRef reason) {
+  if (root->getContext() != context)
+    return;
+  detail::EventSource source;
+  source.pass = "HandleRegistry::eraseNested";
+  RegistryNotifier notifier(*this);
+  // Nested ops first: an erased scope takes its index entry with it.
+  if (notifier.hasHandles())
+    root->walk([&](Operation *op) {
+      if (op->getNumRegions() != 0 || notifier.mayBeTracked(op))
+        notifier.notifyOperationErased(op, source, EventReason(reason));
+    });
+  if (BlockValueRegistry *units = BlockValueRegistry::lookup(context))
+    units->eraseNested(root, reason);
+}
+
+void HandleRegistry::eraseNested(Operation *root) {
+  eraseNested(root, "its IR was destroyed");
 }
 
 /// How many steps ahead the batch calls (getHandles, releaseHandles) load
@@ -1289,13 +1313,19 @@ std::vector<OpHandle> HandleRegistry::getHandles(ArrayRef<Operation *> ops) {
       handles.push_back(OpHandle(existing));
       continue;
     }
-    HandleRecord *record = impl->pool.allocate();
-    record->setLast(impl->events, EventLog::see(op));
+    // Ops of one parent share a context: checked with the scope.
     Operation *parent = op->getParentOp();
-    if (!lastScope || parent != lastParent) {
+    if (!lastScope || parent != lastParent || !parent) {
+      if (op->getContext() != context) {
+        handles.push_back(OpHandle());
+        lastScope = nullptr;
+        continue;
+      }
       lastParent = parent;
       lastScope = impl->scopeIndex.ensureScope(RegistryImpl::scopeOf(op));
     }
+    HandleRecord *record = impl->pool.allocate();
+    record->setLast(impl->events, EventLog::see(op));
     impl->mapInScope(record, op, lastScope);
     handles.push_back(OpHandle(record));
   }

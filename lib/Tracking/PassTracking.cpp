@@ -14,6 +14,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Tracking/TrackingListener.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <atomic>
 #include <optional>
@@ -190,5 +191,9 @@ void TrackingInstrumentation::runAfterPassFailed(Pass *pass,
 }
 
 void mlir::tracking::enableTracking(PassManager &pm, HandleRegistry &registry) {
+  // Its passes would rewrite IR whose handles this registry never hears of.
+  if (pm.getContext() != registry.getContext())
+    llvm::report_fatal_error("enableTracking: the registry belongs to another "
+                             "context than the pass manager");
   pm.addInstrumentation(std::make_unique<TrackingInstrumentation>(registry));
 }

@@ -172,6 +172,45 @@ static void testRegistry(void) {
   // CHECK-NEXT: registry ok
 }
 
+static void testDestroyedIR(void) {
+  printf("TEST: destroyed IR\n");
+  MlirContext context = createContext();
+  MlirTrackingRegistry registry = mlirTrackingRegistryCreate(context);
+  MlirModule module =
+      mlirModuleCreateParse(context, mlirStringRefCreateFromCString(kInput));
+  OpCollector muls = find(module, "arith.muli");
+  MlirTrackingHandle dead = mlirTrackingHandleCreate(registry, muls.ops[0]);
+  MlirTrackingHandle root =
+      mlirTrackingHandleCreate(registry, mlirModuleGetOperation(module));
+  // Destroyed without a rewriter: told first, the handles end.
+  mlirTrackingRegistryEraseNested(registry, mlirModuleGetOperation(module));
+  mlirModuleDestroy(module);
+  printf("nested: %d root: %d tracked: %ld\n",
+         (int)mlirTrackingHandleGetState(dead),
+         (int)mlirTrackingHandleGetState(root),
+         (long)mlirTrackingRegistryGetNumTrackedOps(registry));
+  CHECK_OR_DIE(mlirOperationIsNull(mlirTrackingHandleGetOperation(dead)));
+  // New IR, likely at the freed addresses, is not taken for the old.
+  MlirModule again =
+      mlirModuleCreateParse(context, mlirStringRefCreateFromCString(kInput));
+  MlirTrackingHandle fresh =
+      mlirTrackingHandleCreate(registry, find(again, "arith.muli").ops[0]);
+  CHECK_OR_DIE(!mlirTrackingHandleEqual(fresh, dead));
+  printf("fresh: %d\n", (int)mlirTrackingHandleGetState(fresh));
+  mlirTrackingRegistryEraseNested((MlirTrackingRegistry){NULL},
+                                  mlirModuleGetOperation(again));
+  mlirTrackingRegistryEraseNested(registry, (MlirOperation){NULL});
+  mlirTrackingHandleDestroy(fresh);
+  mlirTrackingHandleDestroy(root);
+  mlirTrackingHandleDestroy(dead);
+  mlirModuleDestroy(again);
+  mlirTrackingRegistryDestroy(registry);
+  mlirContextDestroy(context);
+  // CHECK-LABEL: TEST: destroyed IR
+  // CHECK-NEXT: nested: 1 root: 1 tracked: 0
+  // CHECK-NEXT: fresh: 0
+}
+
 static void testPrecisePasses(void) {
   printf("TEST: precise passes\n");
   MlirContext context = createContext();
@@ -858,6 +897,7 @@ static void testTransformInterpreterFailures(void) {
 int main(void) {
   testStateNames();
   testRegistry();
+  testDestroyedIR();
   testPrecisePasses();
   testNonPrecisePassAndRegistration();
   testFailurePaths();

@@ -12,7 +12,9 @@
 #include "TestUtils.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Tracking/HandleRegistry.h"
+#include "mlir/Tracking/PassTracking.h"
 #include "mlir/Tracking/TrackingListener.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -49,6 +51,66 @@ TEST_F(HandleRegistryTest, LookupFindsTheRegistryOfTheContext) {
   EXPECT_EQ(HandleRegistry::lookup(&other), nullptr);
   registry.reset();
   EXPECT_EQ(HandleRegistry::lookup(&context), nullptr);
+}
+
+TEST_F(HandleRegistryTest, OpsOfAnotherContextGetNoHandle) {
+  // This registry never hears of another context's rewrites: a handle to
+  // such an op would dangle once that context erased it.
+  MLIRContext other;
+  loadTestDialects(other);
+  OwningOpRef<ModuleOp> foreign = parseModule(other, kTwoAdds);
+  Operation *foreignAdd = findTagged(*foreign, "add0");
+  EXPECT_FALSE(registry->getHandle(foreignAdd));
+  Operation *add0 = findTagged(*module, "add0");
+  Operation *add1 = findTagged(*module, "add1");
+  std::vector<OpHandle> handles =
+      registry->getHandles({add0, foreignAdd, foreignAdd->getParentOp(), add1});
+  ASSERT_EQ(handles.size(), 4u);
+  EXPECT_EQ(handles[0].get(), add0);
+  EXPECT_FALSE(handles[1]);
+  EXPECT_FALSE(handles[2]);
+  EXPECT_EQ(handles[3].get(), add1);
+  EXPECT_EQ(registry->getNumTrackedOps(), 2u);
+}
+
+TEST_F(HandleRegistryTest, IRDestroyedWithoutARewriterEndsItsHandles) {
+  Operation *add0 = findTagged(*module, "add0");
+  OpHandle nested = registry->getHandle(add0);
+  OpHandle function = registry->getHandle(add0->getParentOp());
+  OpHandle root = registry->getHandle(module->getOperation());
+  registry->eraseNested(module->getOperation());
+  module = nullptr;
+  for (const OpHandle *handle : {&nested, &function, &root}) {
+    EXPECT_EQ(handle->getState(), HandleState::Erased);
+    EXPECT_EQ(handle->get(), nullptr);
+  }
+  EXPECT_NE(nested.describe().find("its IR was destroyed"), std::string::npos)
+      << nested.describe();
+  EXPECT_EQ(registry->getNumTrackedOps(), 0u);
+  // New IR (mostly at the freed addresses) is not taken for the old.
+  module = parseModule(context, kTwoAdds);
+  OpHandle fresh = registry->getHandle(findTagged(*module, "add0"));
+  EXPECT_TRUE(fresh.isLive());
+  EXPECT_NE(fresh, nested);
+  // Part of a tree, with a reason of the caller's.
+  Operation *dead = findTagged(*module, "dead");
+  OpHandle deadHandle = registry->getHandle(dead);
+  registry->eraseNested(dead, "dropped by the test");
+  dead->erase();
+  EXPECT_EQ(deadHandle.getState(), HandleState::Erased);
+  EXPECT_NE(deadHandle.describe().find("dropped by the test"),
+            std::string::npos)
+      << deadHandle.describe();
+  EXPECT_TRUE(fresh.isLive());
+}
+
+TEST(HandleRegistryDeathTest, TrackingAPassManagerOfAnotherContextIsFatal) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  MLIRContext first, second;
+  HandleRegistry registry(&first);
+  PassManager pm(&second);
+  EXPECT_DEATH(enableTracking(pm, registry),
+               "the registry belongs to another context");
 }
 
 TEST_F(HandleRegistryTest, SameOpGivesEqualHandle) {

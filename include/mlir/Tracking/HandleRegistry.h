@@ -190,13 +190,25 @@ public:
 
   MLIRContext *getContext() const { return context; }
 
-  /// Returns the handle of `op`, creating one if needed. Must not be called
-  /// while a pass is rewriting the IR that contains `op`.
+  /// Returns the handle of `op`, creating one if needed; an empty handle
+  /// for an op of another context (this registry never hears of that
+  /// context's rewrites). Must not be called while a pass is rewriting the
+  /// IR that contains `op`.
   OpHandle getHandle(Operation *op);
   /// `getHandle` for each op of `ops`, in order, under one lock (for
   /// callers that need handles to many ops at once, such as a snapshot of a
   /// walk). Same precondition as getHandle.
   std::vector<OpHandle> getHandles(ArrayRef<Operation *> ops);
+  /// Call before destroying IR without a rewriter (an `OwningOpRef` going
+  /// out of scope, `Operation::erase`, `Block::erase`): the handles of
+  /// `root` and of every op nested in it become erased with `reason`, and
+  /// so do the block and value handles of the context's BlockValueRegistry,
+  /// if any. Without it they would stay live on freed memory, and a new op
+  /// at a reused address could answer for them. Rewriters, passes and the
+  /// tracked drivers tell the registry themselves.
+  void eraseNested(Operation *root, llvm::StringRef reason);
+  /// The same, with the reason "its IR was destroyed".
+  void eraseNested(Operation *root);
   /// Drops every handle of `handles`, leaving them empty: as destroying
   /// them one by one, but the records of this registry whose last reference
   /// goes are released under one lock (handles of another registry are

@@ -78,7 +78,8 @@ private:
   HandleRegistry &registry;
 };
 
-/// Adds a TrackingInstrumentation for `registry` to `pm`.
+/// Adds a TrackingInstrumentation for `registry` to `pm`. The registry must
+/// be of `pm`'s context (a fatal error otherwise) and outlive every run.
 void enableTracking(PassManager &pm, HandleRegistry &registry);
 
 /// True for the pass manager's own adaptor passes, which only run nested
