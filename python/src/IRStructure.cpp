@@ -271,6 +271,74 @@ std::string printValue(Value value, bool localScope) {
 }
 } // namespace
 
+namespace {
+/// `Value.replace_all_uses_except`: MLIR's replaceAllUsesExcept on the
+/// checked paths of Mutation.h. With no use excepted it is
+/// replaceAllUsesWith; otherwise each other use is set as an operand
+/// (setOperand, the checks of an operand assignment: contexts, IR in use,
+/// patterns, conversions), and if one is refused the uses already set are
+/// set back before the error propagates.
+void replaceAllUsesExcept(PyValue &self, PyValue &with,
+                          const py::object &exceptions) {
+  // Python code first (iterating a sequence may run any): the raw IR is
+  // read only once every object is at hand.
+  py::list items;
+  if (isInstance<PyOperation>(exceptions) || isInstance<PyModule>(exceptions) ||
+      unwrapOpView(exceptions))
+    items.append(exceptions);
+  else if (py::isinstance<py::sequence>(exceptions) &&
+           !py::isinstance<py::str>(exceptions))
+    items = copyToList(exceptions);
+  else
+    throw py::type_error(
+        "exceptions must be an Operation or a list of "
+        "Operations, got " +
+        py::repr(py::type::of(exceptions)).cast<std::string>());
+  PyMlirContext &context = self.getContext();
+  llvm::SmallVector<PyOperation *, 4> excepted;
+  for (py::handle item : items) {
+    PyOperation &op = castToOperation(item);
+    checkSameContext(context, op.getContext().get(), "an excepted operation");
+    excepted.push_back(&op);
+  }
+  Value from = self.get();
+  Value to = with.get();
+  llvm::SmallPtrSet<Operation *, 4> skipped;
+  for (PyOperation *op : excepted)
+    skipped.insert(op->get());
+  SmallVector<std::pair<Operation *, unsigned>> uses;
+  bool exceptsAny = false;
+  for (OpOperand &use : from.getUses()) {
+    if (skipped.contains(use.getOwner()))
+      exceptsAny = true;
+    else
+      uses.push_back({use.getOwner(), use.getOperandNumber()});
+  }
+  if (!exceptsAny) {
+    replaceAllUsesWith(context, from, to);
+    return;
+  }
+  checkSameContext(context, to.getContext(), "a replacement value");
+  size_t done = 0;
+  try {
+    for (auto [user, index] : uses) {
+      setOperand(context, user, index, to);
+      ++done;
+    }
+  } catch (...) {
+    while (done > 0) {
+      --done;
+      try {
+        setOperand(context, uses[done].first, uses[done].second, from);
+      } catch (...) {
+        // Setting back what was there passes the checks it passed.
+      }
+    }
+    throw;
+  }
+}
+} // namespace
+
 Region *PyRegion::get() const {
   PyOperation &op = operationOf(operation);
   Operation *owner = op.get();
@@ -1088,6 +1156,29 @@ void populateValues(py::module_ &m) {
             replaceAllUsesWith(self.getContext(), self.get(), with.get());
           },
           py::arg("with_"), "Replaces every use of this value with `with_`.")
+      .def(
+          "replace_all_uses_except",
+          [](PyValue &self, PyValue &with, py::object exceptions) {
+            replaceAllUsesExcept(self, with, exceptions);
+          },
+          py::arg("with_"), py::arg("exceptions"),
+          "Replaces every use of this value with `with_` except the uses by "
+          "`exceptions` (an Operation or OpView, or a list of them). With "
+          "the checks of replace_all_uses_with; a use refused leaves every "
+          "use as it was.")
+      .def(
+          "dump",
+          [](PyValue &self) {
+            Value value = self.get();
+            PyOperation &anchor = castToOperation(self.keepAlive);
+            bool local = isLimitedToPassScope(*anchor.getResolvedOwner());
+            std::string text;
+            readWithoutGILIfPoolWaits(anchor, "printing",
+                                      [&] { text = printValue(value, local); });
+            llvm::errs() << text << "\n";
+            llvm::errs().flush();
+          },
+          "Prints the value (as str() does, without 'Value(...)') to stderr.")
       .def(
           "__eq__",
           [](PyValue &self, py::object other) {

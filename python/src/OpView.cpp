@@ -653,12 +653,51 @@ py::object buildFromClass(const py::object &cls, const py::object &results,
       cls.attr("_ODS_OPERAND_SEGMENTS"), cls.attr("_ODS_RESULT_SEGMENTS"),
       results, operands, attributes, successors, regions, loc, ip);
 }
+
+/// The GC traversal of `ir.OpView` (pybind11's dynamic_attr one, fixed for
+/// Python subclasses). The dialects' op classes are Python subclasses:
+/// from Python 3.11 on, their instances' `__dict__` is a managed dict that
+/// CPython's own traversal of the subclass (subtype_traverse) visits before
+/// it calls the base's, and pybind11's visits it again. Visited twice, the
+/// dict counted one reference too many as found, so it looked referenced
+/// from outside and a view in a cycle through it (`view.me = view`) was
+/// never collected, keeping its IR and context alive.
+extern "C" int traverseOpView(PyObject *self, visitproc visit, void *arg) {
+#if PY_VERSION_HEX >= 0x030B0000
+  // Only an instance of OpView itself: a subclass's traversal visited the
+  // managed dict already.
+  if (Py_TYPE(self)->tp_traverse == traverseOpView) {
+#if PY_VERSION_HEX >= 0x030D0000
+    if (int result = PyObject_VisitManagedDict(self, visit, arg))
+      return result;
+#else
+    PyObject **dict = _PyObject_GetDictPtr(self);
+    if (dict)
+      Py_VISIT(*dict);
+#endif
+  }
+#else
+  // The dict is at OpView's tp_dictoffset, which subclasses share: only
+  // this traversal visits it.
+  PyObject **dict = _PyObject_GetDictPtr(self);
+  if (dict)
+    Py_VISIT(*dict);
+#endif
+  // The heap type (subtype_traverse leaves it to a base with its own
+  // traversal).
+  Py_VISIT(Py_TYPE(self));
+  return 0;
+}
 } // namespace
 
 void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
   py::object operationCls = ir.attr("Operation");
 
-  py::class_<PyOpView> opView(ir, "OpView", py::dynamic_attr(), kOpViewDoc);
+  py::class_<PyOpView> opView(ir, "OpView", py::dynamic_attr(),
+                              py::custom_type_setup([](PyHeapTypeObject *heap) {
+                                heap->ht_type.tp_traverse = traverseOpView;
+                              }),
+                              kOpViewDoc);
   opView
       .def(py::init([](py::object operation) {
              auto view = std::make_unique<PyOpView>(

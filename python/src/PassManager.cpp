@@ -45,6 +45,11 @@ struct PyPassManager {
   /// false after enable_verifier(False), or once C++ code got the pass
   /// manager through a capsule (it may have turned it off).
   bool verifiesOutput = true;
+  /// enable_ir_printing(print_module_scope=True) was called: the printer
+  /// then reads the whole module from whichever thread runs a pass, so a
+  /// run needs the context's multi-threading off (checked at `run` too:
+  /// it may have been turned back on since).
+  bool printsModuleScope = false;
 
   /// Throws if the pass manager is running; `what` names the refused call.
   void checkNotRunning(StringRef what) const {
@@ -115,11 +120,28 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
           "ValueError on failure.")
       .def(
           "run",
-          [](PyPassManager &self, py::object operation) {
+          [](PyPassManager &self, py::object operation,
+             bool /*invalidateOps*/) {
+            // `invalidate_ops` is accepted for upstream compatibility:
+            // upstream invalidates its live Python op objects after a run
+            // (they may point to freed ops); here every op object is a
+            // tracked handle that the run updates, so there is nothing to
+            // invalidate, whatever the value.
             PyOperation &target = castToOperation(operation);
             checkSameContext(*self.context, target.getContext().get(),
                              "an operation");
             self.checkNotRunning("PassManager.run");
+            // Module-scope IR printing from the worker threads of a
+            // multi-threaded run prints the whole module while other
+            // threads rewrite it (upstream checks only when printing is
+            // set up; threading may have been turned on since).
+            if (self.printsModuleScope &&
+                self.context->get()->isMultithreadingEnabled())
+              throw py::value_error(
+                  "PassManager.run: print_module_scope needs multi-threading "
+                  "disabled (Context.enable_multithreading(False)); it was "
+                  "turned on after enable_ir_printing(print_module_scope="
+                  "True)");
             checkRunAllowedHere(target.getContext(), "a pass pipeline");
             std::string pipeline = printPipeline(*self.passManager);
             // Made first, so that the diagnostic handlers attached from
@@ -152,13 +174,16 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             verification.succeeded(self.verifiesOutput,
                                    /*mayMakeInvalidIR=*/true);
           },
-          py::arg("operation"),
+          py::arg("operation"), py::arg("invalidate_ops") = true,
           "Runs the pipeline on `operation` (an Operation or a Module); raises "
           "MLIRError with the diagnostics of this run if a pass fails. The "
           "GIL is released while MLIR runs (if the context is "
           "multi-threaded); meanwhile the IR tree of `operation` is locked: "
           "any access to it from Python, and another run on it, raise "
-          "RuntimeError.")
+          "RuntimeError. `invalidate_ops` (upstream's) changes nothing: "
+          "handles are tracked, so no op object needs invalidating. "
+          "ValueError if enable_ir_printing(print_module_scope=True) was "
+          "called and the context is multi-threaded.")
       .def(
           "enable_ir_printing",
           [](PyPassManager &self, bool printBeforeAll, bool printAfterAll,
@@ -172,6 +197,8 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
               throw py::value_error(
                   "print_module_scope needs multi-threading disabled first "
                   "(Context.enable_multithreading(False))");
+            if (printModuleScope)
+              self.printsModuleScope = true;
             auto before = [printBeforeAll](Pass *, Operation *) {
               return printBeforeAll;
             };

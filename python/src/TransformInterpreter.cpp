@@ -16,8 +16,14 @@
 #include "Mutation.h"
 #include "RunGuard.h"
 
+#include "RegistryNotifier.h"
+
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Transform/IR/Utils.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Tracking/TransformInterpreter.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <pybind11/stl.h>
 
@@ -63,6 +69,127 @@ std::vector<OpHandle> toHandles(const py::list &ops, size_t index,
     handles.push_back(op.getHandle());
   }
   return handles;
+}
+
+/// The top-level ops of the symbol table `op` (its only block), in order.
+SmallVector<Operation *> topLevelOps(Operation *op) {
+  SmallVector<Operation *> ops;
+  for (Operation &nested : op->getRegion(0).front())
+    ops.push_back(&nested);
+  return ops;
+}
+
+/// `copy_symbols_and_merge_into(target, other)` (upstream's name):
+/// transform::detail::mergeSymbolsInto(target, a clone of other), on
+/// tracked terms. MLIR's merge changes `target` without a rewriter: it
+/// renames colliding private symbols (and their uses), moves the copied
+/// symbols in, erases a function declaration that a definition of the same
+/// name replaces (of either side), and may fail half-way (renamed, nothing
+/// moved). So it runs first on a copy of `target`: a failure raises
+/// MLIRError and leaves `target` as it was; a success tells which ops of
+/// `target` the merge erases, whose handles are erased before the merge
+/// runs on `target` itself.
+void copySymbolsAndMergeInto(py::object targetObject, py::object otherObject) {
+  PyOperation &target = castToOperation(targetObject);
+  PyOperation &other = castToOperation(otherObject);
+  PyMlirContext &context = target.getContext();
+  if (&other.getContext() != &context)
+    throw py::value_error("copy_symbols_and_merge_into: `other` belongs to "
+                          "another context than `target`");
+  // From a pattern, a PDL function or a type conversion: C++ holds IR.
+  checkRunAllowedHere(context, "copy_symbols_and_merge_into");
+  // MLIR's merge verifies on the context's thread pool, where the Python
+  // passes of a pipeline running without the GIL wait for it.
+  if (waitsOnPoolWithoutGIL(context))
+    throw IRInUseException(
+        "copy_symbols_and_merge_into: a pass pipeline of this context is "
+        "running without the GIL (its Python passes wait for the GIL on the "
+        "thread pool the merge verifies on); call it after the run returns");
+  Operation *targetOp = target.get();
+  Operation *otherOp = other.get();
+  for (auto [op, name] :
+       {std::pair(targetOp, "target"), std::pair(otherOp, "other")})
+    if (!op->hasTrait<OpTrait::SymbolTable>() || op->getNumRegions() != 1 ||
+        !op->getRegion(0).hasOneBlock())
+      throw py::value_error(std::string("copy_symbols_and_merge_into: `") +
+                            name +
+                            "` must be a symbol table with one block "
+                            "(a builtin.module), got '" +
+                            op->getName().getStringRef().str() + "'");
+  // The copied symbols must not use values of `other` outside them: those
+  // die with the copy once the symbols moved out.
+  for (Operation &symbol : otherOp->getRegion(0).front()) {
+    if (!isa<SymbolOpInterface>(symbol))
+      continue;
+    WalkResult used = symbol.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        Block *block = operand.getParentBlock();
+        Operation *holder = block ? block->getParentOp() : nullptr;
+        if (Operation *definer = operand.getDefiningOp())
+          holder = definer;
+        if (!holder || !symbol.isAncestor(holder))
+          return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (used.wasInterrupted())
+      throw py::value_error("copy_symbols_and_merge_into: the symbol '" +
+                            symbol.getName().getStringRef().str() +
+                            "' of `other` uses a value defined outside it");
+  }
+  // MLIR's merge verifies both (its verifier crashes on some IR Python can
+  // build; verifyIR checks that first) and reads the transform dialect.
+  for (auto [op, name] :
+       {std::pair(targetOp, "target"), std::pair(otherOp, "other")}) {
+    DiagnosticCapture capture(context.get());
+    if (failed(verifyIR(op)))
+      capture.raise(std::string("copy_symbols_and_merge_into: `") + name +
+                    "` does not verify");
+  }
+  if (!context.get()->getLoadedDialect<transform::TransformDialect>()) {
+    checkContextChangeAllowed(context, "copy_symbols_and_merge_into");
+    context.get()->getOrLoadDialect<transform::TransformDialect>();
+  }
+
+  // The trial, on copies.
+  SmallVector<Operation *> targetOps = topLevelOps(targetOp);
+  SmallVector<Operation *> erased;
+  {
+    OwningOpRef<Operation *> trial(targetOp->clone());
+    SmallVector<Operation *> trialOps = topLevelOps(trial.get());
+    DiagnosticCapture capture(context.get());
+    if (failed(transform::detail::mergeSymbolsInto(
+            trial.get(), OwningOpRef<Operation *>(otherOp->clone()))))
+      capture.raise("Failed to merge symbols");
+    // Compared by address only (the merge allocates no op, so no address
+    // of an erased op is reused meanwhile).
+    llvm::DenseSet<Operation *> survivors;
+    for (Operation &op : trial->getRegion(0).front())
+      survivors.insert(&op);
+    for (size_t i = 0; i < trialOps.size(); ++i)
+      if (!survivors.contains(trialOps[i]))
+        erased.push_back(targetOps[i]);
+  }
+
+  // The merge itself, on `target`.
+  for (Operation *op : erased)
+    checkChangeAllowed(op, "erase");
+  context.noteChanged(target);
+  tracking::detail::EventSource source;
+  source.pass = "python";
+  tracking::detail::RegistryNotifier notifier(context.getRegistry());
+  const char *reason = "copy_symbols_and_merge_into merged this declaration "
+                       "with a definition of the same symbol";
+  for (Operation *op : erased) {
+    notifier.invalidateNested(op, source, reason);
+    notifier.notifyOperationErased(op, source, reason);
+    context.getUnits().eraseNested(op, reason);
+  }
+  DiagnosticCapture capture(context.get());
+  if (failed(transform::detail::mergeSymbolsInto(
+          targetOp, OwningOpRef<Operation *>(otherOp->clone()))))
+    capture.raise("Failed to merge symbols (after a trial on a copy "
+                  "succeeded)");
 }
 } // namespace
 
@@ -224,4 +351,11 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
       py::arg("transform_options") = py::none(), py::arg("args") = py::tuple(),
       "Applies the named sequence `transform_root` to `payload_root` with "
       "tracking; see mlir_tracking.dialects.transform.interpreter.");
+
+  m.def("copy_symbols_and_merge_into", &copySymbolsAndMergeInto,
+        py::arg("target"), py::arg("other"),
+        "Copies the symbols of `other` into `target` (both symbol tables, "
+        "e.g. modules), renaming colliding private symbols and merging a "
+        "function declaration with its definition; MLIRError (and `target` "
+        "unchanged) if public symbols collide.");
 }

@@ -275,9 +275,10 @@ def test_llvm_gpu_shape_pdl():
         print(tid.type, type(tid.owner).__name__)
         module = ir.Module.create()
         with ir.InsertionPoint(module.body):
-            p = pdl.PatternOp(2, sym_name="p")
+            p = pdl.PatternOp(2, "p")
         # Built from Python values (I16Attr and SymbolNameAttr builders); the
-        # body is left to the caller, so it prints in generic form.
+        # body block is empty (left to the caller), so it prints in generic
+        # form. test/python/dialects_pdl.py builds whole patterns.
         # CHECK: "pdl.pattern"() <{benefit = 2 : i16, sym_name = "p"}>
         print(module)
 

@@ -617,3 +617,161 @@ def test_asm_state():
             print(type(e).__name__ + ":", str(e)[:32])
         # CHECK-NEXT: <mlir_tracking.ir.AsmState for
         print(repr(state)[:31])
+
+
+# CHECK-LABEL: TEST: test_value_dump
+@run
+def test_value_dump():
+    # Value.dump prints the value to stderr (fd 2, as MLIR's dump) as str()
+    # shows it without "Value(...)".
+    import os
+    import tempfile
+
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        module = ir.Module.parse(SOURCE)
+        func = module.body.operations[0]
+        three = func.regions[0].blocks[0].operations[0]
+        arg = func.regions[0].blocks[0].arguments[1]
+        with tempfile.TemporaryFile() as out:
+            saved = os.dup(2)
+            os.dup2(out.fileno(), 2)
+            try:
+                three.results[2].dump()
+                arg.dump()
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+            out.seek(0)
+            lines = out.read().decode().splitlines()
+        # CHECK: %0:3 = "test.three"(%arg0, %arg1, %arg2) : (i32, i64, index) -> (i32, i64, index)
+        # CHECK-NEXT: <block argument> of type 'i64' at index: 1
+        print(*lines, sep="\n")
+        # CHECK-NEXT: True
+        print(lines[0] == str(three.results[2])[len("Value("):-1])
+        dead = ir.Operation.create("test.one", results=[ir.IntegerType.get_signless(8)],
+                                   loc=ir.Location.unknown())
+        value = dead.results[0]
+        dead.erase()
+        try:
+            value.dump()
+        except ir.InvalidatedHandleError as e:
+            # CHECK-NEXT: InvalidatedHandleError
+            print(type(e).__name__)
+
+
+REPLACE_SOURCE = """
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %p = arith.muli %a, %a : i32
+  %y = arith.addi %a, %b : i32
+  %q = arith.subi %a, %p : i32
+  %r = arith.xori %a, %y : i32
+  %s = arith.ori %q, %r : i32
+  return %s : i32
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_value_replace_all_uses_except
+@run
+def test_value_replace_all_uses_except():
+    # Upstream's replace_all_uses_except(with_, exceptions): every use but
+    # those by `exceptions` (an op or a list of ops; OpViews too).
+    def setup():
+        module = ir.Module.parse(REPLACE_SOURCE)
+        entry = module.body.operations[0].regions[0].blocks[0]
+        return module, entry, list(entry.operations), entry.arguments
+
+    def users(value):
+        return sorted(f"{use.owner.name}#{use.operand_number}" for use in value.uses)
+
+    with ir.Context() as ctx, ir.Location.unknown():
+        module, entry, (p, y, q, r, s, ret), (a, b) = setup()
+        # One op excepted (an OpView): %a stays only in the addi.
+        a.replace_all_uses_except(b, y)
+        # CHECK: ['arith.addi#0'] ['arith.addi#1', 'arith.muli#0', 'arith.muli#1', 'arith.subi#0', 'arith.xori#0']
+        print(users(a), users(b))
+        # A list of ops (Operations and OpViews mixed).
+        module, entry, (p, y, q, r, s, ret), (a, b) = setup()
+        a.replace_all_uses_except(b, [p.operation, q])
+        # CHECK-NEXT: ['arith.muli#0', 'arith.muli#1', 'arith.subi#0'] ['arith.addi#0', 'arith.addi#1', 'arith.xori#0']
+        print(users(a), users(b))
+        # Nothing excepted (an empty list, or ops that do not use it): every
+        # use, as replace_all_uses_with.
+        a.replace_all_uses_except(b, [])
+        # CHECK-NEXT: [] True
+        print(users(a), len(users(b)) == 6)
+        module, entry, (p, y, q, r, s, ret), (a, b) = setup()
+        p.result.replace_all_uses_except(b, ret)
+        # CHECK-NEXT: [] ['arith.addi#1', 'arith.subi#1']
+        print(users(p.result), users(b))
+        # CHECK-NEXT: True
+        print(module.operation.verify())
+
+        # Failure paths: nothing changes.
+        module, entry, (p, y, q, r, s, ret), (a, b) = setup()
+        before = str(module)
+        for bad in ["arith.addi", 3, None, [y, "x"]]:
+            try:
+                a.replace_all_uses_except(b, bad)
+            except TypeError as e:
+                # CHECK-NEXT: TypeError exceptions must be an Operation or a list of Operations, got <class 'str'>
+                # CHECK-NEXT: TypeError exceptions must be an Operation or a list of Operations, got <class 'int'>
+                # CHECK-NEXT: TypeError exceptions must be an Operation or a list of Operations, got <class 'NoneType'>
+                # CHECK-NEXT: TypeError expected an ir.Operation or ir.Module, got <class 'str'>
+                print("TypeError", e)
+        with ir.Context(), ir.Location.unknown():
+            other = ir.Module.parse(REPLACE_SOURCE)
+            other_entry = other.body.operations[0].regions[0].blocks[0]
+            other_op = other_entry.operations[1]
+            other_value = other_entry.arguments[1]
+        try:
+            a.replace_all_uses_except(b, [y, other_op])
+        except ValueError as e:
+            # CHECK-NEXT: ValueError cannot use an excepted operation of context
+            print("ValueError", str(e)[:45])
+        try:
+            a.replace_all_uses_except(other_value, y)
+        except ValueError as e:
+            # CHECK-NEXT: ValueError cannot use a replacement value of context
+            print("ValueError", str(e)[:51])
+        ctx.allow_unregistered_dialects = True
+        gone = ir.Operation.create("test.gone", loc=ir.Location.unknown())
+        gone.erase()
+        try:
+            a.replace_all_uses_except(b, [y, gone])
+        except ir.InvalidatedHandleError as e:
+            # CHECK-NEXT: InvalidatedHandleError
+            print(type(e).__name__)
+        # CHECK-NEXT: True
+        print(str(module) == before)
+
+        # Inside a rewrite pattern each use is checked as an operand
+        # assignment: a use the new value does not dominate (the muli before
+        # %y's addi) is refused, and the uses already replaced (the xori,
+        # the subi) are set back.
+        module, entry, (p, y, q, r, s, ret), (a, b) = setup()
+        before = str(module)
+        seen = []
+
+        def replace(op, rewriter):
+            if seen:
+                return True
+            seen.append(op)
+            try:
+                a.replace_all_uses_except(y.result, y)
+            except ir.MLIRError as e:
+                seen.append(str(e).splitlines()[0])
+            # Applied (the uses were set and set back): the driver
+            # counts it as a change.
+            return None
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("arith.ori", replace)
+        config = rewrite.GreedyRewriteConfig()
+        config.enable_folding = False
+        rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze(), config)
+        # CHECK-NEXT: setting an operand inside a rewrite pattern would leave operand #1 of 'arith.muli' a value that does not dominate it
+        print(seen[1])
+        # CHECK-NEXT: True ['arith.addi#0', 'arith.muli#0', 'arith.muli#1', 'arith.subi#0', 'arith.xori#0']
+        print(str(module) == before, users(a))

@@ -310,6 +310,73 @@ def test_view_lifetime():
         print(_cext.globals._live_view_count() == before)
 
 
+# CHECK-LABEL: TEST: test_view_cycles_are_collected
+@run
+def test_view_cycles_are_collected():
+    # A view in a reference cycle through its __dict__ (`view.me = view`) is
+    # garbage like any Python object: collected with its Operation, its IR
+    # and its context. Python subclasses of OpView (every dialect's op
+    # classes) once had their __dict__ traversed twice, which made the cycle
+    # look referenced from outside: never collected, the context kept alive.
+    import weakref
+
+    class Sub(ir.OpView):
+        pass
+
+    class SubSub(Sub):
+        pass
+
+    def make(kind, op):
+        return {"OpView": ir.OpView, "Sub": Sub, "SubSub": SubSub}[kind](op)
+
+    gc.collect()
+    contexts = ir.Context._get_live_count()
+    views = _cext.globals._live_view_count()
+    for kind in ["OpView", "Sub", "SubSub"]:
+        for cycle in ["self", "dict", "list", "none"]:
+            ctx = ir.Context()
+            with ctx:
+                view = make(kind, ir.Module.parse(ASM).body.operations[0].operation)
+                if cycle == "self":
+                    view.me = view
+                elif cycle == "dict":
+                    view.d = {"v": view}
+                elif cycle == "list":
+                    view.l = [view]
+                ref = weakref.ref(view)
+                # The __dict__ is one referent (it was listed twice).
+                dicts = [type(x).__name__ for x in gc.get_referents(view)].count("dict")
+            del ctx, view
+            gc.collect()
+            print(kind, cycle, dicts, ir.Context._get_live_count() - contexts,
+                  _cext.globals._live_view_count() - views,
+                  ref() is None)
+    # CHECK: OpView self 1 0 0 True
+    # CHECK-NEXT: OpView dict 1 0 0 True
+    # CHECK-NEXT: OpView list 1 0 0 True
+    # CHECK-NEXT: OpView none 0 0 0 True
+    # CHECK-NEXT: Sub self 1 0 0 True
+    # CHECK-NEXT: Sub dict 1 0 0 True
+    # CHECK-NEXT: Sub list 1 0 0 True
+    # CHECK-NEXT: Sub none 0 0 0 True
+    # CHECK-NEXT: SubSub self 1 0 0 True
+    # CHECK-NEXT: SubSub dict 1 0 0 True
+    # CHECK-NEXT: SubSub list 1 0 0 True
+    # CHECK-NEXT: SubSub none 0 0 0 True
+
+    # A cycle still referenced from outside stays, and works.
+    with ir.Context():
+        m = ir.Module.parse(ASM)
+        holder = [Sub(m.body.operations[0].operation), ir.OpView(m.body.operations[0].operation)]
+        for view in holder:
+            view.me = view
+        del view, m
+        gc.collect()
+        # CHECK: True True func.func func.func
+        print(holder[0].me is holder[0], holder[1].me is holder[1],
+              holder[0].name, holder[1].me.name)
+
+
 # CHECK-LABEL: TEST: test_attr_builder
 @run
 def test_attr_builder():

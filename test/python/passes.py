@@ -424,6 +424,99 @@ def test_pass_manager_api():
         print(module.operation.handle_state, func.handle_state, ops[0].handle_state)
 
 
+# CHECK-LABEL: TEST: test_module_scope_printing_needs_one_thread
+@run
+def test_module_scope_printing_needs_one_thread():
+    # Module-scope IR printing prints the whole module from the thread that
+    # runs a pass; with threading on, other threads rewrite the functions
+    # meanwhile. It is refused when set up in a multi-threaded context, and
+    # at `run` if threading was turned on after it was set up.
+    text = """
+      func.func @f(%a: i32) -> i32 {
+        %c0 = arith.constant 0 : i32
+        %0 = arith.addi %a, %c0 : i32
+        return %0 : i32
+      }
+      func.func @g(%a: i32) -> i32 {
+        %c0 = arith.constant 0 : i32
+        %0 = arith.addi %a, %c0 : i32
+        return %0 : i32
+      }"""
+    with ir.Context() as ctx:
+        module = ir.Module.parse(text)
+        ops = body(module.body.operations[0]) + body(module.body.operations[1])
+        pm = PassManager.parse("builtin.module(func.func(canonicalize))")
+        try:
+            pm.enable_ir_printing(print_after_all=False, print_module_scope=True)
+        except ValueError as e:
+            # CHECK: print_module_scope needs multi-threading disabled first (Context.enable_multithreading(False))
+            print(e)
+        ctx.enable_multithreading(False)
+        # Nothing to print (neither before nor after): the output stays clean.
+        pm.enable_ir_printing(print_after_all=False, print_module_scope=True)
+        ctx.enable_multithreading(True)
+        before = str(module)
+        try:
+            pm.run(module)
+            print("ran")
+        except ValueError as e:
+            # CHECK-NEXT: PassManager.run: print_module_scope needs multi-threading disabled (Context.enable_multithreading(False)); it was turned on after enable_ir_printing(print_module_scope=True)
+            print(e)
+        # Refused before anything ran: the IR and the handles are as they were.
+        # CHECK-NEXT: True ['live', 'live', 'live', 'live', 'live', 'live']
+        print(str(module) == before, [op.handle_state for op in ops])
+        # Also refused on a nested op.
+        try:
+            pm.run(module.body.operations[0])
+        except ValueError as e:
+            # CHECK-NEXT: PassManager.run: print_module_scope needs
+            print(e)
+        # With threading off again it runs (the addi fold away).
+        ctx.enable_multithreading(False)
+        pm.run(module)
+        # CHECK-NEXT: erased erased
+        print(ops[1].handle_state, ops[4].handle_state)
+        ctx.enable_multithreading(True)
+        # Another pass manager, without module-scope printing, runs with
+        # threading on.
+        PassManager.parse("builtin.module(cse)").run(module)
+        # CHECK-NEXT: live
+        print(module.operation.handle_state)
+
+
+# CHECK-LABEL: TEST: test_run_invalidate_ops
+@run
+def test_run_invalidate_ops():
+    # Upstream's `invalidate_ops` (default True) invalidates its live Python
+    # op objects after a run; handles here are tracked, so either value
+    # runs the same and every handle stays exact.
+    text = """
+      func.func @f(%a: i32) -> i32 {
+        %c0 = arith.constant 0 : i32
+        %0 = arith.addi %a, %c0 : i32
+        %1 = arith.muli %0, %a : i32
+        return %1 : i32
+      }"""
+    with ir.Context():
+        for args, kwargs in [((), {}), ((), {"invalidate_ops": True}),
+                             ((), {"invalidate_ops": False}), ((False,), {})]:
+            module = ir.Module.parse(text)
+            ops = body(module.body.operations[0])
+            PassManager.parse("builtin.module(canonicalize)").run(
+                module.operation, *args, **kwargs)
+            # CHECK: erased erased live live
+            # CHECK: erased erased live live
+            # CHECK: erased erased live live
+            # CHECK: erased erased live live
+            print(*[op.handle_state for op in ops])
+        try:
+            PassManager.parse("builtin.module(canonicalize)").run(
+                module, invalidate_ops=False, invalidate=True)
+        except TypeError as e:
+            # CHECK: TypeError: run(): incompatible function arguments
+            print("TypeError:", str(e).splitlines()[0])
+
+
 # CHECK-LABEL: TEST: test_identical_to_mlir_opt
 @run
 def test_identical_to_mlir_opt():

@@ -566,3 +566,93 @@ def test_interpreter_pass_reaching_out_of_its_anchor():
         print(dead.handle_state, dead.handle_history[-1])
         # CHECK-NEXT: 1
         print(len(module.body.operations[0].regions[0].blocks[0].operations))
+
+
+# CHECK-LABEL: TEST: test_copy_symbols_and_merge_into
+@run
+def test_copy_symbols_and_merge_into():
+    # Upstream's copy_symbols_and_merge_into(target, other): the symbols of
+    # a copy of `other` move into `target`; colliding private symbols are
+    # renamed, a declaration and a definition of one function merge. Held
+    # handles of `target` stay live, except the declaration merged away.
+    with ir.Context() as ctx:
+        target = ir.Module.parse("""
+          func.func private @helper(i32) -> i32
+          func.func private @dup() { return }
+          func.func @main(%a: i32) -> i32 {
+            %0 = func.call @helper(%a) : (i32) -> i32
+            func.call @dup() : () -> ()
+            return %0 : i32
+          }""")
+        other = ir.Module.parse("""
+          func.func @helper(%x: i32) -> i32 { return %x : i32 }
+          func.func private @dup() { %c = arith.constant 1 : i32 return }
+          func.func @extra() { func.call @dup() : () -> () return }""")
+        helper, dup, main = target.body.operations
+        call = main.regions[0].blocks[0].operations[1]
+        other_text = str(other)
+        # A run marks the tree verified; the merge clears the mark, so the
+        # next run verifies it again.
+        from mlir_tracking.passmanager import PassManager
+        pm = PassManager.parse("builtin.module(cse)")
+        pm.run(target)
+        count = ctx._get_verification_count()
+        pm.run(target)
+        interpreter.copy_symbols_and_merge_into(target, other)
+        verified = ctx._get_verification_count()
+        # CHECK:      func.func private @dup_0() {
+        # CHECK:      func.func @main(%arg0: i32) -> i32 {
+        # CHECK-NEXT:   %0 = call @helper(%arg0) : (i32) -> i32
+        # CHECK-NEXT:   call @dup_0() : () -> ()
+        # CHECK:      func.func @helper(%arg0: i32) -> i32 {
+        # CHECK:      func.func private @dup() {
+        # CHECK-NEXT:   %c1_i32 = arith.constant 1 : i32
+        # CHECK:      func.func @extra() {
+        # CHECK-NEXT:   call @dup() : () -> ()
+        print(target)
+        # CHECK: erased live live live True True
+        print(helper.operation.handle_state, dup.operation.handle_state,
+              main.operation.handle_state, call.operation.handle_state,
+              str(other) == other_text, target.operation.verify())
+        # CHECK-NEXT: python: func.func at loc("-":2:11): erased; copy_symbols_and_merge_into merged this declaration with a definition of the same symbol
+        print(helper.operation.handle_history[-1])
+        # CHECK-NEXT: dup_0 @dup_0
+        print(dup.sym_name.value, call.operation.attributes["callee"])
+        pm.run(target)
+        # CHECK-NEXT: 0 1
+        print(verified - count, ctx._get_verification_count() - verified)
+        ctx._verify_tracking()
+
+        # A public collision fails; the private one the merge renamed first
+        # is renamed only in its trial on a copy: `target` is unchanged.
+        before = str(target)
+        clash = ir.Module.parse("""
+          func.func private @dup_0() { return }
+          func.func @main() { func.call @dup_0() : () -> () return }""")
+        try:
+            interpreter.copy_symbols_and_merge_into(target, clash)
+        except ir.MLIRError as e:
+            # CHECK-NEXT: Failed to merge symbols:
+            # CHECK-NEXT: error: "-":4:11: doubly defined symbol @main
+            print("\n".join(str(e).splitlines()[:2]))
+        # CHECK-NEXT: True live
+        print(str(target) == before, dup.operation.handle_state)
+
+        # Refusals.
+        func = target.body.operations[0]
+        for args in [(func, other), (target, func)]:
+            try:
+                interpreter.copy_symbols_and_merge_into(*args)
+            except ValueError as e:
+                # CHECK-NEXT: `target` must be a symbol table with one block (a builtin.module), got 'func.func'
+                # CHECK-NEXT: `other` must be a symbol table with one block (a builtin.module), got 'func.func'
+                print(str(e).split(": ", 1)[1])
+        with ir.Context():
+            foreign = ir.Module.parse("func.func @z() { return }")
+        try:
+            interpreter.copy_symbols_and_merge_into(target, foreign)
+        except ValueError as e:
+            # CHECK-NEXT: `other` belongs to another context than `target`
+            print(str(e).split(": ", 1)[1])
+        # CHECK-NEXT: True
+        print(str(target) == before)

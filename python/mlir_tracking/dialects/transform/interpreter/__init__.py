@@ -18,8 +18,11 @@ from ...._mlirTracking.transform_interpreter import TransformOptions
 from ...._mlirTracking.transform_interpreter import (
     apply_named_sequence as _apply_named_sequence,
 )
+from ...._mlirTracking.transform_interpreter import (
+    copy_symbols_and_merge_into as _copy_symbols_and_merge_into,
+)
 
-__all__ = ["TransformOptions", "apply_named_sequence"]
+__all__ = ["TransformOptions", "apply_named_sequence", "copy_symbols_and_merge_into"]
 
 
 def _unpack_operation(op):
@@ -68,3 +71,16 @@ def apply_named_sequence(
         transform_options,
         [_unpack_arg(arg) for arg in args],
     )
+
+
+def copy_symbols_and_merge_into(target, other):
+    """Copies the symbols of ``other`` into ``target`` (upstream's name; both
+    symbol tables such as modules, or OpViews of them). ``other`` is not
+    changed. Colliding private symbols are renamed (on either side, with
+    their uses); a function declaration and a definition of the same name
+    become the definition. A collision of public symbols raises
+    ``ir.MLIRError`` (upstream: ``ValueError``) and leaves ``target`` as it
+    was. Handles of ``target`` stay live (a renamed symbol is the same op),
+    except those of declarations merged away, which become ``erased``.
+    """
+    _copy_symbols_and_merge_into(_unpack_operation(target), _unpack_operation(other))
