@@ -447,6 +447,38 @@ def test_alternatives_on_a_top_level_op():
         print("payload intact:", payload.operation.verify(), f.handle_state)
 
 
+# CHECK-LABEL: TEST: test_script_targeting_its_own_ancestor
+@run
+def test_script_targeting_its_own_ancestor():
+    # The script runs from a copy, but upstream's check that a transform op
+    # does not target an op containing it holds for the user's script.
+    with ir.Context():
+        payload = ir.Module.parse("""
+          module attributes {transform.with_named_sequence} {
+            func.func @f(%x: i32) -> i32 {
+              %c0 = arith.constant 0 : i32
+              %a = arith.addi %x, %c0 : i32
+              %b = arith.addi %x, %c0 : i32
+              return %a : i32
+            }
+            transform.named_sequence @__transform_main(
+                %root: !transform.any_op {transform.readonly}) {
+              transform.apply_cse to %root : !transform.any_op
+              transform.yield
+            }
+          }""")
+        entry = payload.body.operations[1]
+        try:
+            interpreter.apply_named_sequence(payload.operation, entry, payload)
+        except ir.MLIRError as error:
+            # CHECK: error: "-":11:15: cannot apply transform to itself (or one of its ancestors)
+            # CHECK-NEXT: note: "-":2:11: target payload op
+            print(str(error).splitlines()[1])
+            print(str(error).splitlines()[2])
+        # CHECK: CSE not applied: 3 ops
+        print("CSE not applied:", len(payload.body.operations[0].regions[0].blocks[0].operations) - 1, "ops")
+
+
 # CHECK-LABEL: TEST: test_payload_root_freed_and_its_address_reused
 @run
 def test_payload_root_freed_and_its_address_reused():

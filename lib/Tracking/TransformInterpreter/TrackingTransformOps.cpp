@@ -7,9 +7,12 @@
 #include "TrackingTransformOps.h"
 
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Tracking/TransformInterpreter.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -73,6 +76,7 @@ public:
 
   void init() {
     registerTransformOps<transform::TrackingNoteConsumedOp,
+                         transform::TrackingCheckSeparateOp,
                          transform::TrackingRecordPayloadOp>();
   }
 };
@@ -98,13 +102,6 @@ DiagnosedSilenceableFailure transform::TrackingNoteConsumedOp::apply(
   SmallVector<Value> handles;
   for (Value handle : getHandles()) {
     for (Operation *payload : state.getPayloadOps(handle)) {
-      // Upstream's op clones its scope beside it: a top-level scope (from
-      // Python, a script may reach the top of its payload's tree) crashes.
-      if (consumer == "transform.alternatives" && !payload->getBlock())
-        return mlir::emitDefiniteFailure(getLoc())
-               << "'transform.alternatives' cannot apply to '"
-               << payload->getName()
-               << "', which is top-level: it clones its scope beside it";
       // Everything nested in consumed payload may go away unseen: mark the
       // handles (hidden or yielded) that point there.
       payload->walk([&](Operation *nested) {
@@ -129,6 +126,161 @@ DiagnosedSilenceableFailure transform::TrackingNoteConsumedOp::apply(
 void transform::TrackingNoteConsumedOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
   onlyReadsHandle(getHandlesMutable(), effects);
+  onlyReadsPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
+// TrackingCheckSeparateOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The option string that `transform.apply_registered_pass` hands to its
+/// pass: `key=value` pairs separated by spaces, strings unquoted, arrays and
+/// parameters (all their values) joined by commas, other attributes printed
+/// without their type.
+void printPassOption(Attribute value, transform::ApplyRegisteredPassOp pass,
+                     transform::TransformState &state, raw_ostream &os) {
+  auto printList = [&](ArrayRef<Attribute> values) {
+    llvm::interleave(
+        values, os,
+        [&](Attribute element) { printPassOption(element, pass, state, os); },
+        ",");
+  };
+  if (auto param = dyn_cast<transform::ParamOperandAttr>(value)) {
+    int64_t index = param.getIndex().getInt();
+    if (index >= 0 &&
+        index < static_cast<int64_t>(pass.getDynamicOptions().size()))
+      printList(state.getParams(pass.getDynamicOptions()[index]));
+  } else if (auto array = dyn_cast<ArrayAttr>(value)) {
+    printList(array.getValue());
+  } else if (auto string = dyn_cast<StringAttr>(value)) {
+    os << string.getValue();
+  } else {
+    value.print(os, /*elideType=*/true);
+  }
+}
+
+/// True if the guarded op fails before it looks at its targets, in a way
+/// that it reports itself: then upstream reports that failure, not the check
+/// on the targets. `transform.apply_registered_pass` first looks up its
+/// pass; `transform.apply_conversion_patterns` first needs a type converter
+/// for each pattern descriptor.
+bool failsBeforeTargets(Operation *guarded) {
+  if (auto pass = dyn_cast<transform::ApplyRegisteredPassOp>(guarded))
+    return !PassPipelineInfo::lookup(pass.getPassName()) &&
+           !PassInfo::lookup(pass.getPassName());
+  if (auto conversion =
+          dyn_cast<transform::ApplyConversionPatternsOp>(guarded)) {
+    if (conversion.getDefaultTypeConverter() ||
+        conversion.getPatterns().empty())
+      return false;
+    for (Operation &op : conversion.getPatterns().front()) {
+      auto descriptor =
+          dyn_cast<transform::ConversionPatternDescriptorOpInterface>(&op);
+      if (descriptor && !descriptor.getTypeConverter())
+        return true;
+    }
+  }
+  return false;
+}
+
+/// `transform.apply_registered_pass` builds its pipeline before it looks at
+/// its targets. Builds it the same way and, if that fails, reports it as the
+/// op does (the option parser may also print to stderr: once, here, since
+/// the op does not run).
+DiagnosedSilenceableFailure
+checkPassPipeline(transform::ApplyRegisteredPassOp pass,
+                  transform::TransformState &state) {
+  const PassRegistryEntry *info = PassPipelineInfo::lookup(pass.getPassName());
+  if (!info)
+    info = PassInfo::lookup(pass.getPassName());
+  if (!info)
+    return DiagnosedSilenceableFailure::success();
+  std::string options;
+  llvm::raw_string_ostream os(options);
+  llvm::interleave(
+      pass.getOptions(), os,
+      [&](NamedAttribute option) {
+        os << option.getName().getValue() << "=";
+        printPassOption(option.getValue(), pass, state, os);
+      },
+      " ");
+  PassManager pm(pass->getContext());
+  if (succeeded(info->addToPipeline(pm, options, [&](const Twine &message) {
+        pass->emitError(message);
+        return failure();
+      })))
+    return DiagnosedSilenceableFailure::success();
+  return mlir::emitDefiniteFailure(pass->getLoc())
+         << "failed to add pass or pass pipeline to pipeline: "
+         << pass.getPassName();
+}
+} // namespace
+
+DiagnosedSilenceableFailure transform::TrackingCheckSeparateOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  TrackedRun *run = getRun(getOperation(), state);
+  if (!run)
+    return DiagnosedSilenceableFailure::definiteFailure();
+  uint64_t index = getGuard();
+  if (index >= run->guards.size())
+    return mlir::emitDefiniteFailure(getLoc())
+           << "'" << getOperationName() << "' has no guard #" << index;
+  auto [guarded, original] = run->guards[index];
+
+  if (isa<transform::AlternativesOp>(guarded)) {
+    // Upstream's `transform.alternatives`: each scope in turn must not
+    // contain the op, then must be isolated from above (which the op itself
+    // reports).
+    SmallVector<Operation *> scopes;
+    if (Value scope = getTarget())
+      llvm::append_range(scopes, state.getPayloadOps(scope));
+    else
+      scopes.push_back(state.getTopLevel());
+    for (Operation *scope : scopes) {
+      if (scope->isAncestor(original)) {
+        auto diag = mlir::emitDefiniteFailure(getLoc())
+                    << "scope must not contain the transforms being applied";
+        diag.attachNote(scope->getLoc()) << "scope";
+        return diag;
+      }
+      if (!scope->hasTrait<OpTrait::IsIsolatedFromAbove>())
+        return DiagnosedSilenceableFailure::success();
+    }
+    // Upstream's op clones its scope beside it: a top-level scope crashes.
+    for (Operation *scope : scopes)
+      if (!scope->getBlock())
+        return mlir::emitDefiniteFailure(getLoc())
+               << "'transform.alternatives' cannot apply to '"
+               << scope->getName()
+               << "', which is top-level: it clones its scope beside it";
+    return DiagnosedSilenceableFailure::success();
+  }
+
+  // Upstream's `ensurePayloadIsSeparateFromTransform`, on each target.
+  if (failsBeforeTargets(guarded))
+    return DiagnosedSilenceableFailure::success();
+  for (Operation *target : state.getPayloadOps(getTarget())) {
+    if (!target->isAncestor(original))
+      continue;
+    if (auto pass = dyn_cast<transform::ApplyRegisteredPassOp>(guarded)) {
+      DiagnosedSilenceableFailure pipeline = checkPassPipeline(pass, state);
+      if (!pipeline.succeeded())
+        return pipeline;
+    }
+    auto diag = mlir::emitDefiniteFailure(getLoc())
+                << "cannot apply transform to itself (or one of its ancestors)";
+    diag.attachNote(target->getLoc()) << "target payload op";
+    return diag;
+  }
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::TrackingCheckSeparateOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsHandle(getTargetMutable(), effects);
   onlyReadsPayload(effects);
 }
 

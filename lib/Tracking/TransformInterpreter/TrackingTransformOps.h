@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Private to lib/Tracking/TransformInterpreter: the two transform ops that
+// Private to lib/Tracking/TransformInterpreter: the three transform ops that
 // the tracked interpreter inserts into its copy of a script, and the state
 // they report to.
 //
@@ -56,6 +56,15 @@ struct TrackedRun {
   /// Per hidden argument: the transform op that consumed payload containing
   /// its op ("" if none). Such an op may have been freed unseen.
   SmallVector<std::string> consumedBy;
+  /// Per `transform.tracking.check_separate` (its `guard` attribute): the op
+  /// of the copy it guards, and where upstream would run that op: the op the
+  /// copy was cloned from, or for an op of a library linked into the script,
+  /// the symbol table upstream merges the library into.
+  struct SeparationGuard {
+    Operation *guarded = nullptr;
+    Operation *original = nullptr;
+  };
+  SmallVector<SeparationGuard> guards;
   /// The handles the entry yields, and those of them whose payload a
   /// transform op consumed (with the consumer's name).
   llvm::DenseSet<Value> yielded;

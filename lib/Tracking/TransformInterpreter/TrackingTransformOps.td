@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Two transform ops that the tracked interpreter inserts into its private copy
+// Three transform ops that the tracked interpreter inserts into its private copy
 // of a transform script. They never appear in a user's script: applied by the
 // plain interpreter, they fail with a clear error.
 //
@@ -34,6 +34,32 @@ def TrackingNoteConsumedOp : TransformDialectOp<"tracking.note_consumed",
                        StrAttr:$consumer);
   let results = (outs);
   let assemblyFormat = "$handles `by` $consumer attr-dict `:` type($handles)";
+}
+
+def TrackingCheckSeparateOp : TransformDialectOp<"tracking.check_separate",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Makes upstream's check that a transform op does not target "
+                "its own script";
+  let description = [{
+    Placed right before every transform op that upstream refuses to apply to
+    an op containing it (`transform.apply_cse`, `transform.apply_dce`,
+    `transform.apply_patterns`, `transform.apply_conversion_patterns`,
+    `transform.apply_registered_pass`; `transform.alternatives` whose scope
+    contains it), with that op's target or scope handle (none for an
+    `alternatives` without scope: the payload root). The script runs from a
+    copy outside the payload, so upstream's own check, which walks the
+    executing op's ancestors, never meets the payload: this op checks the
+    ancestors of the op the copy was cloned from (entry `$guard` of the run's
+    table) and fails as upstream does, with upstream's diagnostic at the
+    same location. Only reads its operand and the payload.
+  }];
+
+  let arguments = (ins Optional<TransformHandleTypeInterface>:$target,
+                       I64Attr:$guard);
+  let results = (outs);
+  let assemblyFormat =
+      "($target^ `:` type($target))? `guard` $guard attr-dict";
 }
 
 def TrackingRecordPayloadOp : TransformDialectOp<"tracking.record_payload",

@@ -29,6 +29,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Tracking/TrackingListener.h"
 #include "llvm/ADT/DenseSet.h"
@@ -118,6 +120,50 @@ listOpsOutside(Operation *top, Operation *payloadRoot) {
   return ops;
 }
 
+/// True for the transform ops that upstream refuses to apply to an op that
+/// contains them (`ensurePayloadIsSeparateFromTransform` in MLIR's
+/// TransformOps.cpp, and `transform.alternatives`' scope check).
+bool checksSeparation(Operation *op) {
+  return isa<transform::ApplyCommonSubexpressionEliminationOp,
+             transform::ApplyDeadCodeEliminationOp, transform::ApplyPatternsOp,
+             transform::ApplyConversionPatternsOp,
+             transform::ApplyRegisteredPassOp, transform::AlternativesOp>(op);
+}
+
+/// Inserts a `transform.tracking.check_separate` before every transform op
+/// of `script` that upstream refuses to apply to its own ancestors, and
+/// records in `guards` where upstream would run it: `originals` maps the
+/// ops cloned from the user's script to their originals; the others come
+/// from a library that upstream merges into `libraryHome` (null when
+/// upstream merges nothing).
+void instrumentSeparationChecks(
+    Operation *script,
+    const llvm::DenseMap<Operation *, Operation *> &originals,
+    Operation *libraryHome,
+    SmallVectorImpl<TrackedRun::SeparationGuard> &guards) {
+  SmallVector<Operation *> checked;
+  script->walk([&](Operation *op) {
+    if (checksSeparation(op))
+      checked.push_back(op);
+  });
+  for (Operation *op : checked) {
+    Operation *original = originals.lookup(op);
+    if (!original)
+      original = libraryHome;
+    if (!original)
+      continue;
+    Value target;
+    if (auto alternatives = dyn_cast<transform::AlternativesOp>(op))
+      target = alternatives.getScope();
+    else
+      target = op->getOperand(0);
+    OpBuilder builder(op);
+    transform::TrackingCheckSeparateOp::create(builder, op->getLoc(), target,
+                                               guards.size());
+    guards.push_back({op, original});
+  }
+}
+
 /// Inserts a `transform.tracking.note_consumed` before every transform op of
 /// `script` that consumes operation handles.
 void instrumentConsumers(Operation *script) {
@@ -189,14 +235,28 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
                      UnitAttr::get(context));
   OpBuilder builder = OpBuilder::atBlockEnd(script->getBody());
   transform::NamedSequenceOp copy;
+  IRMapping cloneMapping;
+  SmallVector<Operation *> clonedFrom;
   for (Operation &op : *entry->getBlock()) {
     if (&op != entry.getOperation() && !belongsToScript(op, payloadRoot))
       continue;
-    Operation *cloned = builder.clone(op);
+    Operation *cloned = builder.clone(op, cloneMapping);
+    clonedFrom.push_back(&op);
     if (&op == entry.getOperation())
       copy = cast<transform::NamedSequenceOp>(cloned);
   }
+  // Where each op of the copy would run upstream, for the checks that a
+  // transform op does not target its own script.
+  llvm::DenseMap<Operation *, Operation *> originals;
+  for (Operation *op : clonedFrom)
+    op->walk([&](Operation *nested) {
+      if (Operation *cloned = cloneMapping.lookupOrNull(nested))
+        originals[cloned] = nested;
+    });
+  Operation *libraryHome = nullptr;
   if (transformModule && !transformModule->isAncestor(entry)) {
+    // Upstream merges the library into the entry's symbol table.
+    libraryHome = SymbolTable::getNearestSymbolTable(entry);
     OwningOpRef<Operation *> library(transformModule->clone());
     if (failed(
             transform::detail::mergeSymbolsInto(*script, std::move(library))))
@@ -238,8 +298,11 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
     trackedHandles.push_back(std::move(handle));
   });
 
-  // Instrument the copy: consumers first (so the new ops are not visited),
-  // then the hidden arguments and the recording op.
+  // Instrument the copy: the separation checks, then the consumers (so that
+  // a check comes before the note and the new ops are not visited), then
+  // the hidden arguments and the recording op.
+  TrackedRun run;
+  instrumentSeparationChecks(*script, originals, libraryHome, run.guards);
   instrumentConsumers(*script);
   Block &body = copy.getBody().front();
   unsigned firstHidden = body.getNumArguments();
@@ -269,7 +332,6 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
   if (llvm::is_contained(isOutside, true))
     outsideBefore = listOpsOutside(treeTop, payloadRoot);
 
-  TrackedRun run;
   run.treeTop = treeTop;
   if (treeTop)
     run.payloadRootPrint = OpPrint::of(payloadRoot);
