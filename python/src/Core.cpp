@@ -1017,6 +1017,46 @@ std::string describeUnverifiableAffineLoop(Operation *op) {
   }
   return {};
 }
+
+/// The inherent attributes that a new op of `name` has unless set to
+/// something else: its default-valued ones. Found once per op name and
+/// thread, from a scratch op. An entry is also keyed by the name's text: a
+/// context freed and another one allocated where its names were gives
+/// other names at the same addresses, but for the same op name the same
+/// defaults (they are the op's C++ code's).
+ArrayRef<std::string> defaultedAttributes(OperationName name) {
+  struct Entry {
+    std::string opName;
+    SmallVector<std::string> attributes;
+  };
+  thread_local llvm::DenseMap<const void *, Entry> entries;
+  Entry &entry = entries[name.getAsOpaquePointer()];
+  if (entry.opName == name.getStringRef())
+    return entry.attributes;
+  entry.opName = name.getStringRef().str();
+  entry.attributes.clear();
+  OperationState state(UnknownLoc::get(name.getContext()), name);
+  Operation *scratch = Operation::create(state);
+  for (StringAttr attribute : name.getAttributeNames())
+    if (scratch->getInherentAttr(attribute.getValue()).value_or(Attribute()))
+      entry.attributes.push_back(attribute.getValue().str());
+  scratch->destroy();
+  return entry.attributes;
+}
+
+/// A default-valued inherent attribute that `op` lacks: MLIR drops an
+/// inherent attribute set to one of the wrong kind (from PDL, or
+/// `transform.annotate`), which leaves null what the op's printer and
+/// folders read (the verifier lets it pass).
+std::string describeDroppedAttribute(Operation *op) {
+  if (!op->getPropertiesStorageSize())
+    return {};
+  for (const std::string &attribute : defaultedAttributes(op->getName()))
+    if (!op->getInherentAttr(attribute).value_or(Attribute()))
+      return "lacks its inherent attribute '" + attribute +
+             "' (set to an attribute of the wrong kind, which MLIR drops)";
+  return {};
+}
 } // namespace
 
 std::string mlir::tracking::python::describeUnverifiableOp(Operation *op) {
@@ -1024,6 +1064,8 @@ std::string mlir::tracking::python::describeUnverifiableOp(Operation *op) {
     return {};
   if (std::string loop = describeUnverifiableAffineLoop(op); !loop.empty())
     return loop;
+  if (std::string dropped = describeDroppedAttribute(op); !dropped.empty())
+    return dropped;
   if (!op->getNumSuccessors())
     return {};
   StringRef name = op->getName().getStringRef();

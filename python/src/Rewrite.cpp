@@ -1989,9 +1989,83 @@ struct PyPDLModule {
   }
   unsigned numEraseGuards = 0;
 
-  /// Refuses native functions named like the ones this module adds
-  /// (`__mlir_tracking_erase_guard_N`, whose conflicts index the arguments
-  /// of the call it adds).
+  /// Ends each rewrite body that creates ops with a native rewrite of ours
+  /// that checks them: MLIR's PDL builds an op from whatever operands and
+  /// attributes the rewrite names (an `arith.addi` of one operand, an
+  /// inherent attribute of the wrong kind, which MLIR drops), and the
+  /// driver's folders and patterns then read it as valid (segfaults). An
+  /// op that does not verify is replaced by placeholders (operand-less
+  /// `builtin.unrealized_conversion_cast`s its users keep) and the run
+  /// raises. Ops the body erases, replaces or hands to a native rewrite
+  /// (which may erase them) are not checked: they may be gone by then.
+  void addCreatedOpChecks() {
+    ModuleOp module = get().getModule();
+    for (pdl::PatternOp pattern : module.getOps<pdl::PatternOp>()) {
+      pdl::RewriteOp rewrite = pattern.getRewriter();
+      if (rewrite.getBodyRegion().empty())
+        continue;
+      Block &body = rewrite.getBodyRegion().front();
+      SmallVector<Value> created;
+      for (auto operation : body.getOps<pdl::OperationOp>()) {
+        Value op = operation.getOp();
+        bool mayBeGone = llvm::any_of(op.getUsers(), [&](Operation *user) {
+          if (auto replace = dyn_cast<pdl::ReplaceOp>(user))
+            return replace.getOpValue() == op;
+          return isa<pdl::EraseOp, pdl::ApplyNativeRewriteOp>(user);
+        });
+        if (!mayBeGone)
+          created.push_back(op);
+      }
+      if (created.empty())
+        continue;
+      std::string name =
+          "__mlir_tracking_check_created_" + std::to_string(numCreatedChecks++);
+      std::string where;
+      llvm::raw_string_ostream os(where);
+      os << pattern.getLoc();
+      OpBuilder builder = OpBuilder::atBlockEnd(&body);
+      pdl::ApplyNativeRewriteOp::create(builder, rewrite.getLoc(), TypeRange(),
+                                        name, created);
+      get().registerRewriteFunction(name, [where](PatternRewriter &rewriter,
+                                                  PDLResultList &,
+                                                  ArrayRef<PDLValue> values) {
+        for (const PDLValue &value : values)
+          replaceIfInvalid(rewriter, value.cast<Operation *>(), where);
+        return success();
+      });
+    }
+  }
+  unsigned numCreatedChecks = 0;
+
+  /// See addCreatedOpChecks.
+  static void replaceIfInvalid(PatternRewriter &rewriter, Operation *op,
+                               const std::string &where) {
+    std::vector<DiagnosticRecord> errors;
+    {
+      DiagnosticCapture capture(op->getContext());
+      if (succeeded(verifyOpInvariants(op)))
+        return;
+      errors = capture.take();
+    }
+    if (PythonRun *run = PythonRun::current(); run && !run->hasError())
+      run->recordError(std::runtime_error(
+          "the PDL pattern at " + where + " created '" +
+          op->getName().getStringRef().str() + "', which does not verify" +
+          (errors.empty() ? std::string()
+                          : " (" + errors.front().message + ")") +
+          ": the driver's folders and patterns trust the IR; its uses get "
+          "placeholders"));
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op);
+    SmallVector<Value> placeholders;
+    for (OpResult result : op->getResults())
+      placeholders.push_back(
+          UnrealizedConversionCastOp::create(rewriter, op->getLoc(),
+                                             result.getType(), ValueRange())
+              .getResult(0));
+    rewriter.replaceOp(op, placeholders);
+  }
+
   /// Refuses a module that does not verify (MLIR's PDL lowering reads the
   /// patterns as valid: a `pdl.pattern` without a body crashed it) or that
   /// holds ops but no `pdl.pattern` at its top (MLIR's PDL bytecode crashed
@@ -2038,6 +2112,9 @@ struct PyPDLModule {
     });
   }
 
+  /// Refuses native functions named like the ones this module adds
+  /// (`__mlir_tracking_erase_guard_N`, whose conflicts index the arguments
+  /// of the call it adds).
   static void checkReservedNames(ModuleOp module) {
     module->walk([](Operation *op) {
       StringAttr name;
@@ -3270,6 +3347,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                                  OwningOpRef<ModuleOp>(moduleOp.clone())),
                              py::list()};
              pdl.addEraseGuards();
+             pdl.addCreatedOpChecks();
              return pdl;
            }),
            py::arg("module"), "Copies the PDL patterns of `module`.")

@@ -885,3 +885,58 @@ def test_patterns_get_the_op_view():
         rewrite.apply_partial_conversion(module, target, patterns.freeze())
         # CHECK: ['AddIOp', 'MulIOp', 'MulIOp'] 2
         print(seen, str(module).count("llvm.mul"))
+
+
+# CHECK-LABEL: TEST: test_pdl_rewrites_creating_invalid_ops
+@run
+def test_pdl_rewrites_creating_invalid_ops():
+    # PDL builds an op from whatever its rewrite names; the driver's folders
+    # then read it as valid: an arith.addi of one operand (a segfault in its
+    # folder), an inherent attribute of the wrong kind (MLIR drops it; the
+    # printer read the null it left). Each op a rewrite creates is checked
+    # when the rewrite ends: its uses get a placeholder and the run raises.
+    def pattern(new_op):
+        return """
+          module {
+            pdl.pattern @p : benefit(1) {
+              %t = pdl.type : i32
+              %x = pdl.operand
+              %y = pdl.operand
+              %op = pdl.operation "arith.muli"(%x, %y : !pdl.value, !pdl.value) -> (%t : !pdl.type)
+              pdl.rewrite %op {
+                %bad = pdl.attribute = 5 : i32
+                %new = """ + new_op + """
+                pdl.replace %op with %new
+              }
+            }
+          }"""
+
+    cases = {
+        "one operand": pattern('pdl.operation "arith.addi"(%x : !pdl.value) -> (%t : !pdl.type)'),
+        "wrong kind": pattern('pdl.operation "arith.addi"(%x, %y : !pdl.value, !pdl.value) '
+                              '{"overflowFlags" = %bad} -> (%t : !pdl.type)'),
+        "valid": pattern('pdl.operation "arith.addi"(%x, %y : !pdl.value, !pdl.value) '
+                         '-> (%t : !pdl.type)'),
+    }
+    with ir.Context():
+        for label, source in cases.items():
+            module = ir.Module.parse("""
+              func.func @f(%a: i32, %b: i32) -> i32 {
+                %c0 = arith.constant 0 : i32
+                %m = arith.muli %a, %b : i32
+                %u = arith.addi %m, %c0 : i32
+                return %u : i32
+              }""")
+            mul = ops_of(module.body.operations[0])[1]
+            frozen = rewrite.PDLModule(ir.Module.parse(source)).freeze()
+            try:
+                rewrite.apply_patterns_and_fold_greedily(module, frozen)
+                outcome = "applied"
+            except RuntimeError as error:
+                outcome = str(error).split(": the driver")[0]
+            print(label, "|", outcome, "|", mul.handle_state,
+                  module.operation.verify(),
+                  str(module).count("unrealized_conversion_cast"))
+        # CHECK: one operand | the PDL pattern at loc("-":3:13) created 'arith.addi', which does not verify ('arith.addi' op expected 2 operands, but found 1) | erased True 1
+        # CHECK: wrong kind | the PDL pattern at loc("-":3:13) created 'arith.addi', which does not verify ('arith.addi' op lacks its inherent attribute 'overflowFlags' (set to an attribute of the wrong kind, which MLIR drops)) | erased True 1
+        # CHECK: valid | applied | erased True 0
