@@ -4,11 +4,21 @@ MLIR 22 definitions, named structured ops (``matmul``, ``fill``, ...)
 included.
 
 The generic builder cannot run a named op's C++ region builder, so the
-named op classes here fill their body after building, as the C++ builders
-do. Their value builders also take upstream's OpDSL form
-``linalg.matmul(a, b, outs=[c])`` besides the generated
+named op classes here (and ``TransposeOp``, ``BroadcastOp``) fill their
+body after building, as the C++ builders do. Their value builders also take
+upstream's OpDSL form ``linalg.matmul(a, b, outs=[c])`` (with
+``indexing_maps=``, ``cast=`` where the op has them) besides the generated
 ``linalg.matmul(result_tensors, inputs, outputs)``; on tensors they return
 the result value(s), on memrefs the op.
+
+Upstream's hand-written helpers are here too, written anew:
+``fill_builtin_region(op)``; ``transpose(x, outs=[y], permutation=...)`` and
+``broadcast(x, outs=[y], dimensions=...)``, which return the op as upstream
+does (their generated forms, with the result types first, remain);
+``create_op(OpClass, *ins, outs=[...], ...)``; and the decorator
+``@generic(ins, outs, indexing_maps, iterator_types)`` (``GenericOp_``
+builds the op), whose function gets one block argument per input and
+output element type and returns the values to yield.
 """
 
 import inspect as _inspect
@@ -22,8 +32,14 @@ from ._ods_common import _cext as _ods_cext
 from ._ods_common import get_op_result_or_op_results as _get_op_result_or_op_results
 from ._ods_common import get_op_result_or_value as _get_op_result_or_value
 from .._mlirTracking import _linalg_fill_structured_region
+from .._attr_builders import register_attribute_builder as _register_attribute_builder
+from ..extras.meta import op_region_builder as _op_region_builder
+from ..ir import ArrayAttr as _ArrayAttr
+from ..ir import Attribute as _Attribute
 from ..ir import OpView as _OpView
+from ..ir import Operation as _Operation
 from ..ir import RankedTensorType as _RankedTensorType
+from ..ir import ShapedType as _ShapedType
 
 
 def _is_named_structured(cls):
@@ -36,8 +52,8 @@ def _is_named_structured(cls):
 
 
 def _specialize(generated):
-    def __init__(self, result_tensors, inputs, outputs, *args, **kwargs):
-        generated.__init__(self, result_tensors, inputs, outputs, *args, **kwargs)
+    def __init__(self, *args, **kwargs):
+        generated.__init__(self, *args, **kwargs)
         try:
             _linalg_fill_structured_region(self)
         except Exception:
@@ -45,6 +61,7 @@ def _specialize(generated):
             self.operation.erase()
             raise
 
+    __init__.__signature__ = _inspect.signature(generated.__init__)
     __init__.__doc__ = (
         "Builds the op as the generated class does, then fills its body "
         "from the op's region builder."
@@ -99,3 +116,201 @@ def _install():
 
 _install()
 del _install
+
+
+# Ops whose classes above fill their body when they build it.
+_FILLED_WHEN_BUILT = {
+    cls.OPERATION_NAME
+    for cls in list(globals().values())
+    if isinstance(cls, type) and cls.__module__ == __name__
+    and issubclass(cls, _OpView) and hasattr(cls, "OPERATION_NAME")
+}
+
+
+def fill_builtin_region(op):
+    """Fills the empty region of a Linalg op that has a built-in body (the
+    named structured ops, ``linalg.transpose``, ``linalg.broadcast``) from
+    its C++ region builder, one block argument per input and init element
+    type (upstream's ``fill_builtin_region``).
+
+    The op classes here already fill it when they build the op, so an op of
+    those kinds whose region has its body is left unchanged. Raises
+    ValueError for other ops (``linalg.generic``, ``linalg.map``, ops of
+    other dialects), for a non-empty region otherwise, and for operands the
+    body cannot take."""
+    if isinstance(op, _OpView):
+        op = op.operation
+    if not isinstance(op, _Operation):
+        raise TypeError(
+            f"fill_builtin_region expects an Operation or OpView, got "
+            f"{type(op).__name__}"
+        )
+    name = op.name
+    if (name in _FILLED_WHEN_BUILT and len(op.regions) == 1
+            and len(op.regions[0].blocks) > 0):
+        return None
+    if not _linalg_fill_structured_region(op):
+        raise ValueError(
+            f"'{name}' has no built-in region to fill: fill_builtin_region "
+            f"takes Linalg named structured ops, linalg.transpose and "
+            f"linalg.broadcast"
+        )
+    return None
+
+
+def _one_init(outs, builder):
+    if isinstance(outs, (_Operation, _OpView)) or not hasattr(outs, "__len__"):
+        raise TypeError(f"{builder}: outs must be a list of one value, got "
+                        f"{type(outs).__name__}")
+    if len(outs) != 1:
+        raise ValueError(f"{builder}: outs must have length 1, got {len(outs)}")
+    return _get_op_result_or_value(outs[0])
+
+
+def _tensor_result_types(values):
+    return [v.type for v in values if isinstance(v.type, _RankedTensorType)]
+
+
+def _identity_like(cls, generated_builder, attribute):
+    """`transpose`/`broadcast`: upstream's `f(input, *, outs=[init],
+    <attribute>=...)`, returning the op, or the generated
+    `f(result, input, init, <attribute>)`, returning its result."""
+
+    def build(*args, outs=None, loc=None, ip=None, **kwargs):
+        if outs is None:
+            return _get_op_result_or_op_results(cls(*args, loc=loc, ip=ip, **kwargs))
+        if len(args) != 1:
+            raise TypeError(
+                f"{generated_builder.__name__}(input, *, outs=[init], "
+                f"{attribute}=...) takes 1 positional argument (the input), "
+                f"got {len(args)}")
+        unknown = set(kwargs) - {attribute}
+        if unknown or attribute not in kwargs:
+            raise TypeError(
+                f"{generated_builder.__name__}(input, *, outs=[init], "
+                f"{attribute}=...) needs the keyword '{attribute}'"
+                + (f", not {sorted(unknown)}" if unknown else ""))
+        init = _one_init(outs, generated_builder.__name__)
+        return cls(_tensor_result_types([init]), _get_op_result_or_value(args[0]),
+                   init, kwargs[attribute], loc=loc, ip=ip)
+
+    build.__name__ = build.__qualname__ = generated_builder.__name__
+    build.__doc__ = (
+        f"Builds {cls.OPERATION_NAME} as `{build.__name__}(input, *, "
+        f"outs=[init], {attribute}=...)` (upstream form; returns the op) or "
+        f"`{build.__name__}(result, input, init, {attribute})` (generated "
+        f"form; returns the result, or the op on memrefs).")
+    return build
+
+
+def _install_identity_like():
+    for name, attribute in (("transpose", "permutation"),
+                            ("broadcast", "dimensions")):
+        generated = getattr(_gen, name[0].upper() + name[1:] + "Op")
+        cls = _specialize(generated)
+        globals()[cls.__name__] = cls
+        _FILLED_WHEN_BUILT.add(cls.OPERATION_NAME)
+        globals()[name] = _identity_like(cls, getattr(_gen, name), attribute)
+
+
+_install_identity_like()
+del _install_identity_like
+
+
+def create_op(op_type, *ins, outs, indexing_maps=None, cast=None, loc=None,
+              ip=None):
+    """Builds the named structured op `op_type` (e.g. ``MatmulOp``) on the
+    inputs `ins` and the single init ``outs[0]``, with ``indexing_maps`` and
+    ``cast`` when given, its body filled; returns the op."""
+    if not _is_named_structured(op_type):
+        raise TypeError(f"create_op expects a Linalg named structured op "
+                        f"class, got {op_type!r}")
+    init = _one_init(outs, "create_op")
+    kwargs = {}
+    if indexing_maps is not None:
+        kwargs["indexing_maps"] = indexing_maps
+    if cast is not None:
+        kwargs["cast"] = cast
+    op = op_type(_tensor_result_types([init]),
+                 [_get_op_result_or_value(i) for i in ins], [init],
+                 loc=loc, ip=ip, **kwargs)
+    fill_builtin_region(op)
+    return op
+
+
+def _iterator_type_attr(value, context):
+    if isinstance(value, _Attribute):
+        return value
+    if isinstance(value, str):
+        try:
+            value = IteratorType[value]  # noqa: F405
+        except KeyError:
+            raise ValueError(
+                f"unknown iterator type {value!r} (expected one of "
+                f"{[e.name for e in IteratorType]})") from None  # noqa: F405
+    if not isinstance(value, IteratorType):  # noqa: F405
+        raise TypeError(f"expected an IteratorType, its name or an "
+                        f"Attribute, got {type(value).__name__}")
+    return _Attribute.parse(f"#linalg.iterator_type<{value}>", context=context)
+
+
+@_register_attribute_builder("IteratorTypeArrayAttr", replace=True)
+def _iterator_type_array_attr(x, context):
+    return _ArrayAttr.get([_iterator_type_attr(v, context) for v in x],
+                          context=context)
+
+
+def _element_type(value):
+    t = value.type
+    return t.element_type if isinstance(t, _ShapedType) else t
+
+
+class GenericOp_(GenericOp):  # noqa: F405
+    """``linalg.generic`` built from its inputs, outputs, indexing maps and
+    iterator types; the result types are those of the tensor outputs, and
+    its region gets one block (arguments: the element types of the inputs,
+    then of the outputs), its body left to the caller (see ``generic``)."""
+
+    def __init__(self, inputs, outputs, indexing_maps, iterator_types, *,
+                 doc=None, library_call=None, loc=None, ip=None):
+        inputs = [_get_op_result_or_value(v) for v in inputs]
+        outputs = [_get_op_result_or_value(v) for v in outputs]
+        if not outputs:
+            raise ValueError("linalg.generic needs at least one output")
+        super().__init__(_tensor_result_types(outputs), inputs, outputs,
+                         indexing_maps, iterator_types, doc=doc,
+                         library_call=library_call, loc=loc, ip=ip)
+        self.regions[0].blocks.append(*[_element_type(v)
+                                        for v in inputs + outputs])
+
+
+_generated_generic = _gen.generic
+
+
+def generic(*args, **kwargs):
+    """Upstream's decorator: ``@generic(inputs, outputs, indexing_maps,
+    iterator_types)`` on a function builds a ``linalg.generic``, calls the
+    function with the body's block arguments (one per input and output
+    element type) and yields what it returns (a value or a tuple of them,
+    one per output); the function's name is bound to the result(s), or the
+    op on memrefs.
+
+    With the result types first, ``generic(result_tensors, inputs, outputs,
+    indexing_maps, iterator_types, ...)`` is the generated value builder
+    (empty region)."""
+    positional = len(args) + sum(
+        k in kwargs for k in ("result_tensors", "inputs", "outputs",
+                              "indexing_maps", "iterator_types"))
+    if positional >= 5 or "result_tensors" in kwargs:
+        return _generated_generic(*args, **kwargs)
+    op = GenericOp_(*args, **kwargs)
+    count = len(op.outputs)
+
+    def yield_(values):
+        if len(values) != count:
+            raise ValueError(
+                f"the body of 'linalg.generic' must return {count} value(s), "
+                f"one per output, got {len(values)}")
+        YieldOp(values)  # noqa: F405
+
+    return _op_region_builder(op, op.regions[0], terminator=yield_)

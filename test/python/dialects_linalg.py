@@ -1,0 +1,293 @@
+# RUN: %PYTHON %s | FileCheck %s
+# Upstream's hand-written linalg helpers (mlir.dialects.linalg): the
+# fill_builtin_region, transpose/broadcast (outs=), matmul/contract
+# (indexing_maps=), create_op and the @generic decorator, and
+# extras.meta.region_op; with their errors.
+
+import gc
+
+from mlir_tracking import ir
+from mlir_tracking.dialects import arith, func, linalg, memref, tensor
+from mlir_tracking.extras import meta
+from mlir_tracking.ir import (AffineDimExpr, AffineMap, Context, F32Type,
+                              InsertionPoint, Location, MemRefType, Module,
+                              RankedTensorType)
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    return f
+
+
+def error(f):
+    try:
+        f()
+    except Exception as e:  # noqa: BLE001
+        print(f"{type(e).__name__}: {e}")
+    else:
+        print("no error")
+
+
+# CHECK-LABEL: TEST: test_fill_builtin_region_and_identity_ops
+@run
+def test_fill_builtin_region_and_identity_ops():
+    with Context(), Location.unknown():
+        module = Module.create()
+        f32 = F32Type.get()
+        with InsertionPoint(module.body):
+            a = tensor.EmptyOp([1, 13], f32)
+            b = tensor.EmptyOp([13, 1], f32)
+            # Upstream builds the op, then fills it; the class here already
+            # did, and the second fill leaves it as it is.
+            t = linalg.TransposeOp(result=[RankedTensorType.get((13, 1), f32)],
+                                   input=a, init=b, permutation=[1, 0])
+            print(linalg.fill_builtin_region(t.operation),
+                  len(t.regions[0].blocks))
+            t2 = linalg.transpose(b, outs=[a], permutation=[1, 0])
+            v = tensor.EmptyOp([16], f32)
+            w = tensor.EmptyOp([16, 64], f32)
+            bc = linalg.broadcast(v, outs=[w], dimensions=[1])
+            # The generated form stays: result types first; returns the value.
+            t3 = linalg.transpose([b.result.type], a, b, [1, 0])
+            # An op built without a body (generic builder) is filled.
+            raw = ir.Operation.create(
+                "linalg.transpose", results=[b.result.type],
+                operands=[a.result, b.result],
+                attributes={"permutation": ir.DenseI64ArrayAttr.get([1, 0])},
+                regions=1)
+            linalg.fill_builtin_region(raw)
+
+            @func.FuncOp.from_py_func(MemRefType.get((1, 13), f32),
+                                      MemRefType.get((13, 1), f32))
+            def on_buffers(x, y):
+                return linalg.transpose(x, outs=[y], permutation=[1, 0])
+
+        # CHECK: None 1
+        # CHECK-NEXT: TransposeOp BroadcastOp OpResult
+        print(type(t2).__name__, type(bc).__name__, type(t3).__name__)
+        # CHECK: %[[A:.*]] = tensor.empty() : tensor<1x13xf32>
+        # CHECK: %[[B:.*]] = tensor.empty() : tensor<13x1xf32>
+        # CHECK: linalg.transpose ins(%[[A]] : tensor<1x13xf32>) outs(%[[B]] : tensor<13x1xf32>) permutation = [1, 0]
+        # CHECK: linalg.transpose ins(%[[B]] : tensor<13x1xf32>) outs(%[[A]] : tensor<1x13xf32>) permutation = [1, 0]
+        # CHECK: %[[V:.*]] = tensor.empty() : tensor<16xf32>
+        # CHECK: %[[W:.*]] = tensor.empty() : tensor<16x64xf32>
+        # CHECK: linalg.broadcast ins(%[[V]] : tensor<16xf32>) outs(%[[W]] : tensor<16x64xf32>) dimensions = [1]
+        # CHECK: linalg.transpose ins(%[[A]] : tensor<1x13xf32>) outs(%[[B]] : tensor<13x1xf32>) permutation = [1, 0]
+        # CHECK: linalg.transpose ins(%[[A]] : tensor<1x13xf32>) outs(%[[B]] : tensor<13x1xf32>) permutation = [1, 0]
+        # CHECK: func.func @on_buffers(%[[X:.*]]: memref<1x13xf32>, %[[Y:.*]]: memref<13x1xf32>)
+        # CHECK-NEXT: linalg.transpose ins(%[[X]] : memref<1x13xf32>) outs(%[[Y]] : memref<13x1xf32>) permutation = [1, 0]
+        # CHECK-NEXT: return
+        print(module)
+        # CHECK: verified True
+        print("verified", module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_matmul_like
+@run
+def test_matmul_like():
+    with Context(), Location.unknown():
+        module = Module.create()
+        f32 = F32Type.get()
+        m, n, k = (AffineDimExpr.get(i) for i in range(3))
+        a_map = AffineMap.get(3, 0, [m, k])
+        bt_map = AffineMap.get(3, 0, [n, k])
+        c_map = AffineMap.get(3, 0, [m, n])
+        with InsertionPoint(module.body):
+            @func.FuncOp.from_py_func(
+                RankedTensorType.get((4, 8), f32), RankedTensorType.get((12, 8), f32),
+                RankedTensorType.get((4, 12), f32), MemRefType.get((4, 8), f32),
+                MemRefType.get((12, 8), f32), MemRefType.get((4, 12), f32))
+            def mm(A, Bt, C, Am, Btm, Cm):
+                maps = [a_map, bt_map, c_map]
+                r1 = linalg.matmul(A, Bt, outs=(C,), indexing_maps=maps)
+                r2 = linalg.contract(A, Bt, outs=[C], indexing_maps=maps)
+                r3 = linalg.matmul(Am, Btm, outs=[Cm], indexing_maps=maps)
+                op = linalg.create_op(linalg.MatmulOp, A, Bt, outs=[C],
+                                      indexing_maps=maps,
+                                      cast=linalg.TypeFn.cast_unsigned)
+                # CHECK: OpResult OpResult Operation MatmulOp
+                print(type(r1).__name__, type(r2).__name__, type(r3).__name__,
+                      type(op).__name__)
+                return r1
+
+        # CHECK: #[[AM:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+        # CHECK: #[[BM:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+        # CHECK: #[[CM:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+        # CHECK: linalg.matmul indexing_maps = [#[[AM]], #[[BM]], #[[CM]]] ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<12x8xf32>) outs(%arg2 : tensor<4x12xf32>) -> tensor<4x12xf32>
+        # CHECK: linalg.contract indexing_maps = [#[[AM]], #[[BM]], #[[CM]]] ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<12x8xf32>) outs(%arg2 : tensor<4x12xf32>) -> tensor<4x12xf32>
+        # CHECK: linalg.matmul indexing_maps = [#[[AM]], #[[BM]], #[[CM]]] ins(%arg3, %arg4 : memref<4x8xf32>, memref<12x8xf32>) outs(%arg5 : memref<4x12xf32>)
+        # CHECK: linalg.matmul indexing_maps = [#[[AM]], #[[BM]], #[[CM]]] {cast = #linalg.type_fn<cast_unsigned>} ins(%arg0, %arg1
+        print(module)
+        # CHECK: verified True
+        print("verified", module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_generic_decorator
+@run
+def test_generic_decorator():
+    with Context(), Location.unknown():
+        module = Module.create()
+        f32 = F32Type.get()
+        ident = AffineMap.get_identity(2)
+        par = linalg.IteratorType.parallel
+        with InsertionPoint(module.body):
+            x = tensor.empty((16, 16), f32)
+            y = tensor.empty((16, 16), f32)
+            z = tensor.empty((16, 16), f32)
+
+            @linalg.generic([x, y], [z], [ident] * 3, [par, par])
+            def added(a, b, out):
+                print("block args", a.type, b.type, out.type)
+                return arith.addf(a, b)
+
+            # Two outputs give the result list; iterator types by name.
+            @linalg.generic([x], [y, z], [ident] * 3, ["parallel", "parallel"])
+            def pair(a, b, c):
+                return a, arith.mulf(a, a)
+
+            buf = memref.alloc(MemRefType.get([10, 10], f32), [], [])
+
+            @linalg.generic([buf], [buf], [ident, ident], [par, par])
+            def on_buffer(a, b):
+                return a
+
+        # CHECK: block args f32 f32 f32
+        # CHECK-NEXT: OpResult tensor<16x16xf32>
+        print(type(added).__name__, added.type)
+        # CHECK-NEXT: OpResultList 2
+        print(type(pair).__name__, len(pair))
+        # CHECK-NEXT: Operation linalg.generic
+        print(type(on_buffer).__name__, on_buffer.name)
+        # CHECK: %[[X:.*]] = tensor.empty() : tensor<16x16xf32>
+        # CHECK: %[[Y:.*]] = tensor.empty() : tensor<16x16xf32>
+        # CHECK: %[[Z:.*]] = tensor.empty() : tensor<16x16xf32>
+        # CHECK: linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[Y]] : tensor<16x16xf32>, tensor<16x16xf32>) outs(%[[Z]] : tensor<16x16xf32>) {
+        # CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[IN1:.*]]: f32, %{{.*}}: f32):
+        # CHECK-NEXT:   %[[S:.*]] = arith.addf %[[IN]], %[[IN1]] : f32
+        # CHECK-NEXT:   linalg.yield %[[S]] : f32
+        # CHECK-NEXT: } -> tensor<16x16xf32>
+        # CHECK: %{{.*}}:2 = linalg.generic {{.*}} outs(%[[Y]], %[[Z]] : tensor<16x16xf32>, tensor<16x16xf32>) {
+        # CHECK:   linalg.yield %in, %{{.*}} : f32, f32
+        # CHECK-NEXT: } -> (tensor<16x16xf32>, tensor<16x16xf32>)
+        # CHECK: linalg.generic {{.*}} ins(%[[BUF:.*]] : memref<10x10xf32>) outs(%[[BUF]] : memref<10x10xf32>) {
+        # CHECK:   linalg.yield %in : f32
+        # CHECK-NEXT: }
+        print(module)
+        # CHECK: verified True
+        print("verified", module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_region_op
+@run
+def test_region_op():
+    # An op whose region has no block: the block's argument types are the
+    # function's annotations.
+    with Context(), Location.unknown():
+        module = Module.create()
+        f32 = F32Type.get()
+        reduce = meta.region_op(linalg.ReduceOp, terminator=linalg.YieldOp)
+        with InsertionPoint(module.body):
+            x = tensor.empty((4, 8), f32)
+            init = tensor.empty((4,), f32)
+
+            @reduce([init.type], [x], [init], [1])
+            def total(a: f32, acc: f32):
+                return arith.addf(a, acc)
+
+            # CHECK: ValueError: the region of 'linalg.reduce' has no block: every parameter of untyped(a, acc) needs an ir.Type annotation to make one ('a' has none)
+            def untyped_body():
+                @reduce([init.type], [x], [init], [1])
+                def untyped(a, acc):
+                    return a
+            error(untyped_body)
+
+        # CHECK: OpResult
+        print(type(total).__name__)
+        # CHECK: linalg.reduce ins(%{{.*}} : tensor<4x8xf32>) outs(%{{.*}} : tensor<4xf32>) dimensions = [1]
+        # CHECK-NEXT: (%[[IN:.*]]: f32, %[[INIT:.*]]: f32) {
+        # CHECK-NEXT: %[[S:.*]] = arith.addf %[[IN]], %[[INIT]] : f32
+        # CHECK-NEXT: linalg.yield %[[S]] : f32
+        # CHECK-NOT: linalg.reduce
+        print(module)
+        # CHECK: verified True
+        print("verified", module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_errors
+@run
+def test_errors():
+    with Context(), Location.unknown():
+        module = Module.create()
+        f32 = F32Type.get()
+        ident = AffineMap.get_identity(1)
+        par = linalg.IteratorType.parallel
+        with InsertionPoint(module.body):
+            a = tensor.empty((4,), f32)
+            b = tensor.empty((4,), f32)
+            # CHECK: TypeError: transpose(input, *, outs=[init], permutation=...) takes 1 positional argument (the input), got 2
+            error(lambda: linalg.transpose(a, b, outs=[b], permutation=[0]))
+            # CHECK-NEXT: ValueError: broadcast: outs must have length 1, got 2
+            error(lambda: linalg.broadcast(a, outs=[a, b], dimensions=[]))
+            # CHECK-NEXT: TypeError: transpose(input, *, outs=[init], permutation=...) needs the keyword 'permutation'
+            error(lambda: linalg.transpose(a, outs=[b]))
+            # CHECK-NEXT: TypeError: transpose: outs must be a list of one value, got OpResult
+            error(lambda: linalg.transpose(a, outs=b, permutation=[0]))
+            # CHECK-NEXT: ValueError: 'linalg.matmul' takes 3 inputs and inits together, got 2
+            error(lambda: linalg.matmul(a, outs=[b]))
+            # CHECK-NEXT: ValueError: create_op: outs must have length 1, got 2
+            error(lambda: linalg.create_op(linalg.MatmulOp, a, a, outs=[a, b]))
+            # CHECK-NEXT: TypeError: create_op expects a Linalg named structured op class, got
+            error(lambda: linalg.create_op(linalg.GenericOp, a, outs=[b]))
+
+            # The body's parameters must match the block arguments.
+            def two_args_for_one_block_arg():
+                @linalg.generic([a], [b], [ident, ident], [par])
+                def body(x):
+                    return x
+            # CHECK-NEXT: TypeError: the body of 'linalg.generic' has 2 block argument(s), but body(x) cannot take 2 positional argument(s)
+            error(two_args_for_one_block_arg)
+
+            def yields_two_for_one_output():
+                @linalg.generic([a], [b], [ident, ident], [par])
+                def body(x, y):
+                    return x, y
+            # CHECK-NEXT: ValueError: the body of 'linalg.generic' must return 1 value(s), one per output, got 2
+            error(yields_two_for_one_output)
+
+            def body_raises():
+                @linalg.generic([a], [b], [ident, ident], [par])
+                def body(x, y):
+                    arith.addf(x, y)
+                    raise RuntimeError("stop")
+            # CHECK-NEXT: RuntimeError: stop
+            error(body_raises)
+            # CHECK-NEXT: ValueError: unknown iterator type 'paralel' (expected one of ['parallel', 'reduction'])
+            error(lambda: linalg.generic([a], [b], [ident, ident], ["paralel"]))
+            # CHECK-NEXT: ValueError: linalg.generic needs at least one output
+            error(lambda: linalg.generic([a], [], [ident], [par]))
+            # CHECK-NEXT: ValueError: 'linalg.generic' has no built-in region to fill: fill_builtin_region takes Linalg named structured ops, linalg.transpose and linalg.broadcast
+            g = linalg.GenericOp([b.type], [a], [b], [ident, ident], [par])
+            error(lambda: linalg.fill_builtin_region(g))
+            g.operation.erase()
+            # CHECK-NEXT: ValueError: 'tensor.empty' has no built-in region to fill
+            error(lambda: linalg.fill_builtin_region(a.owner))
+            # CHECK-NEXT: TypeError: fill_builtin_region expects an Operation or OpView, got OpResult
+            error(lambda: linalg.fill_builtin_region(a))
+            # An op built without its body is filled once; again, left as is.
+            raw = ir.Operation.create(
+                "linalg.transpose", results=[b.type], operands=[a, b],
+                attributes={"permutation": ir.DenseI64ArrayAttr.get([0])},
+                regions=1)
+            linalg.fill_builtin_region(raw)
+            first = len(raw.regions[0].blocks)
+            linalg.fill_builtin_region(raw)
+            # CHECK-NEXT: 1 1
+            print(first, len(raw.regions[0].blocks))
+            raw.erase()
+
+        # Nothing half-built stays: only the two tensor.empty ops.
+        # CHECK-NEXT: ['tensor.empty', 'tensor.empty'] True
+        print([op.name for op in module.body.operations],
+              module.operation.verify())
