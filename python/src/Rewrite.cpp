@@ -2638,9 +2638,8 @@ public:
         for (Value value : operands)
           values.append(PyValue::create(*context, value));
       }
-      py::object result =
-          fn(rewrite.getOperation().attr("opview"), values, converterObj,
-             pyRewriter.object);
+      py::object result = fn(rewrite.getOperation().attr("opview"), values,
+                             converterObj, pyRewriter.object);
       return isSuccessResult(result);
     });
     // (`op` may be gone: the pattern may have erased it.)
