@@ -1996,8 +1996,9 @@ struct PyPDLModule {
   /// driver's folders and patterns then read it as valid (segfaults). An
   /// op that does not verify is replaced by placeholders (operand-less
   /// `builtin.unrealized_conversion_cast`s its users keep) and the run
-  /// raises. Ops the body erases, replaces or hands to a native rewrite
-  /// (which may erase them) are not checked: they may be gone by then.
+  /// raises. Ops the body erases or replaces are not checked (they are gone
+  /// by then), nor those a native rewrite it calls erased (the driver's
+  /// erasures tell).
   void addCreatedOpChecks() {
     ModuleOp module = get().getModule();
     for (pdl::PatternOp pattern : module.getOps<pdl::PatternOp>()) {
@@ -2006,15 +2007,21 @@ struct PyPDLModule {
         continue;
       Block &body = rewrite.getBodyRegion().front();
       SmallVector<Value> created;
+      // Per created op: whether a native rewrite takes it (and may erase it).
+      std::vector<bool> toNative;
       for (auto operation : body.getOps<pdl::OperationOp>()) {
         Value op = operation.getOp();
-        bool mayBeGone = llvm::any_of(op.getUsers(), [&](Operation *user) {
+        bool gone = llvm::any_of(op.getUsers(), [&](Operation *user) {
           if (auto replace = dyn_cast<pdl::ReplaceOp>(user))
             return replace.getOpValue() == op;
-          return isa<pdl::EraseOp, pdl::ApplyNativeRewriteOp>(user);
+          return isa<pdl::EraseOp>(user);
         });
-        if (!mayBeGone)
-          created.push_back(op);
+        if (gone)
+          continue;
+        created.push_back(op);
+        toNative.push_back(llvm::any_of(op.getUsers(), [](Operation *user) {
+          return isa<pdl::ApplyNativeRewriteOp>(user);
+        }));
       }
       if (created.empty())
         continue;
@@ -2026,13 +2033,19 @@ struct PyPDLModule {
       OpBuilder builder = OpBuilder::atBlockEnd(&body);
       pdl::ApplyNativeRewriteOp::create(builder, rewrite.getLoc(), TypeRange(),
                                         name, created);
-      get().registerRewriteFunction(name, [where](PatternRewriter &rewriter,
-                                                  PDLResultList &,
-                                                  ArrayRef<PDLValue> values) {
-        for (const PDLValue &value : values)
-          replaceIfInvalid(rewriter, value.cast<Operation *>(), where);
-        return success();
-      });
+      get().registerRewriteFunction(
+          name, [where, toNative](PatternRewriter &rewriter, PDLResultList &,
+                                  ArrayRef<PDLValue> values) {
+            RewriteErasures *erasures =
+                RewriteErasures::get(rewriter.getContext());
+            for (auto [index, value] : llvm::enumerate(values)) {
+              bool mayBeGone = erasures ? erasures->refersToErased(value)
+                                        : bool(toNative[index]);
+              if (!mayBeGone)
+                replaceIfInvalid(rewriter, value.cast<Operation *>(), where);
+            }
+            return success();
+          });
     }
   }
   unsigned numCreatedChecks = 0;
@@ -2041,7 +2054,12 @@ struct PyPDLModule {
   static void replaceIfInvalid(PatternRewriter &rewriter, Operation *op,
                                const std::string &where) {
     std::vector<DiagnosticRecord> errors;
-    {
+    // (A `pdl.replace` of one created op by a user of it leaves that user
+    // using itself: the greedy driver looped forever.)
+    bool usesItself = llvm::any_of(op->getOperands(), [&](Value operand) {
+      return operand.getDefiningOp() == op;
+    });
+    if (!usesItself) {
       DiagnosticCapture capture(op->getContext());
       if (succeeded(verifyOpInvariants(op)))
         return;
@@ -2051,8 +2069,9 @@ struct PyPDLModule {
       run->recordError(std::runtime_error(
           "the PDL pattern at " + where + " created '" +
           op->getName().getStringRef().str() + "', which does not verify" +
-          (errors.empty() ? std::string()
-                          : " (" + errors.front().message + ")") +
+          (usesItself       ? std::string(" (it uses its own result)")
+           : errors.empty() ? std::string()
+                            : " (" + errors.front().message + ")") +
           ": the driver's folders and patterns trust the IR; its uses get "
           "placeholders"));
     OpBuilder::InsertionGuard guard(rewriter);
@@ -2135,7 +2154,8 @@ struct PyPDLModule {
   /// Refuses a `pdl.replace` of an op by itself or by its own results
   /// (`pdl.result` / `pdl.results` of it): MLIR would erase the op while
   /// its users still use it (the greedy driver), or map its results to
-  /// themselves and loop forever (dialect conversion).
+  /// themselves and loop forever (dialect conversion); and one by an op the
+  /// rewrite made from those results.
   static void checkReplacements(ModuleOp module) {
     module->walk([](pdl::ReplaceOp replace) {
       Value replaced = replace.getOpValue();
@@ -2147,15 +2167,32 @@ struct PyPDLModule {
         if (auto results = dyn_cast_or_null<pdl::ResultsOp>(def))
           byItself |= results.getParent() == replaced;
       }
-      if (!byItself)
-        return;
       std::string where;
       llvm::raw_string_ostream os(where);
       os << replace.getLoc();
-      throw py::value_error(
-          "pdl.replace (" + where +
-          ") replaces an op by itself or by its own results: MLIR would "
-          "erase the op while it is still used");
+      if (byItself)
+        throw py::value_error(
+            "pdl.replace (" + where +
+            ") replaces an op by itself or by its own results: MLIR would "
+            "erase the op while it is still used");
+      // An op the rewrite creates from the replaced op's results would use
+      // its own results once it replaces that op (the greedy driver looped
+      // forever; a conversion committed it).
+      if (auto replacement = dyn_cast_or_null<pdl::OperationOp>(
+              replace.getReplOperation()
+                  ? replace.getReplOperation().getDefiningOp()
+                  : nullptr))
+        for (Value operand : replacement.getOperandValues()) {
+          Operation *def = operand.getDefiningOp();
+          if ((isa_and_present<pdl::ResultOp>(def) &&
+               cast<pdl::ResultOp>(def).getParent() == replaced) ||
+              (isa_and_present<pdl::ResultsOp>(def) &&
+               cast<pdl::ResultsOp>(def).getParent() == replaced))
+            throw py::value_error(
+                "pdl.replace (" + where +
+                ") replaces an op by one made from its own results, which "
+                "would then use its own results");
+        }
     });
   }
 

@@ -940,3 +940,58 @@ def test_pdl_rewrites_creating_invalid_ops():
         # CHECK: one operand | the PDL pattern at loc("-":3:13) created 'arith.addi', which does not verify ('arith.addi' op expected 2 operands, but found 1) | erased True 1
         # CHECK: wrong kind | the PDL pattern at loc("-":3:13) created 'arith.addi', which does not verify ('arith.addi' op lacks its inherent attribute 'overflowFlags' (set to an attribute of the wrong kind, which MLIR drops)) | erased True 1
         # CHECK: valid | applied | erased True 0
+
+
+# CHECK-LABEL: TEST: test_pdl_created_ops_handed_around
+@run
+def test_pdl_created_ops_handed_around():
+    # A created op handed to a native rewrite function was left unchecked
+    # (the function might erase it): a harmless function let an invalid
+    # op through to the driver's folder (a segfault). It is checked unless
+    # the driver saw it erased. A created op replacing the op whose results
+    # it uses would use itself (the greedy driver looped forever): refused.
+    source = """
+      module {
+        pdl.pattern @p : benefit(1) {
+          %t = pdl.type : i32
+          %x = pdl.operand
+          %y = pdl.operand
+          %op = pdl.operation "arith.muli"(%x, %y : !pdl.value, !pdl.value) -> (%t : !pdl.type)
+          pdl.rewrite %op {
+            %new = pdl.operation "arith.addi"(%x : !pdl.value) -> (%t : !pdl.type)
+            pdl.apply_native_rewrite "look"(%new : !pdl.operation)
+            pdl.replace %op with %new
+          }
+        }
+      }"""
+    with ir.Context():
+        module = ir.Module.parse("""
+          func.func @f(%a: i32, %b: i32) -> i32 {
+            %m = arith.muli %a, %b : i32
+            return %m : i32
+          }""")
+        pdl = rewrite.PDLModule(ir.Module.parse(source))
+        seen = []
+        pdl.register_rewrite_function(
+            "look", lambda rewriter, results, values: seen.append(values[0].name))
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())
+        except RuntimeError as error:
+            # CHECK: ['arith.addi'] the PDL pattern at loc("-":3:9) created 'arith.addi', which does not verify ('arith.addi' op expected 2 operands, but found 1)
+            print(seen, str(error).split(": the driver")[0])
+        # CHECK: True
+        print(module.operation.verify())
+        self_use = source.replace(
+            """%new = pdl.operation "arith.addi"(%x : !pdl.value) -> (%t : !pdl.type)
+            pdl.apply_native_rewrite "look"(%new : !pdl.operation)
+            pdl.replace %op with %new""",
+            """%sum = pdl.operation "arith.addi"(%x, %y : !pdl.value, !pdl.value) -> (%t : !pdl.type)
+            %r = pdl.result 0 of %sum
+            %and = pdl.operation "arith.andi"(%r, %y : !pdl.value, !pdl.value) -> (%t : !pdl.type)
+            pdl.replace %sum with %and
+            pdl.replace %op with %and""")
+        try:
+            rewrite.PDLModule(ir.Module.parse(self_use))
+        except ValueError as error:
+            # CHECK: replaces an op by one made from its own results, which would then use its own results
+            print(str(error).split(") ", 1)[1])
