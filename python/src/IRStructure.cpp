@@ -269,6 +269,18 @@ std::string printValue(Value value, bool localScope) {
   value.print(os, flags);
   return text;
 }
+
+/// `printValue` for Python's str(value) and value.dump(): in a nested
+/// pass's scope, without the GIL while the thread pool may wait on it.
+std::string printForPython(PyValue &self) {
+  Value value = self.get();
+  PyOperation &anchor = castToOperation(self.keepAlive);
+  bool local = isLimitedToPassScope(*anchor.getResolvedOwner());
+  std::string text;
+  readWithoutGILIfPoolWaits(anchor, "printing",
+                            [&] { text = printValue(value, local); });
+  return text;
+}
 } // namespace
 
 namespace {
@@ -1169,13 +1181,7 @@ void populateValues(py::module_ &m) {
       .def(
           "dump",
           [](PyValue &self) {
-            Value value = self.get();
-            PyOperation &anchor = castToOperation(self.keepAlive);
-            bool local = isLimitedToPassScope(*anchor.getResolvedOwner());
-            std::string text;
-            readWithoutGILIfPoolWaits(anchor, "printing",
-                                      [&] { text = printValue(value, local); });
-            llvm::errs() << text << "\n";
+            llvm::errs() << printForPython(self) << "\n";
             llvm::errs().flush();
           },
           "Prints the value (as str() does, without 'Value(...)') to stderr.")
@@ -1236,15 +1242,7 @@ void populateValues(py::module_ &m) {
           py::arg("capsule"), "The Value of a capsule.")
       .def(
           "__str__",
-          [](PyValue &self) {
-            Value value = self.get();
-            PyOperation &anchor = castToOperation(self.keepAlive);
-            bool local = isLimitedToPassScope(*anchor.getResolvedOwner());
-            std::string text;
-            readWithoutGILIfPoolWaits(anchor, "printing",
-                                      [&] { text = printValue(value, local); });
-            return "Value(" + text + ")";
-          },
+          [](PyValue &self) { return "Value(" + printForPython(self) + ")"; },
           "Value(<how MLIR prints it>).")
       .def(
           "__repr__",

@@ -24,6 +24,7 @@ from ..ir import (
     Operation,
     OpResultList,
     ShapedType,
+    Type,
     Value,
 )
 
@@ -35,6 +36,32 @@ __all__ = [
     "get_op_result_or_op_results",
     "segmented_accessor",
 ]
+
+
+class TypeFromAssembly(Type):
+    """A type of a dialect whose C++ type classes have no binding, over its
+    assembly: ``X(type)`` casts (``ValueError`` if `type` is not one),
+    ``X.isinstance(type)`` checks. A subclass sets ``_SAMPLE``, the assembly
+    of one of its types, and its module sets ``_TYPEID`` (the TypeID its
+    types share) at import."""
+
+    _SAMPLE = None
+    _TYPEID = None
+
+    def __init__(self, cast_from_type):
+        super().__init__(cast_from_type)
+        if not type(self).isinstance(cast_from_type):
+            raise ValueError(
+                f"Cannot cast type to {type(self).__name__} (from {cast_from_type})"
+            )
+
+    @classmethod
+    def isinstance(cls, other):
+        """Whether `other` is a type of this class."""
+        return isinstance(other, Type) and other.typeid == cls._TYPEID
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self})"
 
 
 def segmented_accessor(elements, raw_segments, idx):

@@ -25,6 +25,7 @@ from typing import Union as _Union
 
 from ._pdl_ops_gen import *  # noqa: F401,F403
 from ._pdl_ops_gen import _Dialect  # noqa: F401
+from ._ods_common import TypeFromAssembly as _TypeFromAssembly
 from ._ods_common import _cext as _ods_cext
 from ._ods_common import get_default_loc_context as _get_default_loc_context
 from ._ods_common import get_op_result_or_value as _get_value
@@ -48,28 +49,9 @@ _ValueLike = _Union[_OpView, _Operation, _Value]
 # ---------------------------------------------------------------------------
 
 
-class _PDLTypeBase(_Type):
+class _PDLTypeBase(_TypeFromAssembly):
     """A type of the pdl dialect: ``X(type)`` casts (``ValueError`` if
     `type` is not one), ``X.isinstance(type)`` checks."""
-
-    # Assembly of a type of the class; its TypeID is read at import.
-    _SAMPLE = None
-    _TYPEID = None
-
-    def __init__(self, cast_from_type):
-        super().__init__(cast_from_type)
-        if not type(self).isinstance(cast_from_type):
-            raise ValueError(
-                f"Cannot cast type to {type(self).__name__} (from {cast_from_type})"
-            )
-
-    @classmethod
-    def isinstance(cls, other):
-        """Whether `other` is a type of this class."""
-        return isinstance(other, _Type) and other.typeid == cls._TYPEID
-
-    def __repr__(self):
-        return f"{type(self).__name__}({self})"
 
 
 class _SimplePDLType(_PDLTypeBase):

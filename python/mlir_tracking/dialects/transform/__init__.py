@@ -10,6 +10,7 @@ from .._transform_ops_gen import *  # noqa: F401,F403
 from .._transform_ops_gen import _Dialect  # noqa: F401
 from .._transform_enum_gen import *  # noqa: F401,F403
 
+from .._ods_common import TypeFromAssembly as _TypeFromAssembly
 from .._ods_common import _cext as _ods_cext
 from .._ods_common import get_op_results_or_values as _get_op_results_or_values
 from ...ir import FunctionType as _FunctionType
@@ -20,31 +21,9 @@ from ...ir import TypeAttr as _TypeAttr
 from ...ir import Value as _Value
 
 
-class _TransformType(_Type):
+class _TransformType(_TypeFromAssembly):
     """A type of the transform dialect, from its assembly (the C++ classes
     are not bound): ``X(type)`` casts, ``X.isinstance(type)`` checks."""
-
-    # A type of the class, whose TypeID (_TYPEID, set at import) the
-    # class's types have.
-    _SAMPLE = None
-    _TYPEID = None
-
-    def __init__(self, cast_from_type):
-        super().__init__(cast_from_type)
-        if not type(self).isinstance(cast_from_type):
-            raise ValueError(
-                f"Cannot cast type to {type(self).__name__} (from {cast_from_type})"
-            )
-
-    @classmethod
-    def isinstance(cls, other):
-        """Whether `other` is a type of this class."""
-        if not isinstance(other, _Type):
-            return False
-        return other.typeid == cls._TYPEID
-
-    def __repr__(self):
-        return f"{type(self).__name__}({self})"
 
 
 class AnyOpType(_TransformType):
