@@ -1044,6 +1044,27 @@ ArrayRef<std::string> defaultedAttributes(OperationName name) {
   return entry.attributes;
 }
 
+/// `linalg.matmul`'s verifier reads its three indexing maps and their
+/// results unchecked (an empty list, one map, or maps without results
+/// crashed it; its batch and contract cousins check them).
+std::string describeUnverifiableMatmul(Operation *op) {
+  if (op->getName().getStringRef() != "linalg.matmul")
+    return {};
+  auto maps = dyn_cast_if_present<ArrayAttr>(
+      op->getInherentAttr("indexing_maps").value_or(Attribute()));
+  if (!maps)
+    return {};
+  if (maps.size() != 3)
+    return "'indexing_maps' holds " + std::to_string(maps.size()) +
+           " maps, and it takes 3 (for its inputs and its output)";
+  for (Attribute attribute : maps) {
+    auto map = dyn_cast<AffineMapAttr>(attribute);
+    if (!map || map.getValue().getNumResults() == 0)
+      return "'indexing_maps' holds a map without results";
+  }
+  return {};
+}
+
 /// A default-valued inherent attribute that `op` lacks: MLIR drops an
 /// inherent attribute set to one of the wrong kind (from PDL, or
 /// `transform.annotate`), which leaves null what the op's printer and
@@ -1066,6 +1087,8 @@ std::string mlir::tracking::python::describeUnverifiableOp(Operation *op) {
     return loop;
   if (std::string dropped = describeDroppedAttribute(op); !dropped.empty())
     return dropped;
+  if (std::string matmul = describeUnverifiableMatmul(op); !matmul.empty())
+    return matmul;
   if (!op->getNumSuccessors())
     return {};
   StringRef name = op->getName().getStringRef();

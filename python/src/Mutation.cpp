@@ -427,6 +427,10 @@ void mlir::tracking::python::checkNewEntryBlockInPattern(PyMlirContext &context,
   if (!patternTrustsIR(context) || !block->isEntryBlock())
     return;
   Operation *parent = block->getParentOp();
+  // An op the pattern made is being built (its body comes next): it is
+  // checked when the pattern returns.
+  if (isMadeInPatternCall(context, parent))
+    return;
   std::vector<DiagnosticRecord> errors;
   if (verifiesForPatterns(parent, /*regions=*/true, errors))
     return;
@@ -645,10 +649,16 @@ void checkNewOpInPattern(PyMlirContext &context, Operation *op, Block *block,
     checkSuccessorInPattern("insert", op, index, successor, block->getParent());
   block->getOperations().insert(
       op->hasTrait<OpTrait::IsTerminator>() ? block->end() : before, op);
-  // And the ops in it, which the driver visits next too (built before).
+  // And the ops in it, which the driver visits next too (built before). An
+  // op whose regions the pattern fills next (upstream's builders insert
+  // `scf.for` before adding its body) is checked when the pattern returns.
+  bool regionsToFill = llvm::any_of(
+      op->getRegions(), [](Region &region) { return region.empty(); });
   std::vector<DiagnosticRecord> errors;
   Operation *invalid = nullptr;
   op->walk([&](Operation *nested) {
+    if (nested == op && regionsToFill)
+      return WalkResult::advance();
     auto branch = dyn_cast<BranchOpInterface>(nested);
     if (branch ? verifiesOnceTargetsMatch(branch, errors)
                : verifiesForPatterns(nested, /*regions=*/false, errors))

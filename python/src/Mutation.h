@@ -217,6 +217,9 @@ namespace __attribute__((visibility("hidden"))) python {
   void noteInsertionInConversion(PyMlirContext & context, Operation * op);
   /// True while a dialect conversion runs Python code on this thread.
   bool isInConversion(PyMlirContext & context);
+  /// True if the Python code a driver or conversion runs on this thread
+  /// made `op` (created or cloned it) in this call.
+  bool isMadeInPatternCall(PyMlirContext & context, Operation * op);
   /// True while a rewrite driver or conversion runs Python code on this
   /// thread and `root` (a top-level op) is not the root of the tree it
   /// rewrites.

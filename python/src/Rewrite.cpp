@@ -285,6 +285,12 @@ PatternBenefit checkedBenefit(unsigned benefit) {
   return PatternBenefit(benefit);
 }
 
+/// The op's own invariants, its diagnostics dropped.
+LogicalResult verifyQuietly(Operation *op) {
+  DiagnosticCapture capture(op->getContext());
+  return verifyOpInvariants(op);
+}
+
 /// True if a pattern or PDL function result means "matched": upstream's
 /// rule, the match succeeds iff `bool(result)` is False (None included).
 bool isSuccessResult(const py::object &result) {
@@ -720,6 +726,13 @@ public:
                    "them before the pattern returns)");
   }
 
+  /// True if the Python code running made `op` (created or cloned it).
+  bool isCreatedInCall(Operation *op) {
+    return llvm::any_of(createdOps, [&](const py::object &object) {
+      return object.cast<PyOperation &>().getIfLive() == op;
+    });
+  }
+
   /// The root of the tree the driver rewrites.
   Operation *getDrivenRoot() const { return drivenRoot; }
 
@@ -861,12 +874,6 @@ private:
     }
   }
 
-  bool isCreatedInCall(Operation *op) {
-    return llvm::any_of(createdOps, [&](const py::object &object) {
-      return object.cast<PyOperation &>().getIfLive() == op;
-    });
-  }
-
   static thread_local NewTreesOutside *current;
   /// The op the driver runs on, and its tree's root.
   Operation *driven;
@@ -967,6 +974,20 @@ public:
                "pattern returned: it was erased (its uses get placeholders, "
                "builtin.unrealized_conversion_cast without inputs), since "
                "the driver's C++ patterns read every block's terminator");
+        continue;
+      }
+      // Its invariants were checked at its insertion unless its regions
+      // were still to be filled (checkNewOpInPattern).
+      if (op && op->getBlock() && op->getNumRegions() &&
+          failed(verifyQuietly(op))) {
+        std::string name = op->getName().getStringRef().str();
+        checkErasable(op);
+        rewriter.replaceOp(op, placeholdersFor(rewriter, op));
+        record(who + " inserted '" + name +
+               "', which did not verify when the pattern returned (a region "
+               "left without the blocks it needs?): it was erased (its uses "
+               "get placeholders), since the driver's C++ patterns trust the "
+               "IR");
         continue;
       }
       if (op && op->getBlock() && op->hasTrait<OpTrait::IsTerminator>() &&
@@ -3686,6 +3707,12 @@ void mlir::tracking::python::checkInsertionInConversion(PyMlirContext &context,
                                                         Operation *op) {
   if (NewTreesOutside *outside = NewTreesOutside::get(context.get()))
     outside->checkInsertion(op);
+}
+
+bool mlir::tracking::python::isMadeInPatternCall(PyMlirContext &context,
+                                                 Operation *op) {
+  NewTreesOutside *outside = NewTreesOutside::get(context.get());
+  return outside && outside->isCreatedInCall(op);
 }
 
 bool mlir::tracking::python::isInConversion(PyMlirContext &context) {

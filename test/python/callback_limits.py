@@ -2711,3 +2711,60 @@ def test_conversion_without_rollback_leaving_illegal_ops():
         # CHECK: %0 = "test.x"(%arg0, %arg1) : (i32, i32) -> i32
         # CHECK-NEXT: %1 = arith.muli %0, %arg1 : i32
         print(module)
+
+
+# CHECK-LABEL: TEST: test_ops_with_regions_built_in_a_pattern
+@run
+def test_ops_with_regions_built_in_a_pattern():
+    # Upstream's builders insert an op with regions before they add its
+    # body (scf.ForOp, scf.IfOp, linalg.transpose): inside a greedy pattern
+    # the insertion check refused them ("region with 1 blocks"), the entry
+    # block too. An op whose regions are still empty is checked when the
+    # pattern returns; one left incomplete then is replaced by placeholders
+    # and the run raises.
+    from mlir_tracking.dialects import scf
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse("""
+          func.func @f(%a: index) -> index {
+            %0 = arith.addi %a, %a : index
+            return %0 : index
+          }""")
+
+        def to_loop(op, rewriter):
+            with rewriter.ip:
+                step = arith.constant(ir.IndexType.get(), 1)
+                loop = scf.ForOp(op.lhs, op.rhs, step, [op.lhs])
+                with ir.InsertionPoint(loop.body):
+                    scf.YieldOp([loop.inner_iter_args[0]])
+            rewriter.replace_op(op, loop.operation)
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add(arith.AddIOp, to_loop)
+        rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+        # CHECK: scf.for True
+        print(module.body.operations[0].regions[0].blocks[0].operations[1].name,
+              module.operation.verify())
+
+        module = ir.Module.parse("""
+          func.func @f(%a: index) -> index {
+            %0 = arith.addi %a, %a : index
+            return %0 : index
+          }""")
+
+        def left_empty(op, rewriter):
+            with rewriter.ip:
+                step = arith.constant(ir.IndexType.get(), 1)
+                ir.Operation.create("scf.for", results=[op.result.type],
+                                    operands=[op.lhs, op.rhs, step, op.lhs],
+                                    regions=1)
+
+        left_empty.__qualname__ = "left_empty"
+        patterns = rewrite.RewritePatternSet()
+        patterns.add(arith.AddIOp, left_empty)
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+        except RuntimeError as error:
+            # CHECK: pattern 'left_empty' inserted 'scf.for', which did not verify when the pattern returned
+            print(str(error).split(" (a region")[0])
+        # CHECK: True
+        print(module.operation.verify())

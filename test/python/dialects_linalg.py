@@ -291,3 +291,33 @@ def test_errors():
         # CHECK-NEXT: ['tensor.empty', 'tensor.empty'] True
         print([op.name for op in module.body.operations],
               module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_matmul_maps_that_do_not_fit
+@run
+def test_matmul_maps_that_do_not_fit():
+    # linalg.matmul's verifier reads three indexing maps with results
+    # unchecked: an empty list, one map, or maps without results crashed
+    # verify, print and parse. They fail verification now, and print in the
+    # generic form.
+    with Context(), Location.unknown():
+        f32 = F32Type.get()
+        for label, maps in (("empty", []), ("one", [AffineMap.get_identity(3)]),
+                            ("no results", [AffineMap.get(3, 0, [])] * 3)):
+            module = ir.Module.create()
+            with ir.InsertionPoint(module.body):
+                a = tensor.empty((4, 8), f32)
+                b = tensor.empty((8, 12), f32)
+                c = tensor.empty((4, 12), f32)
+                linalg.matmul(a, b, outs=[c], indexing_maps=maps)
+            try:
+                module.operation.verify()
+            except ir.MLIRError as error:
+                print(label, "|", str(error).splitlines()[1].split(": ", 2)[2])
+            print('"linalg.matmul"' in str(module))
+        # CHECK: empty | 'linalg.matmul' op 'indexing_maps' holds 0 maps, and it takes 3 (for its inputs and its output)
+        # CHECK-NEXT: True
+        # CHECK-NEXT: one | 'linalg.matmul' op 'indexing_maps' holds 1 maps, and it takes 3 (for its inputs and its output)
+        # CHECK-NEXT: True
+        # CHECK-NEXT: no results | 'linalg.matmul' op 'indexing_maps' holds a map without results
+        # CHECK-NEXT: True
