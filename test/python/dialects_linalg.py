@@ -321,3 +321,40 @@ def test_matmul_maps_that_do_not_fit():
         # CHECK-NEXT: True
         # CHECK-NEXT: no results | 'linalg.matmul' op 'indexing_maps' holds a map without results
         # CHECK-NEXT: True
+
+
+# CHECK-LABEL: TEST: test_failed_bodies_that_cannot_be_erased
+@run
+def test_failed_bodies_that_cannot_be_erased():
+    # A body that gave one of its values a use outside the op and then
+    # raised: the op cannot be erased (the use would dangle). The body's
+    # exception propagates (the refused erase had replaced it), with a note
+    # that the half-built op stays. region_op of an op without regions
+    # raised IndexError and left the op.
+    with Context(), Location.unknown():
+        f32 = F32Type.get()
+        module = Module.create()
+        identity = AffineMap.get_identity(2)
+        with InsertionPoint(module.body):
+            one = arith.constant(f32, 1.0)
+            outside = arith.addf(one, one)
+            x = tensor.empty((4, 4), f32)
+            y = tensor.empty((4, 4), f32)
+            try:
+                @linalg.generic([x], [y], [identity, identity],
+                                ["parallel", "parallel"])
+                def body(a, b):
+                    outside.owner.operands[0] = arith.constant(f32, 2.0)
+                    raise KeyError("in the body")
+            except KeyError as error:
+                # CHECK: KeyError 'in the body' | the half-built 'linalg.generic' stays in the IR: cannot erase 'linalg.generic'
+                print(type(error).__name__, error, "|",
+                      error.__notes__[0].split(":")[0] + ":",
+                      error.__notes__[0].split(": ")[1][:32])
+            try:
+                meta.region_op(arith.ConstantOp)(f32, 3.0)(lambda: None)
+            except TypeError as error:
+                # CHECK: region_op: 'arith.constant' has no region to build
+                print(error)
+        # CHECK: ['arith.constant', 'arith.addf', 'tensor.empty', 'tensor.empty', 'linalg.generic']
+        print([op.name for op in module.body.operations])

@@ -13,7 +13,10 @@ If the region has no block yet, one is added whose argument types are the
 function's parameter annotations, which must then all be ``ir.Type``s.
 
 If building the body raises, the op is erased (nothing half-built stays
-in the IR) and the exception propagates.
+in the IR) and the exception propagates; if the op cannot be erased (the
+body gave one of its values a use outside it), it stays and the
+exception carries a note saying so. ``region_op`` of an op without
+regions raises ``TypeError`` (the op is erased).
 """
 
 import inspect as _inspect
@@ -58,6 +61,16 @@ def _block_types_from_annotations(body_builder, what):
     return types
 
 
+def _discard(op, what, error):
+    """Erases `op`, built in part because `error` stopped its body. If it
+    cannot be (the body gave one of its values a use outside the op), the
+    op stays and `error`, which the caller raises again, says why."""
+    try:
+        op.operation.erase()
+    except Exception as refusal:
+        error.add_note(f"the half-built {what} stays in the IR: {refusal}")
+
+
 def op_region_builder(op, op_region, terminator=None):
     """A decorator that builds the body of `op_region` (a region of `op`)
     with the function it decorates, then returns the op's result(s) (or the
@@ -83,8 +96,8 @@ def op_region_builder(op, op_region, terminator=None):
                     values = [_value_of(returned)]
                 with _InsertionPoint(list(op_region.blocks)[-1]):
                     terminator(values)
-        except BaseException:
-            op.operation.erase()
+        except BaseException as error:
+            _discard(op, what, error)
             raise
         return _results_of(op)
 
@@ -99,7 +112,12 @@ def region_op(op_constructor, terminator=None):
 
     def with_arguments(*args, **kwargs):
         op = op_constructor(*args, **kwargs)
-        return op_region_builder(op, op.regions[0], terminator)
+        if len(op.operation.regions) == 0:
+            error = TypeError(
+                f"region_op: '{op.operation.name}' has no region to build")
+            _discard(op, f"'{op.operation.name}'", error)
+            raise error
+        return op_region_builder(op, op.operation.regions[0], terminator)
 
     def factory(*args, **kwargs):
         if len(args) == 1 and not kwargs and callable(args[0]) \
