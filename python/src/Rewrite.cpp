@@ -1026,6 +1026,15 @@ public:
 
   void notifyOperationReplaced(Operation *op, ValueRange newValues) override {
     ErasureListener::notifyOperationReplaced(op, newValues);
+    // MLIR asserts this (with assertions on) and otherwise drops the extra
+    // values, or erases the op with its other results still used (kept for
+    // their users below, on erasure). Python's replace_op refuses it; a PDL
+    // rewrite cannot be stopped: the run raises.
+    if (newValues.size() != op->getNumResults())
+      record("a rewrite (a PDL pattern) replaced '" +
+             op->getName().getStringRef().str() + "', which has " +
+             std::to_string(op->getNumResults()) + " result(s), by " +
+             std::to_string(newValues.size()) + " value(s)");
     SmallVector<unsigned> kept;
     for (auto [index, value] : llvm::enumerate(newValues))
       if (index < op->getNumResults() && diesWith(value, op) &&

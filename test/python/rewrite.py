@@ -995,3 +995,36 @@ def test_pdl_created_ops_handed_around():
         except ValueError as error:
             # CHECK: replaces an op by one made from its own results, which would then use its own results
             print(str(error).split(") ", 1)[1])
+
+
+# CHECK-LABEL: TEST: test_pdl_replacement_counts
+@run
+def test_pdl_replacement_counts():
+    # MLIR asserts on a replacement of another count than the op's results
+    # (with assertions on) and otherwise drops the extra values; Python's
+    # replace_op refuses it, a PDL rewrite now makes the run raise.
+    with ir.Context():
+        pdl = rewrite.PDLModule(ir.Module.parse("""
+          module {
+            pdl.pattern @p : benefit(1) {
+              %t = pdl.type : i32
+              %x = pdl.operand
+              %y = pdl.operand
+              %op = pdl.operation "arith.muli"(%x, %y : !pdl.value, !pdl.value) -> (%t : !pdl.type)
+              pdl.rewrite %op {
+                pdl.replace %op with (%x, %y : !pdl.value, !pdl.value)
+              }
+            }
+          }"""))
+        module = ir.Module.parse("""
+          func.func @f(%a: i32, %b: i32) -> i32 {
+            %m = arith.muli %a, %b : i32
+            return %m : i32
+          }""")
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())
+        except RuntimeError as error:
+            # CHECK: a rewrite (a PDL pattern) replaced 'arith.muli', which has 1 result(s), by 2 value(s)
+            print(error)
+        # CHECK: True
+        print(module.operation.verify())
