@@ -775,3 +775,30 @@ def test_value_replace_all_uses_except():
         print(seen[1])
         # CHECK-NEXT: True ['arith.addi#0', 'arith.muli#0', 'arith.muli#1', 'arith.subi#0', 'arith.xori#0']
         print(str(module) == before, users(a))
+
+
+# CHECK-LABEL: TEST: test_builtin_module_decorator_and_shorthands
+@run
+def test_builtin_module_decorator_and_shorthands():
+    # Upstream's dialects.builtin re-exports the ir names and makes `module`
+    # a decorator; transform has any_op_t().
+    from mlir_tracking.dialects import arith, builtin, transform
+    with ir.Context(), ir.Location.unknown():
+        # CHECK: Module !transform.any_op
+        print(type(builtin.Module.create()).__name__, transform.any_op_t())
+
+        @builtin.module(sym_name="consts")
+        def consts():
+            arith.constant(ir.IntegerType.get_signless(32), 1)
+
+        # CHECK: module @consts {
+        # CHECK-NEXT: arith.constant 1 : i32
+        print(consts)
+        try:
+            @builtin.module
+            def broken():
+                arith.constant(ir.IntegerType.get_signless(32), 2)
+                raise KeyError("in the body")
+        except KeyError as error:
+            # CHECK: KeyError 'in the body' True
+            print(type(error).__name__, error, consts.operation.verify())

@@ -36,6 +36,11 @@ class AnyOpType(_TransformType):
         return AnyOpType(_Type.parse("!transform.any_op", context))
 
 
+def any_op_t():
+    """``!transform.any_op`` in the current Context (upstream's shorthand)."""
+    return AnyOpType.get()
+
+
 class AnyParamType(_TransformType):
     """``!transform.any_param``: a parameter of any attributes."""
 
