@@ -965,29 +965,25 @@ public:
     newOps.clear();
     for (py::object &object : ops) {
       Operation *op = object.cast<PyOperation &>().getIfLive();
-      if (op && op->getBlock() && hasUnterminatedBlock(op)) {
+      // An op left unfinished: a block without a terminator, or regions
+      // without the blocks its invariants need (checked at its insertion
+      // unless its regions were still to be filled: checkNewOpInPattern).
+      const char *unfinished = nullptr;
+      if (op && op->getBlock() && hasUnterminatedBlock(op))
+        unfinished = "with a block that did not end in a terminator";
+      else if (op && op->getBlock() && op->getNumRegions() &&
+               failed(verifyQuietly(op)))
+        unfinished = "without verifying (a region left without the blocks "
+                     "it needs?)";
+      if (unfinished) {
         std::string name = op->getName().getStringRef().str();
         checkErasable(op);
         rewriter.replaceOp(op, placeholdersFor(rewriter, op));
-        record(who + " inserted '" + name +
-               "' with a block that did not end in a terminator when the "
-               "pattern returned: it was erased (its uses get placeholders, "
-               "builtin.unrealized_conversion_cast without inputs), since "
-               "the driver's C++ patterns read every block's terminator");
-        continue;
-      }
-      // Its invariants were checked at its insertion unless its regions
-      // were still to be filled (checkNewOpInPattern).
-      if (op && op->getBlock() && op->getNumRegions() &&
-          failed(verifyQuietly(op))) {
-        std::string name = op->getName().getStringRef().str();
-        checkErasable(op);
-        rewriter.replaceOp(op, placeholdersFor(rewriter, op));
-        record(who + " inserted '" + name +
-               "', which did not verify when the pattern returned (a region "
-               "left without the blocks it needs?): it was erased (its uses "
-               "get placeholders), since the driver's C++ patterns trust the "
-               "IR");
+        record(who + " inserted '" + name + "' " + unfinished +
+               " when the pattern returned: it was erased (its uses get "
+               "placeholders, builtin.unrealized_conversion_cast without "
+               "inputs), since the driver's C++ patterns trust every block "
+               "to end in its terminator and the IR to verify");
         continue;
       }
       if (op && op->getBlock() && op->hasTrait<OpTrait::IsTerminator>() &&
