@@ -102,6 +102,13 @@ class MLIRError(Exception):
         return text
 
 
+class MLIRValueError(MLIRError, ValueError):
+    """An ``MLIRError`` that is also a ``ValueError``: raised where upstream
+    raises ``ValueError`` for what MLIR reported (the transform interpreter's
+    failures), so ``except ValueError`` and ``except MLIRError`` both work.
+    """
+
+
 class InvalidatedHandleError(RuntimeError):
     """An operation handle that is not live was used.
 

@@ -13,6 +13,8 @@ that a transform op consumed. The sequence's results come back as handles.
 See docs/transform.md.
 """
 
+from ...._errors import MLIRError as _MLIRError
+from ...._errors import MLIRValueError as _MLIRValueError
 from ...._mlirTracking import ir as _ir
 from ...._mlirTracking.transform_interpreter import TransformOptions
 from ...._mlirTracking.transform_interpreter import (
@@ -35,6 +37,13 @@ def _unpack_operation(op):
             f"expected an Operation, a Module or an OpView, got {type(op).__name__}"
         )
     return operation
+
+
+def _as_value_error(error):
+    """`error` as an MLIRValueError: upstream raises ValueError here."""
+    return _MLIRValueError(error.message, error.error_diagnostics).with_traceback(
+        error.__traceback__
+    )
 
 
 def _unpack_arg(arg):
@@ -61,16 +70,20 @@ def apply_named_sequence(
     top-level. Every handle strictly nested in it ends up live on the op the
     transform dialect's tracking says it became, ``erased`` when the
     interpreter dropped it, or ``invalidated`` when it sat in consumed payload.
-    Raises ``ir.MLIRError`` with the interpreter's diagnostics when the script
-    fails; the handles under the payload root are then invalidated.
+    Raises ``ir.MLIRError`` (also a ``ValueError``, as upstream raises) with
+    the interpreter's diagnostics when the script fails; the handles under the payload root are then invalidated.
     """
-    return _apply_named_sequence(
-        _unpack_operation(payload_root),
-        _unpack_operation(transform_root),
-        None if transform_module is None else _unpack_operation(transform_module),
-        transform_options,
-        [_unpack_arg(arg) for arg in args],
-    )
+    payload_root = _unpack_operation(payload_root)
+    transform_root = _unpack_operation(transform_root)
+    if transform_module is not None:
+        transform_module = _unpack_operation(transform_module)
+    args = [_unpack_arg(arg) for arg in args]
+    try:
+        return _apply_named_sequence(
+            payload_root, transform_root, transform_module, transform_options, args
+        )
+    except _MLIRError as error:
+        raise _as_value_error(error) from None
 
 
 def copy_symbols_and_merge_into(target, other):
@@ -79,8 +92,13 @@ def copy_symbols_and_merge_into(target, other):
     changed. Colliding private symbols are renamed (on either side, with
     their uses); a function declaration and a definition of the same name
     become the definition. A collision of public symbols raises
-    ``ir.MLIRError`` (upstream: ``ValueError``) and leaves ``target`` as it
-    was. Handles of ``target`` stay live (a renamed symbol is the same op),
+    ``ir.MLIRError`` (also a ``ValueError``, as upstream raises) and leaves
+    ``target`` as it was. Handles of ``target`` stay live (a renamed symbol is the same op),
     except those of declarations merged away, which become ``erased``.
     """
-    _copy_symbols_and_merge_into(_unpack_operation(target), _unpack_operation(other))
+    target = _unpack_operation(target)
+    other = _unpack_operation(other)
+    try:
+        _copy_symbols_and_merge_into(target, other)
+    except _MLIRError as error:
+        raise _as_value_error(error) from None
