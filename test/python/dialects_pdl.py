@@ -210,3 +210,62 @@ def test_builders():
         with ir.InsertionPoint(p.body.operations[0]):
             print(type(pdl.operand().type).__name__,
                   type(pdl.attribute().type).__name__)
+
+
+# CHECK-LABEL: TEST: test_pattern_and_rewrite_decorators
+@run
+def test_pattern_and_rewrite_decorators():
+    # Upstream's decorators: the decorated function builds the region.
+    with ir.Context(), ir.Location.unknown():
+        index = ir.IndexType.get()
+        patterns = ir.Module.create()
+        with ir.InsertionPoint(patterns.body):
+
+            @pdl.pattern(benefit=1, sym_name="addi_to_muli")
+            def addi_to_muli():
+                t = pdl.TypeOp(index)
+                lhs, rhs = pdl.OperandOp(t), pdl.OperandOp(t)
+                addi = pdl.OperationOp(name="arith.addi", args=[lhs, rhs], types=[t])
+
+                @pdl.rewrite()
+                def build_muli():
+                    muli = pdl.OperationOp(name="arith.muli", args=[lhs, rhs], types=[t])
+                    pdl.ReplaceOp(addi, with_op=muli)
+
+            # The decorated name is bound to the op (it has no results).
+            # CHECK: Operation pdl.pattern PatternOp
+            print(type(addi_to_muli).__name__, addi_to_muli.name,
+                  type(addi_to_muli.opview).__name__)
+
+            # A body that raises leaves no half-built pattern.
+            try:
+
+                @pdl.pattern(benefit=2, sym_name="broken")
+                def broken():
+                    pdl.TypeOp(index)
+                    raise KeyError("stop")
+
+            except KeyError as e:
+                # CHECK-NEXT: body raised: 'stop' ops left: 1
+                print("body raised:", e, "ops left:", len(patterns.body.operations))
+        # CHECK-NEXT: verifies: True
+        print("verifies:", patterns.operation.verify())
+        # CHECK: pdl.pattern @addi_to_muli : benefit(1) {
+        # CHECK:   rewrite {
+        # CHECK:     replace %{{.*}} with %{{.*}}
+        print(patterns)
+
+        payload = ir.Module.parse("""
+          func.func @f(%a: index, %b: index, %x: i32) -> (index, i32) {
+            %s = arith.addi %a, %b : index
+            %t = arith.addi %x, %x : i32
+            return %s, %t : index, i32
+          }""")
+        index_add, i32_add = list(payload.body.operations[0].regions[0].blocks[0].operations)[:2]
+        rewrite.apply_patterns_and_fold_greedily(payload, rewrite.PDLModule(patterns).freeze())
+        # CHECK: %0 = arith.muli %arg0, %arg1 : index
+        # CHECK-NEXT: %1 = arith.addi %arg2, %arg2 : i32
+        print(payload)
+        # The index addi was replaced by an op of another name; the i32 one stayed.
+        # CHECK: erased live
+        print(index_add.operation.handle_state, i32_add.operation.handle_state)

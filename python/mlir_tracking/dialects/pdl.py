@@ -15,7 +15,16 @@ plus what upstream adds by hand:
   args=None)`` (``add_body()``, ``body``), ``TypeOp(constantType=None)``,
   ``TypesOp(constantTypes=None)``, and ``op_t()``.
 
-The lowercase value builders take the same arguments as these classes.
+The lowercase value builders take the same arguments as these classes;
+``pattern`` and ``rewrite`` are upstream's decorators (``extras.meta.region_op``):
+
+    @pdl.pattern(benefit=1, sym_name="addi_to_muli")
+    def pat():
+        root = pdl.OperationOp(name="arith.addi", ...)
+
+        @pdl.rewrite(root)
+        def rew():
+            ...
 """
 
 from typing import Mapping as _Mapping
@@ -30,6 +39,7 @@ from ._ods_common import _cext as _ods_cext
 from ._ods_common import get_default_loc_context as _get_default_loc_context
 from ._ods_common import get_op_result_or_value as _get_value
 from ._ods_common import get_op_results_or_values as _get_values
+from ..extras.meta import region_op as _region_op
 from ..ir import ArrayAttr as _ArrayAttr
 from ..ir import Attribute as _Attribute
 from ..ir import IntegerAttr as _IntegerAttr
@@ -443,8 +453,10 @@ def operation_(name=None, args=None, attributes=None, types=None, *, loc=None, i
     return OperationOp(name, args, attributes, types, loc=loc, ip=ip).result
 
 
-def pattern(benefit, name=None, *, loc=None, ip=None) -> PatternOp:
-    return PatternOp(benefit, name, loc=loc, ip=ip)
+# Upstream's decorators: `@pdl.pattern(benefit=1, sym_name="p")` builds a
+# pdl.pattern whose body the decorated function builds (the generated class,
+# whose keyword is `sym_name`); `@pdl.rewrite(root)` likewise a pdl.rewrite.
+pattern = _region_op(PatternOp.__base__)
 
 
 def replace(op, *, with_op=None, with_values=None, loc=None, ip=None) -> ReplaceOp:
@@ -459,8 +471,7 @@ def results_(parent, index=None, *, loc=None, ip=None) -> _Value:
     return ResultsOp(parent, index, loc=loc, ip=ip).result
 
 
-def rewrite(root=None, name=None, args=None, *, loc=None, ip=None) -> RewriteOp:
-    return RewriteOp(root, name, args, loc=loc, ip=ip)
+rewrite = _region_op(RewriteOp)
 
 
 def type_(constant_type=None, *, loc=None, ip=None) -> _Value:
