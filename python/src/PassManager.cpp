@@ -34,6 +34,17 @@ struct PyPassManager {
       : contextObject(context.getObject()), context(&context),
         passManager(std::make_unique<PassManager>(context.get(), anchor)) {
     enableTracking(*passManager, context.getRegistry());
+    owners().insert(passManager.get());
+  }
+  /// Adopts `adopted`, tracked already.
+  PyPassManager(PyMlirContext &context, std::unique_ptr<PassManager> adopted)
+      : contextObject(context.getObject()), context(&context),
+        passManager(std::move(adopted)) {
+    owners().insert(passManager.get());
+  }
+  ~PyPassManager() {
+    if (passManager)
+      owners().erase(passManager.get());
   }
   py::object contextObject;
   PyMlirContext *context;
@@ -51,8 +62,41 @@ struct PyPassManager {
   /// it may have been turned back on since).
   bool printsModuleScope = false;
 
-  /// Throws if the pass manager is running; `what` names the refused call.
+  /// The flags of a pass manager released by `_testing_release`, which a
+  /// later `_CAPICreate` of it takes back.
+  struct Released {
+    /// Keeps the context alive: the leaked pass manager refers to it.
+    py::object contextObject;
+    bool verifiesOutput;
+    bool printsModuleScope;
+  };
+
+  /// The pass managers owned by a PassManager object (GIL-protected): a
+  /// capsule of one may not be adopted by another (both would free it).
+  static llvm::DenseSet<PassManager *> &owners() {
+    static auto *set = new llvm::DenseSet<PassManager *>();
+    return *set;
+  }
+  /// Released pass managers (GIL-protected), tracked: each is leaked until
+  /// `_CAPICreate` adopts it (C code must not destroy one).
+  static llvm::DenseMap<PassManager *, Released> &released() {
+    static auto *map = new llvm::DenseMap<PassManager *, Released>();
+    return *map;
+  }
+
+  /// Throws if `_testing_release` released the pass manager.
+  void checkNotReleased(StringRef what) const {
+    if (!passManager)
+      throw py::value_error(what.str() +
+                            ": the PassManager was released "
+                            "(_testing_release); adopt its pass manager with "
+                            "PassManager._CAPICreate(capsule)");
+  }
+
+  /// Throws if the pass manager is released or running; `what` names the
+  /// refused call.
   void checkNotRunning(StringRef what) const {
+    checkNotReleased(what);
     if (running)
       throw IRInUseException(what.str() + ": the PassManager is running '" +
                              *running +
@@ -63,8 +107,11 @@ struct PyPassManager {
 
 } // namespace
 
-PassManager *mlir::tracking::python::getTrackedPassManager(py::handle object) {
-  return object.cast<PyPassManager &>().passManager.get();
+PassManager *mlir::tracking::python::getTrackedPassManager(py::handle object,
+                                                          StringRef what) {
+  auto &self = object.cast<PyPassManager &>();
+  self.checkNotReleased(what);
+  return self.passManager.get();
 }
 
 namespace {
@@ -245,6 +292,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
       .def_property_readonly(
           "_CAPIPtr",
           [](PyPassManager &self) {
+            self.checkNotReleased("PassManager._CAPIPtr");
             self.verifiesOutput = false;
             return py::reinterpret_steal<py::object>(
                 PyCapsule_New(wrap(self.passManager.get()).ptr,
@@ -252,8 +300,56 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
           },
           "A capsule with the MlirPassManager.")
       .def(
+          "_testing_release",
+          [](PyPassManager &self) {
+            self.checkNotRunning("PassManager._testing_release");
+            PassManager *pm = self.passManager.release();
+            PyPassManager::owners().erase(pm);
+            PyPassManager::released()[pm] = {
+                self.contextObject, self.verifiesOutput, self.printsModuleScope};
+          },
+          "Releases (leaks) the backing pass manager (testing): this object "
+          "can no longer be used, PassManager._CAPICreate of its capsule "
+          "adopts the pass manager.")
+      .def_static(
+          "_CAPICreate",
+          [](py::object capsule) {
+            MlirPassManager raw = mlirPythonCapsuleToPassManager(capsule.ptr());
+            if (!raw.ptr)
+              throw py::error_already_set();
+            PassManager *pm = unwrap(raw);
+            if (PyPassManager::owners().contains(pm))
+              throw py::value_error(
+                  "PassManager._CAPICreate: the pass manager is owned by "
+                  "another PassManager object (both would free it); call "
+                  "_testing_release() on that one first");
+            // Only ours: one made elsewhere may lack the tracking
+            // instrumentation (its passes would free ops under handles), and
+            // whether it has it cannot be asked.
+            auto it = PyPassManager::released().find(pm);
+            if (it == PyPassManager::released().end())
+              throw py::value_error(
+                  "PassManager._CAPICreate: adopts only a pass manager "
+                  "released by PassManager._testing_release()");
+            PyPassManager::Released flags = std::move(it->second);
+            PyPassManager::released().erase(it);
+            // The released map kept the context alive.
+            auto result = std::make_unique<PyPassManager>(
+                flags.contextObject.cast<PyMlirContext &>(),
+                std::unique_ptr<PassManager>(pm));
+            result->verifiesOutput = flags.verifiesOutput;
+            result->printsModuleScope = flags.printsModuleScope;
+            return result;
+          },
+          py::arg("capsule"),
+          "Adopts the MlirPassManager of a capsule (upstream's name), taking "
+          "ownership: only one released by _testing_release (ValueError "
+          "otherwise, naming another PassManager object that owns it).")
+      .def(
           "__str__",
           [](PyPassManager &self) {
+            if (!self.passManager)
+              return std::string("<released>");
             return self.running ? *self.running
                                 : printPipeline(*self.passManager);
           },
@@ -261,6 +357,9 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
       .def(
           "__repr__",
           [](PyPassManager &self) {
+            if (!self.passManager)
+              return std::string(
+                  "<mlir_tracking.passmanager.PassManager (released)>");
             if (self.running)
               return "<mlir_tracking.passmanager.PassManager '" +
                      *self.running + "' (running)>";

@@ -61,7 +61,8 @@ void mlir::tracking::python::populatePassVerification(py::module_ &m) {
   py::object cls = m.attr("PassManager");
   cls.attr("enable_tracking_verification") = py::cpp_function(
       [](py::object self) {
-        PassManager *pm = getTrackedPassManager(self);
+        PassManager *pm = getTrackedPassManager(
+            self, "PassManager.enable_tracking_verification");
         if (lookupState(pm))
           return;
         PyMlirContext &context = self.attr("context").cast<PyMlirContext &>();
@@ -89,7 +90,7 @@ void mlir::tracking::python::populatePassVerification(py::module_ &m) {
   cls.attr("run") = py::cpp_function(
       [originalRun](py::object self, py::args args, py::kwargs kwargs) {
         std::shared_ptr<VerificationState> state =
-            lookupState(getTrackedPassManager(self));
+            lookupState(getTrackedPassManager(self, "PassManager.run"));
         if (state) {
           std::lock_guard<std::mutex> lock(state->mutex);
           state->failures.clear();

@@ -76,7 +76,9 @@ namespace __attribute__((visibility("hidden"))) python {
   /// The MLIR pass manager of a `passmanager.PassManager` (not through its
   /// capsule: C++ code with the capsule could turn its verifier off, so
   /// taking one makes the pass manager's verification untrusted).
-  mlir::PassManager *getTrackedPassManager(py::handle object);
+  /// ValueError naming `what` if it was released (`_testing_release`).
+  mlir::PassManager *getTrackedPassManager(py::handle object,
+                                           llvm::StringRef what);
 
 } // namespace python
 } // namespace mlir::tracking

@@ -583,3 +583,66 @@ def test_identical_to_mlir_opt():
             print("OURS:\n" + ours + "\nMLIR-OPT:\n" + theirs)
     # CHECK: identical to mlir-opt: [True, True, True]
     print("identical to mlir-opt:", same)
+
+
+# CHECK-LABEL: TEST: test_capsule_release_and_adopt
+@run
+def test_capsule_release_and_adopt():
+    # Upstream's testing pair: _testing_release() leaks the backing pass
+    # manager, PassManager._CAPICreate(capsule) adopts it. Here the released
+    # object refuses further use, and only a released pass manager can be
+    # adopted (two owners would free it twice).
+    def error(f):
+        try:
+            f()
+            return "no error"
+        except Exception as e:
+            return f"{type(e).__name__}: {e}"
+
+    with ir.Context():
+        pm = PassManager.parse("builtin.module(canonicalize)")
+        capsule = pm._CAPIPtr
+        # CHECK: owned: ValueError: PassManager._CAPICreate: the pass manager is owned by another PassManager object (both would free it); call _testing_release() on that one first
+        print("owned:", error(lambda: PassManager._CAPICreate(capsule)))
+        pm._testing_release()
+        # CHECK-NEXT: <mlir_tracking.passmanager.PassManager (released)>
+        print(repr(pm))
+        module = ir.Module.parse("""
+          func.func @f(%a: i32) -> i32 {
+            %c0 = arith.constant 0 : i32
+            %b = arith.addi %a, %c0 : i32
+            return %b : i32
+          }""")
+        # CHECK-NEXT: ValueError: PassManager.run: the PassManager was released (_testing_release); adopt its pass manager with PassManager._CAPICreate(capsule)
+        print(error(lambda: pm.run(module)))
+        # CHECK-NEXT: ValueError: PassManager.add: the PassManager was released
+        print(error(lambda: pm.add("cse")))
+        # CHECK-NEXT: ValueError: PassManager._testing_release: the PassManager was released
+        print(error(pm._testing_release))
+        adopted = PassManager._CAPICreate(capsule)
+        # CHECK-NEXT: adopted: builtin.module(canonicalize{
+        print("adopted:", str(adopted)[:30])
+        # Adopted, it still tracks: the folded addi's handle is erased.
+        add = body(module.body.operations[0])[1]
+        adopted.run(module)
+        # CHECK-NEXT: erased
+        print(add.handle_state)
+        # CHECK-NEXT: again: ValueError: PassManager._CAPICreate: the pass manager is owned by another
+        print("again:", error(lambda: PassManager._CAPICreate(capsule)))
+        # CHECK-NEXT: not released: ValueError: PassManager._CAPICreate: adopts only a pass manager released by PassManager._testing_release()
+        other = PassManager()
+        other_capsule = other._CAPIPtr
+        del other
+        gc.collect()
+        print("not released:", error(lambda: PassManager._CAPICreate(other_capsule)))
+
+    # A released pass manager keeps its context alive.
+    context = ir.Context()
+    released = PassManager("any", context=context)
+    capsule = released._CAPIPtr
+    released._testing_release()
+    del released, context
+    gc.collect()
+    adopted = PassManager._CAPICreate(capsule)
+    # CHECK-NEXT: context alive: True
+    print("context alive:", isinstance(adopted.context, ir.Context))
