@@ -100,6 +100,23 @@ void checkOperandSegments(Operation *op) {
         "' must be two non-negative counts (inputs, inits) adding up to its " +
         std::to_string(op->getNumOperands()) + " operands");
 }
+
+/// linalg.elementwise without indexing_maps gets the identity maps its
+/// parser infers (one per operand, of the init's rank): its verifier wants
+/// them and only the parser and the C++ builders that take maps set them.
+void setDefaultElementwiseMaps(Operation *op) {
+  auto elementwise = dyn_cast<linalg::ElementwiseOp>(op);
+  if (!elementwise || !elementwise.getIndexingMaps().empty() ||
+      elementwise.getOutputs().size() != 1)
+    return;
+  auto initType = dyn_cast<ShapedType>(elementwise.getOutputs()[0].getType());
+  if (!initType || !initType.hasRank())
+    return;
+  elementwise.setIndexingMapsAttr(
+      Builder(op->getContext())
+          .getAffineMapArrayAttr(linalg::ElementwiseOp::getDefaultIndexingMaps(
+              op->getNumOperands(), initType.getRank(), op->getContext())));
+}
 } // namespace
 
 void mlir::tracking::python::populateStructuredOpHelpers(py::module_ &m) {
@@ -143,6 +160,7 @@ void mlir::tracking::python::populateStructuredOpHelpers(py::module_ &m) {
                                        op->getName().getStringRef().str() + "'",
                                    std::move(errors)};
         }
+        setDefaultElementwiseMaps(op);
         return true;
       },
       py::arg("operation"),

@@ -358,3 +358,93 @@ def test_failed_bodies_that_cannot_be_erased():
                 print(error)
         # CHECK: ['arith.constant', 'arith.addf', 'tensor.empty', 'tensor.empty', 'linalg.generic']
         print([op.name for op in module.body.operations])
+
+
+# CHECK-LABEL: TEST: test_pack_elementwise_reduce_map
+@run
+def test_pack_elementwise_reduce_map():
+    # Upstream's pack/unpack (inner_tiles mixing ints and index values),
+    # linalg.elementwise with its identity maps inferred, and the
+    # @reduce/@map decorators.
+    with Context(), Location.unknown():
+        f32 = F32Type.get()
+        index = ir.IndexType.get()
+        module = Module.create()
+        with InsertionPoint(module.body):
+
+            @func.FuncOp.from_py_func(
+                RankedTensorType.get((128, 128), f32),
+                RankedTensorType.get((16, 16, 8, 8), f32),
+                RankedTensorType.get((16, 16, 8, ir.ShapedType.get_dynamic_size()), f32),
+                index)
+            def relayout(src, dst, dynamic_dst, tile):
+                packed = linalg.pack(src, dst, inner_dims_pos=[1, 0],
+                                     inner_tiles=[8, 8],
+                                     padding_value=arith.constant(f32, 0.0))
+                linalg.pack(src, dynamic_dst, [1, 0], [8, tile],
+                            outer_dims_perm=[0, 1])
+                return linalg.unpack(packed, src, inner_dims_pos=[0, 1],
+                                     inner_tiles=[8, 8])
+
+            @func.FuncOp.from_py_func(
+                RankedTensorType.get((8, 16), f32),
+                RankedTensorType.get((8,), f32),
+                MemRefType.get((8, 16), f32))
+            def elementwise(rect, column, rect_memory):
+                out = tensor.empty((8, 16), f32)
+                exp = linalg.elementwise(rect, outs=[out],
+                                         kind=linalg.ElementwiseKind.exp)
+                linalg.elementwise(rect_memory, outs=[rect_memory],
+                                   kind=linalg.ElementwiseKind.negf)
+                column_map = AffineMap.get(2, 0, [AffineDimExpr.get(0)])
+                identity = AffineMap.get_identity(2)
+                return linalg.elementwise(exp, column, outs=[out],
+                                          kind=linalg.ElementwiseKind.add,
+                                          indexing_maps=[identity, column_map, identity])
+
+            vector = RankedTensorType.get((10,), f32)
+
+            @func.FuncOp.from_py_func(vector)
+            def reduce_and_map(values):
+                scalar = RankedTensorType.get((), f32)
+                init = tensor.splat(scalar, arith.constant(f32, 1.0), [])
+
+                @linalg.reduce(result=[scalar], inputs=[values], inits=[init],
+                               dimensions=ir.DenseI64ArrayAttr.get([0]))
+                def product(element: f32, accumulated: f32):
+                    return arith.mulf(accumulated, element)
+
+                @linalg.map(result=[vector], inputs=[values, values],
+                            init=tensor.empty((10,), f32))
+                def doubled(a: f32, b: f32, init: f32):
+                    return arith.addf(a, b)
+
+                return product, doubled
+
+        # CHECK: verifies: True
+        print("verifies:", module.operation.verify())
+        # CHECK: %[[PACK:.*]] = linalg.pack %arg0 padding_value(%{{.*}} : f32) inner_dims_pos = [1, 0] inner_tiles = [8, 8] into %arg1 : tensor<128x128xf32> -> tensor<16x16x8x8xf32>
+        # CHECK: linalg.pack %arg0 outer_dims_perm = [0, 1] inner_dims_pos = [1, 0] inner_tiles = [8, %arg3] into %arg2
+        # CHECK: linalg.unpack %[[PACK]] inner_dims_pos = [0, 1] inner_tiles = [8, 8] into %arg0 : tensor<16x16x8x8xf32> -> tensor<128x128xf32>
+        # CHECK: linalg.elementwise kind=#linalg.elementwise_kind<exp> ins(%arg0 : tensor<8x16xf32>) outs(%{{.*}} : tensor<8x16xf32>) -> tensor<8x16xf32>
+        # CHECK: linalg.elementwise kind=#linalg.elementwise_kind<negf> ins(%arg2 : memref<8x16xf32>) outs(%arg2 : memref<8x16xf32>)
+        # CHECK: linalg.elementwise kind=#linalg.elementwise_kind<add> indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}] ins(
+        # CHECK: linalg.reduce { arith.mulf } ins(%arg0 : tensor<10xf32>) outs(%{{.*}} : tensor<f32>) dimensions = [0]
+        # CHECK: linalg.map { arith.addf } ins(%arg0, %arg0 : tensor<10xf32>, tensor<10xf32>) outs(%{{.*}} : tensor<10xf32>)
+        print(module)
+        # The generated forms stay reachable (static tiles given apart).
+        with InsertionPoint(module.body):
+            @func.FuncOp.from_py_func(RankedTensorType.get((128, 128), f32),
+                                      RankedTensorType.get((16, 16, 8, 8), f32))
+            def generated(src, dst):
+                return linalg.pack(src, dst, [1, 0], [], [8, 8])
+        # CHECK: generated: linalg.pack
+        print("generated:", str(module).split("@generated")[1].split("\n")[1].split("= ")[1][:11])
+        # A tile that is neither an int nor a value.
+        with InsertionPoint(module.body):
+            @func.FuncOp.from_py_func(RankedTensorType.get((128, 128), f32),
+                                      RankedTensorType.get((16, 16, 8, 8), f32))
+            def bad_tiles(src, dst):
+                # CHECK: TypeError: inner_tiles must be a list of ints and index values, got OpResult
+                error(lambda: linalg.pack(src, dst, [1, 0], tensor.empty((8,), f32)))
+                return src

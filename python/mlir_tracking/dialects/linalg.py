@@ -18,7 +18,12 @@ does (their generated forms, with the result types first, remain);
 ``create_op(OpClass, *ins, outs=[...], ...)``; and the decorator
 ``@generic(ins, outs, indexing_maps, iterator_types)`` (``GenericOp_``
 builds the op), whose function gets one block argument per input and
-output element type and returns the values to yield.
+output element type and returns the values to yield; ``pack``/``unpack``
+with upstream's arguments (``inner_tiles`` mixing ints and index values);
+and the decorators ``@reduce(result=, inputs=, inits=, dimensions=)`` and
+``@map(result=, inputs=, init=)``, whose functions' parameter annotations
+are the body's block argument types. ``linalg.elementwise`` without
+``indexing_maps`` gets the identity maps its parser would infer.
 """
 
 import inspect as _inspect
@@ -31,15 +36,18 @@ from . import _linalg_ops_gen as _gen
 from ._ods_common import _cext as _ods_cext
 from ._ods_common import get_op_result_or_op_results as _get_op_result_or_op_results
 from ._ods_common import get_op_result_or_value as _get_op_result_or_value
+from ._ods_common import _dispatch_mixed_values
 from .._mlirTracking import _linalg_fill_structured_region
 from .._attr_builders import register_attribute_builder as _register_attribute_builder
 from ..extras.meta import op_region_builder as _op_region_builder
+from ..extras.meta import region_op as _region_op
 from ..ir import ArrayAttr as _ArrayAttr
 from ..ir import Attribute as _Attribute
 from ..ir import OpView as _OpView
 from ..ir import Operation as _Operation
 from ..ir import RankedTensorType as _RankedTensorType
 from ..ir import ShapedType as _ShapedType
+from ..ir import Value as _Value
 
 
 def _is_named_structured(cls):
@@ -314,3 +322,60 @@ def generic(*args, **kwargs):
         YieldOp(values)  # noqa: F405
 
     return _op_region_builder(op, op.regions[0], terminator=yield_)
+
+
+def _inner_tiles(inner_tiles):
+    """(dynamic tile values, static tiles) of upstream's mixed list of ints
+    and index values."""
+    if isinstance(inner_tiles, (_Operation, _OpView, _Value)):
+        raise TypeError("inner_tiles must be a list of ints and index values, "
+                        f"got {type(inner_tiles).__name__}")
+    dynamic, _, static = _dispatch_mixed_values(inner_tiles)
+    return dynamic, static
+
+
+_generated_pack = _gen.pack
+_generated_unpack = _gen.unpack
+
+
+def pack(source, dest, inner_dims_pos, inner_tiles, *args, padding_value=None,
+         outer_dims_perm=None, loc=None, ip=None, **kwargs):
+    """Upstream's ``pack(source, dest, inner_dims_pos, inner_tiles, *,
+    padding_value=None, outer_dims_perm=None)``: ``inner_tiles`` mixes ints
+    and index values. Returns the packed value (the op on memrefs).
+
+    With ``static_inner_tiles`` (fifth argument or keyword) it is the
+    generated builder, ``inner_tiles`` then the dynamic tiles only."""
+    if args or "static_inner_tiles" in kwargs or "results" in kwargs:
+        return _generated_pack(source, dest, inner_dims_pos, inner_tiles, *args,
+                               padding_value=padding_value,
+                               outer_dims_perm=outer_dims_perm, loc=loc, ip=ip,
+                               **kwargs)
+    dynamic, static = _inner_tiles(inner_tiles)
+    return _get_op_result_or_op_results(PackOp(  # noqa: F405
+        _get_op_result_or_value(source), _get_op_result_or_value(dest),
+        inner_dims_pos, dynamic, static, padding_value=padding_value,
+        outer_dims_perm=outer_dims_perm, loc=loc, ip=ip))
+
+
+def unpack(source, dest, inner_dims_pos, inner_tiles, *args,
+           outer_dims_perm=None, loc=None, ip=None, **kwargs):
+    """Upstream's ``unpack(source, dest, inner_dims_pos, inner_tiles, *,
+    outer_dims_perm=None)``, as ``pack``."""
+    if args or "static_inner_tiles" in kwargs or "results" in kwargs:
+        return _generated_unpack(source, dest, inner_dims_pos, inner_tiles,
+                                 *args, outer_dims_perm=outer_dims_perm,
+                                 loc=loc, ip=ip, **kwargs)
+    dynamic, static = _inner_tiles(inner_tiles)
+    return _get_op_result_or_op_results(UnPackOp(  # noqa: F405
+        _get_op_result_or_value(source), _get_op_result_or_value(dest),
+        inner_dims_pos, dynamic, static, outer_dims_perm=outer_dims_perm,
+        loc=loc, ip=ip))
+
+
+# Upstream's decorators: `@reduce(result=..., inputs=..., inits=...,
+# dimensions=...)` and `@map(result=..., inputs=..., init=...)` build the op;
+# the decorated function gets one block argument per parameter annotation
+# (element types) and returns the values to yield.
+reduce = _region_op(ReduceOp, terminator=YieldOp)  # noqa: F405
+map = _region_op(MapOp, terminator=YieldOp)  # noqa: F405
