@@ -207,12 +207,57 @@ std::optional<std::pair<std::string, size_t>> bufferFormat(Type type) {
     return std::make_pair(std::string("f"), size_t(4));
   if (type.isF64())
     return std::make_pair(std::string("d"), size_t(8));
+  if (auto complex = dyn_cast<ComplexType>(type)) {
+    if (complex.getElementType().isF32())
+      return std::make_pair(std::string("Zf"), size_t(8));
+    if (complex.getElementType().isF64())
+      return std::make_pair(std::string("Zd"), size_t(16));
+  }
   return std::nullopt;
+}
+
+/// A buffer of one byte per element (format '?') for an i1 attribute, which
+/// MLIR stores as packed bits: the bytes live in a Python object the buffer
+/// holds until it is released.
+py::buffer_info unpackedBoolBuffer(DenseElementsAttr attr,
+                                   std::vector<py::ssize_t> shape) {
+  auto values = attr.getValues<bool>();
+  std::string bytes(attr.isSplat() ? 1 : attr.getNumElements(), 0);
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = values[i];
+  py::bytes holder(bytes);
+  auto *view = new Py_buffer();
+  // With shape and strides: buffer_info reads them.
+  if (PyObject_GetBuffer(holder.ptr(), view, PyBUF_RECORDS_RO) != 0) {
+    delete view;
+    throw py::error_already_set();
+  }
+  py::buffer_info info(view, /*ownview=*/true);
+  info.format = "?";
+  info.itemsize = 1;
+  info.ndim = shape.size();
+  info.size = attr.getNumElements();
+  // A splat stores one element: every stride is 0.
+  info.strides.assign(shape.size(), 0);
+  if (!attr.isSplat()) {
+    py::ssize_t stride = 1;
+    for (size_t i = shape.size(); i-- > 0;) {
+      info.strides[i] = stride;
+      stride *= shape[i];
+    }
+  }
+  info.shape = std::move(shape);
+  info.readonly = true;
+  return info;
 }
 
 py::buffer_info denseBuffer(const PyAttribute &self) {
   auto attr = cast<DenseElementsAttr>(self.attribute);
   ShapedType type = attr.getType();
+  if (type.getElementType().isInteger(1))
+    return unpackedBoolBuffer(
+        attr, std::vector<py::ssize_t>(type.getShape().begin(),
+                                       type.getShape().end()));
   auto format = bufferFormat(type.getElementType());
   if (!format)
     throw std::runtime_error("unsupported element type for the buffer "
@@ -241,6 +286,10 @@ Type typeForFormat(MLIRContext *context, std::string format, size_t itemSize,
   // Skip the byte-order/size prefix ('<', '=', '@', '!', '>').
   if (!format.empty() && strchr("<>=@!", format[0]))
     format = format.substr(1);
+  if (format == "Zf" && itemSize == 8)
+    return ComplexType::get(Float32Type::get(context));
+  if (format == "Zd" && itemSize == 16)
+    return ComplexType::get(Float64Type::get(context));
   if (format.size() != 1)
     return {};
   char c = format[0];
@@ -293,6 +342,55 @@ Attribute scalarAttr(Type elementType, const py::handle &value) {
   throw py::value_error("unsupported element type " + printToStr(elementType));
 }
 
+/// True for element types a DenseElementsAttr stores as raw bits: integers,
+/// indices, floats and complex numbers of those (MLIR computes their storage
+/// width and asserts, or crashes, on any other type).
+bool isDenseElementType(Type type) {
+  if (auto complex = dyn_cast<ComplexType>(type))
+    type = complex.getElementType();
+  return isa<IntegerType, IndexType, FloatType>(type);
+}
+
+/// `type` as the type of a dense attribute: a ranked tensor or vector type
+/// of static shape and dense element type; ValueError otherwise.
+ShapedType checkDenseType(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !isa<RankedTensorType, VectorType>(type) ||
+      !shaped.hasStaticShape())
+    throw py::value_error("the type of a DenseElementsAttr must be a ranked "
+                          "tensor or vector type of static shape, got " +
+                          printToStr(type));
+  if (!isDenseElementType(shaped.getElementType()))
+    throw py::value_error(
+        "unsupported element type " + printToStr(shaped.getElementType()) +
+        ": DenseElementsAttr holds integers, indices, floats and complex "
+        "numbers");
+  return shaped;
+}
+
+/// The tensor type of `shape` (non-negative sizes) and `elementType`.
+ShapedType denseTensorType(ArrayRef<int64_t> shape, Type elementType) {
+  if (llvm::any_of(shape, [](int64_t size) { return size < 0; }))
+    throw py::value_error("shape sizes must be non-negative");
+  return checkDenseType(RankedTensorType::get(shape, elementType));
+}
+
+/// The type of a dense attribute built with `type=` and `shape=`: an explicit
+/// shaped type is the result type (a shape beside it is an error), an
+/// element type gets `shape`, else `fallbackShape`.
+ShapedType resultDenseType(Type explicitType,
+                           const std::optional<std::vector<int64_t>> &shape,
+                           ArrayRef<int64_t> fallbackShape, Type elementType) {
+  if (isa_and_nonnull<ShapedType>(explicitType)) {
+    if (shape)
+      throw py::value_error("Shape can only be specified explicitly when the "
+                            "type is not a shaped type.");
+    return checkDenseType(explicitType);
+  }
+  return denseTensorType(shape ? ArrayRef<int64_t>(*shape) : fallbackShape,
+                         elementType);
+}
+
 py::object denseElementsGet(const py::object &array, bool signless,
                             const py::object &type, const py::object &shape,
                             const py::object &context) {
@@ -312,15 +410,15 @@ py::object denseElementsGet(const py::object &array, bool signless,
       attrs.push_back(attrOf(item));
     ShapedType shapedType;
     if (explicitType) {
-      shapedType = dyn_cast<ShapedType>(explicitType);
-      if (!shapedType)
+      if (!isa<ShapedType>(explicitType))
         throw py::value_error("type must be a shaped type");
+      shapedType = checkDenseType(explicitType);
     } else {
       auto typed = dyn_cast<TypedAttr>(attrs[0]);
       if (!typed)
         throw py::value_error("the attributes must be typed");
       shapedType =
-          RankedTensorType::get({(int64_t)attrs.size()}, typed.getType());
+          denseTensorType({(int64_t)attrs.size()}, typed.getType());
     }
     if (shapedType.getNumElements() != (int64_t)attrs.size())
       throw py::value_error("expected " +
@@ -355,10 +453,11 @@ py::object denseElementsGet(const py::object &array, bool signless,
                     : allBool ? Type(IntegerType::get(mlirContext, 1))
                               : Type(IntegerType::get(mlirContext, 64));
     }
-    std::vector<int64_t> finalShape = explicitShape.value_or(listShape);
-    if (auto shaped = dyn_cast_or_null<ShapedType>(explicitType))
-      finalShape.assign(shaped.getShape().begin(), shaped.getShape().end());
-    auto tensorType = RankedTensorType::get(finalShape, elementType);
+    if (!isDenseElementType(elementType))
+      throw py::value_error("unsupported element type " +
+                            printToStr(elementType));
+    ShapedType tensorType =
+        resultDenseType(explicitType, explicitShape, listShape, elementType);
     if (tensorType.getNumElements() != (int64_t)values.size())
       throw py::value_error("shape does not match the number of elements");
     std::vector<Attribute> attrs;
@@ -367,49 +466,55 @@ py::object denseElementsGet(const py::object &array, bool signless,
     return makeAttribute(ctx, DenseElementsAttr::get(tensorType, attrs));
   }
 
-  // Anything with the buffer protocol.
+  // Anything with the buffer protocol. With an explicit type the bytes are
+  // that type's raw data, whatever the buffer's format (upstream's rule:
+  // numpy refuses to give a format for some dtypes, such as datetime64).
   Py_buffer view;
-  if (PyObject_GetBuffer(array.ptr(), &view,
-                         PyBUF_ND | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) != 0)
+  int flags = PyBUF_ND | PyBUF_C_CONTIGUOUS | (explicitType ? 0 : PyBUF_FORMAT);
+  if (PyObject_GetBuffer(array.ptr(), &view, flags) != 0)
     throw py::error_already_set();
   std::unique_ptr<Py_buffer, void (*)(Py_buffer *)> release(&view,
                                                             PyBuffer_Release);
   std::vector<int64_t> bufferShape(view.shape, view.shape + view.ndim);
+  if (!view.shape)
+    bufferShape.assign(1, view.itemsize ? view.len / view.itemsize : 0);
+  ArrayRef<char> raw(static_cast<const char *>(view.buf), view.len);
+  std::string format = view.format ? view.format : "B";
+  if (!explicitType && (format == "?" || format == "=?" || format == "<?")) {
+    // One byte per bool; MLIR packs the bits. One value is a splat.
+    ShapedType boolType = denseTensorType(explicitShape.value_or(bufferShape),
+                                      IntegerType::get(mlirContext, 1));
+    if (view.len != 1 && view.len != boolType.getNumElements())
+      throw py::value_error("shape does not match the buffer size (" +
+                            std::to_string(view.len) + " bools for " +
+                            printToStr(boolType) + ")");
+    SmallVector<bool> bits;
+    for (char byte : raw)
+      bits.push_back(byte != 0);
+    return makeAttribute(ctx, DenseElementsAttr::get(boolType, bits));
+  }
   Type elementType = explicitType;
   if (auto shaped = dyn_cast_or_null<ShapedType>(elementType))
     elementType = shaped.getElementType();
   if (!elementType)
-    elementType = typeForFormat(mlirContext, view.format ? view.format : "B",
-                                view.itemsize, signless);
+    elementType = typeForFormat(mlirContext, format, view.itemsize, signless);
   if (!elementType)
-    throw py::value_error(std::string("unsupported buffer format '") +
-                          (view.format ? view.format : "") + "'");
-  auto tensorType =
-      RankedTensorType::get(explicitShape.value_or(bufferShape), elementType);
-  int64_t numElements = tensorType.getNumElements();
-  int64_t bufferElements = view.itemsize ? view.len / view.itemsize : 0;
-  if (numElements != bufferElements)
-    throw py::value_error("shape does not match the buffer size");
-  ArrayRef<char> raw(static_cast<const char *>(view.buf), view.len);
-  if (elementType.isInteger(1)) {
-    // MLIR packs i1 bits; the buffer has one byte per bool.
-    std::vector<bool> bits;
-    for (char byte : raw)
-      bits.push_back(byte != 0);
-    SmallVector<bool> packed(bits.begin(), bits.end());
-    return makeAttribute(ctx, DenseElementsAttr::get(tensorType, packed));
-  }
-  unsigned elementBits = elementType.getIntOrFloatBitWidth();
-  if ((elementBits + 7) / 8 != (unsigned)view.itemsize)
-    throw py::value_error(
-        "the buffer item size (" + std::to_string(view.itemsize) +
-        " bytes) does not match the element type " + printToStr(elementType));
+    throw py::value_error("unsupported buffer format '" + format +
+                          "': pass type= to read its bytes as that type");
+  ShapedType resultType =
+      resultDenseType(explicitType, explicitShape, bufferShape, elementType);
+  // A buffer of the whole type's data, or of one element (a splat); i1 as
+  // packed bits (one byte of 0 or 0xff is a splat).
   bool detectedSplat;
-  if (!DenseElementsAttr::isValidRawBuffer(tensorType, raw, detectedSplat))
-    throw py::value_error("the buffer is not valid for " +
-                          printToStr(tensorType));
-  return makeAttribute(ctx,
-                       DenseElementsAttr::getFromRawBuffer(tensorType, raw));
+  if (!DenseElementsAttr::isValidRawBuffer(resultType, raw, detectedSplat))
+    throw py::value_error(
+        "shape does not match the buffer size: " + std::to_string(view.len) +
+        " bytes cannot hold " + printToStr(resultType) +
+        (elementType.isInteger(1)
+             ? " (i1 elements are packed bits, as numpy.packbits(..., "
+               "bitorder='little') gives)"
+             : " (nor one element of it, a splat)"));
+  return makeAttribute(ctx, DenseElementsAttr::getFromRawBuffer(resultType, raw));
 }
 
 /// pybind11's buffer slot calls our buffer function with no handler around
@@ -446,6 +551,18 @@ void populateDenseElements(py::module_ &m) {
       "dense<...> of a tensor or vector type; readable through the buffer "
       "protocol (memoryview(attr)).",
       isaAttr<DenseElementsAttr>, std::nullopt)
+      .def_static(
+          "get",
+          [](const py::list &attrs, const PyType &type,
+             const py::object &context) {
+            // Upstream's overload for a list of attributes, whose second
+            // parameter is the type.
+            return denseElementsGet(attrs, /*signless=*/true, py::cast(type),
+                                    py::none(), context);
+          },
+          py::arg("attrs"), py::arg("type"), py::arg("context") = py::none(),
+          "Builds from a list of Attributes (or numbers) and the shaped type "
+          "(or element type).")
       .def_static("get", &denseElementsGet, py::arg("array"),
                   py::arg("signless") = true, py::arg("type") = py::none(),
                   py::arg("shape") = py::none(),

@@ -461,11 +461,62 @@ def test_buffer_of_an_unsupported_element_type():
     # The buffer protocol's error terminated the process (pybind11 calls
     # the buffer function with no handler around it).
     with ir.Context():
-        bits = ir.DenseElementsAttr.get([True, False, True])
-        # CHECK: BufferError: unsupported element type for the buffer protocol: i1
-        expect(BufferError, lambda: memoryview(bits))
+        nibbles = ir.DenseElementsAttr.get(
+            [1, 2], type=ir.IntegerType.get_signless(4))
+        # CHECK: BufferError: unsupported element type for the buffer protocol: i4
+        expect(BufferError, lambda: memoryview(nibbles))
         # CHECK-NEXT: [1, 2]
         print(memoryview(ir.DenseElementsAttr.get([1, 2])).tolist())
+        # i1, stored as packed bits, is read as one bool per byte.
+        bits = ir.DenseElementsAttr.get([True, False, True])
+        # CHECK-NEXT: ? [True, False, True]
+        print(memoryview(bits).format, memoryview(bits).tolist())
+
+
+# CHECK-LABEL: TEST: test_dense_elements_of_types_without_raw_data
+@run
+def test_dense_elements_of_types_without_raw_data():
+    # MLIR computes the storage width of the element type and crashed on
+    # types without one (index read as a float's width: a segfault).
+    import array
+    with ir.Context():
+        data = array.array("q", [1, 2, 3, 4, 5, 6])
+        for element in (ir.NoneType.get(), ir.Type.parse("!transform.any_op"),
+                        ir.Type.parse("tuple<i32>")):
+            # CHECK: ValueError: unsupported element type none: DenseElementsAttr holds integers, indices, floats and complex numbers
+            # CHECK: ValueError: unsupported element type !transform.any_op
+            # CHECK: ValueError: unsupported element type tuple<i32>
+            expect(ValueError, lambda: ir.DenseElementsAttr.get(data, type=element))
+        # CHECK: ValueError: unsupported element type none
+        expect(ValueError, lambda: ir.DenseElementsAttr.get([1, 2], type=ir.NoneType.get()))
+        # Dynamic or unranked shapes and memrefs are no dense attribute types.
+        i64 = ir.IntegerType.get_signless(64)
+        for shaped in (ir.RankedTensorType.get([ir.ShapedType.get_dynamic_size()], i64),
+                       ir.UnrankedTensorType.get(i64), ir.MemRefType.get([6], i64)):
+            # CHECK: ValueError: the type of a DenseElementsAttr must be a ranked tensor or vector type of static shape, got tensor<?xi64>
+            # CHECK: ValueError: {{.*}} got tensor<*xi64>
+            # CHECK: ValueError: {{.*}} got memref<6xi64>
+            expect(ValueError, lambda: ir.DenseElementsAttr.get(data, type=shaped))
+        # CHECK: ValueError: {{.*}} got tensor<?xi64>
+        expect(ValueError, lambda: ir.DenseElementsAttr.get(
+            [ir.IntegerAttr.get(i64, 1)],
+            ir.RankedTensorType.get([ir.ShapedType.get_dynamic_size()], i64)))
+        # CHECK: ValueError: shape sizes must be non-negative
+        expect(ValueError, lambda: ir.DenseElementsAttr.get(data, shape=[-2, -3]))
+        # CHECK: ValueError: shape does not match the buffer size: 48 bytes cannot hold tensor<4xi64> (nor one element of it, a splat)
+        expect(ValueError, lambda: ir.DenseElementsAttr.get(data, shape=[4]))
+        # What has raw data: index (64 bits), complex numbers.
+        # CHECK: dense<[1, 2, 3, 4, 5, 6]> : tensor<6xindex>
+        print(ir.DenseElementsAttr.get(data, type=ir.IndexType.get()))
+        complex_f32 = ir.ComplexType.get(ir.F32Type.get())
+        pairs = array.array("f", [1.0, 2.0, 3.0, 4.0])
+        attr = ir.DenseElementsAttr.get(pairs, type=complex_f32, shape=[2])
+        # CHECK: dense<[(1.000000e+00,2.000000e+00), (3.000000e+00,4.000000e+00)]> : tensor<2xcomplex<f32>>
+        print(attr)
+        # CHECK: Zf 16 [(1+2j), (3+4j)]
+        import numpy
+        print(memoryview(attr).format, memoryview(attr).nbytes,
+              numpy.array(attr).tolist())
 
 
 # CHECK-LABEL: TEST: test_assume_verified_on_ir_that_does_not_verify

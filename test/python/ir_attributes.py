@@ -308,3 +308,52 @@ def test_attribute_caster():
         ir.register_attribute_caster(ir.UnitAttr.static_typeid, cast_unit)
     except RuntimeError as e:
         print("RuntimeError:", e)
+
+
+# CHECK-LABEL: TEST: test_dense_elements_upstream_buffer_rules
+# CHECK: dense<{{\[\[}}0, 1], [2, 3]]> : vector<2x2xi32>
+# CHECK-NEXT: dense<7> : tensor<2x3xi32>
+# CHECK-NEXT: dense<{{\[\[}}true, false, true], [false, true, false]]> : tensor<2x3xi1>
+# CHECK-NEXT: dense<true> : tensor<4x2x5xi1>
+# CHECK-NEXT: bool (2, 3) {{\[\[}}True, False, True], [True, True, False]]
+# CHECK-NEXT: dense<[1, 2]> : tensor<2xi64>
+# CHECK-NEXT: dense<[2.000000e+00, 3.000000e+00]> : tensor<2xf64>
+# CHECK-NEXT: ValueError: Shape can only be specified explicitly when the type is not a shaped type.
+# CHECK-NEXT: ValueError: shape does not match the buffer size: 1 bytes cannot hold tensor<16xi1> (i1 elements are packed bits, as numpy.packbits(..., bitorder='little') gives)
+@run
+def test_dense_elements_upstream_buffer_rules():
+    # Upstream's rules for buffers: an explicit shaped type is the result
+    # type; one element makes a splat; with type=i1 the bytes are packed
+    # bits; reading an i1 attribute gives bools.
+    import numpy as np
+
+    i32 = ir.IntegerType.get_signless(32)
+    i1 = ir.IntegerType.get_signless(1)
+    print(ir.DenseElementsAttr.get(np.arange(4, dtype=np.int32),
+                                   type=ir.VectorType.get((2, 2), i32)))
+    print(ir.DenseElementsAttr.get(np.array(7, dtype=np.int32), shape=(2, 3)))
+    bools = np.array([[1, 0, 1], [0, 1, 0]], dtype=np.bool_)
+    print(ir.DenseElementsAttr.get(np.packbits(bools, axis=None, bitorder="little"),
+                                   type=i1, shape=bools.shape))
+    print(ir.DenseElementsAttr.get(np.array(255, dtype=np.uint8), type=i1,
+                                   shape=(4, 2, 5)))
+    read = np.array(ir.DenseElementsAttr.get(
+        np.array([[True, False, True], [True, True, False]])))
+    print(read.dtype, read.shape, read.tolist())
+    # The attribute list overload takes the type positionally, as upstream.
+    i64 = ir.IntegerType.get_signless(64)
+    print(ir.DenseElementsAttr.get([ir.IntegerAttr.get(i64, 1), ir.IntegerAttr.get(i64, 2)],
+                                   ir.RankedTensorType.get((2,), i64)))
+    f64 = ir.F64Type.get()
+    print(ir.DenseElementsAttr.get([ir.FloatAttr.get(f64, 2.0), ir.FloatAttr.get(f64, 3.0)],
+                                   type=ir.RankedTensorType.get((2,), f64)))
+    for call in (
+            lambda: ir.DenseElementsAttr.get(np.arange(4, dtype=np.int32),
+                                             type=ir.RankedTensorType.get((4,), i32),
+                                             shape=(2, 2)),
+            lambda: ir.DenseElementsAttr.get(np.array(3, dtype=np.uint8), type=i1,
+                                             shape=(16,))):
+        try:
+            call()
+        except ValueError as e:
+            print("ValueError:", e)
