@@ -428,11 +428,14 @@ void populateLocationExtras(py::module_ &m) {
             Attribute meta = metadata.is_none()
                                  ? Attribute()
                                  : metadata.cast<PyAttribute &>().attribute;
-            return makeLocation(ctx, FusedLoc::get(ctx.get(), locs, meta));
+            // The simplifying builder, as upstream's C API: one location is
+            // itself, none is unknown.
+            return makeLocation(ctx, FusedLoc::get(locs, meta, ctx.get()));
           },
           py::arg("locations"), py::arg("metadata") = py::none(),
           py::arg("context") = py::none(),
-          "fused[locations] (MLIR folds one location to itself).")
+          "fused[locations] (one location is itself, none is unknown, as "
+          "MLIR's FusedLoc::get simplifies).")
       .def(
           "is_a_fused",
           [](PyLocation &self) { return isa<FusedLoc>(self.location); },
