@@ -2635,6 +2635,37 @@ struct PyTypeConverter {
   std::unique_ptr<TypeConverter> converter = std::make_unique<TypeConverter>();
   /// The Python callables (the converter holds borrowed handles).
   py::list callables;
+  /// The context of the first use (GIL-protected). MLIR caches conversions
+  /// by type address, for any context: kept alive, that context's types stay
+  /// valid, and other contexts are refused (a dead context's cached type
+  /// answered for a new context's type at the same address).
+  py::object context;
+  /// Calls into the converter under way (GIL-protected): MLIR iterates its
+  /// conversions while it calls them, so none may be added meanwhile.
+  int converting = 0;
+
+  /// Binds the converter to `ctx`, or raises ValueError if it is bound to
+  /// another context.
+  void bindTo(PyMlirContext &ctx) {
+    if (!context) {
+      context = ctx.getObject();
+      return;
+    }
+    if (&context.cast<PyMlirContext &>() != &ctx)
+      throw py::value_error(
+          "this TypeConverter was first used in another Context: MLIR caches "
+          "its conversions by type for that context; make one TypeConverter "
+          "per Context");
+  }
+};
+
+/// Counts a call into `converter` while it lasts.
+struct ConvertingScope {
+  explicit ConvertingScope(PyTypeConverter &converter) : converter(converter) {
+    ++converter.converting;
+  }
+  ~ConvertingScope() { --converter.converting; }
+  PyTypeConverter &converter;
 };
 
 /// `rewrite.ConversionTarget`.
@@ -3234,6 +3265,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
              py::object typeConverter, unsigned benefit) {
             RewritePatternSet &patterns = self.get();
             auto &converter = typeConverter.cast<PyTypeConverter &>();
+            converter.bindTo(*self.context);
             patterns.add(std::make_unique<PythonConversionPattern>(
                 converter, typeConverter, getRootName(root),
                 checkedBenefit(benefit), self.context->get(), fn));
@@ -3493,16 +3525,26 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
       .def(
           "add_conversion",
           [](PyTypeConverter &self, py::function fn) {
+            if (self.converting)
+              throw std::runtime_error(
+                  "TypeConverter.add_conversion: the converter is converting "
+                  "a type (MLIR iterates its conversions meanwhile); add "
+                  "conversions before using it");
             self.callables.append(fn);
             PyObject *callable = fn.ptr();
+            PyTypeConverter *owner = &self;
             self.converter->addConversion(
-                [callable](Type type) -> std::optional<Type> {
+                [callable, owner](Type type) -> std::optional<Type> {
                   py::gil_scoped_acquire gil;
                   FatalErrorsAbort fatalErrorsAbort;
                   PyMlirContext *context =
                       PyMlirContext::lookup(type.getContext());
-                  if (!context)
+                  // Not handled (MLIR caches a failed conversion, never
+                  // one that none handled).
+                  if (!context || !owner->context ||
+                      &owner->context.cast<PyMlirContext &>() != context)
                     return std::nullopt;
+                  ConvertingScope converting(*owner);
                   // The conversion driver holds raw ops and values
                   // across this call.
                   ChangeLimitScope limit(nullptr, nullptr,
@@ -3510,30 +3552,61 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                                          "the dialect conversion holds the IR "
                                          "it is converting");
                   std::optional<Type> converted;
-                  callPython(*context, [&] {
+                  bool called = callPython(*context, [&] {
                     py::object result = py::reinterpret_borrow<py::object>(
                         callable)(makeType(*context, type));
-                    if (!result.is_none())
-                      converted = result.cast<PyType &>().type;
+                    if (result.is_none())
+                      return true;
+                    if (!isInstance<PyType>(result)) {
+                      PyErr_Format(PyExc_TypeError,
+                                   "a TypeConverter conversion must return an "
+                                   "ir.Type or None, got %s",
+                                   Py_TYPE(result.ptr())->tp_name);
+                      throw py::error_already_set();
+                    }
+                    Type resultType = result.cast<PyType &>().type;
+                    if (resultType.getContext() != type.getContext()) {
+                      PyErr_SetString(PyExc_ValueError,
+                                      "a TypeConverter conversion returned a "
+                                      "type of another Context");
+                      throw py::error_already_set();
+                    }
+                    converted = resultType;
                     return true;
                   });
+                  // After an error (the run's) no later conversion is
+                  // called: none handles the type, and nothing is cached.
+                  if (!called)
+                    return std::nullopt;
                   return converted;
                 });
           },
           py::arg("convert"),
           "Adds `convert(type) -> Type | None` (None: try the conversions "
-          "added before it). The last added is tried first.")
+          "added before it). The last added is tried first. RuntimeError "
+          "while the converter is converting.")
       .def(
           "convert_type",
           [](PyTypeConverter &self, py::object type) -> py::object {
             auto &pyType = type.cast<PyType &>();
-            Type converted = self.converter->convertType(pyType.type);
+            PyMlirContext &context = pyType.context.cast<PyMlirContext &>();
+            self.bindTo(context);
+            Type converted;
+            {
+              // The conversions' exceptions are this call's.
+              PythonRun run;
+              ConvertingScope converting(self);
+              converted = self.converter->convertType(pyType.type);
+              run.rethrowIfError();
+            }
             if (!converted)
               return py::none();
-            PyMlirContext &context = pyType.context.cast<PyMlirContext &>();
             return makeType(context, converted);
           },
-          py::arg("type"), "The converted type, or None.")
+          py::arg("type"),
+          "The converted type, or None; a conversion's exception propagates. "
+          "The converter is bound to the context of its first use "
+          "(ValueError in another).")
       .def("__repr__", [](PyTypeConverter &self) {
         return "<mlir_tracking.rewrite.TypeConverter with " +
                std::to_string(py::len(self.callables)) + " conversions>";

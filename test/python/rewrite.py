@@ -1028,3 +1028,67 @@ def test_pdl_replacement_counts():
             print(error)
         # CHECK: True
         print(module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_type_converter_contract
+@run
+def test_type_converter_contract():
+    # MLIR's TypeConverter caches conversions by type address for any
+    # context: used in a second context, a dead context's cached type
+    # answered for the new context's type at the same address. It iterates
+    # its conversions while calling them: one added meanwhile freed the list
+    # under the loop. And a conversion's exception was dropped, the next
+    # conversion's type returned (and cached).
+    def error(f):
+        try:
+            return f()
+        except Exception as e:
+            return f"{type(e).__name__}: {e}"
+
+    converter = rewrite.TypeConverter()
+    converter.add_conversion(lambda t: ir.IntegerType.get_signless(64, context=t.context))
+    with ir.Context():
+        # CHECK: i64
+        print(converter.convert_type(ir.IntegerType.get_signless(32)))
+    with ir.Context():
+        # CHECK-NEXT: ValueError: this TypeConverter was first used in another Context: MLIR caches its conversions by type for that context; make one TypeConverter per Context
+        print(error(lambda: converter.convert_type(ir.IntegerType.get_signless(32))))
+        patterns = rewrite.RewritePatternSet()
+        # CHECK-NEXT: ValueError: this TypeConverter was first used in another Context
+        print(error(lambda: patterns.add_conversion(
+            "arith.addi", lambda *args: True, converter)))
+
+    calls = []
+
+    def grows(t):
+        calls.append(t)
+        converter2.add_conversion(lambda t: None)
+
+    def buggy(t):
+        calls.append(t)
+        raise KeyError("in the conversion")
+
+    converter2 = rewrite.TypeConverter()
+    converter2.add_conversion(lambda t: ir.IntegerType.get_signless(64, context=t.context))
+    converter2.add_conversion(grows)
+    with ir.Context():
+        i8 = ir.IntegerType.get_signless(8)
+        # CHECK-NEXT: RuntimeError: TypeConverter.add_conversion: the converter is converting a type (MLIR iterates its conversions meanwhile); add conversions before using it
+        print(error(lambda: converter2.convert_type(i8)))
+        converter3 = rewrite.TypeConverter()
+        converter3.add_conversion(lambda t: ir.IntegerType.get_signless(64, context=t.context))
+        converter3.add_conversion(buggy)
+        # The exception propagates each time: neither the earlier
+        # conversion's i64 nor a failure is cached.
+        # CHECK-NEXT: KeyError: 'in the conversion' KeyError: 'in the conversion' 3
+        print(error(lambda: converter3.convert_type(i8)),
+              error(lambda: converter3.convert_type(i8)), len(calls))
+        converter4 = rewrite.TypeConverter()
+        converter4.add_conversion(lambda t: "i64")
+        # CHECK-NEXT: TypeError: a TypeConverter conversion must return an ir.Type or None, got str
+        print(error(lambda: converter4.convert_type(i8)))
+        other = ir.Context()
+        converter5 = rewrite.TypeConverter()
+        converter5.add_conversion(lambda t: ir.IntegerType.get_signless(64, context=other))
+        # CHECK-NEXT: ValueError: a TypeConverter conversion returned a type of another Context
+        print(error(lambda: converter5.convert_type(i8)))
