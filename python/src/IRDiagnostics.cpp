@@ -100,11 +100,16 @@ public:
   /// reported as unraisable, as upstream).
   void deliver();
 
-  /// Drops the waiting diagnostics: the context is going away.
+  /// Drops the waiting diagnostics and detaches every handler: the context
+  /// is going away (as upstream, its handlers say `attached == False`).
   void forget() {
     std::lock_guard<std::mutex> lock(mutex);
     waiting.clear();
     contextAlive = false;
+    for (const std::shared_ptr<HandlerState> &handler : handlers)
+      handler->attached = false;
+    handlers.clear();
+    numAttached.store(0, std::memory_order_release);
   }
 
 private:
@@ -253,9 +258,8 @@ void PythonDiagnostics::deliverOne(PyMlirContext &pyContext,
 
 /// `ir.DiagnosticHandler`: what `attach_diagnostic_handler` returns.
 struct PyDiagnosticHandler {
-  /// The context, kept alive while attached (so detach never touches a
-  /// destroyed context); None after detach.
-  py::object context;
+  /// Outlives the context (detach touches only its list); the context's
+  /// destruction detaches the handler.
   std::shared_ptr<PythonDiagnostics> owner;
   std::shared_ptr<HandlerState> state;
 
@@ -263,7 +267,6 @@ struct PyDiagnosticHandler {
     if (!state->attached)
       return;
     owner->detach(*state);
-    context = py::none();
   }
 };
 
@@ -281,7 +284,7 @@ PyDiagnosticHandler attachHandler(PyMlirContext &context, py::object callback) {
   // The owner keeps the handler attached when the Python object goes away
   // (as upstream), until detach() or the context's destruction.
   owner->attach(state);
-  return PyDiagnosticHandler{context.getObject(), owner, std::move(state)};
+  return PyDiagnosticHandler{owner, std::move(state)};
 }
 } // namespace
 
