@@ -766,6 +766,16 @@ void populateSimpleAttributes(py::module_ &m) {
             return cast<BoolAttr>(self.attribute).getValue();
           },
           "The value.");
+  // An i1 IntegerAttr comes back as a BoolAttr, as upstream's caster for
+  // IntegerAttr's TypeID does.
+  registerAttributeCaster(
+      TypeID::get<IntegerAttr>(),
+      py::cpp_function([](const PyAttribute &attr) -> py::object {
+        if (isa<BoolAttr>(attr.attribute))
+          return py::cast(PyBoolAttr{attr});
+        return py::cast(PyIntegerAttr{attr});
+      }),
+      /*replace=*/true);
 
   defineConcreteAttribute<PyFloatAttr, PyAttribute>(
       m, "FloatAttr", "A floating-point attribute.", isaAttr<FloatAttr>,

@@ -80,7 +80,8 @@ def test_integer_attr():
 # CHECK-NEXT: MLIRError: Invalid attribute:
 # CHECK-NEXT: error: unknown: expected floating point type
 # CHECK-NEXT: BoolAttr(true) True False
-# CHECK-NEXT: IntegerAttr True
+# CHECK-NEXT: BoolAttr True True
+# CHECK-NEXT: IntegerAttr(1 : i8)
 # CHECK-NEXT: BoolAttr(false)
 # CHECK-NEXT: UnitAttr(unit) UnitAttr
 # CHECK-NEXT: TypeAttr(index) IndexType(index)
@@ -95,8 +96,11 @@ def test_float_bool_unit_type_attrs():
         print("MLIRError:", e)
     t = ir.BoolAttr.get(True)
     print(repr(t), t.value, bool(ir.BoolAttr.get(False)))
-    # true is an i1 IntegerAttr; BoolAttr is only a casting view (as upstream).
-    print(type(ir.Attribute.parse("true")).__name__, ir.BoolAttr.isinstance(ir.Attribute.parse("true")))
+    # true is an i1 IntegerAttr, returned as a BoolAttr (as upstream's
+    # IntegerAttr caster does); it is an IntegerAttr too.
+    print(type(ir.Attribute.parse("true")).__name__, ir.BoolAttr.isinstance(ir.Attribute.parse("true")),
+          ir.IntegerAttr.isinstance(ir.Attribute.parse("true")))
+    print(repr(ir.Attribute.parse("1 : i8")))
     print(repr(ir.BoolAttr(ir.Attribute.parse("false"))))
     print(repr(ir.UnitAttr.get()), type(ir.Attribute.parse("unit")).__name__)
     ta = ir.TypeAttr.get(ir.IndexType.get())
