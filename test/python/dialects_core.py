@@ -130,6 +130,17 @@ def test_from_py_func():
             def explicit(a):
                 func.ReturnOp([])
 
+            # With explicit results= the body must return None: upstream
+            # raises AssertionError.
+            try:
+                @func.func(i64, results=[i64])
+                def returns_anyway(a):
+                    return a
+            except AssertionError as e:
+                # CHECK: AssertionError: a function defined with explicit results= must return None
+                print("AssertionError:", e)
+            module.body.operations[-1].erase()
+
         # CHECK: func.func @mul(%arg0: i64, %arg1: i64) -> i64 {
         # CHECK:   %0 = arith.muli %arg0, %arg1 : i64
         # CHECK: func.func @square(%arg0: i64) -> i64 {

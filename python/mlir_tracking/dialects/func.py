@@ -196,7 +196,8 @@ class FuncOp(FuncOp):  # noqa: F405
                 returned = f(*func_op.arguments, **kwargs)
                 if not implicit_return:
                     if returned is not None:
-                        raise ValueError(
+                        # AssertionError, as upstream raises.
+                        raise AssertionError(
                             "a function defined with explicit results= must "
                             "return None (it adds its own terminator)"
                         )
