@@ -817,7 +817,9 @@ py::object PyOperation::adopt(PyMlirContext &context, Operation *op) {
 Operation *PyOperation::get() {
   Operation *op = handle.get();
   if (!op)
-    throw InvalidatedHandleException(handle.describe());
+    // Upstream's message ends ours: programs match on it.
+    throw InvalidatedHandleException(handle.describe() +
+                                     " (the operation has been invalidated)");
   // Before reading anything: the owner (kept in step with the op's tree by
   // forwards and rehome) says whether a pipeline runs on that tree.
   RootOwner *resolved = RootOwner::resolve(owner);

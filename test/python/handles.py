@@ -400,3 +400,19 @@ func.func @a(%c: i1) {
         branch.erase()
         # CHECK: erased
         print(branch.handle_state)
+
+
+# CHECK-LABEL: TEST: test_message_of_an_erased_op
+@run
+def test_message_of_an_erased_op():
+    # Ours says what happened; upstream's words end it, for programs that
+    # match on "the operation has been invalidated".
+    with ir.Context():
+        module = ir.Module.parse("func.func private @f()")
+        f = module.body.operations[0]
+        f.erase()
+        try:
+            f.name
+        except RuntimeError as e:
+            # CHECK: InvalidatedHandleError operation handle to 'func.func' at loc("-":1:1) is erased: python: func.func at loc("-":1:1): erased (Operation.erase) (the operation has been invalidated)
+            print(type(e).__name__, e)
