@@ -911,6 +911,21 @@ void populateIntegerSet(py::module_ &m) {
                               MLIR_PYTHON_CAPSULE_INTEGER_SET, nullptr));
           },
           "A capsule with the MlirIntegerSet.")
+      .def_static(
+          "_CAPICreate",
+          [](const py::object &capsule) {
+            void *pointer = PyCapsule_GetPointer(
+                capsule.ptr(), MLIR_PYTHON_CAPSULE_INTEGER_SET);
+            if (!pointer)
+              throw py::error_already_set();
+            IntegerSet set = IntegerSet::getFromOpaquePointer(pointer);
+            PyMlirContext *context = PyMlirContext::lookup(set.getContext());
+            if (!context)
+              throw py::value_error("the set's context was not created by "
+                                    "mlir_tracking");
+            return makeSet(context->getObject(), set);
+          },
+          py::arg("capsule"), "The IntegerSet of a capsule.")
       .def(
           "dump", [](PyIntegerSet &self) { self.set.dump(); },
           "Prints the set to stderr.")

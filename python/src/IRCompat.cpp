@@ -19,6 +19,7 @@
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/CAPI/IR.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -694,9 +695,31 @@ void populateOperationExtras(py::module_ &m) {
 }
 } // namespace
 
+namespace {
+/// `attr_name` on the attribute classes, as upstream: the attribute's
+/// registered name (IntegerAttr, FloatAttr and StringAttr define theirs).
+void populateAttributeNames(py::module_ &m) {
+  std::pair<const char *, StringRef> names[] = {
+      {"AffineMapAttr", AffineMapAttr::name},
+      {"IntegerSetAttr", IntegerSetAttr::name},
+      {"ArrayAttr", ArrayAttr::name},
+      {"SymbolRefAttr", SymbolRefAttr::name},
+      {"OpaqueAttr", OpaqueAttr::name},
+      {"DictAttr", DictionaryAttr::name},
+      {"TypeAttr", TypeAttr::name},
+      {"UnitAttr", UnitAttr::name},
+      {"StridedLayoutAttr", StridedLayoutAttr::name},
+      {"DenseResourceElementsAttr", DenseResourceElementsAttr::name},
+  };
+  for (auto [cls, name] : names)
+    py::setattr(m.attr(cls), "attr_name", py::str(name.str()));
+}
+} // namespace
+
 void mlir::tracking::python::populateIRCompat(py::module_ &m) {
   populateDialects(m);
   populateContextExtras(m);
   populateLocationExtras(m);
   populateOperationExtras(m);
+  populateAttributeNames(m);
 }

@@ -120,6 +120,7 @@ def test_affine_map():
 # CHECK-NEXT: ValueError: Expected non-empty list of constraints
 # CHECK-NEXT: ValueError: Expected the number of dimension replacement expressions to match that of dimensions
 # CHECK-NEXT: IntegerSetAttr(affine_set<(d0, d1)[s0] : (d0 - s0 == 0, d1 - 10 >= 0)>) True True
+# CHECK-NEXT: capsule: True
 @run
 def test_integer_set():
     d0, d1 = ir.AffineDimExpr.get(0), ir.AffineDimExpr.get(1)
@@ -141,3 +142,5 @@ def test_integer_set():
             print("ValueError:", e)
     attr = ir.IntegerSetAttr.get(iset)
     print(repr(attr), attr.value == iset, iset == ir.IntegerSet.get(2, 1, [d0 - s0, d1 - 10], [True, False]))
+    # The capsule round trip, as for AffineMap.
+    print("capsule:", ir.IntegerSet._CAPICreate(iset._CAPIPtr) == iset)

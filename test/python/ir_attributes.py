@@ -361,3 +361,15 @@ def test_dense_elements_upstream_buffer_rules():
             call()
         except ValueError as e:
             print("ValueError:", e)
+
+
+# CHECK-LABEL: TEST: test_attr_names
+# CHECK: builtin.affine_map builtin.integer_set builtin.array builtin.symbol_ref builtin.opaque builtin.dictionary builtin.type builtin.unit builtin.strided_layout builtin.dense_resource_elements builtin.integer builtin.float builtin.string
+@run
+def test_attr_names():
+    # Upstream's attr_name: the registered name of the attribute class.
+    print(*[cls.attr_name for cls in (
+        ir.AffineMapAttr, ir.IntegerSetAttr, ir.ArrayAttr, ir.SymbolRefAttr,
+        ir.OpaqueAttr, ir.DictAttr, ir.TypeAttr, ir.UnitAttr,
+        ir.StridedLayoutAttr, ir.DenseResourceElementsAttr, ir.IntegerAttr,
+        ir.FloatAttr, ir.StringAttr)])
