@@ -65,7 +65,12 @@ Attribute getCheckedAttr(PyMlirContext &context, Build &&build) {
 
 /// A Python int as an APInt of `width` bits; ValueError if it fits neither
 /// as signed nor as unsigned.
-APInt toAPInt(const py::int_ &value, unsigned width) {
+APInt toAPInt(const py::int_ &given, unsigned width) {
+  // An exact int: the text of a bool ("True") or of an int subclass with its
+  // own __str__ is no number.
+  auto value = py::reinterpret_steal<py::int_>(PyNumber_Index(given.ptr()));
+  if (!value)
+    throw py::error_already_set();
   bool negative =
       PyObject_RichCompareBool(value.ptr(), py::int_(0).ptr(), Py_LT) == 1;
   // ~v == -v - 1: a negative value needs that many bits plus a sign bit.
@@ -332,6 +337,10 @@ void flattenNested(const py::handle &object, size_t depth,
 }
 
 Attribute scalarAttr(Type elementType, const py::handle &value) {
+  if (isInstance<PyAttribute>(value))
+    throw py::type_error("DenseElementsAttr.get: Attributes go in a flat list "
+                         "of Attributes only, not nested or mixed with "
+                         "numbers");
   if (isa<FloatType>(elementType))
     return FloatAttr::get(elementType, value.cast<double>());
   if (auto intType = dyn_cast<IntegerType>(elementType);
@@ -405,6 +414,9 @@ py::object denseElementsGet(const py::object &array, bool signless,
   // A list of Attributes: upstream's overload.
   if (py::isinstance<py::list>(array) && py::len(array) > 0 &&
       isInstance<PyAttribute>(array[py::int_(0)])) {
+    if (explicitShape)
+      throw py::type_error("DenseElementsAttr.get: shape= is not taken with "
+                           "a list of Attributes; pass type= a shaped type");
     std::vector<Attribute> attrs;
     for (py::handle item : array)
       attrs.push_back(attrOf(item));
@@ -475,11 +487,14 @@ py::object denseElementsGet(const py::object &array, bool signless,
     throw py::error_already_set();
   std::unique_ptr<Py_buffer, void (*)(Py_buffer *)> release(&view,
                                                             PyBuffer_Release);
+  // A 0-d buffer (numpy's scalar arrays) makes a rank-0 tensor.
   std::vector<int64_t> bufferShape(view.shape, view.shape + view.ndim);
-  if (!view.shape)
-    bufferShape.assign(1, view.itemsize ? view.len / view.itemsize : 0);
   ArrayRef<char> raw(static_cast<const char *>(view.buf), view.len);
   std::string format = view.format ? view.format : "B";
+  if (!explicitType && !format.empty() && (format[0] == '>' || format[0] == '!'))
+    throw py::value_error("unsupported buffer format '" + format +
+                          "': big-endian data (convert it to native byte "
+                          "order, e.g. numpy's astype('=...'))");
   if (!explicitType && (format == "?" || format == "=?" || format == "<?")) {
     // One byte per bool; MLIR packs the bits. One value is a splat.
     ShapedType boolType = denseTensorType(explicitShape.value_or(bufferShape),

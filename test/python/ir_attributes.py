@@ -324,6 +324,11 @@ def test_attribute_caster():
 # CHECK-NEXT: dense<[2.000000e+00, 3.000000e+00]> : tensor<2xf64>
 # CHECK-NEXT: ValueError: Shape can only be specified explicitly when the type is not a shaped type.
 # CHECK-NEXT: ValueError: shape does not match the buffer size: 1 bytes cannot hold tensor<16xi1> (i1 elements are packed bits, as numpy.packbits(..., bitorder='little') gives)
+# CHECK-NEXT: 0-d: dense<7> : tensor<i32> () dense<true> : tensor<i1>
+# CHECK-NEXT: bools as ints: dense<[1, 0, 1]> : tensor<3xi64> 1 : i64 false
+# CHECK-NEXT: ValueError: unsupported buffer format '>i': big-endian data (convert it to native byte order, e.g. numpy's astype('=...'))
+# CHECK-NEXT: TypeError: DenseElementsAttr.get: shape= is not taken with a list of Attributes; pass type= a shaped type
+# CHECK-NEXT: TypeError: DenseElementsAttr.get: Attributes go in a flat list of Attributes only, not nested or mixed with numbers
 @run
 def test_dense_elements_upstream_buffer_rules():
     # Upstream's rules for buffers: an explicit shaped type is the result
@@ -361,6 +366,20 @@ def test_dense_elements_upstream_buffer_rules():
             call()
         except ValueError as e:
             print("ValueError:", e)
+    # A 0-d buffer is a rank-0 tensor, as upstream.
+    zero_d = ir.DenseElementsAttr.get(np.array(7, dtype=np.int32))
+    print("0-d:", zero_d, np.array(zero_d).shape, ir.DenseElementsAttr.get(np.array(True)))
+    # bools given as integers are 0 and 1 (their text, "True", was parsed).
+    print("bools as ints:", ir.DenseElementsAttr.get([True, False, 1]),
+          ir.IntegerAttr.get(i64, True), ir.IntegerAttr.get(i1, False))
+    for call in (
+            lambda: ir.DenseElementsAttr.get(np.array([1, 2], dtype=">i4")),
+            lambda: ir.DenseElementsAttr.get([ir.IntegerAttr.get(i64, 1)] * 4, shape=[2, 2]),
+            lambda: ir.DenseElementsAttr.get([[ir.IntegerAttr.get(i64, 1)]] * 2)):
+        try:
+            call()
+        except (ValueError, TypeError) as e:
+            print(f"{type(e).__name__}:", e)
 
 
 # CHECK-LABEL: TEST: test_attr_names
