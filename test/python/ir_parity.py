@@ -510,20 +510,20 @@ def test_dialect_search_prefix():
     root = tempfile.mkdtemp()
     os.makedirs(os.path.join(root, "my_dialects"))
     open(os.path.join(root, "my_dialects", "__init__.py"), "w").close()
-    with open(os.path.join(root, "my_dialects", "emitc.py"), "w") as f:
+    with open(os.path.join(root, "my_dialects", "x86vector.py"), "w") as f:
         f.write("from mlir_tracking import _cext, ir\n"
                 "@_cext.register_dialect\n"
                 "class _Dialect(ir.Dialect):\n"
-                "    DIALECT_NAMESPACE = 'emitc'\n")
+                "    DIALECT_NAMESPACE = 'x86vector'\n")
     sys.path.append(root)
     with ir.Context() as ctx:
         # CHECK: Dialect
-        print(type(ctx.dialects.emitc).__name__)
+        print(type(ctx.dialects.x86vector).__name__)
         _cext.globals.append_dialect_search_prefix("my_dialects")
         # CHECK-NEXT: ['mlir_tracking.dialects', 'my_dialects']
         print(_cext.globals.dialect_search_modules)
-        # CHECK-NEXT: my_dialects.emitc
-        print(type(ctx.dialects.emitc).__module__)
+        # CHECK-NEXT: my_dialects.x86vector
+        print(type(ctx.dialects.x86vector).__module__)
         # The built-in prefix still comes first.
         # CHECK-NEXT: mlir_tracking.dialects.
         print(type(ctx.dialects.ub).__module__[:23])
