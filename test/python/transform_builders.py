@@ -2,7 +2,8 @@
 # The transform scripts of transform_interpreter.py and of
 # examples/transform_tiling.py built with the transform dialect builders
 # (dialects.transform, dialects.transform.structured) instead of parsed, and
-# run by the tracked interpreter with the same outcomes.
+# run by the tracked interpreter with the same outcomes; then upstream's other
+# hand-written transform builders, built and run the same way.
 
 import gc
 
@@ -17,6 +18,15 @@ def run(f):
     f()
     gc.collect()
     return f
+
+
+def expect_error(kind, f):
+    try:
+        f()
+    except kind as e:
+        print(f"{kind.__name__}: {e}")
+    else:
+        print("no error")
 
 
 
@@ -201,3 +211,152 @@ def test_builder_errors():
         print("op type:", op_type.operation_name,
               transform.OperationType.isinstance(op_type),
               transform.AnyOpType.isinstance(op_type))
+
+
+# CHECK-LABEL: TEST: test_sequence_extra_bindings
+@run
+def test_sequence_extra_bindings():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        any_op = transform.AnyOpType.get()
+        add_type = transform.OperationType.get("arith.addi")
+        propagate = transform.FailurePropagationMode.Propagate
+        with ir.InsertionPoint(module.body):
+            # Top level: the extra block arguments are given by their types.
+            outer = transform.SequenceOp(propagate, [], any_op,
+                                         [transform.AnyParamType.get(), add_type])
+            with ir.InsertionPoint(outer.body):
+                # Nested: the values bound to them (a BlockArgumentList).
+                inner = transform.SequenceOp(propagate, [any_op],
+                                             outer.bodyTarget,
+                                             outer.bodyExtraArgs)
+                with ir.InsertionPoint(inner.body):
+                    transform.YieldOp([inner.bodyTarget])
+                # Or the results of an op.
+                param = transform.ParamConstantOp(
+                    transform.AnyParamType.get(),
+                    ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 4))
+                by_op = transform.SequenceOp(propagate, [], inner.results[0],
+                                             param)
+                with ir.InsertionPoint(by_op.body):
+                    transform.YieldOp()
+                transform.YieldOp()
+        # CHECK: transform.sequence  failures(propagate) {
+        # CHECK: ^bb0(%[[ROOT:.*]]: !transform.any_op, %[[P:.*]]: !transform.any_param, %[[ADD:.*]]: !transform.op<"arith.addi">):
+        # CHECK:   %[[R:.*]] = sequence %[[ROOT]], %[[P]], %[[ADD]] : (!transform.any_op, !transform.any_param, !transform.op<"arith.addi">) -> !transform.any_op failures(propagate) {
+        # CHECK:   ^bb0(%{{.*}}: !transform.any_op, %{{.*}}: !transform.any_param, %{{.*}}: !transform.op<"arith.addi">):
+        # CHECK:   %[[C:.*]] = transform.param.constant 4 : i64 -> !transform.any_param
+        # CHECK:   sequence %[[R]], %[[C]] : (!transform.any_op, !transform.any_param) failures(propagate) {
+        print(module)
+        # CHECK: verifies: True
+        print("verifies:", module.operation.verify())
+        # CHECK: extras: BlockArgumentList 2 !transform.op<"arith.addi">
+        extras = outer.bodyExtraArgs
+        print("extras:", type(extras).__name__, len(extras), extras[1].type)
+
+        # Wrong mixes are refused before anything is built.
+        with ir.InsertionPoint(module.body):
+            expect_error(ValueError, lambda: transform.SequenceOp(
+                propagate, [], any_op, [any_op, outer.bodyTarget]))
+            # CHECK: ValueError: extra_bindings mixes Types and Values
+            expect_error(ValueError, lambda: transform.SequenceOp(
+                propagate, [], any_op, [outer.bodyTarget]))
+            # CHECK: ValueError: a top-level transform.sequence (its target is a Type) has no operands to bind
+            expect_error(TypeError, lambda: transform.SequenceOp(
+                propagate, [], any_op, any_op))
+            # CHECK: TypeError: extra_bindings must be a sequence of Values or of Types
+            expect_error(TypeError, lambda: transform.SequenceOp(
+                propagate, [], "root"))
+            # CHECK: TypeError: the target of a transform.sequence must be a handle
+        with ir.InsertionPoint(outer.body.operations[0]):
+            expect_error(ValueError, lambda: transform.SequenceOp(
+                propagate, [], outer.bodyTarget, [any_op]))
+            # CHECK: ValueError: a nested transform.sequence (its target is a Value) binds Values
+        # CHECK: ops: 1 4
+        print("ops:", len(module.body.operations),
+              len(outer.body.operations))
+
+
+def privatize_payload():
+    return ir.Module.parse("""
+        func.func @a() { return }
+        func.func @b() { return }
+        func.func @c() { return }""")
+
+
+# CHECK-LABEL: TEST: test_apply_registered_pass
+@run
+def test_apply_registered_pass():
+    with ir.Context(), ir.Location.unknown():
+        script = script_module()
+        any_op = transform.AnyOpType.get()
+        any_param = transform.AnyParamType.get()
+        with ir.InsertionPoint(script.body):
+            entry = transform.NamedSequenceOp("__transform_main", [any_op], [])
+            with ir.InsertionPoint(entry.body):
+                root = transform.ApplyRegisteredPassOp(
+                    any_op, entry.bodyTarget, "canonicalize",
+                    options={"top-down": False, "max-iterations": 3})
+                iterations = transform.param_constant(
+                    any_param,
+                    ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 2))
+                root = transform.apply_registered_pass(
+                    any_op, root, "canonicalize",
+                    options={ir.StringAttr.get("max-iterations"): iterations,
+                             "region-simplify": ir.StringAttr.get("normal")})
+                keep = transform.param_constant(any_param,
+                                                ir.StringAttr.get("a"))
+                # A param inside a list, next to a plain string.
+                transform.apply_registered_pass(
+                    any_op, root, "symbol-privatize",
+                    options={"exclude": [keep, "b"]})
+                transform.YieldOp()
+        # Options are sorted by name; params become operands.
+        # CHECK: %[[R0:.*]] = transform.apply_registered_pass "canonicalize" with options = {"max-iterations" = 3 : i64, "top-down" = false} to %arg0 : (!transform.any_op) -> !transform.any_op
+        # CHECK: %[[N:.*]] = transform.param.constant 2 : i64 -> !transform.any_param
+        # CHECK: %[[R1:.*]] = transform.apply_registered_pass "canonicalize" with options = {"max-iterations" = %[[N]], "region-simplify" = "normal"} to %[[R0]] : (!transform.any_op, !transform.any_param) -> !transform.any_op
+        # CHECK: %[[K:.*]] = transform.param.constant "a" -> !transform.any_param
+        # CHECK: transform.apply_registered_pass "symbol-privatize" with options = {"exclude" = [%[[K]], "b"]} to %[[R1]] : (!transform.any_op, !transform.any_param) -> !transform.any_op
+        print(script)
+        # CHECK: verifies: True
+        print("verifies:", script.operation.verify())
+
+        # Running it: @a (a param) and @b stay public, @c becomes private.
+        payload = privatize_payload()
+        interpreter.apply_named_sequence(payload, entry, script)
+        # CHECK: visibility: a=None b=None c="private"
+        print("visibility:", " ".join(
+            f"{op.name.value}={op.attributes['sym_visibility'] if 'sym_visibility' in op.attributes else None}"
+            for op in payload.body.operations))
+
+        # The generated builder stays reachable: dynamic options fourth.
+        with ir.InsertionPoint(script.body):
+            sequence = transform.SequenceOp(
+                transform.FailurePropagationMode.Propagate, [], any_op,
+                [any_param])
+            with ir.InsertionPoint(sequence.body):
+                option = ir.Attribute.parse("#transform.param_operand<index=0>")
+                generated = transform.apply_registered_pass(
+                    any_op, sequence.bodyTarget, "canonicalize",
+                    sequence.bodyExtraArgs,
+                    options=ir.DictAttr.get({"max-iterations": option}))
+                # CHECK: generated: 1 {"max-iterations" = #transform.param_operand<index = 0 : i64>}
+                print("generated:", len(generated.owner.dynamic_options),
+                      generated.owner.options)
+                # Bad options: nothing is built.
+                count = len(sequence.body.operations)
+                expect_error(TypeError, lambda: transform.apply_registered_pass(
+                    any_op, sequence.bodyTarget, "canonicalize",
+                    options={"max-iterations": 2.5}))
+                # CHECK: TypeError: an apply_registered_pass option value must be an Attribute, a param handle, a bool, an int, a str or a sequence of those, got float
+                expect_error(TypeError, lambda: transform.ApplyRegisteredPassOp(
+                    any_op, sequence.bodyTarget, "canonicalize",
+                    options={7: True}))
+                # CHECK: TypeError: an option name must be a str or a StringAttr, got int
+                expect_error(TypeError, lambda: transform.ApplyRegisteredPassOp(
+                    any_op, sequence.bodyTarget, "canonicalize",
+                    options=[("top-down", True)]))
+                # CHECK: TypeError: options must be a dict of pass options, got list
+                # CHECK: nothing built: True
+                print("nothing built:", len(sequence.body.operations) == count)
+                transform.YieldOp()

@@ -10,10 +10,24 @@ from .._transform_ops_gen import *  # noqa: F401,F403
 from .._transform_ops_gen import _Dialect  # noqa: F401
 from .._transform_enum_gen import *  # noqa: F401,F403
 
+from collections.abc import Mapping as _Mapping
+from collections.abc import Sequence as _Sequence
+
 from .._ods_common import TypeFromAssembly as _TypeFromAssembly
 from .._ods_common import _cext as _ods_cext
+from .._ods_common import get_op_result_or_value as _get_op_result_or_value
 from .._ods_common import get_op_results_or_values as _get_op_results_or_values
+from ...ir import ArrayAttr as _ArrayAttr
+from ...ir import AttrBuilder as _AttrBuilder
+from ...ir import Attribute as _Attribute
+from ...ir import BoolAttr as _BoolAttr
+from ...ir import Context as _Context
+from ...ir import DictAttr as _DictAttr
 from ...ir import FunctionType as _FunctionType
+from ...ir import IntegerAttr as _IntegerAttr
+from ...ir import IntegerType as _IntegerType
+from ...ir import register_attribute_builder as _register_attribute_builder
+from ...ir import StringAttr as _StringAttr
 from ...ir import OpView as _OpView
 from ...ir import Operation as _Operation
 from ...ir import Type as _Type
@@ -111,8 +125,55 @@ class _BodyMixin:
 
     @property
     def bodyExtraArgs(self):
-        """The other block arguments."""
-        return list(self.body.arguments)[1:]
+        """The other block arguments (a ``BlockArgumentList`` view)."""
+        return self.body.arguments[1:]
+
+
+def _sequence_bindings(target, extra_bindings):
+    """(root value or None, block argument types, extra operand values) of
+    a ``transform.sequence``: a top-level one (`target` a Type) takes the
+    types of its extra block arguments, a nested one (`target` a handle)
+    the values it binds to them. Raises before anything is built."""
+    if isinstance(target, _Type):
+        root, root_type = None, target
+    elif isinstance(target, (_Operation, _OpView, _Value)):
+        root = _get_op_result_or_value(target)
+        root_type = root.type
+    else:
+        raise TypeError(
+            "the target of a transform.sequence must be a handle (a Value or "
+            "a one-result op) or, for a top-level sequence, its Type; got "
+            f"{type(target).__name__}")
+    if extra_bindings is None:
+        extra_bindings = []
+    elif isinstance(extra_bindings, (_Operation, _OpView)):
+        extra_bindings = extra_bindings.results
+    elif isinstance(extra_bindings, (_Type, _Value)) \
+            or not isinstance(extra_bindings, _Sequence):
+        raise TypeError(
+            "extra_bindings must be a sequence of Values or of Types (or an "
+            f"op whose results to bind), got {type(extra_bindings).__name__}")
+    items = list(extra_bindings)
+    types = [item for item in items if isinstance(item, _Type)]
+    if types and len(types) != len(items):
+        raise ValueError(
+            "extra_bindings mixes Types and Values: a top-level "
+            "transform.sequence takes the Types of its extra block arguments, "
+            "a nested one the Values to bind to them")
+    if types:
+        if root is not None:
+            raise ValueError(
+                "a nested transform.sequence (its target is a Value) binds "
+                "Values to its extra block arguments; extra_bindings holds "
+                "Types")
+        return root, [root_type, *types], []
+    values = [_get_op_result_or_value(item) for item in items]
+    if values and root is None:
+        raise ValueError(
+            "a top-level transform.sequence (its target is a Type) has no "
+            "operands to bind; give the Types of its extra block arguments "
+            "in extra_bindings instead of Values")
+    return root, [root_type, *[value.type for value in values]], values
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
@@ -121,18 +182,15 @@ class SequenceOp(_BodyMixin, SequenceOp):  # noqa: F405
 
     def __init__(self, failure_propagation_mode, results, target,
                  extra_bindings=None, *, loc=None, ip=None):
-        """`target` is the root handle (a Value) or, for a top-level
-        sequence, its type; `extra_bindings` are more values (or an op whose
-        results they are) bound to body arguments."""
-        root = None if isinstance(target, _Type) else target
-        root_type = target if isinstance(target, _Type) else target.type
-        if extra_bindings is None:
-            extra_bindings = []
-        extra_bindings = list(_get_op_results_or_values(extra_bindings))
+        """`target` is the root handle (a Value or a one-result op) or, for
+        a top-level sequence, its Type. `extra_bindings` gives the other
+        body arguments: for a top-level sequence their Types, for a nested
+        one the Values bound to them (or an op whose results they are)."""
+        root, block_types, extra_values = _sequence_bindings(
+            target, extra_bindings)
         super().__init__(list(results), failure_propagation_mode,
-                         extra_bindings, root=root, loc=loc, ip=ip)
-        self.regions[0].blocks.append(root_type,
-                                      *[b.type for b in extra_bindings])
+                         extra_values, root=root, loc=loc, ip=ip)
+        self.regions[0].blocks.append(*block_types)
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
@@ -178,6 +236,106 @@ class YieldOp(YieldOp):  # noqa: F405
             operands = []
         super().__init__(list(_get_op_results_or_values(operands)),
                          loc=loc, ip=ip)
+
+
+@_register_attribute_builder("ParamOperandAttr", replace=True)
+def _param_operand_attr(index, context):
+    """``#transform.param_operand<index=N>``: in the options of
+    ``transform.apply_registered_pass``, the value of its dynamic option
+    `index`."""
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise ValueError(f"a param operand index is an int >= 0, got {index!r}")
+    return _Attribute.parse(f"#transform.param_operand<index={index}>",
+                            context)
+
+
+class _PassOptions:
+    """Upstream's conversion of ``apply_registered_pass`` options: a dict
+    (str or StringAttr keys) whose values are attributes, handles (Values
+    or one-result ops: params passed as dynamic options), bools, ints (i64),
+    strings or sequences of those (ArrayAttr)."""
+
+    def __init__(self, context):
+        self.context = context
+        self.dynamic = []
+
+    def value(self, value):
+        if isinstance(value, (_Value, _Operation, _OpView)):
+            self.dynamic.append(_get_op_result_or_value(value))
+            return _AttrBuilder.get("ParamOperandAttr")(len(self.dynamic) - 1,
+                                                       self.context)
+        if isinstance(value, _Attribute):
+            return value
+        if isinstance(value, bool):
+            return _BoolAttr.get(value, context=self.context)
+        if isinstance(value, int):
+            return _IntegerAttr.get(
+                _IntegerType.get_signless(64, context=self.context), value)
+        if isinstance(value, str):
+            return _StringAttr.get(value, context=self.context)
+        if isinstance(value, _Sequence) and not isinstance(
+                value, (bytes, bytearray)):
+            return _ArrayAttr.get([self.value(v) for v in value],
+                                  context=self.context)
+        raise TypeError(
+            "an apply_registered_pass option value must be an Attribute, a "
+            "param handle, a bool, an int, a str or a sequence of those, got "
+            f"{type(value).__name__}")
+
+    def convert(self, options):
+        if isinstance(options, _DictAttr):
+            options = {options[i].name: options[i].attr
+                       for i in range(len(options))}
+        if not isinstance(options, _Mapping):
+            raise TypeError("options must be a dict of pass options, got "
+                            f"{type(options).__name__}")
+        converted = {}
+        for key, value in options.items():
+            if isinstance(key, _StringAttr):
+                key = key.value
+            if not isinstance(key, str):
+                raise TypeError("an option name must be a str or a "
+                                f"StringAttr, got {type(key).__name__}")
+            converted[key] = self.value(value)
+        return _DictAttr.get(converted, context=self.context)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class ApplyRegisteredPassOp(ApplyRegisteredPassOp):  # noqa: F405
+    """``transform.apply_registered_pass`` of the pass (or pipeline)
+    `pass_name` to `target`, with upstream's ``options`` dict: values are
+    attributes, bools, ints, strings, sequences of them, or param handles
+    (each becomes a dynamic option operand, referred to from the options
+    by ``#transform.param_operand``).
+
+    With the dynamic options as a fourth argument (or keyword),
+    ``ApplyRegisteredPassOp(result, target, pass_name, dynamic_options,
+    options=DictAttr)`` is the generated builder."""
+
+    def __init__(self, result, target, pass_name, *args, options=None,
+                 loc=None, ip=None, **kwargs):
+        if args or "dynamic_options" in kwargs:
+            super().__init__(result, target, pass_name, *args,
+                             options=options, loc=loc, ip=ip, **kwargs)
+            return
+        if kwargs:
+            raise TypeError("ApplyRegisteredPassOp() got unexpected keyword "
+                            f"argument(s) {', '.join(map(repr, kwargs))}")
+        context = loc.context if loc is not None else _Context.current
+        converter = _PassOptions(context)
+        options = converter.convert({} if options is None else options)
+        super().__init__(result, _get_op_result_or_value(target), pass_name,
+                         converter.dynamic, options=options, loc=loc, ip=ip)
+
+
+def apply_registered_pass(result, target, pass_name, *args, options=None,
+                          loc=None, ip=None, **kwargs):
+    """The result of a new ``ApplyRegisteredPassOp`` (the same arguments;
+    upstream's ``options`` dict, or the generated form with
+    ``dynamic_options``)."""
+    return ApplyRegisteredPassOp(result, target, pass_name, *args,
+                                 options=options, loc=loc, ip=ip,
+                                 **kwargs).result
 
 
 def _register_type_casters():
