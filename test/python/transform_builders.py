@@ -8,8 +8,9 @@
 import gc
 
 from mlir_tracking import ir
-from mlir_tracking.dialects import transform
+from mlir_tracking.dialects import pdl, transform
 from mlir_tracking.dialects.transform import interpreter, structured
+from mlir_tracking.dialects.transform import pdl as transform_pdl
 from tracking_testing import MATMUL, TILE, find
 
 
@@ -360,3 +361,95 @@ def test_apply_registered_pass():
                 # CHECK: nothing built: True
                 print("nothing built:", len(sequence.body.operations) == count)
                 transform.YieldOp()
+
+
+# CHECK-LABEL: TEST: test_transform_pdl
+@run
+def test_transform_pdl():
+    with ir.Context(), ir.Location.unknown():
+        script = script_module()
+        any_op = transform.AnyOpType.get()
+        with ir.InsertionPoint(script.body):
+            entry = transform.NamedSequenceOp("__transform_main", [any_op], [])
+            with ir.InsertionPoint(entry.body):
+                with_pdl = transform_pdl.WithPDLPatternsOp(entry.bodyTarget)
+                with ir.InsertionPoint(with_pdl.body):
+                    # Binary arith.addi / arith.muli ops (PDL counts operands
+                    # and results only when they are given).
+                    for name in ("addi", "muli"):
+                        pattern = pdl.PatternOp(1, name)
+                        with ir.InsertionPoint(pattern.body):
+                            op = pdl.OperationOp(
+                                f"arith.{name}",
+                                args=[pdl.OperandOp(), pdl.OperandOp()],
+                                types=[pdl.TypeOp()])
+                            pdl.RewriteOp(op, "transform.dialect")
+                    sequence = transform.SequenceOp(
+                        transform.FailurePropagationMode.Propagate, [],
+                        with_pdl.bodyTarget)
+                    with ir.InsertionPoint(sequence.body):
+                        adds = transform_pdl.PDLMatchOp(
+                            any_op, sequence.bodyTarget, "addi")
+                        muls = transform_pdl.PDLMatchOp(
+                            any_op, sequence.bodyTarget,
+                            ir.FlatSymbolRefAttr.get("muli"))
+                        transform.AnnotateOp(adds, "is_add")
+                        # One copy of the muli handle per matched addi.
+                        copies = transform.ReplicateOp(adds, [muls])
+                        transform.AnnotateOp(copies.results[0], "copied")
+                        transform.YieldOp()
+                transform.YieldOp()
+        # CHECK: transform.with_pdl_patterns %arg0 : !transform.any_op {
+        # CHECK: ^bb0(%[[W:.*]]: !transform.any_op):
+        # CHECK:   pdl.pattern @addi : benefit(1) {
+        # CHECK:   sequence %[[W]] : !transform.any_op failures(propagate) {
+        # CHECK:   ^bb0(%[[S:.*]]: !transform.any_op):
+        # CHECK:     %[[A:.*]] = pdl_match @addi in %[[S]] : (!transform.any_op) -> !transform.any_op
+        # CHECK:     %[[M:.*]] = pdl_match @muli in %[[S]] : (!transform.any_op) -> !transform.any_op
+        # CHECK:     %{{.*}} = replicate num(%[[A]]) %[[M]] : !transform.any_op, !transform.any_op
+        print(script)
+        # CHECK: verifies: True WithPDLPatternsOp PDLMatchOp
+        print("verifies:", script.operation.verify(), type(with_pdl).__name__,
+              type(sequence.body.operations[0]).__name__)
+
+        payload = ir.Module.parse("""
+            func.func @f(%a: i32, %b: i32) -> i32 {
+              %0 = arith.addi %a, %b : i32
+              %1 = arith.muli %0, %b : i32
+              %2 = arith.addi %1, %a : i32
+              return %2 : i32
+            }""")
+        body = payload.body.operations[0].regions[0].blocks[0]
+        held = list(body.operations)
+        interpreter.apply_named_sequence(payload, entry, script)
+        # The handles held across the run stay live; the matched ops are
+        # annotated.
+        # CHECK: arith.addi live is_add
+        # CHECK: arith.muli live copied
+        # CHECK: arith.addi live is_add
+        # CHECK: func.return live -
+        for op in held:
+            marks = [m for m in ("is_add", "copied") if m in op.attributes]
+            print(op.name, op.handle_state, " ".join(marks) or "-")
+
+        # Upstream's top-level form (a Type) and the generated one (root=).
+        with ir.InsertionPoint(script.body):
+            top = transform_pdl.WithPDLPatternsOp(any_op)
+            generated = transform_pdl.WithPDLPatternsOp(root=None)
+            # CHECK: top-level: 1 !transform.any_op; generated: 0 blocks
+            print("top-level:", len(top.body.arguments), top.bodyTarget.type,
+                  end="; ")
+            print("generated:", len(generated.regions[0].blocks), "blocks")
+            top.operation.erase()
+            generated.operation.erase()
+            count = len(script.body.operations)
+            expect_error(TypeError, lambda: transform_pdl.WithPDLPatternsOp(3))
+            # CHECK: TypeError: the target of WithPDLPatternsOp must be a handle
+            expect_error(TypeError, lambda: transform_pdl.PDLMatchOp(
+                any_op, entry.bodyTarget, 3))
+            # CHECK: TypeError: PDLMatchOp: the pattern name must be a str or a symbol reference attribute, got int
+            expect_error(TypeError, lambda: transform.ReplicateOp(
+                entry.bodyTarget, entry.bodyTarget))
+            # CHECK: TypeError: ReplicateOp: handles must be a sequence of handles, got BlockArgument
+            # CHECK: nothing built: True
+            print("nothing built:", len(script.body.operations) == count)
