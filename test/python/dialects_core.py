@@ -271,6 +271,89 @@ def test_scf_for_and_if():
         print(module.operation.verify())
 
 
+# CHECK-LABEL: TEST: test_scf_index_switch
+@run
+def test_scf_index_switch():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        index = ir.IndexType.get()
+        i32 = ir.IntegerType.get_signless(32)
+        calls = []
+        with ir.InsertionPoint(module.body):
+            f = func.FuncOp("pick", ([index], [i32, i32]))
+            with ir.InsertionPoint(f.add_entry_block()):
+                def default(op):
+                    calls.append("default")
+                    scf.yield_([arith.constant(i32, -1)])
+
+                def case(op, i, value):
+                    calls.append(f"case {i}={value}")
+                    scf.yield_([arith.constant(i32, 100 + value)])
+
+                picked = scf.index_switch([i32], f.arguments[0], [2, 5],
+                                          case_body_builder=case,
+                                          default_body_builder=default)
+                # With a constant selector, canonicalize keeps only case 5.
+                five = arith.constant(index, 5)
+                fixed = scf.index_switch([i32], five, range(2, 7), case,
+                                         default)
+                func.ReturnOp([picked, fixed])
+        # CHECK: %[[P:.*]] = scf.index_switch %arg0 -> i32
+        # CHECK: case 2 {
+        # CHECK:   %{{.*}} = arith.constant 102 : i32
+        # CHECK: case 5 {
+        # CHECK:   %{{.*}} = arith.constant 105 : i32
+        # CHECK: default {
+        # CHECK:   %{{.*}} = arith.constant -1 : i32
+        print(module)
+        # Default first, then the cases in order (as upstream).
+        # CHECK: default, case 0=2, case 1=5, default, case 0=2
+        print(", ".join(calls[:5]))
+        # CHECK: True OpResult IndexSwitchOp
+        print(module.operation.verify(), type(picked).__name__,
+              type(picked.owner).__name__)
+        switch = picked.owner
+        passmanager.PassManager.parse("builtin.module(canonicalize)").run(
+            module.operation)
+        # CHECK: %[[C:.*]] = arith.constant 105 : i32
+        # CHECK: return %{{.*}}, %[[C]] : i32, i32
+        print(f)
+        # CHECK: live 2
+        print(switch.operation.handle_state, len(switch.case_blocks))
+
+        # The generated builder: the region count fourth, no blocks.
+        with ir.InsertionPoint(module.body):
+            raw = scf.IndexSwitchOp([], f.arguments[0], [1, 2], 2)
+            # CHECK: generated: 3 regions, 0 blocks
+            print(f"generated: {len(raw.regions)} regions, "
+                  f"{sum(len(r.blocks) for r in raw.regions)} blocks")
+            raw.operation.erase()
+
+        # A body builder that raises leaves nothing behind.
+        with ir.InsertionPoint(f.entry_block.operations[0]):
+            def failing(op, i, value):
+                scf.yield_([arith.constant(i32, value)])
+                if value == 3:
+                    raise KeyError("no case 3")
+
+            count = len(f.entry_block.operations)
+            expect_error(KeyError, lambda: scf.index_switch(
+                [i32], f.arguments[0], [1, 3], failing, default))
+            # CHECK: KeyError: 'no case 3'
+            expect_error(TypeError, lambda: scf.index_switch(
+                [i32], f.arguments[0], [1], "not callable"))
+            # CHECK: TypeError: IndexSwitchOp: case_body_builder must be callable, got str
+            expect_error(TypeError, lambda: scf.index_switch(
+                [i32], f.arguments[0], [1.5]))
+            # CHECK: TypeError: IndexSwitchOp: the cases must be ints, got 1.5
+            expect_error(TypeError, lambda: scf.index_switch(
+                [i32], f.arguments[0], [1], lambda op: None))
+            # CHECK: TypeError: {{.*}}takes 1 positional argument but 3 were given
+            # CHECK: nothing left: True True
+            print("nothing left:", len(f.entry_block.operations) == count,
+                  module.operation.verify())
+
+
 # CHECK-LABEL: TEST: test_built_ops_are_tracked
 @run
 def test_built_ops_are_tracked():

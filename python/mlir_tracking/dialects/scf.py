@@ -3,7 +3,7 @@ plus ``ForOp(lower, upper, step, iter_args)`` with its body block, ``ForallOp``
 (mixed bounds, ``induction_variables``, ``terminator()``), ``IndexSwitchOp``
 (``default_block``, ``case_blocks``),
 ``IfOp(cond, results, hasElse=)`` with ``then_block``/``else_block``, the
-``for_`` generator and ``yield_``."""
+``for_`` generator, ``yield_`` and ``index_switch``."""
 
 from typing import Optional as _Optional, Sequence as _Sequence
 
@@ -13,6 +13,8 @@ from .arith import constant as _constant
 from ._ods_common import _cext as _ods_cext
 from ._ods_common import get_op_result_or_value as _get_op_result_or_value
 from ._ods_common import get_op_results_or_values as _get_op_results_or_values
+from ._ods_common import get_op_result_or_op_results as _get_op_result_or_op_results
+from ..extras.meta import _discard
 from ..ir import Block, IndexType, InsertionPoint, OpView, Operation, Value
 
 
@@ -198,25 +200,62 @@ class InParallelOp(InParallelOp):  # noqa: F405
 @_ods_cext.register_operation(_Dialect, replace=True)
 class IndexSwitchOp(IndexSwitchOp):  # noqa: F405
     """``scf.index_switch`` on `arg` with one region per case value, each
-    with an empty block; `case_body_builder(op, i, case)` and
-    `default_body_builder(op)` fill them if given."""
+    with an empty block; `default_body_builder(op)` and then
+    `case_body_builder(op, i, case)` for each case fill them if given (at
+    the start of the block; they build the ``scf.yield`` too). If a body
+    builder raises, the op is erased and the exception propagates.
 
-    def __init__(self, results, arg, cases, case_body_builder=None, default_body_builder=None, loc=None, ip=None):
+    With the region count as the fourth argument (an int) or
+    ``num_caseRegions=``, it is the generated builder (regions without
+    blocks)."""
+
+    def __init__(self, results, arg, cases, case_body_builder=None,
+                 default_body_builder=None, loc=None, ip=None, *,
+                 num_caseRegions=None):
         from ..ir import DenseI64ArrayAttr
 
-        cases = list(cases)
-        super().__init__(
-            list(results), arg, DenseI64ArrayAttr.get(cases), num_caseRegions=len(cases), loc=loc, ip=ip
-        )
+        if num_caseRegions is not None or (
+                isinstance(case_body_builder, int)
+                and not isinstance(case_body_builder, bool)):
+            if num_caseRegions is None:
+                num_caseRegions = case_body_builder
+            elif case_body_builder is not None:
+                raise TypeError("IndexSwitchOp takes a case body builder or "
+                                "num_caseRegions, not both")
+            if default_body_builder is not None:
+                raise TypeError("the generated IndexSwitchOp(results, arg, "
+                                "cases, num_caseRegions) takes no body "
+                                "builders")
+            super().__init__(list(results), arg, cases, num_caseRegions,
+                             loc=loc, ip=ip)
+            return
+        for name, builder in (("case_body_builder", case_body_builder),
+                              ("default_body_builder", default_body_builder)):
+            if builder is not None and not callable(builder):
+                raise TypeError(f"IndexSwitchOp: {name} must be callable, "
+                                f"got {type(builder).__name__}")
+        if not isinstance(cases, DenseI64ArrayAttr):
+            cases = list(cases)
+            for case in cases:
+                if isinstance(case, bool) or not isinstance(case, int):
+                    raise TypeError("IndexSwitchOp: the cases must be ints, "
+                                    f"got {case!r}")
+            cases = DenseI64ArrayAttr.get(cases)
+        super().__init__(list(results), arg, cases,
+                         num_caseRegions=len(cases), loc=loc, ip=ip)
         for region in self.regions:
             region.blocks.append()
-        if case_body_builder is not None:
-            for i, case in enumerate(cases):
-                with InsertionPoint(self.case_block(i)):
-                    case_body_builder(self, i, case)
-        if default_body_builder is not None:
-            with InsertionPoint(self.default_block):
-                default_body_builder(self)
+        try:
+            if default_body_builder is not None:
+                with InsertionPoint(self.default_block):
+                    default_body_builder(self)
+            if case_body_builder is not None:
+                for i, case in enumerate(cases):
+                    with InsertionPoint(self.case_block(i)):
+                        case_body_builder(self, i, case)
+        except BaseException as error:
+            _discard(self, "'scf.index_switch'", error)
+            raise
 
     @property
     def default_region(self):
@@ -245,3 +284,20 @@ class IndexSwitchOp(IndexSwitchOp):  # noqa: F405
     def case_block(self, i: int) -> Block:
         """The block of case `i`."""
         return self.case_regions[i].blocks[0]
+
+
+def index_switch(results, arg, cases, case_body_builder=None,
+                 default_body_builder=None, loc=None, ip=None, *,
+                 num_caseRegions=None, num_case_regions=None):
+    """Upstream's builder: a new ``IndexSwitchOp(results, arg, cases,
+    case_body_builder, default_body_builder)``; returns its result, its
+    results, or the op when it has none. With the region count as the
+    fourth argument (an int) or ``num_case_regions=``, it is the generated
+    builder (regions without blocks)."""
+    if num_case_regions is not None:
+        if num_caseRegions is not None:
+            raise TypeError("index_switch: give num_case_regions once")
+        num_caseRegions = num_case_regions
+    return _get_op_result_or_op_results(IndexSwitchOp(
+        results, arg, cases, case_body_builder, default_body_builder,
+        loc=loc, ip=ip, num_caseRegions=num_caseRegions))
