@@ -1,5 +1,5 @@
 # RUN: %PYTHON %s | FileCheck %s
-# The hand-written conveniences of builtin, func, arith and scf over the
+# The hand-written conveniences of builtin, func, arith, scf and tensor over the
 # classes mlir-tblgen-22 generates: construction, accessors, value builders,
 # result type inference, downcasting of returned ops, errors, and that every
 # op built this way is a tracked handle.
@@ -8,7 +8,7 @@ import gc
 from array import array
 
 from mlir_tracking import ir, passmanager
-from mlir_tracking.dialects import arith, builtin, func, scf
+from mlir_tracking.dialects import arith, builtin, func, scf, tensor
 
 
 def run(f):
@@ -349,6 +349,105 @@ def test_scf_index_switch():
             expect_error(TypeError, lambda: scf.index_switch(
                 [i32], f.arguments[0], [1], lambda op: None))
             # CHECK: TypeError: {{.*}}takes 1 positional argument but 3 were given
+            # CHECK: nothing left: True True
+            print("nothing left:", len(f.entry_block.operations) == count,
+                  module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_tensor_generate
+@run
+def test_tensor_generate():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        index = ir.IndexType.get()
+        dynamic = ir.ShapedType.get_dynamic_size()
+        with ir.InsertionPoint(module.body):
+            f = func.FuncOp("table", ([index], [index, index]))
+            with ir.InsertionPoint(f.add_entry_block()):
+                n = f.arguments[0]
+                result_type = ir.RankedTensorType.get([dynamic, 4], index)
+
+                # Upstream's form: annotated block arguments.
+                @tensor.generate(result_type, dynamic_extents=[n])
+                def table(i: index, j: index):
+                    return arith.addi(arith.muli(i, arith.constant(index, 10)), j)
+
+                # Annotations are optional here: the block is made from the type.
+                @tensor.generate(ir.RankedTensorType.get([3], index))
+                def iota(i):
+                    return i
+
+                two = arith.constant(index, 2)
+                three = arith.constant(index, 3)
+                func.ReturnOp([tensor.extract(table, [two, three]),
+                               tensor.extract(iota, [two])])
+        # CHECK: %[[T:.*]] = tensor.generate %arg0 {
+        # CHECK: ^bb0(%[[I:.*]]: index, %[[J:.*]]: index):
+        # CHECK:   %[[M:.*]] = arith.muli %[[I]], %{{.*}} : index
+        # CHECK:   %[[A:.*]] = arith.addi %[[M]], %[[J]] : index
+        # CHECK:   tensor.yield %[[A]] : index
+        # CHECK: } : tensor<?x4xindex>
+        print(f)
+        # CHECK: True OpResult GenerateOp
+        print(module.operation.verify(), type(table).__name__,
+              type(table.owner).__name__)
+        # Canonicalize folds each extract from a generate into the body's
+        # value at that index: 2 * 10 + 3 and 2.
+        passmanager.PassManager.parse("builtin.module(canonicalize)").run(
+            module.operation)
+        # CHECK-DAG: %[[C23:.*]] = arith.constant 23 : index
+        # CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+        # CHECK: return %[[C23]], %[[C2]] : index, index
+        print(f)
+
+        # Hostile uses: refused before the op is built, or the op is erased.
+        with ir.InsertionPoint(f.entry_block.operations[0]):
+            m = arith.constant(index, 7)
+            one = arith.constant(ir.F32Type.get(), 1.0)
+            count = len(f.entry_block.operations)
+            expect_error(TypeError, lambda: tensor.generate(index, []))
+            # CHECK: TypeError: tensor.generate makes a ranked tensor: result must be a RankedTensorType, got index
+            expect_error(ValueError, lambda: tensor.generate(result_type, []))
+            # CHECK: ValueError: tensor.generate of tensor<?x4xindex> needs 1 dynamic extent(s), one per dynamic dimension; got 0
+            expect_error(TypeError, lambda: tensor.generate(result_type, [one]))
+            # CHECK: TypeError: a dynamic extent must be an index value, got one of type f32
+
+            def body_raises():
+                @tensor.generate(result_type, [m])
+                def g(i, j):
+                    arith.addi(i, j)
+                    raise RuntimeError("body failed")
+
+            def wrong_annotation():
+                @tensor.generate(result_type, [m])
+                def g(i: ir.F32Type.get(), j):
+                    return i
+
+            def wrong_arity():
+                @tensor.generate(result_type, [m])
+                def g(i):
+                    return i
+
+            def wrong_element():
+                @tensor.generate(result_type, [m])
+                def g(i, j):
+                    return arith.constant(ir.IntegerType.get_signless(32), 0)
+
+            def two_values():
+                @tensor.generate(result_type, [m])
+                def g(i, j):
+                    return i, j
+
+            expect_error(RuntimeError, body_raises)
+            # CHECK: RuntimeError: body failed
+            expect_error(TypeError, wrong_annotation)
+            # CHECK: TypeError: the block arguments of 'tensor.generate' are index values; parameter 'i' is annotated f32
+            expect_error(TypeError, wrong_arity)
+            # CHECK: TypeError: the body of 'tensor.generate' has 2 block argument(s), but g(i) cannot take 2 positional argument(s)
+            expect_error(TypeError, wrong_element)
+            # CHECK: TypeError: the body of 'tensor.generate' must return a value of the element type index, got one of type i32
+            expect_error(ValueError, two_values)
+            # CHECK: ValueError: the body of 'tensor.generate' must return one value (the element), got 2
             # CHECK: nothing left: True True
             print("nothing left:", len(f.entry_block.operations) == count,
                   module.operation.verify())
