@@ -139,7 +139,15 @@ def test_from_py_func():
             except AssertionError as e:
                 # CHECK: AssertionError: a function defined with explicit results= must return None
                 print("AssertionError:", e)
-            module.body.operations[-1].erase()
+            # A body that raises leaves no half-built function behind.
+            try:
+                @func.func(i64)
+                def raises(a):
+                    arith.addi(a, a)
+                    raise KeyError("in the body")
+            except KeyError:
+                # CHECK: functions: ['mul', 'square', 'explicit']
+                print("functions:", [op.name.value for op in module.body.operations])
 
         # CHECK: func.func @mul(%arg0: i64, %arg1: i64) -> i64 {
         # CHECK:   %0 = arith.muli %arg0, %arg1 : i64

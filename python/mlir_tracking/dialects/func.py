@@ -11,6 +11,7 @@ from ._func_ops_gen import *  # noqa: F401,F403
 from ._func_ops_gen import _Dialect
 from ._ods_common import _cext as _ods_cext
 from ._ods_common import get_default_loc_context as _get_default_loc_context
+from ..extras.meta import _discard
 from ..ir import (
     ArrayAttr,
     Block,
@@ -191,31 +192,37 @@ class FuncOp(FuncOp):  # noqa: F405
                     inputs=list(inputs), results=[] if implicit_return else list(results)
                 ),
             )
-            with InsertionPoint(func_op.add_entry_block()):
-                kwargs = {"func_op": func_op} if wants_func_op else {}
-                returned = f(*func_op.arguments, **kwargs)
-                if not implicit_return:
-                    if returned is not None:
-                        # AssertionError, as upstream raises.
-                        raise AssertionError(
-                            "a function defined with explicit results= must "
-                            "return None (it adds its own terminator)"
-                        )
-                    return_types = list(results)
-                else:
-                    if returned is None:
-                        returned = []
-                    elif isinstance(returned, Value):
-                        returned = [returned]
-                    elif isinstance(returned, (OpView, Operation)):
-                        returned = list(returned.results)
+            try:
+                with InsertionPoint(func_op.add_entry_block()):
+                    kwargs = {"func_op": func_op} if wants_func_op else {}
+                    returned = f(*func_op.arguments, **kwargs)
+                    if not implicit_return:
+                        if returned is not None:
+                            # AssertionError, as upstream raises.
+                            raise AssertionError(
+                                "a function defined with explicit results= must "
+                                "return None (it adds its own terminator)"
+                            )
+                        return_types = list(results)
                     else:
-                        returned = list(returned)
-                    ReturnOp(returned)  # noqa: F405
-                    return_types = [v.type for v in returned]
-                    func_op.attributes["function_type"] = TypeAttr.get(
-                        FunctionType.get(inputs=list(inputs), results=return_types)
-                    )
+                        if returned is None:
+                            returned = []
+                        elif isinstance(returned, Value):
+                            returned = [returned]
+                        elif isinstance(returned, (OpView, Operation)):
+                            returned = list(returned.results)
+                        else:
+                            returned = list(returned)
+                        ReturnOp(returned)  # noqa: F405
+                        return_types = [v.type for v in returned]
+                        func_op.attributes["function_type"] = TypeAttr.get(
+                            FunctionType.get(inputs=list(inputs), results=return_types)
+                        )
+            except BaseException as error:
+                # Nothing half-built stays in the IR (a function without its
+                # terminator does not verify), unlike upstream.
+                _discard(func_op, f"'func.func' @{symbol_name}", error)
+                raise
 
             def emit_call_op(*call_args):
                 call = CallOp(return_types, FlatSymbolRefAttr.get(symbol_name), list(call_args))
