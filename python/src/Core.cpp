@@ -18,6 +18,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Tracking/TrackingListener.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -261,6 +262,9 @@ PyMlirContext::PyMlirContext() {
   DialectRegistry dialects;
   registerAllDialects(dialects);
   registerAllExtensions(dialects);
+  // As upstream's bindings (mlirRegisterAllLLVMTranslations): the GPU
+  // passes and the LLVM IR translation need the translation interfaces.
+  registerAllToLLVMIRTranslations(dialects);
   appendPluginDialects(dialects);
   context = std::make_unique<MLIRContext>(dialects);
   context->loadAllAvailableDialects();

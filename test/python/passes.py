@@ -646,3 +646,26 @@ def test_capsule_release_and_adopt():
     adopted = PassManager._CAPICreate(capsule)
     # CHECK-NEXT: context alive: True
     print("context alive:", isinstance(adopted.context, ir.Context))
+
+
+# CHECK-LABEL: TEST: test_gpu_passes_translate_to_llvm_ir
+@run
+def test_gpu_passes_translate_to_llvm_ir():
+    # A context registers the LLVM IR translations, as upstream's bindings
+    # do: gpu-module-to-binary failed ("missing
+    # LLVMTranslationDialectInterface registration").
+    with ir.Context():
+        module = ir.Module.parse("""
+          module attributes {gpu.container_module} {
+            gpu.module @kernels [#nvvm.target<chip = "sm_70">] {
+              llvm.func @kernel() attributes {gpu.kernel, nvvm.kernel} {
+                llvm.return
+              }
+            }
+          }""")
+        outside = module.body.operations[0]
+        PassManager.parse("builtin.module(gpu-module-to-binary{format=isa})").run(module)
+        # (A pass that is not precise: its anchor's handles are invalidated.)
+        # CHECK: gpu.binary True invalidated
+        print(module.body.operations[0].name, ".entry kernel" in str(module),
+              outside.handle_state)

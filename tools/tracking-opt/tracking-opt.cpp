@@ -14,6 +14,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Tracking/Passes.h"
 #include "mlir/Tracking/TrackingOptMain.h"
@@ -33,6 +34,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // As mlir-opt: the GPU passes (gpu-module-to-binary) translate to LLVM IR.
+  mlir::registerAllGPUToLLVMIRTranslations(registry);
   mlir::tracking::registerTrackingTransformExtension(registry);
   return mlir::asMainReturnCode(
       mlir::tracking::trackingOptMain(argc, argv, "tracking-opt", registry));
