@@ -17,8 +17,8 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
-#include "mlir/Tracking/TrackingListener.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Tracking/TrackingListener.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 

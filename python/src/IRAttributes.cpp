@@ -260,9 +260,9 @@ py::buffer_info denseBuffer(const PyAttribute &self) {
   auto attr = cast<DenseElementsAttr>(self.attribute);
   ShapedType type = attr.getType();
   if (type.getElementType().isInteger(1))
-    return unpackedBoolBuffer(
-        attr, std::vector<py::ssize_t>(type.getShape().begin(),
-                                       type.getShape().end()));
+    return unpackedBoolBuffer(attr,
+                              std::vector<py::ssize_t>(type.getShape().begin(),
+                                                       type.getShape().end()));
   auto format = bufferFormat(type.getElementType());
   if (!format)
     throw std::runtime_error("unsupported element type for the buffer "
@@ -429,8 +429,7 @@ py::object denseElementsGet(const py::object &array, bool signless,
       auto typed = dyn_cast<TypedAttr>(attrs[0]);
       if (!typed)
         throw py::value_error("the attributes must be typed");
-      shapedType =
-          denseTensorType({(int64_t)attrs.size()}, typed.getType());
+      shapedType = denseTensorType({(int64_t)attrs.size()}, typed.getType());
     }
     if (shapedType.getNumElements() != (int64_t)attrs.size())
       throw py::value_error("expected " +
@@ -491,14 +490,15 @@ py::object denseElementsGet(const py::object &array, bool signless,
   std::vector<int64_t> bufferShape(view.shape, view.shape + view.ndim);
   ArrayRef<char> raw(static_cast<const char *>(view.buf), view.len);
   std::string format = view.format ? view.format : "B";
-  if (!explicitType && !format.empty() && (format[0] == '>' || format[0] == '!'))
+  if (!explicitType && !format.empty() &&
+      (format[0] == '>' || format[0] == '!'))
     throw py::value_error("unsupported buffer format '" + format +
                           "': big-endian data (convert it to native byte "
                           "order, e.g. numpy's astype('=...'))");
   if (!explicitType && (format == "?" || format == "=?" || format == "<?")) {
     // One byte per bool; MLIR packs the bits. One value is a splat.
     ShapedType boolType = denseTensorType(explicitShape.value_or(bufferShape),
-                                      IntegerType::get(mlirContext, 1));
+                                          IntegerType::get(mlirContext, 1));
     if (view.len != 1 && view.len != boolType.getNumElements())
       throw py::value_error("shape does not match the buffer size (" +
                             std::to_string(view.len) + " bools for " +
@@ -529,7 +529,8 @@ py::object denseElementsGet(const py::object &array, bool signless,
              ? " (i1 elements are packed bits, as numpy.packbits(..., "
                "bitorder='little') gives)"
              : " (nor one element of it, a splat)"));
-  return makeAttribute(ctx, DenseElementsAttr::getFromRawBuffer(resultType, raw));
+  return makeAttribute(ctx,
+                       DenseElementsAttr::getFromRawBuffer(resultType, raw));
 }
 
 /// pybind11's buffer slot calls our buffer function with no handler around

@@ -108,7 +108,7 @@ struct PyPassManager {
 } // namespace
 
 PassManager *mlir::tracking::python::getTrackedPassManager(py::handle object,
-                                                          StringRef what) {
+                                                           StringRef what) {
   auto &self = object.cast<PyPassManager &>();
   self.checkNotReleased(what);
   return self.passManager.get();
@@ -305,8 +305,9 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             self.checkNotRunning("PassManager._testing_release");
             PassManager *pm = self.passManager.release();
             PyPassManager::owners().erase(pm);
-            PyPassManager::released()[pm] = {
-                self.contextObject, self.verifiesOutput, self.printsModuleScope};
+            PyPassManager::released()[pm] = {self.contextObject,
+                                             self.verifiesOutput,
+                                             self.printsModuleScope};
           },
           "Releases (leaks) the backing pass manager (testing): this object "
           "can no longer be used, PassManager._CAPICreate of its capsule "
