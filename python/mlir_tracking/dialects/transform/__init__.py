@@ -130,21 +130,26 @@ class _BodyMixin:
         return self.body.arguments[1:]
 
 
+def _root_and_type(target, what):
+    """(root value or None, root block argument type) of an op whose body's
+    first argument is the target: a handle (a Value or a one-result op), or
+    for a top-level op the handle's Type."""
+    if isinstance(target, _Type):
+        return None, target
+    if isinstance(target, (_Operation, _OpView, _Value)):
+        root = _get_op_result_or_value(target)
+        return root, root.type
+    raise TypeError(
+        f"the target of {what} must be a handle (a Value or a one-result op) "
+        f"or, for a top-level op, its Type; got {type(target).__name__}")
+
+
 def _sequence_bindings(target, extra_bindings):
     """(root value or None, block argument types, extra operand values) of
     a ``transform.sequence``: a top-level one (`target` a Type) takes the
     types of its extra block arguments, a nested one (`target` a handle)
     the values it binds to them. Raises before anything is built."""
-    if isinstance(target, _Type):
-        root, root_type = None, target
-    elif isinstance(target, (_Operation, _OpView, _Value)):
-        root = _get_op_result_or_value(target)
-        root_type = root.type
-    else:
-        raise TypeError(
-            "the target of a transform.sequence must be a handle (a Value or "
-            "a one-result op) or, for a top-level sequence, its Type; got "
-            f"{type(target).__name__}")
+    root, root_type = _root_and_type(target, "a transform.sequence")
     if extra_bindings is None:
         extra_bindings = []
     elif isinstance(extra_bindings, (_Operation, _OpView)):

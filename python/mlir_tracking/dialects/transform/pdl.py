@@ -16,18 +16,15 @@ from .._transform_pdl_extension_ops_gen import *  # noqa: F401,F403
 from .._transform_pdl_extension_ops_gen import _Dialect
 
 from .._ods_common import _cext as _ods_cext
+from . import _BodyMixin, _root_and_type
 from .._ods_common import get_op_result_or_value as _get_op_result_or_value
 from ...ir import Attribute as _Attribute
-from ...ir import OpView as _OpView
-from ...ir import Operation as _Operation
-from ...ir import Type as _Type
-from ...ir import Value as _Value
 
 _NO_TARGET = object()
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
-class WithPDLPatternsOp(WithPDLPatternsOp):  # noqa: F405
+class WithPDLPatternsOp(_BodyMixin, WithPDLPatternsOp):  # noqa: F405
     """``transform.with_pdl_patterns`` with its body block: the PDL patterns
     and the transform ops that use them go into ``body``."""
 
@@ -39,28 +36,9 @@ class WithPDLPatternsOp(WithPDLPatternsOp):  # noqa: F405
         if root is not None:
             raise TypeError("WithPDLPatternsOp takes a target or root=, "
                             "not both")
-        if isinstance(target, _Type):
-            root, root_type = None, target
-        elif isinstance(target, (_Operation, _OpView, _Value)):
-            root = _get_op_result_or_value(target)
-            root_type = root.type
-        else:
-            raise TypeError(
-                "the target of WithPDLPatternsOp must be a handle (a Value "
-                "or a one-result op) or, for a top-level op, its Type; got "
-                f"{type(target).__name__}")
+        root, root_type = _root_and_type(target, "WithPDLPatternsOp")
         super().__init__(root=root, loc=loc, ip=ip)
         self.regions[0].blocks.append(root_type)
-
-    @property
-    def body(self):
-        """The body block."""
-        return self.regions[0].blocks[0]
-
-    @property
-    def bodyTarget(self):
-        """The block argument bound to the root handle."""
-        return self.body.arguments[0]
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
