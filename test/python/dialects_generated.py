@@ -19,6 +19,13 @@ loaded = {name: importlib.import_module("mlir_tracking.dialects." + name)
 # CHECK: dialects: amdgpu async bufferization emitc irdl ml_program mpi nvgpu nvvm omp quant rocdl shard smt sparse_tensor spirv tosa
 print("dialects:", *[module._Dialect.DIALECT_NAMESPACE for module in loaded.values()])
 
+# Upstream's `passes` submodules register passes; ours are registered
+# already, and the submodules import.
+import mlir_tracking.dialects.async_dialect.passes  # noqa: E402,F401
+import mlir_tracking.dialects.gpu.passes  # noqa: E402,F401
+import mlir_tracking.dialects.linalg.passes  # noqa: E402,F401
+import mlir_tracking.dialects.sparse_tensor.passes  # noqa: E402,F401
+
 from mlir_tracking.dialects import bufferization, emitc, func, smt, tosa  # noqa: E402
 
 with ir.Context(), ir.Location.unknown():

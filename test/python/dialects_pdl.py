@@ -176,6 +176,8 @@ def test_builders():
                 root = pdl.OperationOp(args=[vals], types=[anyt])
                 results = pdl.ResultsOp(root)
                 group = pdl.ResultsOp(root, 0)
+                # Upstream's generated form, the result type first.
+                pdl.ResultsOp(pdl.RangeType.get(pdl.ValueType.get()), root)
                 rw = pdl.RewriteOp(root, "external", args=[results, t2])
                 # CHECK: ValueError: pdl.replace takes with_op or with_values, not both
                 print(error(lambda: pdl.ReplaceOp(root, with_op=root, with_values=[results])))
@@ -203,6 +205,7 @@ def test_builders():
         # CHECK-NEXT:   %5 = operation(%4 : !pdl.range<value>)  -> (%3 : !pdl.range<type>)
         # CHECK-NEXT:   %6 = results of %5
         # CHECK-NEXT:   %7 = results 0 of %5 -> !pdl.range<value>
+        # CHECK-NEXT:   %8 = results of %5
         # CHECK-NEXT:   rewrite %5 with "external"(%6, %1 : !pdl.range<value>, !pdl.type)
         # CHECK-NEXT: }
         print(module)

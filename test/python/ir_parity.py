@@ -802,3 +802,10 @@ def test_builtin_module_decorator_and_shorthands():
         except KeyError as error:
             # CHECK: KeyError 'in the body' True
             print(type(error).__name__, error, consts.operation.verify())
+
+        @builtin.module(attrs={"transform.with_named_sequence": ir.UnitAttr.get()})
+        def with_attrs():
+            pass
+
+        # CHECK: module attributes {transform.with_named_sequence} {
+        print(with_attrs)

@@ -453,3 +453,54 @@ def test_transform_pdl():
             # CHECK: TypeError: ReplicateOp: handles must be a sequence of handles, got BlockArgument
             # CHECK: nothing built: True
             print("nothing built:", len(script.body.operations) == count)
+
+
+# CHECK-LABEL: TEST: test_generated_extension_modules
+@run
+def test_generated_extension_modules():
+    # The transform extensions other than structured and pdl are their
+    # generated classes (upstream's module names): an unroll built with
+    # transform.loop runs through the tracked interpreter.
+    from mlir_tracking.dialects.transform import (bufferization, gpu, loop,
+                                                  memref, tensor, vector)
+
+    # CHECK: extensions: LoopUnrollOp MakeLoopIndependentOp MemRefMultiBufferOp MapNestedForallToThreads ApplyVectorReductionToContractPatternsOp OneShotBufferizeOp
+    print("extensions:", loop.LoopUnrollOp.__name__,
+          tensor.MakeLoopIndependentOp.__name__, memref.MemRefMultiBufferOp.__name__,
+          gpu.MapNestedForallToThreads.__name__,
+          vector.ApplyVectorReductionToContractPatternsOp.__name__,
+          bufferization.OneShotBufferizeOp.__name__)
+    # CHECK-NEXT: enums: ParallelArith IdentityLayoutMap
+    print("enums:", vector.VectorContractLowering.ParallelArith.name,
+          bufferization.LayoutMapOption.IdentityLayoutMap.name)
+    with ir.Context(), ir.Location.unknown():
+        payload = ir.Module.parse("""
+          func.func @sum(%buffer: memref<8xf32>) {
+            %c0 = arith.constant 0 : index
+            %c1 = arith.constant 1 : index
+            %c8 = arith.constant 8 : index
+            scf.for %i = %c0 to %c8 step %c1 {
+              %v = memref.load %buffer[%i] : memref<8xf32>
+              %w = arith.addf %v, %v : f32
+              memref.store %w, %buffer[%i] : memref<8xf32>
+            }
+            return
+          }""")
+        module = script_module()
+        any_op = transform.AnyOpType.get()
+        with ir.InsertionPoint(module.body):
+            entry = transform.NamedSequenceOp("__transform_main", [any_op], [],
+                                              arg_attrs=[{"transform.consumed": ir.UnitAttr.get()}])
+            with ir.InsertionPoint(entry.body):
+                loops = structured.MatchOp.match_op_names(entry.bodyTarget, ["scf.for"])
+                loop.LoopUnrollOp(loops, factor=4)
+                transform.YieldOp([])
+        func = payload.body.operations[0]
+        (for_op,) = find(payload.operation, "scf.for")
+        interpreter.apply_named_sequence(func, entry, module)
+        # CHECK: transform.loop.unroll %{{.*}} {factor = 4 : i64} : !transform.any_op
+        print(module)
+        # The unroll consumed the loop (its handle is invalidated, as the
+        # transform dialect's tracking says); the body is there four times.
+        # CHECK: loop: invalidated adds: 4
+        print("loop:", for_op.handle_state, "adds:", str(payload).count("arith.addf"))

@@ -32,16 +32,19 @@ class ModuleOp(ModuleOp):  # noqa: F405
 
 
 def module(body_builder=None, *, sym_name=None, sym_visibility=None,
-           loc=None, ip=None):
+           attrs=None, loc=None, ip=None):
     """Upstream's decorator: builds a ``builtin.module`` (at `ip`, or the
     current insertion point if any), runs the decorated function with the
-    insertion point in its body, and returns the module op. If the
-    function raises, the module is erased and the exception propagates."""
+    insertion point in its body, and returns the module op. `attrs` (a dict
+    of names to Attributes) are set on it. If the function raises, the
+    module is erased and the exception propagates."""
 
     def build(fn):
         op = ModuleOp(sym_name=sym_name, sym_visibility=sym_visibility,
                       loc=loc, ip=ip)
         try:
+            for name, value in (attrs or {}).items():
+                op.operation.attributes[name] = value
             with _InsertionPoint(op.body):
                 fn()
         except BaseException:

@@ -11,7 +11,8 @@ plus what upstream adds by hand:
   ``OperationOp(name=None, args=None, attributes=None, types=None)``,
   ``PatternOp(benefit, name=None)`` (with its body block), ``ReplaceOp(op,
   with_op=None, with_values=None)``, ``ResultOp(parent, index)``,
-  ``ResultsOp(parent, index=None)``, ``RewriteOp(root=None, name=None,
+  ``ResultsOp(parent, index=None)`` (or the generated ``(result_type, parent,
+  index=None)``, as upstream keeps it), ``RewriteOp(root=None, name=None,
   args=None)`` (``add_body()``, ``body``), ``TypeOp(constantType=None)``,
   ``TypesOp(constantTypes=None)``, and ``op_t()``.
 
@@ -328,22 +329,23 @@ class ResultsOp(ResultsOp):  # noqa: F405
     """``pdl.results [index] of parent``: all results of the op `parent`
     (a range of values), or result group `index` (a range of values)."""
 
-    def __init__(
-        self,
-        parent: _ValueLike,
-        index: _Optional[_Union[_IntegerAttr, int]] = None,
-        *,
-        loc=None,
-        ip=None,
-    ):
-        context = _get_default_loc_context(loc)
-        super().__init__(
-            RangeType.get(ValueType.get(context)),
-            _get_value(parent),
-            index=index,
-            loc=loc,
-            ip=ip,
-        )
+    def __init__(self, *args, index=None, loc=None, ip=None):
+        # Upstream keeps the generated (result_type, parent, index=None):
+        # a Type first selects it.
+        if args and isinstance(args[0], _Type):
+            if len(args) not in (2, 3):
+                raise TypeError("ResultsOp(result_type, parent, index=None)")
+            result_type, parent, *rest = args
+        else:
+            if len(args) not in (1, 2):
+                raise TypeError("ResultsOp(parent, index=None)")
+            parent, *rest = args
+            result_type = RangeType.get(ValueType.get(_get_default_loc_context(loc)))
+        if rest:
+            if index is not None:
+                raise TypeError("ResultsOp: index given twice")
+            (index,) = rest
+        super().__init__(result_type, _get_value(parent), index=index, loc=loc, ip=ip)
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)

@@ -2,6 +2,6 @@
 mlir-tblgen-22 from the installed MLIR 22 definitions (upstream
 ``mlir.dialects.sparse_tensor``; its hand-written additions are not provided)."""
 
-from ._sparse_tensor_ops_gen import *  # noqa: F401,F403
-from ._sparse_tensor_enum_gen import *  # noqa: F401,F403
-from ._sparse_tensor_ops_gen import _Dialect  # noqa: F401
+from .._sparse_tensor_ops_gen import *  # noqa: F401,F403
+from .._sparse_tensor_enum_gen import *  # noqa: F401,F403
+from .._sparse_tensor_ops_gen import _Dialect  # noqa: F401

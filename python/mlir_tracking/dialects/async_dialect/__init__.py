@@ -2,5 +2,5 @@
 mlir-tblgen-22 from the installed MLIR 22 definitions (upstream
 ``mlir.dialects.async_dialect``; its hand-written additions are not provided)."""
 
-from ._async_dialect_ops_gen import *  # noqa: F401,F403
-from ._async_dialect_ops_gen import _Dialect  # noqa: F401
+from .._async_dialect_ops_gen import *  # noqa: F401,F403
+from .._async_dialect_ops_gen import _Dialect  # noqa: F401

@@ -29,25 +29,25 @@ are the body's block argument types. ``linalg.elementwise`` without
 import inspect as _inspect
 import typing as _typing
 
-from ._linalg_ops_gen import *  # noqa: F401,F403
-from ._linalg_ops_gen import _Dialect
-from ._linalg_enum_gen import *  # noqa: F401,F403
-from . import _linalg_ops_gen as _gen
-from ._ods_common import _cext as _ods_cext
-from ._ods_common import get_op_result_or_op_results as _get_op_result_or_op_results
-from ._ods_common import get_op_result_or_value as _get_op_result_or_value
-from ._ods_common import _dispatch_mixed_values
-from .._mlirTracking import _linalg_fill_structured_region
-from .._attr_builders import register_attribute_builder as _register_attribute_builder
-from ..extras.meta import op_region_builder as _op_region_builder
-from ..extras.meta import region_op as _region_op
-from ..ir import ArrayAttr as _ArrayAttr
-from ..ir import Attribute as _Attribute
-from ..ir import OpView as _OpView
-from ..ir import Operation as _Operation
-from ..ir import RankedTensorType as _RankedTensorType
-from ..ir import ShapedType as _ShapedType
-from ..ir import Value as _Value
+from .._linalg_ops_gen import *  # noqa: F401,F403
+from .._linalg_ops_gen import _Dialect
+from .._linalg_enum_gen import *  # noqa: F401,F403
+from .. import _linalg_ops_gen as _gen
+from .._ods_common import _cext as _ods_cext
+from .._ods_common import get_op_result_or_op_results as _get_op_result_or_op_results
+from .._ods_common import get_op_result_or_value as _get_op_result_or_value
+from .._ods_common import _dispatch_mixed_values
+from ..._mlirTracking import _linalg_fill_structured_region
+from ..._attr_builders import register_attribute_builder as _register_attribute_builder
+from ...extras.meta import op_region_builder as _op_region_builder
+from ...extras.meta import region_op as _region_op
+from ...ir import ArrayAttr as _ArrayAttr
+from ...ir import Attribute as _Attribute
+from ...ir import OpView as _OpView
+from ...ir import Operation as _Operation
+from ...ir import RankedTensorType as _RankedTensorType
+from ...ir import ShapedType as _ShapedType
+from ...ir import Value as _Value
 
 
 def _is_named_structured(cls):

@@ -1,0 +1,5 @@
+"""Upstream's ``mlir.dialects.sparse_tensor.passes``, which registers the
+dialect's passes when imported. Every upstream pass is registered here
+already (``PassManager.parse`` knows them), so importing it only keeps
+upstream programs that do working.
+"""

@@ -1,0 +1,13 @@
+//===- SCFTransformOps.td - Input of mlir-tblgen-22 for Python *- tablegen -*-===//
+//
+// Part of the mlir-tracking project. Includes the installed MLIR 22
+// definitions that the Python dialect module is generated from.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_PYTHON_SCFTransformOps
+#define MLIR_TRACKING_PYTHON_SCFTransformOps
+
+include "mlir/Dialect/SCF/TransformOps/SCFTransformOps.td"
+
+#endif
