@@ -286,7 +286,7 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
         if (module) {
           library = dyn_cast<ModuleOp>(module->get());
           if (!library)
-            throw py::type_error("transform_module must be a builtin.module");
+            throw py::value_error("transform_module must be a builtin.module");
         }
         std::vector<TransformSequenceResult> results;
         DiagnosticCapture capture(context.get());

@@ -696,3 +696,29 @@ def test_copy_symbols_and_merge_into():
             print(str(e).split(": ", 1)[1])
         # CHECK-NEXT: True
         print(str(target) == before)
+
+
+# CHECK-LABEL: TEST: test_roots_that_are_no_named_sequence
+@run
+def test_roots_that_are_no_named_sequence():
+    # Upstream's words for a root that is no transform op (programs match on
+    # them), and its ValueError for a transform module of another kind.
+    with ir.Context(), ir.Location.unknown():
+        payload = ir.Module.parse("module attributes {this.is.payload} {}")
+        script = ir.Module.parse("""
+          module attributes {transform.with_named_sequence} {
+            transform.named_sequence @__transform_main(%root: !transform.any_op) {
+              transform.yield
+            }
+          }""")
+        entry = script.body.operations[0]
+        try:
+            interpreter.apply_named_sequence(payload, payload, payload)
+        except ValueError as error:
+            # CHECK: operation must implement TransformOpInterface to be used as transform root
+            print(str(error).splitlines()[1])
+        try:
+            interpreter.apply_named_sequence(payload, entry, entry)
+        except ValueError as error:
+            # CHECK: ValueError transform_module must be a builtin.module
+            print(type(error).__name__, error)

@@ -210,6 +210,11 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
       (transformModule && transformModule->getContext() != context))
     return payloadRoot->emitError()
            << "the transform script belongs to another context";
+  // Upstream's words first: programs match on them.
+  if (!isa<transform::TransformOpInterface>(transformRoot))
+    return transformRoot->emitError()
+           << "operation must implement TransformOpInterface to be used as "
+              "transform root";
   auto entry = dyn_cast<transform::NamedSequenceOp>(transformRoot);
   if (!entry)
     return transformRoot->emitError()
