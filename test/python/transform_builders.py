@@ -504,3 +504,36 @@ def test_generated_extension_modules():
         # transform dialect's tracking says); the body is there four times.
         # CHECK: loop: invalidated adds: 4
         print("loop:", for_op.handle_state, "adds:", str(payload).count("arith.addf"))
+
+
+# CHECK-LABEL: TEST: test_structured_builders_with_implied_handles
+@run
+def test_structured_builders_with_implied_handles():
+    # Upstream's forms whose result handles are !transform.any_op:
+    # tile_using_forall by tile sizes, then generalize the tiled op.
+    with ir.Context(), ir.Location.unknown():
+        payload = ir.Module.parse(MATMUL)
+        module = script_module()
+        any_op = transform.AnyOpType.get()
+        with ir.InsertionPoint(module.body):
+            entry = transform.NamedSequenceOp(
+                "__transform_main", [any_op], [any_op],
+                arg_attrs=[{"transform.consumed": ir.UnitAttr.get()}])
+            with ir.InsertionPoint(entry.body):
+                matmul = structured.MatchOp.match_op_names(entry.bodyTarget, ["linalg.matmul"])
+                tiled = structured.TileUsingForallOp(matmul, tile_sizes=[4, 8])
+                generic = structured.GeneralizeOp(tiled.tiled_op)
+                transform.YieldOp([generic.transformed])
+        # CHECK: transform.structured.tile_using_forall %{{.*}} tile_sizes [4, 8] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+        # CHECK: transform.structured.generalize %{{.*}} : (!transform.any_op) -> !transform.any_op
+        print(module)
+        func = payload.body.operations[1]
+        (matmul_op,) = find(payload.operation, "linalg.matmul")
+        ((result,),) = interpreter.apply_named_sequence(func, entry, module)
+        # The matmul was tiled away (erased); the handle that comes back is
+        # the generic in the forall's body.
+        # CHECK: erased linalg.generic scf.forall
+        print(matmul_op.handle_state, result.name, result.parent.name)
+        # CHECK: TypeError: TileUsingForallOp takes num_threads= or tile_sizes=, not both and not neither
+        expect_error(TypeError, lambda: structured.TileUsingForallOp(
+            entry.bodyTarget, num_threads=[2], tile_sizes=[4]))
