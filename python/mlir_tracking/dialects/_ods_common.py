@@ -63,6 +63,11 @@ class TypeFromAssembly(Type):
     def __repr__(self):
         return f"{type(self).__name__}({self})"
 
+    @classmethod
+    def get_static_typeid(cls):
+        """The TypeID of this class's types (upstream's name)."""
+        return cls._TYPEID
+
 
 def segmented_accessor(elements, raw_segments, idx):
     """The slice of `elements` (operands or results) that forms group `idx`,
