@@ -537,3 +537,38 @@ def test_structured_builders_with_implied_handles():
         # CHECK: TypeError: TileUsingForallOp takes num_threads= or tile_sizes=, not both and not neither
         expect_error(TypeError, lambda: structured.TileUsingForallOp(
             entry.bodyTarget, num_threads=[2], tile_sizes=[4]))
+
+
+# CHECK-LABEL: TEST: test_structured_builders_upstream_arguments
+@run
+def test_structured_builders_upstream_arguments():
+    # The remaining structured ops with upstream's hand-written arguments:
+    # the script they make verifies.
+    with ir.Context(), ir.Location.unknown():
+        module = script_module()
+        any_op = transform.AnyOpType.get()
+        with ir.InsertionPoint(module.body):
+            entry = transform.NamedSequenceOp("__transform_main", [any_op], [])
+            with ir.InsertionPoint(entry.body):
+                target = entry.bodyTarget
+                structured.BufferizeToAllocationOp(target, memory_space=3,
+                                                   alloc_op="memref.alloca")
+                structured.MapCopyToThreadsOp(target, total_num_threads=32,
+                                              desired_bit_alignment=128)
+                structured.MultiTileSizesOp(any_op, target, dimension=1, target_size=42)
+                structured.PadOp(target, pad_to_multiple_of=[8, 16],
+                                 padding_dimensions=[0, 1], transpose_paddings=[[1, 0]])
+                structured.SplitOp(target, 1, 42)
+                structured.SplitOp(target, 0, transform.ParamConstantOp(
+                    transform.ParamType.get(ir.IntegerType.get_signless(64)),
+                    ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 4)).param)
+                transform.YieldOp([])
+        # CHECK: verifies: True
+        print("verifies:", module.operation.verify())
+        # CHECK: transform.structured.bufferize_to_allocation %arg0 {alloc_op = "memref.alloca", memory_space = 3 : i64}
+        # CHECK: transform.structured.gpu.map_copy_to_threads %arg0 total_num_threads = 32 desired_bit_alignment = 128
+        # CHECK: transform.structured.multitile_sizes %arg0 {dimension = 1 : i64, target_size = 42 : i64}
+        # CHECK: transform.structured.pad %arg0 pad_to_multiple_of [8, 16] {padding_dimensions = [0, 1], transpose_paddings = {{\[\[}}1, 0]]}
+        # CHECK: transform.structured.split %arg0 after 42 {dimension = 1 : i64}
+        # CHECK: transform.structured.split %arg0 after %{{.*}} {dimension = 0 : i64}
+        print(module)

@@ -5,7 +5,9 @@ constructors for the ops scripts use most (``TileUsingForOp``,
 ``TileUsingForallOp``, ``VectorizeOp``, ``MatchOp.match_op_names``, and the
 ops whose result handles upstream makes ``!transform.any_op``:
 ``DecomposeOp``, ``GeneralizeOp``, ``InterchangeOp``, ``ScalarizeOp``,
-``VectorizeChildrenAndApplyPatternsOp``, ``FuseIntoContainingOp``)."""
+``VectorizeChildrenAndApplyPatternsOp``, ``FuseIntoContainingOp``,
+``MapCopyToThreadsOp``, ``PadOp``), and upstream's arguments for
+``BufferizeToAllocationOp``, ``MultiTileSizesOp`` and ``SplitOp``."""
 
 from .._structured_transform_ops_gen import *  # noqa: F401,F403
 from .._structured_transform_ops_gen import _Dialect
@@ -14,9 +16,12 @@ from .._structured_transform_enum_gen import *  # noqa: F401,F403
 from .._ods_common import _cext as _ods_cext
 from .._ods_common import _dispatch_dynamic_index_list
 from .._ods_common import _dispatch_mixed_values
+from .._ods_common import _get_int_array_array_attr
 from .._ods_common import get_op_result_or_value as _get_op_result_or_value
 from ...ir import ArrayAttr as _ArrayAttr
+from ...ir import Attribute as _Attribute
 from ...ir import OpView as _OpView
+from ...ir import ShapedType as _ShapedType
 from ...ir import Operation as _Operation
 from ...ir import StringAttr as _StringAttr
 from ...ir import Type as _Type
@@ -181,3 +186,92 @@ class TileUsingForallOp(TileUsingForallOp):  # noqa: F405
             static_num_threads=static_threads if num_threads is not None else None,
             static_tile_sizes=static_sizes if tile_sizes is not None else None,
             mapping=mapping, loc=loc, ip=ip)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class BufferizeToAllocationOp(BufferizeToAllocationOp):  # noqa: F405
+    """``transform.structured.bufferize_to_allocation``; ``memory_space``
+    may be an int or the assembly of an attribute, as upstream takes it."""
+
+    def __init__(self, target, *, memory_space=None, **kwargs):
+        if isinstance(memory_space, int):
+            memory_space = str(memory_space)
+        if isinstance(memory_space, str):
+            memory_space = _Attribute.parse(memory_space)
+        super().__init__(_get_op_result_or_value(target),
+                         memory_space=memory_space, **kwargs)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class MapCopyToThreadsOp(MapCopyToThreadsOp):  # noqa: F405
+    """``transform.structured.gpu.map_copy_to_threads``:
+    ``MapCopyToThreadsOp(target, total_num_threads=, desired_bit_alignment=)``
+    gives ``!transform.any_op`` handles; ``MapCopyToThreadsOp(forall_type,
+    tiled_type, target, ...)`` chooses them."""
+
+    def __init__(self, forall_type_or_target, tiled_type=None, target=None, *,
+                 total_num_threads, desired_bit_alignment, loc=None, ip=None):
+        if isinstance(forall_type_or_target, _Type):
+            if tiled_type is None or target is None:
+                raise TypeError("MapCopyToThreadsOp(forall_type, tiled_type, "
+                                "target, ...) or MapCopyToThreadsOp(target, ...)")
+            forall_type = forall_type_or_target
+        else:
+            if tiled_type is not None or target is not None:
+                raise TypeError("MapCopyToThreadsOp takes one target")
+            target = forall_type_or_target
+            forall_type = tiled_type = _AnyOpType.get()
+        super().__init__(forall_type, tiled_type, _get_op_result_or_value(target),
+                         total_num_threads, desired_bit_alignment, loc=loc, ip=ip)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class MultiTileSizesOp(MultiTileSizesOp):  # noqa: F405
+    """``transform.structured.multitile_sizes``: its three results (low
+    size, high size, split point) all of `result_type`."""
+
+    def __init__(self, result_type, target, *, dimension, target_size,
+                 divisor=None, loc=None, ip=None):
+        super().__init__(result_type, result_type, result_type,
+                         _get_op_result_or_value(target), dimension,
+                         target_size, divisor=divisor, loc=loc, ip=ip)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class PadOp(PadOp):  # noqa: F405
+    """``transform.structured.pad`` of a target, its three result handles
+    ``!transform.any_op``; ``pad_to_multiple_of`` mixes ints and handles,
+    ``transpose_paddings`` is a list of int lists."""
+
+    def __init__(self, target, *, pad_to_multiple_of=None, padding_values=None,
+                 padding_dimensions=None, nofold_flags=None,
+                 transpose_paddings=None, copy_back_op=None, loc=None, ip=None):
+        if pad_to_multiple_of is None:
+            dynamic, static = [], None
+        else:
+            dynamic, static, _ = _dispatch_dynamic_index_list(pad_to_multiple_of)
+        any_op = _AnyOpType.get()
+        super().__init__(
+            any_op, any_op, any_op, _get_op_result_or_value(target), dynamic,
+            padding_values=padding_values,
+            padding_dimensions=padding_dimensions,
+            static_pad_to_multiple_of=static, nofold_flags=nofold_flags,
+            transpose_paddings=_get_int_array_array_attr(transpose_paddings),
+            copy_back_op=copy_back_op, loc=loc, ip=ip)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class SplitOp(SplitOp):  # noqa: F405
+    """``transform.structured.split`` of a target along `dimension` at
+    `chunk_sizes` (an int, or a handle or param for a dynamic size); the
+    result has the target's type."""
+
+    def __init__(self, target, dimension, chunk_sizes, *, loc=None, ip=None):
+        target = _get_op_result_or_value(target)
+        if isinstance(chunk_sizes, int):
+            static, dynamic = chunk_sizes, None
+        else:
+            static = _ShapedType.get_dynamic_size()
+            dynamic = _get_op_result_or_value(chunk_sizes)
+        super().__init__(target.type, target, dimension, static,
+                         dynamic_chunk_sizes=dynamic, loc=loc, ip=ip)
