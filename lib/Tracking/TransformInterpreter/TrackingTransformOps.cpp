@@ -100,6 +100,7 @@ DiagnosedSilenceableFailure transform::TrackingNoteConsumedOp::apply(
     return DiagnosedSilenceableFailure::definiteFailure();
   std::string consumer = getConsumer().str();
   SmallVector<Value> handles;
+  SmallVector<Operation *> onlyHidden;
   for (Value handle : getHandles()) {
     for (Operation *payload : state.getPayloadOps(handle)) {
       // Everything nested in consumed payload may go away unseen: mark the
@@ -109,6 +110,15 @@ DiagnosedSilenceableFailure transform::TrackingNoteConsumedOp::apply(
         if (failed(state.getHandlesForPayloadOp(nested, handles,
                                                 /*includeOutOfScope=*/true)))
           return;
+        if (getReleaseHidden()) {
+          // The op runs with upstream's tracking for the handles the script
+          // holds: only ops that no such handle maps are released.
+          if (llvm::all_of(handles, [&](Value tracked) {
+                return run->hiddenIndex.contains(tracked);
+              }))
+            onlyHidden.push_back(nested);
+          return;
+        }
         for (Value tracked : handles) {
           auto it = run->hiddenIndex.find(tracked);
           if (it != run->hiddenIndex.end() &&
@@ -118,6 +128,21 @@ DiagnosedSilenceableFailure transform::TrackingNoteConsumedOp::apply(
             run->consumedYields.try_emplace(tracked, consumer);
         }
       });
+    }
+  }
+  if (getReleaseHidden()) {
+    auto *extension = state.getExtension<TrackedRunExtension>();
+    for (Operation *op : onlyHidden) {
+      handles.clear();
+      if (failed(state.getHandlesForPayloadOp(op, handles,
+                                              /*includeOutOfScope=*/true)))
+        continue;
+      for (Value hidden : handles) {
+        unsigned index = run->hiddenIndex.lookup(hidden);
+        run->released[index] = true;
+        run->consumedBy[index] = consumer;
+      }
+      (void)extension->forget(op);
     }
   }
   return DiagnosedSilenceableFailure::success();
@@ -319,6 +344,12 @@ DiagnosedSilenceableFailure transform::TrackingRecordPayloadOp::apply(
   run->finalOps.assign(run->hiddenArgs.size(), nullptr);
   run->fates.assign(run->hiddenArgs.size(), TrackedRun::Fate::Dropped);
   for (auto [index, hidden] : llvm::enumerate(run->hiddenArgs)) {
+    // Released before an op that would have wanted its replacement: what
+    // became of its op is unknown, as inside consumed payload.
+    if (run->released[index]) {
+      run->fates[index] = TrackedRun::Fate::Released;
+      continue;
+    }
     // A hidden handle maps one op, or none once the interpreter's tracking
     // dropped it (it was notified while the op still existed).
     auto ops = state.getPayloadOps(hidden);
@@ -341,14 +372,10 @@ DiagnosedSilenceableFailure transform::TrackingRecordPayloadOp::apply(
   run->resultParams.assign(numResults, {});
   run->resultIsParam.assign(numResults, false);
   for (auto [index, yielded] : llvm::enumerate(terminator->getOperands())) {
-    if (auto it = run->consumedYields.find(yielded);
-        it != run->consumedYields.end()) {
-      return mlir::emitDefiniteFailure(getLoc())
-             << "result #" << index
-             << " of the entry sequence is invalid: it points into payload "
-                "consumed by '"
-             << it->second << "'";
-    }
+    // Into consumed payload: its ops may be freed, so the result comes back
+    // empty (upstream returns no results; the script itself succeeds).
+    if (run->consumedYields.contains(yielded))
+      continue;
     if (isa<transform::TransformParamTypeInterface>(yielded.getType())) {
       run->resultIsParam[index] = true;
       llvm::append_range(run->resultParams[index], state.getParams(yielded));

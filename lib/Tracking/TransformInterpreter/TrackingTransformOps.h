@@ -56,6 +56,10 @@ struct TrackedRun {
   /// Per hidden argument: the transform op that consumed payload containing
   /// its op ("" if none). Such an op may have been freed unseen.
   SmallVector<std::string> consumedBy;
+  /// Per hidden argument: its mapping was dropped before a transform op that
+  /// needs a replacement for every handle it sees alive (see
+  /// `transform.tracking.note_consumed`'s `release_hidden`).
+  SmallVector<bool> released;
   /// Per `transform.tracking.check_separate` (its `guard` attribute): the op
   /// of the copy it guards, and where upstream would run that op: the op the
   /// copy was cloned from, or for an op of a library linked into the script,
@@ -90,6 +94,8 @@ struct TrackedRun {
     Consumed,
     /// Still mapped, to an op no longer under the payload root.
     Escaped,
+    /// Released before a transform op that would want its replacement.
+    Released,
   };
   /// Per hidden argument: its fate, and its op at the end when live.
   SmallVector<Fate> fates;
@@ -107,6 +113,8 @@ public:
 
   TrackedRunExtension(transform::TransformState &state, TrackedRun &run)
       : Extension(state), run(run) {}
+  /// Drops `op` from the mapping of every handle (only hidden ones map it).
+  LogicalResult forget(Operation *op) { return replacePayloadOp(op, nullptr); }
   TrackedRun &run;
 };
 

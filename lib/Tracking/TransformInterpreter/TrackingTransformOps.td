@@ -28,10 +28,16 @@ def TrackingNoteConsumedOp : TransformDialectOp<"tracking.note_consumed",
     without telling the tracking listener, so the tracked interpreter stops
     following the caller's handles to such ops: they end up `invalidated`.
     Only reads its operands and the payload; always succeeds.
+
+    With `release_hidden` (before `transform.apply_conversion_patterns` with
+    `preserve_handles`, whose listener needs a replacement for every handle
+    it sees alive, dead or not), the ops nested in the payload that only
+    hidden handles map are dropped from them first: upstream's script has no
+    such handles, and the op failed, or crashed, on them.
   }];
 
   let arguments = (ins Variadic<TransformHandleTypeInterface>:$handles,
-                       StrAttr:$consumer);
+                       StrAttr:$consumer, UnitAttr:$release_hidden);
   let results = (outs);
   let assemblyFormat = "$handles `by` $consumer attr-dict `:` type($handles)";
 }

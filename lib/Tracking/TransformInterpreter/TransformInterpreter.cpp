@@ -184,6 +184,19 @@ void instrumentConsumers(Operation *script) {
         builder, consumer->getLoc(), handles,
         consumer->getName().getStringRef());
   }
+  // A conversion that preserves handles wants a replacement for every handle
+  // it sees alive, dead ones included: the hidden ones are released first.
+  SmallVector<transform::ApplyConversionPatternsOp> conversions;
+  script->walk([&](transform::ApplyConversionPatternsOp conversion) {
+    if (conversion.getPreserveHandles())
+      conversions.push_back(conversion);
+  });
+  for (transform::ApplyConversionPatternsOp conversion : conversions) {
+    OpBuilder builder(conversion);
+    transform::TrackingNoteConsumedOp::create(
+        builder, conversion.getLoc(), ValueRange{conversion.getTarget()},
+        conversion->getName().getStringRef(), /*release_hidden=*/true);
+  }
 }
 } // namespace
 
@@ -307,6 +320,22 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
   // a check comes before the note and the new ops are not visited), then
   // the hidden arguments and the recording op.
   TrackedRun run;
+  // The user's script may not hold our own ops: they would find this run
+  // and change what it records.
+  Operation *internal = nullptr;
+  script->walk([&](Operation *op) {
+    if (!isa<transform::TrackingNoteConsumedOp,
+             transform::TrackingCheckSeparateOp,
+             transform::TrackingRecordPayloadOp>(op))
+      return WalkResult::advance();
+    internal = op;
+    return WalkResult::interrupt();
+  });
+  if (internal)
+    return internal->emitError()
+           << "'" << internal->getName()
+           << "' is internal to mlir-tracking's tracked transform "
+              "interpreter and cannot be used in a script";
   instrumentSeparationChecks(*script, originals, libraryHome, run.guards);
   instrumentConsumers(*script);
   Block &body = copy.getBody().front();
@@ -346,6 +375,7 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
     run.hiddenIndex[hidden] = i;
   }
   run.consumedBy.assign(trackedOps.size(), "");
+  run.released.assign(trackedOps.size(), false);
   for (Value yielded : body.getTerminator()->getOperands())
     run.yielded.insert(yielded);
 
@@ -459,6 +489,13 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
       notifier.resolveDetached(handle, nullptr, HandleState::Invalidated,
                                eventSource,
                                "inside payload consumed by '" + consumer + "'");
+      break;
+    case TrackedRun::Fate::Released:
+      notifier.resolveDetached(handle, nullptr, HandleState::Invalidated,
+                               eventSource,
+                               "inside payload converted by '" + consumer +
+                                   "' with preserve_handles, which follows "
+                                   "only the script's own handles");
       break;
     case TrackedRun::Fate::Escaped:
       notifier.resolveDetached(handle, nullptr, HandleState::Invalidated,
