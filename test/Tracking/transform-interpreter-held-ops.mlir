@@ -54,3 +54,4 @@ module attributes {transform.with_named_sequence} {
     transform.yield %add : !transform.any_op
   }
 }
+

@@ -271,6 +271,22 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
       if (Operation *cloned = cloneMapping.lookupOrNull(nested))
         originals[cloned] = nested;
     });
+  // The hidden arguments change the entry's signature: when the script
+  // refers to the entry (a `transform.include` of it), they go on a clone
+  // under a fresh name, and the references keep the entry as it is.
+  if (!SymbolTable::symbolKnownUseEmpty(copy, *script)) {
+    IRMapping entryMapping;
+    auto entryClone =
+        cast<transform::NamedSequenceOp>(copy->clone(entryMapping));
+    copy->walk([&](Operation *nested) {
+      if (Operation *original = originals.lookup(nested))
+        originals[entryMapping.lookup(nested)] = original;
+    });
+    // Renamed to a name the script does not use.
+    SymbolTable(*script).insert(entryClone,
+                                std::next(Block::iterator(copy.getOperation())));
+    copy = entryClone;
+  }
   Operation *libraryHome = nullptr;
   if (transformModule && !transformModule->isAncestor(entry)) {
     // Upstream merges the library into the entry's symbol table.
