@@ -11,7 +11,7 @@ from mlir_tracking import ir
 from mlir_tracking.dialects import pdl, transform
 from mlir_tracking.dialects.transform import interpreter, structured
 from mlir_tracking.dialects.transform import pdl as transform_pdl
-from tracking_testing import MATMUL, TILE, find
+from tracking_testing import DOUBLING_LOOP, MATMUL, TILE, find
 
 
 def run(f):
@@ -474,18 +474,7 @@ def test_generated_extension_modules():
     print("enums:", vector.VectorContractLowering.ParallelArith.name,
           bufferization.LayoutMapOption.IdentityLayoutMap.name)
     with ir.Context(), ir.Location.unknown():
-        payload = ir.Module.parse("""
-          func.func @sum(%buffer: memref<8xf32>) {
-            %c0 = arith.constant 0 : index
-            %c1 = arith.constant 1 : index
-            %c8 = arith.constant 8 : index
-            scf.for %i = %c0 to %c8 step %c1 {
-              %v = memref.load %buffer[%i] : memref<8xf32>
-              %w = arith.addf %v, %v : f32
-              memref.store %w, %buffer[%i] : memref<8xf32>
-            }
-            return
-          }""")
+        payload = ir.Module.parse(DOUBLING_LOOP)
         module = script_module()
         any_op = transform.AnyOpType.get()
         with ir.InsertionPoint(module.body):

@@ -12,6 +12,7 @@ from mlir_tracking.dialects.transform import interpreter, loop, structured
 from mlir_tracking.dialects.transform.extras import (
     NormalForm, OpHandle, ParamHandle, ValueHandle, apply_patterns,
     constant_param, insert_transform_script, named_sequence, sequence)
+from tracking_testing import DOUBLING_LOOP
 
 
 def run(f):
@@ -19,23 +20,6 @@ def run(f):
     f()
     gc.collect()
     return f
-
-
-PAYLOAD = """
-module {
-  func.func @f(%buffer: memref<8xf32>) {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c8 = arith.constant 8 : index
-    scf.for %i = %c0 to %c8 step %c1 {
-      %v = memref.load %buffer[%i] : memref<8xf32>
-      %w = arith.addf %v, %v : f32
-      memref.store %w, %buffer[%i] : memref<8xf32>
-    }
-    return
-  }
-}
-"""
 
 
 # CHECK-LABEL: TEST: test_handles_and_script
@@ -71,7 +55,7 @@ def test_handles_and_script():
         # CHECK: transform.print %{{.*}} {name = "the loop"}
         # CHECK: transform.loop.unroll %{{.*}} {factor = 2 : i64}
         print(script)
-        payload = ir.Module.parse(PAYLOAD)
+        payload = ir.Module.parse(DOUBLING_LOOP)
         func = payload.body.operations[0]
         interpreter.apply_named_sequence(func, script.body.operations[0], script)
         # CHECK: unrolled: 2 addf

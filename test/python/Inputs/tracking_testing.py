@@ -75,6 +75,24 @@ def no_folding():
 # Transform interpreter payload and script.
 
 # Two functions: @outside must not be touched by a script run on @matmul.
+# A function whose loop doubles each element of a buffer (for loop
+# transforms: unrolling it repeats the body).
+DOUBLING_LOOP = """
+module {
+  func.func @f(%buffer: memref<8xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    scf.for %i = %c0 to %c8 step %c1 {
+      %v = memref.load %buffer[%i] : memref<8xf32>
+      %w = arith.addf %v, %v : f32
+      memref.store %w, %buffer[%i] : memref<8xf32>
+    }
+    return
+  }
+}
+"""
+
 MATMUL = """
 module {
   func.func @outside() {
