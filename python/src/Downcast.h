@@ -195,6 +195,8 @@ namespace __attribute__((visibility("hidden"))) python {
   py::object makeAffineMap(PyMlirContext & context, AffineMap map);
 
   void populateIRTypes(py::module_ & m);
+  /// dialects.llvm's StructType and PointerType (LLVMTypes.cpp).
+  void populateLLVMTypes(py::module_ & m);
   void populateIRAttributes(py::module_ & m);
   void populateIRAffine(py::module_ & m);
 

@@ -41,6 +41,9 @@ PYBIND11_MODULE(_mlirTracking, m) {
   populateIRAffine(ir);
   populateOpView(m, ir);
   populateStructuredOpHelpers(m);
+  py::module_ llvmTypes =
+      m.def_submodule("llvm_types", "dialects.llvm's type classes.");
+  populateLLVMTypes(llvmTypes);
   populateIRDiagnostics(ir);
   populateIRSymbols(ir);
   populateIRAsmState(ir);
