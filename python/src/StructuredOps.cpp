@@ -117,9 +117,94 @@ void setDefaultElementwiseMaps(Operation *op) {
           .getAffineMapArrayAttr(linalg::ElementwiseOp::getDefaultIndexingMaps(
               op->getNumOperands(), initType.getRank(), op->getContext())));
 }
+
+/// `operation` as a Linalg op whose own invariants hold (the analyses read
+/// its indexing maps and operands as the verifier guarantees them), or null.
+linalg::LinalgOp verifiedLinalgOp(const py::object &operation) {
+  Operation *op = castToOperation(operation).get();
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return {};
+  DiagnosticCapture quiet(op->getContext());
+  if (failed(verifyOpInvariants(op)))
+    return {};
+  return linalgOp;
+}
+
+py::list toList(ArrayRef<unsigned> values) {
+  py::list list;
+  for (unsigned value : values)
+    list.append(value);
+  return list;
+}
+py::list toList(ArrayRef<int64_t> values) {
+  py::list list;
+  for (int64_t value : values)
+    list.append(value);
+  return list;
+}
+
+void populateLinalgAnalyses(py::module_ &m) {
+  m.def(
+      "_linalg_isa_contraction_op",
+      [](const py::object &operation) {
+        linalg::LinalgOp op = verifiedLinalgOp(operation);
+        return op && linalg::isaContractionOpInterface(op);
+      },
+      py::arg("op"));
+  m.def(
+      "_linalg_infer_contraction_dimensions",
+      [](const py::object &operation) -> py::object {
+        linalg::LinalgOp op = verifiedLinalgOp(operation);
+        if (!op)
+          return py::none();
+        FailureOr<linalg::ContractionDimensions> dims =
+            linalg::inferContractionDims(op);
+        if (failed(dims))
+          return py::none();
+        return py::make_tuple(toList(dims->batch), toList(dims->m),
+                              toList(dims->n), toList(dims->k));
+      },
+      py::arg("op"));
+  m.def(
+      "_linalg_isa_convolution_op",
+      [](const py::object &operation) {
+        linalg::LinalgOp op = verifiedLinalgOp(operation);
+        return op && linalg::isaConvolutionOpInterface(op);
+      },
+      py::arg("op"));
+  m.def(
+      "_linalg_infer_convolution_dimensions",
+      [](const py::object &operation) -> py::object {
+        linalg::LinalgOp op = verifiedLinalgOp(operation);
+        if (!op)
+          return py::none();
+        FailureOr<linalg::ConvolutionDimensions> dims =
+            linalg::inferConvolutionDims(op);
+        if (failed(dims))
+          return py::none();
+        return py::make_tuple(toList(dims->batch), toList(dims->outputImage),
+                              toList(dims->outputChannel),
+                              toList(dims->filterLoop),
+                              toList(dims->inputChannel), toList(dims->depth),
+                              toList(dims->strides), toList(dims->dilations));
+      },
+      py::arg("op"));
+  m.def(
+      "_linalg_get_indexing_maps",
+      [](const py::object &operation) -> py::object {
+        PyOperation &pyOp = castToOperation(operation);
+        linalg::LinalgOp op = verifiedLinalgOp(operation);
+        if (!op)
+          return py::none();
+        return makeAttribute(pyOp.getContext(), op.getIndexingMaps());
+      },
+      py::arg("op"));
+}
 } // namespace
 
 void mlir::tracking::python::populateStructuredOpHelpers(py::module_ &m) {
+  populateLinalgAnalyses(m);
   m.def(
       "_linalg_fill_structured_region",
       [](const py::object &operation) {

@@ -448,3 +448,44 @@ def test_pack_elementwise_reduce_map():
                 # CHECK: TypeError: inner_tiles must be a list of ints and index values, got OpResult
                 error(lambda: linalg.pack(src, dst, [1, 0], tensor.empty((8,), f32)))
                 return src
+
+
+# CHECK-LABEL: TEST: test_contraction_and_convolution_analyses
+@run
+def test_contraction_and_convolution_analyses():
+    # Upstream's linalg analyses: which loops of a named op are what.
+    with Context(), Location.unknown():
+        f32 = F32Type.get()
+        module = Module.create()
+        ops = {}
+        with InsertionPoint(module.body):
+            @func.FuncOp.from_py_func(
+                RankedTensorType.get((1, 8, 8, 4), f32),
+                RankedTensorType.get((3, 3, 4, 16), f32),
+                RankedTensorType.get((1, 6, 6, 16), f32),
+                RankedTensorType.get((4, 8), f32), RankedTensorType.get((8, 16), f32),
+                RankedTensorType.get((4, 16), f32))
+            def analysed(image, kernel, out, a, b, c):
+                ops["conv"] = linalg.conv_2d_nhwc_hwcf(image, kernel, outs=[out]).owner
+                ops["matmul"] = linalg.matmul(a, b, outs=[c]).owner
+                ops["fill"] = linalg.fill(arith.constant(f32, 0.0), outs=[c]).owner
+                return ops["matmul"].result
+        conv, matmul, fill = ops["conv"], ops["matmul"], ops["fill"]
+        # CHECK: contraction: True False False
+        print("contraction:", linalg.isa_contraction_op(matmul),
+              linalg.isa_contraction_op(conv), linalg.isa_contraction_op(fill))
+        # CHECK-NEXT: ContractionDimensions(batch=[], m=[0], n=[1], k=[2])
+        print(linalg.infer_contraction_dimensions(matmul.opview))
+        # CHECK-NEXT: convolution: True False
+        print("convolution:", linalg.isa_convolution_op(conv), linalg.isa_convolution_op(matmul))
+        # CHECK-NEXT: ConvolutionDimensions(batch=[0], output_image=[1, 2], output_channel=[3], filter_loop=[4, 5], input_channel=[6], depth=[], strides=[1, 1], dilations=[1, 1])
+        print(linalg.infer_convolution_dimensions(conv))
+        # CHECK-NEXT: None None
+        print(linalg.infer_convolution_dimensions(matmul), linalg.infer_contraction_dimensions(fill))
+        maps = linalg.get_indexing_maps(matmul)
+        # CHECK-NEXT: 3 (d0, d1, d2) -> (d0, d2)
+        print(len(maps), maps[0].value)
+        # Not a Linalg op: no maps.
+        # CHECK-NEXT: None False
+        print(linalg.get_indexing_maps(module.body.operations[0]),
+              linalg.isa_contraction_op(module.body.operations[0]))

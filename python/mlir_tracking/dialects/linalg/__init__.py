@@ -37,7 +37,12 @@ from .._ods_common import _cext as _ods_cext
 from .._ods_common import get_op_result_or_op_results as _get_op_result_or_op_results
 from .._ods_common import get_op_result_or_value as _get_op_result_or_value
 from .._ods_common import _dispatch_mixed_values
-from ..._mlirTracking import _linalg_fill_structured_region
+from ..._mlirTracking import (_linalg_fill_structured_region,
+                              _linalg_get_indexing_maps,
+                              _linalg_infer_contraction_dimensions,
+                              _linalg_infer_convolution_dimensions,
+                              _linalg_isa_contraction_op,
+                              _linalg_isa_convolution_op)
 from ..._attr_builders import register_attribute_builder as _register_attribute_builder
 from ...extras.meta import op_region_builder as _op_region_builder
 from ...extras.meta import region_op as _region_op
@@ -379,3 +384,60 @@ def unpack(source, dest, inner_dims_pos, inner_tiles, *args,
 # (element types) and returns the values to yield.
 reduce = _region_op(ReduceOp, terminator=YieldOp)  # noqa: F405
 map = _region_op(MapOp, terminator=YieldOp)  # noqa: F405
+
+
+# Upstream's analyses of Linalg ops (MLIR's inferContractionDims and
+# inferConvolutionDims). An op whose own invariants do not hold is neither a
+# contraction nor a convolution here (the analyses trust them).
+
+class ContractionDimensions(_typing.NamedTuple):
+    """The loop positions of a contraction: batch, m, n and k."""
+    batch: list
+    m: list
+    n: list
+    k: list
+
+
+class ConvolutionDimensions(_typing.NamedTuple):
+    """The loop positions of a convolution's kinds of dimensions, and its
+    strides and dilations."""
+    batch: list
+    output_image: list
+    output_channel: list
+    filter_loop: list
+    input_channel: list
+    depth: list
+    strides: list
+    dilations: list
+
+
+def _operation_of(op):
+    return op.operation if isinstance(op, _OpView) else op
+
+
+def isa_contraction_op(op) -> bool:
+    """Whether `op` (an Operation or OpView) is a Linalg contraction."""
+    return _linalg_isa_contraction_op(_operation_of(op))
+
+
+def infer_contraction_dimensions(op):
+    """The ContractionDimensions of a Linalg op, or None."""
+    dims = _linalg_infer_contraction_dimensions(_operation_of(op))
+    return None if dims is None else ContractionDimensions(*dims)
+
+
+def isa_convolution_op(op) -> bool:
+    """Whether `op` (an Operation or OpView) is a Linalg convolution."""
+    return _linalg_isa_convolution_op(_operation_of(op))
+
+
+def infer_convolution_dimensions(op):
+    """The ConvolutionDimensions of a Linalg op, or None."""
+    dims = _linalg_infer_convolution_dimensions(_operation_of(op))
+    return None if dims is None else ConvolutionDimensions(*dims)
+
+
+def get_indexing_maps(op):
+    """The indexing maps of a Linalg op (an ArrayAttr of AffineMapAttrs), or
+    None for other ops."""
+    return _linalg_get_indexing_maps(_operation_of(op))
