@@ -197,6 +197,8 @@ namespace __attribute__((visibility("hidden"))) python {
   void populateIRTypes(py::module_ & m);
   /// dialects.llvm's StructType and PointerType (LLVMTypes.cpp).
   void populateLLVMTypes(py::module_ & m);
+  /// dialects.gpu's ObjectAttr (GPUAttributes.cpp).
+  void populateGPUAttributes(py::module_ & m);
   void populateIRAttributes(py::module_ & m);
   void populateIRAffine(py::module_ & m);
 

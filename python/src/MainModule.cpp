@@ -44,6 +44,9 @@ PYBIND11_MODULE(_mlirTracking, m) {
   py::module_ llvmTypes =
       m.def_submodule("llvm_types", "dialects.llvm's type classes.");
   populateLLVMTypes(llvmTypes);
+  py::module_ gpuAttributes =
+      m.def_submodule("gpu_attributes", "dialects.gpu's attribute classes.");
+  populateGPUAttributes(gpuAttributes);
   populateIRDiagnostics(ir);
   populateIRSymbols(ir);
   populateIRAsmState(ir);
