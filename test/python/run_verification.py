@@ -974,6 +974,14 @@ DIALECT_BUILDERS = {
 # The functions of the extension module itself: whether each changes IR.
 EXTENSION_FUNCTIONS = {
     "_linalg_fill_structured_region": "mutator (linalg builders)",
+    # Linalg analyses: read the op (Operation.get checks its tree's lock;
+    # MLIR's accessors memoize a named op's maps in an attribute, as its
+    # own verifier does).
+    "_linalg_get_indexing_maps": "reads IR",
+    "_linalg_infer_contraction_dimensions": "reads IR",
+    "_linalg_infer_convolution_dimensions": "reads IR",
+    "_linalg_isa_contraction_op": "reads IR",
+    "_linalg_isa_convolution_op": "reads IR",
     "register_dialect": "no IR",
     "register_operation": "no IR",
 }
