@@ -75,7 +75,8 @@ struct TransformEventSource {
 /// of the script (as `transform::applyTransformNamedSequence` does). `args[i]`
 /// is bound to argument `i + 1` of the entry sequence; each handle must be
 /// live and refer to the payload root or an op nested in it. On success,
-/// `results` holds one entry per result of the entry sequence.
+/// `results` holds one entry per result of the entry sequence (empty for a
+/// result whose payload a transform op consumed: its ops may be freed).
 ///
 /// `options` apply as given, except that the expensive checks stay on: they
 /// are what refuses a script that uses a handle after a consumer freed its
@@ -103,7 +104,8 @@ LogicalResult applyTrackedNamedSequence(
     std::vector<TransformSequenceResult> &results,
     const TransformEventSource &source = {}, bool ownsWholeTree = false);
 
-/// Registers the transform dialect extension holding our two internal ops.
+/// Registers the transform dialect extension holding our internal ops (a
+/// script that contains them is refused).
 /// `applyTrackedNamedSequence` adds it to the context by itself.
 void registerTrackingTransformExtension(DialectRegistry &registry);
 
