@@ -20,6 +20,8 @@
 
 #include "mlir/IR/AffineMap.h"
 #include "mlir/Support/TypeID.h"
+
+#include <functional>
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -91,6 +93,18 @@ namespace __attribute__((visibility("hidden"))) python {
   /// (ValueError on a mismatch, as upstream), `isinstance`, `static_typeid`
   /// (AttributeError for the abstract bases), `repr` "Name(<type>)", and the
   /// caster that makes returned objects of `typeID` this class.
+  /// Notes `cls`, a concrete class whose objects `accepts`:
+  /// guardConcreteClassMethods makes its methods refuse other objects.
+  void noteConcreteClass(py::handle cls,
+                         std::function<bool(py::handle)> accepts);
+  /// Wraps the methods and properties of every noted class so that `self`
+  /// must be an object the class accepts (TypeError otherwise, as upstream's
+  /// classes, whose methods take their own class): they cast `self`'s type
+  /// or attribute to their kind unchecked, and `StringAttr.value.fget(an
+  /// IntegerAttr)` read another kind's storage. Called once every class is
+  /// defined and has its methods.
+  void guardConcreteClassMethods();
+
   template <typename Wrapper, typename Derived, typename Base, typename IsA>
   py::class_<Derived, Base> defineConcrete(py::class_<Derived, Base> cls,
                                            const char *name, IsA isa,
@@ -98,6 +112,10 @@ namespace __attribute__((visibility("hidden"))) python {
     static_assert(std::is_base_of_v<Wrapper, Derived>);
     using Kind = ConcreteKind<Wrapper>;
     std::string className = name;
+    noteConcreteClass(cls, [isa](py::handle object) {
+      return py::isinstance<Wrapper>(object) &&
+             isa(Kind::get(object.cast<Wrapper &>()));
+    });
     cls.def(py::init([isa, className](const Wrapper &other) {
               if (!isa(Kind::get(other)))
                 throw py::value_error(

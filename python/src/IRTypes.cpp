@@ -110,6 +110,71 @@ void mlir::tracking::python::checkContextOf(PyMlirContext &context,
                                                   : "an attribute");
 }
 
+namespace {
+/// The concrete classes and what each accepts as `self`.
+std::vector<std::pair<py::object, std::function<bool(py::handle)>>> &
+concreteClasses() {
+  static auto *classes =
+      new std::vector<std::pair<py::object, std::function<bool(py::handle)>>>();
+  return *classes;
+}
+} // namespace
+
+void mlir::tracking::python::noteConcreteClass(
+    py::handle cls, std::function<bool(py::handle)> accepts) {
+  concreteClasses().emplace_back(py::reinterpret_borrow<py::object>(cls),
+                                 std::move(accepts));
+}
+
+void mlir::tracking::python::guardConcreteClassMethods() {
+  for (auto &[cls, accepts] : concreteClasses()) {
+    std::string className = py::str(cls.attr("__name__"));
+    auto guard = [accepts = accepts, className](py::object original,
+                                                std::string member) {
+      py::object doc = original.attr("__doc__");
+      std::string docText = doc.is_none() ? "" : doc.cast<std::string>();
+      // pybind11 copies the name and the docstring.
+      return py::cpp_function(
+          [accepts, className, original, member](py::object self,
+                                                 py::args args,
+                                                 py::kwargs kwargs) {
+            if (!accepts(self))
+              throw py::type_error(className + "." + member +
+                                   ": self must be of class " + className +
+                                   ", got " +
+                                   py::repr(self).cast<std::string>());
+            return original(self, *args, **kwargs);
+          },
+          py::name(member.c_str()), py::doc(docText.c_str()));
+    };
+    py::dict members = cls.attr("__dict__");
+    for (auto [key, value] : members) {
+      std::string member = py::str(key);
+      if (member == "__init__" || member == "__new__" ||
+          member == "__repr__" || member == "__doc__" ||
+          member == "__module__")
+        continue;
+      PyObject *object = value.ptr();
+      if (Py_TYPE(object) == &PyProperty_Type) {
+        // A plain property (static ones have their own type).
+        py::object fget = value.attr("fget");
+        if (fget.is_none())
+          continue;
+        py::object guarded = py::module_::import("builtins").attr("property")(
+            guard(fget, member), py::none(), py::none(), value.attr("__doc__"));
+        py::setattr(cls, key, guarded);
+      } else if (PyInstanceMethod_Check(object)) {
+        py::object function = py::reinterpret_borrow<py::object>(
+            PyInstanceMethod_GET_FUNCTION(object));
+        py::object wrapped = guard(function, member);
+        py::setattr(cls, key,
+                    py::reinterpret_steal<py::object>(
+                        PyInstanceMethod_New(wrapped.ptr())));
+      }
+    }
+  }
+}
+
 py::object mlir::tracking::python::downcastType(PyMlirContext &context,
                                                 Type type) {
   checkContextOf(context, type);

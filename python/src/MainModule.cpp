@@ -65,5 +65,7 @@ PYBIND11_MODULE(_mlirTracking, m) {
   py::module_ benchmark = m.def_submodule(
       "_benchmark", "Baselines for benchmarks/python_bench.py (not API).");
   populateBenchmarkSupport(benchmark);
+  // Once every concrete type and attribute class has its methods.
+  guardConcreteClassMethods();
   refuseBareNew(m);
 }

@@ -539,3 +539,28 @@ def test_assume_verified_on_ir_that_does_not_verify():
         PassManager.parse("builtin.module(cse)").run(module)
         # CHECK-NEXT: func.func @f(%arg0: i32) -> i32 {
         print(module.operation.get_asm(assume_verified=True).splitlines()[1].strip())
+
+
+# CHECK-LABEL: TEST: test_methods_of_a_class_on_another_kind
+@run
+def test_methods_of_a_class_on_another_kind():
+    # A concrete class's methods read their own kind's storage: called on
+    # another kind (an unbound method), they read garbage or segfaulted.
+    from mlir_tracking.dialects import gpu, llvm
+    with ir.Context():
+        f32 = ir.F32Type.get()
+        five = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 5)
+        for call in (lambda: ir.StringAttr.value.fget(five),
+                     lambda: ir.RankedTensorType.shape.fget(f32),
+                     lambda: ir.IntegerType.width.fget(f32),
+                     lambda: ir.ArrayAttr.__len__(five),
+                     lambda: gpu.ObjectAttr.object.fget(five),
+                     lambda: llvm.StructType.set_body(f32, [])):
+            # CHECK: TypeError: StringAttr.value: self must be of class StringAttr, got IntegerAttr(5 : i64)
+            # (shape is ShapedType's.)
+            # CHECK: TypeError: ShapedType.shape: self must be of class ShapedType, got F32Type(f32)
+            # CHECK: TypeError: IntegerType.width: self must be of class IntegerType
+            # CHECK: TypeError: ArrayAttr.__len__: self must be of class ArrayAttr
+            # CHECK: TypeError: ObjectAttr.object: self must be of class ObjectAttr
+            # CHECK: TypeError: StructType.set_body: self must be of class StructType
+            expect(TypeError, call)
