@@ -118,15 +118,16 @@ void setDefaultElementwiseMaps(Operation *op) {
               op->getNumOperands(), initType.getRank(), op->getContext())));
 }
 
-/// `operation` as a Linalg op whose own invariants hold (the analyses read
-/// its indexing maps and operands as the verifier guarantees them), or null.
+/// `operation` as a Linalg op that verifies, body included (the analyses
+/// read its indexing maps and operands, and ask its body's ops about their
+/// effects, as the verifier guarantees them), or null.
 linalg::LinalgOp verifiedLinalgOp(const py::object &operation) {
   Operation *op = castToOperation(operation).get();
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp)
     return {};
   DiagnosticCapture quiet(op->getContext());
-  if (failed(verifyOpInvariants(op)))
+  if (failed(verifyIR(op)))
     return {};
   return linalgOp;
 }

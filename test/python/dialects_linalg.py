@@ -489,3 +489,38 @@ def test_contraction_and_convolution_analyses():
         # CHECK-NEXT: None False
         print(linalg.get_indexing_maps(module.body.operations[0]),
               linalg.isa_contraction_op(module.body.operations[0]))
+
+
+# CHECK-LABEL: TEST: test_analyses_of_ops_that_do_not_verify
+@run
+def test_analyses_of_ops_that_do_not_verify():
+    # The analyses ask the body's ops about their effects: an op there that
+    # does not verify (one operand where two are read) crashed them.
+    with Context(), Location.unknown():
+        module = Module.parse("""
+          #a = affine_map<(m, n, k) -> (m, k)>
+          #b = affine_map<(m, n, k) -> (k, n)>
+          #c = affine_map<(m, n, k) -> (m, n)>
+          func.func @f(%A: tensor<4x8xf32>, %B: tensor<8x4xf32>, %C: tensor<4x4xf32>) -> tensor<4x4xf32> {
+            %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+                ins(%A, %B : tensor<4x8xf32>, tensor<8x4xf32>) outs(%C : tensor<4x4xf32>) {
+            ^bb0(%x: f32, %y: f32, %acc: f32):
+              %p = arith.mulf %x, %y : f32
+              %s = arith.addf %acc, %p : f32
+              linalg.yield %s : f32
+            } -> tensor<4x4xf32>
+            return %r : tensor<4x4xf32>
+          }""")
+        generic = module.body.operations[0].regions[0].blocks[0].operations[0]
+        # CHECK: before: True
+        print("before:", linalg.isa_contraction_op(generic))
+        body = generic.regions[0].blocks[0]
+        terminator = body.operations[2]
+        with InsertionPoint(terminator):
+            broken = ir.Operation.create(
+                "bufferization.materialize_in_destination", results=[F32Type.get()],
+                operands=[body.operations[1].results[0]])
+        terminator.operands[0] = broken.results[0]
+        # CHECK-NEXT: after: False None None
+        print("after:", linalg.isa_contraction_op(generic),
+              linalg.infer_contraction_dimensions(generic), linalg.get_indexing_maps(generic))

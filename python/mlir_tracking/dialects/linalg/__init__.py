@@ -387,8 +387,8 @@ map = _region_op(MapOp, terminator=YieldOp)  # noqa: F405
 
 
 # Upstream's analyses of Linalg ops (MLIR's inferContractionDims and
-# inferConvolutionDims). An op whose own invariants do not hold is neither a
-# contraction nor a convolution here (the analyses trust them).
+# inferConvolutionDims). An op that does not verify, body included, is
+# neither a contraction nor a convolution here (the analyses trust it).
 
 class ContractionDimensions(_typing.NamedTuple):
     """The loop positions of a contraction: batch, m, n and k."""
