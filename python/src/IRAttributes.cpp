@@ -186,6 +186,20 @@ void defineDenseArray(py::module_ &m, const char *name, const char *doc) {
 // Dense elements
 //===----------------------------------------------------------------------===//
 
+/// The number of elements of `shape` if it and their bytes (`itemBytes`
+/// each) fit in an int64_t, else nullopt: MLIR's product wraps (a shape of
+/// 2**62 x 4 counted 0 elements).
+std::optional<int64_t> checkedElementCount(ArrayRef<int64_t> shape,
+                                           int64_t itemBytes = 1) {
+  int64_t count = 1, bytes;
+  for (int64_t size : shape)
+    if (size < 0 || __builtin_mul_overflow(count, size, &count))
+      return std::nullopt;
+  if (__builtin_mul_overflow(count, std::max<int64_t>(itemBytes, 1), &bytes))
+    return std::nullopt;
+  return count;
+}
+
 /// The buffer format character and item size of elements of `type`, or
 /// nullopt if Python has no format for it.
 std::optional<std::pair<std::string, size_t>> bufferFormat(Type type) {
@@ -259,6 +273,11 @@ py::buffer_info unpackedBoolBuffer(DenseElementsAttr attr,
 py::buffer_info denseBuffer(const PyAttribute &self) {
   auto attr = cast<DenseElementsAttr>(self.attribute);
   ShapedType type = attr.getType();
+  // (Such attributes parse: their buffer would claim memory they lack.)
+  if (!checkedElementCount(type.getShape(), 16))
+    throw std::runtime_error("the attribute's shape has too many elements "
+                             "for a buffer: " +
+                             printToStr(type));
   if (type.getElementType().isInteger(1))
     return unpackedBoolBuffer(attr,
                               std::vector<py::ssize_t>(type.getShape().begin(),
@@ -369,6 +388,9 @@ ShapedType checkDenseType(Type type) {
     throw py::value_error("the type of a DenseElementsAttr must be a ranked "
                           "tensor or vector type of static shape, got " +
                           printToStr(type));
+  if (!checkedElementCount(shaped.getShape(), 16))
+    throw py::value_error("the shape of " + printToStr(type) +
+                          " has too many elements");
   if (!isDenseElementType(shaped.getElementType()))
     throw py::value_error(
         "unsupported element type " + printToStr(shaped.getElementType()) +

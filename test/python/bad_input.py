@@ -564,3 +564,16 @@ def test_methods_of_a_class_on_another_kind():
             # CHECK: TypeError: ObjectAttr.object: self must be of class ObjectAttr
             # CHECK: TypeError: StructType.set_body: self must be of class StructType
             expect(TypeError, call)
+
+
+# CHECK-LABEL: TEST: test_dense_shapes_whose_element_count_overflows
+@run
+def test_dense_shapes_whose_element_count_overflows():
+    # MLIR's element count wraps: 2**62 x 4 elements counted 0, and the
+    # buffer of such an attribute claimed memory it did not have.
+    with ir.Context():
+        # CHECK: ValueError: the shape of tensor<4611686018427387904x4xi8> has too many elements
+        expect(ValueError, lambda: ir.DenseElementsAttr.get(memoryview(b""), shape=[2**62, 4]))
+        parsed = ir.Attribute.parse("dense<> : tensor<4611686018427387904x4xi32>")
+        # CHECK: BufferError: the attribute's shape has too many elements for a buffer: tensor<4611686018427387904x4xi32>
+        expect(BufferError, lambda: memoryview(parsed))
