@@ -271,10 +271,18 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
       if (Operation *cloned = cloneMapping.lookupOrNull(nested))
         originals[cloned] = nested;
     });
-  // The hidden arguments change the entry's signature: when the script
-  // refers to the entry (a `transform.include` of it), they go on a clone
-  // under a fresh name, and the references keep the entry as it is.
-  if (!SymbolTable::symbolKnownUseEmpty(copy, *script)) {
+  // The hidden arguments change the entry's signature: when other sequences
+  // of the script refer to the entry (a `transform.include` of it), they go
+  // on a clone under a fresh name, and the references keep the entry as it
+  // is. Not when the entry refers to itself (as a `foreach_match` action):
+  // the clone would use its own values where upstream reuses the entry's,
+  // and upstream's invalidation of them would not happen.
+  bool usedElsewhere = false, usedWithin = false;
+  if (std::optional<SymbolTable::UseRange> uses =
+          SymbolTable::getSymbolUses(copy, *script))
+    for (const SymbolTable::SymbolUse &use : *uses)
+      (copy->isAncestor(use.getUser()) ? usedWithin : usedElsewhere) = true;
+  if (usedElsewhere && !usedWithin) {
     IRMapping entryMapping;
     auto entryClone =
         cast<transform::NamedSequenceOp>(copy->clone(entryMapping));
