@@ -21,8 +21,8 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/Support/TypeID.h"
 
-#include <functional>
 #include "llvm/Support/raw_ostream.h"
+#include <functional>
 
 #include <optional>
 #include <string>

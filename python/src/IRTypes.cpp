@@ -135,14 +135,12 @@ void mlir::tracking::python::guardConcreteClassMethods() {
       std::string docText = doc.is_none() ? "" : doc.cast<std::string>();
       // pybind11 copies the name and the docstring.
       return py::cpp_function(
-          [accepts, className, original, member](py::object self,
-                                                 py::args args,
+          [accepts, className, original, member](py::object self, py::args args,
                                                  py::kwargs kwargs) {
             if (!accepts(self))
-              throw py::type_error(className + "." + member +
-                                   ": self must be of class " + className +
-                                   ", got " +
-                                   py::repr(self).cast<std::string>());
+              throw py::type_error(
+                  className + "." + member + ": self must be of class " +
+                  className + ", got " + py::repr(self).cast<std::string>());
             return original(self, *args, **kwargs);
           },
           py::name(member.c_str()), py::doc(docText.c_str()));
@@ -150,9 +148,8 @@ void mlir::tracking::python::guardConcreteClassMethods() {
     py::dict members = cls.attr("__dict__");
     for (auto [key, value] : members) {
       std::string member = py::str(key);
-      if (member == "__init__" || member == "__new__" ||
-          member == "__repr__" || member == "__doc__" ||
-          member == "__module__")
+      if (member == "__init__" || member == "__new__" || member == "__repr__" ||
+          member == "__doc__" || member == "__module__")
         continue;
       PyObject *object = value.ptr();
       if (Py_TYPE(object) == &PyProperty_Type) {
@@ -160,8 +157,10 @@ void mlir::tracking::python::guardConcreteClassMethods() {
         py::object fget = value.attr("fget");
         if (fget.is_none())
           continue;
-        py::object guarded = py::module_::import("builtins").attr("property")(
-            guard(fget, member), py::none(), py::none(), value.attr("__doc__"));
+        py::object guarded =
+            py::module_::import("builtins")
+                .attr("property")(guard(fget, member), py::none(), py::none(),
+                                  value.attr("__doc__"));
         py::setattr(cls, key, guarded);
       } else if (PyInstanceMethod_Check(object)) {
         py::object function = py::reinterpret_borrow<py::object>(

@@ -291,8 +291,8 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
         originals[entryMapping.lookup(nested)] = original;
     });
     // Renamed to a name the script does not use.
-    SymbolTable(*script).insert(entryClone,
-                                std::next(Block::iterator(copy.getOperation())));
+    SymbolTable(*script).insert(
+        entryClone, std::next(Block::iterator(copy.getOperation())));
     copy = entryClone;
   }
   Operation *libraryHome = nullptr;
