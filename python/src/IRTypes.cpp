@@ -129,21 +129,42 @@ void mlir::tracking::python::noteConcreteClass(
 void mlir::tracking::python::guardConcreteClassMethods() {
   for (auto &[cls, accepts] : concreteClasses()) {
     std::string className = py::str(cls.attr("__name__"));
-    auto guard = [accepts = accepts, className](py::object original,
-                                                std::string member) {
+    auto refuse = [className](const std::string &member, py::handle self) {
+      return py::type_error(className + "." + member +
+                            ": self must be of class " + className + ", got " +
+                            py::repr(self).cast<std::string>());
+    };
+    auto docOf = [](const py::object &original) {
       py::object doc = original.attr("__doc__");
-      std::string docText = doc.is_none() ? "" : doc.cast<std::string>();
-      // pybind11 copies the name and the docstring.
+      return doc.is_none() ? std::string() : doc.cast<std::string>();
+    };
+    // A property's getter takes only self: called without packing the
+    // arguments, the guard costs less (pybind11 copies name and doc).
+    auto guardGetter = [accepts = accepts, refuse, docOf](py::object original,
+                                                          std::string member) {
+      std::string doc = docOf(original);
       return py::cpp_function(
-          [accepts, className, original, member](py::object self, py::args args,
-                                                 py::kwargs kwargs) {
+          [accepts, refuse, original, member](py::handle self) {
             if (!accepts(self))
-              throw py::type_error(
-                  className + "." + member + ": self must be of class " +
-                  className + ", got " + py::repr(self).cast<std::string>());
+              throw refuse(member, self);
+            PyObject *result = PyObject_CallOneArg(original.ptr(), self.ptr());
+            if (!result)
+              throw py::error_already_set();
+            return py::reinterpret_steal<py::object>(result);
+          },
+          py::name(member.c_str()), py::doc(doc.c_str()));
+    };
+    auto guard = [accepts = accepts, refuse, docOf](py::object original,
+                                                    std::string member) {
+      std::string doc = docOf(original);
+      return py::cpp_function(
+          [accepts, refuse, original, member](py::object self, py::args args,
+                                              py::kwargs kwargs) {
+            if (!accepts(self))
+              throw refuse(member, self);
             return original(self, *args, **kwargs);
           },
-          py::name(member.c_str()), py::doc(docText.c_str()));
+          py::name(member.c_str()), py::doc(doc.c_str()));
     };
     py::dict members = cls.attr("__dict__");
     for (auto [key, value] : members) {
@@ -159,8 +180,8 @@ void mlir::tracking::python::guardConcreteClassMethods() {
           continue;
         py::object guarded =
             py::module_::import("builtins")
-                .attr("property")(guard(fget, member), py::none(), py::none(),
-                                  value.attr("__doc__"));
+                .attr("property")(guardGetter(fget, member), py::none(),
+                                  py::none(), value.attr("__doc__"));
         py::setattr(cls, key, guarded);
       } else if (PyInstanceMethod_Check(object)) {
         py::object function = py::reinterpret_borrow<py::object>(
