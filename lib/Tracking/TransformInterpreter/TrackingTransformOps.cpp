@@ -113,10 +113,16 @@ DiagnosedSilenceableFailure transform::TrackingNoteConsumedOp::apply(
         if (getReleaseHidden()) {
           // The op runs with upstream's tracking for the handles the script
           // holds: only ops that no such handle maps are released.
-          if (llvm::all_of(handles, [&](Value tracked) {
+          if (!llvm::all_of(handles, [&](Value tracked) {
                 return run->hiddenIndex.contains(tracked);
               }))
-            onlyHidden.push_back(nested);
+            return;
+          for (Value hidden : handles) {
+            unsigned index = run->hiddenIndex.lookup(hidden);
+            run->released[index] = true;
+            run->consumedBy[index] = consumer;
+          }
+          onlyHidden.push_back(nested);
           return;
         }
         for (Value tracked : handles) {
@@ -130,21 +136,10 @@ DiagnosedSilenceableFailure transform::TrackingNoteConsumedOp::apply(
       });
     }
   }
-  if (getReleaseHidden()) {
-    auto *extension = state.getExtension<TrackedRunExtension>();
-    for (Operation *op : onlyHidden) {
-      handles.clear();
-      if (failed(state.getHandlesForPayloadOp(op, handles,
-                                              /*includeOutOfScope=*/true)))
-        continue;
-      for (Value hidden : handles) {
-        unsigned index = run->hiddenIndex.lookup(hidden);
-        run->released[index] = true;
-        run->consumedBy[index] = consumer;
-      }
-      (void)extension->forget(op);
-    }
-  }
+  // Dropped after the walk: the mapping must not change under it.
+  auto *extension = state.getExtension<TrackedRunExtension>();
+  for (Operation *op : onlyHidden)
+    (void)extension->forget(op);
   return DiagnosedSilenceableFailure::success();
 }
 

@@ -15,7 +15,7 @@ from ._ods_common import get_op_result_or_value as _get_op_result_or_value
 from ._ods_common import get_op_results_or_values as _get_op_results_or_values
 from ._ods_common import get_op_result_or_op_results as _get_op_result_or_op_results
 from ..extras.meta import _discard
-from ..ir import Block, IndexType, InsertionPoint, OpView, Operation, Value
+from ..ir import Block, IndexType, InsertionPoint, Value
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
