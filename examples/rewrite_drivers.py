@@ -32,6 +32,7 @@ def swap_muli(op, rewriter):
             results=[op.results[0].type],
             operands=[op.operands[1], op.operands[0]],
             attributes={"swapped": ir.Attribute.parse("unit")},
+            loc=op.location,
         )
     rewriter.replace_op(op, new)
 
@@ -62,7 +63,10 @@ with ir.Context():
     def sub_to_add(op, rewriter):
         with rewriter.ip:
             new = ir.Operation.create(
-                "arith.addi", results=[op.results[0].type], operands=list(op.operands)
+                "arith.addi",
+                results=[op.results[0].type],
+                operands=list(op.operands),
+                loc=op.location,
             )
         rewriter.replace_op(op, [new.results[0]])
 

@@ -150,12 +150,22 @@ AffineExpr toExpr(const py::handle &object, MLIRContext *context) {
                        py::repr(py::type::of(object)).cast<std::string>());
 }
 
-std::vector<AffineExpr> toExprs(const py::handle &list) {
+/// The AffineExprs of `list`; anything else raises upstream's RuntimeError,
+/// "Invalid expression [(None?)] when <action> (...)".
+std::vector<AffineExpr> toExprs(const py::handle &list, const char *action) {
   std::vector<AffineExpr> exprs;
+  size_t index = 0;
   for (py::handle item : list) {
-    if (!isInstance<PyAffineExpr>(item))
-      throw py::type_error("expected a list of AffineExpr");
+    if (!isInstance<PyAffineExpr>(item)) {
+      std::string what = item.is_none() ? "Invalid expression (None?) when "
+                                        : "Invalid expression when ";
+      throw std::runtime_error(
+          what + action + " (element " + std::to_string(index) + " is " +
+          py::type::of(item).attr("__name__").cast<std::string>() +
+          ", not AffineExpr)");
+    }
     exprs.push_back(item.cast<PyAffineExpr &>().expr);
+    ++index;
   }
   return exprs;
 }
@@ -538,7 +548,7 @@ void checkPositions(const std::vector<int64_t> &positions, unsigned bound,
                     const char *what) {
   for (int64_t pos : positions)
     if (pos < 0 || pos >= bound)
-      throw py::value_error(std::string(what) + " position out of range");
+      throw py::value_error(std::string(what) + " position out of bounds");
 }
 
 void populateAffineMap(py::module_ &m) {
@@ -551,7 +561,8 @@ void populateAffineMap(py::module_ &m) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
             unsigned dims = checkCount(dimCount, "dim_count");
             unsigned symbols = checkCount(symbolCount, "symbol_count");
-            std::vector<AffineExpr> results = toExprs(exprs);
+            std::vector<AffineExpr> results =
+                toExprs(exprs, "attempting to create an AffineMap");
             checkPositionsFit(results, dims, symbols, "AffineMap.get");
             return makeMap(ctx.getObject(),
                            AffineMap::get(dims, symbols, results, ctx.get()));
@@ -603,8 +614,8 @@ void populateAffineMap(py::module_ &m) {
             std::vector<bool> seen(permutation.size(), false);
             for (unsigned p : permutation) {
               if (p >= permutation.size() || seen[p])
-                throw py::value_error("Invalid permutation when attempting "
-                                      "to create an AffineMap");
+                throw std::runtime_error("Invalid permutation when "
+                                         "attempting to create an AffineMap");
               seen[p] = true;
             }
             PyMlirContext &ctx = PyMlirContext::resolve(context);
@@ -625,7 +636,7 @@ void populateAffineMap(py::module_ &m) {
           "get_major_submap",
           [](const PyAffineMap &self, intptr_t nResults) {
             if (nResults < 0 || nResults > self.map.getNumResults())
-              throw py::value_error("number of results out of range");
+              throw py::value_error("number of results out of bounds");
             return makeMap(self.context, self.map.getMajorSubMap(nResults));
           },
           py::arg("n_results"), "The first n_results results.")
@@ -633,7 +644,7 @@ void populateAffineMap(py::module_ &m) {
           "get_minor_submap",
           [](const PyAffineMap &self, intptr_t nResults) {
             if (nResults < 0 || nResults > self.map.getNumResults())
-              throw py::value_error("number of results out of range");
+              throw py::value_error("number of results out of bounds");
             return makeMap(self.context, self.map.getMinorSubMap(nResults));
           },
           py::arg("n_results"), "The last n_results results.")
@@ -805,7 +816,8 @@ void populateIntegerSet(py::module_ &m) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
             unsigned dims = checkCount(numDims, "num_dims");
             unsigned symbols = checkCount(numSymbols, "num_symbols");
-            std::vector<AffineExpr> constraints = toExprs(exprs);
+            std::vector<AffineExpr> constraints =
+                toExprs(exprs, "attempting to create an IntegerSet");
             checkPositionsFit(constraints, dims, symbols, "IntegerSet.get");
             SmallVector<bool> flags(eqFlags.begin(), eqFlags.end());
             return makeSet(ctx.getObject(),
@@ -843,7 +855,11 @@ void populateIntegerSet(py::module_ &m) {
             unsigned symbols =
                 checkCount(numResultSymbols, "num_result_symbols");
             IntegerSet result = IntegerSet(self.set).replaceDimsAndSymbols(
-                toExprs(dimExprs), toExprs(symbolExprs), dims, symbols);
+                toExprs(dimExprs, "attempting to create an IntegerSet by "
+                                  "replacing dimensions"),
+                toExprs(symbolExprs, "attempting to create an IntegerSet by "
+                                     "replacing symbols"),
+                dims, symbols);
             checkPositionsFit(result.getConstraints(), dims, symbols,
                               "IntegerSet.get_replaced");
             return makeSet(self.context, result);

@@ -822,7 +822,7 @@ void populateSimpleAttributes(py::module_ &m) {
           "get",
           [](const PyType &type, double value, py::object loc) {
             PyMlirContext &ctx = pyContextOf(type.context);
-            Location location = resolveLocation(loc, ctx);
+            Location location = resolveDiagnosticLocation(loc, ctx);
             Attribute attr = getCheckedAttr(ctx, [&] {
               return FloatAttr::getChecked([&] { return emitError(location); },
                                            type.type, value);

@@ -174,13 +174,26 @@ Location mlir::tracking::python::resolveLocation(const py::object &loc,
                                                  PyMlirContext &context) {
   if (!loc.is_none())
     return loc.cast<PyLocation &>().location;
+  // As upstream's DefaultingPyLocation: the location of the innermost
+  // `with` (a Context entered after a Location hides it), else an error.
   py::object current = getCurrentLocation();
-  if (!current.is_none()) {
-    auto &location = current.cast<PyLocation &>();
-    if (location.location->getContext() == context.get())
-      return location.location;
-  }
-  return UnknownLoc::get(context.get());
+  if (current.is_none())
+    throw std::runtime_error(
+        "An MLIR function requires a Location but none was provided in the "
+        "call or from the surrounding environment. Either pass to the "
+        "function with a 'loc=' arg or use a 'with' statement.");
+  auto &location = current.cast<PyLocation &>();
+  checkSameContext(context, location.location->getContext(),
+                   "the current location");
+  return location.location;
+}
+
+Location
+mlir::tracking::python::resolveDiagnosticLocation(const py::object &loc,
+                                                  PyMlirContext &context) {
+  if (loc.is_none() && getCurrentLocation().is_none())
+    return UnknownLoc::get(context.get());
+  return resolveLocation(loc, context);
 }
 
 //===----------------------------------------------------------------------===//

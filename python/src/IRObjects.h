@@ -57,8 +57,15 @@ namespace __attribute__((visibility("hidden"))) python {
   py::object makeLocation(PyMlirContext & context, Location location);
   py::object makeType(PyMlirContext & context, Type type);
   py::object makeAttribute(PyMlirContext & context, Attribute attribute);
-  /// The location of the `loc=` argument, the current one, or unknown.
+  /// The location of the `loc=` argument or the current one (upstream's
+  /// DefaultingPyLocation): for what IR records (ops, block arguments).
+  /// Without either, upstream's RuntimeError.
   Location resolveLocation(const py::object &loc, PyMlirContext &context);
+  /// The same, or unknown without either: for a location that only
+  /// diagnostics use (the checked getters of types and attributes), which
+  /// upstream also requires but which never reaches the IR.
+  Location resolveDiagnosticLocation(const py::object &loc,
+                                     PyMlirContext &context);
 
   /// `ir.Module`: a view of a `builtin.module` operation.
   struct PyModule {

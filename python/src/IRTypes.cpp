@@ -860,7 +860,7 @@ void populateShapedTypes(py::module_ &m) {
                 flags[dim] = true;
               }
             PyMlirContext &ctx = contextOfLoc(loc, contextOfType(elementType));
-            Location location = resolveLocation(loc, ctx);
+            Location location = resolveDiagnosticLocation(loc, ctx);
             SmallVector<bool> scalableFlags(flags.begin(), flags.end());
             Type type = getChecked(ctx, [&] {
               return VectorType::getChecked([&] { return emitError(location); },
@@ -898,7 +898,7 @@ void populateShapedTypes(py::module_ &m) {
           [](std::vector<int64_t> shape, const PyType &elementType,
              py::object encoding, py::object loc) {
             PyMlirContext &ctx = contextOfLoc(loc, contextOfType(elementType));
-            Location location = resolveLocation(loc, ctx);
+            Location location = resolveDiagnosticLocation(loc, ctx);
             Type type = getChecked(ctx, [&] {
               return RankedTensorType::getChecked(
                   [&] { return emitError(location); }, shape, elementType.type,
@@ -928,7 +928,7 @@ void populateShapedTypes(py::module_ &m) {
           "get",
           [](const PyType &elementType, py::object loc) {
             PyMlirContext &ctx = contextOfLoc(loc, contextOfType(elementType));
-            Location location = resolveLocation(loc, ctx);
+            Location location = resolveDiagnosticLocation(loc, ctx);
             Type type = getChecked(ctx, [&] {
               return UnrankedTensorType::getChecked(
                   [&] { return emitError(location); }, elementType.type);
@@ -950,7 +950,7 @@ void populateShapedTypes(py::module_ &m) {
           [](std::vector<int64_t> shape, const PyType &elementType,
              py::object layout, py::object memorySpace, py::object loc) {
             PyMlirContext &ctx = contextOfLoc(loc, contextOfType(elementType));
-            Location location = resolveLocation(loc, ctx);
+            Location location = resolveDiagnosticLocation(loc, ctx);
             Attribute layoutAttr = optionalAttr(layout);
             Type type = getChecked(ctx, [&] {
               return MemRefType::getChecked(
@@ -1012,7 +1012,7 @@ void populateShapedTypes(py::module_ &m) {
           [](const PyType &elementType, py::object memorySpace,
              py::object loc) {
             PyMlirContext &ctx = contextOfLoc(loc, contextOfType(elementType));
-            Location location = resolveLocation(loc, ctx);
+            Location location = resolveDiagnosticLocation(loc, ctx);
             Type type = getChecked(ctx, [&] {
               return UnrankedMemRefType::getChecked(
                   [&] { return emitError(location); }, elementType.type,

@@ -466,7 +466,7 @@ def test_pattern_may_not_leave_invalid_ir():
                 return True
             ir.Operation.create("scf.yield", operands=list(op.operands),
                                 attributes={"new": ir.UnitAttr.get()},
-                                ip=ir.InsertionPoint(op))
+                                ip=ir.InsertionPoint(op), loc=op.location)
             rewriter.erase_op(op)
 
         patterns = rewrite.RewritePatternSet()
@@ -1111,7 +1111,8 @@ def test_pattern_failing_after_changing_ir():
         ir.Operation.create("arith.constant",
                             results=[ir.IntegerType.get_signless(32)],
                             attributes={"value": ir.IntegerAttr.get(
-                                ir.IntegerType.get_signless(32), 1)}).erase()
+                                ir.IntegerType.get_signless(32), 1)},
+                            loc=op.location).erase()
         return True
 
     def convert_replace_then_fail(op, operands, converter, rewriter):
@@ -1463,7 +1464,8 @@ def test_pattern_keeps_block_arguments_consistent():
         bb1, bb2 = blocks(f)[1:3]
         br = bb1.operations[0]
         ir.Operation.create("cf.br", operands=list(br.operands) + [br.operands[0]],
-                            successors=[bb2], ip=ir.InsertionPoint(br))
+                            successors=[bb2], ip=ir.InsertionPoint(br),
+                            loc=br.location)
         rewriter.erase_op(br)
         bb2.add_argument(i32(), ir.Location.unknown())
 
@@ -1660,7 +1662,7 @@ def test_inline_block_before_takes_values_from_outside():
         return patterns.freeze()
 
     other = ir.Context()
-    with other:
+    with other, ir.Location.unknown():
         other_i32 = ir.Operation.create(
             "arith.constant", results=[ir.IntegerType.get_signless(32)],
             attributes={"value": ir.IntegerAttr.get(
@@ -1987,7 +1989,7 @@ def test_transform_sequence_only_where_its_ir_is_free():
             with rewriter.ip:
                 new = ir.Operation.create(
                     "llvm.mul", results=[op.results[0].type],
-                    operands=operands)
+                    operands=operands, loc=op.location)
             rewriter.replace_op(op, new)
 
         converter = rewrite.TypeConverter()

@@ -67,7 +67,8 @@ def test_load_dialect_plugin():
         noop.erase()
         print(noop.handle_state)
         bad = ir.Operation.create("tracking_plugin.noop",
-                                  attributes={"tag": ir.UnitAttr.get()})
+                                  attributes={"tag": ir.UnitAttr.get()},
+                                  loc=ir.Location.unknown())
         try:
             bad.verify()
         except ir.MLIRError as e:

@@ -227,7 +227,8 @@ def test_block_address_reuse_after_canonicalize():
         # canonicalize erased the unreachable block; new blocks (likely at
         # its address) are new objects, never the old one come back "live"
         # with its arguments.
-        fresh = [region.blocks.append(i32) for _ in range(4)]
+        fresh = [region.blocks.append(i32, arg_locs=[ir.Location.unknown()])
+                 for _ in range(4)]
         # CHECK: False False True
         print(dead.is_valid, any(dead == block for block in fresh),
               all(block.is_valid for block in fresh))
@@ -272,7 +273,8 @@ def test_erase_refuses_when_block_arguments_or_blocks_used_outside():
         entry = src.regions[0].blocks[0]
         branch.move_before(dst_ret)
         ir.Operation.create("func.return", operands=[entry.arguments[0]],
-                            ip=ir.InsertionPoint(entry))
+                            ip=ir.InsertionPoint(entry),
+                            loc=ir.Location.unknown())
         # CHECK: ValueError: cannot erase 'func.func': a block in 'func.func' (as a branch successor) is still used by 'cf.br' outside it
         expect(ValueError, lambda: src.erase())
         # Nothing was changed by the refused erases.

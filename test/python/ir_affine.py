@@ -70,9 +70,9 @@ def test_affine_expr():
 # CHECK-NEXT: AffineMap((d0, d1) -> (d0, d1)) AffineMap(() -> ()) AffineMap(() -> (7))
 # CHECK-NEXT: AffineMap((d0, d1, d2) -> (d1, d2))
 # CHECK-NEXT: AffineMap((d0, d1, d2) -> (d2, d0, d1)) True True
-# CHECK-NEXT: ValueError: Invalid permutation when attempting to create an AffineMap
+# CHECK-NEXT: RuntimeError: Invalid permutation when attempting to create an AffineMap
 # CHECK-NEXT: AffineMap((d0, d1, d2)[s0] -> (d2, d1)) AffineMap((d0, d1, d2)[s0] -> (d2)) AffineMap((d0, d1, d2)[s0] -> (d1))
-# CHECK-NEXT: ValueError: result position out of range
+# CHECK-NEXT: ValueError: result position out of bounds
 # CHECK-NEXT: AffineMap((d0, d1, d2)[s0] -> (d0 * 3, d0 + s0, d1))
 # CHECK-NEXT: AffineMap((d0, d1, d2) -> (d0, d1, d2))
 # CHECK-NEXT: [AffineMap((d0)[s0] -> (d0 + s0))]
@@ -92,8 +92,8 @@ def test_affine_map():
     print(repr(perm), perm.is_permutation, perm.is_projected_permutation)
     try:
         ir.AffineMap.get_permutation([0, 0])
-    except ValueError as e:
-        print("ValueError:", e)
+    except RuntimeError as e:
+        print("RuntimeError:", e)
     print(repr(m.get_submap([0, 2])), repr(m.get_major_submap(1)), repr(m.get_minor_submap(1)))
     try:
         m.get_submap([5])
@@ -119,6 +119,10 @@ def test_affine_map():
 # CHECK-NEXT: ValueError: Expected the number of constraints to match that of equality flags
 # CHECK-NEXT: ValueError: Expected non-empty list of constraints
 # CHECK-NEXT: ValueError: Expected the number of dimension replacement expressions to match that of dimensions
+# CHECK-NEXT: RuntimeError: Invalid expression when attempting to create an IntegerSet (element 1 is int, not AffineExpr)
+# CHECK-NEXT: RuntimeError: Invalid expression (None?) when attempting to create an IntegerSet by replacing symbols (element 0 is NoneType, not AffineExpr)
+# CHECK-NEXT: RuntimeError: Invalid expression when attempting to create an AffineMap (element 0 is str, not AffineExpr)
+# CHECK-NEXT: RuntimeError: Invalid expression (None?) when attempting to create an AffineMap (element 0 is NoneType, not AffineExpr)
 # CHECK-NEXT: IntegerSetAttr(affine_set<(d0, d1)[s0] : (d0 - s0 == 0, d1 - 10 >= 0)>) True True
 # CHECK-NEXT: capsule: True
 @run
@@ -140,6 +144,16 @@ def test_integer_set():
             bad()
         except ValueError as e:
             print("ValueError:", e)
+    # Anything but an AffineExpr in a list of expressions: upstream's
+    # RuntimeError, which says whether it was None.
+    for bad in [lambda: ir.IntegerSet.get(1, 0, [d0, 1], [True, False]),
+                lambda: iset.get_replaced([d1, d0], [None], 2, 0),
+                lambda: ir.AffineMap.get(1, 1, ["d0"]),
+                lambda: ir.AffineMap.get(1, 1, [None])]:
+        try:
+            bad()
+        except RuntimeError as e:
+            print("RuntimeError:", e)
     attr = ir.IntegerSetAttr.get(iset)
     print(repr(attr), attr.value == iset, iset == ir.IntegerSet.get(2, 1, [d0 - s0, d1 - 10], [True, False]))
     # The capsule round trip, as for AffineMap.

@@ -143,7 +143,7 @@ def test_module():
         print(capsule_name(m._CAPIPtr))
         # CHECK: True
         print(ir.Module._CAPICreate(m._CAPIPtr).operation is m.operation)
-        empty = ir.Module.create()
+        empty = ir.Module.create(loc=ir.Location.unknown())
         # CHECK: module {
         # CHECK-NEXT: }
         print(empty)

@@ -359,7 +359,8 @@ func.func @f(%a: i32) -> i32 {
             def convert(op, operands, converter, rewriter):
                 with rewriter.ip:
                     new = ir.Operation.create(
-                        name, results=[op.results[0].type], operands=operands)
+                        name, results=[op.results[0].type], operands=operands,
+                        loc=op.location)
                 rewriter.replace_op(op, new)
             return convert
 
@@ -809,3 +810,63 @@ def test_builtin_module_decorator_and_shorthands():
 
         # CHECK: module attributes {transform.with_named_sequence} {
         print(with_attrs)
+
+
+# CHECK-LABEL: TEST: test_location_required_where_ir_records_it
+@run
+def test_location_required_where_ir_records_it():
+    # As upstream's: an op, a module or a block argument needs a location,
+    # from loc=/arg_locs= or the innermost `with`; none is a RuntimeError,
+    # never an unknown location put in the IR silently.
+    def expect(f):
+        try:
+            f()
+            print("no error")
+        except RuntimeError as e:
+            print("RuntimeError:", str(e).split(".")[0])
+
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        i32 = ir.IntegerType.get_signless(32)
+        holder = ir.Operation.create("test.holder", regions=1,
+                                     loc=ir.Location.name("holder"))
+        blocks = holder.regions[0].blocks
+        # CHECK: RuntimeError: An MLIR function requires a Location but none was provided in the call or from the surrounding environment
+        expect(lambda: ir.Operation.create("test.op"))
+        # CHECK-NEXT: RuntimeError: An MLIR function requires a Location
+        expect(lambda: ir.Module.create())
+        # CHECK-NEXT: RuntimeError: An MLIR function requires a Location
+        expect(lambda: blocks.append(i32))
+        # CHECK-NEXT: RuntimeError: An MLIR function requires a Location
+        expect(lambda: ir.Block.create_at_start(holder.regions[0], [i32]))
+        # Nothing was added by the failed calls.
+        # CHECK-NEXT: 0
+        print(len(blocks))
+        # A block without arguments needs no location.
+        blocks.append()
+        with ir.Location.name("here"):
+            blocks.append(i32)
+            # A context entered inside a location hides it, as upstream's.
+            with ir.Context() as inner:
+                inner.allow_unregistered_dialects = True
+                # CHECK-NEXT: RuntimeError: An MLIR function requires a Location
+                expect(lambda: ir.Operation.create("test.op"))
+        blocks.append(i32, arg_locs=[ir.Location.name("given")])
+        # CHECK: "test.holder"() ({
+        # CHECK-NEXT: ^bb0:
+        # CHECK-NEXT: ^bb1(%{{.*}}: i32 loc("here")):
+        # CHECK-NEXT: ^bb2(%{{.*}}: i32 loc("given")):
+        holder.print(enable_debug_info=True)
+        # Types and attributes only use the location for their diagnostics:
+        # an unknown one serves.
+        # CHECK: tensor<2xi32>
+        print(ir.RankedTensorType.get([2], i32))
+        # A location of another context is refused.
+        with ir.Context() as other:
+            other_loc = ir.Location.unknown()
+        try:
+            ir.Operation.create("func.return", loc=other_loc,
+                                ip=ir.InsertionPoint(blocks[0]))
+        except ValueError as e:
+            # CHECK: ValueError: {{.*}}context
+            print("ValueError:", e)

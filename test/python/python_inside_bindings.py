@@ -570,7 +570,8 @@ def convert_muli_to_llvm(module, convert_type):
     def to_llvm(op, operands, converter, rewriter):
         with rewriter.ip:
             new = ir.Operation.create(
-                "llvm.mul", results=[op.results[0].type], operands=operands)
+                "llvm.mul", results=[op.results[0].type], operands=operands,
+                loc=op.location)
         rewriter.replace_op(op, new)
 
     converter = rewrite.TypeConverter()

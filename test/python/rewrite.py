@@ -365,6 +365,7 @@ def convert_muli(op, operands, type_converter, rewriter):
             "llvm.mul",
             results=[type_converter.convert_type(op.results[0].type)],
             operands=operands,
+            loc=op.location,
         )
     rewriter.replace_op(op, new)
 
@@ -400,7 +401,8 @@ def test_conversion_may_pass_through_invalid_ir():
         with rewriter.ip:
             wide = ir.Operation.create(
                 "arith.constant", results=[ir.IntegerType.get_signless(64)],
-                attributes={"value": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)})
+                attributes={"value": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)},
+                loc=op.location)
         original = op.operands[0]
         op.operands[0] = wide.results[0]  # arith.muli of i64 and i32: invalid
         op.operands[0] = original
@@ -456,7 +458,8 @@ def test_conversion_rolls_back():
         def convert_and_keep(op, operands, type_converter, rewriter):
             with rewriter.ip:
                 new = ir.Operation.create(
-                    "llvm.mul", results=[op.results[0].type], operands=operands
+                    "llvm.mul", results=[op.results[0].type], operands=operands,
+                    loc=op.location,
                 )
             created.append(new)
             rewriter.replace_op(op, new)

@@ -151,6 +151,7 @@ def convert_muli(op, operands, type_converter, rewriter):
             "llvm.mul",
             results=[type_converter.convert_type(op.results[0].type)],
             operands=operands,
+            loc=op.location,
         )
     rewriter.replace_op(op, new)
 

@@ -117,7 +117,8 @@ def accesses(module, func, addi, other_module):
             attributes={"value": ir.Attribute.parse("7 : i32")},
             ip=ir.InsertionPoint.at_block_begin(block)),
         "create using operand": lambda: ir.Operation.create(
-            "arith.addi", results=[i32], operands=[value, value], ip=False),
+            "arith.addi", results=[i32], operands=[value, value], ip=False,
+            loc=ir.Location.unknown()),
         "walk": lambda: func.walk(lambda op: None),
         "clone": lambda: addi.clone(ip=False),
         "verify": lambda: func.verify(),
@@ -240,7 +241,8 @@ def test_other_modules_stay_usable():
         # A detached op created during the run is its own IR.
         op = ir.Operation.create("func.func", regions=1, attributes={
             "sym_name": ir.Attribute.parse('"k"'),
-            "function_type": ir.Attribute.parse("() -> ()")})
+            "function_type": ir.Attribute.parse("() -> ()")},
+            loc=ir.Location.unknown())
         other.body.append(op)
         r.join()
         # CHECK: True True True

@@ -47,6 +47,7 @@ def swap_muli(op, rewriter):
             results=[op.results[0].type],
             operands=[op.operands[1], op.operands[0]],
             attributes={"swapped": ir.UnitAttr.get()},
+            loc=op.location,
         )
     rewriter.replace_op(op, new)
 
@@ -59,6 +60,7 @@ def to_addi_values(op, rewriter):
             "arith.addi",
             results=[op.results[0].type],
             operands=[op.operands[0], op.operands[1]],
+            loc=op.location,
         )
     rewriter.replace_op(op, [new.results[0]])
 
