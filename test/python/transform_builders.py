@@ -561,3 +561,297 @@ def test_structured_builders_upstream_arguments():
         # CHECK: transform.structured.split %arg0 after 42 {dimension = 1 : i64}
         # CHECK: transform.structured.split %arg0 after %{{.*}} {dimension = 0 : i64}
         print(module)
+
+
+# Upstream's hand-written builders of the transform dialect itself and of
+# its loop, tensor, memref, bufferization and gpu extensions: each form
+# built and printed, the wrong arguments refused before anything is built,
+# and scripts made with them run by the tracked interpreter.
+
+
+def in_sequence(build, root_type=None):
+    """Builds ops with `build(target)` in a top-level transform.sequence
+    (its root of `root_type`, !transform.any_op by default), then prints
+    the module."""
+    module = ir.Module.create()
+    with ir.InsertionPoint(module.body):
+        sequence = transform.SequenceOp(
+            transform.FailurePropagationMode.Propagate, [],
+            root_type or transform.AnyOpType.get())
+        with ir.InsertionPoint(sequence.body):
+            build(sequence.bodyTarget)
+            transform.YieldOp()
+    print(module)
+    return module
+
+
+def refused(make, kinds=(TypeError, ValueError)):
+    """Runs `make` under a scratch sequence: prints the error it raises and
+    whether the sequence's body is still empty."""
+    module = ir.Module.create()
+    with ir.InsertionPoint(module.body):
+        sequence = transform.SequenceOp(
+            transform.FailurePropagationMode.Propagate, [],
+            transform.AnyOpType.get())
+        with ir.InsertionPoint(sequence.body):
+            try:
+                make(sequence.bodyTarget)
+            except kinds as error:
+                built = len(sequence.body.operations)
+                print(f"{type(error).__name__}: {error} [built: {built}]")
+            else:
+                print("no error")
+
+
+def named_script(body, input_types=None, arg_attrs=None):
+    """A script module with @__transform_main(%root) built by
+    `body(entry)`; returns (module, entry)."""
+    module = script_module()
+    any_op = transform.AnyOpType.get()
+    with ir.InsertionPoint(module.body):
+        entry = transform.NamedSequenceOp(
+            "__transform_main", input_types or [any_op], [],
+            arg_attrs=arg_attrs)
+        with ir.InsertionPoint(entry.body):
+            body(entry)
+            transform.YieldOp()
+    return module, entry
+
+
+# CHECK-LABEL: TEST: test_core_builders
+@run
+def test_core_builders():
+    with ir.Context(), ir.Location.unknown():
+        any_op = transform.AnyOpType.get()
+        for_type = transform.OperationType.get("scf.for")
+
+        def build(target):
+            loops = structured.MatchOp.match_op_names(target, ["scf.for"])
+            transform.CastOp(for_type, target)
+            # An op stands for its result.
+            print("cast:", type(transform.cast(any_op, loops)).__name__)
+            transform.GetParentOp(any_op, target, isolated_from_above=True,
+                                  nth_parent=2)
+            transform.GetParentOp(any_op, loops)
+            transform.get_parent_op(any_op, loops, op_name="func.func",
+                                    deduplicate=True,
+                                    allow_empty_results=True)
+            transform.MergeHandlesOp([target])
+            merged = transform.MergeHandlesOp([target, loops],
+                                              deduplicate=True)
+            transform.merge_handles([merged], results=[any_op])
+            transform.ApplyPatternsOp(target)
+            with ir.InsertionPoint(
+                    transform.ApplyPatternsOp(target, True, 3, 7).patterns):
+                transform.ApplyCanonicalizationPatternsOp()
+            patterns = transform.apply_patterns(target, max_iterations=2)
+            print("apply_patterns:", type(patterns).__name__,
+                  len(patterns.patterns.operations))
+            transform.replicate(target, [loops, merged])
+            print("replicate one:",
+                  type(transform.replicate(target, [loops])).__name__,
+                  end=", ")
+            none = transform.replicate(target, [])
+            print("none:", type(none).__name__)
+            none.operation.erase()
+
+        in_sequence(build)
+        # CHECK: cast: OpResult
+        # CHECK: apply_patterns: ApplyPatternsOp 0
+        # CHECK: replicate one: OpResult, none: ReplicateOp
+        # CHECK: transform.sequence  failures(propagate) {
+        # CHECK: ^bb0(%[[ROOT:.*]]: !transform.any_op):
+        # CHECK:   %[[LOOPS:.*]] = transform.structured.match ops{["scf.for"]} in %[[ROOT]]
+        # CHECK:   %{{.*}} = cast %[[ROOT]] : !transform.any_op to !transform.op<"scf.for">
+        # CHECK:   %{{.*}} = cast %[[LOOPS]] : !transform.any_op to !transform.any_op
+        # CHECK:   %{{.*}} = get_parent_op %[[ROOT]] {isolated_from_above, nth_parent = 2 : i64} : (!transform.any_op) -> !transform.any_op
+        # CHECK:   %{{.*}} = get_parent_op %[[LOOPS]] : (!transform.any_op) -> !transform.any_op
+        # CHECK:   %{{.*}} = get_parent_op %[[LOOPS]] {allow_empty_results, deduplicate, op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+        # CHECK:   %{{.*}} = merge_handles %[[ROOT]] : !transform.any_op
+        # CHECK:   %[[MERGED:.*]] = merge_handles deduplicate %[[ROOT]], %[[LOOPS]] : !transform.any_op
+        # CHECK:   %{{.*}} = merge_handles %[[MERGED]] : !transform.any_op
+        # CHECK:   apply_patterns to %[[ROOT]] {
+        # CHECK-NEXT: } : !transform.any_op
+        # CHECK:   apply_patterns to %[[ROOT]] {
+        # CHECK-NEXT:   transform.apply_patterns.canonicalization
+        # CHECK-NEXT: } {apply_cse, max_iterations = 3 : i64, max_num_rewrites = 7 : i64} : !transform.any_op
+        # CHECK:   apply_patterns to %[[ROOT]] {
+        # CHECK-NEXT: } {max_iterations = 2 : i64} : !transform.any_op
+        # CHECK:   %{{.*}}:2 = replicate num(%[[ROOT]]) %[[LOOPS]], %[[MERGED]] : !transform.any_op, !transform.any_op, !transform.any_op
+
+        def build_regions(target):
+            foreach = transform.ForeachOp([any_op], [target, target],
+                                          with_zip_shortest=True)
+            with ir.InsertionPoint(foreach.body):
+                first, second = foreach.bodyTargets
+                transform.yield_([first])
+            # CHECK: foreach: ForeachOp 2 BlockArgumentList
+            print("foreach:", type(foreach).__name__,
+                  len(foreach.bodyTargets),
+                  type(foreach.bodyTargets).__name__)
+            no_results = transform.foreach([], [target])
+            with ir.InsertionPoint(no_results.body):
+                transform.YieldOp()
+            two = transform.foreach([any_op, for_type], [target])
+            with ir.InsertionPoint(two[0].owner.body):
+                cast = transform.cast(for_type, two[0].owner.bodyTargets[0])
+                transform.YieldOp([two[0].owner.bodyTargets[0], cast])
+            # CHECK: foreach results: ForeachOp OpResultList
+            print("foreach results:", type(no_results).__name__,
+                  type(two).__name__)
+            nested = transform.sequence(
+                transform.FailurePropagationMode.Suppress, [any_op], target)
+            with ir.InsertionPoint(nested.owner.body):
+                transform.yield_([nested.owner.bodyTarget])
+            # CHECK: sequence: OpResult
+            print("sequence:", type(nested).__name__)
+
+        in_sequence(build_regions)
+        # CHECK: transform.sequence  failures(propagate) {
+        # CHECK: ^bb0(%[[ROOT:.*]]: !transform.any_op):
+        # CHECK:   %{{.*}} = foreach %[[ROOT]], %[[ROOT]] with_zip_shortest : !transform.any_op, !transform.any_op -> !transform.any_op {
+        # CHECK:   ^bb0(%[[A:.*]]: !transform.any_op, %{{.*}}: !transform.any_op):
+        # CHECK:     yield %[[A]] : !transform.any_op
+        # CHECK:   foreach %[[ROOT]] : !transform.any_op {
+        # CHECK:   %{{.*}}:2 = foreach %[[ROOT]] : !transform.any_op -> !transform.any_op, !transform.op<"scf.for"> {
+        # CHECK:   %{{.*}} = sequence %[[ROOT]] : !transform.any_op -> !transform.any_op failures(suppress) {
+
+        module = script_module()
+        with ir.InsertionPoint(module.body):
+            entry = transform.named_sequence(
+                "__transform_main", [any_op], [],
+                arg_attrs=[{"transform.readonly": ir.UnitAttr.get()}])
+            with ir.InsertionPoint(entry.body):
+                # CHECK: yield_: YieldOp
+                print("yield_:", type(transform.yield_()).__name__)
+        # CHECK: transform.named_sequence @__transform_main(%{{.*}}: !transform.any_op {transform.readonly}) {
+        # CHECK-NEXT: transform.yield
+        print(module)
+        # CHECK: verifies: True
+        print("verifies:", module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_core_builder_errors
+@run
+def test_core_builder_errors():
+    with ir.Context(), ir.Location.unknown():
+        any_op = transform.AnyOpType.get()
+        # CHECK: TypeError: CastOp: result_type must be a Type, got BlockArgument [built: 0]
+        refused(lambda t: transform.CastOp(t, t))
+        # CHECK: TypeError: CastOp: target must be a handle (a Value or a one-result op), got AnyOpType [built: 0]
+        refused(lambda t: transform.cast(any_op, any_op))
+        # CHECK: ValueError: GetParentOp: nth_parent must be >= 1, got 0 [built: 0]
+        refused(lambda t: transform.GetParentOp(any_op, t, nth_parent=0))
+        # CHECK: TypeError: GetParentOp: op_name must be a str or a StringAttr, got int [built: 0]
+        refused(lambda t: transform.get_parent_op(any_op, t, op_name=3))
+        # CHECK: TypeError: GetParentOp: deduplicate must be a bool, got str [built: 0]
+        refused(lambda t: transform.GetParentOp(any_op, t, deduplicate="yes"))
+        # CHECK: TypeError: MergeHandlesOp: handles must be a sequence of handles, got BlockArgument [built: 0]
+        refused(lambda t: transform.MergeHandlesOp(t))
+        # CHECK: ValueError: MergeHandlesOp: needs at least one handle to merge (or the result type in results=) [built: 0]
+        refused(lambda t: transform.merge_handles([]))
+        # CHECK: TypeError: MergeHandlesOp: each of handles must be a handle (a Value or a one-result op), got int [built: 0]
+        refused(lambda t: transform.MergeHandlesOp([t, 1]))
+        # CHECK: TypeError: MergeHandlesOp: results must be a sequence of Types, got AnyOpType [built: 0]
+        refused(lambda t: transform.MergeHandlesOp([t], results=any_op))
+        # CHECK: TypeError: ApplyPatternsOp: max_iterations must be an int or an IntegerAttr, got str [built: 0]
+        refused(lambda t: transform.apply_patterns(t, False, "3"))
+        # CHECK: TypeError: ApplyPatternsOp: apply_cse must be a bool, got int [built: 0]
+        refused(lambda t: transform.ApplyPatternsOp(t, 1))
+        # CHECK: TypeError: ForeachOp: each of results must be a Type, got BlockArgument [built: 0]
+        refused(lambda t: transform.ForeachOp([t], [t]))
+        # CHECK: TypeError: ForeachOp: targets must be a sequence of handles, got BlockArgument [built: 0]
+        refused(lambda t: transform.foreach([], t))
+        # CHECK: TypeError: YieldOp: operands must be a sequence of handles, got BlockArgument [built: 0]
+        refused(lambda t: transform.yield_(t))
+        # A multi-result op does not stand for one handle.
+        # CHECK: ValueError: CastOp: target must be a handle; the op 'transform.split_handle' given has 2 results, not one [built: 1]
+        refused(lambda t: transform.CastOp(any_op, transform.SplitHandleOp(
+            [any_op, any_op], t)))
+        # NamedSequenceOp.apply needs its script module.
+        with ir.InsertionPoint(ir.Module.create().body):
+            lone = transform.NamedSequenceOp("lone", [any_op], [])
+            with ir.InsertionPoint(lone.body):
+                transform.YieldOp()
+        # CHECK: ValueError: NamedSequenceOp.apply: the sequence must be in a module with the transform.with_named_sequence attribute
+        expect_error(ValueError, lambda: lone.apply(ir.Module.parse(
+            "func.func @f() { return }")))
+
+
+CORE_PAYLOAD = """
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %s = scf.for %i = %c0 to %c4 step %c1 iter_args(%x = %a) -> i32 {
+    %y = arith.addi %x, %b : i32
+    %z = arith.muli %y, %b : i32
+    scf.yield %z : i32
+  }
+  %r = arith.addi %s, %a : i32
+  return %r : i32
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_core_builders_run
+@run
+def test_core_builders_run():
+    # A script made with cast, get_parent_op, merge_handles, foreach and
+    # apply_patterns, applied with NamedSequenceOp.apply: the payload ops
+    # held from Python stay live and carry the script's marks.
+    with ir.Context(), ir.Location.unknown():
+        any_op = transform.AnyOpType.get()
+        add_type = transform.OperationType.get("arith.addi")
+
+        def body(entry):
+            adds = structured.MatchOp.match_op_names(entry.bodyTarget,
+                                                     ["arith.addi"])
+            muls = structured.MatchOp.match_op_names(entry.bodyTarget,
+                                                     ["arith.muli"])
+            typed_adds = transform.cast(add_type, adds)
+            loop = transform.get_parent_op(any_op, muls, op_name="scf.for")
+            funcs = transform.GetParentOp(any_op, adds,
+                                          isolated_from_above=True,
+                                          deduplicate=True)
+            arith = transform.merge_handles([adds, muls, adds],
+                                            deduplicate=True)
+            transform.AnnotateOp(loop, "outer_loop")
+            transform.AnnotateOp(funcs, "parent_func")
+            each = transform.ForeachOp([any_op], [typed_adds])
+            with ir.InsertionPoint(each.body):
+                (add,) = each.bodyTargets
+                transform.AnnotateOp(add, "visited")
+                transform.YieldOp([transform.cast(any_op, add)])
+            transform.AnnotateOp(each.results[0], "collected")
+            transform.AnnotateOp(arith, "arith")
+            with ir.InsertionPoint(
+                    transform.apply_patterns(entry.bodyTarget).patterns):
+                transform.ApplyCanonicalizationPatternsOp()
+
+        script, entry = named_script(body)
+        # CHECK: verifies: True
+        print("verifies:", script.operation.verify())
+        payload = ir.Module.parse(CORE_PAYLOAD)
+        held = {}
+
+        def hold(op):
+            held.setdefault(op.name, []).append(op)
+            return ir.WalkResult.ADVANCE
+
+        payload.operation.walk(hold)
+        # CHECK: apply returns the payload: True
+        print("apply returns the payload:", entry.apply(payload) is payload)
+        # CHECK: arith.addi live arith collected visited
+        # CHECK: arith.addi live arith collected visited
+        # CHECK: arith.muli live arith
+        # CHECK: func.func live parent_func
+        # CHECK: scf.for live outer_loop
+        for name in ("arith.addi", "arith.muli", "func.func", "scf.for"):
+            for op in held[name]:
+                marks = sorted(key for key in ("outer_loop", "parent_func",
+                                               "visited", "collected",
+                                               "arith")
+                               if key in op.attributes)
+                print(op.name, op.handle_state, " ".join(marks))
+
