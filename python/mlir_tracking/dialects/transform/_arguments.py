@@ -92,11 +92,8 @@ def integer(value, builder, name, *, optional=False, minimum=None):
 
 
 def integers(value, builder, name):
-    """None, an Attribute, or a sequence of ints (or a single int, which
-    the generated builders accept for some array attributes)."""
+    """None, an Attribute, or a sequence of ints."""
     if value is None or isinstance(value, _Attribute):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, (str, bytes)) or not isinstance(value, _Sequence) \
             or any(isinstance(v, bool) or not isinstance(v, int)
