@@ -458,9 +458,9 @@ def test_transform_pdl():
 # CHECK-LABEL: TEST: test_generated_extension_modules
 @run
 def test_generated_extension_modules():
-    # The transform extensions other than structured and pdl are their
-    # generated classes (upstream's module names): an unroll built with
-    # transform.loop runs through the tracked interpreter.
+    # The transform extensions under upstream's module names, with their
+    # generated classes and enums: an unroll built with transform.loop runs
+    # through the tracked interpreter.
     from mlir_tracking.dialects.transform import (bufferization, gpu, loop,
                                                   memref, tensor, vector)
 
@@ -561,3 +561,832 @@ def test_structured_builders_upstream_arguments():
         # CHECK: transform.structured.split %arg0 after 42 {dimension = 1 : i64}
         # CHECK: transform.structured.split %arg0 after %{{.*}} {dimension = 0 : i64}
         print(module)
+
+
+# Upstream's hand-written builders of the transform dialect itself and of
+# its loop, tensor, memref, bufferization and gpu extensions: each form
+# built and printed, the wrong arguments refused before anything is built,
+# and scripts made with them run by the tracked interpreter.
+
+
+def in_sequence(build, root_type=None):
+    """Builds ops with `build(target)` in a top-level transform.sequence
+    (its root of `root_type`, !transform.any_op by default), then prints
+    the module."""
+    module = ir.Module.create()
+    with ir.InsertionPoint(module.body):
+        sequence = transform.SequenceOp(
+            transform.FailurePropagationMode.Propagate, [],
+            root_type or transform.AnyOpType.get())
+        with ir.InsertionPoint(sequence.body):
+            build(sequence.bodyTarget)
+            transform.YieldOp()
+    print(module)
+    return module
+
+
+def refused(make, kinds=(TypeError, ValueError)):
+    """Runs `make` under a scratch sequence: prints the error it raises and
+    whether the sequence's body is still empty."""
+    module = ir.Module.create()
+    with ir.InsertionPoint(module.body):
+        sequence = transform.SequenceOp(
+            transform.FailurePropagationMode.Propagate, [],
+            transform.AnyOpType.get())
+        with ir.InsertionPoint(sequence.body):
+            try:
+                make(sequence.bodyTarget)
+            except kinds as error:
+                built = len(sequence.body.operations)
+                print(f"{type(error).__name__}: {error} [built: {built}]")
+            else:
+                print("no error")
+
+
+def named_script(body, input_types=None, arg_attrs=None):
+    """A script module with @__transform_main(%root) built by
+    `body(entry)`; returns (module, entry)."""
+    module = script_module()
+    any_op = transform.AnyOpType.get()
+    with ir.InsertionPoint(module.body):
+        entry = transform.NamedSequenceOp(
+            "__transform_main", input_types or [any_op], [],
+            arg_attrs=arg_attrs)
+        with ir.InsertionPoint(entry.body):
+            body(entry)
+            transform.YieldOp()
+    return module, entry
+
+
+# CHECK-LABEL: TEST: test_core_builders
+@run
+def test_core_builders():
+    with ir.Context(), ir.Location.unknown():
+        any_op = transform.AnyOpType.get()
+        for_type = transform.OperationType.get("scf.for")
+
+        def build(target):
+            loops = structured.MatchOp.match_op_names(target, ["scf.for"])
+            transform.CastOp(for_type, target)
+            # An op stands for its result.
+            print("cast:", type(transform.cast(any_op, loops)).__name__)
+            transform.GetParentOp(any_op, target, isolated_from_above=True,
+                                  nth_parent=2)
+            transform.GetParentOp(any_op, loops)
+            transform.get_parent_op(any_op, loops, op_name="func.func",
+                                    deduplicate=True,
+                                    allow_empty_results=True)
+            transform.MergeHandlesOp([target])
+            merged = transform.MergeHandlesOp([target, loops],
+                                              deduplicate=True)
+            transform.merge_handles([merged], results=[any_op])
+            transform.ApplyPatternsOp(target)
+            with ir.InsertionPoint(
+                    transform.ApplyPatternsOp(target, True, 3, 7).patterns):
+                transform.ApplyCanonicalizationPatternsOp()
+            patterns = transform.apply_patterns(target, max_iterations=2)
+            print("apply_patterns:", type(patterns).__name__,
+                  len(patterns.patterns.operations))
+            transform.replicate(target, [loops, merged])
+            print("replicate one:",
+                  type(transform.replicate(target, [loops])).__name__,
+                  end=", ")
+            none = transform.replicate(target, [])
+            print("none:", type(none).__name__)
+            none.operation.erase()
+
+        in_sequence(build)
+        # CHECK: cast: OpResult
+        # CHECK: apply_patterns: ApplyPatternsOp 0
+        # CHECK: replicate one: OpResult, none: ReplicateOp
+        # CHECK: transform.sequence  failures(propagate) {
+        # CHECK: ^bb0(%[[ROOT:.*]]: !transform.any_op):
+        # CHECK:   %[[LOOPS:.*]] = transform.structured.match ops{["scf.for"]} in %[[ROOT]]
+        # CHECK:   %{{.*}} = cast %[[ROOT]] : !transform.any_op to !transform.op<"scf.for">
+        # CHECK:   %{{.*}} = cast %[[LOOPS]] : !transform.any_op to !transform.any_op
+        # CHECK:   %{{.*}} = get_parent_op %[[ROOT]] {isolated_from_above, nth_parent = 2 : i64} : (!transform.any_op) -> !transform.any_op
+        # CHECK:   %{{.*}} = get_parent_op %[[LOOPS]] : (!transform.any_op) -> !transform.any_op
+        # CHECK:   %{{.*}} = get_parent_op %[[LOOPS]] {allow_empty_results, deduplicate, op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+        # CHECK:   %{{.*}} = merge_handles %[[ROOT]] : !transform.any_op
+        # CHECK:   %[[MERGED:.*]] = merge_handles deduplicate %[[ROOT]], %[[LOOPS]] : !transform.any_op
+        # CHECK:   %{{.*}} = merge_handles %[[MERGED]] : !transform.any_op
+        # CHECK:   apply_patterns to %[[ROOT]] {
+        # CHECK-NEXT: } : !transform.any_op
+        # CHECK:   apply_patterns to %[[ROOT]] {
+        # CHECK-NEXT:   transform.apply_patterns.canonicalization
+        # CHECK-NEXT: } {apply_cse, max_iterations = 3 : i64, max_num_rewrites = 7 : i64} : !transform.any_op
+        # CHECK:   apply_patterns to %[[ROOT]] {
+        # CHECK-NEXT: } {max_iterations = 2 : i64} : !transform.any_op
+        # CHECK:   %{{.*}}:2 = replicate num(%[[ROOT]]) %[[LOOPS]], %[[MERGED]] : !transform.any_op, !transform.any_op, !transform.any_op
+
+        def build_regions(target):
+            foreach = transform.ForeachOp([any_op], [target, target],
+                                          with_zip_shortest=True)
+            with ir.InsertionPoint(foreach.body):
+                first, second = foreach.bodyTargets
+                transform.yield_([first])
+            # CHECK: foreach: ForeachOp 2 BlockArgumentList
+            print("foreach:", type(foreach).__name__,
+                  len(foreach.bodyTargets),
+                  type(foreach.bodyTargets).__name__)
+            no_results = transform.foreach([], [target])
+            with ir.InsertionPoint(no_results.body):
+                transform.YieldOp()
+            two = transform.foreach([any_op, for_type], [target])
+            with ir.InsertionPoint(two[0].owner.body):
+                cast = transform.cast(for_type, two[0].owner.bodyTargets[0])
+                transform.YieldOp([two[0].owner.bodyTargets[0], cast])
+            # CHECK: foreach results: ForeachOp OpResultList
+            print("foreach results:", type(no_results).__name__,
+                  type(two).__name__)
+            nested = transform.sequence(
+                transform.FailurePropagationMode.Suppress, [any_op], target)
+            with ir.InsertionPoint(nested.owner.body):
+                transform.yield_([nested.owner.bodyTarget])
+            # CHECK: sequence: OpResult
+            print("sequence:", type(nested).__name__)
+
+        in_sequence(build_regions)
+        # CHECK: transform.sequence  failures(propagate) {
+        # CHECK: ^bb0(%[[ROOT:.*]]: !transform.any_op):
+        # CHECK:   %{{.*}} = foreach %[[ROOT]], %[[ROOT]] with_zip_shortest : !transform.any_op, !transform.any_op -> !transform.any_op {
+        # CHECK:   ^bb0(%[[A:.*]]: !transform.any_op, %{{.*}}: !transform.any_op):
+        # CHECK:     yield %[[A]] : !transform.any_op
+        # CHECK:   foreach %[[ROOT]] : !transform.any_op {
+        # CHECK:   %{{.*}}:2 = foreach %[[ROOT]] : !transform.any_op -> !transform.any_op, !transform.op<"scf.for"> {
+        # CHECK:   %{{.*}} = sequence %[[ROOT]] : !transform.any_op -> !transform.any_op failures(suppress) {
+
+        module = script_module()
+        with ir.InsertionPoint(module.body):
+            entry = transform.named_sequence(
+                "__transform_main", [any_op], [],
+                arg_attrs=[{"transform.readonly": ir.UnitAttr.get()}])
+            with ir.InsertionPoint(entry.body):
+                # CHECK: yield_: YieldOp
+                print("yield_:", type(transform.yield_()).__name__)
+        # CHECK: transform.named_sequence @__transform_main(%{{.*}}: !transform.any_op {transform.readonly}) {
+        # CHECK-NEXT: transform.yield
+        print(module)
+        # CHECK: verifies: True
+        print("verifies:", module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_core_builder_errors
+@run
+def test_core_builder_errors():
+    with ir.Context(), ir.Location.unknown():
+        any_op = transform.AnyOpType.get()
+        # CHECK: TypeError: CastOp: result_type must be a Type, got BlockArgument [built: 0]
+        refused(lambda t: transform.CastOp(t, t))
+        # CHECK: TypeError: CastOp: target must be a handle (a Value or a one-result op), got AnyOpType [built: 0]
+        refused(lambda t: transform.cast(any_op, any_op))
+        # CHECK: ValueError: GetParentOp: nth_parent must be >= 1, got 0 [built: 0]
+        refused(lambda t: transform.GetParentOp(any_op, t, nth_parent=0))
+        # CHECK: TypeError: GetParentOp: op_name must be a str or a StringAttr, got int [built: 0]
+        refused(lambda t: transform.get_parent_op(any_op, t, op_name=3))
+        # CHECK: TypeError: GetParentOp: deduplicate must be a bool, got str [built: 0]
+        refused(lambda t: transform.GetParentOp(any_op, t, deduplicate="yes"))
+        # CHECK: TypeError: MergeHandlesOp: handles must be a sequence of handles, got BlockArgument [built: 0]
+        refused(lambda t: transform.MergeHandlesOp(t))
+        # CHECK: ValueError: MergeHandlesOp: needs at least one handle to merge (or the result type in results=) [built: 0]
+        refused(lambda t: transform.merge_handles([]))
+        # CHECK: TypeError: MergeHandlesOp: each of handles must be a handle (a Value or a one-result op), got int [built: 0]
+        refused(lambda t: transform.MergeHandlesOp([t, 1]))
+        # CHECK: TypeError: MergeHandlesOp: results must be a sequence of Types, got AnyOpType [built: 0]
+        refused(lambda t: transform.MergeHandlesOp([t], results=any_op))
+        # CHECK: TypeError: ApplyPatternsOp: max_iterations must be an int or an IntegerAttr, got str [built: 0]
+        refused(lambda t: transform.apply_patterns(t, False, "3"))
+        # CHECK: TypeError: ApplyPatternsOp: apply_cse must be a bool, got int [built: 0]
+        refused(lambda t: transform.ApplyPatternsOp(t, 1))
+        # CHECK: TypeError: ForeachOp: each of results must be a Type, got BlockArgument [built: 0]
+        refused(lambda t: transform.ForeachOp([t], [t]))
+        # CHECK: TypeError: ForeachOp: targets must be a sequence of handles, got BlockArgument [built: 0]
+        refused(lambda t: transform.foreach([], t))
+        # CHECK: TypeError: YieldOp: operands must be a sequence of handles, got BlockArgument [built: 0]
+        refused(lambda t: transform.yield_(t))
+        # A multi-result op does not stand for one handle.
+        # CHECK: ValueError: CastOp: target must be a handle; the op 'transform.split_handle' given has 2 results, not one [built: 1]
+        refused(lambda t: transform.CastOp(any_op, transform.SplitHandleOp(
+            [any_op, any_op], t)))
+        # NamedSequenceOp.apply needs its script module.
+        with ir.InsertionPoint(ir.Module.create().body):
+            lone = transform.NamedSequenceOp("lone", [any_op], [])
+            with ir.InsertionPoint(lone.body):
+                transform.YieldOp()
+        # CHECK: ValueError: NamedSequenceOp.apply: the sequence must be in a module with the transform.with_named_sequence attribute
+        expect_error(ValueError, lambda: lone.apply(ir.Module.parse(
+            "func.func @f() { return }")))
+
+
+CORE_PAYLOAD = """
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %s = scf.for %i = %c0 to %c4 step %c1 iter_args(%x = %a) -> i32 {
+    %y = arith.addi %x, %b : i32
+    %z = arith.muli %y, %b : i32
+    scf.yield %z : i32
+  }
+  %r = arith.addi %s, %a : i32
+  return %r : i32
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_core_builders_run
+@run
+def test_core_builders_run():
+    # A script made with cast, get_parent_op, merge_handles, foreach and
+    # apply_patterns, applied with NamedSequenceOp.apply: the payload ops
+    # held from Python stay live and carry the script's marks.
+    with ir.Context(), ir.Location.unknown():
+        any_op = transform.AnyOpType.get()
+        add_type = transform.OperationType.get("arith.addi")
+
+        def body(entry):
+            adds = structured.MatchOp.match_op_names(entry.bodyTarget,
+                                                     ["arith.addi"])
+            muls = structured.MatchOp.match_op_names(entry.bodyTarget,
+                                                     ["arith.muli"])
+            typed_adds = transform.cast(add_type, adds)
+            loop = transform.get_parent_op(any_op, muls, op_name="scf.for")
+            funcs = transform.GetParentOp(any_op, adds,
+                                          isolated_from_above=True,
+                                          deduplicate=True)
+            arith = transform.merge_handles([adds, muls, adds],
+                                            deduplicate=True)
+            transform.AnnotateOp(loop, "outer_loop")
+            transform.AnnotateOp(funcs, "parent_func")
+            each = transform.ForeachOp([any_op], [typed_adds])
+            with ir.InsertionPoint(each.body):
+                (add,) = each.bodyTargets
+                transform.AnnotateOp(add, "visited")
+                transform.YieldOp([transform.cast(any_op, add)])
+            transform.AnnotateOp(each.results[0], "collected")
+            transform.AnnotateOp(arith, "arith")
+            with ir.InsertionPoint(
+                    transform.apply_patterns(entry.bodyTarget).patterns):
+                transform.ApplyCanonicalizationPatternsOp()
+
+        script, entry = named_script(body)
+        # CHECK: verifies: True
+        print("verifies:", script.operation.verify())
+        payload = ir.Module.parse(CORE_PAYLOAD)
+        held = {}
+
+        def hold(op):
+            held.setdefault(op.name, []).append(op)
+            return ir.WalkResult.ADVANCE
+
+        payload.operation.walk(hold)
+        # CHECK: apply returns the payload: True
+        print("apply returns the payload:", entry.apply(payload) is payload)
+        # CHECK: arith.addi live arith collected visited
+        # CHECK: arith.addi live arith collected visited
+        # CHECK: arith.muli live arith
+        # CHECK: func.func live parent_func
+        # CHECK: scf.for live outer_loop
+        for name in ("arith.addi", "arith.muli", "func.func", "scf.for"):
+            for op in held[name]:
+                marks = sorted(key for key in ("outer_loop", "parent_func",
+                                               "visited", "collected",
+                                               "arith")
+                               if key in op.attributes)
+                print(op.name, op.handle_state, " ".join(marks))
+
+
+# CHECK-LABEL: TEST: test_loop_builders
+@run
+def test_loop_builders():
+    from mlir_tracking.dialects.transform import loop
+
+    with ir.Context(), ir.Location.unknown():
+        any_op = transform.AnyOpType.get()
+        for_type = transform.OperationType.get("scf.for")
+
+        def build(root):
+            # Each op consumes its target: a fresh handle for each.
+            def target():
+                return structured.MatchOp.match_op_names(for_type, root,
+                                                         "scf.for")
+
+            loop.LoopOutlineOp(any_op, any_op, target(), func_name="foo")
+            loop.LoopOutlineOp(any_op, transform.OperationType.get(
+                "func.call"), target(), func_name=ir.StringAttr.get("bar"))
+            loop.LoopPeelOp(for_type, for_type, target())
+            loop.LoopPeelOp(any_op, any_op, target(), peel_front=True,
+                            fail_if_already_divisible=ir.BoolAttr.get(True))
+            loop.LoopPipelineOp(any_op, target())
+            loop.LoopPipelineOp(any_op, target(), iteration_interval=3,
+                                read_latency=ir.IntegerAttr.get(
+                                    ir.IntegerType.get_signless(64), 5))
+            loop.LoopUnrollOp(target(), factor=42)
+            loop.LoopUnrollOp(target(), 2)
+
+        module = in_sequence(build)
+        # CHECK: transform.sequence  failures(propagate) {
+        # CHECK: %[[T:.*]] = transform.structured.match ops{["scf.for"]} in %arg0 : (!transform.any_op) -> !transform.op<"scf.for">
+        # CHECK: %{{.*}}, %{{.*}} = transform.loop.outline %[[T]] {func_name = "foo"} : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+        # CHECK: %[[T:.*]] = transform.structured.match
+        # CHECK: %{{.*}}, %{{.*}} = transform.loop.outline %[[T]] {func_name = "bar"} : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.op<"func.call">)
+        # CHECK: %[[T:.*]] = transform.structured.match
+        # CHECK: %{{.*}}, %{{.*}} = transform.loop.peel %[[T]] : (!transform.op<"scf.for">) -> (!transform.op<"scf.for">, !transform.op<"scf.for">)
+        # CHECK: %[[T:.*]] = transform.structured.match
+        # CHECK: %{{.*}}, %{{.*}} = transform.loop.peel %[[T]] {fail_if_already_divisible = true, peel_front = true} : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+        # CHECK: %[[T:.*]] = transform.structured.match
+        # CHECK: %{{.*}} = transform.loop.pipeline %[[T]] : (!transform.op<"scf.for">) -> !transform.any_op
+        # CHECK: %[[T:.*]] = transform.structured.match
+        # CHECK: %{{.*}} = transform.loop.pipeline %[[T]] {iteration_interval = 3 : i64, read_latency = 5 : i64} : (!transform.op<"scf.for">) -> !transform.any_op
+        # CHECK: %[[T:.*]] = transform.structured.match
+        # CHECK: transform.loop.unroll %[[T]] {factor = 42 : i64} : !transform.op<"scf.for">
+        # CHECK: %[[T:.*]] = transform.structured.match
+        # CHECK: transform.loop.unroll %[[T]] {factor = 2 : i64} : !transform.op<"scf.for">
+        # CHECK: verifies: True
+        print("verifies:", module.operation.verify())
+        ops = module.body.operations[0].regions[0].blocks[0].operations
+        # CHECK: classes: LoopOutlineOp LoopPeelOp LoopPipelineOp LoopUnrollOp MatchOp
+        print("classes:", *sorted({type(op).__name__ for op in ops} - {"YieldOp"}))
+        # The defaults as upstream sets them: peel's flags false, the
+        # pipeline's interval 1 and latency 10 (the printer elides them).
+        # CHECK: defaults: false false 1 10
+        peel, pipeline = ops[5], ops[9]
+        print("defaults:", peel.peel_front, peel.fail_if_already_divisible,
+              pipeline.iteration_interval.value, pipeline.read_latency.value)
+
+        # CHECK: TypeError: LoopOutlineOp: missing func_name (the name of the outlined function) [built: 0]
+        refused(lambda t: loop.LoopOutlineOp(any_op, any_op, t))
+        # CHECK: TypeError: LoopOutlineOp: func_name must be a str or a StringAttr, got int [built: 0]
+        refused(lambda t: loop.LoopOutlineOp(any_op, any_op, t, func_name=1))
+        # CHECK: TypeError: LoopOutlineOp.__init__() missing 1 required positional argument: 'target' [built: 0]
+        refused(lambda t: loop.LoopOutlineOp(any_op, t, func_name="f"))
+        # CHECK: TypeError: LoopOutlineOp: call_type must be a Type, got BlockArgument [built: 0]
+        refused(lambda t: loop.LoopOutlineOp(any_op, t, t, func_name="f"))
+        # CHECK: TypeError: LoopPeelOp: peel_front must be a bool or a BoolAttr, got int [built: 0]
+        refused(lambda t: loop.LoopPeelOp(any_op, any_op, t, peel_front=1))
+        # CHECK: TypeError: LoopPeelOp: target must be a handle (a Value or a one-result op), got str [built: 0]
+        refused(lambda t: loop.LoopPeelOp(any_op, any_op, "loop"))
+        # CHECK: TypeError: LoopPipelineOp: read_latency must be an int or an IntegerAttr, got float [built: 0]
+        refused(lambda t: loop.LoopPipelineOp(any_op, t, read_latency=2.5))
+        # CHECK: TypeError: LoopUnrollOp: missing factor (the unroll factor) [built: 0]
+        refused(lambda t: loop.LoopUnrollOp(t))
+        # CHECK: ValueError: LoopUnrollOp: factor must be >= 1, got 0 [built: 0]
+        refused(lambda t: loop.LoopUnrollOp(t, factor=0))
+        # CHECK: TypeError: LoopUnrollOp: factor must be an int or an IntegerAttr, got bool [built: 0]
+        refused(lambda t: loop.LoopUnrollOp(t, factor=True))
+
+
+LOOPS_PAYLOAD = """
+module {
+  func.func @peel(%buffer: memref<10xf32>) {
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %c10 = arith.constant 10 : index
+    scf.for %i = %c0 to %c10 step %c4 {
+      %v = memref.load %buffer[%i] : memref<10xf32>
+      memref.store %v, %buffer[%i] {tag = "store"} : memref<10xf32>
+    } {tag = "peeled"}
+    return
+  }
+  func.func @outline(%buffer: memref<8xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    scf.for %i = %c0 to %c8 step %c1 {
+      %v = memref.load %buffer[%i] : memref<8xf32>
+      %w = arith.addf %v, %v : f32
+      memref.store %w, %buffer[%i] : memref<8xf32>
+    } {tag = "outlined"}
+    return
+  }
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_loop_builders_run
+@run
+def test_loop_builders_run():
+    # Peel one loop and outline the other, with the builders' scripts run
+    # by the tracked interpreter; the handles it yields come back.
+    from mlir_tracking.dialects.transform import loop
+
+    with ir.Context(), ir.Location.unknown():
+        any_op = transform.AnyOpType.get()
+        for_type = transform.OperationType.get("scf.for")
+        module = script_module()
+        with ir.InsertionPoint(module.body):
+            entry = transform.NamedSequenceOp(
+                "__transform_main", [any_op], [for_type, for_type, any_op,
+                                               any_op],
+                arg_attrs=[{"transform.consumed": ir.UnitAttr.get()}])
+            with ir.InsertionPoint(entry.body):
+                loops = structured.MatchOp.match_op_names(entry.bodyTarget,
+                                                          ["scf.for"])
+                first, second = transform.SplitHandleOp([for_type, for_type],
+                                                        loops).results
+                peel = loop.LoopPeelOp(for_type, for_type, first)
+                outline = loop.LoopOutlineOp(any_op, any_op, second,
+                                             func_name="outlined_body")
+                transform.YieldOp([*peel.results, *outline.results])
+        # CHECK: verifies: True
+        print("verifies:", module.operation.verify())
+        payload = ir.Module.parse(LOOPS_PAYLOAD)
+        (peeled,) = find(payload.operation, "scf.for", "peeled")
+        (outlined,) = find(payload.operation, "scf.for", "outlined")
+        (main,), (rest,), (func,), (call,) = interpreter.apply_named_sequence(
+            payload, entry, module)
+        # CHECK: peeled: scf.for scf.for live live
+        print("peeled:", main.name, rest.name, main.handle_state,
+              rest.handle_state)
+        # The loop was consumed by the peel: its handle is invalidated, as
+        # the transform dialect says of consumed payload.
+        # CHECK: held loop: invalidated consumed: True
+        print("held loop:", peeled.handle_state, "consumed:",
+              "consumed by 'transform.loop.peel'" in peeled.handle_history[-1])
+        # CHECK: loops in @peel: 2, remainder after main: True
+        peel_func = payload.body.operations[0]
+        print("loops in @peel:", len(find(peel_func, "scf.for")),
+              end=", remainder after main: ")
+        print(rest.parent == main.parent and
+              main.operation.is_before_in_block(rest.operation))
+        # CHECK: outlined: func.func @outlined_body, called by func.call
+        print(f"outlined: {func.name} @{func.attributes['sym_name'].value}, "
+              f"called by {call.name}")
+        # CHECK: old loop: erased
+        print("old loop:", outlined.handle_state)
+        # CHECK: calls: 1 stores: 2
+        print("calls:", str(payload).count("call @outlined_body"),
+              "stores:", len(find(payload.operation, "memref.store", "store")))
+
+
+# CHECK-LABEL: TEST: test_tensor_memref_builders
+@run
+def test_tensor_memref_builders():
+    from mlir_tracking.dialects.transform import memref, tensor
+
+    with ir.Context(), ir.Location.unknown():
+        any_op = transform.AnyOpType.get()
+        pad_type = transform.OperationType.get("tensor.pad")
+        alloc_type = transform.OperationType.get("memref.alloc")
+        alloca_type = transform.OperationType.get("memref.alloca")
+
+        def build(root):
+            def target(name, handle_type):
+                return structured.MatchOp.match_op_names(handle_type, root,
+                                                         name)
+
+            tensor.MakeLoopIndependentOp(target("tensor.pad", pad_type), 1)
+            tensor.MakeLoopIndependentOp(
+                pad_type, target("tensor.pad", pad_type), 2)
+            memref.MemRefAllocaToGlobalOp(target("memref.alloca", alloca_type))
+            memref.MemRefAllocaToGlobalOp(
+                transform.OperationType.get("memref.get_global"),
+                transform.OperationType.get("memref.global"),
+                target("memref.alloca", alloca_type))
+            memref.MemRefMultiBufferOp(target("memref.alloc", alloc_type), 4)
+            memref.MemRefMultiBufferOp(
+                alloc_type, target("memref.alloc", alloc_type), 2)
+            memref.MemRefMultiBufferOp(target("memref.alloc", alloc_type),
+                                       ir.IntegerAttr.get(
+                                           ir.IntegerType.get_signless(64), 3),
+                                       skip_analysis=True)
+
+        module = in_sequence(build)
+        # CHECK: %[[P:.*]] = transform.structured.match ops{["tensor.pad"]}
+        # CHECK: %{{.*}} = transform.tensor.make_loop_independent %[[P]] {num_loops = 1 : i64} : (!transform.op<"tensor.pad">) -> !transform.any_op
+        # CHECK: %[[P:.*]] = transform.structured.match ops{["tensor.pad"]}
+        # CHECK: %{{.*}} = transform.tensor.make_loop_independent %[[P]] {num_loops = 2 : i64} : (!transform.op<"tensor.pad">) -> !transform.op<"tensor.pad">
+        # CHECK: %[[A:.*]] = transform.structured.match ops{["memref.alloca"]}
+        # CHECK: %{{.*}}, %{{.*}} = transform.memref.alloca_to_global %[[A]] : (!transform.op<"memref.alloca">) -> (!transform.any_op, !transform.any_op)
+        # CHECK: %[[A:.*]] = transform.structured.match ops{["memref.alloca"]}
+        # CHECK: %{{.*}}, %{{.*}} = transform.memref.alloca_to_global %[[A]] : (!transform.op<"memref.alloca">) -> (!transform.op<"memref.get_global">, !transform.op<"memref.global">)
+        # CHECK: %[[A:.*]] = transform.structured.match ops{["memref.alloc"]}
+        # CHECK: %{{.*}} = transform.memref.multibuffer %[[A]] {factor = 4 : i64} : (!transform.op<"memref.alloc">) -> !transform.any_op
+        # CHECK: %[[A:.*]] = transform.structured.match ops{["memref.alloc"]}
+        # CHECK: %{{.*}} = transform.memref.multibuffer %[[A]] {factor = 2 : i64} : (!transform.op<"memref.alloc">) -> !transform.op<"memref.alloc">
+        # CHECK: %[[A:.*]] = transform.structured.match ops{["memref.alloc"]}
+        # CHECK: %{{.*}} = transform.memref.multibuffer %[[A]] {factor = 3 : i64, skip_analysis} : (!transform.op<"memref.alloc">) -> !transform.any_op
+        # CHECK: verifies: True
+        print("verifies:", module.operation.verify())
+
+        # CHECK: TypeError: MakeLoopIndependentOp: missing num_loops [built: 0]
+        refused(lambda t: tensor.MakeLoopIndependentOp(t))
+        # CHECK: TypeError: MakeLoopIndependentOp: missing num_loops [built: 0]
+        refused(lambda t: tensor.MakeLoopIndependentOp(any_op, t))
+        # CHECK: TypeError: MakeLoopIndependentOp: num_loops must be an int or an IntegerAttr, got BlockArgument [built: 0]
+        refused(lambda t: tensor.MakeLoopIndependentOp(t, t))
+        # CHECK: TypeError: MakeLoopIndependentOp: missing the target handle [built: 0]
+        refused(lambda t: tensor.MakeLoopIndependentOp(any_op))
+        # CHECK: TypeError: MemRefAllocaToGlobalOp: give all 2 result Types or none of them [built: 0]
+        refused(lambda t: memref.MemRefAllocaToGlobalOp(any_op, t))
+        # CHECK: TypeError: MemRefAllocaToGlobalOp: too many positional arguments (the target, then nothing) [built: 0]
+        refused(lambda t: memref.MemRefAllocaToGlobalOp(t, t))
+        # CHECK: TypeError: MemRefAllocaToGlobalOp: target must be a handle (a Value or a one-result op), got int [built: 0]
+        refused(lambda t: memref.MemRefAllocaToGlobalOp(7))
+        # CHECK: TypeError: MemRefMultiBufferOp: missing factor (the number of buffers) [built: 0]
+        refused(lambda t: memref.MemRefMultiBufferOp(t))
+        # CHECK: ValueError: MemRefMultiBufferOp: factor must be >= 1, got 0 [built: 0]
+        refused(lambda t: memref.MemRefMultiBufferOp(any_op, t, 0))
+        # CHECK: TypeError: MemRefMultiBufferOp: skip_analysis must be a bool, got str [built: 0]
+        refused(lambda t: memref.MemRefMultiBufferOp(t, 2, skip_analysis="no"))
+
+
+MEMREF_PAYLOAD = """
+module {
+  func.func @multi_buffer(%in: memref<16xf32>) {
+    %tmp = memref.alloc() {tag = "tmp"} : memref<4xf32>
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %c16 = arith.constant 16 : index
+    scf.for %i = %c0 to %c16 step %c4 {
+      %part = memref.subview %in[%i] [4] [1]
+          : memref<16xf32> to memref<4xf32, strided<[1], offset: ?>>
+      memref.copy %part, %tmp
+          : memref<4xf32, strided<[1], offset: ?>> to memref<4xf32>
+      %v = memref.load %tmp[%c0] : memref<4xf32>
+      memref.store %v, %in[%i] : memref<16xf32>
+    }
+    return
+  }
+  func.func @scratch() -> f32 {
+    %c0 = arith.constant 0 : index
+    %a = memref.alloca() {tag = "scratch"} : memref<2xf32>
+    %v = memref.load %a[%c0] : memref<2xf32>
+    return %v : f32
+  }
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_memref_builders_run
+@run
+def test_memref_builders_run():
+    # multibuffer of the loop's buffer (two rotating copies) and
+    # alloca_to_global of the scratch buffer, by the tracked interpreter.
+    from mlir_tracking.dialects.transform import memref
+
+    with ir.Context(), ir.Location.unknown():
+        any_op = transform.AnyOpType.get()
+        alloc_type = transform.OperationType.get("memref.alloc")
+        alloca_type = transform.OperationType.get("memref.alloca")
+        module = script_module()
+        with ir.InsertionPoint(module.body):
+            entry = transform.NamedSequenceOp(
+                "__transform_main", [any_op], [any_op] * 3,
+                arg_attrs=[{"transform.readonly": ir.UnitAttr.get()}])
+            with ir.InsertionPoint(entry.body):
+                allocs = structured.MatchOp.match_op_names(
+                    alloc_type, entry.bodyTarget, "memref.alloc")
+                allocas = structured.MatchOp.match_op_names(
+                    alloca_type, entry.bodyTarget, "memref.alloca")
+                buffers = memref.MemRefMultiBufferOp(allocs, 2)
+                to_global = memref.MemRefAllocaToGlobalOp(allocas)
+                transform.YieldOp([buffers, *to_global.results])
+        # CHECK: verifies: True
+        print("verifies:", module.operation.verify())
+        payload = ir.Module.parse(MEMREF_PAYLOAD)
+        (tmp,) = find(payload.operation, "memref.alloc", "tmp")
+        (scratch,) = find(payload.operation, "memref.alloca", "scratch")
+        (buffer,), (get_global,), (global_,) = \
+            interpreter.apply_named_sequence(payload, entry, module)
+        # CHECK: multibuffered: memref.alloc memref<2x4xf32> live
+        print("multibuffered:", buffer.name, buffer.results[0].type,
+              buffer.handle_state)
+        # The old buffer was replaced (and its handle consumed).
+        # CHECK: held alloc: erased
+        print("held alloc:", tmp.handle_state)
+        # CHECK: to global: memref.get_global memref.global live live
+        print("to global:", get_global.name, global_.name,
+              get_global.handle_state, global_.handle_state)
+        # CHECK: global at module level: True, refers to it: True
+        print("global at module level:", global_.parent == payload.operation,
+              end=", refers to it: ")
+        print(str(get_global.attributes["name"])
+              == "@" + global_.attributes["sym_name"].value)
+        # CHECK: held alloca: erased
+        print("held alloca:", scratch.handle_state)
+
+
+# CHECK-LABEL: TEST: test_bufferization_gpu_builders
+@run
+def test_bufferization_gpu_builders():
+    from mlir_tracking.dialects.transform import bufferization, gpu
+
+    with ir.Context(), ir.Location.unknown():
+        any_op = transform.AnyOpType.get()
+        empty_type = transform.OperationType.get("tensor.empty")
+        dummy = transform.OperationType.get("test.dummy")
+
+        def build(root):
+            def empties():
+                return structured.MatchOp.match_op_names(empty_type, root,
+                                                         "tensor.empty")
+
+            def funcs():
+                return structured.MatchOp.match_op_names(root, "func.func")
+
+            bufferization.EmptyTensorToAllocTensorOp(empties())
+            bufferization.EmptyTensorToAllocTensorOp(
+                transform.OperationType.get("bufferization.alloc_tensor"),
+                empties())
+            bufferization.OneShotBufferizeOp(funcs())
+            bufferization.OneShotBufferizeOp(dummy, funcs())
+            bufferization.OneShotBufferizeOp(
+                funcs(), allow_return_allocs_from_loops=True,
+                allow_unknown_ops=True, bufferize_function_boundaries=True,
+                function_boundary_type_conversion=(
+                    bufferization.LayoutMapOption.IdentityLayoutMap),
+                memcpy_op="linalg.copy", print_conflicts=True,
+                test_analysis_only=True)
+            gpu.MapForallToBlocks(funcs())
+            gpu.MapForallToBlocks(dummy, funcs())
+            gpu.MapForallToBlocks(funcs(), grid_dims=[4, 2, 1],
+                                  generate_gpu_launch=True)
+            gpu.MapNestedForallToThreads(funcs())
+            gpu.MapNestedForallToThreads(dummy, funcs())
+            gpu.MapNestedForallToThreads(funcs(), block_dims=[4, 2, 1],
+                                         warp_size=64,
+                                         sync_after_distribute=False)
+            # The compact form's result has the target's type.
+            gpu.MapNestedForallToThreads(structured.MatchOp.match_op_names(
+                transform.OperationType.get("gpu.launch"), root,
+                "gpu.launch"))
+
+        module = in_sequence(build)
+        # CHECK: %[[E:.*]] = transform.structured.match ops{["tensor.empty"]}
+        # CHECK: %{{.*}} = transform.bufferization.empty_tensor_to_alloc_tensor %[[E]] : (!transform.op<"tensor.empty">) -> !transform.op<"bufferization.alloc_tensor">
+        # CHECK: %[[E:.*]] = transform.structured.match ops{["tensor.empty"]}
+        # CHECK: %{{.*}} = transform.bufferization.empty_tensor_to_alloc_tensor %[[E]] : (!transform.op<"tensor.empty">) -> !transform.op<"bufferization.alloc_tensor">
+        # CHECK: %[[F:.*]] = transform.structured.match ops{["func.func"]}
+        # CHECK: %{{.*}} = transform.bufferization.one_shot_bufferize %[[F]] : (!transform.any_op) -> !transform.any_op
+        # CHECK: %[[F:.*]] = transform.structured.match ops{["func.func"]}
+        # CHECK: %{{.*}} = transform.bufferization.one_shot_bufferize %[[F]] : (!transform.any_op) -> !transform.op<"test.dummy">
+        # CHECK: %[[F:.*]] = transform.structured.match ops{["func.func"]}
+        # CHECK: %{{.*}} = transform.bufferization.one_shot_bufferize layout{IdentityLayoutMap} %[[F]] {allow_return_allocs_from_loops = true, allow_unknown_ops = true, bufferize_function_boundaries = true, memcpy_op = "linalg.copy", print_conflicts = true, test_analysis_only = true} : (!transform.any_op) -> !transform.any_op
+        # CHECK: %[[F:.*]] = transform.structured.match ops{["func.func"]}
+        # CHECK: %{{.*}} = transform.gpu.map_forall_to_blocks %[[F]] : (!transform.any_op) -> !transform.any_op
+        # CHECK: %[[F:.*]] = transform.structured.match ops{["func.func"]}
+        # CHECK: %{{.*}} = transform.gpu.map_forall_to_blocks %[[F]] : (!transform.any_op) -> !transform.op<"test.dummy">
+        # CHECK: %[[F:.*]] = transform.structured.match ops{["func.func"]}
+        # CHECK: %{{.*}} = transform.gpu.map_forall_to_blocks %[[F]] generate_gpu_launch grid_dims = [4, 2, 1] : (!transform.any_op) -> !transform.any_op
+        # CHECK: %[[F:.*]] = transform.structured.match ops{["func.func"]}
+        # CHECK: %{{.*}} = transform.gpu.map_nested_forall_to_threads %[[F]] block_dims = [] : (!transform.any_op) -> !transform.any_op
+        # CHECK: %[[F:.*]] = transform.structured.match ops{["func.func"]}
+        # CHECK: %{{.*}} = transform.gpu.map_nested_forall_to_threads %[[F]] block_dims = [] : (!transform.any_op) -> !transform.op<"test.dummy">
+        # CHECK: %[[F:.*]] = transform.structured.match ops{["func.func"]}
+        # CHECK: %{{.*}} = transform.gpu.map_nested_forall_to_threads %[[F]] block_dims = [4, 2, 1] sync_after_distribute = false warp_size = 64 : (!transform.any_op) -> !transform.any_op
+        # CHECK: %[[L:.*]] = transform.structured.match ops{["gpu.launch"]}
+        # CHECK: %{{.*}} = transform.gpu.map_nested_forall_to_threads %[[L]] block_dims = [] : (!transform.op<"gpu.launch">) -> !transform.op<"gpu.launch">
+        # CHECK: verifies: True
+        print("verifies:", module.operation.verify())
+
+        # CHECK: TypeError: EmptyTensorToAllocTensorOp: missing the target handle [built: 0]
+        refused(lambda t: bufferization.EmptyTensorToAllocTensorOp(any_op))
+        # CHECK: TypeError: EmptyTensorToAllocTensorOp: too many positional arguments (the target, then nothing) [built: 0]
+        refused(lambda t: bufferization.EmptyTensorToAllocTensorOp(t, t))
+        # CHECK: TypeError: OneShotBufferizeOp: allow_unknown_ops must be a bool or a BoolAttr, got str [built: 0]
+        refused(lambda t: bufferization.OneShotBufferizeOp(
+            t, allow_unknown_ops="yes"))
+        # CHECK: TypeError: OneShotBufferizeOp: function_boundary_type_conversion must be a LayoutMapOption, got str [built: 0]
+        refused(lambda t: bufferization.OneShotBufferizeOp(
+            t, function_boundary_type_conversion="IdentityLayoutMap"))
+        # CHECK: TypeError: OneShotBufferizeOp: memcpy_op must be a str or a StringAttr, got int [built: 0]
+        refused(lambda t: bufferization.OneShotBufferizeOp(t, memcpy_op=1))
+        # CHECK: TypeError: MapForallToBlocks: grid_dims must be a sequence of ints or an Attribute, got 'x' [built: 0]
+        refused(lambda t: gpu.MapForallToBlocks(t, grid_dims="x"))
+        # CHECK: TypeError: MapForallToBlocks: grid_dims must be a sequence of ints or an Attribute, got 4 [built: 0]
+        refused(lambda t: gpu.MapForallToBlocks(t, grid_dims=4))
+        # CHECK: TypeError: MapForallToBlocks: generate_gpu_launch must be a bool, got int [built: 0]
+        refused(lambda t: gpu.MapForallToBlocks(t, generate_gpu_launch=1))
+        # CHECK: TypeError: MapNestedForallToThreads: block_dims must be a sequence of ints or an Attribute, got [4, 'y'] [built: 0]
+        refused(lambda t: gpu.MapNestedForallToThreads(t, block_dims=[4, "y"]))
+        # CHECK: ValueError: MapNestedForallToThreads: warp_size must be >= 1, got 0 [built: 0]
+        refused(lambda t: gpu.MapNestedForallToThreads(t, warp_size=0))
+        # CHECK: TypeError: MapNestedForallToThreads: missing the target handle [built: 0]
+        refused(lambda t: gpu.MapNestedForallToThreads(any_op))
+
+
+BUFFERIZATION_PAYLOAD = """
+module {
+  func.func @fill(%t: tensor<4xf32>) -> tensor<4xf32> {
+    %c0 = arith.constant 0 : index
+    %f = arith.constant 1.0 : f32
+    %e = tensor.empty() {tag = "empty"} : tensor<4xf32>
+    %v = tensor.extract %t[%c0] : tensor<4xf32>
+    %s = arith.addf %v, %f : f32
+    %r = tensor.insert %s into %e[%c0] : tensor<4xf32>
+    return {tag = "ret"} %r : tensor<4xf32>
+  }
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_bufferization_builders_run
+@run
+def test_bufferization_builders_run():
+    # tensor.empty -> bufferization.alloc_tensor, then one-shot
+    # bufferization of the whole module (function boundaries included).
+    from mlir_tracking.dialects.transform import bufferization
+
+    with ir.Context(), ir.Location.unknown():
+        any_op = transform.AnyOpType.get()
+        module = script_module()
+        with ir.InsertionPoint(module.body):
+            entry = transform.NamedSequenceOp(
+                "__transform_main", [any_op], [any_op, any_op],
+                arg_attrs=[{"transform.consumed": ir.UnitAttr.get()}])
+            with ir.InsertionPoint(entry.body):
+                empties = structured.MatchOp.match_op_names(
+                    transform.OperationType.get("tensor.empty"),
+                    entry.bodyTarget, "tensor.empty")
+                bufferization.EmptyTensorToAllocTensorOp(empties)
+                bufferized = bufferization.OneShotBufferizeOp(
+                    entry.bodyTarget, bufferize_function_boundaries=True,
+                    function_boundary_type_conversion=(
+                        bufferization.LayoutMapOption.IdentityLayoutMap))
+                funcs = structured.MatchOp.match_op_names(bufferized,
+                                                          "func.func")
+                allocated = structured.MatchOp.match_op_names(
+                    bufferized, "memref.alloc")
+                transform.YieldOp([funcs, allocated])
+        # CHECK: verifies: True
+        print("verifies:", module.operation.verify())
+        payload = ir.Module.parse(BUFFERIZATION_PAYLOAD)
+        (empty,) = find(payload.operation, "tensor.empty", "empty")
+        (ret,) = find(payload.operation, "func.return", "ret")
+        (func,), (alloc,) = interpreter.apply_named_sequence(
+            payload, entry, module)
+        # CHECK: function: (memref<4xf32>) -> memref<4xf32>
+        print("function:", func.attributes["function_type"].value)
+        # The alloc_tensor became a memref.alloc.
+        # CHECK: alloc: memref.alloc memref<4xf32> live
+        print("alloc:", alloc.name, alloc.results[0].type,
+              alloc.handle_state)
+        # CHECK: held: tensor.empty erased
+        print("held: tensor.empty", empty.handle_state)
+        # CHECK: no tensors left: True
+        print("no tensors left:", "tensor<" not in str(payload))
+
+
+GPU_PAYLOAD = """
+module {
+  func.func @saxpy(%x: memref<32xf32>, %y: memref<32xf32>, %a: f32) {
+    scf.forall (%b) in (4) {
+      scf.forall (%t) in (8) {
+        %c8 = arith.constant 8 : index
+        %o = arith.muli %b, %c8 : index
+        %i = arith.addi %o, %t : index
+        %xv = memref.load %x[%i] : memref<32xf32>
+        %yv = memref.load %y[%i] : memref<32xf32>
+        %m = arith.mulf %a, %xv : f32
+        %s = arith.addf %m, %yv : f32
+        memref.store %s, %y[%i] {tag = "store"} : memref<32xf32>
+      } {mapping = [#gpu.thread<x>]}
+    } {mapping = [#gpu.block<x>]}
+    return
+  }
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_gpu_builders_run
+@run
+def test_gpu_builders_run():
+    # The compact forms chained: blocks (with a new gpu.launch), then the
+    # threads of the launch the first one returns.
+    from mlir_tracking.dialects.transform import gpu
+
+    with ir.Context(), ir.Location.unknown():
+        any_op = transform.AnyOpType.get()
+
+        def body(entry):
+            funcs = structured.MatchOp.match_op_names(entry.bodyTarget,
+                                                      "func.func")
+            launch = gpu.MapForallToBlocks(funcs, generate_gpu_launch=True)
+            threads = gpu.MapNestedForallToThreads(launch,
+                                                   block_dims=[8, 1, 1])
+            transform.AnnotateOp(threads, "mapped")
+
+        script, entry = named_script(
+            body, arg_attrs=[{"transform.readonly": ir.UnitAttr.get()}])
+        # CHECK: verifies: True
+        print("verifies:", script.operation.verify())
+        payload = ir.Module.parse(GPU_PAYLOAD)
+        (store,) = find(payload.operation, "memref.store", "store")
+        interpreter.apply_named_sequence(payload, entry, script)
+        (launch,) = find(payload.operation, "gpu.launch")
+        # CHECK: launch: mapped True, foralls left: 0
+        print("launch: mapped", "mapped" in launch.attributes,
+              end=", foralls left: ")
+        print(len(find(payload.operation, "scf.forall")))
+        # The forall bodies were rebuilt in the launch: the held store's
+        # handle says so (erased by the consuming op), and a copy of it,
+        # tag included, is in the launch.
+        # CHECK: store: erased by map_forall_to_blocks: True, copy in launch: 1
+        print("store:", store.handle_state, "by map_forall_to_blocks:",
+              "'transform.gpu.map_forall_to_blocks'" in store.handle_history[-1],
+              end=", copy in launch: ")
+        print(len(find(launch, "memref.store", "store")))
+        # CHECK: thread ids: 3 block ids: 3
+        print("thread ids:", len(find(launch, "gpu.thread_id")),
+              "block ids:", len(find(launch, "gpu.block_id")))
