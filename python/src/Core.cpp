@@ -10,6 +10,7 @@
 #include "RunGuard.h"
 #include "TreeLinks.h"
 
+#include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -1084,11 +1085,39 @@ std::string describeDroppedAttribute(Operation *op) {
              "' (set to an attribute of the wrong kind, which MLIR drops)";
   return {};
 }
+/// An op that a transform op holds and that fails its own invariants: the
+/// transform op's verifier (verifyTransformOpInterface) asks its nested ops
+/// for their effects before they are verified, and their `getEffects` read
+/// the operands, attributes and regions their invariants promise (an empty
+/// `transform.foreach` body segfaulted, a `transform.annotate` without its
+/// operand exhausted memory; mlir-opt too). Walked after its own nested
+/// ops (findUnverifiableOp's post-order), so their effects are safe to ask.
+std::string describeUnverifiedTransformChild(Operation *op) {
+  Operation *parent = op->getParentOp();
+  if (!parent || !isa<transform::TransformOpInterface>(parent))
+    return {};
+  std::string message;
+  {
+    // Silenced: only whether and why it fails.
+    ScopedDiagnosticHandler silence(op->getContext(), [&](Diagnostic &diag) {
+      if (message.empty() && diag.getSeverity() == DiagnosticSeverity::Error)
+        message = diag.str();
+      return success();
+    });
+    if (succeeded(op->getName().verifyInvariants(op)))
+      return {};
+  }
+  return "does not verify (" + (message.empty() ? "no message" : message) +
+         "), and the verifier of the transform op that holds it would ask it "
+         "for its effects";
+}
 } // namespace
 
 std::string mlir::tracking::python::describeUnverifiableOp(Operation *op) {
   if (!op->isRegistered())
     return {};
+  if (std::string child = describeUnverifiedTransformChild(op); !child.empty())
+    return child;
   if (std::string loop = describeUnverifiableAffineLoop(op); !loop.empty())
     return loop;
   if (std::string dropped = describeDroppedAttribute(op); !dropped.empty())
@@ -1156,6 +1185,16 @@ LogicalResult mlir::tracking::python::verifyIR(Operation *op) {
   for (Operation *parent = op->getParentOp(); parent;
        parent = parent->getParentOp())
     ancestors.push_back(parent);
+  // A transform op among them verifies by asking the ops it holds for their
+  // effects: those are checked first, innermost first.
+  for (Operation *ancestor : llvm::reverse(ancestors)) {
+    if (!isa<transform::TransformOpInterface>(ancestor))
+      continue;
+    if (Operation *unverifiable = findUnverifiableOp(ancestor))
+      return unverifiable->emitOpError()
+             << describeUnverifiableOp(unverifiable);
+    break;
+  }
   for (Operation *ancestor : llvm::reverse(ancestors))
     if (failed(verifyOpInvariants(ancestor)))
       return failure();

@@ -577,3 +577,42 @@ def test_dense_shapes_whose_element_count_overflows():
         parsed = ir.Attribute.parse("dense<> : tensor<4611686018427387904x4xi32>")
         # CHECK: BufferError: the attribute's shape has too many elements for a buffer: tensor<4611686018427387904x4xi32>
         expect(BufferError, lambda: memoryview(parsed))
+
+
+# CHECK-LABEL: TEST: test_transform_ops_holding_malformed_ops
+@run
+def test_transform_ops_holding_malformed_ops():
+    # A transform op's verifier asks the ops it holds for their effects before
+    # they are verified; their getEffects read what their invariants promise
+    # (an empty transform.foreach body segfaulted, a transform.annotate without
+    # its operand exhausted memory). Parsing, verifying and printing report
+    # the malformed op instead.
+    script = """
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @s(%arg0: !transform.any_op {transform.readonly}) {
+    %s
+    transform.yield
+  }
+}"""
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        for malformed in ['"transform.foreach"(%arg0) ({}) : (!transform.any_op) -> ()',
+                          '"transform.annotate"() : () -> ()']:
+            # CHECK: MLIRError: Unable to parse module assembly:
+            error = expect(ir.MLIRError, lambda: ir.Module.parse(script.replace("%s", malformed)))
+            # CHECK-NEXT: does not verify ('transform.foreach' op region #0 ('body') failed to verify constraint: region with 1 blocks)
+            # CHECK: MLIRError: Unable to parse module assembly:
+            # CHECK-NEXT: does not verify ('transform.annotate' op expected 1 or more operands, but found 0)
+            print(error.error_diagnostics[0].message.split(", and")[0].split("op ", 1)[1])
+        module = ir.Module.parse(script.replace("%s", ""))
+        sequence = module.body.operations[0]
+        block = sequence.regions[0].blocks[0]
+        with ir.InsertionPoint.at_block_terminator(block), ir.Location.unknown():
+            ir.Operation.create("transform.foreach", operands=[block.arguments[0]], regions=1)
+            ir.Operation.create("transform.annotate")
+        # CHECK: MLIRError: Verification failed:
+        expect(ir.MLIRError, lambda: sequence.verify())
+        # Printed in generic form, as any op that does not verify.
+        # CHECK: "transform.foreach"(%arg0) ({
+        # CHECK: "transform.annotate"() : () -> ()
+        print(module)

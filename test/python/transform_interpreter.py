@@ -768,3 +768,61 @@ def test_scripts_that_held_handles_changed():
               func.handle_state, find(payload.operation, "llvm.mlir.constant")[0].name)
         # CHECK: invalidated (inside payload converted by 'transform.apply_conversion_patterns' with preserve_handles
         print(constant.handle_history[-1].split(": ", 2)[-1][:110])
+
+
+# CHECK-LABEL: TEST: test_foreach_match_action_outside_its_op
+@run
+def test_foreach_match_action_outside_its_op():
+    # foreach_match runs its actions during its walk of the payload; an action
+    # that canonicalizes the enclosing function erases the next arith.addi,
+    # which the walk then read freed (a segfault upstream). The run stops
+    # with an error instead, and the payload stays usable.
+    payload_text = """
+func.func @f(%a: i32) -> i32 {
+  %c0 = arith.constant 0 : i32
+  %x = arith.addi %a, %c0 : i32
+  %y = arith.addi %x, %c0 : i32
+  return %y : i32
+}"""
+    with ir.Context():
+        payload = ir.Module.parse(payload_text)
+        script = ir.Module.parse("""
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @simplify_function(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %p { transform.apply_patterns.canonicalization } : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @annotate(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "seen" : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %r = transform.foreach_match in %root @match_add -> @simplify_function : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @annotate_all(%root: !transform.any_op {transform.consumed}) {
+    %r = transform.foreach_match in %root @match_add -> @annotate : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}""")
+        entry, annotate_all = script.body.operations[3], script.body.operations[4]
+        try:
+            interpreter.apply_named_sequence(payload.operation, entry, script)
+        except ir.MLIRError as e:
+            # CHECK: MLIRError: a transform.foreach_match action erased or replaced an op outside the op it was applied to
+            print("MLIRError:", e.error_diagnostics[0].message.split(" (")[0])
+        # CHECK-NEXT: verifies: True
+        print("verifies:", payload.operation.verify())
+        # An action that changes only its op runs as usual, and the script's
+        # own sequences are as they were.
+        payload = ir.Module.parse(payload_text)
+        interpreter.apply_named_sequence(payload.operation, annotate_all, script)
+        # CHECK-NEXT: annotated: 2
+        print("annotated:", str(payload).count("seen"))
+        # CHECK-NEXT: script unchanged: True
+        print("script unchanged:", "note_walked" not in str(script))

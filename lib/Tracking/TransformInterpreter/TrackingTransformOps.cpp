@@ -75,9 +75,10 @@ public:
   using Base::Base;
 
   void init() {
-    registerTransformOps<transform::TrackingNoteConsumedOp,
-                         transform::TrackingCheckSeparateOp,
-                         transform::TrackingRecordPayloadOp>();
+    registerTransformOps<
+        transform::TrackingNoteConsumedOp, transform::TrackingCheckSeparateOp,
+        transform::TrackingRecordPayloadOp, transform::TrackingNoteWalkedOp,
+        transform::TrackingCheckWalkOp>();
   }
 };
 } // namespace
@@ -393,5 +394,80 @@ DiagnosedSilenceableFailure transform::TrackingRecordPayloadOp::apply(
 
 void transform::TrackingRecordPayloadOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
+// TrackingNoteWalkedOp, TrackingCheckWalkOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The number of `ops` and a hash of their addresses, as two i64 params.
+SmallVector<Attribute> walkSignature(MLIRContext *context,
+                                     ArrayRef<Operation *> ops) {
+  auto i64 = IntegerType::get(context, 64);
+  llvm::hash_code hash = llvm::hash_combine_range(ops.begin(), ops.end());
+  return {IntegerAttr::get(i64, int64_t(ops.size())),
+          IntegerAttr::get(i64, int64_t(size_t(hash)))};
+}
+} // namespace
+
+DiagnosedSilenceableFailure transform::TrackingNoteWalkedOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  if (!getRun(getOperation(), state))
+    return DiagnosedSilenceableFailure::definiteFailure();
+  // foreach_match maps its matcher's first argument to the one op it walks.
+  SmallVector<Operation *> held;
+  auto walked = state.getPayloadOps(getWalked());
+  if (llvm::hasSingleElement(walked)) {
+    // What the walk holds while the action runs: the op it visits next at
+    // each level (its iterators), and the ops whose regions it iterates.
+    for (Operation *op = *walked.begin();;) {
+      if (Operation *next = op->getNextNode())
+        held.push_back(next);
+      op = op->getParentOp();
+      if (!op)
+        break;
+      held.push_back(op);
+    }
+  }
+  transformResults.set(cast<OpResult>(getHeld()), held);
+  transformResults.setParams(cast<OpResult>(getSignature()),
+                             walkSignature(getContext(), held));
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::TrackingNoteWalkedOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsHandle(getWalkedMutable(), effects);
+  producesHandle(getOperation()->getOpResults(), effects);
+  onlyReadsPayload(effects);
+}
+
+DiagnosedSilenceableFailure transform::TrackingCheckWalkOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  if (!getRun(getOperation(), state))
+    return DiagnosedSilenceableFailure::definiteFailure();
+  SmallVector<Operation *> held =
+      llvm::to_vector(state.getPayloadOps(getHeld()));
+  ArrayRef<Attribute> expected = state.getParams(getSignature());
+  if (ArrayRef<Attribute>(walkSignature(getContext(), held)) == expected)
+    return DiagnosedSilenceableFailure::success();
+  return emitDefiniteFailure()
+         << "a transform.foreach_match action erased or replaced an op "
+            "outside the op it was applied to (one that encloses it or "
+            "follows it): foreach_match's walk of the payload, which is in "
+            "progress, would read it freed; the actions of foreach_match may "
+            "only change the op they are applied to and the ops nested in it";
+}
+
+void transform::TrackingCheckWalkOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsHandle(getHeldMutable(), effects);
+  onlyReadsHandle(getSignatureMutable(), effects);
   onlyReadsPayload(effects);
 }

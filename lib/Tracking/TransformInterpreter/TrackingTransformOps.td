@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Three transform ops that the tracked interpreter inserts into its private copy
+// Transform ops that the tracked interpreter inserts into its private copy
 // of a transform script. They never appear in a user's script: applied by the
 // plain interpreter, they fail with a clear error.
 //
@@ -14,6 +14,7 @@
 #define MLIR_TRACKING_TRACKINGTRANSFORMOPS
 
 include "mlir/Dialect/Transform/IR/TransformDialect.td"
+include "mlir/Dialect/Transform/Interfaces/MatchInterfaces.td"
 include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/OpBase.td"
@@ -83,6 +84,53 @@ def TrackingRecordPayloadOp : TransformDialectOp<"tracking.record_payload",
   let arguments = (ins);
   let results = (outs);
   let assemblyFormat = "attr-dict";
+}
+
+def TrackingNoteWalkedOp : TransformDialectOp<"tracking.note_walked",
+    [MatchOpInterface, DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Holds what a `transform.foreach_match` walk still reads";
+  let description = [{
+    Placed first in the tracked interpreter's copy of each matcher of a
+    `transform.foreach_match`, with the op being matched (the matcher's first
+    argument). Upstream's `foreach_match` runs an action while its walk of
+    the payload is in progress; the walk then reads the ops that follow the
+    matched op and enclose it. Its results, which the copy of the matcher
+    yields to the copy of its action, are a handle to those ops (the op after
+    the matched one and after each op enclosing it, and the enclosing ops)
+    and a parameter with their number and a hash of their addresses: the
+    transform dialect's tracking drops an erased op from the handle and puts
+    a replacement in place of a replaced one, which
+    `transform.tracking.check_walk` detects. Only reads the payload; always
+    succeeds (a match op: matchers may only hold those).
+  }];
+
+  let arguments = (ins TransformHandleTypeInterface:$walked);
+  let results = (outs TransformHandleTypeInterface:$held,
+                      TransformParamTypeInterface:$signature);
+  let assemblyFormat =
+      "$walked attr-dict `:` functional-type(operands, results)";
+}
+
+def TrackingCheckWalkOp : TransformDialectOp<"tracking.check_walk",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Stops a `transform.foreach_match` whose action changed what "
+                "its walk still reads";
+  let description = [{
+    Placed last in the tracked interpreter's copy of each action of a
+    `transform.foreach_match`, with the two extra arguments that the copy of
+    the action receives from `transform.tracking.note_walked`. Fails
+    definitely, which stops the walk before it reads freed memory, when an
+    op of the handle was erased or replaced: the action changed payload
+    outside the op it was applied to, which upstream's `foreach_match`
+    forbids. Only reads its operands and the payload.
+  }];
+
+  let arguments = (ins TransformHandleTypeInterface:$held,
+                       TransformParamTypeInterface:$signature);
+  let results = (outs);
+  let assemblyFormat = "$held `,` $signature attr-dict `:` type(operands)";
 }
 
 #endif // MLIR_TRACKING_TRACKINGTRANSFORMOPS

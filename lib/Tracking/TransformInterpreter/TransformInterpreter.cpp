@@ -164,6 +164,100 @@ void instrumentSeparationChecks(
   }
 }
 
+/// Gives every `transform.foreach_match` of `script` copies of its matchers
+/// and actions that stop its walk when an action erases or replaces an op
+/// that the walk still reads (upstream's walk would read it freed): each
+/// matcher copy starts with a `transform.tracking.note_walked` of the op it
+/// matches and yields its two results after its own, and each action copy
+/// takes them as two more arguments and ends with a
+/// `transform.tracking.check_walk` of them. The copies get fresh names; the
+/// sequences themselves stay as they are for their other uses. Not for the
+/// entry, whose arguments the run changes, nor for declarations. `originals`
+/// learns where the ops of the copies come from.
+void instrumentForeachMatchWalks(
+    ModuleOp script, Operation *entry,
+    llvm::DenseMap<Operation *, Operation *> &originals) {
+  SmallVector<transform::ForeachMatchOp> walks;
+  script->walk([&](transform::ForeachMatchOp op) { walks.push_back(op); });
+  if (walks.empty())
+    return;
+  MLIRContext *context = script.getContext();
+  Type anyOp = transform::AnyOpType::get(context);
+  Type param =
+      transform::ParamType::get(context, IntegerType::get(context, 64));
+  SymbolTable symbols(script);
+  // One copy per sequence and role.
+  llvm::DenseMap<Operation *, StringAttr> matcherCopies, actionCopies;
+  auto copySequence = [&](transform::NamedSequenceOp sequence) {
+    IRMapping mapping;
+    auto copy = cast<transform::NamedSequenceOp>(sequence->clone(mapping));
+    sequence->walk([&](Operation *op) {
+      if (Operation *original = originals.lookup(op))
+        originals[mapping.lookup(op)] = original;
+    });
+    // Renamed to a name the script does not use.
+    symbols.insert(copy, std::next(Block::iterator(sequence.getOperation())));
+    return copy;
+  };
+  auto matcherCopy = [&](transform::NamedSequenceOp matcher) {
+    StringAttr &name = matcherCopies[matcher];
+    if (name)
+      return name;
+    transform::NamedSequenceOp copy = copySequence(matcher);
+    Block &body = copy.getBody().front();
+    auto builder = OpBuilder::atBlockBegin(&body);
+    auto note = transform::TrackingNoteWalkedOp::create(
+        builder, copy.getLoc(), anyOp, param, body.getArgument(0));
+    Operation *yield = body.getTerminator();
+    yield->insertOperands(yield->getNumOperands(), note->getResults());
+    SmallVector<Type> resultTypes(copy.getFunctionType().getResults());
+    resultTypes.append({anyOp, param});
+    copy.setFunctionTypeAttr(TypeAttr::get(FunctionType::get(
+        context, copy.getFunctionType().getInputs(), resultTypes)));
+    return name = copy.getSymNameAttr();
+  };
+  auto actionCopy = [&](transform::NamedSequenceOp action) {
+    StringAttr &name = actionCopies[action];
+    if (name)
+      return name;
+    transform::NamedSequenceOp copy = copySequence(action);
+    Block &body = copy.getBody().front();
+    unsigned first = body.getNumArguments();
+    auto readOnly = DictionaryAttr::get(
+        context,
+        {NamedAttribute(
+            StringAttr::get(context,
+                            transform::TransformDialect::kArgReadOnlyAttrName),
+            UnitAttr::get(context))});
+    (void)copy.insertArguments({first, first}, {anyOp, param},
+                               {readOnly, readOnly},
+                               {copy.getLoc(), copy.getLoc()});
+    auto builder = OpBuilder(body.getTerminator());
+    transform::TrackingCheckWalkOp::create(
+        builder, body.getTerminator()->getLoc(), body.getArgument(first),
+        body.getArgument(first + 1));
+    return name = copy.getSymNameAttr();
+  };
+  for (transform::ForeachMatchOp walk : walks) {
+    SmallVector<Attribute> matchers(walk.getMatchers().getValue());
+    SmallVector<Attribute> actions(walk.getActions().getValue());
+    for (auto [matcherRef, actionRef] : llvm::zip(matchers, actions)) {
+      auto matcher = dyn_cast_or_null<transform::NamedSequenceOp>(
+          symbols.lookup(cast<SymbolRefAttr>(matcherRef).getRootReference()));
+      auto action = dyn_cast_or_null<transform::NamedSequenceOp>(
+          symbols.lookup(cast<SymbolRefAttr>(actionRef).getRootReference()));
+      if (!matcher || !action || matcher.isExternal() || action.isExternal() ||
+          matcher == entry || action == entry ||
+          matcher.getBody().front().getNumArguments() == 0)
+        continue;
+      matcherRef = SymbolRefAttr::get(matcherCopy(matcher));
+      actionRef = SymbolRefAttr::get(actionCopy(action));
+    }
+    walk.setMatchersAttr(ArrayAttr::get(context, matchers));
+    walk.setActionsAttr(ArrayAttr::get(context, actions));
+  }
+}
+
 /// Inserts a `transform.tracking.note_consumed` before every transform op of
 /// `script` that consumes operation handles.
 void instrumentConsumers(Operation *script) {
@@ -350,7 +444,9 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
   script->walk([&](Operation *op) {
     if (!isa<transform::TrackingNoteConsumedOp,
              transform::TrackingCheckSeparateOp,
-             transform::TrackingRecordPayloadOp>(op))
+             transform::TrackingRecordPayloadOp,
+             transform::TrackingNoteWalkedOp, transform::TrackingCheckWalkOp>(
+            op))
       return WalkResult::advance();
     internal = op;
     return WalkResult::interrupt();
@@ -360,6 +456,7 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
            << "'" << internal->getName()
            << "' is internal to mlir-tracking's tracked transform "
               "interpreter and cannot be used in a script";
+  instrumentForeachMatchWalks(*script, copy, originals);
   instrumentSeparationChecks(*script, originals, libraryHome, run.guards);
   instrumentConsumers(*script);
   Block &body = copy.getBody().front();
