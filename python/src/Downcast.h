@@ -217,6 +217,7 @@ namespace __attribute__((visibility("hidden"))) python {
   void populateLLVMTypes(py::module_ & m);
   /// dialects.gpu's ObjectAttr (GPUAttributes.cpp).
   void populateGPUAttributes(py::module_ & m);
+  void populateIRDL(py::module_ & m);
   void populateIRAttributes(py::module_ & m);
   void populateIRAffine(py::module_ & m);
 

@@ -47,6 +47,8 @@ PYBIND11_MODULE(_mlirTracking, m) {
   py::module_ gpuAttributes =
       m.def_submodule("gpu_attributes", "dialects.gpu's attribute classes.");
   populateGPUAttributes(gpuAttributes);
+  py::module_ irdl = m.def_submodule("irdl", "dialects.irdl's load_dialects.");
+  populateIRDL(irdl);
   populateIRDiagnostics(ir);
   populateIRSymbols(ir);
   populateIRAsmState(ir);

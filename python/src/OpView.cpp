@@ -156,16 +156,41 @@ void checkContext(MLIRContext *thing, MLIRContext *context,
 /// stand-in that is destroyed right after).
 std::vector<DiagnosticRecord> verifyStandIn(OperationState &state,
                                             RegisteredOperationName info,
-                                            unsigned numResults) {
+                                            unsigned numResults,
+                                            Block *destination) {
   MLIRContext *context = state.getContext();
-  DiagnosticCapture capture(context);
   SmallVector<Type> types(numResults, NoneType::get(context));
-  Operation *standIn = Operation::create(
-      state.location, state.name, types, state.operands,
-      state.attributes.getDictionary(context), /*properties=*/nullptr,
-      /*successors=*/{}, state.regions.size());
+  auto makeStandIn = [&] {
+    return Operation::create(state.location, state.name, types, state.operands,
+                             state.attributes.getDictionary(context),
+                             /*properties=*/nullptr,
+                             /*successors=*/{}, state.regions.size());
+  };
+  std::vector<DiagnosticRecord> errors;
+  {
+    DiagnosticCapture capture(context);
+    Operation *standIn = makeStandIn();
+    (void)info.verifyInvariants(standIn);
+    standIn->destroy();
+    errors = capture.take();
+  }
+  // An op that must sit in a given parent (HasParent, ParentOneOf: traits
+  // checked before its operands and attributes) says only that when alone.
+  // Where the op is about to be inserted, it is verified again inside a
+  // copy of the op it will be inserted in (without its regions: nothing of
+  // the IR changes).
+  Operation *parent = destination ? destination->getParentOp() : nullptr;
+  if (errors.empty() || !parent ||
+      !StringRef(errors.front().message).contains("expects parent op"))
+    return errors;
+  DiagnosticCapture capture(context);
+  Operation *host = parent->cloneWithoutRegions();
+  Region &region = host->getRegion(destination->getParent()->getRegionNumber());
+  region.push_back(new Block);
+  Operation *standIn = makeStandIn();
+  region.front().push_back(standIn);
   (void)info.verifyInvariants(standIn);
-  standIn->destroy();
+  host->destroy();
   return capture.take();
 }
 
@@ -180,7 +205,7 @@ std::vector<DiagnosticRecord> verifyStandIn(OperationState &state,
 /// (ops of N > 1 results, whose trait MLIR cannot name across libraries,
 /// and ops with variadic results).
 void checkBeforeInference(OperationState &state, RegisteredOperationName info,
-                          const std::string &name) {
+                          const std::string &name, Block *destination) {
   SmallVector<unsigned> counts;
   if (info.hasTrait<OpTrait::ZeroResults>())
     counts = {0};
@@ -190,7 +215,7 @@ void checkBeforeInference(OperationState &state, RegisteredOperationName info,
     counts = {0, 1, 2, 3, 4, 5, 6, 7, 8};
   for (unsigned numResults : counts) {
     std::vector<DiagnosticRecord> errors =
-        verifyStandIn(state, info, numResults);
+        verifyStandIn(state, info, numResults, destination);
     if (errors.empty())
       return;
     if (StringRef(errors.front().message).contains_insensitive("result"))
@@ -208,7 +233,8 @@ void checkBeforeInference(OperationState &state, RegisteredOperationName info,
 /// Fills `state.types` by InferTypeOpInterface (upstream: results=None asks
 /// for inference). Inherent attributes are turned into properties first, as
 /// the inference reads them from there.
-void inferResultTypes(OperationState &state, DiagnosticCapture &capture) {
+void inferResultTypes(OperationState &state, DiagnosticCapture &capture,
+                      Block *destination) {
   std::string name = state.name.getStringRef().str();
   std::optional<RegisteredOperationName> info = state.name.getRegisteredInfo();
   if (!info)
@@ -221,7 +247,7 @@ void inferResultTypes(OperationState &state, DiagnosticCapture &capture) {
         "operation \"" + name +
         "\" does not implement InferTypeOpInterface: its result types "
         "cannot be inferred; pass results=[...]");
-  checkBeforeInference(state, *info, name);
+  checkBeforeInference(state, *info, name, destination);
   MLIRContext *context = state.getContext();
   DictionaryAttr attributes = state.attributes.getDictionary(context);
   int size = info->getOpPropertyByteSize();
@@ -249,6 +275,17 @@ void inferResultTypes(OperationState &state, DiagnosticCapture &capture) {
                   "types of \"" +
                   name + "\"");
   state.addTypes(types);
+}
+
+/// The block `ip` (an InsertionPoint, None for the current one, False for
+/// none) inserts into, or null.
+Block *insertionBlock(const py::object &ip) {
+  if (ip.is(py::bool_(false)))
+    return nullptr;
+  py::object target = ip.is_none() ? getCurrentInsertionPoint() : ip;
+  if (target.is_none() || !isInstance<PyInsertionPoint>(target))
+    return nullptr;
+  return target.cast<PyInsertionPoint &>().block.cast<PyBlock &>().get();
 }
 
 /// The context of a new op: from `loc`, the current Location, `ip`, the
@@ -502,7 +539,7 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
 
   DiagnosticCapture capture(context);
   if (infer)
-    inferResultTypes(state, capture);
+    inferResultTypes(state, capture, insertionBlock(ip));
   Operation *op = Operation::create(state);
   py::object result = PyOperation::adopt(ctx, op);
   noteNewOpInPattern(result.cast<PyOperation &>());

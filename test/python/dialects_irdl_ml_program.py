@@ -1,0 +1,119 @@
+# RUN: %PYTHON %s | FileCheck %s
+# Upstream's hand-written additions to dialects.irdl (ops built with their
+# body, load_dialects) and dialects.ml_program (FuncOp), and result type
+# inference for ops that must sit in a given parent.
+
+import gc
+
+from mlir_tracking import ir
+from mlir_tracking.dialects import arith, irdl, ml_program
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    return f
+
+
+def expect(exception_type, fn):
+    try:
+        fn()
+    except exception_type as error:
+        print(type(error).__name__ + ":", str(error).splitlines()[0])
+        return
+    print("no exception")
+
+
+# CHECK-LABEL: TEST: test_irdl_definitions_and_loading
+@run
+def test_irdl_definitions_and_loading():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            dialect = irdl.dialect("shapes")
+            with ir.InsertionPoint(dialect.body):
+                op = irdl.operation_("scale")
+                with ir.InsertionPoint(op.body):
+                    # irdl.is must sit in an irdl.operation/type/attribute:
+                    # its result type is inferred where it is inserted.
+                    f32 = irdl.is_(ir.TypeAttr.get(ir.F32Type.get()))
+                    irdl.operands_([f32], ["factor"], [irdl.Variadicity.single])
+                    irdl.results_([f32], ["out"], [irdl.Variadicity.variadic])
+                kind = irdl.type_("kind")
+                with ir.InsertionPoint(kind.body):
+                    irdl.parameters([irdl.is_(ir.StringAttr.get("k"))], ["name"])
+        # CHECK: irdl.dialect @shapes {
+        # CHECK-NEXT: irdl.operation @scale {
+        # CHECK-NEXT: %0 = irdl.is f32
+        # CHECK-NEXT: irdl.operands(factor: %0)
+        # CHECK-NEXT: irdl.results(out: variadic %0)
+        # CHECK: irdl.type @kind {
+        # CHECK-NEXT: %0 = irdl.is "k"
+        # CHECK-NEXT: irdl.parameters(name: %0)
+        print(module)
+        # CHECK: DialectOp OperationOp True
+        print(type(dialect).__name__, type(op).__name__, module.operation.verify())
+        irdl.load_dialects(module)
+        # The loaded dialect's ops parse and verify.
+        # CHECK: "shapes.scale"(%cst) : (f32) -> (f32, f32)
+        print(ir.Module.parse("""
+          %c = arith.constant 1.0 : f32
+          %r:2 = "shapes.scale"(%c) : (f32) -> (f32, f32)"""))
+        # CHECK: MLIRError: Unable to parse module assembly:
+        expect(ir.MLIRError, lambda: ir.Module.parse("""
+          %c = arith.constant 1 : i32
+          "shapes.scale"(%c) : (i32) -> ()"""))
+        # A dialect the context has already (loaded twice, or an upstream
+        # dialect's name) is refused: MLIR crashed registering its ops again.
+        # CHECK: RuntimeError: failed to load IRDL dialects: the context has a dialect named 'shapes' already
+        expect(RuntimeError, lambda: irdl.load_dialects(module))
+        # CHECK: RuntimeError: failed to load IRDL dialects: the context has a dialect named 'arith' already
+        expect(RuntimeError, lambda: irdl.load_dialects(ir.Module.parse("irdl.dialect @arith {}")))
+        # Anything but Variadicity values for the variadicity list.
+        # CHECK: TypeError: expected a list of irdl.Variadicity, got int
+        expect(TypeError, lambda: irdl.operands_([], [], [1]))
+        # Outside an irdl.operation, irdl.is cannot be built (its type is
+        # not inferred from an op that does not verify).
+        # CHECK: MLIRError: Operation creation failed: the operands or attributes of "irdl.is" do not satisfy its constraints
+        expect(ir.MLIRError, lambda: irdl.is_(ir.TypeAttr.get(ir.F32Type.get())))
+        with ir.InsertionPoint(module.body):
+            # CHECK: MLIRError: Operation creation failed: the operands or attributes of "irdl.is" do not satisfy its constraints
+            expect(ir.MLIRError, lambda: irdl.is_(ir.TypeAttr.get(ir.F32Type.get())))
+        # Nothing was left behind by the failures.
+        # CHECK: ops at top level: 1
+        print("ops at top level:", len(module.body.operations))
+
+
+# CHECK-LABEL: TEST: test_ml_program_func
+@run
+def test_ml_program_func():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        si32 = ir.IntegerType.get_signed(32)
+        i32 = ir.IntegerType.get_signless(32)
+        with ir.InsertionPoint(module.body):
+            f = ml_program.FuncOp(name="identity", type=([si32], [si32]))
+            block = f.add_entry_block()
+            with ir.InsertionPoint(block):
+                ml_program.ReturnOp([block.arguments[0]])
+            declared = ml_program.FuncOp("declared", ir.FunctionType.get([], []),
+                                         visibility="private")
+            ml_program.FuncOp("three", ([], [i32]), body_builder=lambda op:
+                              ml_program.ReturnOp([arith.constant(i32, 3)]))
+        # CHECK: ml_program.func @identity(%arg0: si32) -> si32 {
+        # CHECK-NEXT: ml_program.return %arg0 : si32
+        # CHECK: ml_program.func private @declared()
+        # CHECK: ml_program.func @three() -> i32 {
+        # CHECK-NEXT: %c3_i32 = arith.constant 3 : i32
+        print(module)
+        # CHECK: identity (si32) -> si32 False True "private" FuncOp True
+        print(f.name.value, f.type, f.is_external, declared.is_external,
+              declared.visibility, type(module.body.operations[0]).__name__,
+              module.operation.verify())
+        # CHECK: IndexError: External function does not have a body
+        expect(IndexError, lambda: declared.entry_block)
+        # CHECK: IndexError: The function already has an entry block!
+        expect(IndexError, lambda: f.add_entry_block())
+        # CHECK: TypeError: type must be a FunctionType or (inputs, results), got 3
+        expect(TypeError, lambda: ml_program.FuncOp("bad", 3))
