@@ -1213,10 +1213,39 @@ LogicalResult mlir::tracking::python::verifyIR(Operation *op) {
   return mlir::verify(op);
 }
 
+std::string mlir::tracking::python::describeUnprintableOp(Operation *op) {
+  if (!op->isRegistered())
+    return {};
+  // omp::CanonicalLoopOp::print reads the region's argument; its verifier
+  // checks the argument count only when the region has a block.
+  if (op->getName().getStringRef() == "omp.canonical_loop" &&
+      op->getNumRegions() == 1 && op->getRegion(0).empty())
+    return "its region is empty (its printer reads the region's induction "
+           "variable)";
+  return {};
+}
+
+Operation *mlir::tracking::python::findUnprintableOp(Operation *root) {
+  Operation *found = nullptr;
+  root->walk([&](Operation *op) {
+    if (describeUnprintableOp(op).empty())
+      return WalkResult::advance();
+    found = op;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
 OpPrintingFlags
 mlir::tracking::python::guardPrintingFlags(Operation *op,
                                            OpPrintingFlags flags) {
-  if (flags.shouldPrintGenericOpForm() || flags.shouldAssumeVerified())
+  if (flags.shouldPrintGenericOpForm())
+    return flags;
+  // Only the ops printed go through their custom printers (the ops around
+  // `op` are numbered, not printed).
+  if (findUnprintableOp(op))
+    return flags.printGenericOpForm();
+  if (flags.shouldAssumeVerified())
     return flags;
   // The printer verifies the op it numbers from: the top-level op, or `op`
   // itself with a local scope.

@@ -632,9 +632,20 @@ namespace __attribute__((visibility("hidden"))) python {
   /// mlir::verify(op), or an error at such a use or op (the diagnostic
   /// handlers or a DiagnosticCapture get it) and failure.
   LogicalResult verifyIR(Operation * op);
+  /// Ops whose custom printer crashes on IR that their verifier accepts:
+  /// `omp.canonical_loop` with its region empty (its printer reads the
+  /// induction variable, the region's argument; a generated
+  /// `openmp.CanonicalLoopOp(...)` leaves the region empty). Why `op` (not
+  /// its regions) is such an op, or an empty string.
+  std::string describeUnprintableOp(Operation * op);
+  /// The first op in `root` (`root` included) that describeUnprintableOp
+  /// describes, or null.
+  Operation *findUnprintableOp(Operation * root);
   /// `flags` for printing `op`; for IR the printer's verification would
   /// crash on, the generic form without verification (what MLIR prints for
-  /// IR that does not verify).
+  /// IR that does not verify); for an op in `op` whose custom printer would
+  /// crash (findUnprintableOp), the generic form, even with
+  /// `assumeVerified`.
   OpPrintingFlags guardPrintingFlags(Operation * op, OpPrintingFlags flags);
 
   /// Raises ValueError unless `regions` is a region count an op can have:

@@ -72,6 +72,9 @@ struct PyAsmState {
 OpPrintingFlags printingFlagsFor(Operation *op, Operation *scope,
                                  OpPrintingFlags flags) {
   flags = guardPrintingFlags(scope, flags);
+  // The printed op's custom printer may crash on IR that verifies.
+  if (!flags.shouldPrintGenericOpForm() && findUnprintableOp(op))
+    flags.printGenericOpForm();
   if (scope->isAncestor(op) || flags.shouldPrintGenericOpForm() ||
       flags.shouldAssumeVerified())
     return flags;

@@ -379,6 +379,21 @@ bool isDenseElementType(Type type) {
   return isa<IntegerType, IndexType, FloatType>(type);
 }
 
+/// The element count of `attr` for len() and indexing; OverflowError if it
+/// overflows an int64_t (such attributes parse, and MLIR's count wraps: a
+/// tensor<4611686018427387905x4xi32> counted 4 elements).
+int64_t denseElementCount(DenseElementsAttr attr) {
+  std::optional<int64_t> count = checkedElementCount(attr.getType().getShape());
+  if (!count) {
+    PyErr_SetString(PyExc_OverflowError,
+                    ("the element count of " + printToStr(attr.getType()) +
+                     " overflows a 64-bit integer")
+                        .c_str());
+    throw py::error_already_set();
+  }
+  return *count;
+}
+
 /// `type` as the type of a dense attribute: a ranked tensor or vector type
 /// of static shape and dense element type; ValueError otherwise.
 ShapedType checkDenseType(Type type) {
@@ -619,6 +634,11 @@ void populateDenseElements(py::module_ &m) {
               throw py::value_error("Expected a static ShapedType for the "
                                     "shaped_type parameter: " +
                                     printToStr(shapedType.type));
+            // As DenseElementsAttr.get: MLIR's element count would wrap.
+            if (!checkedElementCount(shaped.getShape(), 16))
+              throw py::value_error("the shape of " +
+                                    printToStr(shapedType.type) +
+                                    " has too many elements");
             if (!typed || typed.getType() != shaped.getElementType())
               throw py::value_error(
                   "Shaped element type and attribute type must be equal: "
@@ -649,9 +669,10 @@ void populateDenseElements(py::module_ &m) {
       .def(
           "__len__",
           [](const PyAttribute &self) {
-            return cast<DenseElementsAttr>(self.attribute).getNumElements();
+            return denseElementCount(cast<DenseElementsAttr>(self.attribute));
           },
-          "The number of elements.");
+          "The number of elements (OverflowError if it overflows a 64-bit "
+          "integer).");
 
   defineDenseClass<PyDenseIntElementsAttr, PyDenseElementsAttr>(
       m, "DenseIntElementsAttr", "dense<...> of integers or index.",
@@ -660,7 +681,7 @@ void populateDenseElements(py::module_ &m) {
           "__getitem__",
           [](const PyAttribute &self, intptr_t index) -> py::object {
             auto attr = cast<DenseElementsAttr>(self.attribute);
-            index = normalizeIndex(index, attr.getNumElements());
+            index = normalizeIndex(index, denseElementCount(attr));
             Type elementType = attr.getElementType();
             APInt value = attr.getValues<APInt>()[index];
             if (elementType.isInteger(1))
@@ -676,7 +697,7 @@ void populateDenseElements(py::module_ &m) {
           "__getitem__",
           [](const PyAttribute &self, intptr_t index) {
             auto attr = cast<DenseElementsAttr>(self.attribute);
-            index = normalizeIndex(index, attr.getNumElements());
+            index = normalizeIndex(index, denseElementCount(attr));
             return attr.getValues<APFloat>()[index].convertToDouble();
           },
           py::arg("index"), "The element at flat `index` as a float.");
@@ -1206,7 +1227,14 @@ py::object denseResourceFromBuffer(py::object array, const std::string &name,
   unsigned elementBits = elementType.isIndex()
                              ? IndexType::kInternalStorageBitWidth
                              : elementType.getIntOrFloatBitWidth();
-  int64_t expected = shaped.getNumElements() * ((elementBits + 7) / 8);
+  // As DenseElementsAttr.get: MLIR's element count and this product would
+  // wrap (an empty buffer passed for 2**62 x 4 bytes).
+  std::optional<int64_t> count = checkedElementCount(shaped.getShape(), 16);
+  int64_t expected;
+  if (!count ||
+      __builtin_mul_overflow(*count, (elementBits + 7) / 8, &expected))
+    throw py::value_error("the shape of " + printToStr(type.type) +
+                          " has too many elements");
   if (held->len != expected)
     throw py::value_error("the buffer has " + std::to_string(held->len) +
                           " bytes, " + printToStr(type.type) + " needs " +

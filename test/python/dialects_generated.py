@@ -58,3 +58,50 @@ with ir.Context(), ir.Location.unknown():
     # Enums come with their modules.
     # CHECK: enums: eq PROPAGATE
     print("enums:", emitc.CmpPredicate.eq, tosa.NanPropagationMode.PROPAGATE)
+
+# An op built with its region left empty that verifies but whose custom
+# printer reads the region (omp.canonical_loop's reads its induction
+# variable: printing segfaulted, as mlir-opt does on such text) prints in
+# the generic form, from every printing entry point; the IR around it
+# prints as usual.
+openmp = loaded["openmp"]
+with ir.Context(), ir.Location.unknown():
+    module = ir.Module.parse("func.func @f(%n: i32) { return }")
+    func_op = module.body.operations[0]
+    block = func_op.regions[0].blocks[0]
+    with ir.InsertionPoint.at_block_terminator(block):
+        cli = openmp.NewCliOp(ir.Type.parse("!omp.cli"))
+        loop = openmp.CanonicalLoopOp(block.arguments[0], cli=cli.result)
+    # CHECK: canonical_loop verifies: True regions: 0
+    print("canonical_loop verifies:", loop.operation.verify(),
+          "regions:", len(loop.regions[0].blocks))
+    # CHECK: "omp.canonical_loop"(%arg0, %0) ({
+    # CHECK-NEXT: }) : (i32, !omp.cli) -> ()
+    print(module)
+    # CHECK: str: "omp.canonical_loop"(%arg0, %0) ({
+    print("str:", str(loop))
+    # CHECK: get_asm: "omp.canonical_loop"(%arg0, %0) ({
+    print("get_asm:", loop.operation.get_asm())
+    # CHECK: assume_verified: "omp.canonical_loop"(%arg0, %0) ({
+    print("assume_verified:", loop.operation.get_asm(assume_verified=True))
+    # CHECK: local: "omp.canonical_loop"(%arg0, %0) ({
+    print("local:", loop.operation.get_asm(use_local_scope=True))
+    # CHECK: block: ^bb0(%arg0: i32):
+    # CHECK-NEXT: "omp.new_cli"() : () -> !omp.cli
+    print("block:", block)
+    # CHECK: func: "func.func"()
+    print("func:", func_op)
+    # CHECK: asm state: "omp.canonical_loop"(%arg0, %0) ({
+    state = ir.AsmState(cli.operation)
+    print("asm state: ", end="")
+    loop.operation.print(state)
+    print()
+    # CHECK: module with state: "builtin.module"() ({
+    print("module with state: ", end="")
+    module.operation.print(ir.AsmState(module.operation))
+    print()
+    # The ops around it still print in their custom form.
+    # CHECK: cli: %canonloop = omp.new_cli
+    print("cli:", cli)
+    # CHECK: return: func.return
+    print("return:", block.operations[2])

@@ -267,6 +267,46 @@ def test_dense_elements():
         print("ValueError:", e)
 
 
+# CHECK-LABEL: TEST: test_dense_element_count_overflow
+@run
+def test_dense_element_count_overflow():
+    # get_splat refuses the shapes get refuses (their element count wraps:
+    # len() was 0 for 2**62 x 8 elements); a parsed attribute of such a
+    # shape raises OverflowError from len() and indexing (a splat of 2**62
+    # + 1 by 4 elements had len() 4).
+    i1 = ir.IntegerType.get_signless(1)
+    for shape in ([1 << 62, 8], [1 << 59, 2]):
+        try:
+            ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get(shape, i1),
+                                           ir.BoolAttr.get(True))
+        except ValueError as e:
+            # CHECK: ValueError: the shape of tensor<4611686018427387904x8xi1> has too many elements
+            # CHECK: ValueError: the shape of tensor<576460752303423488x2xi1> has too many elements
+            print("ValueError:", e)
+    parsed = ir.Attribute.parse("dense<7> : tensor<4611686018427387905x4xi32>")
+    floats = ir.Attribute.parse("dense<1.0> : tensor<4611686018427387905x4xf32>")
+    for f in (lambda: len(parsed), lambda: parsed[0], lambda: list(parsed),
+              lambda: floats[-1]):
+        try:
+            f()
+        except OverflowError as e:
+            # CHECK: OverflowError: the element count of tensor<4611686018427387905x4xi32> overflows a 64-bit integer
+            # CHECK: OverflowError: the element count of tensor<4611686018427387905x4xi32> overflows a 64-bit integer
+            # CHECK: OverflowError: the element count of tensor<4611686018427387905x4xi32> overflows a 64-bit integer
+            # CHECK: OverflowError: the element count of tensor<4611686018427387905x4xf32> overflows a 64-bit integer
+            print("OverflowError:", e)
+    # Counts that fit are as before; get_splat takes a memref type, as
+    # upstream.
+    big = ir.Attribute.parse("dense<7> : tensor<4611686018427387903x2xi32>")
+    # CHECK: 9223372036854775806 7
+    print(len(big), big[-1])
+    i32 = ir.IntegerType.get_signless(32)
+    splat = ir.DenseElementsAttr.get_splat(ir.MemRefType.get([2, 3], i32),
+                                           ir.IntegerAttr.get(i32, 3))
+    # CHECK: dense<3> : memref<2x3xi32> 6
+    print(splat, len(splat))
+
+
 # CHECK-LABEL: TEST: test_api_returns_downcast
 # CHECK: a IntegerAttr
 # CHECK-NEXT: b ArrayAttr

@@ -183,6 +183,15 @@ def test_dense_resource():
         except ValueError as e:
             # CHECK-NEXT: must be a statically shaped type, got i32
             print(e)
+        # The byte count of a type whose element count overflows wrapped
+        # (2**62 x 4 bytes counted 0): an empty buffer was accepted and
+        # folding read far outside it.
+        huge = ir.RankedTensorType.get([1 << 62, 4], ir.IntegerType.get_signless(8))
+        try:
+            ir.DenseResourceElementsAttr.get_from_buffer(b"", "huge", huge)
+        except ValueError as e:
+            # CHECK-NEXT: the shape of tensor<4611686018427387904x4xi8> has too many elements
+            print(e)
     # The attribute holds the buffer (a bytearray with an exported buffer
     # cannot be resized) until the context drops the resource.
     try:
@@ -191,7 +200,7 @@ def test_dense_resource():
         # CHECK-NEXT: buffer held
         print("buffer held")
     # Everything that holds the context goes; the context drops the blob.
-    del attr, generic, module, ctx, i32, tensor, bad
+    del attr, generic, module, ctx, i32, tensor, bad, huge
     gc.collect()
     backing.extend(b"x")
     # CHECK-NEXT: buffer released 17

@@ -212,6 +212,28 @@ def test_builder_errors():
         print("op type:", op_type.operation_name,
               transform.OperationType.isinstance(op_type),
               transform.AnyOpType.isinstance(op_type))
+        # The properties of these Python classes refuse another kind of
+        # self as the C++ classes' do (operation_name read any object's
+        # text: 'abc' for a StringAttr).
+        other_op = ir.Type.parse('!transform.op<"x.y">')
+        # CHECK: TypeError: OperationType.operation_name: self must be of class OperationType, got StringAttr("abc")
+        expect_error(TypeError, lambda: transform.OperationType.operation_name.fget(
+            ir.StringAttr.get("abc")))
+        # CHECK: TypeError: OperationType.operation_name: self must be of class OperationType, got AnyOpType(!transform.any_op)
+        expect_error(TypeError, lambda: transform.OperationType.operation_name.fget(
+            transform.AnyOpType.get()))
+        # CHECK: TypeError: ParamType.type: self must be of class ParamType, got IntegerType(i32)
+        expect_error(TypeError, lambda: transform.ParamType.type.fget(
+            ir.IntegerType.get_signless(32)))
+        # CHECK: TypeError: ParamType.type: self must be of class ParamType, got AnyParamType(!transform.any_param)
+        expect_error(TypeError, lambda: transform.ParamType.type.fget(
+            transform.AnyParamType.get()))
+        # CHECK: TypeError: RangeType.element_type: self must be of class RangeType, got ValueType(!pdl.value)
+        expect_error(TypeError, lambda: pdl.RangeType.element_type.fget(
+            pdl.ValueType.get()))
+        # CHECK: of the kind: x.y !pdl.value
+        print("of the kind:", transform.OperationType.operation_name.fget(other_op),
+              pdl.RangeType.element_type.fget(pdl.RangeType.get(pdl.ValueType.get())))
 
 
 # CHECK-LABEL: TEST: test_sequence_extra_bindings

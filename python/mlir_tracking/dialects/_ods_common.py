@@ -12,6 +12,9 @@ from typing import (
     Union as _Union,
 )
 
+import functools as _functools
+from types import FunctionType as _FunctionType
+
 from .. import _cext
 from ..ir import (
     ArrayAttr,
@@ -38,6 +41,22 @@ __all__ = [
 ]
 
 
+def _guard_self(cls, name, function):
+    """`function` (a method of `cls`, or a property's getter) refusing a
+    `self` that is not a type of `cls` with TypeError."""
+
+    @_functools.wraps(function)
+    def guarded(self, *args, **kwargs):
+        if not (isinstance(self, Type) and cls.isinstance(self)):
+            raise TypeError(
+                f"{cls.__name__}.{name}: self must be of class "
+                f"{cls.__name__}, got {self!r}"
+            )
+        return function(self, *args, **kwargs)
+
+    return guarded
+
+
 class TypeFromAssembly(Type):
     """A type of a dialect whose C++ type classes have no binding, over its
     assembly: ``X(type)`` casts (``ValueError`` if `type` is not one),
@@ -47,6 +66,29 @@ class TypeFromAssembly(Type):
 
     _SAMPLE = None
     _TYPEID = None
+
+    def __init_subclass__(cls, **kwargs):
+        # As the C++ classes' methods (guardConcreteClassMethods): the
+        # methods and property getters a subclass defines refuse a `self`
+        # that is not one of its types (they read its assembly, and gave
+        # another type's text or an unrelated error).
+        super().__init_subclass__(**kwargs)
+        for name, member in list(vars(cls).items()):
+            if name.startswith("__"):
+                continue
+            if isinstance(member, property) and member.fget is not None:
+                setattr(
+                    cls,
+                    name,
+                    property(
+                        _guard_self(cls, name, member.fget),
+                        member.fset and _guard_self(cls, name, member.fset),
+                        member.fdel and _guard_self(cls, name, member.fdel),
+                        member.__doc__,
+                    ),
+                )
+            elif isinstance(member, _FunctionType):
+                setattr(cls, name, _guard_self(cls, name, member))
 
     def __init__(self, cast_from_type):
         super().__init__(cast_from_type)
