@@ -10,6 +10,9 @@
 #include "RunGuard.h"
 #include "TreeLinks.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -1072,6 +1075,25 @@ std::string describeUnverifiableMatmul(Operation *op) {
   return {};
 }
 
+/// Ops whose verifiers, or their parents', read what the op's own invariants
+/// (checked later) promise: a structured linalg op with no block, whose
+/// interface verifiers read its iterator types and maps first (crashed, as
+/// `linalg.abs` does; mlir-opt parses such ops with their defaults and
+/// reports them), and the `llvm.landingpad`/`llvm.resume` that their
+/// `llvm.func`'s verifier reads the type of.
+std::string describeUnverifiableShape(Operation *op) {
+  if (isa<linalg::LinalgOp>(op) &&
+      (op->getNumRegions() != 1 || op->getRegion(0).empty()))
+    return "expects to have 1 region with 1 block";
+  if (isa<LLVM::LandingpadOp>(op) && op->getNumResults() != 1)
+    return "has " + std::to_string(op->getNumResults()) +
+           " results and takes 1 (its llvm.func's verifier reads its type)";
+  if (isa<LLVM::ResumeOp>(op) && op->getNumOperands() != 1)
+    return "has " + std::to_string(op->getNumOperands()) +
+           " operands and takes 1 (its llvm.func's verifier reads its type)";
+  return {};
+}
+
 /// A default-valued inherent attribute that `op` lacks: MLIR drops an
 /// inherent attribute set to one of the wrong kind (from PDL, or
 /// `transform.annotate`), which leaves null what the op's printer and
@@ -1096,6 +1118,12 @@ std::string describeUnverifiedTransformChild(Operation *op) {
   Operation *parent = op->getParentOp();
   if (!parent || !isa<transform::TransformOpInterface>(parent))
     return {};
+  // transform.foreach's verifier asks every op of its body for its effects
+  // through the interface, unchecked (a module or an unregistered op there
+  // segfaulted).
+  if (isa<transform::ForeachOp>(parent) && !isa<MemoryEffectOpInterface>(op))
+    return "does not implement MemoryEffectOpInterface, and the verifier of "
+           "the transform.foreach that holds it would ask it for its effects";
   std::string message;
   {
     // Silenced: only whether and why it fails.
@@ -1114,14 +1142,17 @@ std::string describeUnverifiedTransformChild(Operation *op) {
 } // namespace
 
 std::string mlir::tracking::python::describeUnverifiableOp(Operation *op) {
-  if (!op->isRegistered())
-    return {};
+  // Unregistered ops too: the transform op asks them for their effects.
   if (std::string child = describeUnverifiedTransformChild(op); !child.empty())
     return child;
+  if (!op->isRegistered())
+    return {};
   if (std::string loop = describeUnverifiableAffineLoop(op); !loop.empty())
     return loop;
   if (std::string dropped = describeDroppedAttribute(op); !dropped.empty())
     return dropped;
+  if (std::string shape = describeUnverifiableShape(op); !shape.empty())
+    return shape;
   if (std::string matmul = describeUnverifiableMatmul(op); !matmul.empty())
     return matmul;
   if (!op->getNumSuccessors())

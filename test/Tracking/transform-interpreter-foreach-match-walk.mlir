@@ -2,7 +2,11 @@
 // action that changes only the op it is applied to (here: tiles it) runs
 // as upstream's; one that erases an op the walk still reads (here: the next
 // arith.addi, by canonicalizing the enclosing function) stops the run with
-// an error where upstream's walk reads it freed (mlir-opt segfaults).
+// an error where upstream's walk reads it freed (mlir-opt segfaults), as do
+// actions that erase the block the walk is in or move the next op out of
+// it, whether the sequences are nested in a library module or in a
+// foreach_match of an action; a matcher that may change the payload is
+// refused before the run.
 // RUN: sed -n '1,/^\/\/ -----/p' %s > %t.first.mlir
 // RUN: tracking-opt %t.first.mlir --tracked-transform-interpreter --track-ops=all > %t.ours
 // RUN: %mlir_opt %t.first.mlir --transform-interpreter > %t.upstream
@@ -36,7 +40,7 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// ERR: error: a transform.foreach_match action erased or replaced an op outside the op it was applied to (one that encloses it or follows it): foreach_match's walk of the payload, which is in progress, would read it freed; the actions of foreach_match may only change the op they are applied to and the ops nested in it
+// ERR: error: a transform.foreach_match action erased or moved payload outside the op it was applied to (an op that encloses it or follows it, or their block): foreach_match's walk of the payload, which is in progress, would read it freed; the actions of foreach_match may only change the op they are applied to and the ops nested in it
 // ERR-NEXT: transform.yield
 module attributes {transform.with_named_sequence} {
   func.func @f(%a: i32) -> i32 {
@@ -56,6 +60,155 @@ module attributes {transform.with_named_sequence} {
   }
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
     %r = transform.foreach_match in %root @match_add -> @simplify_function : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// The action erases the block the walk is in (cf.br is its last op).
+// ERR: error: a transform.foreach_match action erased or moved payload outside the op it was applied to
+module attributes {transform.with_named_sequence} {
+  func.func @f(%a: i32) -> i32 {
+    return %a : i32
+  ^bb1:
+    cf.br ^bb1
+  }
+  transform.named_sequence @match_br(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["cf.br"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @simplify(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %p { transform.apply_patterns.canonicalization } : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %r = transform.foreach_match in %root @match_br -> @simplify : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// The action hoists the op after the matched one out of the loop: alive, in another block.
+// ERR: error: a transform.foreach_match action erased or moved payload outside the op it was applied to
+module attributes {transform.with_named_sequence} {
+  func.func @f(%a: index, %b: index, %m: memref<?xindex>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c10 = arith.constant 10 : index
+    scf.for %i = %c0 to %c10 step %c1 {
+      %x = arith.muli %i, %i : index
+      %y = arith.addi %a, %b : index
+      memref.store %x, %m[%y] : memref<?xindex>
+    }
+    return
+  }
+  transform.named_sequence @match_mul(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.muli"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @licm(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "scf.for"} : (!transform.any_op) -> !transform.any_op
+    transform.apply_licm to %p : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %r = transform.foreach_match in %root @match_mul -> @licm : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Matcher and action in a nested library module, referred to by nested references.
+// ERR: error: a transform.foreach_match action erased or moved payload outside the op it was applied to
+module attributes {transform.with_named_sequence} {
+  func.func @f(%a: i32) -> i32 {
+    %c0 = arith.constant 0 : i32
+    %x = arith.addi %a, %c0 : i32
+    %y = arith.addi %x, %c0 : i32
+    return %y : i32
+  }
+  module @lib attributes {transform.with_named_sequence} {
+    transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+      transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+      transform.yield %op : !transform.any_op
+    }
+    transform.named_sequence @simplify_function(%op: !transform.any_op {transform.readonly}) {
+      %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+      transform.apply_patterns to %p { transform.apply_patterns.canonicalization } : !transform.any_op
+      transform.yield
+    }
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %r = "transform.foreach_match"(%root) <{matchers = [@lib::@match_add], actions = [@lib::@simplify_function]}> : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A matcher that includes a sequence that changes the payload, then fails.
+// ERR: error: the matcher @match_add of this transform.foreach_match may change the payload, which foreach_match walks while its matchers run; a matcher may only read it
+module attributes {transform.with_named_sequence} {
+  func.func @f(%a: i32) -> i32 {
+    %c0 = arith.constant 0 : i32
+    %x = arith.addi %a, %c0 : i32
+    %y = arith.addi %x, %c0 : i32
+    return %y : i32
+  }
+  transform.named_sequence @simplify_function(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %p { transform.apply_patterns.canonicalization } : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.include @simplify_function failures(propagate) (%op) : (!transform.any_op) -> ()
+    transform.match.operation_name %op ["arith.nothing"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @act(%op: !transform.any_op {transform.readonly}) {
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %r = transform.foreach_match in %root @match_add -> @act : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A foreach_match inside an action, whose own action erases what the inner walk reads.
+// ERR: error: a transform.foreach_match action erased or moved payload outside the op it was applied to
+module attributes {transform.with_named_sequence} {
+  func.func @f(%a: i32) -> i32 {
+    %c0 = arith.constant 0 : i32
+    %x = arith.addi %a, %c0 : i32
+    %y = arith.addi %x, %c0 : i32
+    return %y : i32
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %r = transform.foreach_match in %root @match_func -> @outer_action : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @match_func(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["func.func"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @outer_action(%f: !transform.any_op {transform.consumed}) {
+    %r = transform.foreach_match in %f @match_add -> @simplify_function : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @simplify_function(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %p { transform.apply_patterns.canonicalization } : !transform.any_op
     transform.yield
   }
 }

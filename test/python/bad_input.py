@@ -616,3 +616,87 @@ module attributes {transform.with_named_sequence} {
         # CHECK: "transform.foreach"(%arg0) ({
         # CHECK: "transform.annotate"() : () -> ()
         print(module)
+
+
+# CHECK-LABEL: TEST: test_ops_whose_verifiers_read_unverified_ops
+@run
+def test_ops_whose_verifiers_read_unverified_ops():
+    # Verifiers that read what an op's own invariants (checked later)
+    # promise: each segfaulted on verify, print or parse; each is reported.
+    with ir.Context() as ctx, ir.Location.unknown():
+        ctx.allow_unregistered_dialects = True
+        module = ir.Module.parse("""
+func.func @f() {
+  return
+}
+llvm.func @g() {
+  llvm.return
+}""")
+        ret = module.body.operations[0].regions[0].blocks[0].operations[0]
+        with ir.InsertionPoint(ret):
+            # A structured linalg op without its block: its interface
+            # verifiers read its iterator types first.
+            ir.Operation.create("linalg.abs", regions=1)
+        # CHECK: MLIRError: Verification failed:
+        # CHECK-NEXT: 'linalg.abs' op expects to have 1 region with 1 block
+        error = expect(ir.MLIRError, lambda: module.operation.verify())
+        print(error.error_diagnostics[0].message)
+        # Printed in generic form, as any op that does not verify.
+        # CHECK: "linalg.abs"() <{operandSegmentSizes = array<i32: 0, 0>}> ({
+        print(module.body.operations[0])
+        module.body.operations[0].regions[0].blocks[0].operations[0].erase()
+        # An llvm.resume without its operand: llvm.func's verifier reads it.
+        llvm_ret = module.body.operations[1].regions[0].blocks[0].operations[0]
+        with ir.InsertionPoint(llvm_ret):
+            resume = ir.Operation.create("llvm.resume")
+        # CHECK: MLIRError: Verification failed:
+        # CHECK-NEXT: 'llvm.resume' op has 0 operands and takes 1 (its llvm.func's verifier reads its type)
+        error = expect(ir.MLIRError, lambda: module.operation.verify())
+        print(error.error_diagnostics[0].message)
+        resume.erase()
+        # CHECK-NEXT: True
+        print(module.operation.verify())
+        # transform.foreach asks every op of its body for its effects.
+        for body_op in ["builtin.module {}", '"test.anchor"() : () -> ()']:
+            # CHECK: MLIRError: Unable to parse module assembly:
+            error = expect(ir.MLIRError, lambda: ir.Module.parse("""
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @s(%arg0: !transform.any_op {transform.readonly}) {
+    transform.foreach %arg0 : !transform.any_op {
+    ^bb0(%op: !transform.any_op):
+      %s
+    }
+    transform.yield
+  }
+}""".replace("%s", body_op)))
+            # CHECK-NEXT: 'builtin.module' op does not implement MemoryEffectOpInterface, and the verifier of the transform.foreach that holds it would ask it for its effects
+            # CHECK: 'test.anchor' op does not implement MemoryEffectOpInterface
+            print(error.error_diagnostics[0].message)
+
+
+# CHECK-LABEL: TEST: test_builders_leave_nothing_half_built
+@run
+def test_builders_leave_nothing_half_built():
+    # A builder that adds its body block after building the op needs a
+    # current Location for the block's arguments: without one, upstream's
+    # RuntimeError, and the op is gone again.
+    from mlir_tracking.dialects import scf, transform
+    with ir.Context():
+        module = ir.Module.create(loc=ir.Location.unknown())
+        loc = ir.Location.unknown()
+        index = ir.IndexType.get()
+        with ir.InsertionPoint(module.body):
+            # CHECK: RuntimeError: An MLIR function requires a Location
+            expect(RuntimeError, lambda: transform.NamedSequenceOp(
+                "s", [transform.AnyOpType.get()], [], loc=loc))
+            # CHECK: RuntimeError: An MLIR function requires a Location
+            expect(RuntimeError, lambda: transform.SequenceOp(
+                transform.FailurePropagationMode.Propagate, [],
+                transform.AnyOpType.get(), loc=loc))
+            c = ir.Operation.create("arith.constant", results=[index],
+                                    attributes={"value": ir.IntegerAttr.get(index, 0)},
+                                    loc=loc)
+            # CHECK: RuntimeError: An MLIR function requires a Location
+            expect(RuntimeError, lambda: scf.ForOp(c, c, c, loc=loc))
+        # CHECK: left: ['arith.constant']
+        print("left:", [op.name for op in module.body.operations])

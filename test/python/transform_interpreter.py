@@ -814,7 +814,7 @@ module attributes {transform.with_named_sequence} {
         try:
             interpreter.apply_named_sequence(payload.operation, entry, script)
         except ir.MLIRError as e:
-            # CHECK: MLIRError: a transform.foreach_match action erased or replaced an op outside the op it was applied to
+            # CHECK: MLIRError: a transform.foreach_match action erased or moved payload outside the op it was applied to
             print("MLIRError:", e.error_diagnostics[0].message.split(" (")[0])
         # CHECK-NEXT: verifies: True
         print("verifies:", payload.operation.verify())

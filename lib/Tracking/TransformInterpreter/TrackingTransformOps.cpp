@@ -400,15 +400,27 @@ void transform::TrackingRecordPayloadOp::getEffects(
 //===----------------------------------------------------------------------===//
 // TrackingNoteWalkedOp, TrackingCheckWalkOp
 //===----------------------------------------------------------------------===//
+//
+// The walk record, as i64 params: the address of the top of the payload tree,
+// then for each level from the top down to the matched op: the index of the
+// region the level's block is in (in the op of the level above), the block,
+// the op at this level (the matched op last) and the op after it (0 at the
+// end of the block).
 
 namespace {
-/// The number of `ops` and a hash of their addresses, as two i64 params.
-SmallVector<Attribute> walkSignature(MLIRContext *context,
-                                     ArrayRef<Operation *> ops) {
-  auto i64 = IntegerType::get(context, 64);
-  llvm::hash_code hash = llvm::hash_combine_range(ops.begin(), ops.end());
-  return {IntegerAttr::get(i64, int64_t(ops.size())),
-          IntegerAttr::get(i64, int64_t(size_t(hash)))};
+constexpr unsigned kWalkFieldsPerLevel = 4;
+
+int64_t addressOf(const void *pointer) {
+  return int64_t(reinterpret_cast<uintptr_t>(pointer));
+}
+
+/// True if the op or block at `address` is in `range` (an op list or a block
+/// list): found by address, without reading anything at `address`.
+template <typename Range> bool holds(Range &&range, int64_t address) {
+  for (auto &item : range)
+    if (addressOf(&item) == address)
+      return true;
+  return false;
 }
 } // namespace
 
@@ -418,24 +430,27 @@ DiagnosedSilenceableFailure transform::TrackingNoteWalkedOp::apply(
     transform::TransformState &state) {
   if (!getRun(getOperation(), state))
     return DiagnosedSilenceableFailure::definiteFailure();
+  SmallVector<Operation *> chain;
   // foreach_match maps its matcher's first argument to the one op it walks.
-  SmallVector<Operation *> held;
   auto walked = state.getPayloadOps(getWalked());
-  if (llvm::hasSingleElement(walked)) {
-    // What the walk holds while the action runs: the op it visits next at
-    // each level (its iterators), and the ops whose regions it iterates.
-    for (Operation *op = *walked.begin();;) {
-      if (Operation *next = op->getNextNode())
-        held.push_back(next);
-      op = op->getParentOp();
-      if (!op)
-        break;
-      held.push_back(op);
+  if (llvm::hasSingleElement(walked))
+    for (Operation *op = *walked.begin(); op; op = op->getParentOp())
+      chain.push_back(op);
+  auto i64 = IntegerType::get(getContext(), 64);
+  SmallVector<Attribute> record;
+  auto add = [&](int64_t value) {
+    record.push_back(IntegerAttr::get(i64, value));
+  };
+  if (!chain.empty()) {
+    add(addressOf(chain.back()));
+    for (Operation *op : llvm::reverse(ArrayRef(chain).drop_back())) {
+      add(op->getParentRegion()->getRegionNumber());
+      add(addressOf(op->getBlock()));
+      add(addressOf(op));
+      add(addressOf(op->getNextNode()));
     }
   }
-  transformResults.set(cast<OpResult>(getHeld()), held);
-  transformResults.setParams(cast<OpResult>(getSignature()),
-                             walkSignature(getContext(), held));
+  transformResults.setParams(cast<OpResult>(getWalk()), record);
   return DiagnosedSilenceableFailure::success();
 }
 
@@ -452,22 +467,47 @@ DiagnosedSilenceableFailure transform::TrackingCheckWalkOp::apply(
     transform::TransformState &state) {
   if (!getRun(getOperation(), state))
     return DiagnosedSilenceableFailure::definiteFailure();
-  SmallVector<Operation *> held =
-      llvm::to_vector(state.getPayloadOps(getHeld()));
-  ArrayRef<Attribute> expected = state.getParams(getSignature());
-  if (ArrayRef<Attribute>(walkSignature(getContext(), held)) == expected)
+  SmallVector<int64_t> record;
+  for (Attribute attribute : state.getParams(getWalk()))
+    record.push_back(cast<IntegerAttr>(attribute).getInt());
+  if (record.empty() || (record.size() - 1) % kWalkFieldsPerLevel != 0)
+    return DiagnosedSilenceableFailure::success();
+  // From the top (which no transform op can erase) down, each recorded block
+  // and op is looked for among the live ones before it is read.
+  auto *above = reinterpret_cast<Operation *>(uintptr_t(record.front()));
+  unsigned levels = (record.size() - 1) / kWalkFieldsPerLevel;
+  bool intact = true;
+  for (unsigned level = 0; intact && level != levels; ++level) {
+    const int64_t *fields = &record[1 + level * kWalkFieldsPerLevel];
+    int64_t regionIndex = fields[0], block = fields[1], op = fields[2],
+            next = fields[3];
+    bool matched = level + 1 == levels;
+    if (regionIndex < 0 || regionIndex >= above->getNumRegions() ||
+        !holds(above->getRegion(regionIndex), block)) {
+      intact = false;
+      break;
+    }
+    auto *liveBlock = reinterpret_cast<Block *>(uintptr_t(block));
+    // The matched op itself may go; the op the walk visits next may not, nor
+    // may it leave the block (the walk would run past another block's end).
+    if ((next && !holds(*liveBlock, next)) ||
+        (!matched && !holds(*liveBlock, op)))
+      intact = false;
+    above = reinterpret_cast<Operation *>(uintptr_t(op));
+  }
+  if (intact)
     return DiagnosedSilenceableFailure::success();
   return emitDefiniteFailure()
-         << "a transform.foreach_match action erased or replaced an op "
-            "outside the op it was applied to (one that encloses it or "
-            "follows it): foreach_match's walk of the payload, which is in "
-            "progress, would read it freed; the actions of foreach_match may "
-            "only change the op they are applied to and the ops nested in it";
+         << "a transform.foreach_match action erased or moved payload "
+            "outside the op it was applied to (an op that encloses it or "
+            "follows it, or their block): foreach_match's walk of the "
+            "payload, which is in progress, would read it freed; the actions "
+            "of foreach_match may only change the op they are applied to and "
+            "the ops nested in it";
 }
 
 void transform::TrackingCheckWalkOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  onlyReadsHandle(getHeldMutable(), effects);
-  onlyReadsHandle(getSignatureMutable(), effects);
+  onlyReadsHandle(getWalkMutable(), effects);
   onlyReadsPayload(effects);
 }

@@ -89,25 +89,22 @@ def TrackingRecordPayloadOp : TransformDialectOp<"tracking.record_payload",
 def TrackingNoteWalkedOp : TransformDialectOp<"tracking.note_walked",
     [MatchOpInterface, DeclareOpInterfaceMethods<TransformOpInterface>,
      DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
-  let summary = "Holds what a `transform.foreach_match` walk still reads";
+  let summary = "Records what a `transform.foreach_match` walk still reads";
   let description = [{
     Placed first in the tracked interpreter's copy of each matcher of a
     `transform.foreach_match`, with the op being matched (the matcher's first
     argument). Upstream's `foreach_match` runs an action while its walk of
-    the payload is in progress; the walk then reads the ops that follow the
-    matched op and enclose it. Its results, which the copy of the matcher
-    yields to the copy of its action, are a handle to those ops (the op after
-    the matched one and after each op enclosing it, and the enclosing ops)
-    and a parameter with their number and a hash of their addresses: the
-    transform dialect's tracking drops an erased op from the handle and puts
-    a replacement in place of a replaced one, which
-    `transform.tracking.check_walk` detects. Only reads the payload; always
-    succeeds (a match op: matchers may only hold those).
+    the payload is in progress; the walk then reads, at each level from the
+    matched op up, the block it iterates, the op it visits next in it and
+    the op whose regions it iterates. The result, which the copy of the
+    matcher yields to the copy of its action, is a parameter with their
+    addresses (compared, never dereferenced) for
+    `transform.tracking.check_walk`. Only reads the payload; always succeeds
+    (a match op: matchers may only hold those).
   }];
 
   let arguments = (ins TransformHandleTypeInterface:$walked);
-  let results = (outs TransformHandleTypeInterface:$held,
-                      TransformParamTypeInterface:$signature);
+  let results = (outs TransformParamTypeInterface:$walk);
   let assemblyFormat =
       "$walked attr-dict `:` functional-type(operands, results)";
 }
@@ -119,18 +116,18 @@ def TrackingCheckWalkOp : TransformDialectOp<"tracking.check_walk",
                 "its walk still reads";
   let description = [{
     Placed last in the tracked interpreter's copy of each action of a
-    `transform.foreach_match`, with the two extra arguments that the copy of
-    the action receives from `transform.tracking.note_walked`. Fails
-    definitely, which stops the walk before it reads freed memory, when an
-    op of the handle was erased or replaced: the action changed payload
-    outside the op it was applied to, which upstream's `foreach_match`
-    forbids. Only reads its operands and the payload.
+    `transform.foreach_match`, with the extra argument that the copy of the
+    action receives from `transform.tracking.note_walked`. Looks for each
+    recorded block and op from the top of the payload down, comparing
+    addresses, and fails definitely, which stops the walk before it reads
+    freed memory, when one was erased or moved elsewhere: the action changed
+    payload outside the op it was applied to, which upstream's
+    `foreach_match` forbids. Only reads its operand and the payload.
   }];
 
-  let arguments = (ins TransformHandleTypeInterface:$held,
-                       TransformParamTypeInterface:$signature);
+  let arguments = (ins TransformParamTypeInterface:$walk);
   let results = (outs);
-  let assemblyFormat = "$held `,` $signature attr-dict `:` type(operands)";
+  let assemblyFormat = "$walk attr-dict `:` type($walk)";
 }
 
 #endif // MLIR_TRACKING_TRACKINGTRANSFORMOPS

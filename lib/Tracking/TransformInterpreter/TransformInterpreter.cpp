@@ -164,28 +164,63 @@ void instrumentSeparationChecks(
   }
 }
 
+/// The first op that `sequence`, or a sequence it includes, runs and that
+/// may write the payload, or null.
+Operation *findPayloadWriter(transform::NamedSequenceOp sequence,
+                             SymbolTableCollection &symbols,
+                             llvm::SmallPtrSetImpl<Operation *> &visited) {
+  if (!visited.insert(sequence).second || sequence.isExternal())
+    return nullptr;
+  Operation *writer = nullptr;
+  sequence.getBody().walk([&](Operation *op) {
+    if (auto include = dyn_cast<transform::IncludeOp>(op)) {
+      // Its own effects say "may write" whatever its callee does.
+      auto callee = symbols.lookupNearestSymbolFrom<transform::NamedSequenceOp>(
+          include, include.getTargetAttr());
+      if (callee)
+        writer = findPayloadWriter(callee, symbols, visited);
+      return writer ? WalkResult::interrupt() : WalkResult::advance();
+    }
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return WalkResult::advance();
+    SmallVector<MemoryEffects::EffectInstance> onPayload;
+    effects.getEffectsOnResource(transform::PayloadIRResource::get(),
+                                 onPayload);
+    if (llvm::none_of(onPayload, [](const MemoryEffects::EffectInstance &e) {
+          return isa<MemoryEffects::Write>(e.getEffect());
+        }))
+      return WalkResult::advance();
+    writer = op;
+    return WalkResult::interrupt();
+  });
+  return writer;
+}
+
 /// Gives every `transform.foreach_match` of `script` copies of its matchers
-/// and actions that stop its walk when an action erases or replaces an op
-/// that the walk still reads (upstream's walk would read it freed): each
-/// matcher copy starts with a `transform.tracking.note_walked` of the op it
-/// matches and yields its two results after its own, and each action copy
-/// takes them as two more arguments and ends with a
-/// `transform.tracking.check_walk` of them. The copies get fresh names; the
-/// sequences themselves stay as they are for their other uses. Not for the
-/// entry, whose arguments the run changes, nor for declarations. `originals`
-/// learns where the ops of the copies come from.
-void instrumentForeachMatchWalks(
+/// and actions that stop its walk when an action erases or moves what the
+/// walk still reads (upstream's walk would read it freed): each matcher copy
+/// starts with a `transform.tracking.note_walked` of the op it matches and
+/// yields its result after its own, and each action copy takes it as one
+/// more argument and ends with a `transform.tracking.check_walk` of it. The
+/// copies get fresh names beside their sequences, which stay as they are for
+/// their other uses; copies holding a `foreach_match` get theirs too. Not
+/// for the entry, whose arguments the run changes, nor for declarations. A
+/// matcher that may write the payload is refused: it runs without a check
+/// after it (a matcher stops at its first failure). `originals` learns
+/// where the ops of the copies come from.
+LogicalResult instrumentForeachMatchWalks(
     ModuleOp script, Operation *entry,
     llvm::DenseMap<Operation *, Operation *> &originals) {
   SmallVector<transform::ForeachMatchOp> walks;
   script->walk([&](transform::ForeachMatchOp op) { walks.push_back(op); });
   if (walks.empty())
-    return;
+    return success();
   MLIRContext *context = script.getContext();
   Type anyOp = transform::AnyOpType::get(context);
   Type param =
       transform::ParamType::get(context, IntegerType::get(context, 64));
-  SymbolTable symbols(script);
+  SymbolTableCollection symbols;
   // One copy per sequence and role.
   llvm::DenseMap<Operation *, StringAttr> matcherCopies, actionCopies;
   auto copySequence = [&](transform::NamedSequenceOp sequence) {
@@ -195,8 +230,11 @@ void instrumentForeachMatchWalks(
       if (Operation *original = originals.lookup(op))
         originals[mapping.lookup(op)] = original;
     });
-    // Renamed to a name the script does not use.
-    symbols.insert(copy, std::next(Block::iterator(sequence.getOperation())));
+    // Beside the sequence, renamed to a name its symbol table does not use.
+    symbols.getSymbolTable(sequence->getParentOp())
+        .insert(copy, std::next(Block::iterator(sequence.getOperation())));
+    // Its own walks get copies too.
+    copy->walk([&](transform::ForeachMatchOp op) { walks.push_back(op); });
     return copy;
   };
   auto matcherCopy = [&](transform::NamedSequenceOp matcher) {
@@ -207,11 +245,11 @@ void instrumentForeachMatchWalks(
     Block &body = copy.getBody().front();
     auto builder = OpBuilder::atBlockBegin(&body);
     auto note = transform::TrackingNoteWalkedOp::create(
-        builder, copy.getLoc(), anyOp, param, body.getArgument(0));
+        builder, copy.getLoc(), param, body.getArgument(0));
     Operation *yield = body.getTerminator();
-    yield->insertOperands(yield->getNumOperands(), note->getResults());
+    yield->insertOperands(yield->getNumOperands(), note.getWalk());
     SmallVector<Type> resultTypes(copy.getFunctionType().getResults());
-    resultTypes.append({anyOp, param});
+    resultTypes.push_back(param);
     copy.setFunctionTypeAttr(TypeAttr::get(FunctionType::get(
         context, copy.getFunctionType().getInputs(), resultTypes)));
     return name = copy.getSymNameAttr();
@@ -222,40 +260,61 @@ void instrumentForeachMatchWalks(
       return name;
     transform::NamedSequenceOp copy = copySequence(action);
     Block &body = copy.getBody().front();
-    unsigned first = body.getNumArguments();
+    unsigned added = body.getNumArguments();
     auto readOnly = DictionaryAttr::get(
         context,
         {NamedAttribute(
             StringAttr::get(context,
                             transform::TransformDialect::kArgReadOnlyAttrName),
             UnitAttr::get(context))});
-    (void)copy.insertArguments({first, first}, {anyOp, param},
-                               {readOnly, readOnly},
-                               {copy.getLoc(), copy.getLoc()});
+    (void)copy.insertArguments({added}, {param}, {readOnly}, {copy.getLoc()});
     auto builder = OpBuilder(body.getTerminator());
     transform::TrackingCheckWalkOp::create(
-        builder, body.getTerminator()->getLoc(), body.getArgument(first),
-        body.getArgument(first + 1));
+        builder, body.getTerminator()->getLoc(), body.getArgument(added));
     return name = copy.getSymNameAttr();
   };
-  for (transform::ForeachMatchOp walk : walks) {
+  // The reference to `copy` from where `ref` pointed: same path, new leaf.
+  auto refTo = [&](SymbolRefAttr ref, StringAttr copy) -> Attribute {
+    if (ref.getNestedReferences().empty())
+      return SymbolRefAttr::get(copy);
+    SmallVector<FlatSymbolRefAttr> nested(ref.getNestedReferences());
+    nested.back() = FlatSymbolRefAttr::get(copy);
+    return SymbolRefAttr::get(ref.getRootReference(), nested);
+  };
+  // Copies append their own walks as they are made.
+  for (size_t i = 0; i < walks.size(); ++i) {
+    transform::ForeachMatchOp walk = walks[i];
     SmallVector<Attribute> matchers(walk.getMatchers().getValue());
     SmallVector<Attribute> actions(walk.getActions().getValue());
     for (auto [matcherRef, actionRef] : llvm::zip(matchers, actions)) {
-      auto matcher = dyn_cast_or_null<transform::NamedSequenceOp>(
-          symbols.lookup(cast<SymbolRefAttr>(matcherRef).getRootReference()));
-      auto action = dyn_cast_or_null<transform::NamedSequenceOp>(
-          symbols.lookup(cast<SymbolRefAttr>(actionRef).getRootReference()));
+      auto matcher =
+          symbols.lookupNearestSymbolFrom<transform::NamedSequenceOp>(
+              walk, cast<SymbolRefAttr>(matcherRef));
+      auto action = symbols.lookupNearestSymbolFrom<transform::NamedSequenceOp>(
+          walk, cast<SymbolRefAttr>(actionRef));
       if (!matcher || !action || matcher.isExternal() || action.isExternal() ||
           matcher == entry || action == entry ||
           matcher.getBody().front().getNumArguments() == 0)
         continue;
-      matcherRef = SymbolRefAttr::get(matcherCopy(matcher));
-      actionRef = SymbolRefAttr::get(actionCopy(action));
+      llvm::SmallPtrSet<Operation *, 8> visited;
+      if (Operation *writer = findPayloadWriter(matcher, symbols, visited)) {
+        InFlightDiagnostic diag =
+            walk.emitError()
+            << "the matcher " << matcherRef
+            << " of this transform.foreach_match may change the payload, "
+               "which foreach_match walks while its matchers run; a matcher "
+               "may only read it";
+        diag.attachNote(writer->getLoc())
+            << "'" << writer->getName() << "' may write the payload";
+        return diag;
+      }
+      matcherRef = refTo(cast<SymbolRefAttr>(matcherRef), matcherCopy(matcher));
+      actionRef = refTo(cast<SymbolRefAttr>(actionRef), actionCopy(action));
     }
     walk.setMatchersAttr(ArrayAttr::get(context, matchers));
     walk.setActionsAttr(ArrayAttr::get(context, actions));
   }
+  return success();
 }
 
 /// Inserts a `transform.tracking.note_consumed` before every transform op of
@@ -456,7 +515,8 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
            << "'" << internal->getName()
            << "' is internal to mlir-tracking's tracked transform "
               "interpreter and cannot be used in a script";
-  instrumentForeachMatchWalks(*script, copy, originals);
+  if (failed(instrumentForeachMatchWalks(*script, copy, originals)))
+    return failure();
   instrumentSeparationChecks(*script, originals, libraryHome, run.guards);
   instrumentConsumers(*script);
   Block &body = copy.getBody().front();

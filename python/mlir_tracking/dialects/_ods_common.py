@@ -145,6 +145,21 @@ def equally_sized_accessor(
     return n_preceding_simple + n_preceding_variadic * size, size
 
 
+def append_body_block(op, *types):
+    """Appends the block of `op`'s first region, with arguments of `types`
+    (located at the current Location, as upstream's builders do), to an op
+    a builder has just made. When that fails (no Location is current), the
+    op is erased before the error propagates: nothing half-built stays in
+    the IR (upstream leaves the op without its block)."""
+    try:
+        return op.regions[0].blocks.append(*types)
+    except BaseException as error:
+        from ..extras.meta import _discard
+
+        _discard(op, f"'{op.operation.name}'", error)
+        raise
+
+
 def get_default_loc_context(location=None):
     """The context in which a defaulted attribute is built: the one of
     `location`, else of the current Location, else None (the current

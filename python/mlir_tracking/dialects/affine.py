@@ -14,6 +14,7 @@ from ._affine_ops_gen import AffineApplyOp as _AffineApplyOp
 from ._affine_ops_gen import AffineForOp as _GeneratedAffineForOp
 from ._affine_ops_gen import AffineIfOp as _GeneratedAffineIfOp
 from ._ods_common import _cext as _ods_cext
+from ._ods_common import append_body_block as _append_body_block
 from ._ods_common import get_op_result_or_value as _get_op_result_or_value
 from ._ods_common import get_op_results_or_values as _get_op_results_or_values
 from ..ir import (
@@ -103,7 +104,7 @@ class AffineForOp(_GeneratedAffineForOp):
             loc=loc,
             ip=ip,
         )
-        self.regions[0].blocks.append(IndexType.get(), *results)
+        _append_body_block(self, IndexType.get(), *results)
 
     @property
     def body(self) -> Block:

@@ -11,6 +11,7 @@ from ._scf_ops_gen import *  # noqa: F401,F403
 from ._scf_ops_gen import _Dialect
 from .arith import constant as _constant
 from ._ods_common import _cext as _ods_cext
+from ._ods_common import append_body_block as _append_body_block
 from ._ods_common import get_op_result_or_value as _get_op_result_or_value
 from ._ods_common import get_op_results_or_values as _get_op_results_or_values
 from ._ods_common import get_op_result_or_op_results as _get_op_result_or_op_results
@@ -35,7 +36,7 @@ class ForOp(ForOp):  # noqa: F405
         super().__init__(
             results, lower_bound, upper_bound, step, iter_args, loc=loc, ip=ip
         )
-        self.regions[0].blocks.append(lower_bound.type, *results)
+        _append_body_block(self, lower_bound.type, *results)
 
     @property
     def body(self) -> Block:
@@ -151,7 +152,7 @@ class ForallOp(ForallOp):  # noqa: F405
             loc=loc,
             ip=ip,
         )
-        self.regions[0].blocks.append(*([IndexType.get()] * len(static_lbs)), *results)
+        _append_body_block(self, *([IndexType.get()] * len(static_lbs)), *results)
 
     @property
     def body(self) -> Block:

@@ -12,6 +12,7 @@ from ._tensor_ops_gen import *  # noqa: F401,F403
 from ._tensor_ops_gen import _Dialect  # noqa: F401
 from ._tensor_ops_gen import EmptyOp as _GeneratedEmptyOp
 from ._ods_common import _cext as _ods_cext
+from ._ods_common import append_body_block as _append_body_block
 from ._ods_common import get_op_result_or_op_results as _get_op_result_or_op_results
 from ._ods_common import get_op_result_or_value as _get_op_result_or_value
 from ..extras.meta import _discard
@@ -106,7 +107,7 @@ def generate(result, dynamic_extents=None, *, loc=None, ip=None):
     result, extents = _generate_extents(result, dynamic_extents)
     op = GenerateOp(result, extents, loc=loc, ip=ip)  # noqa: F405
     index = IndexType.get(result.context)
-    op.regions[0].blocks.append(*([index] * result.rank))
+    _append_body_block(op, *([index] * result.rank))
     element_type = result.element_type
 
     def yield_(values):

@@ -34,6 +34,7 @@ from .._linalg_ops_gen import _Dialect
 from .._linalg_enum_gen import *  # noqa: F401,F403
 from .. import _linalg_ops_gen as _gen
 from .._ods_common import _cext as _ods_cext
+from .._ods_common import append_body_block as _append_body_block
 from .._ods_common import get_op_result_or_op_results as _get_op_result_or_op_results
 from .._ods_common import get_op_result_or_value as _get_op_result_or_value
 from .._ods_common import _dispatch_mixed_values
@@ -293,7 +294,7 @@ class GenericOp_(GenericOp):  # noqa: F405
         super().__init__(_tensor_result_types(outputs), inputs, outputs,
                          indexing_maps, iterator_types, doc=doc,
                          library_call=library_call, loc=loc, ip=ip)
-        self.regions[0].blocks.append(*[_element_type(v)
+        _append_body_block(self, *[_element_type(v)
                                         for v in inputs + outputs])
 
 

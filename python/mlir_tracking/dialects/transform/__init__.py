@@ -24,6 +24,7 @@ from collections.abc import Sequence as _Sequence
 
 from . import _arguments as _args
 from .._ods_common import TypeFromAssembly as _TypeFromAssembly
+from .._ods_common import append_body_block as _append_body_block
 from .._ods_common import _cext as _ods_cext
 from .._ods_common import get_op_result_or_value as _get_op_result_or_value
 from ...ir import ArrayAttr as _ArrayAttr
@@ -204,7 +205,7 @@ class SequenceOp(_BodyMixin, SequenceOp):  # noqa: F405
             target, extra_bindings)
         super().__init__(list(results), failure_propagation_mode,
                          extra_values, root=root, loc=loc, ip=ip)
-        self.regions[0].blocks.append(*block_types)
+        _append_body_block(self, *block_types)
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
@@ -220,7 +221,7 @@ class NamedSequenceOp(_BodyMixin, NamedSequenceOp):  # noqa: F405
         super().__init__(sym_name, function_type,
                          sym_visibility=sym_visibility, arg_attrs=arg_attrs,
                          res_attrs=res_attrs, loc=loc, ip=ip)
-        self.regions[0].blocks.append(*input_types)
+        _append_body_block(self, *input_types)
 
     def apply(self, payload, transform_options=None):
         """Applies this sequence, which must sit in a module with the
@@ -391,7 +392,7 @@ class ForeachOp(ForeachOp):  # noqa: F405
         _args.flag(with_zip_shortest, "ForeachOp", "with_zip_shortest")
         super().__init__(result_types, values,
                          with_zip_shortest=with_zip_shortest, loc=loc, ip=ip)
-        self.regions[0].blocks.append(*[value.type for value in values])
+        _append_body_block(self, *[value.type for value in values])
 
     @property
     def body(self):

@@ -16,6 +16,7 @@ from .._transform_pdl_extension_ops_gen import *  # noqa: F401,F403
 from .._transform_pdl_extension_ops_gen import _Dialect
 
 from .._ods_common import _cext as _ods_cext
+from .._ods_common import append_body_block as _append_body_block
 from . import _BodyMixin, _root_and_type
 from .._ods_common import get_op_result_or_value as _get_op_result_or_value
 from ...ir import Attribute as _Attribute
@@ -38,7 +39,7 @@ class WithPDLPatternsOp(_BodyMixin, WithPDLPatternsOp):  # noqa: F405
                             "not both")
         root, root_type = _root_and_type(target, "WithPDLPatternsOp")
         super().__init__(root=root, loc=loc, ip=ip)
-        self.regions[0].blocks.append(root_type)
+        _append_body_block(self, root_type)
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
