@@ -47,6 +47,13 @@ PYBIND11_MODULE(_mlirTracking, m) {
   py::module_ gpuAttributes =
       m.def_submodule("gpu_attributes", "dialects.gpu's attribute classes.");
   populateGPUAttributes(gpuAttributes);
+  py::module_ sparseTensorAttributes =
+      m.def_submodule("sparse_tensor_attributes",
+                      "dialects.sparse_tensor's attribute classes.");
+  populateSparseTensorAttributes(sparseTensorAttributes);
+  py::module_ quantTypes =
+      m.def_submodule("quant_types", "dialects.quant's type classes.");
+  populateQuantTypes(quantTypes);
   populateIRDiagnostics(ir);
   populateIRSymbols(ir);
   populateIRAsmState(ir);
