@@ -211,13 +211,24 @@ namespace __attribute__((visibility("hidden"))) python {
 
   /// `ir.AffineMap` for `map` (defined in IRAffine.cpp).
   py::object makeAffineMap(PyMlirContext & context, AffineMap map);
+  /// The map of `object` (an `ir.AffineMap`, or None for a null map), an
+  /// argument named `what`: TypeError for another kind of object,
+  /// ValueError for a map of another context than `context`.
+  AffineMap affineMapArg(PyMlirContext & context, const py::handle &object,
+                         const char *what);
 
   void populateIRTypes(py::module_ & m);
   /// dialects.llvm's StructType and PointerType (LLVMTypes.cpp).
   void populateLLVMTypes(py::module_ & m);
   /// dialects.gpu's ObjectAttr (GPUAttributes.cpp).
   void populateGPUAttributes(py::module_ & m);
+  /// dialects.irdl's load_dialects (IRDL.cpp).
   void populateIRDL(py::module_ & m);
+  /// dialects.sparse_tensor's EncodingAttr, LevelFormat and LevelProperty
+  /// (SparseTensorAttributes.cpp).
+  void populateSparseTensorAttributes(py::module_ & m);
+  /// dialects.quant's quantized types (QuantDialectTypes.cpp).
+  void populateQuantTypes(py::module_ & m);
   void populateIRAttributes(py::module_ & m);
   void populateIRAffine(py::module_ & m);
 

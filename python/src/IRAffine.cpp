@@ -1001,6 +1001,24 @@ py::object mlir::tracking::python::makeAffineMap(PyMlirContext &context,
   return makeMap(context.getObject(), map);
 }
 
+AffineMap mlir::tracking::python::affineMapArg(PyMlirContext &context,
+                                               const py::handle &object,
+                                               const char *what) {
+  if (object.is_none())
+    return AffineMap();
+  if (!isInstance<PyAffineMap>(object))
+    throw py::type_error(std::string(what) +
+                         " must be an AffineMap or None, got " +
+                         py::repr(object).cast<std::string>());
+  AffineMap map = object.cast<const PyAffineMap &>().map;
+  if (map.getContext() != context.get())
+    throw py::value_error(std::string("cannot use ") + what + " of " +
+                          describeContext(map.getContext()) + " in " +
+                          describeContext(context.get()) +
+                          ": objects of different contexts cannot be mixed");
+  return map;
+}
+
 void mlir::tracking::python::populateIRAffine(py::module_ &m) {
   populateAffineExpr(m);
   populateAffineMap(m);

@@ -49,6 +49,13 @@ PYBIND11_MODULE(_mlirTracking, m) {
   populateGPUAttributes(gpuAttributes);
   py::module_ irdl = m.def_submodule("irdl", "dialects.irdl's load_dialects.");
   populateIRDL(irdl);
+  py::module_ sparseTensorAttributes =
+      m.def_submodule("sparse_tensor_attributes",
+                      "dialects.sparse_tensor's attribute classes.");
+  populateSparseTensorAttributes(sparseTensorAttributes);
+  py::module_ quantTypes =
+      m.def_submodule("quant_types", "dialects.quant's type classes.");
+  populateQuantTypes(quantTypes);
   populateIRDiagnostics(ir);
   populateIRSymbols(ir);
   populateIRAsmState(ir);
