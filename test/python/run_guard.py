@@ -829,6 +829,7 @@ def test_pass_leaving_ops_outside_that_use_its_ir():
     module = ir.Module.parse(big_module(functions=32, ops=20), context=ctx)
     kept = []
     stop = threading.Event()
+    attempted = threading.Event()
     outcomes = {"erased": 0, "refused": 0}
     unexpected = []
 
@@ -838,6 +839,10 @@ def test_pass_leaving_ops_outside_that_use_its_ir():
             kept.append(arith.AddIOp(argument, argument).operation)
             clone = op.regions[0].blocks[0].operations[1].clone(ip=False)
             kept.append(clone)
+        # The other thread tries once while the run goes on (the wait
+        # releases the GIL), so the test does not depend on scheduling.
+        attempted.clear()
+        attempted.wait(timeout=10)
 
     def erase_kept():
         while not stop.is_set():
@@ -852,6 +857,7 @@ def test_pass_leaving_ops_outside_that_use_its_ir():
                 if "is running on it" not in str(error):
                     unexpected.append(error)
                 outcomes["refused"] += 1
+            attempted.set()
 
     pm = passmanager.PassManager.parse(
         "builtin.module(func.func(canonicalize))", context=ctx)
