@@ -61,6 +61,10 @@ struct PyPassManager {
   /// run needs the context's multi-threading off (checked at `run` too:
   /// it may have been turned back on since).
   bool printsModuleScope = false;
+  /// enable_ir_printing was called without print_generic_op_form: the
+  /// printer then prints in the custom form, with no way to fall back to
+  /// the generic one for an op whose printer crashes on it.
+  bool printsCustomForm = false;
 
   /// The flags of a pass manager released by `_testing_release`, which a
   /// later `_CAPICreate` of it takes back.
@@ -69,6 +73,7 @@ struct PyPassManager {
     py::object contextObject;
     bool verifiesOutput;
     bool printsModuleScope;
+    bool printsCustomForm;
   };
 
   /// The pass managers owned by a PassManager object (GIL-protected): a
@@ -199,6 +204,19 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             RunLock lock(target, pipeline);
             InputVerification verification(target, lock.getOperation(),
                                            "PassManager.run");
+            // MLIR's IR printer prints with the flags it was given: an op
+            // whose custom printer crashes on IR that verifies cannot be
+            // printed around the passes (str() falls back to the generic
+            // form; this printer cannot).
+            if (self.printsCustomForm)
+              if (Operation *unprintable =
+                      findUnprintableOp(lock.getOperation()))
+                throw py::value_error(
+                    "PassManager.run: IR printing is on, and '" +
+                    unprintable->getName().getStringRef().str() +
+                    "' cannot be printed in its custom form (" +
+                    describeUnprintableOp(unprintable) +
+                    "): call enable_ir_printing(print_generic_op_form=True)");
             self.running = pipeline;
             llvm::scope_exit clear([&] { self.running.reset(); });
             LogicalResult result = failure();
@@ -246,6 +264,8 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
                   "(Context.enable_multithreading(False))");
             if (printModuleScope)
               self.printsModuleScope = true;
+            if (!printGenericOpForm)
+              self.printsCustomForm = true;
             auto before = [printBeforeAll](Pass *, Operation *) {
               return printBeforeAll;
             };
@@ -305,9 +325,9 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             self.checkNotRunning("PassManager._testing_release");
             PassManager *pm = self.passManager.release();
             PyPassManager::owners().erase(pm);
-            PyPassManager::released()[pm] = {self.contextObject,
-                                             self.verifiesOutput,
-                                             self.printsModuleScope};
+            PyPassManager::released()[pm] = {
+                self.contextObject, self.verifiesOutput, self.printsModuleScope,
+                self.printsCustomForm};
           },
           "Releases (leaks) the backing pass manager (testing): this object "
           "can no longer be used, PassManager._CAPICreate of its capsule "
@@ -340,6 +360,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
                 std::unique_ptr<PassManager>(pm));
             result->verifiesOutput = flags.verifiesOutput;
             result->printsModuleScope = flags.printsModuleScope;
+            result->printsCustomForm = flags.printsCustomForm;
             return result;
           },
           py::arg("capsule"),

@@ -105,3 +105,19 @@ with ir.Context(), ir.Location.unknown():
     print("cli:", cli)
     # CHECK: return: func.return
     print("return:", block.operations[2])
+    # MLIR's IR printing around passes prints with the flags it was given:
+    # in the custom form, the run is refused before anything runs; in the
+    # generic form it prints.
+    from mlir_tracking import passmanager
+    pm = passmanager.PassManager.parse("builtin.module(func.func(cse))")
+    pm.enable_ir_printing()
+    try:
+        pm.run(module.operation)
+    except ValueError as e:
+        # CHECK: ValueError: PassManager.run: IR printing is on, and 'omp.canonical_loop' cannot be printed in its custom form (its region is empty (its printer reads the region's induction variable)): call enable_ir_printing(print_generic_op_form=True)
+        print("ValueError:", e)
+    pm = passmanager.PassManager.parse("builtin.module(func.func(cse))")
+    pm.enable_ir_printing(print_generic_op_form=True)
+    pm.run(module.operation)
+    # CHECK: generic printing ran: True
+    print("generic printing ran:", loop.operation.verify())
