@@ -40,7 +40,7 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// ERR: error: a transform.foreach_match action erased or moved payload outside the op it was applied to (an op that encloses it or follows it, or their block): foreach_match's walk of the payload, which is in progress, would read it freed; the actions of foreach_match may only change the op they are applied to and the ops nested in it
+// ERR: error: a transform.foreach_match action erased or moved payload outside the op it was applied to (an op that encloses it or follows it, their block, a root of the walk or a forwarded input): foreach_match's walk of the payload, which is in progress, would read it freed; the actions of foreach_match may only change the op they are applied to and the ops nested in it
 // ERR-NEXT: transform.yield
 module attributes {transform.with_named_sequence} {
   func.func @f(%a: i32) -> i32 {
@@ -151,7 +151,7 @@ module attributes {transform.with_named_sequence} {
 // -----
 
 // A matcher that includes a sequence that changes the payload, then fails.
-// ERR: error: the matcher @match_add of this transform.foreach_match may change the payload, which foreach_match walks while its matchers run; a matcher may only read it
+// ERR: error: the matcher @match_add of this 'transform.foreach_match' may change the payload, which it walks while its matchers run; a matcher may only read it
 module attributes {transform.with_named_sequence} {
   func.func @f(%a: i32) -> i32 {
     %c0 = arith.constant 0 : i32
@@ -209,6 +209,211 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @simplify_function(%op: !transform.any_op {transform.readonly}) {
     %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %p { transform.apply_patterns.canonicalization } : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A matcher that reaches a payload writer through a collect_matching of its own.
+// ERR: error: the matcher @inner of this 'transform.collect_matching' may change the payload, which it walks while its matchers run; a matcher may only read it
+module attributes {transform.with_named_sequence} {
+  func.func @f(%a: i32) -> i32 {
+    %c0 = arith.constant 0 : i32
+    %x = arith.addi %a, %c0 : i32
+    %y = arith.addi %x, %c0 : i32
+    return %y : i32
+  }
+  transform.named_sequence @simplify_function(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %p { transform.apply_patterns.canonicalization } : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @inner(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.include @simplify_function failures(propagate) (%op) : (!transform.any_op) -> ()
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @helper(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+    %m = transform.collect_matching @inner in %p : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.include @helper failures(propagate) (%op) : (!transform.any_op) -> ()
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @act(%op: !transform.any_op {transform.readonly}) {
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %r = transform.foreach_match in %root @match_add -> @act : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// collect_matching's own walk: a matcher that may write the payload.
+// ERR: error: the matcher @inner of this 'transform.collect_matching' may change the payload, which it walks while its matchers run; a matcher may only read it
+module attributes {transform.with_named_sequence} {
+  func.func @f(%a: i32) -> i32 {
+    %c0 = arith.constant 0 : i32
+    %x = arith.addi %a, %c0 : i32
+    %y = arith.addi %x, %c0 : i32
+    return %y : i32
+  }
+  transform.named_sequence @simplify_function(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %p { transform.apply_patterns.canonicalization } : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @inner(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.include @simplify_function failures(propagate) (%op) : (!transform.any_op) -> ()
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.collect_matching @inner in %root : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// An action inserts a loop after the loop the walk is in (it survives), a later one erases the op the walk kept as next.
+// ERR: error: a transform.foreach_match action erased or moved payload outside the op it was applied to
+module attributes {transform.with_named_sequence} {
+  func.func @f(%m: memref<?xindex>) {
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %c10 = arith.constant 10 : index
+    scf.for %i = %c0 to %c10 step %c4 {
+      %x = arith.muli %i, %i : index
+      memref.store %x, %m[%i] : memref<?xindex>
+    }
+    %dead = arith.constant 7 : index
+    return
+  }
+  transform.named_sequence @match_mul(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.muli"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @peel_parent(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "scf.for"} : (!transform.any_op) -> !transform.op<"scf.for">
+    %a, %b = transform.loop.peel %p : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  transform.named_sequence @match_for(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["scf.for"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @dce_func(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+    transform.apply_dce to %p : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %r = transform.foreach_match in %f @match_mul -> @peel_parent, @match_for -> @dce_func : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// An action erases a later root of the walk (a pass, which does not notify).
+// ERR: error: a transform.foreach_match action erased or moved payload outside the op it was applied to
+module attributes {transform.with_named_sequence} {
+  module @payload {
+    func.func @a(%x: i32) -> i32 {
+      %y = arith.addi %x, %x : i32
+      return %y : i32
+    }
+    func.func @c(%x: i32) -> i32 {
+      return %x : i32
+    }
+    func.func private @b(%x: i32) -> i32 {
+      %y = arith.muli %x, %x : i32
+      return %y : i32
+    }
+  }
+  transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @dce(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "builtin.module"} : (!transform.any_op) -> !transform.any_op
+    transform.apply_registered_pass "symbol-dce" to %p : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %r = transform.foreach_match in %f @match_add -> @dce : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// An action erases a forwarded input, which every matcher reads.
+// ERR: error: a transform.foreach_match action erased or moved payload outside the op it was applied to
+module attributes {transform.with_named_sequence} {
+  func.func @f(%a: i32) -> i32 {
+    %c = arith.constant 0 : i32
+    %x = arith.addi %a, %a : i32
+    %y = arith.addi %x, %a : i32
+    return %y : i32
+  }
+  transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}, %fwd: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_op) {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.match.operation_name %fwd ["arith.constant"] : !transform.any_op
+    transform.yield %op, %fwd : !transform.any_op, !transform.any_op
+  }
+  transform.named_sequence @dce(%op: !transform.any_op {transform.readonly}, %fwd: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+    transform.apply_dce to %p : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %c = transform.structured.match ops{["arith.constant"]} in %root : (!transform.any_op) -> !transform.any_op
+    %r = transform.foreach_match in %f, %c @match_add -> @dce : (!transform.any_op, !transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A later action erases what an earlier one yielded, which a transform op after the walk reads.
+// ERR: error: the results of this transform.foreach_match hold an op that a later action erased
+module attributes {transform.with_named_sequence} {
+  func.func @f(%a: i32) -> i32 {
+    %x = arith.addi %a, %a : i32
+    %y = arith.muli %a, %a : i32
+    return %y : i32
+  }
+  transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @keep(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @match_mul(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.muli"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @dce(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+    transform.apply_dce to %p : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %r, %ops = transform.foreach_match in %f @match_add -> @keep, @match_mul -> @dce : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.annotate %ops "touched" : !transform.any_op
     transform.yield
   }
 }

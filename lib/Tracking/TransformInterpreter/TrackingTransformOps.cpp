@@ -77,8 +77,9 @@ public:
   void init() {
     registerTransformOps<
         transform::TrackingNoteConsumedOp, transform::TrackingCheckSeparateOp,
-        transform::TrackingRecordPayloadOp, transform::TrackingNoteWalkedOp,
-        transform::TrackingCheckWalkOp>();
+        transform::TrackingRecordPayloadOp, transform::TrackingBeginWalkOp,
+        transform::TrackingNoteWalkedOp, transform::TrackingCheckWalkOp,
+        transform::TrackingCheckWalkResultsOp>();
   }
 };
 } // namespace
@@ -398,59 +399,194 @@ void transform::TrackingRecordPayloadOp::getEffects(
 }
 
 //===----------------------------------------------------------------------===//
-// TrackingNoteWalkedOp, TrackingCheckWalkOp
+// The foreach_match walk guards
 //===----------------------------------------------------------------------===//
 //
-// The walk record, as i64 params: the address of the top of the payload tree,
-// then for each level from the top down to the matched op: the index of the
+// A walk chain, as i64s: the address of the top of the payload tree, the
+// number of levels, then for each level from the top down: the index of the
 // region the level's block is in (in the op of the level above), the block,
-// the op at this level (the matched op last) and the op after it (0 at the
-// end of the block).
+// the op at this level, the op the walk visits after it (0: none to check)
+// and whether the op may be gone (the op the walk is at). Addresses are
+// looked for among the live blocks and ops of the level above, from the top
+// (which no transform op can erase), never read before they are found.
 
 namespace {
-constexpr unsigned kWalkFieldsPerLevel = 4;
+constexpr unsigned kFieldsPerLevel = 5;
 
 int64_t addressOf(const void *pointer) {
   return int64_t(reinterpret_cast<uintptr_t>(pointer));
 }
 
-/// True if the op or block at `address` is in `range` (an op list or a block
-/// list): found by address, without reading anything at `address`.
-template <typename Range> bool holds(Range &&range, int64_t address) {
-  for (auto &item : range)
-    if (addressOf(&item) == address)
+/// Appends the chain of `op` to `chain`. `nextOf(level op, is below the
+/// walk's root)` gives the op after it to check, or null.
+void appendChain(Operation *op, SmallVectorImpl<int64_t> &chain,
+                 function_ref<Operation *(Operation *)> nextOf,
+                 bool mayBeGone) {
+  SmallVector<Operation *> ops;
+  for (Operation *level = op; level; level = level->getParentOp())
+    ops.push_back(level);
+  chain.push_back(addressOf(ops.back()));
+  chain.push_back(int64_t(ops.size() - 1));
+  for (Operation *level : llvm::reverse(ArrayRef(ops).drop_back())) {
+    chain.push_back(level->getParentRegion()->getRegionNumber());
+    chain.push_back(addressOf(level->getBlock()));
+    chain.push_back(addressOf(level));
+    chain.push_back(addressOf(nextOf(level)));
+    chain.push_back(mayBeGone && level == op);
+  }
+}
+
+/// Finds blocks and ops by address among the live ones, without reading
+/// anything at the address. A block's ops are searched from both ends at
+/// once (a walk checks ops near its position, which moves from one end to
+/// the other); what was found is remembered for the rest of the check.
+class LiveIndex {
+public:
+  bool hasBlock(Operation *op, int64_t region, int64_t block) {
+    if (region < 0 || region >= op->getNumRegions())
+      return false;
+    for (Block &candidate : op->getRegion(region))
+      if (addressOf(&candidate) == block)
+        return true;
+    return false;
+  }
+  bool hasOp(Block *block, int64_t op) {
+    if (found.contains({block, op}))
       return true;
-  return false;
+    if (block->empty())
+      return false;
+    auto forward = block->begin(), backward = std::prev(block->end());
+    while (true) {
+      if (addressOf(&*forward) == op || addressOf(&*backward) == op)
+        break;
+      if (forward == backward || std::next(forward) == backward)
+        return false;
+      ++forward;
+      --backward;
+    }
+    found.insert({block, op});
+    return true;
+  }
+
+private:
+  llvm::DenseSet<std::pair<Block *, int64_t>> found;
+};
+
+/// Checks the chains in `chains` (back to back). Returns false when one of
+/// their blocks or ops is gone or moved.
+bool chainsIntact(ArrayRef<int64_t> chains, LiveIndex &live) {
+  while (!chains.empty()) {
+    if (chains.size() < 2)
+      return false;
+    auto *above = reinterpret_cast<Operation *>(uintptr_t(chains[0]));
+    int64_t levels = chains[1];
+    chains = chains.drop_front(2);
+    if (levels < 0 || chains.size() < size_t(levels) * kFieldsPerLevel)
+      return false;
+    for (int64_t level = 0; level != levels; ++level) {
+      ArrayRef<int64_t> fields = chains.take_front(kFieldsPerLevel);
+      chains = chains.drop_front(kFieldsPerLevel);
+      int64_t op = fields[2], next = fields[3];
+      bool mayBeGone = fields[4];
+      if (!above)
+        continue; // Below an op that may be gone: nothing more to check.
+      if (!live.hasBlock(above, fields[0], fields[1]))
+        return false;
+      auto *block = reinterpret_cast<Block *>(uintptr_t(fields[1]));
+      // The op the walk visits next may not go, nor leave the block (the
+      // walk would run past another block's end).
+      if (next && !live.hasOp(block, next))
+        return false;
+      if (mayBeGone && !live.hasOp(block, op)) {
+        above = nullptr;
+        continue;
+      }
+      if (!live.hasOp(block, op))
+        return false;
+      above = reinterpret_cast<Operation *>(uintptr_t(op));
+    }
+  }
+  return true;
+}
+
+TrackedRun::WalkFrame *getWalkFrame(TrackedRun &run, int64_t walk) {
+  if (walk < 0 || size_t(walk) >= run.walks.size())
+    return nullptr;
+  return &run.walks[walk];
 }
 } // namespace
+
+DiagnosedSilenceableFailure transform::TrackingBeginWalkOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  TrackedRun *run = getRun(getOperation(), state);
+  TrackedRun::WalkFrame *frame = run ? getWalkFrame(*run, getWalk()) : nullptr;
+  if (!frame)
+    return DiagnosedSilenceableFailure::definiteFailure();
+  *frame = TrackedRun::WalkFrame();
+  auto noNext = [](Operation *) -> Operation * { return nullptr; };
+  for (Operation *root : state.getPayloadOps(getRoot())) {
+    frame->roots.insert(root);
+    appendChain(root, frame->heldChains, noNext, /*mayBeGone=*/false);
+  }
+  for (Value forwarded : getForwarded())
+    for (Operation *op : state.getPayloadOps(forwarded))
+      appendChain(op, frame->heldChains, noNext, /*mayBeGone=*/false);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::TrackingBeginWalkOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsHandle(getRootMutable(), effects);
+  onlyReadsHandle(getForwardedMutable(), effects);
+  onlyReadsPayload(effects);
+}
 
 DiagnosedSilenceableFailure transform::TrackingNoteWalkedOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &transformResults,
     transform::TransformState &state) {
-  if (!getRun(getOperation(), state))
+  TrackedRun *run = getRun(getOperation(), state);
+  TrackedRun::WalkFrame *frame = run ? getWalkFrame(*run, getWalk()) : nullptr;
+  if (!frame)
     return DiagnosedSilenceableFailure::definiteFailure();
-  SmallVector<Operation *> chain;
+  SmallVector<int64_t> chain;
   // foreach_match maps its matcher's first argument to the one op it walks.
   auto walked = state.getPayloadOps(getWalked());
-  if (llvm::hasSingleElement(walked))
-    for (Operation *op = *walked.begin(); op; op = op->getParentOp())
-      chain.push_back(op);
+  if (llvm::hasSingleElement(walked)) {
+    Operation *op = *walked.begin();
+    // The levels whose iterators the walk holds: those below its root.
+    llvm::SmallPtrSet<Operation *, 8> belowRoot;
+    for (Operation *level = op; level && !frame->roots.contains(level);
+         level = level->getParentOp())
+      belowRoot.insert(level);
+    appendChain(
+        op, chain,
+        [&](Operation *level) -> Operation * {
+          if (!belowRoot.contains(level))
+            return nullptr;
+          // The op after it when the walk entered it: the first time it is
+          // seen, since the walk enters an op right before the first op it
+          // matches in it (or it itself), and until it leaves it.
+          return frame->nextWhenEntered.try_emplace(level, level->getNextNode())
+              .first->second;
+        },
+        /*mayBeGone=*/true);
+    // The walk has left the ops that are not on this chain (each matcher
+    // of the op notes it again: its entry stays).
+    SmallVector<Operation *> left;
+    for (auto &[entered, next] : frame->nextWhenEntered)
+      if (!belowRoot.contains(entered))
+        left.push_back(entered);
+    for (Operation *entered : left)
+      frame->nextWhenEntered.erase(entered);
+  }
   auto i64 = IntegerType::get(getContext(), 64);
   SmallVector<Attribute> record;
-  auto add = [&](int64_t value) {
+  for (int64_t value : chain)
     record.push_back(IntegerAttr::get(i64, value));
-  };
-  if (!chain.empty()) {
-    add(addressOf(chain.back()));
-    for (Operation *op : llvm::reverse(ArrayRef(chain).drop_back())) {
-      add(op->getParentRegion()->getRegionNumber());
-      add(addressOf(op->getBlock()));
-      add(addressOf(op));
-      add(addressOf(op->getNextNode()));
-    }
-  }
-  transformResults.setParams(cast<OpResult>(getWalk()), record);
+  transformResults.setParams(cast<OpResult>(getRecord()), record);
   return DiagnosedSilenceableFailure::success();
 }
 
@@ -465,49 +601,58 @@ DiagnosedSilenceableFailure transform::TrackingCheckWalkOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &transformResults,
     transform::TransformState &state) {
-  if (!getRun(getOperation(), state))
+  TrackedRun *run = getRun(getOperation(), state);
+  TrackedRun::WalkFrame *frame = run ? getWalkFrame(*run, getWalk()) : nullptr;
+  if (!frame)
     return DiagnosedSilenceableFailure::definiteFailure();
   SmallVector<int64_t> record;
-  for (Attribute attribute : state.getParams(getWalk()))
+  for (Attribute attribute : state.getParams(getRecord()))
     record.push_back(cast<IntegerAttr>(attribute).getInt());
-  if (record.empty() || (record.size() - 1) % kWalkFieldsPerLevel != 0)
-    return DiagnosedSilenceableFailure::success();
-  // From the top (which no transform op can erase) down, each recorded block
-  // and op is looked for among the live ones before it is read.
-  auto *above = reinterpret_cast<Operation *>(uintptr_t(record.front()));
-  unsigned levels = (record.size() - 1) / kWalkFieldsPerLevel;
-  bool intact = true;
-  for (unsigned level = 0; intact && level != levels; ++level) {
-    const int64_t *fields = &record[1 + level * kWalkFieldsPerLevel];
-    int64_t regionIndex = fields[0], block = fields[1], op = fields[2],
-            next = fields[3];
-    bool matched = level + 1 == levels;
-    if (regionIndex < 0 || regionIndex >= above->getNumRegions() ||
-        !holds(above->getRegion(regionIndex), block)) {
-      intact = false;
-      break;
-    }
-    auto *liveBlock = reinterpret_cast<Block *>(uintptr_t(block));
-    // The matched op itself may go; the op the walk visits next may not, nor
-    // may it leave the block (the walk would run past another block's end).
-    if ((next && !holds(*liveBlock, next)) ||
-        (!matched && !holds(*liveBlock, op)))
-      intact = false;
-    above = reinterpret_cast<Operation *>(uintptr_t(op));
-  }
-  if (intact)
+  LiveIndex live;
+  if (chainsIntact(record, live) && chainsIntact(frame->heldChains, live))
     return DiagnosedSilenceableFailure::success();
   return emitDefiniteFailure()
          << "a transform.foreach_match action erased or moved payload "
             "outside the op it was applied to (an op that encloses it or "
-            "follows it, or their block): foreach_match's walk of the "
-            "payload, which is in progress, would read it freed; the actions "
-            "of foreach_match may only change the op they are applied to and "
-            "the ops nested in it";
+            "follows it, their block, a root of the walk or a forwarded "
+            "input): foreach_match's walk of the payload, which is in "
+            "progress, would read it freed; the actions of foreach_match may "
+            "only change the op they are applied to and the ops nested in it";
 }
 
 void transform::TrackingCheckWalkOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  onlyReadsHandle(getWalkMutable(), effects);
+  onlyReadsHandle(getRecordMutable(), effects);
+  onlyReadsPayload(effects);
+}
+
+DiagnosedSilenceableFailure transform::TrackingCheckWalkResultsOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  if (!getRun(getOperation(), state))
+    return DiagnosedSilenceableFailure::definiteFailure();
+  llvm::DenseSet<int64_t> yielded;
+  for (Value result : getResults())
+    for (Operation *op : state.getPayloadOps(result))
+      yielded.insert(addressOf(op));
+  if (yielded.empty())
+    return DiagnosedSilenceableFailure::success();
+  // Looked for in a walk of the payload's whole tree, never read.
+  Operation *top = state.getTopLevel();
+  while (Operation *parent = top->getParentOp())
+    top = parent;
+  top->walk([&](Operation *op) { yielded.erase(addressOf(op)); });
+  if (yielded.empty())
+    return DiagnosedSilenceableFailure::success();
+  return emitDefiniteFailure()
+         << "the results of this transform.foreach_match hold an op that a "
+            "later action erased (upstream's foreach_match does not follow "
+            "its results): they would be read freed";
+}
+
+void transform::TrackingCheckWalkResultsOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsHandle(getResultsMutable(), effects);
   onlyReadsPayload(effects);
 }

@@ -105,6 +105,24 @@ struct TrackedRun {
   SmallVector<SmallVector<Operation *>> resultOps;
   SmallVector<SmallVector<Attribute>> resultParams;
   SmallVector<bool> resultIsParam;
+
+  /// Per `transform.foreach_match` of the copy (the `walk` attribute of the
+  /// ops that guard it), what its walk reads besides the op it is at: set
+  /// by `transform.tracking.begin_walk`, read by the walk's
+  /// `transform.tracking.note_walked` and `check_walk`.
+  struct WalkFrame {
+    /// Where each root the walk visits (upstream iterates them from the
+    /// root handle's mapping) and each forwarded input (which upstream
+    /// copies once and gives every matcher) was: see WalkChain.
+    SmallVector<int64_t> heldChains;
+    /// For each op the walk is inside (or at): the op after it when the
+    /// walk entered it, which the walk's iterator holds (an action may
+    /// insert ops after it since).
+    llvm::DenseMap<Operation *, Operation *> nextWhenEntered;
+    /// The walk's roots (for the levels that its iterators hold).
+    llvm::SmallPtrSet<Operation *, 4> roots;
+  };
+  SmallVector<WalkFrame> walks;
 };
 
 /// Gives the ops of the script copy access to their run.

@@ -86,27 +86,54 @@ def TrackingRecordPayloadOp : TransformDialectOp<"tracking.record_payload",
   let assemblyFormat = "attr-dict";
 }
 
+def TrackingBeginWalkOp : TransformDialectOp<"tracking.begin_walk",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Records what a `transform.foreach_match` walk reads besides "
+                "the op it is at";
+  let description = [{
+    Placed right before each `transform.foreach_match` of the tracked
+    interpreter's copy of a script, with its root and forwarded input
+    handles, and the index `$walk` that the guards of this walk share.
+    Records where the roots and the forwarded inputs are (addresses,
+    compared, never dereferenced), which every
+    `transform.tracking.check_walk` of the walk looks for again: upstream
+    iterates the roots from the root handle's mapping and gives every
+    matcher a copy of the forwarded inputs made before the walk. Only reads
+    its operands and the payload; always succeeds.
+  }];
+
+  let arguments = (ins TransformHandleTypeInterface:$root,
+                       Variadic<TransformHandleTypeInterface>:$forwarded,
+                       I64Attr:$walk);
+  let results = (outs);
+  let assemblyFormat = "$root (`forwarded` `(` $forwarded^ `)`)? `walk` $walk "
+                       "attr-dict `:` type(operands)";
+}
+
 def TrackingNoteWalkedOp : TransformDialectOp<"tracking.note_walked",
     [MatchOpInterface, DeclareOpInterfaceMethods<TransformOpInterface>,
      DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Records what a `transform.foreach_match` walk still reads";
   let description = [{
     Placed first in the tracked interpreter's copy of each matcher of a
-    `transform.foreach_match`, with the op being matched (the matcher's first
-    argument). Upstream's `foreach_match` runs an action while its walk of
-    the payload is in progress; the walk then reads, at each level from the
-    matched op up, the block it iterates, the op it visits next in it and
-    the op whose regions it iterates. The result, which the copy of the
-    matcher yields to the copy of its action, is a parameter with their
-    addresses (compared, never dereferenced) for
-    `transform.tracking.check_walk`. Only reads the payload; always succeeds
-    (a match op: matchers may only hold those).
+    `transform.foreach_match` (walk `$walk`), with the op being matched (the
+    matcher's first argument). Upstream's `foreach_match` runs an action
+    while its walk of the payload is in progress; the walk then reads, at
+    each level from the matched op up to the root, the block it iterates,
+    the op it visits next in it (the one after the op it entered there,
+    kept from then) and the op whose regions it iterates, and above the
+    root, the ops that hold it. The result, which the copy of the matcher
+    yields to the copy of its action, is a parameter with their addresses
+    (compared, never dereferenced) for `transform.tracking.check_walk`.
+    Only reads the payload; always succeeds (a match op: matchers may only
+    hold those).
   }];
 
-  let arguments = (ins TransformHandleTypeInterface:$walked);
-  let results = (outs TransformParamTypeInterface:$walk);
+  let arguments = (ins TransformHandleTypeInterface:$walked, I64Attr:$walk);
+  let results = (outs TransformParamTypeInterface:$record);
   let assemblyFormat =
-      "$walked attr-dict `:` functional-type(operands, results)";
+      "$walked `walk` $walk attr-dict `:` functional-type(operands, results)";
 }
 
 def TrackingCheckWalkOp : TransformDialectOp<"tracking.check_walk",
@@ -116,18 +143,40 @@ def TrackingCheckWalkOp : TransformDialectOp<"tracking.check_walk",
                 "its walk still reads";
   let description = [{
     Placed last in the tracked interpreter's copy of each action of a
-    `transform.foreach_match`, with the extra argument that the copy of the
-    action receives from `transform.tracking.note_walked`. Looks for each
-    recorded block and op from the top of the payload down, comparing
-    addresses, and fails definitely, which stops the walk before it reads
-    freed memory, when one was erased or moved elsewhere: the action changed
-    payload outside the op it was applied to, which upstream's
-    `foreach_match` forbids. Only reads its operand and the payload.
+    `transform.foreach_match` (walk `$walk`), with the extra argument that
+    the copy of the action receives from `transform.tracking.note_walked`.
+    Looks for each recorded block and op, and for the walk's roots and
+    forwarded inputs, from the top of the payload down, comparing addresses,
+    and fails definitely, which stops the walk before it reads freed memory,
+    when one was erased or moved elsewhere: the action changed payload
+    outside the op it was applied to, which upstream's `foreach_match`
+    forbids. Only reads its operand and the payload.
   }];
 
-  let arguments = (ins TransformParamTypeInterface:$walk);
+  let arguments = (ins TransformParamTypeInterface:$record, I64Attr:$walk);
   let results = (outs);
-  let assemblyFormat = "$walk attr-dict `:` type($walk)";
+  let assemblyFormat = "$record `walk` $walk attr-dict `:` type($record)";
+}
+
+def TrackingCheckWalkResultsOp
+    : TransformDialectOp<"tracking.check_walk_results",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Stops a run whose `transform.foreach_match` results hold "
+                "freed ops";
+  let description = [{
+    Placed right after each `transform.foreach_match` of the copy, with its
+    forwarded result handles. Upstream collects the actions' results in a
+    list its tracking does not update: a later action that erased an op an
+    earlier one yielded left the result pointing to freed memory, which the
+    next transform op read. Fails definitely when an op of these handles is
+    no longer in the payload (looked for by address in a walk of it). Only
+    reads its operands and the payload.
+  }];
+
+  let arguments = (ins Variadic<TransformHandleTypeInterface>:$results);
+  let results = (outs);
+  let assemblyFormat = "$results attr-dict `:` type($results)";
 }
 
 #endif // MLIR_TRACKING_TRACKINGTRANSFORMOPS

@@ -164,8 +164,9 @@ void instrumentSeparationChecks(
   }
 }
 
-/// The first op that `sequence`, or a sequence it includes, runs and that
-/// may write the payload, or null.
+/// The first op that `sequence`, or a sequence it refers to (an include's
+/// callee, a `collect_matching`'s or a `foreach_match`'s matchers and
+/// actions), runs and that may write the payload, or null.
 Operation *findPayloadWriter(transform::NamedSequenceOp sequence,
                              SymbolTableCollection &symbols,
                              llvm::SmallPtrSetImpl<Operation *> &visited) {
@@ -173,14 +174,21 @@ Operation *findPayloadWriter(transform::NamedSequenceOp sequence,
     return nullptr;
   Operation *writer = nullptr;
   sequence.getBody().walk([&](Operation *op) {
-    if (auto include = dyn_cast<transform::IncludeOp>(op)) {
-      // Its own effects say "may write" whatever its callee does.
-      auto callee = symbols.lookupNearestSymbolFrom<transform::NamedSequenceOp>(
-          include, include.getTargetAttr());
-      if (callee)
+    // What the op refers to runs as part of it.
+    op->getAttrDictionary().walk([&](SymbolRefAttr ref) {
+      if (writer)
+        return;
+      if (auto callee =
+              symbols.lookupNearestSymbolFrom<transform::NamedSequenceOp>(op,
+                                                                          ref))
         writer = findPayloadWriter(callee, symbols, visited);
-      return writer ? WalkResult::interrupt() : WalkResult::advance();
-    }
+    });
+    if (writer)
+      return WalkResult::interrupt();
+    // An include's own effects say "may write" whatever its callee does;
+    // those of the ops that run matchers say "reads".
+    if (isa<transform::IncludeOp>(op))
+      return WalkResult::advance();
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects)
       return WalkResult::advance();
@@ -197,32 +205,63 @@ Operation *findPayloadWriter(transform::NamedSequenceOp sequence,
   return writer;
 }
 
-/// Gives every `transform.foreach_match` of `script` copies of its matchers
-/// and actions that stop its walk when an action erases or moves what the
-/// walk still reads (upstream's walk would read it freed): each matcher copy
-/// starts with a `transform.tracking.note_walked` of the op it matches and
-/// yields its result after its own, and each action copy takes it as one
-/// more argument and ends with a `transform.tracking.check_walk` of it. The
-/// copies get fresh names beside their sequences, which stay as they are for
-/// their other uses; copies holding a `foreach_match` get theirs too. Not
-/// for the entry, whose arguments the run changes, nor for declarations. A
-/// matcher that may write the payload is refused: it runs without a check
-/// after it (a matcher stops at its first failure). `originals` learns
-/// where the ops of the copies come from.
-LogicalResult instrumentForeachMatchWalks(
+/// Refuses a matcher `ref` of `user` (a `foreach_match` or a
+/// `collect_matching`, which walk the payload while their matchers run)
+/// that may write the payload: a matcher stops at its first failure, so no
+/// check can follow what it changed.
+LogicalResult checkReadOnlyMatcher(Operation *user, SymbolRefAttr ref,
+                                   SymbolTableCollection &symbols) {
+  auto matcher =
+      symbols.lookupNearestSymbolFrom<transform::NamedSequenceOp>(user, ref);
+  if (!matcher)
+    return success();
+  llvm::SmallPtrSet<Operation *, 8> visited;
+  Operation *writer = findPayloadWriter(matcher, symbols, visited);
+  if (!writer)
+    return success();
+  InFlightDiagnostic diag = user->emitError()
+                            << "the matcher " << ref << " of this '"
+                            << user->getName()
+                            << "' may change the payload, which it walks while "
+                               "its matchers run; a matcher may only read it";
+  diag.attachNote(writer->getLoc())
+      << "'" << writer->getName() << "' may write the payload";
+  return diag;
+}
+
+/// Guards every `transform.foreach_match` of `script` against actions that
+/// erase or move what its walk still reads (upstream's walk read it freed).
+/// Each gets an index (`walk`), a `transform.tracking.begin_walk` before it
+/// (its roots and forwarded inputs), a `transform.tracking.
+/// check_walk_results` after it (its results), and copies of its matchers
+/// and actions made for it: each matcher copy starts with a
+/// `transform.tracking.note_walked` of the op it matches and yields its
+/// result after its own, each action copy takes it as one more argument and
+/// ends with a `transform.tracking.check_walk` of it. The copies get fresh
+/// names beside their sequences, which stay as they are for their other
+/// uses; copies holding a `foreach_match` get their own guards. Not for
+/// pairs with the entry, whose arguments the run changes, nor with
+/// declarations. Matchers that may write the payload (of `foreach_match`
+/// and `collect_matching`) are refused. `originals` learns where the ops of
+/// the copies come from; returns the number of walks.
+FailureOr<unsigned> instrumentForeachMatchWalks(
     ModuleOp script, Operation *entry,
     llvm::DenseMap<Operation *, Operation *> &originals) {
+  SymbolTableCollection symbols;
+  WalkResult matchers = script->walk([&](transform::CollectMatchingOp op) {
+    return failed(checkReadOnlyMatcher(op, op.getMatcherAttr(), symbols))
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  if (matchers.wasInterrupted())
+    return failure();
   SmallVector<transform::ForeachMatchOp> walks;
   script->walk([&](transform::ForeachMatchOp op) { walks.push_back(op); });
   if (walks.empty())
-    return success();
+    return 0u;
   MLIRContext *context = script.getContext();
-  Type anyOp = transform::AnyOpType::get(context);
   Type param =
       transform::ParamType::get(context, IntegerType::get(context, 64));
-  SymbolTableCollection symbols;
-  // One copy per sequence and role.
-  llvm::DenseMap<Operation *, StringAttr> matcherCopies, actionCopies;
   auto copySequence = [&](transform::NamedSequenceOp sequence) {
     IRMapping mapping;
     auto copy = cast<transform::NamedSequenceOp>(sequence->clone(mapping));
@@ -233,31 +272,25 @@ LogicalResult instrumentForeachMatchWalks(
     // Beside the sequence, renamed to a name its symbol table does not use.
     symbols.getSymbolTable(sequence->getParentOp())
         .insert(copy, std::next(Block::iterator(sequence.getOperation())));
-    // Its own walks get copies too.
+    // Its own walks get guards too.
     copy->walk([&](transform::ForeachMatchOp op) { walks.push_back(op); });
     return copy;
   };
-  auto matcherCopy = [&](transform::NamedSequenceOp matcher) {
-    StringAttr &name = matcherCopies[matcher];
-    if (name)
-      return name;
+  auto matcherCopy = [&](transform::NamedSequenceOp matcher, int64_t walk) {
     transform::NamedSequenceOp copy = copySequence(matcher);
     Block &body = copy.getBody().front();
     auto builder = OpBuilder::atBlockBegin(&body);
     auto note = transform::TrackingNoteWalkedOp::create(
-        builder, copy.getLoc(), param, body.getArgument(0));
+        builder, copy.getLoc(), param, body.getArgument(0), walk);
     Operation *yield = body.getTerminator();
-    yield->insertOperands(yield->getNumOperands(), note.getWalk());
+    yield->insertOperands(yield->getNumOperands(), note.getRecord());
     SmallVector<Type> resultTypes(copy.getFunctionType().getResults());
     resultTypes.push_back(param);
     copy.setFunctionTypeAttr(TypeAttr::get(FunctionType::get(
         context, copy.getFunctionType().getInputs(), resultTypes)));
-    return name = copy.getSymNameAttr();
+    return copy.getSymNameAttr();
   };
-  auto actionCopy = [&](transform::NamedSequenceOp action) {
-    StringAttr &name = actionCopies[action];
-    if (name)
-      return name;
+  auto actionCopy = [&](transform::NamedSequenceOp action, int64_t walk) {
     transform::NamedSequenceOp copy = copySequence(action);
     Block &body = copy.getBody().front();
     unsigned added = body.getNumArguments();
@@ -270,8 +303,8 @@ LogicalResult instrumentForeachMatchWalks(
     (void)copy.insertArguments({added}, {param}, {readOnly}, {copy.getLoc()});
     auto builder = OpBuilder(body.getTerminator());
     transform::TrackingCheckWalkOp::create(
-        builder, body.getTerminator()->getLoc(), body.getArgument(added));
-    return name = copy.getSymNameAttr();
+        builder, body.getTerminator()->getLoc(), body.getArgument(added), walk);
+    return copy.getSymNameAttr();
   };
   // The reference to `copy` from where `ref` pointed: same path, new leaf.
   auto refTo = [&](SymbolRefAttr ref, StringAttr copy) -> Attribute {
@@ -282,11 +315,14 @@ LogicalResult instrumentForeachMatchWalks(
     return SymbolRefAttr::get(ref.getRootReference(), nested);
   };
   // Copies append their own walks as they are made.
-  for (size_t i = 0; i < walks.size(); ++i) {
-    transform::ForeachMatchOp walk = walks[i];
+  for (size_t index = 0; index < walks.size(); ++index) {
+    transform::ForeachMatchOp walk = walks[index];
     SmallVector<Attribute> matchers(walk.getMatchers().getValue());
     SmallVector<Attribute> actions(walk.getActions().getValue());
     for (auto [matcherRef, actionRef] : llvm::zip(matchers, actions)) {
+      if (failed(checkReadOnlyMatcher(walk, cast<SymbolRefAttr>(matcherRef),
+                                      symbols)))
+        return failure();
       auto matcher =
           symbols.lookupNearestSymbolFrom<transform::NamedSequenceOp>(
               walk, cast<SymbolRefAttr>(matcherRef));
@@ -296,25 +332,26 @@ LogicalResult instrumentForeachMatchWalks(
           matcher == entry || action == entry ||
           matcher.getBody().front().getNumArguments() == 0)
         continue;
-      llvm::SmallPtrSet<Operation *, 8> visited;
-      if (Operation *writer = findPayloadWriter(matcher, symbols, visited)) {
-        InFlightDiagnostic diag =
-            walk.emitError()
-            << "the matcher " << matcherRef
-            << " of this transform.foreach_match may change the payload, "
-               "which foreach_match walks while its matchers run; a matcher "
-               "may only read it";
-        diag.attachNote(writer->getLoc())
-            << "'" << writer->getName() << "' may write the payload";
-        return diag;
-      }
-      matcherRef = refTo(cast<SymbolRefAttr>(matcherRef), matcherCopy(matcher));
-      actionRef = refTo(cast<SymbolRefAttr>(actionRef), actionCopy(action));
+      matcherRef =
+          refTo(cast<SymbolRefAttr>(matcherRef), matcherCopy(matcher, index));
+      actionRef =
+          refTo(cast<SymbolRefAttr>(actionRef), actionCopy(action, index));
     }
     walk.setMatchersAttr(ArrayAttr::get(context, matchers));
     walk.setActionsAttr(ArrayAttr::get(context, actions));
+    OpBuilder builder(walk);
+    transform::TrackingBeginWalkOp::create(builder, walk.getLoc(),
+                                           walk.getRoot(),
+                                           walk.getForwardedInputs(), index);
+    builder.setInsertionPointAfter(walk);
+    SmallVector<Value> results;
+    for (Value result : walk.getForwardedOutputs())
+      if (isa<transform::TransformHandleTypeInterface>(result.getType()))
+        results.push_back(result);
+    transform::TrackingCheckWalkResultsOp::create(builder, walk.getLoc(),
+                                                  results);
   }
-  return success();
+  return unsigned(walks.size());
 }
 
 /// Inserts a `transform.tracking.note_consumed` before every transform op of
@@ -503,9 +540,9 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
   script->walk([&](Operation *op) {
     if (!isa<transform::TrackingNoteConsumedOp,
              transform::TrackingCheckSeparateOp,
-             transform::TrackingRecordPayloadOp,
-             transform::TrackingNoteWalkedOp, transform::TrackingCheckWalkOp>(
-            op))
+             transform::TrackingRecordPayloadOp, transform::TrackingBeginWalkOp,
+             transform::TrackingNoteWalkedOp, transform::TrackingCheckWalkOp,
+             transform::TrackingCheckWalkResultsOp>(op))
       return WalkResult::advance();
     internal = op;
     return WalkResult::interrupt();
@@ -515,8 +552,11 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
            << "'" << internal->getName()
            << "' is internal to mlir-tracking's tracked transform "
               "interpreter and cannot be used in a script";
-  if (failed(instrumentForeachMatchWalks(*script, copy, originals)))
+  FailureOr<unsigned> walks =
+      instrumentForeachMatchWalks(*script, copy, originals);
+  if (failed(walks))
     return failure();
+  run.walks.resize(*walks);
   instrumentSeparationChecks(*script, originals, libraryHome, run.guards);
   instrumentConsumers(*script);
   Block &body = copy.getBody().front();

@@ -1,0 +1,103 @@
+// Scripts with transform.foreach_match whose actions stay within what the
+// walk allows (a loop peeled inside the walk's loop, a function outside the
+// walk's root replaced, restrict_root, flatten_results, forwarded inputs
+// and outputs): the tracked interpreter, with its walk guards, prints what
+// upstream's prints.
+// RUN: tracking-opt %s --split-input-file --tracked-transform-interpreter --track-ops=all > %t.ours
+// RUN: %mlir_opt %s --split-input-file --transform-interpreter > %t.upstream
+// RUN: diff %t.ours %t.upstream
+// RUN: FileCheck %s < %t.ours
+// CHECK: scf.for
+
+module attributes {transform.with_named_sequence} {
+  func.func @f(%m: memref<?xindex>) {
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %c10 = arith.constant 10 : index
+    scf.for %i = %c0 to %c10 step %c4 {
+      %x = arith.muli %i, %i : index
+      memref.store %x, %m[%i] : memref<?xindex>
+    }
+    %dead = arith.constant 7 : index
+    return
+  }
+  transform.named_sequence @match_mul(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.muli"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @peel_parent(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "scf.for"} : (!transform.any_op) -> !transform.op<"scf.for">
+    %a, %b = transform.loop.peel %p : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  transform.named_sequence @match_for(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["scf.for"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @dce_func(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+    
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %r = transform.foreach_match in %f @match_mul -> @peel_parent, @match_for -> @dce_func : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  func.func @a(%x: i32) -> i32 {
+    %y = arith.addi %x, %x : i32
+    return %y : i32
+  }
+  func.func @b() {
+    return
+  }
+  transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @replace_b(%op: !transform.any_op {transform.readonly}) {
+    %m = transform.get_parent_op %op {op_name = "builtin.module"} : (!transform.any_op) -> !transform.any_op
+    %b = transform.structured.match ops{["func.func"]} attributes {sym_name = "b"} in %m : (!transform.any_op) -> !transform.any_op
+    %new = transform.structured.replace %b {
+      builtin.module {
+      }
+    } : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %a = transform.structured.match ops{["func.func"]} attributes {sym_name = "a"} in %root : (!transform.any_op) -> !transform.any_op
+    %r = transform.foreach_match in %a @match_add -> @replace_b : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  func.func @f(%a: i32) -> i32 {
+    %x = arith.addi %a, %a : i32
+    %y = arith.muli %x, %x : i32
+    return %y : i32
+  }
+  transform.named_sequence @m(%op: !transform.any_op {transform.readonly}, %extra: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_op) {
+    transform.match.operation_name %op ["arith.addi", "arith.muli"] : !transform.any_op
+    transform.yield %op, %extra : !transform.any_op, !transform.any_op
+  }
+  transform.named_sequence @a(%op: !transform.any_op {transform.readonly}, %extra: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.annotate %op "seen" : !transform.any_op
+    %m = transform.merge_handles %op, %extra : !transform.any_op
+    transform.yield %m : !transform.any_op
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %r, %out = transform.foreach_match restrict_root flatten_results in %root, %f @m -> @a : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %n = transform.num_associations %out : (!transform.any_op) -> !transform.param<i64>
+    transform.debug.emit_param_as_remark %n : !transform.param<i64>
+    transform.yield
+  }
+}
