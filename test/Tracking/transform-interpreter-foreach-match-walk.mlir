@@ -417,3 +417,107 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Two roots, one inside the other: an action erases the op after the inner root, which the walk of the outer one holds.
+// ERR: error: a transform.foreach_match action erased or moved payload outside the op it was applied to
+module attributes {transform.with_named_sequence} {
+  module @payload {
+    func.func @a(%x: i32) -> i32 {
+      %y = arith.addi %x, %x : i32
+      return %y : i32
+    }
+    func.func private @b(%x: i32) -> i32 {
+      %y = arith.subi %x, %x : i32
+      return %y : i32
+    }
+    func.func @c(%x: i32) -> i32 {
+      return %x : i32
+    }
+  }
+  transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @symbol_dce(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "builtin.module"} : (!transform.any_op) -> !transform.any_op
+    transform.apply_registered_pass "symbol-dce" to %p : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %m = transform.structured.match ops{["builtin.module"]} attributes{sym_name = "payload"} in %root : (!transform.any_op) -> !transform.any_op
+    %a = transform.structured.match ops{["func.func"]} attributes{sym_name = "a"} in %root : (!transform.any_op) -> !transform.any_op
+    %roots = transform.merge_handles %m, %a : !transform.any_op
+    %r = transform.foreach_match in %roots @match_add -> @symbol_dce : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A later action erases the op of a value an earlier one yielded.
+// ERR: error: the results of this transform.foreach_match hold an op that a later action erased
+module attributes {transform.with_named_sequence} {
+  func.func @f(%a: i32) -> i32 {
+    %x = arith.addi %a, %a : i32
+    %y = arith.muli %a, %a : i32
+    return %y : i32
+  }
+  transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @result_of(%op: !transform.any_op {transform.readonly}) -> !transform.any_value {
+    %v = transform.get_result %op[0] : (!transform.any_op) -> !transform.any_value
+    transform.yield %v : !transform.any_value
+  }
+  transform.named_sequence @match_mul(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.muli"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @dce(%op: !transform.any_op {transform.readonly}) -> !transform.any_value {
+    %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+    transform.apply_dce to %p : !transform.any_op
+    %v = transform.get_result %op[0] : (!transform.any_op) -> !transform.any_value
+    transform.yield %v : !transform.any_value
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %r, %vals = transform.foreach_match in %f @match_add -> @result_of, @match_mul -> @dce : (!transform.any_op) -> (!transform.any_op, !transform.any_value)
+    %d = transform.get_defining_op %vals : (!transform.any_value) -> !transform.any_op
+    transform.debug.emit_remark_at %d, "defined here" : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// An action erases the op of a forwarded value, which every matcher reads.
+// ERR: error: a transform.foreach_match action erased or moved payload outside the op it was applied to
+module attributes {transform.with_named_sequence} {
+  func.func @f(%a: i32) -> i32 {
+    %x = arith.addi %a, %a : i32
+    %y = arith.muli %a, %a : i32
+    %z = arith.subi %y, %a : i32
+    return %z : i32
+  }
+  transform.named_sequence @match_mul(%op: !transform.any_op {transform.readonly}, %v: !transform.any_value {transform.readonly}) -> !transform.any_op {
+    %d = transform.get_defining_op %v : (!transform.any_value) -> !transform.any_op
+    transform.match.operation_name %d ["arith.addi"] : !transform.any_op
+    transform.match.operation_name %op ["arith.muli"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @dce(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+    transform.apply_dce to %p : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %add = transform.structured.match ops{["arith.addi"]} in %root : (!transform.any_op) -> !transform.any_op
+    %v = transform.get_result %add[0] : (!transform.any_op) -> !transform.any_value
+    %r = transform.foreach_match in %f, %v @match_mul -> @dce : (!transform.any_op, !transform.any_value) -> !transform.any_op
+    transform.yield
+  }
+}

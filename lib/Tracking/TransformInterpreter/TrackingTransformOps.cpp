@@ -473,8 +473,11 @@ private:
 };
 
 /// Checks the chains in `chains` (back to back). Returns false when one of
-/// their blocks or ops is gone or moved.
-bool chainsIntact(ArrayRef<int64_t> chains, LiveIndex &live) {
+/// their blocks or ops is gone or moved. A chain ending at `mayBeGone` (the
+/// op the walk is at) may lose its last op. A level without an op (0) holds
+/// a block only (a forwarded block argument's).
+bool chainsIntact(ArrayRef<int64_t> chains, LiveIndex &live,
+                  int64_t mayBeGoneOp = 0) {
   while (!chains.empty()) {
     if (chains.size() < 2)
       return false;
@@ -487,7 +490,7 @@ bool chainsIntact(ArrayRef<int64_t> chains, LiveIndex &live) {
       ArrayRef<int64_t> fields = chains.take_front(kFieldsPerLevel);
       chains = chains.drop_front(kFieldsPerLevel);
       int64_t op = fields[2], next = fields[3];
-      bool mayBeGone = fields[4];
+      bool mayBeGone = fields[4] || (op && op == mayBeGoneOp);
       if (!above)
         continue; // Below an op that may be gone: nothing more to check.
       if (!live.hasBlock(above, fields[0], fields[1]))
@@ -497,6 +500,10 @@ bool chainsIntact(ArrayRef<int64_t> chains, LiveIndex &live) {
       // walk would run past another block's end).
       if (next && !live.hasOp(block, next))
         return false;
+      if (!op) {
+        above = nullptr;
+        continue;
+      }
       if (mayBeGone && !live.hasOp(block, op)) {
         above = nullptr;
         continue;
@@ -507,6 +514,24 @@ bool chainsIntact(ArrayRef<int64_t> chains, LiveIndex &live) {
     }
   }
   return true;
+}
+
+/// Appends the chain of the block of a block argument: its op's, then the
+/// block (a level without an op).
+void appendBlockChain(Block *block, SmallVectorImpl<int64_t> &chain) {
+  Operation *parent = block->getParentOp();
+  if (!parent)
+    return;
+  size_t start = chain.size();
+  appendChain(
+      parent, chain, [](Operation *) -> Operation * { return nullptr; },
+      /*mayBeGone=*/false);
+  ++chain[start + 1];
+  chain.push_back(block->getParent()->getRegionNumber());
+  chain.push_back(addressOf(block));
+  chain.push_back(0);
+  chain.push_back(0);
+  chain.push_back(0);
 }
 
 TrackedRun::WalkFrame *getWalkFrame(TrackedRun &run, int64_t walk) {
@@ -530,9 +555,21 @@ DiagnosedSilenceableFailure transform::TrackingBeginWalkOp::apply(
     frame->roots.insert(root);
     appendChain(root, frame->heldChains, noNext, /*mayBeGone=*/false);
   }
-  for (Value forwarded : getForwarded())
-    for (Operation *op : state.getPayloadOps(forwarded))
-      appendChain(op, frame->heldChains, noNext, /*mayBeGone=*/false);
+  for (Value forwarded : getForwarded()) {
+    if (isa<transform::TransformHandleTypeInterface>(forwarded.getType())) {
+      for (Operation *op : state.getPayloadOps(forwarded))
+        appendChain(op, frame->heldChains, noNext, /*mayBeGone=*/false);
+      continue;
+    }
+    // Values: their op, or their block.
+    for (Value value : state.getPayloadValues(forwarded)) {
+      if (Operation *owner = value.getDefiningOp())
+        appendChain(owner, frame->heldChains, noNext, /*mayBeGone=*/false);
+      else
+        appendBlockChain(cast<BlockArgument>(value).getOwner(),
+                         frame->heldChains);
+    }
+  }
   return DiagnosedSilenceableFailure::success();
 }
 
@@ -556,9 +593,14 @@ DiagnosedSilenceableFailure transform::TrackingNoteWalkedOp::apply(
   auto walked = state.getPayloadOps(getWalked());
   if (llvm::hasSingleElement(walked)) {
     Operation *op = *walked.begin();
-    // The levels whose iterators the walk holds: those below its root.
+    // The levels whose iterators the walk holds: those below its root. The
+    // root may hold another root (both walked): the outermost counts.
+    Operation *outermostRoot = nullptr;
+    for (Operation *level = op; level; level = level->getParentOp())
+      if (frame->roots.contains(level))
+        outermostRoot = level;
     llvm::SmallPtrSet<Operation *, 8> belowRoot;
-    for (Operation *level = op; level && !frame->roots.contains(level);
+    for (Operation *level = op; level && level != outermostRoot;
          level = level->getParentOp())
       belowRoot.insert(level);
     appendChain(
@@ -608,8 +650,14 @@ DiagnosedSilenceableFailure transform::TrackingCheckWalkOp::apply(
   SmallVector<int64_t> record;
   for (Attribute attribute : state.getParams(getRecord()))
     record.push_back(cast<IntegerAttr>(attribute).getInt());
+  // The op the walk is at: the record's last op. A root may be it (with
+  // `restrict_root`) and go.
+  int64_t walked = 0;
+  if (record.size() >= 2 + kFieldsPerLevel)
+    walked = record[record.size() - kFieldsPerLevel + 2];
   LiveIndex live;
-  if (chainsIntact(record, live) && chainsIntact(frame->heldChains, live))
+  if (chainsIntact(record, live) &&
+      chainsIntact(frame->heldChains, live, walked))
     return DiagnosedSilenceableFailure::success();
   return emitDefiniteFailure()
          << "a transform.foreach_match action erased or moved payload "
@@ -632,17 +680,31 @@ DiagnosedSilenceableFailure transform::TrackingCheckWalkResultsOp::apply(
     transform::TransformState &state) {
   if (!getRun(getOperation(), state))
     return DiagnosedSilenceableFailure::definiteFailure();
+  // Ops and values (by their opaque pointers), looked for in a walk of the
+  // payload's whole tree, never read.
   llvm::DenseSet<int64_t> yielded;
-  for (Value result : getResults())
-    for (Operation *op : state.getPayloadOps(result))
-      yielded.insert(addressOf(op));
+  for (Value result : getResults()) {
+    if (isa<transform::TransformHandleTypeInterface>(result.getType()))
+      for (Operation *op : state.getPayloadOps(result))
+        yielded.insert(addressOf(op));
+    else
+      for (Value value : state.getPayloadValues(result))
+        yielded.insert(addressOf(value.getAsOpaquePointer()));
+  }
   if (yielded.empty())
     return DiagnosedSilenceableFailure::success();
-  // Looked for in a walk of the payload's whole tree, never read.
   Operation *top = state.getTopLevel();
   while (Operation *parent = top->getParentOp())
     top = parent;
-  top->walk([&](Operation *op) { yielded.erase(addressOf(op)); });
+  top->walk([&](Operation *op) {
+    yielded.erase(addressOf(op));
+    for (Value value : op->getResults())
+      yielded.erase(addressOf(value.getAsOpaquePointer()));
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Value value : block.getArguments())
+          yielded.erase(addressOf(value.getAsOpaquePointer()));
+  });
   if (yielded.empty())
     return DiagnosedSilenceableFailure::success();
   return emitDefiniteFailure()

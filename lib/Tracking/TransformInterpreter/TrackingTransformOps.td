@@ -104,7 +104,7 @@ def TrackingBeginWalkOp : TransformDialectOp<"tracking.begin_walk",
   }];
 
   let arguments = (ins TransformHandleTypeInterface:$root,
-                       Variadic<TransformHandleTypeInterface>:$forwarded,
+                       Variadic<AnyType>:$forwarded,
                        I64Attr:$walk);
   let results = (outs);
   let assemblyFormat = "$root (`forwarded` `(` $forwarded^ `)`)? `walk` $walk "
@@ -174,7 +174,7 @@ def TrackingCheckWalkResultsOp
     reads its operands and the payload.
   }];
 
-  let arguments = (ins Variadic<TransformHandleTypeInterface>:$results);
+  let arguments = (ins Variadic<AnyType>:$results);
   let results = (outs);
   let assemblyFormat = "$results attr-dict `:` type($results)";
 }

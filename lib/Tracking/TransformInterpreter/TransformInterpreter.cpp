@@ -259,6 +259,15 @@ FailureOr<unsigned> instrumentForeachMatchWalks(
   script->walk([&](transform::ForeachMatchOp op) { walks.push_back(op); });
   if (walks.empty())
     return 0u;
+  // A walk's index; the clones of a walk in copies mirror it (a copy of an
+  // action that holds a walk whose action is that same sequence would
+  // otherwise call for copies without end).
+  llvm::DenseMap<Operation *, unsigned> indexOf;
+  for (auto [index, walk] : llvm::enumerate(walks))
+    indexOf[walk] = index;
+  SmallVector<std::pair<transform::ForeachMatchOp, transform::ForeachMatchOp>>
+      mirrors;
+  llvm::DenseSet<Operation *> guarded;
   MLIRContext *context = script.getContext();
   Type param =
       transform::ParamType::get(context, IntegerType::get(context, 64));
@@ -272,8 +281,14 @@ FailureOr<unsigned> instrumentForeachMatchWalks(
     // Beside the sequence, renamed to a name its symbol table does not use.
     symbols.getSymbolTable(sequence->getParentOp())
         .insert(copy, std::next(Block::iterator(sequence.getOperation())));
-    // Its own walks get guards too.
-    copy->walk([&](transform::ForeachMatchOp op) { walks.push_back(op); });
+    // Its walks mirror those they were cloned from (once those are
+    // guarded, unless they were when cloned, guards included).
+    sequence->walk([&](transform::ForeachMatchOp original) {
+      if (!guarded.contains(original))
+        mirrors.emplace_back(
+            cast<transform::ForeachMatchOp>(mapping.lookup(original)),
+            original);
+    });
     return copy;
   };
   auto matcherCopy = [&](transform::NamedSequenceOp matcher, int64_t walk) {
@@ -314,7 +329,22 @@ FailureOr<unsigned> instrumentForeachMatchWalks(
     nested.back() = FlatSymbolRefAttr::get(copy);
     return SymbolRefAttr::get(ref.getRootReference(), nested);
   };
-  // Copies append their own walks as they are made.
+  // The guards of a walk, around `walk`, with index `index`.
+  auto guard = [&](transform::ForeachMatchOp walk, unsigned index) {
+    OpBuilder builder(walk);
+    SmallVector<Value> forwarded, results;
+    for (Value input : walk.getForwardedInputs())
+      if (!isa<transform::TransformParamTypeInterface>(input.getType()))
+        forwarded.push_back(input);
+    transform::TrackingBeginWalkOp::create(builder, walk.getLoc(),
+                                           walk.getRoot(), forwarded, index);
+    builder.setInsertionPointAfter(walk);
+    for (Value result : walk.getForwardedOutputs())
+      if (!isa<transform::TransformParamTypeInterface>(result.getType()))
+        results.push_back(result);
+    transform::TrackingCheckWalkResultsOp::create(builder, walk.getLoc(),
+                                                  results);
+  };
   for (size_t index = 0; index < walks.size(); ++index) {
     transform::ForeachMatchOp walk = walks[index];
     SmallVector<Attribute> matchers(walk.getMatchers().getValue());
@@ -339,17 +369,13 @@ FailureOr<unsigned> instrumentForeachMatchWalks(
     }
     walk.setMatchersAttr(ArrayAttr::get(context, matchers));
     walk.setActionsAttr(ArrayAttr::get(context, actions));
-    OpBuilder builder(walk);
-    transform::TrackingBeginWalkOp::create(builder, walk.getLoc(),
-                                           walk.getRoot(),
-                                           walk.getForwardedInputs(), index);
-    builder.setInsertionPointAfter(walk);
-    SmallVector<Value> results;
-    for (Value result : walk.getForwardedOutputs())
-      if (isa<transform::TransformHandleTypeInterface>(result.getType()))
-        results.push_back(result);
-    transform::TrackingCheckWalkResultsOp::create(builder, walk.getLoc(),
-                                                  results);
+    guard(walk, index);
+    guarded.insert(walk);
+  }
+  for (auto [mirror, original] : mirrors) {
+    mirror.setMatchersAttr(original.getMatchersAttr());
+    mirror.setActionsAttr(original.getActionsAttr());
+    guard(mirror, indexOf.lookup(original));
   }
   return unsigned(walks.size());
 }
