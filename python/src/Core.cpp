@@ -24,6 +24,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tracking/TrackingListener.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <new>
@@ -1139,9 +1140,184 @@ std::string describeUnverifiedTransformChild(Operation *op) {
          "), and the verifier of the transform op that holds it would ask it "
          "for its effects";
 }
+
+/// The op that `ref` names, looked up from `from` as
+/// SymbolTable::lookupNearestSymbolFrom does, or null; `problem` says why
+/// when the lookup itself would crash (a symbol table on the path with no
+/// region, which lookupNearestSymbolFrom indexes).
+Operation *lookUpSymbolSafely(Operation *from, SymbolRefAttr ref,
+                              std::string &problem) {
+  Operation *table = from->getParentOp();
+  while (table && !table->hasTrait<OpTrait::SymbolTable>())
+    table = table->getParentOp();
+  if (!table)
+    return nullptr;
+  auto find = [&](Operation *scope, StringAttr name) -> Operation * {
+    if (scope->getNumRegions() == 0) {
+      problem = "the symbol table '" + scope->getName().getStringRef().str() +
+                "' on the path to its target has no region";
+      return nullptr;
+    }
+    for (Block &block : scope->getRegion(0))
+      for (Operation &candidate : block)
+        if (candidate.getAttrOfType<StringAttr>(
+                SymbolTable::getSymbolAttrName()) == name)
+          return &candidate;
+    return nullptr;
+  };
+  Operation *found = find(table, ref.getRootReference());
+  for (FlatSymbolRefAttr nested : ref.getNestedReferences()) {
+    if (!found || !found->hasTrait<OpTrait::SymbolTable>())
+      return nullptr;
+    found = find(found, nested.getAttr());
+  }
+  return found;
+}
+
+/// Why the argument or result attributes `attribute` of a callee with
+/// `count` arguments or results would be misread: not a list of
+/// dictionaries, or a list of another length.
+std::string describeMalformedAttrList(Operation *callee, StringRef attribute,
+                                      size_t count) {
+  Attribute stored = callee->getAttr(attribute);
+  if (!stored)
+    return {};
+  auto list = dyn_cast<ArrayAttr>(stored);
+  if (!list || !llvm::all_of(list, llvm::IsaPred<DictionaryAttr>))
+    return "has '" + attribute.str() +
+           "' that is not a list of "
+           "dictionaries";
+  if (list.size() != count)
+    return "has '" + attribute.str() + "' with " + std::to_string(list.size()) +
+           " entries for " + std::to_string(count) +
+           (attribute == "arg_attrs" ? " arguments" : " results");
+  return {};
+}
+
+/// The transform.named_sequence ops whose checks by describeCallee are under
+/// way on this thread (an include cycle), and the verdicts of the current
+/// findUnverifiableOp walk (null outside one).
+thread_local llvm::SmallPtrSet<Operation *, 8> calleesUnderCheck;
+thread_local llvm::DenseMap<Operation *, std::string> *calleeVerdicts = nullptr;
+
+std::string describeUnverifiableOpImpl(Operation *op);
+
+/// Why asking for the effects of an op that includes `callee` would crash:
+/// IncludeOp::getEffects runs the callee's own verification (which asks the
+/// ops of its body for their effects) and reads its argument attributes
+/// unchecked. Empty if it would not.
+std::string describeCallee(Operation *callee) {
+  if (calleeVerdicts)
+    if (auto found = calleeVerdicts->find(callee);
+        found != calleeVerdicts->end())
+      return found->second;
+  std::string verdict = [&]() -> std::string {
+    auto typeAttr = dyn_cast_if_present<TypeAttr>(
+        callee->getAttr(transform::NamedSequenceOp::getFunctionTypeAttrName(
+            callee->getName())));
+    auto type =
+        typeAttr ? dyn_cast<FunctionType>(typeAttr.getValue()) : FunctionType();
+    if (!type)
+      return "has no 'function_type' of a function type";
+    for (auto [attribute, count] :
+         {std::pair<StringRef, size_t>{"arg_attrs", type.getNumInputs()},
+          {"res_attrs", type.getNumResults()}})
+      if (std::string malformed =
+              describeMalformedAttrList(callee, attribute, count);
+          !malformed.empty())
+        return malformed;
+    // Its verifier asks the ops of its body for their effects: those are
+    // checked first, as findUnverifiableOp would (a callee defined after
+    // its include was not walked yet).
+    calleesUnderCheck.insert(callee);
+    std::string nested;
+    callee->walk([&](Operation *inner) {
+      if (inner == callee)
+        return WalkResult::advance();
+      nested = describeUnverifiableOpImpl(inner);
+      if (nested.empty())
+        return WalkResult::advance();
+      nested = "holds a '" + inner->getName().getStringRef().str() + "' that " +
+               nested;
+      return WalkResult::interrupt();
+    });
+    calleesUnderCheck.erase(callee);
+    if (!nested.empty())
+      return nested;
+    std::string message;
+    {
+      // Silenced: only whether and why it fails.
+      ScopedDiagnosticHandler silence(
+          callee->getContext(), [&](Diagnostic &diag) {
+            if (message.empty() &&
+                diag.getSeverity() == DiagnosticSeverity::Error)
+              message = diag.str();
+            return success();
+          });
+      if (succeeded(callee->getName().verifyInvariants(callee)))
+        return {};
+    }
+    return "does not verify (" + (message.empty() ? "no message" : message) +
+           ")";
+  }();
+  if (calleeVerdicts)
+    calleeVerdicts->try_emplace(callee, verdict);
+  return verdict;
+}
+
+/// A transform.include whose callee would crash the include's getEffects,
+/// which the include's own interface verifier and the verifier of the
+/// transform op that holds it call before the include's symbol uses are
+/// verified (a callee with `arg_attrs = [1 : i32]`, or fewer entries than
+/// the include has operands, segfaulted Module.parse; mlir-opt too).
+std::string describeUnverifiableInclude(Operation *op) {
+  if (!isa<transform::IncludeOp>(op))
+    return {};
+  auto target = op->getAttrOfType<SymbolRefAttr>("target");
+  if (!target)
+    return {};
+  std::string problem;
+  Operation *callee = lookUpSymbolSafely(op, target, problem);
+  if (!problem.empty())
+    return problem + ", and asking the include for its effects looks it up";
+  // getEffects ignores a target that is not a named sequence.
+  if (!isa_and_present<transform::NamedSequenceOp>(callee))
+    return {};
+  std::string name = "'@" + target.getLeafReference().str() + "'";
+  if (calleesUnderCheck.contains(callee))
+    return "includes " + name +
+           " recursively (recursion is not allowed in named sequences, and "
+           "asking the include for its effects would not end)";
+  // Said once, by the outermost include.
+  std::string consequence =
+      calleesUnderCheck.empty()
+          ? ", and asking the include for its effects (as its verifier and "
+            "the verifier of the transform op that holds it do) reads that "
+            "callee unchecked"
+          : "";
+  if (std::string verdict = describeCallee(callee); !verdict.empty())
+    return "includes " + name + ", a transform.named_sequence that " + verdict +
+           consequence;
+  // getEffects reads an argument attribute per operand.
+  if (auto argAttrs = callee->getAttrOfType<ArrayAttr>("arg_attrs");
+      argAttrs && argAttrs.size() < op->getNumOperands())
+    return "has " + std::to_string(op->getNumOperands()) +
+           " operands and its callee " + name + " has argument attributes " +
+           "for " + std::to_string(argAttrs.size()) +
+           ", and asking the include for its effects would read past them";
+  return {};
+}
+
+std::string describeUnverifiableOpImpl(Operation *op) {
+  return describeUnverifiableOp(op);
+}
 } // namespace
 
 std::string mlir::tracking::python::describeUnverifiableOp(Operation *op) {
+  // Before its own invariants are run: the include's verifier asks it for
+  // its effects.
+  if (std::string include = describeUnverifiableInclude(op); !include.empty())
+    return include;
   // Unregistered ops too: the transform op asks them for their effects.
   if (std::string child = describeUnverifiedTransformChild(op); !child.empty())
     return child;
@@ -1197,6 +1373,15 @@ LogicalResult mlir::tracking::python::verifyOpInvariants(Operation *op) {
 }
 
 Operation *mlir::tracking::python::findUnverifiableOp(Operation *root) {
+  // Each callee of transform.include is checked once per walk.
+  llvm::DenseMap<Operation *, std::string> verdicts;
+  bool outermost = !calleeVerdicts;
+  if (outermost)
+    calleeVerdicts = &verdicts;
+  llvm::scope_exit reset([&] {
+    if (outermost)
+      calleeVerdicts = nullptr;
+  });
   Operation *found = nullptr;
   root->walk([&](Operation *op) {
     if (describeUnverifiableOp(op).empty())

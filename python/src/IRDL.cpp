@@ -7,6 +7,16 @@
 // Upstream's `mlir.dialects.irdl.load_dialects(module)`: registers the
 // dialects that the `irdl.dialect` ops of a module define in its context.
 //
+// MLIR's loader builds its verifiers from the constraint ops
+// (VerifyConstraintInterface, VerifyRegionInterface) of each definition and
+// looks the values the definition uses up among them: a value of another op
+// is not found, and the verifier reads past its lists (a segfault when an
+// op of the dialect is verified) or drops the constraint silently. The
+// `irdl.c_pred` op (a C++ predicate, meant for code generation) is such an
+// op, and so is any other op producing an `!irdl.attribute` or
+// `!irdl.region`; load_dialects refuses definitions holding them before it
+// loads anything.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Core.h"
@@ -15,11 +25,66 @@
 #include "RunGuard.h"
 
 #include "mlir/Dialect/IRDL/IR/IRDL.h"
+#include "mlir/Dialect/IRDL/IR/IRDLInterfaces.h"
 #include "mlir/Dialect/IRDL/IRDLLoading.h"
 #include "mlir/IR/BuiltinOps.h"
 
 using namespace mlir;
 using namespace mlir::tracking::python;
+
+namespace {
+std::string locationText(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  loc.print(os);
+  return text;
+}
+
+/// Why MLIR's loader cannot check the definitions in `moduleOp` (an empty
+/// string if it can): an irdl.c_pred, or a constraint or region value not
+/// made by an IRDL constraint op, in an irdl.type, irdl.attribute or
+/// irdl.operation.
+std::string describeUnloadableDefinition(ModuleOp moduleOp) {
+  std::string reason;
+  moduleOp.walk([&](irdl::DialectOp dialect) {
+    dialect.walk([&](Operation *op) {
+      if (isa<irdl::CPredOp>(op)) {
+        reason = "'irdl.c_pred' at " + locationText(op->getLoc()) +
+                 ": a C++ predicate cannot be checked in a dialect loaded "
+                 "at run time";
+        return WalkResult::interrupt();
+      }
+      if (!isa<irdl::TypeOp, irdl::AttributeOp, irdl::OperationOp>(
+              op->getParentOp()))
+        return WalkResult::advance();
+      for (OpOperand &operand : op->getOpOperands()) {
+        Value value = operand.get();
+        Operation *producer = value.getDefiningOp();
+        bool isRegion = isa<irdl::RegionType>(value.getType());
+        bool checkable =
+            producer &&
+            (isRegion ? isa<irdl::VerifyRegionInterface>(producer)
+                      : isa<irdl::VerifyConstraintInterface>(producer));
+        if (checkable ||
+            (!isRegion && !isa<irdl::AttributeType>(value.getType())))
+          continue;
+        reason =
+            "operand " + std::to_string(operand.getOperandNumber()) + " of '" +
+            op->getName().getStringRef().str() + "' at " +
+            locationText(op->getLoc()) + " is not made by an IRDL " +
+            (isRegion ? "region" : "constraint") + " op" +
+            (producer ? " ('" + producer->getName().getStringRef().str() + "')"
+                      : std::string()) +
+            ": a dialect loaded at run time cannot check it";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return reason.empty() ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  return reason;
+}
+} // namespace
 
 void mlir::tracking::python::populateIRDL(py::module_ &m) {
   m.def(
@@ -51,9 +116,16 @@ void mlir::tracking::python::populateIRDL(py::module_ &m) {
         DiagnosticCapture capture(mlirContext,
                                   DiagnosticCapture::End::CallDone);
         // The loader reads the definitions as verified.
-        if (succeeded(verifyIR(moduleOp)) &&
-            succeeded(irdl::loadDialects(moduleOp)))
-          return;
+        if (succeeded(verifyIR(moduleOp))) {
+          // What the loader's verifiers cannot check, refused before the
+          // loader registers anything.
+          std::string unloadable = describeUnloadableDefinition(moduleOp);
+          if (!unloadable.empty())
+            throw std::runtime_error("failed to load IRDL dialects: " +
+                                     unloadable);
+          if (succeeded(irdl::loadDialects(moduleOp)))
+            return;
+        }
         std::string message = "failed to load IRDL dialects";
         for (const DiagnosticRecord &record : capture.take())
           message += "\n" + record.message;
@@ -61,5 +133,7 @@ void mlir::tracking::python::populateIRDL(py::module_ &m) {
       },
       py::arg("module"),
       "Registers in the module's context the dialects its irdl.dialect ops "
-      "define; RuntimeError if they do not verify or cannot be loaded.");
+      "define; RuntimeError if they do not verify or cannot be loaded (an "
+      "irdl.c_pred, or a constraint not made by an IRDL constraint op, "
+      "cannot be checked at run time).");
 }

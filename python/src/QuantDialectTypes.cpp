@@ -18,7 +18,11 @@
 // printed form does not parse), sub-channel lists of different lengths
 // (upstream reads past the shorter), sub-channel scales or zero points of
 // rank 0 (MLIR's printer crashes) or without elements, and casts that would
-// build a shaped type of a null element type.
+// build a shaped type of a null element type. A `!quant.calibrated` type
+// has no storage type (MLIR keeps a null one, and bounds of 0): the
+// properties that describe the storage type raise ValueError for it, and the
+// casts to or from a type based on it raise TypeError, where MLIR would read
+// the null type or build a shaped type of it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +34,7 @@
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/stl.h>
 
@@ -50,6 +55,32 @@ std::string reprOf(const py::handle &object) {
 
 quant::QuantizedType asQuantized(const PyType &self) {
   return cast<quant::QuantizedType>(self.type);
+}
+
+std::string typeText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+
+/// `self` as a quantized type with a storage type: ValueError naming `what`
+/// for one without (a `!quant.calibrated` type).
+quant::QuantizedType withStorage(const PyType &self, const char *what) {
+  quant::QuantizedType quantized = asQuantized(self);
+  if (!quantized.getStorageType())
+    throw py::value_error(typeText(quantized) + " has no storage type (a " +
+                          "quant.calibrated type only records an observed " +
+                          "range), so " + what + " is undefined");
+  return quantized;
+}
+
+/// TypeError for a cast that would read the storage type of `quantized`
+/// when it has none (MLIR would build a shaped type of a null element).
+void checkCastStorage(quant::QuantizedType quantized) {
+  if (quantized && !quantized.getStorageType())
+    throw py::type_error("Invalid cast: " + typeText(quantized) +
+                         " has no storage type.");
 }
 
 PyMlirContext &contextOf(const PyType &type) {
@@ -173,28 +204,36 @@ void mlir::tracking::python::populateQuantTypes(py::module_ &m) {
           .def_property_readonly(
               "storage_type",
               [](const PyType &self) {
-                return makeType(contextOf(self),
-                                asQuantized(self).getStorageType());
+                return makeType(
+                    contextOf(self),
+                    withStorage(self, "storage_type").getStorageType());
               },
-              "The type that stores the values.")
+              "The type that stores the values; ValueError for a "
+              "quant.calibrated type, which has none.")
           .def_property_readonly(
               "storage_type_min",
               [](const PyType &self) {
-                return asQuantized(self).getStorageTypeMin();
+                return withStorage(self, "storage_type_min")
+                    .getStorageTypeMin();
               },
-              "The least value stored.")
+              "The least value stored; ValueError for a quant.calibrated "
+              "type, which has no storage type.")
           .def_property_readonly(
               "storage_type_max",
               [](const PyType &self) {
-                return asQuantized(self).getStorageTypeMax();
+                return withStorage(self, "storage_type_max")
+                    .getStorageTypeMax();
               },
-              "The greatest value stored.")
+              "The greatest value stored; ValueError for a quant.calibrated "
+              "type, which has no storage type.")
           .def_property_readonly(
               "storage_type_integral_width",
               [](const PyType &self) {
-                return asQuantized(self).getStorageTypeIntegralWidth();
+                return withStorage(self, "storage_type_integral_width")
+                    .getStorageTypeIntegralWidth();
               },
-              "The bit width of the storage type.")
+              "The bit width of the storage type; ValueError for a "
+              "quant.calibrated type, which has none.")
           .def(
               "is_compatible_expressed_type",
               [](const PyType &self, const py::object &candidate) {
@@ -217,13 +256,14 @@ void mlir::tracking::python::populateQuantTypes(py::module_ &m) {
               [](const PyType &self, const py::object &candidate) {
                 PyMlirContext &context = contextOf(self);
                 Type type = typeArg(context, candidate, "candidate");
+                checkCastStorage(asQuantized(self));
                 return castResult(context,
                                   asQuantized(self).castFromStorageType(type));
               },
               py::arg("candidate"),
               "The type based on this one that corresponds to `candidate`, "
               "a type based on the storage type; TypeError if there is "
-              "none.")
+              "none (always for a quant.calibrated type).")
           .def_static(
               "cast_to_storage_type",
               [](const py::object &type) {
@@ -231,6 +271,8 @@ void mlir::tracking::python::populateQuantTypes(py::module_ &m) {
                   throw py::type_error("type must be a Type, got " +
                                        reprOf(type));
                 const PyType &quantized = type.cast<const PyType &>();
+                checkCastStorage(quant::QuantizedType::getQuantizedElementType(
+                    quantized.type));
                 return castResult(
                     contextOf(quantized),
                     quant::QuantizedType::castToStorageType(quantized.type));
@@ -238,7 +280,7 @@ void mlir::tracking::python::populateQuantTypes(py::module_ &m) {
               py::arg("type"),
               "The type based on the storage type that corresponds to "
               "`type`, a type based on a quantized type; TypeError if there "
-              "is none.")
+              "is none (a type based on a quant.calibrated type).")
           .def(
               "cast_from_expressed_type",
               [](const PyType &self, const py::object &candidate) {
@@ -273,6 +315,7 @@ void mlir::tracking::python::populateQuantTypes(py::module_ &m) {
               [](const PyType &self, const py::object &candidate) {
                 PyMlirContext &context = contextOf(self);
                 Type type = typeArg(context, candidate, "candidate");
+                checkCastStorage(asQuantized(self));
                 return castResult(
                     context,
                     asQuantized(self).castExpressedToStorageType(type));
@@ -280,7 +323,7 @@ void mlir::tracking::python::populateQuantTypes(py::module_ &m) {
               py::arg("candidate"),
               "The type based on the storage type that corresponds to "
               "`candidate`, a type based on the expressed type; TypeError if "
-              "there is none.");
+              "there is none (always for a quant.calibrated type).");
   quantizedType.attr("FLAG_SIGNED") =
       static_cast<unsigned>(quant::QuantizationFlags::Signed);
 

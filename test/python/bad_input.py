@@ -674,6 +674,93 @@ module attributes {transform.with_named_sequence} {
             print(error.error_diagnostics[0].message)
 
 
+# CHECK-LABEL: TEST: test_includes_of_malformed_named_sequences
+@run
+def test_includes_of_malformed_named_sequences():
+    # transform.include's getEffects (asked by its own verifier and by the
+    # verifier of the transform op that holds it, before symbol uses are
+    # verified) runs its callee's verification and reads the callee's
+    # arg_attrs unchecked: a callee with `arg_attrs = [1 : i32]`, or with
+    # fewer entries than the include has operands, segfaulted Module.parse,
+    # verify and print (mlir-opt too). The include is reported instead.
+    script = """
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    transform.include @callee failures(propagate) (%root) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  %s
+}"""
+    callees = [
+        # arg_attrs that are not dictionaries.
+        '"transform.named_sequence"() <{sym_name = "callee", function_type = (!transform.any_op) -> (), arg_attrs = [1 : i32]}> ({\n'
+        '^bb0(%a: !transform.any_op):\n  transform.yield\n}) : () -> ()',
+        # Fewer argument attributes than the include has operands.
+        '"transform.named_sequence"() <{sym_name = "callee", function_type = () -> (), arg_attrs = []}> ({\n'
+        '^bb0:\n  transform.yield\n}) : () -> ()',
+        # res_attrs of another length than the results.
+        '"transform.named_sequence"() <{sym_name = "callee", function_type = (!transform.any_op) -> (), arg_attrs = [{transform.readonly}], res_attrs = [{}]}> ({\n'
+        '^bb0(%a: !transform.any_op):\n  transform.yield\n}) : () -> ()',
+        # A callee that includes a malformed named sequence defined after it.
+        'transform.named_sequence @callee(%a: !transform.any_op {transform.readonly}) {\n'
+        '  transform.include @inner failures(propagate) (%a) : (!transform.any_op) -> ()\n'
+        '  transform.yield\n}\n'
+        '"transform.named_sequence"() <{sym_name = "inner", function_type = (!transform.any_op) -> (), arg_attrs = [1 : i32]}> ({\n'
+        '^bb0(%a: !transform.any_op):\n  transform.yield\n}) : () -> ()',
+        # Recursion through includes (the callee's verification would not end).
+        'transform.named_sequence @callee(%a: !transform.any_op {transform.readonly}) {\n'
+        '  transform.include @callee failures(propagate) (%a) : (!transform.any_op) -> ()\n'
+        '  transform.yield\n}',
+        # An unresolved callee: MLIR's own message.
+        '',
+    ]
+    with ir.Context():
+        for callee in callees:
+            # CHECK: MLIRError: Unable to parse module assembly:
+            # CHECK-NEXT: 'transform.include' op includes '@callee', a transform.named_sequence that has 'arg_attrs' that is not a list of dictionaries, and asking the include for its effects (as its verifier and the verifier of the transform op that holds it do) reads that callee unchecked
+            # CHECK: MLIRError: Unable to parse module assembly:
+            # CHECK-NEXT: 'transform.include' op has 1 operands and its callee '@callee' has argument attributes for 0, and asking the include for its effects would read past them
+            # CHECK: MLIRError: Unable to parse module assembly:
+            # CHECK-NEXT: 'transform.include' op includes '@callee', a transform.named_sequence that has 'res_attrs' with 1 entries for 0 results, and asking
+            # CHECK: MLIRError: Unable to parse module assembly:
+            # CHECK-NEXT: 'transform.include' op includes '@callee', a transform.named_sequence that holds a 'transform.include' that includes '@inner', a transform.named_sequence that has 'arg_attrs' that is not a list of dictionaries, and asking
+            # CHECK: MLIRError: Unable to parse module assembly:
+            # CHECK-NEXT: 'transform.include' op includes '@callee', a transform.named_sequence that holds a 'transform.include' that includes '@callee' recursively (recursion is not allowed in named sequences, and asking the include for its effects would not end), and asking
+            # CHECK: MLIRError: Unable to parse module assembly:
+            # CHECK-NEXT: 'transform.include' op does not reference a named transform sequence
+            error = expect(ir.MLIRError, lambda: ir.Module.parse(script.replace("%s", callee)))
+            print(error.error_diagnostics[0].message)
+        # The same callees made malformed after parsing: verify raises,
+        # str() prints the generic form.
+        module = ir.Module.parse(script.replace(
+            "%s", "transform.named_sequence @callee(%a: !transform.any_op "
+            "{transform.readonly}) {\n  transform.yield\n}"))
+        main, callee = module.body.operations
+        include = main.regions[0].blocks[0].operations[0]
+        for arg_attrs in ["[1 : i32]", "[]"]:
+            callee.attributes["arg_attrs"] = ir.Attribute.parse(arg_attrs)
+            error = expect(ir.MLIRError, lambda: module.operation.verify())
+            print(error.error_diagnostics[0].message)
+            expect(ir.MLIRError, lambda: include.verify())
+            print(module)
+        # CHECK: MLIRError: Verification failed:
+        # CHECK-NEXT: 'transform.include' op includes '@callee', a transform.named_sequence that has 'arg_attrs' that is not a list of dictionaries
+        # CHECK-NEXT: MLIRError: Verification failed:
+        # CHECK: "transform.include"(%arg1) <{failure_propagation_mode = 1 : i32, target = @callee}> : (!transform.any_op) -> ()
+        # CHECK: "transform.named_sequence"() <{arg_attrs = [1 : i32]
+        # CHECK: MLIRError: Verification failed:
+        # CHECK-NEXT: 'transform.include' op includes '@callee', a transform.named_sequence that has 'arg_attrs' with 0 entries for 1 arguments
+        # CHECK-NEXT: MLIRError: Verification failed:
+        # CHECK: "transform.include"(%arg1) <{failure_propagation_mode = 1 : i32, target = @callee}> : (!transform.any_op) -> ()
+        # CHECK: "transform.named_sequence"() <{arg_attrs = []
+        # Well-formed again: verifies, and prints in custom form.
+        callee.attributes["arg_attrs"] = ir.Attribute.parse("[{transform.readonly}]")
+        # CHECK: True
+        print(module.operation.verify())
+        # CHECK: transform.include @callee failures(propagate) (%arg0) : (!transform.any_op) -> ()
+        print(module)
+
+
 # CHECK-LABEL: TEST: test_builders_leave_nothing_half_built
 @run
 def test_builders_leave_nothing_half_built():

@@ -85,6 +85,59 @@ def test_irdl_definitions_and_loading():
         print("ops at top level:", len(module.body.operations))
 
 
+# CHECK-LABEL: TEST: test_irdl_definitions_loading_cannot_check
+@run
+def test_irdl_definitions_loading_cannot_check():
+    # MLIR's loader builds its verifiers from the IRDL constraint ops of a
+    # definition: an irdl.c_pred (C++ code), or a constraint made by another
+    # op, is not among them, and the verifier read past its lists when an op
+    # of the loaded dialect was verified (a segfault) or dropped the
+    # constraint silently. load_dialects refuses such definitions before it
+    # loads anything.
+    cpred = 'irdl.c_pred "::llvm::isa<::mlir::IntegerType>($_self)"'
+    definitions = [
+        # An op's result, operand, attribute; a type's parameter; a region's
+        # argument; inside any_of; unused.
+        "irdl.operation @o { %0 = " + cpred + "\n irdl.results(r: %0) }",
+        "irdl.operation @o { %0 = " + cpred + "\n irdl.operands(a: %0) }",
+        "irdl.operation @o { %0 = " + cpred + '\n irdl.attributes {"v" = %0} }',
+        "irdl.type @t { %0 = " + cpred + "\n irdl.parameters(p: %0) }",
+        "irdl.operation @o { %0 = " + cpred + "\n %r = irdl.region(%0)\n irdl.regions(b: %r) }",
+        "irdl.operation @o { %0 = " + cpred + "\n %1 = irdl.is i32\n %2 = irdl.any_of(%0, %1)\n irdl.results(r: %2) }",
+        "irdl.operation @o { %0 = " + cpred + "\n %1 = irdl.is i32\n irdl.results(r: %1) }",
+        # Constraints and regions made by ops other than IRDL's.
+        "irdl.operation @o { %0 = builtin.unrealized_conversion_cast to !irdl.attribute\n irdl.results(r: %0) }",
+        "irdl.operation @o { %0 = builtin.unrealized_conversion_cast to !irdl.attribute\n %1 = irdl.is i32\n %2 = irdl.any_of(%1, %0)\n irdl.results(r: %2) }",
+        "irdl.type @t { %0 = builtin.unrealized_conversion_cast to !irdl.attribute\n irdl.parameters(p: %0) }",
+        "irdl.operation @o { %0 = builtin.unrealized_conversion_cast to !irdl.region\n irdl.regions(b: %0) }",
+    ]
+    with ir.Context():
+        for definition in definitions:
+            module = ir.Module.parse("irdl.dialect @tt {\n" + definition + "\n}")
+            expect(RuntimeError, lambda: irdl.load_dialects(module))
+        # CHECK:      RuntimeError: failed to load IRDL dialects: 'irdl.c_pred' at loc("-":2:26): a C++ predicate cannot be checked in a dialect loaded at run time
+        # CHECK-NEXT: RuntimeError: failed to load IRDL dialects: 'irdl.c_pred' at loc("-":2:26): a C++ predicate cannot be checked in a dialect loaded at run time
+        # CHECK-NEXT: RuntimeError: failed to load IRDL dialects: 'irdl.c_pred' at loc("-":2:26): a C++ predicate cannot be checked in a dialect loaded at run time
+        # CHECK-NEXT: RuntimeError: failed to load IRDL dialects: 'irdl.c_pred' at loc("-":2:21): a C++ predicate cannot be checked in a dialect loaded at run time
+        # CHECK-NEXT: RuntimeError: failed to load IRDL dialects: 'irdl.c_pred' at
+        # CHECK-NEXT: RuntimeError: failed to load IRDL dialects: 'irdl.c_pred' at
+        # CHECK-NEXT: RuntimeError: failed to load IRDL dialects: 'irdl.c_pred' at
+        # CHECK-NEXT: RuntimeError: failed to load IRDL dialects: operand 0 of 'irdl.results' at loc("-":3:2) is not made by an IRDL constraint op ('builtin.unrealized_conversion_cast'): a dialect loaded at run time cannot check it
+        # CHECK-NEXT: RuntimeError: failed to load IRDL dialects: operand 1 of 'irdl.any_of' at loc("-":4:7) is not made by an IRDL constraint op ('builtin.unrealized_conversion_cast'): a dialect loaded at run time cannot check it
+        # CHECK-NEXT: RuntimeError: failed to load IRDL dialects: operand 0 of 'irdl.parameters' at loc("-":3:2) is not made by an IRDL constraint op
+        # CHECK-NEXT: RuntimeError: failed to load IRDL dialects: operand 0 of 'irdl.regions' at loc("-":3:2) is not made by an IRDL region op ('builtin.unrealized_conversion_cast'): a dialect loaded at run time cannot check it
+        # Nothing was loaded: ops of the dialect do not parse, and a
+        # definition the loader can check loads under the same name.
+        # CHECK-NEXT: MLIRError: Unable to parse module assembly:
+        expect(ir.MLIRError, lambda: ir.Module.parse('%0 = "tt.o"() : () -> i32'))
+        irdl.load_dialects(ir.Module.parse(
+            "irdl.dialect @tt {\n irdl.operation @o { %0 = irdl.base \"!builtin.integer\"\n irdl.results(r: %0) }\n}"))
+        # CHECK-NEXT: %0 = "tt.o"() : () -> i32
+        print(ir.Module.parse('%0 = "tt.o"() : () -> i32').body.operations[0])
+        # CHECK-NEXT: MLIRError: Unable to parse module assembly:
+        expect(ir.MLIRError, lambda: ir.Module.parse('%0 = "tt.o"() : () -> f32'))
+
+
 # CHECK-LABEL: TEST: test_ml_program_func
 @run
 def test_ml_program_func():

@@ -493,6 +493,56 @@ def test_quant_errors():
 # CHECK-NEXT: TypeError: QuantizedType.cast_from_storage_type: self must be of class QuantizedType, got IntegerType(i8)
 
 
+# CHECK-LABEL: TEST: test_quant_calibrated_has_no_storage_type
+@run
+def test_quant_calibrated_has_no_storage_type():
+    # A !quant.calibrated type has no storage type (MLIR keeps a null one):
+    # what reads it segfaulted. The properties raise ValueError, the casts
+    # TypeError (MLIR has no such cast); the rest still answers.
+    with Context():
+        f32 = F32Type.get()
+        built = quant.CalibratedQuantizedType.get(f32, 0.0, 1.0)
+        parsed = Type.parse("!quant.calibrated<f32<-1.0:1.0>>").maybe_downcast()
+        for calibrated in [built, parsed]:
+            tensor_c = RankedTensorType.get([2], calibrated)
+            tensor_f = RankedTensorType.get([2], f32)
+            for case in [
+                    lambda: calibrated.storage_type,
+                    lambda: calibrated.storage_type_min,
+                    lambda: calibrated.storage_type_max,
+                    lambda: calibrated.storage_type_integral_width,
+                    lambda: calibrated.cast_from_storage_type(tensor_c),
+                    lambda: calibrated.cast_from_storage_type(
+                        IntegerType.get_signless(8)),
+                    lambda: quant.QuantizedType.cast_to_storage_type(tensor_c),
+                    lambda: quant.QuantizedType.cast_to_storage_type(
+                        calibrated),
+                    lambda: calibrated.cast_expressed_to_storage_type(tensor_f),
+                    lambda: calibrated.cast_expressed_to_storage_type(f32)]:
+                print(error(case))
+            # The expressed type and the flags are there.
+            print(calibrated.expressed_type, calibrated.flags,
+                  calibrated.is_signed,
+                  calibrated.is_compatible_expressed_type(tensor_f),
+                  calibrated.cast_from_expressed_type(tensor_f),
+                  quant.QuantizedType.cast_to_expressed_type(tensor_c))
+# CHECK:      ValueError: !quant.calibrated<f32<0.000000e+00:1.000000e+00>> has no storage type (a quant.calibrated type only records an observed range), so storage_type is undefined
+# CHECK-NEXT: ValueError: {{.*}} has no storage type {{.*}}, so storage_type_min is undefined
+# CHECK-NEXT: ValueError: {{.*}} has no storage type {{.*}}, so storage_type_max is undefined
+# CHECK-NEXT: ValueError: {{.*}} has no storage type {{.*}}, so storage_type_integral_width is undefined
+# CHECK-NEXT: TypeError: Invalid cast: !quant.calibrated<f32<0.000000e+00:1.000000e+00>> has no storage type.
+# CHECK-NEXT: TypeError: Invalid cast: {{.*}} has no storage type.
+# CHECK-NEXT: TypeError: Invalid cast: {{.*}} has no storage type.
+# CHECK-NEXT: TypeError: Invalid cast: {{.*}} has no storage type.
+# CHECK-NEXT: TypeError: Invalid cast: {{.*}} has no storage type.
+# CHECK-NEXT: TypeError: Invalid cast: {{.*}} has no storage type.
+# CHECK-NEXT: f32 0 False True tensor<2x!quant.calibrated<f32<0.000000e+00:1.000000e+00>>> tensor<2xf32>
+# CHECK-NEXT: ValueError: !quant.calibrated<f32<-1.000000e+00:1.000000e+00>> has no storage type
+# CHECK-COUNT-3: ValueError: {{.*}} has no storage type
+# CHECK-COUNT-6: TypeError: Invalid cast: !quant.calibrated<f32<-1.000000e+00:1.000000e+00>> has no storage type.
+# CHECK-NEXT: f32 0 False True tensor<2x!quant.calibrated<f32<-1.000000e+00:1.000000e+00>>> tensor<2xf32>
+
+
 # CHECK-LABEL: TEST: test_quant_through_a_pass
 @run
 def test_quant_through_a_pass():
