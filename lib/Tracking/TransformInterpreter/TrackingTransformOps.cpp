@@ -534,10 +534,15 @@ void appendBlockChain(Block *block, SmallVectorImpl<int64_t> &chain) {
   chain.push_back(0);
 }
 
-TrackedRun::WalkFrame *getWalkFrame(TrackedRun &run, int64_t walk) {
-  if (walk < 0 || size_t(walk) >= run.walks.size())
+/// The frame of walk `walk` of the run of `op`, or null (with an error
+/// when `op` is used outside the tracked interpreter).
+TrackedRun::WalkFrame *getWalkFrame(Operation *op,
+                                    transform::TransformState &state,
+                                    int64_t walk) {
+  TrackedRun *run = getRun(op, state);
+  if (!run || walk < 0 || size_t(walk) >= run->walks.size())
     return nullptr;
-  return &run.walks[walk];
+  return &run->walks[walk];
 }
 } // namespace
 
@@ -545,8 +550,8 @@ DiagnosedSilenceableFailure transform::TrackingBeginWalkOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &transformResults,
     transform::TransformState &state) {
-  TrackedRun *run = getRun(getOperation(), state);
-  TrackedRun::WalkFrame *frame = run ? getWalkFrame(*run, getWalk()) : nullptr;
+  TrackedRun::WalkFrame *frame =
+      getWalkFrame(getOperation(), state, getWalk());
   if (!frame)
     return DiagnosedSilenceableFailure::definiteFailure();
   *frame = TrackedRun::WalkFrame();
@@ -584,8 +589,8 @@ DiagnosedSilenceableFailure transform::TrackingNoteWalkedOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &transformResults,
     transform::TransformState &state) {
-  TrackedRun *run = getRun(getOperation(), state);
-  TrackedRun::WalkFrame *frame = run ? getWalkFrame(*run, getWalk()) : nullptr;
+  TrackedRun::WalkFrame *frame =
+      getWalkFrame(getOperation(), state, getWalk());
   if (!frame)
     return DiagnosedSilenceableFailure::definiteFailure();
   SmallVector<int64_t> chain;
@@ -643,8 +648,8 @@ DiagnosedSilenceableFailure transform::TrackingCheckWalkOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &transformResults,
     transform::TransformState &state) {
-  TrackedRun *run = getRun(getOperation(), state);
-  TrackedRun::WalkFrame *frame = run ? getWalkFrame(*run, getWalk()) : nullptr;
+  TrackedRun::WalkFrame *frame =
+      getWalkFrame(getOperation(), state, getWalk());
   if (!frame)
     return DiagnosedSilenceableFailure::definiteFailure();
   SmallVector<int64_t> record;
