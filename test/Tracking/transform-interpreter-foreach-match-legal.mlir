@@ -3,7 +3,8 @@
 // walk's root replaced, restrict_root, flatten_results, forwarded inputs
 // and outputs, a forwarded parameter, an action that holds a walk whose
 // action is itself, restrict_root with an action that erases the root it
-// is applied to): the tracked interpreter, with its walk guards, prints
+// is applied to, a step that fails silenceably while the op it is applied
+// to is there): the tracked interpreter, with its walk guards, prints
 // what upstream's prints.
 // RUN: tracking-opt %s --split-input-file --tracked-transform-interpreter --track-ops=all > %t.ours
 // RUN: %mlir_opt %s --split-input-file --transform-interpreter > %t.upstream
@@ -178,6 +179,36 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %b = transform.structured.match ops{["func.func"]} attributes{sym_visibility = "private"} in %root : (!transform.any_op) -> !transform.any_op
     %r = transform.foreach_match restrict_root in %b @match_func -> @symbol_dce : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  func.func @f(%a: i32) -> i32 {
+    %x = arith.addi %a, %a : i32
+    %y = arith.addi %x, %a : i32
+    return %y : i32
+  }
+  transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @annotate_then_fail(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "seen" : !transform.any_op
+    %a = transform.param.constant 1 : i64 -> !transform.param<i64>
+    %b = transform.param.constant 2 : i64 -> !transform.param<i64>
+    transform.match.param.cmpi eq %a, %b : !transform.param<i64>
+    transform.annotate %op "after" : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.sequence %f : !transform.any_op failures(suppress) {
+    ^bb0(%g: !transform.any_op):
+      %r = transform.foreach_match in %g @match_add -> @annotate_then_fail : (!transform.any_op) -> !transform.any_op
+    }
     transform.yield
   }
 }

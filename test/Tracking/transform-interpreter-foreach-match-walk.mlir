@@ -521,3 +521,35 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// An action erases the op it is applied to, then a step fails silenceably: upstream's
+// walk reads the erased op's location for its note.
+// ERR: error: a step of a transform.foreach_match action failed after the action erased the op it was applied to
+module attributes {transform.with_named_sequence} {
+  func.func @f(%a: i32) -> i32 {
+    %x = arith.addi %a, %a : i32
+    return %a : i32
+  }
+  transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @erase_then_fail(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_parent_op %op {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+    transform.apply_dce to %p : !transform.any_op
+    %a = transform.param.constant 1 : i64 -> !transform.param<i64>
+    %b = transform.param.constant 2 : i64 -> !transform.param<i64>
+    transform.match.param.cmpi eq %a, %b : !transform.param<i64>
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.sequence %f : !transform.any_op failures(propagate) {
+    ^bb0(%g: !transform.any_op):
+      %r = transform.foreach_match in %g @match_add -> @erase_then_fail : (!transform.any_op) -> !transform.any_op
+    }
+    transform.yield
+  }
+}

@@ -79,7 +79,7 @@ public:
         transform::TrackingNoteConsumedOp, transform::TrackingCheckSeparateOp,
         transform::TrackingRecordPayloadOp, transform::TrackingBeginWalkOp,
         transform::TrackingNoteWalkedOp, transform::TrackingCheckWalkOp,
-        transform::TrackingCheckWalkResultsOp>();
+        transform::TrackingCheckWalkResultsOp, transform::TrackingWalkStepOp>();
   }
 };
 } // namespace
@@ -477,7 +477,7 @@ private:
 /// op the walk is at) may lose its last op. A level without an op (0) holds
 /// a block only (a forwarded block argument's).
 bool chainsIntact(ArrayRef<int64_t> chains, LiveIndex &live,
-                  int64_t mayBeGoneOp = 0) {
+                  int64_t mayBeGoneOp = 0, bool allPresent = false) {
   while (!chains.empty()) {
     if (chains.size() < 2)
       return false;
@@ -490,7 +490,7 @@ bool chainsIntact(ArrayRef<int64_t> chains, LiveIndex &live,
       ArrayRef<int64_t> fields = chains.take_front(kFieldsPerLevel);
       chains = chains.drop_front(kFieldsPerLevel);
       int64_t op = fields[2], next = fields[3];
-      bool mayBeGone = fields[4] || (op && op == mayBeGoneOp);
+      bool mayBeGone = !allPresent && (fields[4] || (op && op == mayBeGoneOp));
       if (!above)
         continue; // Below an op that may be gone: nothing more to check.
       if (!live.hasBlock(above, fields[0], fields[1]))
@@ -722,4 +722,49 @@ void transform::TrackingCheckWalkResultsOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
   onlyReadsHandle(getResultsMutable(), effects);
   onlyReadsPayload(effects);
+}
+
+DiagnosedSilenceableFailure transform::TrackingWalkStepOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  if (!getRun(getOperation(), state))
+    return DiagnosedSilenceableFailure::definiteFailure();
+  Block &body = getBody().front();
+  auto scope = state.make_region_scope(getBody());
+  for (Operation &step : body.without_terminator()) {
+    DiagnosedSilenceableFailure result =
+        state.applyTransform(cast<transform::TransformOpInterface>(step));
+    if (result.isDefiniteFailure())
+      return result;
+    if (!result.isSilenceableFailure())
+      continue;
+    // Upstream's foreach_match now reads the walked op's location.
+    SmallVector<int64_t> record;
+    for (Attribute attribute : state.getParams(getRecord()))
+      record.push_back(cast<IntegerAttr>(attribute).getInt());
+    LiveIndex live;
+    if (chainsIntact(record, live, /*mayBeGoneOp=*/0, /*allPresent=*/true)) {
+      transform::detail::forwardTerminatorOperands(&body, state,
+                                                   transformResults);
+      return result;
+    }
+    std::string message = result.getMessage();
+    (void)result.silence();
+    DiagnosedDefiniteFailure failure =
+        emitDefiniteFailure()
+        << "a step of a transform.foreach_match action failed after the "
+           "action erased the op it was applied to: upstream's foreach_match "
+           "would read that op's location for its note";
+    failure.attachNote(step.getLoc()) << "the step failed: " << message;
+    return failure;
+  }
+  transform::detail::forwardTerminatorOperands(&body, state, transformResults);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::TrackingWalkStepOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::detail::getPotentialTopLevelEffects(getOperation(), Value(),
+                                                 getBody().front(), effects);
 }

@@ -158,6 +158,28 @@ def TrackingCheckWalkOp : TransformDialectOp<"tracking.check_walk",
   let assemblyFormat = "$record `walk` $walk attr-dict `:` type($record)";
 }
 
+def TrackingWalkStepOp : TransformDialectOp<"tracking.walk_step",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Applies one step of a `transform.foreach_match` action";
+  let description = [{
+    Wraps each op of the tracked interpreter's copy of an action of a
+    `transform.foreach_match`, with the walk record the copy receives
+    (`transform.tracking.note_walked`), and yields the op's results. It
+    applies the op; when the op fails silenceably, upstream's
+    `foreach_match` reads the location of the op it applied the action to,
+    which the action may have erased: then this op fails definitely
+    instead, which stops the walk before that read. Otherwise it returns
+    what the op returned. Its effects are those of the op.
+  }];
+
+  let arguments = (ins TransformParamTypeInterface:$record);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat =
+      "$record attr-dict `:` type($record) (`->` type($results)^)? $body";
+}
+
 def TrackingCheckWalkResultsOp
     : TransformDialectOp<"tracking.check_walk_results",
     [DeclareOpInterfaceMethods<TransformOpInterface>,

@@ -316,9 +316,26 @@ FailureOr<unsigned> instrumentForeachMatchWalks(
                             transform::TransformDialect::kArgReadOnlyAttrName),
             UnitAttr::get(context))});
     (void)copy.insertArguments({added}, {param}, {readOnly}, {copy.getLoc()});
+    Value record = body.getArgument(added);
+    // Each op in a step that stops the walk when it fails after the action
+    // erased its op (upstream would read that op's location).
+    for (Operation &op :
+         llvm::make_early_inc_range(body.without_terminator())) {
+      OpBuilder builder(&op);
+      auto step = transform::TrackingWalkStepOp::create(
+          builder, op.getLoc(), op.getResultTypes(), record);
+      Block *inner = builder.createBlock(&step.getBody());
+      op.moveBefore(inner, inner->end());
+      builder.setInsertionPointToEnd(inner);
+      auto yield =
+          transform::YieldOp::create(builder, op.getLoc(), op.getResults());
+      for (auto [result, stepResult] :
+           llvm::zip(op.getResults(), step.getResults()))
+        result.replaceAllUsesExcept(stepResult, yield);
+    }
     auto builder = OpBuilder(body.getTerminator());
     transform::TrackingCheckWalkOp::create(
-        builder, body.getTerminator()->getLoc(), body.getArgument(added), walk);
+        builder, body.getTerminator()->getLoc(), record, walk);
     return copy.getSymNameAttr();
   };
   // The reference to `copy` from where `ref` pointed: same path, new leaf.
