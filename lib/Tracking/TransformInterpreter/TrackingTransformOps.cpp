@@ -477,7 +477,7 @@ private:
 /// op the walk is at) may lose its last op. A level without an op (0) holds
 /// a block only (a forwarded block argument's).
 bool chainsIntact(ArrayRef<int64_t> chains, LiveIndex &live,
-                  int64_t mayBeGoneOp = 0, bool allPresent = false) {
+                  int64_t mayBeGoneOp = 0) {
   while (!chains.empty()) {
     if (chains.size() < 2)
       return false;
@@ -490,7 +490,7 @@ bool chainsIntact(ArrayRef<int64_t> chains, LiveIndex &live,
       ArrayRef<int64_t> fields = chains.take_front(kFieldsPerLevel);
       chains = chains.drop_front(kFieldsPerLevel);
       int64_t op = fields[2], next = fields[3];
-      bool mayBeGone = !allPresent && (fields[4] || (op && op == mayBeGoneOp));
+      bool mayBeGone = fields[4] || (op && op == mayBeGoneOp);
       if (!above)
         continue; // Below an op that may be gone: nothing more to check.
       if (!live.hasBlock(above, fields[0], fields[1]))
@@ -739,12 +739,24 @@ DiagnosedSilenceableFailure transform::TrackingWalkStepOp::apply(
       return result;
     if (!result.isSilenceableFailure())
       continue;
-    // Upstream's foreach_match now reads the walked op's location.
+    // Upstream's foreach_match now reads the walked op's location: it must
+    // be alive, wherever the action moved it (looked for in the whole
+    // payload, from its top: failures are rare).
     SmallVector<int64_t> record;
     for (Attribute attribute : state.getParams(getRecord()))
       record.push_back(cast<IntegerAttr>(attribute).getInt());
-    LiveIndex live;
-    if (chainsIntact(record, live, /*mayBeGoneOp=*/0, /*allPresent=*/true)) {
+    bool walkedAlive = record.size() < 2 + kFieldsPerLevel;
+    if (!walkedAlive) {
+      int64_t walked = record[record.size() - kFieldsPerLevel + 2];
+      auto *top = reinterpret_cast<Operation *>(uintptr_t(record.front()));
+      top->walk([&](Operation *op) {
+        if (addressOf(op) != walked)
+          return WalkResult::advance();
+        walkedAlive = true;
+        return WalkResult::interrupt();
+      });
+    }
+    if (walkedAlive) {
       transform::detail::forwardTerminatorOperands(&body, state,
                                                    transformResults);
       return result;
