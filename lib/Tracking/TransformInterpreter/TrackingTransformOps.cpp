@@ -536,9 +536,8 @@ void appendBlockChain(Block *block, SmallVectorImpl<int64_t> &chain) {
 
 /// The frame of walk `walk` of the run of `op`, or null (with an error
 /// when `op` is used outside the tracked interpreter).
-TrackedRun::WalkFrame *getWalkFrame(Operation *op,
-                                    transform::TransformState &state,
-                                    int64_t walk) {
+TrackedRun::WalkFrame *
+getWalkFrame(Operation *op, transform::TransformState &state, int64_t walk) {
   TrackedRun *run = getRun(op, state);
   if (!run || walk < 0 || size_t(walk) >= run->walks.size())
     return nullptr;
@@ -550,8 +549,7 @@ DiagnosedSilenceableFailure transform::TrackingBeginWalkOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &transformResults,
     transform::TransformState &state) {
-  TrackedRun::WalkFrame *frame =
-      getWalkFrame(getOperation(), state, getWalk());
+  TrackedRun::WalkFrame *frame = getWalkFrame(getOperation(), state, getWalk());
   if (!frame)
     return DiagnosedSilenceableFailure::definiteFailure();
   *frame = TrackedRun::WalkFrame();
@@ -589,8 +587,7 @@ DiagnosedSilenceableFailure transform::TrackingNoteWalkedOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &transformResults,
     transform::TransformState &state) {
-  TrackedRun::WalkFrame *frame =
-      getWalkFrame(getOperation(), state, getWalk());
+  TrackedRun::WalkFrame *frame = getWalkFrame(getOperation(), state, getWalk());
   if (!frame)
     return DiagnosedSilenceableFailure::definiteFailure();
   SmallVector<int64_t> chain;
@@ -648,8 +645,7 @@ DiagnosedSilenceableFailure transform::TrackingCheckWalkOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &transformResults,
     transform::TransformState &state) {
-  TrackedRun::WalkFrame *frame =
-      getWalkFrame(getOperation(), state, getWalk());
+  TrackedRun::WalkFrame *frame = getWalkFrame(getOperation(), state, getWalk());
   if (!frame)
     return DiagnosedSilenceableFailure::definiteFailure();
   SmallVector<int64_t> record;
