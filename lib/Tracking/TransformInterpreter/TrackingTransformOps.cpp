@@ -776,3 +776,18 @@ void transform::TrackingWalkStepOp::getEffects(
   transform::detail::getPotentialTopLevelEffects(getOperation(), Value(),
                                                  getBody().front(), effects);
 }
+
+void transform::TrackingWalkStepOp::getAsmResultNames(
+    OpAsmSetValueNameFn setNameFn) {
+  // The names the wrapped op gives the values the step yields.
+  Operation *terminator = getBody().front().getTerminator();
+  for (auto [index, yielded] : llvm::enumerate(terminator->getOperands())) {
+    auto asmOp = dyn_cast_if_present<OpAsmOpInterface>(yielded.getDefiningOp());
+    if (!asmOp)
+      continue;
+    asmOp.getAsmResultNames([&, index = index](Value value, StringRef name) {
+      if (value == yielded)
+        setNameFn(getResult(index), name);
+    });
+  }
+}

@@ -17,6 +17,7 @@ include "mlir/Dialect/Transform/IR/TransformDialect.td"
 include "mlir/Dialect/Transform/Interfaces/MatchInterfaces.td"
 include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/OpBase.td"
 
 def TrackingNoteConsumedOp : TransformDialectOp<"tracking.note_consumed",
@@ -160,7 +161,8 @@ def TrackingCheckWalkOp : TransformDialectOp<"tracking.check_walk",
 
 def TrackingWalkStepOp : TransformDialectOp<"tracking.walk_step",
     [DeclareOpInterfaceMethods<TransformOpInterface>,
-     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "Applies one step of a `transform.foreach_match` action";
   let description = [{
     Wraps each op of the tracked interpreter's copy of an action of a
@@ -170,7 +172,8 @@ def TrackingWalkStepOp : TransformDialectOp<"tracking.walk_step",
     `foreach_match` reads the location of the op it applied the action to,
     which the action may have erased: then this op fails definitely
     instead, which stops the walk before that read. Otherwise it returns
-    what the op returned. Its effects are those of the op.
+    what the op returned. Its effects are those of the op, and its results
+    are named as the op names them.
   }];
 
   let arguments = (ins TransformParamTypeInterface:$record);
