@@ -1108,6 +1108,34 @@ std::string describeDroppedAttribute(Operation *op) {
              "' (set to an attribute of the wrong kind, which MLIR drops)";
   return {};
 }
+/// The first op of `root` (post-order, `root` included) that `describe`
+/// says something about, or null.
+Operation *findFirstDescribed(Operation *root,
+                              function_ref<std::string(Operation *)> describe) {
+  Operation *found = nullptr;
+  root->walk([&](Operation *op) {
+    if (describe(op).empty())
+      return WalkResult::advance();
+    found = op;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
+/// Why `op` fails its own invariants (MLIR's first error, or "no message"),
+/// or empty: checked with its diagnostics silenced.
+std::string describeFailedInvariants(Operation *op) {
+  std::string message;
+  ScopedDiagnosticHandler silence(op->getContext(), [&](Diagnostic &diag) {
+    if (message.empty() && diag.getSeverity() == DiagnosticSeverity::Error)
+      message = diag.str();
+    return success();
+  });
+  if (succeeded(op->getName().verifyInvariants(op)))
+    return {};
+  return message.empty() ? "no message" : message;
+}
+
 /// An op that a transform op holds and that fails its own invariants: the
 /// transform op's verifier (verifyTransformOpInterface) asks its nested ops
 /// for their effects before they are verified, and their `getEffects` read
@@ -1125,18 +1153,10 @@ std::string describeUnverifiedTransformChild(Operation *op) {
   if (isa<transform::ForeachOp>(parent) && !isa<MemoryEffectOpInterface>(op))
     return "does not implement MemoryEffectOpInterface, and the verifier of "
            "the transform.foreach that holds it would ask it for its effects";
-  std::string message;
-  {
-    // Silenced: only whether and why it fails.
-    ScopedDiagnosticHandler silence(op->getContext(), [&](Diagnostic &diag) {
-      if (message.empty() && diag.getSeverity() == DiagnosticSeverity::Error)
-        message = diag.str();
-      return success();
-    });
-    if (succeeded(op->getName().verifyInvariants(op)))
-      return {};
-  }
-  return "does not verify (" + (message.empty() ? "no message" : message) +
+  std::string failure = describeFailedInvariants(op);
+  if (failure.empty())
+    return {};
+  return "does not verify (" + failure +
          "), and the verifier of the transform op that holds it would ask it "
          "for its effects";
 }
@@ -1200,8 +1220,6 @@ std::string describeMalformedAttrList(Operation *callee, StringRef attribute,
 thread_local llvm::SmallPtrSet<Operation *, 8> calleesUnderCheck;
 thread_local llvm::DenseMap<Operation *, std::string> *calleeVerdicts = nullptr;
 
-std::string describeUnverifiableOpImpl(Operation *op);
-
 /// Why asking for the effects of an op that includes `callee` would crash:
 /// IncludeOp::getEffects runs the callee's own verification (which asks the
 /// ops of its body for their effects) and reads its argument attributes
@@ -1234,7 +1252,7 @@ std::string describeCallee(Operation *callee) {
     callee->walk([&](Operation *inner) {
       if (inner == callee)
         return WalkResult::advance();
-      nested = describeUnverifiableOpImpl(inner);
+      nested = describeUnverifiableOp(inner);
       if (nested.empty())
         return WalkResult::advance();
       nested = "holds a '" + inner->getName().getStringRef().str() + "' that " +
@@ -1244,21 +1262,9 @@ std::string describeCallee(Operation *callee) {
     calleesUnderCheck.erase(callee);
     if (!nested.empty())
       return nested;
-    std::string message;
-    {
-      // Silenced: only whether and why it fails.
-      ScopedDiagnosticHandler silence(
-          callee->getContext(), [&](Diagnostic &diag) {
-            if (message.empty() &&
-                diag.getSeverity() == DiagnosticSeverity::Error)
-              message = diag.str();
-            return success();
-          });
-      if (succeeded(callee->getName().verifyInvariants(callee)))
-        return {};
-    }
-    return "does not verify (" + (message.empty() ? "no message" : message) +
-           ")";
+    std::string failure = describeFailedInvariants(callee);
+    return failure.empty() ? std::string()
+                           : "does not verify (" + failure + ")";
   }();
   if (calleeVerdicts)
     calleeVerdicts->try_emplace(callee, verdict);
@@ -1308,9 +1314,6 @@ std::string describeUnverifiableInclude(Operation *op) {
   return {};
 }
 
-std::string describeUnverifiableOpImpl(Operation *op) {
-  return describeUnverifiableOp(op);
-}
 } // namespace
 
 std::string mlir::tracking::python::describeUnverifiableOp(Operation *op) {
@@ -1382,14 +1385,7 @@ Operation *mlir::tracking::python::findUnverifiableOp(Operation *root) {
     if (outermost)
       calleeVerdicts = nullptr;
   });
-  Operation *found = nullptr;
-  root->walk([&](Operation *op) {
-    if (describeUnverifiableOp(op).empty())
-      return WalkResult::advance();
-    found = op;
-    return WalkResult::interrupt();
-  });
-  return found;
+  return findFirstDescribed(root, describeUnverifiableOp);
 }
 
 LogicalResult mlir::tracking::python::verifyIR(Operation *op) {
@@ -1442,14 +1438,7 @@ std::string mlir::tracking::python::describeUnprintableOp(Operation *op) {
 }
 
 Operation *mlir::tracking::python::findUnprintableOp(Operation *root) {
-  Operation *found = nullptr;
-  root->walk([&](Operation *op) {
-    if (describeUnprintableOp(op).empty())
-      return WalkResult::advance();
-    found = op;
-    return WalkResult::interrupt();
-  });
-  return found;
+  return findFirstDescribed(root, describeUnprintableOp);
 }
 
 OpPrintingFlags

@@ -516,6 +516,23 @@ bool chainsIntact(ArrayRef<int64_t> chains, LiveIndex &live,
   return true;
 }
 
+/// A walk record (note_walked's result) as the chain it holds.
+SmallVector<int64_t> readWalkRecord(transform::TransformState &state,
+                                    Value record) {
+  SmallVector<int64_t> chain;
+  for (Attribute attribute : state.getParams(record))
+    chain.push_back(cast<IntegerAttr>(attribute).getInt());
+  return chain;
+}
+
+/// The address of the op a walk record's chain ends at (the op the walk is
+/// at), or 0 when the record holds none.
+int64_t walkedOpOf(ArrayRef<int64_t> chain) {
+  if (chain.size() < 2 + kFieldsPerLevel)
+    return 0;
+  return chain[chain.size() - kFieldsPerLevel + 2];
+}
+
 /// Appends the chain of the block of a block argument: its op's, then the
 /// block (a level without an op).
 void appendBlockChain(Block *block, SmallVectorImpl<int64_t> &chain) {
@@ -648,17 +665,11 @@ DiagnosedSilenceableFailure transform::TrackingCheckWalkOp::apply(
   TrackedRun::WalkFrame *frame = getWalkFrame(getOperation(), state, getWalk());
   if (!frame)
     return DiagnosedSilenceableFailure::definiteFailure();
-  SmallVector<int64_t> record;
-  for (Attribute attribute : state.getParams(getRecord()))
-    record.push_back(cast<IntegerAttr>(attribute).getInt());
-  // The op the walk is at: the record's last op. A root may be it (with
-  // `restrict_root`) and go.
-  int64_t walked = 0;
-  if (record.size() >= 2 + kFieldsPerLevel)
-    walked = record[record.size() - kFieldsPerLevel + 2];
+  SmallVector<int64_t> record = readWalkRecord(state, getRecord());
+  // A root may be the op the walk is at (with `restrict_root`) and go.
   LiveIndex live;
   if (chainsIntact(record, live) &&
-      chainsIntact(frame->heldChains, live, walked))
+      chainsIntact(frame->heldChains, live, walkedOpOf(record)))
     return DiagnosedSilenceableFailure::success();
   return emitDefiniteFailure()
          << "a transform.foreach_match action erased or moved payload "
@@ -738,12 +749,10 @@ DiagnosedSilenceableFailure transform::TrackingWalkStepOp::apply(
     // Upstream's foreach_match now reads the walked op's location: it must
     // be alive, wherever the action moved it (looked for in the whole
     // payload, from its top: failures are rare).
-    SmallVector<int64_t> record;
-    for (Attribute attribute : state.getParams(getRecord()))
-      record.push_back(cast<IntegerAttr>(attribute).getInt());
-    bool walkedAlive = record.size() < 2 + kFieldsPerLevel;
+    SmallVector<int64_t> record = readWalkRecord(state, getRecord());
+    int64_t walked = walkedOpOf(record);
+    bool walkedAlive = !walked;
     if (!walkedAlive) {
-      int64_t walked = record[record.size() - kFieldsPerLevel + 2];
       auto *top = reinterpret_cast<Operation *>(uintptr_t(record.front()));
       top->walk([&](Operation *op) {
         if (addressOf(op) != walked)
