@@ -28,18 +28,12 @@
 #include "mlir/Dialect/IRDL/IR/IRDLInterfaces.h"
 #include "mlir/Dialect/IRDL/IRDLLoading.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::tracking::python;
 
 namespace {
-std::string locationText(Location loc) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  loc.print(os);
-  return text;
-}
-
 /// Why MLIR's loader cannot check the definitions in `moduleOp` (an empty
 /// string if it can): an irdl.c_pred, or a constraint or region value not
 /// made by an IRDL constraint op, in an irdl.type, irdl.attribute or
@@ -49,7 +43,7 @@ std::string describeUnloadableDefinition(ModuleOp moduleOp) {
   moduleOp.walk([&](irdl::DialectOp dialect) {
     dialect.walk([&](Operation *op) {
       if (isa<irdl::CPredOp>(op)) {
-        reason = "'irdl.c_pred' at " + locationText(op->getLoc()) +
+        reason = "'irdl.c_pred' at " + printToStr(op->getLoc()) +
                  ": a C++ predicate cannot be checked in a dialect loaded "
                  "at run time";
         return WalkResult::interrupt();
@@ -71,7 +65,7 @@ std::string describeUnloadableDefinition(ModuleOp moduleOp) {
         reason =
             "operand " + std::to_string(operand.getOperandNumber()) + " of '" +
             op->getName().getStringRef().str() + "' at " +
-            locationText(op->getLoc()) + " is not made by an IRDL " +
+            printToStr(op->getLoc()) + " is not made by an IRDL " +
             (isRegion ? "region" : "constraint") + " op" +
             (producer ? " ('" + producer->getName().getStringRef().str() + "')"
                       : std::string()) +
@@ -96,27 +90,33 @@ void mlir::tracking::python::populateIRDL(py::module_ &m) {
         // passes; and the loader reads the module.
         checkNoRunIn(context, "irdl.load_dialects");
         auto moduleOp = cast<ModuleOp>(operation.get());
-        // MLIR registers each definition's ops as new: a dialect of a name
-        // the context knows already crashed it (upstream's too).
         MLIRContext *mlirContext = context.get();
-        std::vector<StringRef> available = mlirContext->getAvailableDialects();
-        std::string known;
-        moduleOp.walk([&](irdl::DialectOp dialect) {
-          StringRef name = dialect.getSymName();
-          if (!mlirContext->getLoadedDialect(name) &&
-              !llvm::is_contained(available, name))
-            return WalkResult::advance();
-          known = name.str();
-          return WalkResult::interrupt();
-        });
-        if (!known.empty())
-          throw std::runtime_error("failed to load IRDL dialects: the "
-                                   "context has a dialect named '" +
-                                   known + "' already");
         DiagnosticCapture capture(mlirContext,
                                   DiagnosticCapture::End::CallDone);
-        // The loader reads the definitions as verified.
+        // Everything below reads the definitions as verified.
         if (succeeded(verifyIR(moduleOp))) {
+          // MLIR registers each definition's ops as new: a dialect of a
+          // name the context knows already, or that the module defines
+          // twice (nested modules are symbol tables of their own), crashed
+          // it (upstream's too).
+          std::vector<StringRef> available =
+              mlirContext->getAvailableDialects();
+          llvm::StringSet<> defined;
+          std::string known;
+          moduleOp.walk([&](irdl::DialectOp dialect) {
+            StringRef name = dialect.getSymName();
+            if (defined.insert(name).second &&
+                !mlirContext->getLoadedDialect(name) &&
+                !llvm::is_contained(available, name))
+              return WalkResult::advance();
+            known = name.str();
+            return WalkResult::interrupt();
+          });
+          if (!known.empty())
+            throw std::runtime_error("failed to load IRDL dialects: the "
+                                     "context or the module has a dialect "
+                                     "named '" +
+                                     known + "' already");
           // What the loader's verifiers cannot check, refused before the
           // loader registers anything.
           std::string unloadable = describeUnloadableDefinition(moduleOp);

@@ -66,10 +66,23 @@ def test_irdl_definitions_and_loading():
           "shapes.scale"(%c) : (i32) -> ()"""))
         # A dialect the context has already (loaded twice, or an upstream
         # dialect's name) is refused: MLIR crashed registering its ops again.
-        # CHECK: RuntimeError: failed to load IRDL dialects: the context has a dialect named 'shapes' already
+        # CHECK: RuntimeError: failed to load IRDL dialects: the context or the module has a dialect named 'shapes' already
         expect(RuntimeError, lambda: irdl.load_dialects(module))
-        # CHECK: RuntimeError: failed to load IRDL dialects: the context has a dialect named 'arith' already
+        # CHECK: RuntimeError: failed to load IRDL dialects: the context or the module has a dialect named 'arith' already
         expect(RuntimeError, lambda: irdl.load_dialects(ir.Module.parse("irdl.dialect @arith {}")))
+        # Twice in one module (nested modules are symbol tables of their
+        # own, so it verifies): MLIR registered the ops twice and crashed.
+        # CHECK: RuntimeError: failed to load IRDL dialects: the context or the module has a dialect named 'twice' already
+        expect(RuntimeError, lambda: irdl.load_dialects(ir.Module.parse("""
+          module { irdl.dialect @twice { irdl.operation @a {} } }
+          module { irdl.dialect @twice { irdl.operation @a {} } }""")))
+        # Definitions that do not verify are reported before anything reads
+        # them (an irdl.dialect without its name crashed the name check).
+        unnamed = ir.Module.create()
+        with ir.InsertionPoint(unnamed.body):
+            ir.Operation.create("irdl.dialect", regions=1)
+        # CHECK: RuntimeError: failed to load IRDL dialects
+        expect(RuntimeError, lambda: irdl.load_dialects(unnamed))
         # Anything but Variadicity values for the variadicity list.
         # CHECK: TypeError: expected a list of irdl.Variadicity, got int
         expect(TypeError, lambda: irdl.operands_([], [], [1]))
