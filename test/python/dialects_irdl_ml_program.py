@@ -183,3 +183,13 @@ def test_ml_program_func():
         expect(IndexError, lambda: f.add_entry_block())
         # CHECK: TypeError: type must be a FunctionType or (inputs, results), got 3
         expect(TypeError, lambda: ml_program.FuncOp("bad", 3))
+        # A body builder that raises leaves no half-built function.
+        def failing_body(op):
+            arith.constant(i32, 1)
+            raise ValueError("body failed")
+        with ir.InsertionPoint(module.body):
+            # CHECK: ValueError: body failed
+            expect(ValueError, lambda: ml_program.FuncOp(
+                "half", ([], [i32]), body_builder=failing_body))
+        # CHECK: functions: ['identity', 'declared', 'three']
+        print("functions:", [op.name.value for op in module.body.operations])

@@ -956,6 +956,10 @@ def test_loop_builders():
         refused(lambda t: loop.LoopUnrollOp(t, factor=0))
         # CHECK: TypeError: LoopUnrollOp: factor must be an int or an IntegerAttr, got bool [built: 0]
         refused(lambda t: loop.LoopUnrollOp(t, factor=True))
+        # The bound holds for an IntegerAttr too.
+        # CHECK: ValueError: LoopUnrollOp: factor must be >= 1, got -3 [built: 0]
+        refused(lambda t: loop.LoopUnrollOp(
+            t, factor=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), -3)))
 
 
 LOOPS_PAYLOAD = """

@@ -22,7 +22,8 @@ class FunctionLikeMixin:
         (inputs, results) pair of type lists). `visibility` is "public",
         "private" or "nested" (None: no sym_visibility attribute). With
         `body_builder`, an entry block is added and `body_builder(op)` runs
-        with the insertion point in it."""
+        with the insertion point in it; if it raises, the function is erased
+        again."""
         context = _get_default_loc_context(loc)
         if isinstance(type, tuple):
             if len(type) != 2:
@@ -49,8 +50,15 @@ class FunctionLikeMixin:
             ip=ip,
         )
         if body_builder is not None:
-            with InsertionPoint(self.add_entry_block()):
-                body_builder(self)
+            try:
+                with InsertionPoint(self.add_entry_block()):
+                    body_builder(self)
+            except BaseException as error:
+                # Nothing half-built stays in the IR (upstream keeps it).
+                from ..extras.meta import _discard
+
+                _discard(self, f"'{self.operation.name}' @{name}", error)
+                raise
 
     @property
     def is_external(self) -> bool:

@@ -145,7 +145,7 @@ def _root_and_type(target, what):
     for a top-level op the handle's Type."""
     if isinstance(target, _Type):
         return None, target
-    if isinstance(target, (_Operation, _OpView, _Value)):
+    if isinstance(target, _args.HANDLES):
         root = _get_op_result_or_value(target)
         return root, root.type
     raise TypeError(
@@ -447,7 +447,7 @@ class _PassOptions:
         self.dynamic = []
 
     def value(self, value):
-        if isinstance(value, (_Value, _Operation, _OpView)):
+        if isinstance(value, _args.HANDLES):
             self.dynamic.append(_get_op_result_or_value(value))
             return _AttrBuilder.get("ParamOperandAttr")(len(self.dynamic) - 1,
                                                        self.context)
@@ -545,11 +545,7 @@ class ReplicateOp(ReplicateOp):  # noqa: F405
         pattern, handles = _bind_arguments(args, kwargs,
                                            ("pattern", "handles"),
                                            "ReplicateOp")
-        if isinstance(handles, (_Value, _Operation, _OpView)) \
-                or not isinstance(handles, _Sequence):
-            raise TypeError("ReplicateOp: handles must be a sequence of "
-                            f"handles, got {type(handles).__name__}")
-        handles = [_get_op_result_or_value(h) for h in handles]
+        handles = _args.handles(handles, "ReplicateOp")
         super().__init__([h.type for h in handles],
                          _get_op_result_or_value(pattern), handles,
                          loc=loc, ip=ip)

@@ -25,12 +25,6 @@ from ...ir import Value as _Value
 HANDLES = (_Value, _Operation, _OpView)
 
 
-def is_handle(value):
-    """Whether `value` can stand for a handle: a Value or an op (whose
-    single result is the handle)."""
-    return isinstance(value, HANDLES)
-
-
 def handle(value, builder, name="target"):
     """The Value `value` stands for: itself, or the single result of an op."""
     if isinstance(value, (_Value, _OpResultList)):
@@ -80,15 +74,16 @@ def integer(value, builder, name, *, optional=False, minimum=None):
     """An int or an IntegerAttr (None passes when `optional`)."""
     if value is None and optional:
         return None
+    given = value
     if isinstance(value, _IntegerAttr):
-        return value
-    if isinstance(value, bool) or not isinstance(value, int):
+        value = value.value
+    elif isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{builder}: {name} must be an int or an "
                         f"IntegerAttr, got {type(value).__name__}")
     if minimum is not None and value < minimum:
         raise ValueError(f"{builder}: {name} must be >= {minimum}, got "
                          f"{value}")
-    return value
+    return given
 
 
 def integers(value, builder, name):

@@ -22,13 +22,11 @@ from ...ir import ArrayAttr as _ArrayAttr
 from ...ir import Attribute as _Attribute
 from ...ir import OpView as _OpView
 from ...ir import ShapedType as _ShapedType
-from ...ir import Operation as _Operation
 from ...ir import StringAttr as _StringAttr
 from ...ir import Type as _Type
-from ...ir import Value as _Value
 from . import AnyOpType as _AnyOpType
 
-_HANDLES = (_Operation, _OpView, _Value)
+from ._arguments import HANDLES as _HANDLES
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
