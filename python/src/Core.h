@@ -676,6 +676,11 @@ namespace __attribute__((visibility("hidden"))) python {
     return object && PyObject_TypeCheck(object.ptr(), type);
   }
 
+  /// `repr(object)`, for error messages.
+  inline std::string reprOf(const py::handle &object) {
+    return py::repr(object).cast<std::string>();
+  }
+
 } // namespace python
 } // namespace mlir::tracking
 

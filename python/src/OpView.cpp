@@ -71,10 +71,6 @@ struct PyDialect {
 /// `ir.AttrBuilder` (all static).
 struct PyAttrBuilder {};
 
-std::string reprOf(const py::handle &object) {
-  return py::repr(object).cast<std::string>();
-}
-
 std::string typeNameOf(const py::handle &object) {
   return py::type::of(object).attr("__name__").cast<std::string>();
 }

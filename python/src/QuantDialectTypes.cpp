@@ -49,19 +49,8 @@ struct PyUniformQuantizedPerAxisType : PyQuantizedType {};
 struct PyUniformQuantizedSubChannelType : PyQuantizedType {};
 struct PyCalibratedQuantizedType : PyQuantizedType {};
 
-std::string reprOf(const py::handle &object) {
-  return py::repr(object).cast<std::string>();
-}
-
 quant::QuantizedType asQuantized(const PyType &self) {
   return cast<quant::QuantizedType>(self.type);
-}
-
-std::string typeText(Type type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  type.print(os);
-  return text;
 }
 
 /// `self` as a quantized type with a storage type: ValueError naming `what`
@@ -69,7 +58,7 @@ std::string typeText(Type type) {
 quant::QuantizedType withStorage(const PyType &self, const char *what) {
   quant::QuantizedType quantized = asQuantized(self);
   if (!quantized.getStorageType())
-    throw py::value_error(typeText(quantized) + " has no storage type (a " +
+    throw py::value_error(printToStr(quantized) + " has no storage type (a " +
                           "quant.calibrated type only records an observed " +
                           "range), so " + what + " is undefined");
   return quantized;
@@ -79,7 +68,7 @@ quant::QuantizedType withStorage(const PyType &self, const char *what) {
 /// when it has none (MLIR would build a shaped type of a null element).
 void checkCastStorage(quant::QuantizedType quantized) {
   if (quantized && !quantized.getStorageType())
-    throw py::type_error("Invalid cast: " + typeText(quantized) +
+    throw py::type_error("Invalid cast: " + printToStr(quantized) +
                          " has no storage type.");
 }
 

@@ -73,10 +73,6 @@ py::object &levelPropertyClass() {
   return *cls;
 }
 
-std::string reprOf(const py::handle &object) {
-  return py::repr(object).cast<std::string>();
-}
-
 /// `object` as an unsigned 64-bit int (TypeError if it is no int,
 /// ValueError if it does not fit).
 uint64_t uint64Arg(const py::handle &object, const std::string &what) {
