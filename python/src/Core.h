@@ -136,6 +136,18 @@ namespace __attribute__((visibility("hidden"))) python {
     std::vector<DiagnosticRecord> diagnostics;
   };
 
+  /// Runs `build`, an MLIR getChecked call (null and an error emitted on
+  /// invalid arguments), under a diagnostic capture: MLIRError `message`
+  /// ("Invalid type", "Invalid attribute") with the errors if it fails.
+  template <typename Build>
+  auto buildChecked(MLIRContext * context, const char *message, Build &&build) {
+    DiagnosticCapture capture(context);
+    auto built = build();
+    if (!built)
+      capture.raise(message);
+    return built;
+  }
+
   /// Registers the exception translators; `errors` is the pure-Python module
   /// `mlir_tracking._errors` that defines the exception classes.
   void registerExceptionTranslators(py::module_ errors);

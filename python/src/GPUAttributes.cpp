@@ -65,12 +65,11 @@ void mlir::tracking::python::populateGPUAttributes(py::module_ &m) {
                 checkContextOf(ctx, part);
             StringAttr bytes =
                 StringAttr::get(ctx.get(), object.cast<std::string>());
-            DiagnosticCapture capture(ctx.get());
-            auto attr = gpu::ObjectAttr::getChecked(
-                [&] { return emitError(UnknownLoc::get(ctx.get())); },
-                ctx.get(), target.attribute, *kind, bytes, props, table);
-            if (!attr)
-              capture.raise("Invalid attribute");
+            auto attr = buildChecked(ctx.get(), "Invalid attribute", [&] {
+              return gpu::ObjectAttr::getChecked(
+                  [&] { return emitError(UnknownLoc::get(ctx.get())); },
+                  ctx.get(), target.attribute, *kind, bytes, props, table);
+            });
             return makeTypedAttr<PyGPUObjectAttr>(ctx, attr);
           },
           py::arg("target"), py::arg("format"), py::arg("object"),

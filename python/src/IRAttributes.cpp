@@ -52,17 +52,6 @@ PyMlirContext &ctxOf(const PyAttribute &attr) {
   return pyContextOf(attr.context);
 }
 
-/// Calls `build` (which returns null and emits an error on invalid
-/// arguments) and raises MLIRError "Invalid attribute" with the diagnostics.
-template <typename Build>
-Attribute getCheckedAttr(PyMlirContext &context, Build &&build) {
-  DiagnosticCapture capture(context.get());
-  Attribute attr = build();
-  if (!attr)
-    capture.raise("Invalid attribute");
-  return attr;
-}
-
 /// A Python int as an APInt of `width` bits; ValueError if it fits neither
 /// as signed nor as unsigned.
 APInt toAPInt(const py::int_ &given, unsigned width) {
@@ -844,7 +833,7 @@ void populateSimpleAttributes(py::module_ &m) {
           [](const PyType &type, double value, py::object loc) {
             PyMlirContext &ctx = pyContextOf(type.context);
             Location location = resolveDiagnosticLocation(loc, ctx);
-            Attribute attr = getCheckedAttr(ctx, [&] {
+            Attribute attr = buildChecked(ctx.get(), "Invalid attribute", [&] {
               return FloatAttr::getChecked([&] { return emitError(location); },
                                            type.type, value);
             });

@@ -276,17 +276,6 @@ py::list toPythonTypes(PyMlirContext &context, TypeRange types) {
   return list;
 }
 
-/// Calls `build` (which returns a null type and emits an error on invalid
-/// arguments) and raises MLIRError "Invalid type" with the diagnostics.
-template <typename Build>
-Type getChecked(PyMlirContext &context, Build &&build) {
-  DiagnosticCapture capture(context.get());
-  Type type = build();
-  if (!type)
-    capture.raise("Invalid type");
-  return type;
-}
-
 /// The context of a `loc=` argument, else of `fallback`.
 PyMlirContext &contextOfLoc(const py::object &loc, PyMlirContext &fallback) {
   if (loc.is_none())
@@ -862,7 +851,7 @@ void populateShapedTypes(py::module_ &m) {
             PyMlirContext &ctx = contextOfLoc(loc, contextOfType(elementType));
             Location location = resolveDiagnosticLocation(loc, ctx);
             SmallVector<bool> scalableFlags(flags.begin(), flags.end());
-            Type type = getChecked(ctx, [&] {
+            Type type = buildChecked(ctx.get(), "Invalid type", [&] {
               return VectorType::getChecked([&] { return emitError(location); },
                                             shape, elementType.type,
                                             scalableFlags);
@@ -899,7 +888,7 @@ void populateShapedTypes(py::module_ &m) {
              py::object encoding, py::object loc) {
             PyMlirContext &ctx = contextOfLoc(loc, contextOfType(elementType));
             Location location = resolveDiagnosticLocation(loc, ctx);
-            Type type = getChecked(ctx, [&] {
+            Type type = buildChecked(ctx.get(), "Invalid type", [&] {
               return RankedTensorType::getChecked(
                   [&] { return emitError(location); }, shape, elementType.type,
                   optionalAttr(encoding));
@@ -929,7 +918,7 @@ void populateShapedTypes(py::module_ &m) {
           [](const PyType &elementType, py::object loc) {
             PyMlirContext &ctx = contextOfLoc(loc, contextOfType(elementType));
             Location location = resolveDiagnosticLocation(loc, ctx);
-            Type type = getChecked(ctx, [&] {
+            Type type = buildChecked(ctx.get(), "Invalid type", [&] {
               return UnrankedTensorType::getChecked(
                   [&] { return emitError(location); }, elementType.type);
             });
@@ -952,7 +941,7 @@ void populateShapedTypes(py::module_ &m) {
             PyMlirContext &ctx = contextOfLoc(loc, contextOfType(elementType));
             Location location = resolveDiagnosticLocation(loc, ctx);
             Attribute layoutAttr = optionalAttr(layout);
-            Type type = getChecked(ctx, [&] {
+            Type type = buildChecked(ctx.get(), "Invalid type", [&] {
               return MemRefType::getChecked(
                   [&] { return emitError(location); }, shape, elementType.type,
                   layoutAttr ? cast<MemRefLayoutAttrInterface>(layoutAttr)
@@ -1013,7 +1002,7 @@ void populateShapedTypes(py::module_ &m) {
              py::object loc) {
             PyMlirContext &ctx = contextOfLoc(loc, contextOfType(elementType));
             Location location = resolveDiagnosticLocation(loc, ctx);
-            Type type = getChecked(ctx, [&] {
+            Type type = buildChecked(ctx.get(), "Invalid type", [&] {
               return UnrankedMemRefType::getChecked(
                   [&] { return emitError(location); }, elementType.type,
                   optionalAttr(memorySpace));

@@ -103,29 +103,22 @@ void checkFlags(unsigned flags) {
                           "), got " + std::to_string(flags));
 }
 
-/// The context of `storageType` with the quant dialect loaded (contexts
-/// load every dialect when created, so normally a no-op).
+/// The context of `storageType` (contexts load the quant dialect, as every
+/// dialect, when created).
 PyMlirContext &quantContext(const py::handle &storageType, const char *what) {
   if (!isInstance<PyType>(storageType))
     throw py::type_error(std::string(what) + " must be a Type, got " +
                          reprOf(storageType));
-  PyMlirContext &context =
-      pyContextOf(storageType.cast<const PyType &>().context);
-  if (!context.get()->getLoadedDialect<quant::QuantDialect>()) {
-    checkNoRunIn(context, "loading dialect 'quant'");
-    context.get()->getOrLoadDialect<quant::QuantDialect>();
-  }
-  return context;
+  return pyContextOf(storageType.cast<const PyType &>().context);
 }
 
-/// Runs `build` (a getChecked call) and makes its type of class `Derived`;
-/// MLIRError with the diagnostics if it failed.
+/// Runs `build` (a getChecked call given the emitter) and makes its type of
+/// class `Derived`; MLIRError with the diagnostics if it failed.
 template <typename Derived, typename Build>
-py::object buildChecked(PyMlirContext &context, Build &&build) {
-  DiagnosticCapture capture(context.get());
-  Type type = build([&] { return emitError(UnknownLoc::get(context.get())); });
-  if (!type)
-    capture.raise("Invalid type");
+py::object makeChecked(PyMlirContext &context, Build &&build) {
+  Type type = buildChecked(context.get(), "Invalid type", [&] {
+    return build([&] { return emitError(UnknownLoc::get(context.get())); });
+  });
   return makeTyped<Derived>(context, type);
 }
 
@@ -332,7 +325,7 @@ void mlir::tracking::python::populateQuantTypes(py::module_ &m) {
             Type storage = typeArg(ctx, storageType, "storage_type");
             Type expressed = typeArg(ctx, expressedType, "expressed_type",
                                      /*optional=*/true);
-            return buildChecked<PyAnyQuantizedType>(ctx, [&](auto emit) {
+            return makeChecked<PyAnyQuantizedType>(ctx, [&](auto emit) {
               return quant::AnyQuantizedType::getChecked(
                   emit, flags, storage, expressed, storageTypeMin,
                   storageTypeMax);
@@ -362,7 +355,7 @@ void mlir::tracking::python::populateQuantTypes(py::module_ &m) {
             checkFlags(flags);
             Type storage = typeArg(ctx, storageType, "storage_type");
             Type expressed = typeArg(ctx, expressedType, "expressed_type");
-            return buildChecked<PyUniformQuantizedType>(ctx, [&](auto emit) {
+            return makeChecked<PyUniformQuantizedType>(ctx, [&](auto emit) {
               return quant::UniformQuantizedType::getChecked(
                   emit, flags, storage, expressed, scale, zeroPoint,
                   storageTypeMin, storageTypeMax);
@@ -421,7 +414,7 @@ void mlir::tracking::python::populateQuantTypes(py::module_ &m) {
                                     std::to_string(quantizedDimension));
             Type storage = typeArg(ctx, storageType, "storage_type");
             Type expressed = typeArg(ctx, expressedType, "expressed_type");
-            return buildChecked<PyUniformQuantizedPerAxisType>(
+            return makeChecked<PyUniformQuantizedPerAxisType>(
                 ctx, [&](auto emit) {
                   return quant::UniformQuantizedPerAxisType::getChecked(
                       emit, flags, storage, expressed, scales, zeroPoints,
@@ -515,7 +508,7 @@ void mlir::tracking::python::populateQuantTypes(py::module_ &m) {
             DenseElementsAttr pointsAttr = denseArg(zeroPoints, "zero_points");
             Type storage = typeArg(ctx, storageType, "storage_type");
             Type expressed = typeArg(ctx, expressedType, "expressed_type");
-            return buildChecked<PyUniformQuantizedSubChannelType>(
+            return makeChecked<PyUniformQuantizedSubChannelType>(
                 ctx, [&](auto emit) {
                   return quant::UniformQuantizedSubChannelType::getChecked(
                       emit, flags, storage, expressed, scalesAttr, pointsAttr,
@@ -586,7 +579,7 @@ void mlir::tracking::python::populateQuantTypes(py::module_ &m) {
           [](const py::object &expressedType, double min, double max) {
             PyMlirContext &ctx = quantContext(expressedType, "expressed_type");
             Type expressed = typeArg(ctx, expressedType, "expressed_type");
-            return buildChecked<PyCalibratedQuantizedType>(ctx, [&](auto emit) {
+            return makeChecked<PyCalibratedQuantizedType>(ctx, [&](auto emit) {
               return quant::CalibratedQuantizedType::getChecked(emit, expressed,
                                                                 min, max);
             });

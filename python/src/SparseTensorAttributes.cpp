@@ -166,15 +166,6 @@ unsigned widthArg(const py::handle &object, const std::string &what) {
   return static_cast<unsigned>(width);
 }
 
-/// Loads the sparse_tensor dialect into `context` if needed (contexts load
-/// every dialect when created, so normally a no-op).
-void ensureDialectLoaded(PyMlirContext &context) {
-  if (context.get()->getLoadedDialect<sparse_tensor::SparseTensorDialect>())
-    return;
-  checkNoRunIn(context, "loading dialect 'sparse_tensor'");
-  context.get()->getOrLoadDialect<sparse_tensor::SparseTensorDialect>();
-}
-
 SparseTensorEncodingAttr asEncoding(const PyAttribute &self) {
   return cast<SparseTensorEncodingAttr>(self.attribute);
 }
@@ -263,14 +254,12 @@ void mlir::tracking::python::populateSparseTensorAttributes(py::module_ &m) {
                 numericValueArg(ctx, explicitVal, "explicit_val");
             Attribute implicitAttr =
                 numericValueArg(ctx, implicitVal, "implicit_val");
-            ensureDialectLoaded(ctx);
-            DiagnosticCapture capture(ctx.get());
-            auto attr = SparseTensorEncodingAttr::getChecked(
-                [&] { return emitError(UnknownLoc::get(ctx.get())); },
-                ctx.get(), ArrayRef<LevelType>(levels), toLvl, toDim, posBits,
-                crdBits, explicitAttr, implicitAttr);
-            if (!attr)
-              capture.raise("Invalid attribute");
+            auto attr = buildChecked(ctx.get(), "Invalid attribute", [&] {
+              return SparseTensorEncodingAttr::getChecked(
+                  [&] { return emitError(UnknownLoc::get(ctx.get())); },
+                  ctx.get(), ArrayRef<LevelType>(levels), toLvl, toDim, posBits,
+                  crdBits, explicitAttr, implicitAttr);
+            });
             return makeTypedAttr<PySparseTensorEncodingAttr>(ctx, attr);
           },
           py::arg("lvl_types"), py::arg("dim_to_lvl"), py::arg("lvl_to_dim"),
