@@ -1441,6 +1441,52 @@ Operation *mlir::tracking::python::findUnprintableOp(Operation *root) {
   return findFirstDescribed(root, describeUnprintableOp);
 }
 
+std::string mlir::tracking::python::describeCrashingPrint(Operation *printed) {
+  if (Operation *unprintable = findUnprintableOp(printed))
+    return "'" + unprintable->getName().getStringRef().str() +
+           "' cannot be printed in its custom form (" +
+           describeUnprintableOp(unprintable) + ")";
+  if (OpOperand *use = findUseOfBlocklessResult(printed))
+    return "'" + use->getOwner()->getName().getStringRef().str() +
+           "' uses a result of an op in no block, which the printer's "
+           "verification crashes on";
+  if (Operation *unverifiable = findUnverifiableOp(printed))
+    return "'" + unverifiable->getName().getStringRef().str() + "' " +
+           describeUnverifiableOp(unverifiable) +
+           " (the printer verifies first)";
+  return {};
+}
+
+Operation *mlir::tracking::python::findTransformPrinter(Operation *root) {
+  Operation *found = nullptr;
+  root->walk([&](Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    bool prints = name == "transform.print";
+    if (name == "transform.apply_registered_pass")
+      if (auto pass = op->getAttrOfType<StringAttr>("pass_name"))
+        prints = pass.getValue() == "print-ir";
+    if (!prints)
+      return WalkResult::advance();
+    found = op;
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
+bool mlir::tracking::python::pipelineMayRunPass(StringRef pipeline,
+                                                StringRef argument) {
+  for (size_t at = pipeline.find(argument); at != StringRef::npos;
+       at = pipeline.find(argument, at + 1)) {
+    size_t end = at + argument.size();
+    bool starts = at > 0 && StringRef("(,").contains(pipeline[at - 1]);
+    bool ends =
+        end < pipeline.size() && StringRef("{,)").contains(pipeline[end]);
+    if (starts && ends)
+      return true;
+  }
+  return false;
+}
+
 OpPrintingFlags
 mlir::tracking::python::guardPrintingFlags(Operation *op,
                                            OpPrintingFlags flags) {

@@ -653,6 +653,19 @@ namespace __attribute__((visibility("hidden"))) python {
   /// The first op in `root` (`root` included) that describeUnprintableOp
   /// describes, or null.
   Operation *findUnprintableOp(Operation * root);
+  /// Why printing `printed` in the custom form, verified first and numbered
+  /// from itself (as MLIR's IR printing around passes prints), would crash:
+  /// an op in it that findUnprintableOp finds, or IR the verifier crashes
+  /// on (findUseOfBlocklessResult, findUnverifiableOp); else empty.
+  std::string describeCrashingPrint(Operation * printed);
+  /// The first op in `root` that makes a transform script print payload IR
+  /// in the custom form (`transform.print`, or
+  /// `transform.apply_registered_pass` of `print-ir`), or null.
+  Operation *findTransformPrinter(Operation * root);
+  /// Whether the textual pipeline `pipeline` (as the pass manager prints
+  /// it) may run the pass `argument`: an element of a pass list of that
+  /// name (text in an option may match too).
+  bool pipelineMayRunPass(StringRef pipeline, StringRef argument);
   /// `flags` for printing `op`; for IR the printer's verification would
   /// crash on, the generic form without verification (what MLIR prints for
   /// IR that does not verify); for an op in `op` whose custom printer would

@@ -48,6 +48,52 @@ void *unwrapCapsule(const py::object &capsule, const char *name) {
   return pointer;
 }
 
+// Capsules of ops made here (`Operation._CAPIPtr`, `Module._CAPIPtr`) carry
+// a copy of the op's handle as their context: `_CAPICreate` of one whose op
+// was erased or replaced since raises instead of reading the freed op (or
+// another op at its address). A capsule made by other code carries only the
+// pointer, which is taken as it is (as upstream).
+
+void destroyOpCapsuleHandle(PyObject *capsule) {
+  delete static_cast<OpHandle *>(PyCapsule_GetContext(capsule));
+}
+
+py::object makeOpCapsule(const PyOperation &op, void *pointer,
+                         const char *name) {
+  auto capsule = py::reinterpret_steal<py::object>(
+      PyCapsule_New(pointer, name, destroyOpCapsuleHandle));
+  if (!capsule)
+    throw py::error_already_set();
+  auto handle = std::make_unique<OpHandle>(op.getHandle());
+  if (PyCapsule_SetContext(capsule.ptr(), handle.get()) != 0)
+    throw py::error_already_set();
+  handle.release();
+  return capsule;
+}
+
+/// The op of a capsule of `name` (an Operation or a Module); InvalidatedHandle
+/// error if this package made the capsule and its op is no longer the one it
+/// was made for. `what` names the call.
+Operation *unwrapOpCapsule(const py::object &capsule, const char *name,
+                           const char *what) {
+  void *pointer = unwrapCapsule(capsule, name);
+  if (PyCapsule_GetDestructor(capsule.ptr()) != destroyOpCapsuleHandle)
+    return static_cast<Operation *>(pointer);
+  const auto *handle =
+      static_cast<const OpHandle *>(PyCapsule_GetContext(capsule.ptr()));
+  if (!handle || handle->get() == pointer)
+    return static_cast<Operation *>(pointer);
+  if (!handle->isLive())
+    throw InvalidatedHandleException(
+        std::string(what) +
+        ": the capsule's op is gone: " + handle->describe());
+  throw InvalidatedHandleException(
+      std::string(what) + ": the capsule's op was replaced by '" +
+      handle->getLastName() +
+      "' since the capsule was made; take a new one from the replacement's "
+      "_CAPIPtr");
+}
+
 PyMlirContext &contextOf(MLIRContext *context) {
   PyMlirContext *result = PyMlirContext::lookup(context);
   if (!result)
@@ -643,17 +689,17 @@ void populateModule(py::module_ &m) {
           [](PyModule &self) {
             ModuleOp module = cast<ModuleOp>(self.getOperation().get());
             self.getOperation().getContext().noteCapsuleAccess();
-            return py::reinterpret_steal<py::object>(
-                PyCapsule_New(const_cast<void *>(wrap(module).ptr),
-                              MLIR_PYTHON_CAPSULE_MODULE, nullptr));
+            return makeOpCapsule(self.getOperation(),
+                                 const_cast<void *>(wrap(module).ptr),
+                                 MLIR_PYTHON_CAPSULE_MODULE);
           },
           "A capsule with the MlirModule (the IR stays owned by this "
           "package).")
       .def_static(
           "_CAPICreate",
           [](py::object capsule) {
-            auto *op = static_cast<Operation *>(
-                unwrapCapsule(capsule, MLIR_PYTHON_CAPSULE_MODULE));
+            Operation *op = unwrapOpCapsule(capsule, MLIR_PYTHON_CAPSULE_MODULE,
+                                            "Module._CAPICreate");
             PyMlirContext &ctx = contextOf(op->getContext());
             // A raw pointer may point into IR a pipeline is running on.
             checkNoRunIn(ctx, "Module._CAPICreate");
@@ -1110,15 +1156,16 @@ void populateOperation(py::module_ &m) {
             Operation *op = self.get();
             // C++ code may now link other IR to this op's tree.
             self.getContext().noteCapsuleAccess();
-            return py::reinterpret_steal<py::object>(PyCapsule_New(
-                wrap(op).ptr, MLIR_PYTHON_CAPSULE_OPERATION, nullptr));
+            return makeOpCapsule(self, wrap(op).ptr,
+                                 MLIR_PYTHON_CAPSULE_OPERATION);
           },
           "A capsule with the MlirOperation (raises if not live).")
       .def_static(
           "_CAPICreate",
           [](py::object capsule) {
-            auto *op = static_cast<Operation *>(
-                unwrapCapsule(capsule, MLIR_PYTHON_CAPSULE_OPERATION));
+            Operation *op =
+                unwrapOpCapsule(capsule, MLIR_PYTHON_CAPSULE_OPERATION,
+                                "Operation._CAPICreate");
             PyMlirContext &ctx = contextOf(op->getContext());
             // A raw pointer may point into IR a pipeline is running on.
             checkNoRunIn(ctx, "Operation._CAPICreate");

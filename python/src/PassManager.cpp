@@ -61,10 +61,6 @@ struct PyPassManager {
   /// run needs the context's multi-threading off (checked at `run` too:
   /// it may have been turned back on since).
   bool printsModuleScope = false;
-  /// enable_ir_printing was called without print_generic_op_form: the
-  /// printer then prints in the custom form, with no way to fall back to
-  /// the generic one for an op whose printer crashes on it.
-  bool printsCustomForm = false;
 
   /// The flags of a pass manager released by `_testing_release`, which a
   /// later `_CAPICreate` of it takes back.
@@ -73,7 +69,6 @@ struct PyPassManager {
     py::object contextObject;
     bool verifiesOutput;
     bool printsModuleScope;
-    bool printsCustomForm;
   };
 
   /// The pass managers owned by a PassManager object (GIL-protected): a
@@ -126,6 +121,61 @@ std::string printPipeline(OpPassManager &pm) {
   pm.printAsTextualPipeline(os);
   return text;
 }
+
+/// MLIR parses, prints and runs nested pass managers recursively: a
+/// pipeline nested deeper than this (thousands of `any(` in a string)
+/// overflowed the stack when printed or run.
+constexpr unsigned kMaxPipelineNesting = 1000;
+
+/// Raises ValueError if `pipeline` nests pass managers or options (which
+/// may hold pipelines) deeper than kMaxPipelineNesting.
+void checkPipelineNesting(StringRef pipeline) {
+  unsigned depth = 0, deepest = 0;
+  for (char c : pipeline) {
+    if (c == '(' || c == '{')
+      deepest = std::max(deepest, ++depth);
+    else if ((c == ')' || c == '}') && depth > 0)
+      --depth;
+  }
+  if (deepest > kMaxPipelineNesting)
+    throw py::value_error(
+        "the pipeline nests " + std::to_string(deepest) +
+        " levels of pass managers or options; at most " +
+        std::to_string(kMaxPipelineNesting) +
+        " are supported (MLIR prints and runs them recursively)");
+}
+
+/// Passes of `pipeline` that print IR with the custom printers, which crash
+/// on some IR that verifies (findUnprintableOp; str() falls back to the
+/// generic form, these cannot): print-ir prints the op it runs on, a
+/// transform script's transform.print any op of the tree. Raises ValueError
+/// if the run's IR holds such an op, and marks the run for its Python
+/// passes, which check what they leave. (IR printing around passes skips
+/// such a dump instead: enable_ir_printing.)
+void checkPrintable(StringRef pipeline, RunLock &lock) {
+  Operation *op = lock.getOperation();
+  Operation *root = getRootOf(op);
+  std::string printer;
+  Operation *printed = op;
+  if (pipelineMayRunPass(pipeline, "print-ir")) {
+    printer = "the pass 'print-ir' prints IR";
+  } else if ((pipelineMayRunPass(pipeline, "transform-interpreter") ||
+              pipelineMayRunPass(pipeline, "tracked-transform-interpreter")) &&
+             findTransformPrinter(root)) {
+    printer = "a transform script's transform.print may print IR";
+    printed = root;
+  }
+  if (printer.empty())
+    return;
+  lock.setPrintsCustomForm();
+  Operation *unprintable = findUnprintableOp(printed);
+  if (!unprintable)
+    return;
+  throw py::value_error("PassManager.run: " + printer + ", and '" +
+                        unprintable->getName().getStringRef().str() +
+                        "' cannot be printed in its custom form (" +
+                        describeUnprintableOp(unprintable) + ")");
+}
 } // namespace
 
 void mlir::tracking::python::populatePassManager(py::module_ &m) {
@@ -144,6 +194,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
           "parse",
           [](const std::string &pipeline, py::object context) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
+            checkPipelineNesting(pipeline);
             std::string errors;
             llvm::raw_string_ostream os(errors);
             FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, os);
@@ -162,6 +213,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
           "add",
           [](PyPassManager &self, const std::string &pipeline) {
             self.checkNotRunning("PassManager.add");
+            checkPipelineNesting(pipeline);
             std::string errors;
             llvm::raw_string_ostream os(errors);
             if (failed(parsePassPipeline(pipeline, *self.passManager, os)))
@@ -204,19 +256,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             RunLock lock(target, pipeline);
             InputVerification verification(target, lock.getOperation(),
                                            "PassManager.run");
-            // MLIR's IR printer prints with the flags it was given: an op
-            // whose custom printer crashes on IR that verifies cannot be
-            // printed around the passes (str() falls back to the generic
-            // form; this printer cannot).
-            if (self.printsCustomForm)
-              if (Operation *unprintable =
-                      findUnprintableOp(lock.getOperation()))
-                throw py::value_error(
-                    "PassManager.run: IR printing is on, and '" +
-                    unprintable->getName().getStringRef().str() +
-                    "' cannot be printed in its custom form (" +
-                    describeUnprintableOp(unprintable) +
-                    "): call enable_ir_printing(print_generic_op_form=True)");
+            checkPrintable(pipeline, lock);
             self.running = pipeline;
             llvm::scope_exit clear([&] { self.running.reset(); });
             LogicalResult result = failure();
@@ -264,14 +304,29 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
                   "(Context.enable_multithreading(False))");
             if (printModuleScope)
               self.printsModuleScope = true;
-            if (!printGenericOpForm)
-              self.printsCustomForm = true;
-            auto before = [printBeforeAll](Pass *, Operation *) {
-              return printBeforeAll;
+            // MLIR prints with the flags it is given, and custom printers
+            // (or the printer's verification) crash on some IR that Python
+            // can build or that a Python pass leaves: such a dump is
+            // skipped, with a line that says why.
+            auto guarded = [printGenericOpForm,
+                            printModuleScope](bool enabled, const char *when) {
+              return [=](Pass *pass, Operation *op) {
+                if (!enabled || printGenericOpForm)
+                  return enabled;
+                std::string why = describeCrashingPrint(
+                    printModuleScope ? getRootOf(op) : op);
+                if (why.empty())
+                  return true;
+                llvm::errs()
+                    << "// -----// IR Dump " << when << " " << pass->getName()
+                    << " (" << pass->getArgument() << ") skipped: " << why
+                    << "; print_generic_op_form=True prints it "
+                       "//----- //\n\n";
+                return false;
+              };
             };
-            auto after = [printAfterAll](Pass *, Operation *) {
-              return printAfterAll;
-            };
+            auto before = guarded(printBeforeAll, "Before");
+            auto after = guarded(printAfterAll, "After");
             OpPrintingFlags flags;
             if (largeElementsLimit)
               flags.elideLargeElementsAttrs(*largeElementsLimit);
@@ -325,9 +380,9 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             self.checkNotRunning("PassManager._testing_release");
             PassManager *pm = self.passManager.release();
             PyPassManager::owners().erase(pm);
-            PyPassManager::released()[pm] = {
-                self.contextObject, self.verifiesOutput, self.printsModuleScope,
-                self.printsCustomForm};
+            PyPassManager::released()[pm] = {self.contextObject,
+                                             self.verifiesOutput,
+                                             self.printsModuleScope};
           },
           "Releases (leaks) the backing pass manager (testing): this object "
           "can no longer be used, PassManager._CAPICreate of its capsule "
@@ -360,7 +415,6 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
                 std::unique_ptr<PassManager>(pm));
             result->verifiesOutput = flags.verifiesOutput;
             result->printsModuleScope = flags.printsModuleScope;
-            result->printsCustomForm = flags.printsCustomForm;
             return result;
           },
           py::arg("capsule"),

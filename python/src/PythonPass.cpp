@@ -146,6 +146,24 @@ public:
       op->emitError() << "Python pass '" << argument << "' raised: " << error;
       return signalPassFailure();
     }
+    // The run checked its IR before it started; what the pass leaves is
+    // verified and maybe printed next (MLIR's verifier and printers crash
+    // on some shapes that Python can build), and later passes read it.
+    if (Operation *unverifiable = findUnverifiableOp(op)) {
+      unverifiable->emitOpError()
+          << describeUnverifiableOp(unverifiable)
+          << " (left by the Python pass '" << argument << "')";
+      return signalPassFailure();
+    }
+    if (tree->running && tree->running->printsCustomForm)
+      if (Operation *unprintable = findUnprintableOp(op)) {
+        unprintable->emitOpError()
+            << "cannot be printed in its custom form ("
+            << describeUnprintableOp(unprintable)
+            << "), and the run prints IR (left by the Python pass '" << argument
+            << "')";
+        return signalPassFailure();
+      }
   }
 
   void fail() { signalPassFailure(); }

@@ -52,6 +52,10 @@ namespace __attribute__((visibility("hidden"))) python {
     /// What runs, for errors: "pass pipeline", "rewrite driver", "transform
     /// interpreter".
     const char *kind = "pass pipeline";
+    /// A pass of the run prints IR in the custom form (print-ir, a
+    /// transform.print): its Python passes may not leave an op whose custom
+    /// printer crashes (findUnprintableOp).
+    bool printsCustomForm = false;
     /// Trees that Python passes of the run linked to its IR by uses,
     /// locked until it ends (lockTreesLinkedByPass).
     mutable llvm::SmallVector<std::shared_ptr<RootOwner>, 0> lockedDuringRun;
@@ -106,6 +110,7 @@ namespace __attribute__((visibility("hidden"))) python {
     /// The op to run on (the live op of `target`).
     Operation *getOperation() const { return op; }
     const RunningPipeline &getRun() const { return run; }
+    void setPrintsCustomForm() { run.printsCustomForm = true; }
 
   private:
     PyMlirContext &context;

@@ -288,6 +288,20 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
           if (!library)
             throw py::value_error("transform_module must be a builtin.module");
         }
+        // transform.print prints with the custom printers, which crash on
+        // some IR that verifies (findUnprintableOp); it may print any op of
+        // the payload's tree.
+        Operation *printer = findTransformPrinter(getRootOf(rootOp));
+        if (!printer && library)
+          printer = findTransformPrinter(library);
+        if (printer)
+          if (Operation *unprintable = findUnprintableOp(getRootOf(payloadOp)))
+            throw py::value_error("apply_named_sequence: the script's '" +
+                                  printer->getName().getStringRef().str() +
+                                  "' may print payload IR, and '" +
+                                  unprintable->getName().getStringRef().str() +
+                                  "' cannot be printed in its custom form (" +
+                                  describeUnprintableOp(unprintable) + ")");
         std::vector<TransformSequenceResult> results;
         DiagnosticCapture capture(context.get());
         auto apply = [&] {

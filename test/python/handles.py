@@ -416,3 +416,62 @@ def test_message_of_an_erased_op():
         except RuntimeError as e:
             # CHECK: InvalidatedHandleError operation handle to 'func.func' at loc("-":1:1) is erased: python: func.func at loc("-":1:1): erased (Operation.erase) (the operation has been invalidated)
             print(type(e).__name__, e)
+
+
+# CHECK-LABEL: TEST: test_capsules_outliving_their_op
+@run
+def test_capsules_outliving_their_op():
+    # A capsule holds a raw pointer; C code may keep it after the op is gone.
+    # The capsules made here carry the op's handle, so _CAPICreate of one
+    # refuses an op erased, destroyed or replaced since, instead of reading
+    # freed memory or another op that reused the address.
+    import ctypes
+    from mlir_tracking.passmanager import PassManager
+    with ir.Context(), ir.Location.unknown():
+        m = ir.Module.parse("""
+          func.func @f(%x: i32) -> (i32, i32) {
+            %a = arith.muli %x, %x : i32
+            %b = arith.muli %x, %x : i32
+            %c = arith.subi %a, %a : i32
+            return %a, %b : i32, i32
+          }""")
+        func = m.body.operations[0]
+        a, b, c, ret = func.regions[0].blocks[0].operations
+        caps = {"erased": c._CAPIPtr, "merged by cse": b._CAPIPtr,
+                "kept": a._CAPIPtr}
+        c.erase()
+        PassManager.parse("builtin.module(func.func(cse))").run(m)
+        for what, cap in caps.items():
+            try:
+                op = ir.Operation._CAPICreate(cap)
+                print(f"{what}: {op.name} {op.handle_state} {op is a.operation}")
+            except ir.InvalidatedHandleError as e:
+                print(f"{what}: {e}")
+        # CHECK: erased: Operation._CAPICreate: the capsule's op is gone: operation handle to 'arith.subi' {{.*}} is erased
+        # CHECK-NEXT: merged by cse: Operation._CAPICreate: the capsule's op was replaced by 'arith.muli' since the capsule was made; take a new one from the replacement's _CAPIPtr
+        # CHECK-NEXT: kept: arith.muli live True
+        # A module destroyed (its last reference dropped).
+        module_cap, func_cap = m._CAPIPtr, func._CAPIPtr
+        del m, func, a, b, c, ret, op
+        gc.collect()
+        for make, cap in [(ir.Module._CAPICreate, module_cap),
+                          (ir.Operation._CAPICreate, func_cap)]:
+            try:
+                make(cap)
+            except ir.InvalidatedHandleError as e:
+                # CHECK: Module._CAPICreate: the capsule's op is gone: {{.*}} its IR was destroyed
+                # CHECK: Operation._CAPICreate: the capsule's op is gone: {{.*}} invalidated
+                print(e)
+        # A capsule made elsewhere (C code, another binding) holds only the
+        # pointer: taken as it is, as upstream.
+        m = ir.Module.parse("func.func @g() { return }")
+        new_capsule = ctypes.pythonapi.PyCapsule_New
+        new_capsule.restype = ctypes.py_object
+        new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+        get_pointer.restype = ctypes.c_void_p
+        get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+        name = b"mlir.ir.Operation._CAPIPtr"
+        foreign = new_capsule(get_pointer(m.operation._CAPIPtr, name), name, None)
+        # CHECK: foreign: True
+        print("foreign:", ir.Operation._CAPICreate(foreign) is m.operation)
