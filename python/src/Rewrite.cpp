@@ -178,6 +178,8 @@ struct PyPDLResultList {
   KeepAliveScope *keepAlive = nullptr;
   /// The top-level op of the IR PDL rewrites (null if unknown).
   Operation *tree = nullptr;
+  /// Set when a result outside that IR was appended.
+  bool *appendedOutside = nullptr;
 
   /// Whether `op` (a result, or the op or block holding a result value) is
   /// in the IR PDL rewrites.
@@ -209,24 +211,58 @@ template <typename T> struct CallScoped {
   }
 };
 
-/// The value of `object`, which the caller is about to use (an operand, a
-/// replacement): its use list will change.
-/// Raises ValueError unless each of `values` dominates every use of the
-/// result of `op` it replaces: a use left with a value defined after it
-/// (the replacement op made at the end of the block) is invalid IR, which
-/// the driver's C++ patterns chase without end or crash on.
-void checkReplacementDominates(Operation *op, ValueRange values) {
+/// Why `values` may not replace the results of `op` (empty if they may):
+/// each must dominate every use of the result it replaces. A use left with
+/// a value defined after it (the replacement op made at the end of the
+/// block, a result of a user of `op`, a value of other IR) is invalid IR,
+/// which the driver's C++ patterns chase without end or crash on. `hint`
+/// ends the message.
+std::string describeReplacementNotDominating(Operation *op, ValueRange values,
+                                             const char *hint) {
   DominanceInfo dominance;
   for (auto [result, value] : llvm::zip(op->getResults(), values))
     for (Operation *user : result.getUsers())
       if (!op->isAncestor(user) && !dominatesUse(dominance, value, user))
-        throw py::value_error(
-            "a replacement of result #" +
-            std::to_string(result.getResultNumber()) + " of '" +
-            op->getName().getStringRef().str() +
-            "' does not dominate its use by '" +
-            user->getName().getStringRef().str() +
-            "' (make the replacement before the op, at rewriter.ip)");
+        return "a replacement of result #" +
+               std::to_string(result.getResultNumber()) + " of '" +
+               op->getName().getStringRef().str() +
+               "' does not dominate its use by '" +
+               user->getName().getStringRef().str() + "'" + hint;
+  return std::string();
+}
+
+/// Raises ValueError unless each of `values` dominates every use of the
+/// result of `op` it replaces (describeReplacementNotDominating).
+void checkReplacementDominates(Operation *op, ValueRange values) {
+  std::string error = describeReplacementNotDominating(
+      op, values, " (make the replacement before the op, at rewriter.ip)");
+  if (!error.empty())
+    throw py::value_error(error);
+}
+
+bool diesWith(Value value, Operation *op);
+
+/// Why `newValues` may not replace the results of `target` (empty if they
+/// may): Python's `replace_op(op, values)` and PDL's `pdl.replace` share
+/// these rules. One value per result, of the result's type (unless a
+/// dialect conversion runs, `converts`: it casts back), not dying with
+/// `target` (its own results, a value in its regions), and dominating the
+/// uses it takes over.
+std::string describeInvalidReplacement(Operation *target, ValueRange newValues,
+                                       bool converts, const char *hint) {
+  if (newValues.size() != target->getNumResults())
+    return "expected " + std::to_string(target->getNumResults()) +
+           " values, got " + std::to_string(newValues.size());
+  for (auto [result, value] : llvm::zip(target->getResults(), newValues)) {
+    if (!converts && result.getType() != value.getType())
+      return "a replacement value has another type than the result it "
+             "replaces";
+    // Erasing `target` frees such values while they are used.
+    if (diesWith(value, target))
+      return "cannot replace an operation by its own results or by values "
+             "defined in its regions";
+  }
+  return describeReplacementNotDominating(target, newValues, hint);
 }
 
 /// Raises ValueError unless every value the ops of `block` will use once
@@ -259,6 +295,8 @@ void checkInlinedValuesDominate(Block *block, ValueRange values,
   });
 }
 
+/// The value of `object`, which the caller is about to use (an operand, a
+/// replacement): its use list will change.
 Value castToValue(const py::handle &object) {
   PyValue &pyValue = object.cast<PyValue &>();
   Value value = pyValue.get();
@@ -429,8 +467,17 @@ public:
   /// Fires on any change the driver notifies.
   void noteChange() { changed = true; }
 
+  /// A `pdl.replace` of `op` was refused (PDLModule::addReplaceChecks):
+  /// its pattern no longer matches it in this run, which would apply it
+  /// again and again (each time "changing" the IR).
+  void noteRefusedReplacement(Operation *op) { refusedReplacements.insert(op); }
+  bool wasReplacementRefused(Operation *op) const {
+    return refusedReplacements.contains(op);
+  }
+
   /// Fires before `op` is erased: `op`, its results and its operand list.
   void noteErased(Operation *op) {
+    refusedReplacements.erase(op);
     erased = true;
     // (A detached op erased changes no IR the driver holds.)
     changed |= op->getBlock() != nullptr;
@@ -516,6 +563,7 @@ private:
   RewriteErasures *previous;
   llvm::DenseSet<const void *> addresses;
   SmallVector<OperandList> operandLists;
+  llvm::DenseSet<Operation *> refusedReplacements;
   bool erased = false;
   bool changed = false;
 };
@@ -573,6 +621,18 @@ void recordRunError(const std::string &message) {
   PythonRun *run = PythonRun::current();
   if (run && !run->hasError())
     run->recordError(std::runtime_error(message));
+}
+
+/// Records `message` as the error of the current run, raised as ValueError
+/// (as by the Python call that the same rule refuses), unless it has one.
+void recordRunValueError(const std::string &message) {
+  PythonRun *run = PythonRun::current();
+  if (!run || run->hasError())
+    return;
+  py::gil_scoped_acquire gil;
+  PyErr_SetString(PyExc_ValueError, message.c_str());
+  py::error_already_set error;
+  run->recordError(error);
 }
 
 /// The trees that the Python code of a driver's patterns makes (creates or
@@ -2081,11 +2141,19 @@ struct PyPDLModule {
                                const std::string &where) {
     std::vector<DiagnosticRecord> errors;
     // (A `pdl.replace` of one created op by a user of it leaves that user
-    // using itself: the greedy driver looped forever.)
+    // using itself: the greedy driver looped forever. A rewrite function's
+    // value of other IR, or a later one, does not dominate it either.)
     bool usesItself = llvm::any_of(op->getOperands(), [&](Value operand) {
       return operand.getDefiningOp() == op;
     });
-    if (!usesItself) {
+    bool notDominated = false;
+    if (!usesItself && op->getBlock()) {
+      DominanceInfo dominance;
+      notDominated = llvm::any_of(op->getOperands(), [&](Value operand) {
+        return !dominatesUse(dominance, operand, op);
+      });
+    }
+    if (!usesItself && !notDominated) {
       DiagnosticCapture capture(op->getContext());
       if (succeeded(verifyOpInvariants(op)))
         return;
@@ -2095,7 +2163,9 @@ struct PyPDLModule {
       run->recordError(std::runtime_error(
           "the PDL pattern at " + where + " created '" +
           op->getName().getStringRef().str() + "', which does not verify" +
-          (usesItself       ? std::string(" (it uses its own result)")
+          (usesItself     ? std::string(" (it uses its own result)")
+           : notDominated ? std::string(" (an operand does not dominate it: a "
+                                        "later value, or one of other IR)")
            : errors.empty() ? std::string()
                             : " (" + errors.front().message + ")") +
           ": the driver's folders and patterns trust the IR; its uses get "
@@ -2109,6 +2179,185 @@ struct PyPDLModule {
                                              result.getType(), ValueRange())
               .getResult(0));
     rewriter.replaceOp(op, placeholders);
+  }
+
+  /// Checks each `pdl.replace` with the rules of Python's `replace_op`
+  /// (describeInvalidReplacement: types, what dies with the op, dominance
+  /// of every use taken over), and that the op and its replacements are in
+  /// the IR PDL rewrites: MLIR's PDL replaces whatever it is given (a value
+  /// of another type crashed `vector.shuffle`'s folder, a user's result
+  /// left that user using itself and the greedy driver folding it forever,
+  /// a constraint's value of another module linked the two).
+  ///
+  /// Where its values are known when the pattern matches (the matcher's,
+  /// with no rewrite function, erasure or replacement before it in the
+  /// rewrite), a native constraint of ours at the end of the matcher
+  /// checks them: the pattern is not applied and the run raises
+  /// ValueError. Elsewhere a native rewrite of ours runs right before it
+  /// and hands PDL the op and values to replace: when they are refused,
+  /// under a dialect conversion with rollback it fails (the pattern is
+  /// undone); under the greedy and walk drivers, where a failure aborts,
+  /// PDL replaces a detached stand-in instead (the op stays as it was, the
+  /// rest of the rewrite runs, and the run raises ValueError), and the
+  /// pattern no longer matches that op in the run. Added at freeze, once
+  /// the native functions (whose analyses read the rewrites as written)
+  /// are registered.
+  void addReplaceChecks() {
+    ModuleOp module = get().getModule();
+    for (pdl::PatternOp pattern : module.getOps<pdl::PatternOp>()) {
+      pdl::RewriteOp rewrite = pattern.getRewriter();
+      if (rewrite.getBodyRegion().empty())
+        continue;
+      Region &rewriteRegion = rewrite.getBodyRegion();
+      auto inMatcher = [&](Value value) {
+        return !rewriteRegion.isAncestor(value.getParentRegion());
+      };
+      bool changedBefore = false;
+      SmallVector<pdl::ReplaceOp> replaces;
+      SmallVector<bool> knownAtMatch;
+      for (Operation &op : rewriteRegion.front()) {
+        if (auto replace = dyn_cast<pdl::ReplaceOp>(op)) {
+          replaces.push_back(replace);
+          knownAtMatch.push_back(
+              !changedBefore &&
+              llvm::all_of(replace->getOperands(), inMatcher));
+        }
+        changedBefore |=
+            isa<pdl::ApplyNativeRewriteOp, pdl::EraseOp, pdl::ReplaceOp>(op);
+      }
+      for (auto [replace, known] : llvm::zip(replaces, knownAtMatch)) {
+        std::string where;
+        llvm::raw_string_ostream os(where);
+        os << replace.getLoc();
+        SmallVector<Value> arguments{replace.getOpValue()};
+        if (Value operation = replace.getReplOperation())
+          arguments.push_back(operation);
+        llvm::append_range(arguments, replace.getReplValues());
+        std::string id = std::to_string(numReplaceChecks++);
+        if (inMatcher(replace.getOpValue())) {
+          std::string name = "__mlir_tracking_check_replace_match_" + id;
+          OpBuilder builder(rewrite);
+          pdl::ApplyNativeConstraintOp::create(
+              builder, replace.getLoc(), TypeRange(), name,
+              known ? ValueRange(arguments)
+                    : ValueRange(arguments).take_front(),
+              /*isNegated=*/false);
+          get().registerConstraintFunction(
+              name, [where, known](PatternRewriter &rewriter, PDLResultList &,
+                                   ArrayRef<PDLValue> values) {
+                auto *op = values.front().cast<Operation *>();
+                RewriteErasures *erasures =
+                    RewriteErasures::get(rewriter.getContext());
+                if (erasures && erasures->wasReplacementRefused(op))
+                  return failure();
+                if (!known)
+                  return success();
+                std::string why = describeRefusedReplace(rewriter, values);
+                if (why.empty())
+                  return success();
+                recordRunValueError("pdl.replace at " + where + ": " + why +
+                                    "; the pattern was not applied");
+                return failure();
+              });
+        }
+        std::string name = "__mlir_tracking_check_replace_" + id;
+        OpBuilder builder(replace);
+        MLIRContext *context = module.getContext();
+        auto check = pdl::ApplyNativeRewriteOp::create(
+            builder, replace.getLoc(),
+            TypeRange{pdl::OperationType::get(context),
+                      pdl::RangeType::get(pdl::ValueType::get(context))},
+            name, arguments);
+        pdl::ReplaceOp::create(builder, replace.getLoc(), check.getResult(0),
+                               Value(), ValueRange{check.getResult(1)});
+        replace.erase();
+        get().registerRewriteFunction(name, [where](PatternRewriter &rewriter,
+                                                    PDLResultList &results,
+                                                    ArrayRef<PDLValue> values) {
+          std::string why = describeRefusedReplace(rewriter, values);
+          if (why.empty()) {
+            results.push_back(values.front().cast<Operation *>());
+            SmallVector<Value> replacements = replacementsOf(values);
+            results.push_back(ValueRange(replacements));
+            return success();
+          }
+          if (RewriteErasures::canUndoFailedRewrite(rewriter)) {
+            recordRunValueError("pdl.replace at " + where + ": " + why +
+                                "; the conversion undid the pattern");
+            return failure();
+          }
+          RewriteErasures *erasures =
+              RewriteErasures::get(rewriter.getContext());
+          const PDLValue &replaced = values.front();
+          std::string kept = "the op";
+          if (!erasures || !erasures->refersToErased(replaced)) {
+            auto *op = replaced.cast<Operation *>();
+            kept = "'" + op->getName().getStringRef().str() + "'";
+            if (erasures)
+              erasures->noteRefusedReplacement(op);
+          }
+          recordRunValueError("pdl.replace at " + where + ": " + why + "; " +
+                              kept +
+                              " was kept (the rest of its PDL rewrite "
+                              "ran)");
+          // Unseen by the driver until PDL replaces (erases) it.
+          OpBuilder detached(rewriter.getContext());
+          Operation *standIn = UnrealizedConversionCastOp::create(
+              detached, rewriter.getUnknownLoc(), TypeRange(), ValueRange());
+          results.push_back(standIn);
+          results.push_back(ValueRange());
+          return success();
+        });
+      }
+    }
+  }
+  unsigned numReplaceChecks = 0;
+
+  /// The values a `pdl.replace` check gets after the replaced op: values,
+  /// ranges of them, or an op (its results).
+  static SmallVector<Value> replacementsOf(ArrayRef<PDLValue> values) {
+    SmallVector<Value> replacements;
+    for (const PDLValue &value : values.drop_front()) {
+      if (auto *op = value.dyn_cast<Operation *>())
+        llvm::append_range(replacements, op->getResults());
+      else if (value.getKind() == PDLValue::Kind::Value)
+        replacements.push_back(value.cast<Value>());
+      else if (value.getKind() == PDLValue::Kind::ValueRange)
+        llvm::append_range(replacements, value.cast<ValueRange>());
+    }
+    return replacements;
+  }
+
+  /// Why PDL may not replace the op `values[0]` by the rest of `values`
+  /// (see addReplaceChecks), or empty.
+  static std::string describeRefusedReplace(PatternRewriter &rewriter,
+                                            ArrayRef<PDLValue> values) {
+    MLIRContext *context = rewriter.getContext();
+    if (RewriteErasures *erasures = RewriteErasures::get(context))
+      if (llvm::any_of(values, [&](const PDLValue &value) {
+            return erasures->refersToErased(value);
+          }))
+        return "it uses IR its rewrite erased before (an op it erased or "
+               "replaced, one nested in it, or a value of one)";
+    auto *op = values.front().cast<Operation *>();
+    SmallVector<Value> replacements = replacementsOf(values);
+    NewTreesOutside *outside = NewTreesOutside::get(context);
+    Operation *tree = outside ? outside->getDrivenRoot() : getRootOf(op);
+    if (!op->getBlock() || getRootOf(op) != tree)
+      return "the op it replaces, '" + op->getName().getStringRef().str() +
+             "', is not in the IR that PDL rewrites";
+    for (auto [index, value] : llvm::enumerate(replacements)) {
+      Operation *holder = getHolderOf(value);
+      if (!holder || getRootOf(holder) != tree)
+        return "replacement value #" + std::to_string(index) + " of '" +
+               op->getName().getStringRef().str() +
+               "' is not in the IR that PDL rewrites (a value of other IR, "
+               "or of a detached op)";
+    }
+    return describeInvalidReplacement(
+        op, replacements, outside && outside->inConversion,
+        " (it is defined after that use: a later value, or a result of a "
+        "user of the op)");
   }
 
   /// Refuses a module that does not verify (MLIR's PDL lowering reads the
@@ -2460,8 +2709,11 @@ struct PyPDLModule {
        bool evenAfterError = false, KeepAliveScope *keepAlive = nullptr) {
     // The rewrite's root, before Python moves the insertion point.
     Operation *root = getRewriteRoot(rewriter);
+    // (A constraint runs before the insertion point is set.)
     Operation *tree = nullptr;
-    if (Block *block = rewriter.getInsertionBlock())
+    if (NewTreesOutside *outside = NewTreesOutside::get(rewriter.getContext()))
+      tree = outside->getDrivenRoot();
+    else if (Block *block = rewriter.getInsertionBlock())
       if (Operation *parent = block->getParentOp())
         tree = getRootOf(parent);
     ActiveRewriterScope scope(*ctx, rewriter);
@@ -2484,9 +2736,10 @@ struct PyPDLModule {
           CallScoped<PyPatternRewriter> pyRewriter(
               PyPatternRewriter{&rewriter, ctx});
           std::vector<PDLValue::Kind> appended;
-          CallScoped<PyPDLResultList> pyResults(
-              PyPDLResultList{&results, ctx, &appended,
-                              kinds ? &*kinds : nullptr, keepAlive, tree});
+          bool appendedOutside = false;
+          CallScoped<PyPDLResultList> pyResults(PyPDLResultList{
+              &results, ctx, &appended, kinds ? &*kinds : nullptr, keepAlive,
+              tree, &appendedOutside});
           py::list args;
           {
             // Making the objects may run Python code (a gc callback).
@@ -2498,6 +2751,12 @@ struct PyPDLModule {
           }
           if (!isSuccessResult(py::reinterpret_borrow<py::object>(fn)(
                   pyRewriter.object, pyResults.object, args)))
+            return false;
+          // A result outside the IR PDL rewrites (the run raises, see
+          // PDLResultList.append) fails a constraint, and a rewrite function
+          // where the failure is undone, before PDL uses it.
+          if (appendedOutside &&
+              (!keepAlive || RewriteErasures::canUndoFailedRewrite(rewriter)))
             return false;
           if (kinds && appended != *kinds)
             throw std::runtime_error("PDL native function '" + name +
@@ -3037,22 +3296,11 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
               checkSameContext(*self.context, newValues.back().getContext(),
                                "a replacement value");
             }
-            if (newValues.size() != target->getNumResults())
-              throw py::value_error(
-                  "expected " + std::to_string(target->getNumResults()) +
-                  " values, got " + std::to_string(newValues.size()));
-            for (auto [result, value] :
-                 llvm::zip(target->getResults(), newValues)) {
-              if (!converts && result.getType() != value.getType())
-                throw py::value_error("a replacement value has another type "
-                                      "than the result it replaces");
-              // Erasing `target` frees such values while they are used.
-              if (diesWith(value, target))
-                throw py::value_error("cannot replace an operation by its "
-                                      "own results or by values defined in "
-                                      "its regions");
-            }
-            checkReplacementDominates(target, newValues);
+            std::string invalid = describeInvalidReplacement(
+                target, newValues, converts,
+                " (make the replacement before the op, at rewriter.ip)");
+            if (!invalid.empty())
+              throw py::value_error(invalid);
             rewriter.replaceOp(target, newValues);
           },
           py::arg("op"), py::arg("new_op") = py::none(),
@@ -3405,6 +3653,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             // the IR leaves that IR using an op in no block: the run
             // raises (failing here would abort the process, see
             // afterFailedRewrite).
+            if (outside && self.appendedOutside)
+              *self.appendedOutside = true;
             if (PythonRun *run = PythonRun::current()) {
               run->keepUntilEnd(value);
               if (outside && !run->hasError())
@@ -3469,6 +3719,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           "freeze",
           [](PyPDLModule &self) {
             self.checkCalledFunctionsRegistered();
+            self.addReplaceChecks();
             PDLPatternModule &module = self.get();
             // MLIR's PDL bytecode crashes on a module without patterns.
             RewritePatternSet set =

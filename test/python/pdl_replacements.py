@@ -1,0 +1,190 @@
+# RUN: %PYTHON %s | FileCheck %s
+# Each pdl.replace is checked with the rules of Python's replace_op: the
+# replacement values must have the replaced results' types, be in the IR the
+# driver rewrites and dominate every use they take over. Where the values
+# come from the matcher the pattern is not applied; where a rewrite function
+# gives them the replace is refused when it runs (a conversion with rollback
+# undoes the pattern). Either way the IR stays as it was and the driver call
+# raises ValueError.
+
+import gc
+
+from mlir_tracking import ir, rewrite
+
+FUNC = """
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %m = arith.muli %a, %b : i32
+  %o = arith.ori %m, %b : i32
+  %l = arith.subi %a, %b : i32
+  %s = arith.addi %o, %l : i32
+  return %s : i32
+}
+"""
+
+
+def pdl_module(matcher, body):
+    return ir.Module.parse("""
+module {
+  pdl.pattern : benefit(1) {
+    %t = pdl.type : i32
+    %x = pdl.operand
+    %y = pdl.operand
+    %op = pdl.operation "arith.muli"(%x, %y : !pdl.value, !pdl.value) -> (%t : !pdl.type)
+    """ + matcher + """
+    pdl.rewrite %op {
+      """ + body + """
+    }
+  }
+}""")
+
+
+def convert(module, patterns):
+    target = rewrite.ConversionTarget()
+    target.add_illegal_op("arith.muli")
+    rewrite.apply_partial_conversion(module, target, patterns)
+
+
+def top_down(module, patterns):
+    config = rewrite.GreedyRewriteConfig()
+    config.use_top_down_traversal = True
+    config.max_iterations = -1
+    rewrite.apply_patterns_and_fold_greedily(module, patterns, config)
+
+
+DRIVERS = (rewrite.apply_patterns_and_fold_greedily, top_down,
+           rewrite.walk_and_apply_patterns, convert)
+
+
+def apply(matcher, body, functions={}, func=FUNC, drivers=DRIVERS):
+    # Runs the pattern under each driver; prints the error once, then
+    # whether every driver left the IR valid and as it was.
+    messages, kept = set(), []
+    for driver in drivers:
+        with ir.Context(), ir.Location.unknown():
+            module = ir.Module.parse(func)
+            before = str(module)
+            pdl = rewrite.PDLModule(pdl_module(matcher, body))
+            for name, fn in functions.items():
+                pdl.register_rewrite_function(name, fn(module))
+            try:
+                driver(module, pdl.freeze())
+                messages.add("no error")
+            except ValueError as e:
+                messages.add(str(e))
+            kept.append(module.operation.verify() and str(module) == before)
+            gc.collect()
+    for message in sorted(messages):
+        print(message)
+    print("IR valid and unchanged:", all(kept))
+
+
+def run(f):
+    print("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    return f
+
+
+# CHECK-LABEL: TEST: test_matcher_values
+@run
+def test_matcher_values():
+    # A matched user's result: the user would use itself (the greedy driver
+    # folded `arith.ori` forever top-down).
+    apply('%r = pdl.result 0 of %op\n'
+          '    %u = pdl.operation "arith.ori"(%r, %y : !pdl.value, !pdl.value) -> (%t : !pdl.type)\n'
+          '    %ur = pdl.result 0 of %u',
+          'pdl.replace %op with (%ur : !pdl.value)')
+    # CHECK-NEXT: pdl.replace at loc("-":12:7): a replacement of result #0 of 'arith.muli' does not dominate its use by 'arith.ori' (it is defined after that use: a later value, or a result of a user of the op); the pattern was not applied
+    # CHECK-NEXT: IR valid and unchanged: True
+
+    # A later matched op.
+    apply('%l = pdl.operation "arith.subi"(%x, %y : !pdl.value, !pdl.value) -> (%t : !pdl.type)',
+          'pdl.replace %op with %l')
+    # CHECK-NEXT: pdl.replace at loc("-":10:7): a replacement of result #0 of 'arith.muli' does not dominate its use by 'arith.ori' {{.*}}; the pattern was not applied
+    # CHECK-NEXT: IR valid and unchanged: True
+
+    # A value of another type: vector.shuffle's folder read the i32 as a
+    # vector and crashed.
+    for driver in DRIVERS[:3]:
+        with ir.Context(), ir.Location.unknown():
+            module = ir.Module.parse("""
+func.func @f(%a: i32) -> vector<2xi32> {
+  %v = vector.broadcast %a : i32 to vector<4xi32>
+  %u = vector.shuffle %v, %v [0, 5] : vector<4xi32>, vector<4xi32>
+  return %u : vector<2xi32>
+}""")
+            before = str(module)
+            pdl = rewrite.PDLModule(ir.Module.parse("""
+module {
+  pdl.pattern : benefit(1) {
+    %vt = pdl.type : vector<4xi32>
+    %x = pdl.operand
+    %op = pdl.operation "vector.broadcast"(%x : !pdl.value) -> (%vt : !pdl.type)
+    pdl.rewrite %op { pdl.replace %op with (%x : !pdl.value) }
+  }
+}"""))
+            try:
+                driver(module, pdl.freeze())
+            except ValueError as e:
+                print(e, module.operation.verify(), str(module) == before)
+    # CHECK-NEXT: pdl.replace at loc("-":7:23): a replacement value has another type than the result it replaces; the pattern was not applied True True
+    # CHECK-NEXT: pdl.replace at loc("-":7:23): a replacement value has another type {{.*}} True True
+    # CHECK-NEXT: pdl.replace at loc("-":7:23): a replacement value has another type {{.*}} True True
+
+
+# CHECK-LABEL: TEST: test_rewrite_function_values
+@run
+def test_rewrite_function_values():
+    replace_by_result = ('%v = pdl.apply_native_rewrite "pick"(%op : !pdl.operation) : !pdl.value\n'
+                         '      pdl.replace %op with (%v : !pdl.value)')
+
+    def later(module):
+        block = module.body.operations[0].regions[0].blocks[0]
+        return lambda rw, results, values: results.append(block.operations[2].results[0])
+    apply('', replace_by_result, {"pick": later})
+    # CHECK-NEXT: pdl.replace at loc("-":11:7): a replacement of result #0 of 'arith.muli' does not dominate its use by 'arith.ori' {{.*}}; 'arith.muli' was kept (the rest of its PDL rewrite ran)
+    # CHECK-NEXT: pdl.replace at loc("-":11:7): a replacement of result #0 of 'arith.muli' does not dominate its use by 'arith.ori' {{.*}}; the conversion undid the pattern
+    # CHECK-NEXT: IR valid and unchanged: True
+
+    # An op the function creates at rewriter.ip is legal.
+    def created(module):
+        def fn(rewriter, results, values):
+            with rewriter.ip:
+                op = ir.Operation.create("arith.addi", results=[values[0].results[0].type],
+                                         operands=list(values[0].operands))
+            results.append(op.results[0])
+        return fn
+    apply('', replace_by_result, {"pick": created}, drivers=DRIVERS[:3])
+    # CHECK-NEXT: no error
+    # CHECK-NEXT: IR valid and unchanged: False
+
+
+# CHECK-LABEL: TEST: test_values_of_other_ir
+@run
+def test_values_of_other_ir():
+    # A value of another module: a constraint's fails the match, a rewrite
+    # function's replacement is refused; the IR is never linked to it.
+    for matcher, body, kind in (
+            ('%v = pdl.apply_native_constraint "other"(%op : !pdl.operation) : !pdl.value',
+             'pdl.replace %op with (%v : !pdl.value)', "constraint"),
+            ('', '%v = pdl.apply_native_rewrite "other"(%op : !pdl.operation) : !pdl.value\n'
+             '      pdl.replace %op with (%v : !pdl.value)', "rewrite")):
+        results = set()
+        for driver in DRIVERS:
+            with ir.Context(), ir.Location.unknown():
+                module = ir.Module.parse(FUNC)
+                before = str(module)
+                other = ir.Module.parse("func.func @g(%q: i32) -> i32 { return %q : i32 }")
+                arg = other.body.operations[0].regions[0].blocks[0].arguments[0]
+                pdl = rewrite.PDLModule(pdl_module(matcher, body))
+                getattr(pdl, f"register_{kind}_function")(
+                    "other", lambda rw, res, values: res.append(arg))
+                try:
+                    driver(module, pdl.freeze())
+                except RuntimeError as e:
+                    results.add(f"{kind}: {e} {module.operation.verify()} {str(module) == before}")
+                del arg, other
+                gc.collect()
+        print("\n".join(sorted(results)))
+    # CHECK-NEXT: constraint: a PDL result is not in the IR that PDL rewrites (a detached op, or one of other IR): create ops at rewriter.ip True True
+    # CHECK-NEXT: rewrite: a PDL result is not in the IR that PDL rewrites (a detached op, or one of other IR): create ops at rewriter.ip True True
