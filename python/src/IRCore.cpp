@@ -54,42 +54,55 @@ void *unwrapCapsule(const py::object &capsule, const char *name) {
 // another op at its address). A capsule made by other code carries only the
 // pointer, which is taken as it is (as upstream).
 
-void destroyOpCapsuleHandle(PyObject *capsule) {
-  delete static_cast<OpHandle *>(PyCapsule_GetContext(capsule));
+struct OpCapsuleToken {
+  OpHandle handle;
+  /// The op's context, looked up (never read) to refuse the capsule while
+  /// a run is in progress there, before anything reads the op.
+  MLIRContext *context;
+};
+
+void destroyOpCapsuleToken(PyObject *capsule) {
+  delete static_cast<OpCapsuleToken *>(PyCapsule_GetContext(capsule));
 }
 
 py::object makeOpCapsule(const PyOperation &op, void *pointer,
                          const char *name) {
   auto capsule = py::reinterpret_steal<py::object>(
-      PyCapsule_New(pointer, name, destroyOpCapsuleHandle));
+      PyCapsule_New(pointer, name, destroyOpCapsuleToken));
   if (!capsule)
     throw py::error_already_set();
-  auto handle = std::make_unique<OpHandle>(op.getHandle());
-  if (PyCapsule_SetContext(capsule.ptr(), handle.get()) != 0)
+  auto token = std::make_unique<OpCapsuleToken>(
+      OpCapsuleToken{op.getHandle(), op.getContext().get()});
+  if (PyCapsule_SetContext(capsule.ptr(), token.get()) != 0)
     throw py::error_already_set();
-  handle.release();
+  token.release();
   return capsule;
 }
 
-/// The op of a capsule of `name` (an Operation or a Module); InvalidatedHandle
-/// error if this package made the capsule and its op is no longer the one it
-/// was made for. `what` names the call.
+/// The op of a capsule of `name` (an Operation or a Module). If this package
+/// made the capsule: IRInUse error while a run is in progress in its
+/// context, InvalidatedHandle error if its op is no longer the one it was
+/// made for. `what` names the call.
 Operation *unwrapOpCapsule(const py::object &capsule, const char *name,
                            const char *what) {
   void *pointer = unwrapCapsule(capsule, name);
-  if (PyCapsule_GetDestructor(capsule.ptr()) != destroyOpCapsuleHandle)
+  if (PyCapsule_GetDestructor(capsule.ptr()) != destroyOpCapsuleToken)
     return static_cast<Operation *>(pointer);
-  const auto *handle =
-      static_cast<const OpHandle *>(PyCapsule_GetContext(capsule.ptr()));
-  if (!handle || handle->get() == pointer)
+  const auto *token =
+      static_cast<const OpCapsuleToken *>(PyCapsule_GetContext(capsule.ptr()));
+  if (!token)
     return static_cast<Operation *>(pointer);
-  if (!handle->isLive())
+  if (PyMlirContext *context = PyMlirContext::lookup(token->context))
+    checkNoRunIn(*context, what);
+  const OpHandle &handle = token->handle;
+  if (handle.get() == pointer)
+    return static_cast<Operation *>(pointer);
+  if (!handle.isLive())
     throw InvalidatedHandleException(
-        std::string(what) +
-        ": the capsule's op is gone: " + handle->describe());
+        std::string(what) + ": the capsule's op is gone: " + handle.describe());
   throw InvalidatedHandleException(
       std::string(what) + ": the capsule's op was replaced by '" +
-      handle->getLastName() +
+      handle.getLastName() +
       "' since the capsule was made; take a new one from the replacement's "
       "_CAPIPtr");
 }
