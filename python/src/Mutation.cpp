@@ -28,6 +28,9 @@ thread_local RewriterBase *activeRewriter = nullptr;
 /// Whether the active rewriter's driver trusts the IR to verify between
 /// patterns (not a dialect conversion, whose IR is legal only at its end).
 thread_local bool activeDriverTrustsIR = false;
+/// Whether the active rewriter's insertion point was cleared because its
+/// block was erased (see noteBlockErasedForInsertionPoint).
+thread_local bool activeInsertionPointErased = false;
 
 /// An IRRewriter that reports to the registry of `context`, attributing the
 /// events to "python" and to `label` (shown where a pattern name would be).
@@ -38,7 +41,8 @@ struct PythonRewriter {
   /// never saw (a dialect conversion's rewriter would replay the change on
   /// it when it commits, as if it were in its IR): no pattern's rewriter.
   PythonRewriter(PyMlirContext &context, StringRef label, bool detached = false)
-      : listener(TrackingListenerConfig(), &context.getRegistry()),
+      : listener(TrackingListenerConfig(), &context.getRegistry(),
+                 &getInsertionPointListener()),
         own(context.get(), &listener),
         active(detached ? nullptr : getActiveRewriter(context)) {
     checkChangeAllowed(nullptr, "change IR");
@@ -493,21 +497,69 @@ void mlir::tracking::python::checkTerminatorStaysInPattern(
 ActiveRewriterScope::ActiveRewriterScope(PyMlirContext &context,
                                          PatternRewriter &rewriter)
     : previousContext(activeContext), previousRewriter(activeRewriter),
-      previousTrustsIR(activeDriverTrustsIR) {
+      previousTrustsIR(activeDriverTrustsIR),
+      previousInsertionPointErased(activeInsertionPointErased) {
   activeContext = &context;
   activeRewriter = &rewriter;
   activeDriverTrustsIR = !rewriter.canRecoverFromRewriteFailure();
+  activeInsertionPointErased = false;
 }
 
 ActiveRewriterScope::~ActiveRewriterScope() {
   activeContext = previousContext;
   activeRewriter = previousRewriter;
   activeDriverTrustsIR = previousTrustsIR;
+  activeInsertionPointErased = previousInsertionPointErased;
 }
 
 RewriterBase *
 mlir::tracking::python::getActiveRewriter(PyMlirContext &context) {
   return activeContext == &context ? activeRewriter : nullptr;
+}
+
+void mlir::tracking::python::noteBlockErasedForInsertionPoint(Block *block) {
+  // (Compared, never read: another context's rewriter cannot point into a
+  // live block of this one.)
+  if (!activeRewriter || activeRewriter->getInsertionBlock() != block)
+    return;
+  activeRewriter->clearInsertionPoint();
+  activeInsertionPointErased = true;
+}
+
+void mlir::tracking::python::noteOperationErasedForInsertionPoint(
+    Operation *op) {
+  if (!activeRewriter)
+    return;
+  Block *block = activeRewriter->getInsertionBlock();
+  if (block && op->getBlock() == block &&
+      activeRewriter->getInsertionPoint() == op->getIterator())
+    activeRewriter->setInsertionPoint(block, std::next(op->getIterator()));
+}
+
+namespace {
+/// See getInsertionPointListener.
+struct InsertionPointListener : RewriterBase::Listener {
+  void notifyBlockErased(Block *block) override {
+    noteBlockErasedForInsertionPoint(block);
+  }
+  void notifyOperationErased(Operation *op) override {
+    noteOperationErasedForInsertionPoint(op);
+  }
+};
+} // namespace
+
+RewriterBase::Listener &mlir::tracking::python::getInsertionPointListener() {
+  static InsertionPointListener listener;
+  return listener;
+}
+
+bool mlir::tracking::python::isInsertionPointErased(RewriterBase &rewriter) {
+  return activeRewriter == &rewriter && activeInsertionPointErased &&
+         !rewriter.getInsertionBlock();
+}
+
+void mlir::tracking::python::forgetErasedInsertionPoint() {
+  activeInsertionPointErased = false;
 }
 
 void mlir::tracking::python::noteValueChanged(PyMlirContext &context,
@@ -716,6 +768,8 @@ bool isVisibleIn(Region *home, Block *block) {
 void checkVisibleInConversion(PyMlirContext &context, Value value,
                               Operation *user, Block *block,
                               llvm::function_ref<std::string()> action) {
+  // (A value of an op the conversion erased dies when it commits.)
+  checkUsableInConversion(context, value, action);
   Operation *holder = getHolderOf(value);
   if (!block || !holder || !isInConversion(context) ||
       isVisibleIn(value.getParentRegion(), block) ||
@@ -737,6 +791,10 @@ void checkPlacementInConversion(PyMlirContext &context, Operation *op,
   auto action = [&] {
     return "place '" + op->getName().getStringRef().str() + "' there";
   };
+  // The conversion erases what it erased or replaced when it commits.
+  if (op->getBlock())
+    checkNotRemovedInConversion(context, op, "move");
+  checkDestinationInConversion(context, block->getParentOp(), action);
   op->walk([&](Operation *nested) {
     for (Value operand : nested->getOperands())
       if (Operation *holder = getHolderOf(operand);
@@ -888,7 +946,8 @@ void mlir::tracking::python::checkNoUseOutside(Operation *op,
 void mlir::tracking::python::eraseDetachedTrees(PyMlirContext &context,
                                                 ArrayRef<Operation *> roots,
                                                 StringRef label) {
-  TrackingListener listener(TrackingListenerConfig(), &context.getRegistry());
+  TrackingListener listener(TrackingListenerConfig(), &context.getRegistry(),
+                            &getInsertionPointListener());
   listener.setUnpatternedLabels(label, label);
   IRRewriter rewriter(context.get(), &listener);
   for (Operation *root : roots)
@@ -908,6 +967,7 @@ void mlir::tracking::python::eraseOperation(PyOperation &operation) {
   checkTerminatorStaysInPattern(context, op, "erase");
   checkNoUseOutside(op, "erase", /*ownResults=*/true);
   checkUsesFromChange(context, op);
+  checkNotRemovedInConversion(context, op, "erase");
   context.noteChanged(operation);
   std::shared_ptr<RootOwner> rootOwner;
   if (!op->getBlock())
@@ -916,6 +976,8 @@ void mlir::tracking::python::eraseOperation(PyOperation &operation) {
     PythonRewriter rewriter(context, "Operation.erase",
                             /*detached=*/rootOwner != nullptr);
     rewriter.get().eraseOp(op);
+    if (rewriter.active)
+      noteRemovedInConversion(context, op, /*erased=*/true);
   }
   if (rootOwner)
     rootOwner->release();
@@ -1033,6 +1095,8 @@ void mlir::tracking::python::moveBlock(PyMlirContext &context, Block *block,
   checkNotRunAnchor(block, "move");
   checkBlockChangeAllowed(block, "move");
   checkRegionKeepsBlockInPattern(context, block, "moving the block");
+  checkDestinationInConversion(context, region->getParentOp(),
+                               [] { return std::string("move the block"); });
   if (Operation *source = block->getParentOp())
     context.noteChanged(source);
   context.noteChanged(region->getParentOp());

@@ -45,10 +45,28 @@ namespace __attribute__((visibility("hidden"))) python {
     PyMlirContext *previousContext;
     RewriterBase *previousRewriter;
     bool previousTrustsIR;
+    bool previousInsertionPointErased;
   };
   /// The rewriter of the pattern running on this thread in `context`, or
   /// nullptr.
   RewriterBase *getActiveRewriter(PyMlirContext & context);
+
+  /// Fire before `block` (or `op`) is erased, through any rewriter of this
+  /// thread (the driver's, through its listener, or one of Python's own):
+  /// the active pattern rewriter must not keep its insertion point in freed
+  /// IR. An insertion point in `block` is cleared (an erased op holding it
+  /// erases the block first); one right before `op` moves past it, as
+  /// RewriterBase::eraseOp does for its own erasures.
+  void noteBlockErasedForInsertionPoint(Block * block);
+  void noteOperationErasedForInsertionPoint(Operation * op);
+  /// A listener calling those two, to chain after a TrackingListener that
+  /// Python's own rewriters use (stateless; one for all threads).
+  RewriterBase::Listener &getInsertionPointListener();
+  /// True if the active rewriter (of this thread) lost its insertion point
+  /// because its block was erased since the pattern call began or since
+  /// Python last set the point (`forgetErasedInsertionPoint`).
+  bool isInsertionPointErased(RewriterBase & rewriter);
+  void forgetErasedInsertionPoint();
 
   /// While alive, Python code on this thread may change IR only as the
   /// callback of `user` may: with `matched` null it changes nothing (a PDL
@@ -217,6 +235,27 @@ namespace __attribute__((visibility("hidden"))) python {
   void noteInsertionInConversion(PyMlirContext & context, Operation * op);
   /// True while a dialect conversion runs Python code on this thread.
   bool isInConversion(PyMlirContext & context);
+  /// Under a dialect conversion with rollback, which erases what its
+  /// patterns erase or replace only when it commits (Rewrite.cpp,
+  /// ConversionRemovals): raises ValueError if `op` (or an op holding it)
+  /// was already erased or replaced by it, and `action` ("erase",
+  /// "replace", "move") would erase it twice when it commits.
+  void checkNotRemovedInConversion(PyMlirContext & context, Operation * op,
+                                   const char *action);
+  /// After Python erased (`erased`) or replaced `op` through the rewriter
+  /// of such a conversion.
+  void noteRemovedInConversion(PyMlirContext & context, Operation * op,
+                               bool erased);
+  /// Under such a conversion, raises ValueError if `value` dies when it
+  /// commits (a value of an op it erased, or defined in an op it erased or
+  /// replaced) and `action` would give it a new use.
+  void checkUsableInConversion(PyMlirContext & context, Value value,
+                               llvm::function_ref<std::string()> action);
+  /// Under such a conversion, raises ValueError if `parent` (the op of the
+  /// block or region `action` puts IR in) is in an op it erased or
+  /// replaced.
+  void checkDestinationInConversion(PyMlirContext & context, Operation * parent,
+                                    llvm::function_ref<std::string()> action);
   /// True if the Python code a driver or conversion runs on this thread
   /// made `op` (created or cloned it) in this call.
   bool isMadeInPatternCall(PyMlirContext & context, Operation * op);

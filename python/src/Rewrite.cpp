@@ -148,12 +148,21 @@ private:
 struct PyPatternRewriter {
   RewriterBase *rewriter;
   PyMlirContext *context;
+  /// The op Python last set the insertion point at: it keeps that IR alive
+  /// while the rewriter points into it (a detached tree whose last Python
+  /// object goes is freed without any rewriter seeing it).
+  py::object insertionAnchor;
 
   RewriterBase &get() const {
     if (!rewriter)
       throw std::runtime_error("this PatternRewriter is only valid inside "
                                "the pattern call that received it");
     return *rewriter;
+  }
+  /// After Python set the insertion point at `op`.
+  void keepInsertionPoint(py::object op) {
+    insertionAnchor = std::move(op);
+    forgetErasedInsertionPoint();
   }
 };
 
@@ -263,6 +272,11 @@ std::string describeInvalidReplacement(Operation *target, ValueRange newValues,
              "defined in its regions";
   }
   return describeReplacementNotDominating(target, newValues, hint);
+}
+
+/// "replace 'x' by it", for the errors about a replacement value.
+std::string describeReplacing(Operation *op) {
+  return "replace '" + op->getName().getStringRef().str() + "' by it";
 }
 
 /// Raises ValueError unless every value the ops of `block` will use once
@@ -570,6 +584,157 @@ private:
 
 thread_local RewriteErasures *RewriteErasures::current = nullptr;
 
+/// The ops the Python code of a dialect conversion with rollback asked its
+/// rewriter to erase or replace. Such a conversion only records the change
+/// and leaves the op in place (its handle live) until it commits, where it
+/// erases each recorded op: a second erase or replace of the op (or of an
+/// op in it) erased it twice, and a value of an erased op that a new use
+/// took stayed live without a definition ("unresolved materialization").
+/// Upstream only asserts these in debug builds; here Python's calls are
+/// refused. Kept as MLIR keeps its own record: what a failed pattern
+/// recorded goes when it returns, and what an attempt on an op recorded
+/// goes when the conversion tries another pattern on that op (it undid
+/// the attempt, even one that succeeded, when it could not legalize what
+/// the attempt made). One per conversion run and thread.
+class ConversionRemovals {
+public:
+  explicit ConversionRemovals(MLIRContext *context)
+      : context(context), previous(std::exchange(current, this)) {}
+  ~ConversionRemovals() { current = previous; }
+  ConversionRemovals(const ConversionRemovals &) = delete;
+  ConversionRemovals &operator=(const ConversionRemovals &) = delete;
+
+  /// The instance of the conversion running on this thread in `context`,
+  /// or null.
+  static ConversionRemovals *get(MLIRContext *context) {
+    return current && current->context == context ? current : nullptr;
+  }
+
+  /// Fires when the conversion tries a pattern on `op`. Another try on an
+  /// op it already tried means the conversion undid what the earlier try
+  /// and everything after it did.
+  void notePatternBegin(Operation *op) {
+    auto found = attempts.find(op);
+    if (found == attempts.end()) {
+      attempts[op] = stack.size();
+      stack.push_back({op, records.size()});
+      return;
+    }
+    size_t index = found->second;
+    dropFrom(stack[index].records);
+    for (size_t i = index + 1; i < stack.size(); ++i)
+      attempts.erase(stack[i].op);
+    stack.resize(index + 1);
+  }
+
+  /// The number of records, to drop those of a pattern that failed.
+  size_t size() const { return records.size(); }
+  /// Drops the records from the `size`-th on (their changes were undone).
+  void dropFrom(size_t size) {
+    while (records.size() > size)
+      removed.erase(records.pop_back_val());
+  }
+
+  /// Fires after Python erased (`erased`) or replaced `op` through the
+  /// conversion's rewriter.
+  void noteRemoved(Operation *op, bool erased) {
+    if (removed.try_emplace(op, erased).second)
+      records.push_back(op);
+  }
+
+  /// The op recorded as erased or replaced that is `op` or holds it, or
+  /// null; `erased` says which.
+  Operation *findRemoved(Operation *op, bool &erased) const {
+    if (removed.empty())
+      return nullptr;
+    for (; op; op = op->getParentOp()) {
+      auto found = removed.find(op);
+      if (found != removed.end()) {
+        erased = found->second;
+        return op;
+      }
+    }
+    return nullptr;
+  }
+
+  /// "'x', which was already erased by this conversion ...".
+  static std::string describeRemoved(Operation *removedOp, bool erased) {
+    return "'" + removedOp->getName().getStringRef().str() + "', which was " +
+           (erased ? "already erased" : "already replaced") +
+           " by this conversion (a conversion with rollback leaves it in "
+           "place until it commits)";
+  }
+
+  /// Raises ValueError if `op` (or an op holding it) was erased or
+  /// replaced by this conversion: `action` ("erase", "replace", "move")
+  /// would erase it twice when the conversion commits.
+  void checkNotRemoved(Operation *op, const char *action) const {
+    bool erased = false;
+    Operation *removedOp = findRemoved(op, erased);
+    if (!removedOp)
+      return;
+    std::string text = std::string("cannot ") + action + " '" +
+                       op->getName().getStringRef().str() + "': ";
+    if (removedOp == op)
+      throw py::value_error(text + "it was " +
+                            (erased ? "already erased" : "already replaced") +
+                            " by this conversion (a conversion with rollback "
+                            "leaves it in place until it commits)");
+    throw py::value_error(text + "it is inside " +
+                          describeRemoved(removedOp, erased));
+  }
+
+  /// Raises ValueError if `value` dies when this conversion commits: a
+  /// value of an op it erased, or defined in an op it erased or replaced
+  /// (a replaced op's own results are mapped to their replacements).
+  /// `action` says what would use it.
+  void checkUsable(Value value,
+                   llvm::function_ref<std::string()> action) const {
+    Operation *holder = getHolderOf(value);
+    bool erased = false;
+    Operation *removedOp = holder ? findRemoved(holder, erased) : nullptr;
+    if (!removedOp || (!erased && removedOp == holder && isa<OpResult>(value)))
+      return;
+    throw py::value_error("cannot " + action() + ": it would use " +
+                          (removedOp == holder && isa<OpResult>(value)
+                               ? "a result of "
+                               : "a value defined in ") +
+                          describeRemoved(removedOp, erased));
+  }
+
+  /// Raises ValueError if `parent` (the op of a block or region) is an op
+  /// this conversion erased or replaced, or in one: `action` would put IR
+  /// there, which the commit erases with it (upstream asserts against it).
+  void checkDestination(Operation *parent,
+                        llvm::function_ref<std::string()> action) const {
+    bool erased = false;
+    if (Operation *removedOp = parent ? findRemoved(parent, erased) : nullptr)
+      throw py::value_error("cannot " + action() + ": " +
+                            (removedOp == parent
+                                 ? "its destination is in "
+                                 : "its destination is inside ") +
+                            describeRemoved(removedOp, erased));
+  }
+
+private:
+  static thread_local ConversionRemovals *current;
+  MLIRContext *context;
+  ConversionRemovals *previous;
+  /// The recorded ops, in order, and whether each was erased.
+  SmallVector<Operation *> records;
+  llvm::DenseMap<Operation *, bool> removed;
+  /// The ops the conversion tried patterns on, innermost last (an attempt
+  /// legalizes the ops it made within it), with the records before each.
+  struct Attempt {
+    Operation *op;
+    size_t records;
+  };
+  SmallVector<Attempt> stack;
+  llvm::DenseMap<Operation *, size_t> attempts;
+};
+
+thread_local ConversionRemovals *ConversionRemovals::current = nullptr;
+
 /// Feeds a RewriteErasures from a driver's notifications: the listener of
 /// a dialect conversion, and the base of the greedy and walk drivers'
 /// DriverChecks.
@@ -581,8 +746,11 @@ public:
       : erasures(context) {
     erasures.changesStay = changesStay;
   }
-  void notifyPatternBegin(const Pattern &, Operation *) override {
+  void notifyPatternBegin(const Pattern &, Operation *op) override {
     erasures.clear();
+    if (ConversionRemovals *removals =
+            ConversionRemovals::get(op->getContext()))
+      removals->notePatternBegin(op);
   }
   void notifyPatternEnd(const Pattern &, LogicalResult) override {
     erasures.clear();
@@ -591,9 +759,13 @@ public:
     erasures.noteInserted(op);
   }
   void notifyOperationErased(Operation *op) override {
+    noteOperationErasedForInsertionPoint(op);
     erasures.noteErased(op);
   }
-  void notifyBlockErased(Block *block) override { erasures.noteErased(block); }
+  void notifyBlockErased(Block *block) override {
+    noteBlockErasedForInsertionPoint(block);
+    erasures.noteErased(block);
+  }
   void notifyOperationModified(Operation *) override { erasures.noteChange(); }
   void notifyOperationReplaced(Operation *, ValueRange) override {
     erasures.noteChange();
@@ -919,7 +1091,8 @@ private:
     if (inConversion)
       return;
     TrackingListener listener(TrackingListenerConfig(),
-                              &pyContext.getRegistry());
+                              &pyContext.getRegistry(),
+                              &getInsertionPointListener());
     IRRewriter rewriter(driven->getContext(), &listener);
     for (Operation *branch : branches) {
       for (OpResult result : branch->getResults())
@@ -1565,6 +1738,41 @@ py::object toPython(PyMlirContext &context, const PDLValue &value) {
 
 /// `rewrite.PDLModule`: a copy of a module of `pdl.pattern` ops, plus native
 /// functions registered from Python.
+/// After a PDL rewrite function (`name`) returned: PDL creates the rest of
+/// its rewrite's ops at the rewriter's insertion point. If the function
+/// left that point in IR that is gone (its block, or an op holding it, was
+/// erased; under a conversion with rollback, erased or replaced by it), the
+/// point goes back before `root` (where PDL had it), if that op is still
+/// there, and the run raises RuntimeError: those ops went into freed IR.
+void restoreInsertionPointForPDL(PatternRewriter &rewriter, Operation *root,
+                                 const std::string &name) {
+  MLIRContext *context = rewriter.getContext();
+  ConversionRemovals *removals = ConversionRemovals::get(context);
+  auto isRemoved = [&](Operation *parent) {
+    bool erased = false;
+    return !parent || (removals && removals->findRemoved(parent, erased));
+  };
+  Block *block = rewriter.getInsertionBlock();
+  if (block ? !isRemoved(block->getParentOp())
+            : !isInsertionPointErased(rewriter))
+    return;
+  RewriteErasures *erasures = RewriteErasures::get(context);
+  bool rootStays = root && erasures &&
+                   !erasures->refersToErased(PDLValue(root)) &&
+                   !isRemoved(root->getParentOp());
+  if (rootStays)
+    rewriter.setInsertionPoint(root);
+  else
+    rewriter.clearInsertionPoint();
+  recordRunError(
+      "PDL rewrite function '" + name +
+      "' left the rewriter's insertion point in IR that is erased "
+      "(its block, or an op holding it, was erased); the rest of its "
+      "PDL rewrite created its ops " +
+      (rootStays ? "before the rewrite's root instead"
+                 : "without an insertion point"));
+}
+
 struct PyPDLModule {
   py::object contextObject;
   PyMlirContext *context;
@@ -2726,6 +2934,7 @@ struct PyPDLModule {
       if (auto *op = value.dyn_cast<Operation *>())
         rewrites.emplace_back(*ctx, op);
     llvm::scope_exit finish([&] {
+      restoreInsertionPointForPDL(rewriter, root, name);
       if (DriverChecks *checks = DriverChecks::get(rewriter.getContext()))
         checks->finishCall(rewriter, "PDL rewrite function '" + name + "'",
                            ResultListAccess::of(results));
@@ -2975,6 +3184,9 @@ public:
     RewriteErasures *erasures = RewriteErasures::get(rewriter.getContext());
     if (erasures)
       erasures->beginCall();
+    ConversionRemovals *removals =
+        ConversionRemovals::get(rewriter.getContext());
+    size_t removalsBefore = removals ? removals->size() : 0;
     bool matched = callPython(*context, [&] {
       CallScoped<PyPatternRewriter> pyRewriter(
           PyPatternRewriter{&rewriter, context});
@@ -2995,6 +3207,9 @@ public:
                              converterObj, pyRewriter.object);
       return isSuccessResult(result);
     });
+    // A failed pattern is undone (a conversion with removals rolls back).
+    if (removals && !matched)
+      removals->dropFrom(removalsBefore);
     // (`op` may be gone: the pattern may have erased it.)
     if (NewTreesOutside *outside =
             NewTreesOutside::get(rewriter.getContext())) {
@@ -3076,6 +3291,10 @@ void runConversion(py::object op, PyConversionTarget &target,
     NewTreesOutside outside(root);
     outside.inConversion = true;
     outside.rollsBack = conversionConfig.allowPatternRollback;
+    // Without rollback the driver erases at once (handles end).
+    std::optional<ConversionRemovals> removals;
+    if (conversionConfig.allowPatternRollback)
+      removals.emplace(context.get());
     if (!conversionConfig.listener)
       conversionConfig.listener = &erasures;
     TrackingConfig config =
@@ -3212,6 +3431,11 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           [](PyPatternRewriter &self) {
             RewriterBase &rewriter = self.get();
             Block *block = rewriter.getInsertionBlock();
+            if (!block && isInsertionPointErased(rewriter))
+              throw std::runtime_error(
+                  "the rewriter's insertion point was erased: its block (or "
+                  "an op holding it) was erased; set a new one with "
+                  "set_insertion_point_before/after");
             if (!block)
               throw std::runtime_error("the rewriter has no insertion point");
             py::object ref = py::none();
@@ -3228,6 +3452,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           [](PyPatternRewriter &self, py::object op) {
             RewriterBase &rewriter = self.get();
             rewriter.setInsertionPoint(rewriterOperand(self, op));
+            self.keepInsertionPoint(op);
           },
           py::arg("op"), "Moves the insertion point before `op`.")
       .def(
@@ -3235,6 +3460,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           [](PyPatternRewriter &self, py::object op) {
             RewriterBase &rewriter = self.get();
             rewriter.setInsertionPointAfter(rewriterOperand(self, op));
+            self.keepInsertionPoint(op);
           },
           py::arg("op"), "Moves the insertion point after `op`.")
       .def(
@@ -3254,6 +3480,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             py::list valueObjects = byOperation ? py::list() : py::list(with);
             Operation *target = rewriterOperand(self, op);
             bool converts = isInConversion(*self.context);
+            checkNotRemovedInConversion(*self.context, target, "replace");
             checkNotRunAnchor(target, "replace");
             checkChangeAllowed(target, "replace");
             // Its results' uses move to the replacement; a use of what is
@@ -3287,7 +3514,12 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                                       "replaces");
               checkUseListChange(*self.context, replacement);
               checkReplacementDominates(target, replacement->getResults());
+              for (Value result : replacement->getResults())
+                checkUsableInConversion(*self.context, result, [&] {
+                  return describeReplacing(target);
+                });
               rewriter.replaceOp(target, replacement);
+              noteRemovedInConversion(*self.context, target, /*erased=*/false);
               return;
             }
             SmallVector<Value> newValues;
@@ -3301,7 +3533,12 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                 " (make the replacement before the op, at rewriter.ip)");
             if (!invalid.empty())
               throw py::value_error(invalid);
+            for (Value value : newValues)
+              checkUsableInConversion(*self.context, value, [&] {
+                return describeReplacing(target);
+              });
             rewriter.replaceOp(target, newValues);
+            noteRemovedInConversion(*self.context, target, /*erased=*/false);
           },
           py::arg("op"), py::arg("new_op") = py::none(),
           py::arg("values") = py::none(),
@@ -3315,6 +3552,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           [](PyPatternRewriter &self, py::object op) {
             RewriterBase &rewriter = self.get();
             Operation *target = rewriterOperand(self, op);
+            checkNotRemovedInConversion(*self.context, target, "erase");
             checkNotRunAnchor(target, "erase");
             checkChangeAllowed(target, "erase");
             checkTerminatorStaysInPattern(*self.context, target, "erase");
@@ -3330,6 +3568,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             // (A detached op kept from Python may use values in it.)
             checkNoUseOutside(target, "erase", /*ownResults=*/false);
             rewriter.eraseOp(target);
+            noteRemovedInConversion(*self.context, target, /*erased=*/true);
           },
           py::arg("op"), "Erases `op` (its results must be unused).")
       .def(
@@ -3397,6 +3636,11 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             RewriterBase &rewriter = self.get();
             Block *block = source.cast<PyBlock &>().get();
             Operation *before = rewriterOperand(self, op);
+            auto inlining = [] { return std::string("inline the block"); };
+            checkDestinationInConversion(*self.context, block->getParentOp(),
+                                         inlining);
+            checkDestinationInConversion(*self.context, before->getParentOp(),
+                                         inlining);
             checkNotRunAnchor(block, "inline");
             self.context->noteChanged(before);
             if (Operation *parent = block->getParentOp())
@@ -4047,6 +4291,34 @@ bool mlir::tracking::python::isMadeInPatternCall(PyMlirContext &context,
 bool mlir::tracking::python::isInConversion(PyMlirContext &context) {
   NewTreesOutside *outside = NewTreesOutside::get(context.get());
   return outside && outside->inConversion;
+}
+
+void mlir::tracking::python::checkNotRemovedInConversion(PyMlirContext &context,
+                                                         Operation *op,
+                                                         const char *action) {
+  if (ConversionRemovals *removals = ConversionRemovals::get(context.get()))
+    removals->checkNotRemoved(op, action);
+}
+
+void mlir::tracking::python::noteRemovedInConversion(PyMlirContext &context,
+                                                     Operation *op,
+                                                     bool erased) {
+  if (ConversionRemovals *removals = ConversionRemovals::get(context.get()))
+    removals->noteRemoved(op, erased);
+}
+
+void mlir::tracking::python::checkUsableInConversion(
+    PyMlirContext &context, Value value,
+    llvm::function_ref<std::string()> action) {
+  if (ConversionRemovals *removals = ConversionRemovals::get(context.get()))
+    removals->checkUsable(value, action);
+}
+
+void mlir::tracking::python::checkDestinationInConversion(
+    PyMlirContext &context, Operation *parent,
+    llvm::function_ref<std::string()> action) {
+  if (ConversionRemovals *removals = ConversionRemovals::get(context.get()))
+    removals->checkDestination(parent, action);
 }
 
 void mlir::tracking::python::noteInsertionInConversion(PyMlirContext &context,

@@ -770,6 +770,311 @@ def test_conversion_to_other_types():
             print(error)
 
 
+CONVERT_TWICE = """
+func.func @f(%a: i32, %b: i32, %c: i1) -> i32 {
+  %k = llvm.mlir.constant(5 : i32) : i32
+  scf.if %c {
+    "test.keep"() : () -> ()
+  }
+  %y = arith.muli %a, %b {first} : i32
+  %z = arith.muli %y, %b : i32
+  return %z : i32
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_conversion_refuses_what_it_already_removed
+@run
+def test_conversion_refuses_what_it_already_removed():
+    # With rollback (the default), a conversion only records an erase or a
+    # replace: the op stays in the IR, its handle live, until the commit
+    # erases it. Erasing or replacing it again (or an op in it), using a
+    # value that dies then, or building in it made the commit erase it
+    # twice (a segfault) or fail after changing the IR. Each such call now
+    # raises at once, and the conversion fails with the IR as it was.
+    def mul(rewriter, op, operands):
+        with rewriter.ip:
+            return ir.Operation.create("llvm.mul", results=[op.results[0].type],
+                                       operands=operands)
+
+    def erase_twice(op, operands, rewriter, ops):
+        rewriter.erase_op(ops[0])
+        rewriter.erase_op(ops[0])
+
+    def erase_then_operation_erase(op, operands, rewriter, ops):
+        rewriter.erase_op(ops[0])
+        ops[0].erase()
+
+    def replace_twice(op, operands, rewriter, ops):
+        rewriter.replace_op(op, mul(rewriter, op, operands))
+        rewriter.replace_op(op, [operands[0]])
+
+    def erase_holder_then_nested(op, operands, rewriter, ops):
+        rewriter.erase_op(ops[1])
+        rewriter.erase_op(ops[1].regions[0].blocks[0].operations[0])
+
+    def replace_by_erased_value(op, operands, rewriter, ops):
+        rewriter.erase_op(ops[0])
+        rewriter.replace_op(op, [ops[0].results[0]])
+
+    def new_op_uses_erased_value(op, operands, rewriter, ops):
+        rewriter.erase_op(ops[0])
+        mul(rewriter, op, [ops[0].results[0], operands[1]])
+
+    def build_in_erased_op(op, operands, rewriter, ops):
+        rewriter.set_insertion_point_before(
+            ops[1].regions[0].blocks[0].operations[0])
+        rewriter.erase_op(ops[1])
+        with rewriter.ip:
+            ir.Operation.create("test.new")
+
+    def later_pattern_replaces_again(op, operands, rewriter, ops):
+        if "first" in op.attributes:
+            rewriter.replace_op(op, mul(rewriter, op, operands))
+            return
+        # The first muli, replaced by the earlier call, reached through
+        # the IR (its handle is still live).
+        first = op.operands[0].owner
+        rewriter.replace_op(first, mul(rewriter, first, list(first.operands)))
+
+    for case in (erase_twice, erase_then_operation_erase, replace_twice,
+                 erase_holder_then_nested, replace_by_erased_value,
+                 new_op_uses_erased_value, build_in_erased_op,
+                 later_pattern_replaces_again):
+        with ir.Context() as context, ir.Location.unknown():
+            context.allow_unregistered_dialects = True
+            module = ir.Module.parse(CONVERT_TWICE)
+            before = str(module)
+            converter = rewrite.TypeConverter()
+            converter.add_conversion(lambda t: t)
+            target = rewrite.ConversionTarget()
+            target.add_legal_dialect("llvm", "func", "builtin", "scf")
+            target.add_illegal_op("arith.muli")
+
+            def pattern(op, operands, type_converter, rewriter):
+                case(op.operation, operands, rewriter,
+                     ops_of(module.body.operations[0]))
+
+            patterns = rewrite.RewritePatternSet()
+            patterns.add_conversion("arith.muli", pattern, converter)
+            try:
+                rewrite.apply_partial_conversion(module, target,
+                                                 patterns.freeze())
+                print(case.__name__, "converted")
+            except ValueError as error:
+                print(case.__name__, "ValueError:", error)
+            print("unchanged:", str(module) == before,
+                  module.operation.verify())
+    # CHECK: erase_twice ValueError: cannot erase 'llvm.mlir.constant': it was already erased by this conversion (a conversion with rollback leaves it in place until it commits)
+    # CHECK-NEXT: unchanged: True True
+    # CHECK-NEXT: erase_then_operation_erase ValueError: cannot erase 'llvm.mlir.constant': it was already erased by this conversion
+    # CHECK-NEXT: unchanged: True True
+    # CHECK-NEXT: replace_twice ValueError: cannot replace 'arith.muli': it was already replaced by this conversion
+    # CHECK-NEXT: unchanged: True True
+    # CHECK-NEXT: erase_holder_then_nested ValueError: cannot erase 'test.keep': it is inside 'scf.if', which was already erased by this conversion
+    # CHECK-NEXT: unchanged: True True
+    # CHECK-NEXT: replace_by_erased_value ValueError: cannot replace 'arith.muli' by it: it would use a result of 'llvm.mlir.constant', which was already erased by this conversion
+    # CHECK-NEXT: unchanged: True True
+    # CHECK-NEXT: new_op_uses_erased_value ValueError: cannot place 'llvm.mul' there: it would use a result of 'llvm.mlir.constant', which was already erased by this conversion
+    # CHECK-NEXT: unchanged: True True
+    # CHECK-NEXT: build_in_erased_op ValueError: cannot place 'test.new' there: its destination is in 'scf.if', which was already erased by this conversion
+    # CHECK-NEXT: unchanged: True True
+    # CHECK-NEXT: later_pattern_replaces_again ValueError: cannot replace 'arith.muli': it was already replaced by this conversion
+    # CHECK-NEXT: unchanged: True True
+
+
+# CHECK-LABEL: TEST: test_conversion_forgets_what_it_undid
+@run
+def test_conversion_forgets_what_it_undid():
+    # What the conversion undoes is no longer erased: a pattern that failed
+    # after erasing an op, and one whose result the conversion could not
+    # legalize, leave the op to the next pattern.
+    with ir.Context() as context, ir.Location.unknown():
+        context.allow_unregistered_dialects = True
+        module = ir.Module.parse(CONVERT_TWICE)
+        converter = rewrite.TypeConverter()
+        converter.add_conversion(lambda t: t)
+        target = rewrite.ConversionTarget()
+        target.add_legal_dialect("llvm", "func", "builtin", "scf")
+        target.add_illegal_op("arith.muli")
+        calls = []
+
+        def illegal_result(op, operands, type_converter, rewriter):
+            calls.append("illegal_result")
+            if "first" in op.attributes:
+                rewriter.erase_op(ops_of(module.body.operations[0])[0])
+            with rewriter.ip:
+                new = ir.Operation.create(
+                    "arith.muli", results=[op.results[0].type],
+                    operands=operands, attributes={"made": ir.UnitAttr.get()})
+            rewriter.replace_op(op, new)
+
+        def fails_after_erasing(op, operands, type_converter, rewriter):
+            calls.append("fails_after_erasing")
+            if "made" in op.attributes:
+                return True
+            if "first" in op.attributes:
+                rewriter.erase_op(ops_of(module.body.operations[0])[0])
+            return True
+
+        def to_llvm(op, operands, type_converter, rewriter):
+            calls.append("to_llvm")
+            if "made" in op.attributes:
+                return True
+            if "first" in op.attributes:
+                rewriter.erase_op(ops_of(module.body.operations[0])[0])
+            with rewriter.ip:
+                new = ir.Operation.create(
+                    "llvm.mul", results=[op.results[0].type], operands=operands)
+            rewriter.replace_op(op, new)
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.muli", illegal_result, converter,
+                                benefit=3)
+        patterns.add_conversion("arith.muli", fails_after_erasing, converter,
+                                benefit=2)
+        patterns.add_conversion("arith.muli", to_llvm, converter, benefit=1)
+        rewrite.apply_partial_conversion(module, target, patterns.freeze())
+        # CHECK: ['illegal_result', 'fails_after_erasing', 'to_llvm', 'fails_after_erasing', 'to_llvm']
+        print(calls[:5])
+        # CHECK: func.func @f
+        # CHECK-NOT: llvm.mlir.constant
+        # CHECK: llvm.mul %arg0, %arg1
+        # CHECK: llvm.mul
+        # CHECK-NOT: arith.muli
+        # CHECK: True
+        print(module)
+        print(module.operation.verify())
+
+
+IP_IN_IF = """
+func.func private @f(%a: i32, %c: i1) -> i32 {
+  scf.if %c {
+    scf.if %c {
+      "test.keep"() : () -> ()
+    }
+  }
+  %y = arith.muli %a, %a : i32
+  return %y : i32
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_insertion_point_in_erased_block
+@run
+def test_insertion_point_in_erased_block():
+    # A pattern put the rewriter's insertion point in a block and then
+    # erased that block, or an op holding it: `rewriter.ip` read the freed
+    # block. The point is now cleared with the block, and reading it says
+    # so; an InsertionPoint taken before refers to an erased block.
+    def erase_outer_if(rewriter, outer, op):
+        rewriter.erase_op(outer)
+
+    def operation_erase(rewriter, outer, op):
+        outer.erase()
+
+    def erase_enclosing_func(rewriter, outer, op):
+        rewriter.erase_op(op.parent)
+
+    # (The walk driver refuses to erase an ancestor of the matched op.)
+    for erase, driver in (
+            (erase_outer_if, rewrite.apply_patterns_and_fold_greedily),
+            (erase_outer_if, rewrite.walk_and_apply_patterns),
+            (operation_erase, rewrite.apply_patterns_and_fold_greedily),
+            (operation_erase, rewrite.walk_and_apply_patterns),
+            (erase_enclosing_func, rewrite.apply_patterns_and_fold_greedily)):
+        with ir.Context() as context, ir.Location.unknown():
+            context.allow_unregistered_dialects = True
+            module = ir.Module.parse(IP_IN_IF)
+            func = module.body.operations[0]
+            outer = ops_of(func)[0]
+            inner = outer.regions[0].blocks[0].operations[0]
+            keep = inner.regions[0].blocks[0].operations[0]
+            seen = []
+
+            def pattern(op, rewriter):
+                if seen:
+                    return True
+                rewriter.set_insertion_point_after(keep)
+                saved = rewriter.ip
+                erase(rewriter, outer, op.operation)
+                try:
+                    rewriter.ip
+                except RuntimeError as error:
+                    seen.append(str(error))
+                try:
+                    with saved:
+                        ir.Operation.create("test.new")
+                except ir.InvalidatedHandleError as error:
+                    seen.append("saved: " + str(error).split(" at ")[0])
+                # A new point can be set, and used.
+                if op.operation.is_valid:
+                    rewriter.set_insertion_point_before(op)
+                    with rewriter.ip:
+                        ir.Operation.create("test.new")
+
+            patterns = rewrite.RewritePatternSet()
+            patterns.add("arith.muli", pattern)
+            try:
+                driver(module, patterns.freeze())
+            except RuntimeError as error:
+                seen.append("driver: " + str(error))
+            print(erase.__name__, seen, module.operation.verify())
+    # CHECK: erase_outer_if ["the rewriter's insertion point was erased: its block (or an op holding it) was erased; set a new one with set_insertion_point_before/after", "saved: block handle to block #0 of region #0 of 'scf.if'"] True
+    # CHECK-NEXT: erase_outer_if ["the rewriter's insertion point was erased: {{.*}}", "saved: {{.*}}"] True
+    # CHECK-NEXT: operation_erase ["the rewriter's insertion point was erased: {{.*}}", "saved: {{.*}}"] True
+    # CHECK-NEXT: operation_erase ["the rewriter's insertion point was erased: {{.*}}", "saved: {{.*}}"] True
+    # CHECK-NEXT: erase_enclosing_func ["the rewriter's insertion point was erased: {{.*}}", "saved: {{.*}}"] True
+
+
+PDL_MULI_PREFIX = """
+module {
+  pdl.pattern : benefit(1) {
+    %type = pdl.type : i32
+    %lhs = pdl.operand
+    %rhs = pdl.operand
+    %op = pdl.operation "arith.muli"(%lhs, %rhs : !pdl.value, !pdl.value) -> (%type : !pdl.type)
+    pdl.rewrite %op {"""
+
+
+# CHECK-LABEL: TEST: test_pdl_function_leaves_insertion_point_in_erased_block
+@run
+def test_pdl_function_leaves_insertion_point_in_erased_block():
+    # PDL creates the rest of its rewrite's ops at the rewriter's insertion
+    # point: a rewrite function that left it in a block it erased made PDL
+    # build in freed IR. The point goes back before the rewrite's root, and
+    # the run raises.
+    with ir.Context() as context, ir.Location.unknown():
+        context.allow_unregistered_dialects = True
+        module = ir.Module.parse(IP_IN_IF)
+        func = module.body.operations[0]
+        pdl = rewrite.PDLModule(ir.Module.parse(PDL_MULI_PREFIX + """
+      pdl.apply_native_rewrite "erase_if"(%op : !pdl.operation)
+      %new = pdl.operation "arith.addi"(%lhs, %rhs : !pdl.value, !pdl.value) -> (%type : !pdl.type)
+      pdl.replace %op with %new
+    }
+  }
+}"""))
+
+        def erase_if(rewriter, results, values):
+            outer = ops_of(func)[0]
+            rewriter.set_insertion_point_before(
+                outer.regions[0].blocks[0].operations[0])
+            rewriter.erase_op(outer)
+
+        pdl.register_rewrite_function("erase_if", erase_if)
+        try:
+            rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())
+        except RuntimeError as error:
+            # CHECK: PDL rewrite function 'erase_if' left the rewriter's insertion point in IR that is erased (its block, or an op holding it, was erased); the rest of its PDL rewrite created its ops before the rewrite's root instead
+            print(error)
+        # CHECK: %[[SUM:.*]] = arith.addi %arg0, %arg0 : i32
+        # CHECK-NEXT: return %[[SUM]] : i32
+        # CHECK: True
+        print(module)
+        print(module.operation.verify())
+
+
 # CHECK-LABEL: TEST: test_pdl_modules_that_cannot_run
 @run
 def test_pdl_modules_that_cannot_run():
