@@ -25,6 +25,7 @@
 #include "mlir/Tracking/TrackingListener.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <new>
@@ -1457,34 +1458,80 @@ std::string mlir::tracking::python::describeCrashingPrint(Operation *printed) {
   return {};
 }
 
-Operation *mlir::tracking::python::findTransformPrinter(Operation *root) {
-  Operation *found = nullptr;
-  root->walk([&](Operation *op) {
-    StringRef name = op->getName().getStringRef();
-    bool prints = name == "transform.print";
-    if (name == "transform.apply_registered_pass")
-      if (auto pass = op->getAttrOfType<StringAttr>("pass_name"))
-        prints = pass.getValue() == "print-ir";
-    if (!prints)
-      return WalkResult::advance();
-    found = op;
-    return WalkResult::interrupt();
-  });
-  return found;
-}
-
 bool mlir::tracking::python::pipelineMayRunPass(StringRef pipeline,
                                                 StringRef argument) {
+  auto isNameChar = [](char c) {
+    return llvm::isAlnum(c) || c == '-' || c == '_' || c == '.';
+  };
   for (size_t at = pipeline.find(argument); at != StringRef::npos;
        at = pipeline.find(argument, at + 1)) {
     size_t end = at + argument.size();
-    bool starts = at > 0 && StringRef("(,").contains(pipeline[at - 1]);
-    bool ends =
-        end < pipeline.size() && StringRef("{,)").contains(pipeline[end]);
-    if (starts && ends)
+    if ((at == 0 || !isNameChar(pipeline[at - 1])) &&
+        (end == pipeline.size() || !isNameChar(pipeline[end])))
       return true;
   }
   return false;
+}
+
+StringRef mlir::tracking::python::findIRPrintingPass(StringRef pipeline) {
+  for (StringRef pass : {"print-ir", "snapshot-op-locations", "view-op-graph"})
+    if (pipelineMayRunPass(pipeline, pass))
+      return pass;
+  return {};
+}
+
+bool mlir::tracking::python::pipelineMayRunTransformScript(StringRef pipeline) {
+  return pipelineMayRunPass(pipeline, "transform-interpreter") ||
+         pipelineMayRunPass(pipeline, "tracked-transform-interpreter");
+}
+
+void mlir::tracking::python::checkPipelineNesting(StringRef pipeline,
+                                                  StringRef what) {
+  constexpr unsigned kMaxNesting = 1000;
+  unsigned depth = 0, deepest = 0;
+  for (char c : pipeline) {
+    if (c == '(' || c == '{')
+      deepest = std::max(deepest, ++depth);
+    else if ((c == ')' || c == '}') && depth > 0)
+      --depth;
+  }
+  if (deepest > kMaxNesting)
+    throw py::value_error(what.str() + " nests " + std::to_string(deepest) +
+                          " levels of pass managers or options; at most " +
+                          std::to_string(kMaxNesting) +
+                          " are supported (MLIR prints and runs them "
+                          "recursively)");
+}
+
+Operation *mlir::tracking::python::checkTransformScript(Operation *root) {
+  Operation *printer = nullptr;
+  root->walk([&](Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    if (name == "transform.print" && !printer)
+      printer = op;
+    if (name != "transform.apply_registered_pass")
+      return;
+    // The pass's name and the strings of its options (which may hold
+    // pipelines), all parsed when the op runs.
+    SmallVector<StringRef> texts;
+    if (auto pass = op->getAttrOfType<StringAttr>("pass_name"))
+      texts.push_back(pass.getValue());
+    if (auto options = op->getAttrOfType<DictionaryAttr>("options"))
+      for (NamedAttribute option : options) {
+        if (auto text = dyn_cast<StringAttr>(option.getValue()))
+          texts.push_back(text.getValue());
+        if (auto list = dyn_cast<ArrayAttr>(option.getValue()))
+          for (Attribute element : list)
+            if (auto text = dyn_cast<StringAttr>(element))
+              texts.push_back(text.getValue());
+      }
+    for (StringRef text : texts) {
+      checkPipelineNesting(text, "an option of '" + name.str() + "'");
+      if (!printer && !findIRPrintingPass(text).empty())
+        printer = op;
+    }
+  });
+  return printer;
 }
 
 OpPrintingFlags

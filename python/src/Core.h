@@ -658,14 +658,27 @@ namespace __attribute__((visibility("hidden"))) python {
   /// an op in it that findUnprintableOp finds, or IR the verifier crashes
   /// on (findUseOfBlocklessResult, findUnverifiableOp); else empty.
   std::string describeCrashingPrint(Operation * printed);
-  /// The first op in `root` that makes a transform script print payload IR
-  /// in the custom form (`transform.print`, or
-  /// `transform.apply_registered_pass` of `print-ir`), or null.
-  Operation *findTransformPrinter(Operation * root);
-  /// Whether the textual pipeline `pipeline` (as the pass manager prints
-  /// it) may run the pass `argument`: an element of a pass list of that
-  /// name (text in an option may match too).
+  /// Whether the textual pipeline `pipeline` may run the pass `argument`:
+  /// the name stands alone (an element of a pass list or an option's
+  /// value; other text may match too, which only makes callers check more).
   bool pipelineMayRunPass(StringRef pipeline, StringRef argument);
+  /// A pass `pipeline` may run whose own code prints IR with the custom
+  /// printers (print-ir, snapshot-op-locations, view-op-graph), or empty.
+  StringRef findIRPrintingPass(StringRef pipeline);
+  /// Whether `pipeline` may run a transform interpreter, whose script (in
+  /// the payload's tree or in library files) may print payload IR.
+  bool pipelineMayRunTransformScript(StringRef pipeline);
+  /// MLIR parses, prints and runs nested pass managers recursively:
+  /// ValueError if `pipeline` nests pass managers or options (which may
+  /// hold pipelines) more than 1000 levels deep. `what` names the text.
+  void checkPipelineNesting(StringRef pipeline, StringRef what);
+  /// What a transform script in `root` does that must be checked before it
+  /// runs: the first op that prints payload IR in the custom form
+  /// (`transform.print`, or `transform.apply_registered_pass` of a pass
+  /// findIRPrintingPass finds, also in its options); ValueError for a
+  /// `transform.apply_registered_pass` whose options nest too deep
+  /// (checkPipelineNesting).
+  Operation *checkTransformScript(Operation * root);
   /// `flags` for printing `op`; for IR the printer's verification would
   /// crash on, the generic form without verification (what MLIR prints for
   /// IR that does not verify); for an op in `op` whose custom printer would

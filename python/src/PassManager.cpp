@@ -122,48 +122,29 @@ std::string printPipeline(OpPassManager &pm) {
   return text;
 }
 
-/// MLIR parses, prints and runs nested pass managers recursively: a
-/// pipeline nested deeper than this (thousands of `any(` in a string)
-/// overflowed the stack when printed or run.
-constexpr unsigned kMaxPipelineNesting = 1000;
-
-/// Raises ValueError if `pipeline` nests pass managers or options (which
-/// may hold pipelines) deeper than kMaxPipelineNesting.
-void checkPipelineNesting(StringRef pipeline) {
-  unsigned depth = 0, deepest = 0;
-  for (char c : pipeline) {
-    if (c == '(' || c == '{')
-      deepest = std::max(deepest, ++depth);
-    else if ((c == ')' || c == '}') && depth > 0)
-      --depth;
-  }
-  if (deepest > kMaxPipelineNesting)
-    throw py::value_error(
-        "the pipeline nests " + std::to_string(deepest) +
-        " levels of pass managers or options; at most " +
-        std::to_string(kMaxPipelineNesting) +
-        " are supported (MLIR prints and runs them recursively)");
-}
-
 /// Passes of `pipeline` that print IR with the custom printers, which crash
 /// on some IR that verifies (findUnprintableOp; str() falls back to the
-/// generic form, these cannot): print-ir prints the op it runs on, a
-/// transform script's transform.print any op of the tree. Raises ValueError
-/// if the run's IR holds such an op, and marks the run for its Python
-/// passes, which check what they leave. (IR printing around passes skips
-/// such a dump instead: enable_ir_printing.)
+/// generic form, these cannot): print-ir and its kind print the op they run
+/// on, a transform script any op of the tree (the script may come from
+/// library files: every transform interpreter counts). Raises ValueError if
+/// the run's IR holds such an op, or if the script in the tree nests pass
+/// options too deep, and marks the run for its Python passes, which check
+/// what they leave. (IR printing around passes skips such a dump instead:
+/// enable_ir_printing.) A print-ir anchored on other ops counts too.
 void checkPrintable(StringRef pipeline, RunLock &lock) {
   Operation *op = lock.getOperation();
-  Operation *root = getRootOf(op);
   std::string printer;
   Operation *printed = op;
-  if (pipelineMayRunPass(pipeline, "print-ir")) {
-    printer = "the pass 'print-ir' prints IR";
-  } else if ((pipelineMayRunPass(pipeline, "transform-interpreter") ||
-              pipelineMayRunPass(pipeline, "tracked-transform-interpreter")) &&
-             findTransformPrinter(root)) {
-    printer = "a transform script's transform.print may print IR";
-    printed = root;
+  if (StringRef pass = findIRPrintingPass(pipeline); !pass.empty())
+    printer = "the pass '" + pass.str() + "' prints IR";
+  if (pipelineMayRunTransformScript(pipeline)) {
+    printed = getRootOf(op);
+    if (Operation *scriptPrinter = checkTransformScript(printed))
+      printer = "the transform script's '" +
+                scriptPrinter->getName().getStringRef().str() +
+                "' may print IR";
+    else if (printer.empty())
+      printer = "a transform script (maybe in a library file) may print IR";
   }
   if (printer.empty())
     return;
@@ -194,7 +175,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
           "parse",
           [](const std::string &pipeline, py::object context) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
-            checkPipelineNesting(pipeline);
+            checkPipelineNesting(pipeline, "the pipeline");
             std::string errors;
             llvm::raw_string_ostream os(errors);
             FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, os);
@@ -213,7 +194,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
           "add",
           [](PyPassManager &self, const std::string &pipeline) {
             self.checkNotRunning("PassManager.add");
-            checkPipelineNesting(pipeline);
+            checkPipelineNesting(pipeline, "the pipeline");
             std::string errors;
             llvm::raw_string_ostream os(errors);
             if (failed(parsePassPipeline(pipeline, *self.passManager, os)))

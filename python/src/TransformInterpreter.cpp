@@ -291,9 +291,10 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
         // transform.print prints with the custom printers, which crash on
         // some IR that verifies (findUnprintableOp); it may print any op of
         // the payload's tree.
-        Operation *printer = findTransformPrinter(getRootOf(rootOp));
-        if (!printer && library)
-          printer = findTransformPrinter(library);
+        Operation *printer = checkTransformScript(getRootOf(rootOp));
+        if (library)
+          if (Operation *libraryPrinter = checkTransformScript(library))
+            printer = printer ? printer : libraryPrinter;
         if (printer)
           if (Operation *unprintable = findUnprintableOp(getRootOf(payloadOp)))
             throw py::value_error("apply_named_sequence: the script's '" +

@@ -100,15 +100,30 @@ def test_print_ir_and_transform_print_refuse_unprintable_ir():
         func = module.body.operations[0]
         add_empty_canonical_loop(func)
         before = str(module)
-        # The print-ir pass prints the op it runs on, nested or not.
+        # The print-ir pass prints the op it runs on, nested or not, also as
+        # a pipeline in another pass's option; snapshot-op-locations prints
+        # the IR to a file. (A print-ir anchored on other ops counts too.)
         for pipeline in ["builtin.module(print-ir)",
-                         "builtin.module(func.func(cse,print-ir{label=x}))"]:
+                         "builtin.module(func.func(cse,print-ir{label=x}))",
+                         "builtin.module(inline{default-pipeline=print-ir})",
+                         "builtin.module(snapshot-op-locations)",
+                         "builtin.module(gpu.module(print-ir))"]:
             try:
                 PassManager.parse(pipeline).run(module)
             except ValueError as e:
-                # CHECK: PassManager.run: the pass 'print-ir' prints IR, and 'omp.canonical_loop' cannot be printed in its custom form (its region is empty (its printer reads the region's induction variable))
-                # CHECK: PassManager.run: the pass 'print-ir' prints IR, and 'omp.canonical_loop'
                 print(e)
+        # CHECK: PassManager.run: the pass 'print-ir' prints IR, and 'omp.canonical_loop' cannot be printed in its custom form (its region is empty (its printer reads the region's induction variable))
+        # CHECK-NEXT: PassManager.run: the pass 'print-ir' prints IR, and 'omp.canonical_loop'
+        # CHECK-NEXT: PassManager.run: the pass 'print-ir' prints IR, and 'omp.canonical_loop'
+        # CHECK-NEXT: PassManager.run: the pass 'snapshot-op-locations' prints IR, and 'omp.canonical_loop'
+        # CHECK-NEXT: PassManager.run: the pass 'print-ir' prints IR, and 'omp.canonical_loop'
+        # A transform interpreter's script may come from library files: any
+        # of them may print.
+        try:
+            PassManager.parse("builtin.module(transform-interpreter)").run(module)
+        except ValueError as e:
+            # CHECK-NEXT: PassManager.run: a transform script (maybe in a library file) may print IR, and 'omp.canonical_loop' cannot be printed
+            print(e)
         # Refused before anything ran.
         # CHECK: unchanged: True
         print("unchanged:", str(module) == before)
@@ -127,6 +142,28 @@ def test_print_ir_and_transform_print_refuse_unprintable_ir():
         except ValueError as e:
             # CHECK: apply_named_sequence: the script's 'transform.print' may print payload IR, and 'omp.canonical_loop' cannot be printed in its custom form
             print(e)
+        # A pass a script runs prints too (print-ir given as an option's
+        # pipeline here); and options that nest pipelines too deep for
+        # MLIR's recursion are refused before anything runs.
+        for options in ['{"default-pipeline" = "print-ir"}',
+                        '{"default-pipeline" = "%s"}' % ("any(" * 1001 + "cse" + ")" * 1001)]:
+            script = ir.Module.parse("""
+              module attributes {transform.with_named_sequence} {
+                transform.named_sequence @__transform_main(
+                    %root: !transform.any_op {transform.consumed}) {
+                  %r = transform.apply_registered_pass "inline"
+                      with options = OPTIONS to %root
+                      : (!transform.any_op) -> !transform.any_op
+                  transform.yield
+                }
+              }""".replace("OPTIONS", options))
+            try:
+                interpreter.apply_named_sequence(
+                    module, script.body.operations[0], script)
+            except ValueError as e:
+                print(e)
+        # CHECK: apply_named_sequence: the script's 'transform.apply_registered_pass' may print payload IR, and 'omp.canonical_loop' cannot be printed
+        # CHECK-NEXT: an option of 'transform.apply_registered_pass' nests 1001 levels of pass managers or options; at most 1000 are supported
         # Passes that print nothing run on it.
         PassManager.parse("builtin.module(func.func(cse))").run(module)
         # CHECK: cse ran: True
