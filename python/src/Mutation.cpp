@@ -72,6 +72,15 @@ ChangeLimitScope::ChangeLimitScope(Operation *matched, Operation *walkRoot,
       held.push_back(next);
     if (Block *block = op->getBlock())
       heldBlocks.push_back(block);
+    // When the walk reached the parent it started a walk of each of its
+    // regions, at their first block and op; those after this op's region
+    // are still to come.
+    Operation *parent = op->getParentOp();
+    if (parent && parent != walkRoot)
+      for (Region &region : parent->getRegions().drop_front(
+               op->getParentRegion()->getRegionNumber() + 1))
+        if (!region.empty())
+          pendingRegions.push_back(&region);
   }
   innermostLimit = this;
 }
@@ -80,12 +89,17 @@ void mlir::tracking::python::checkBlockChangeAllowed(Block *block,
                                                      const char *action) {
   const ChangeLimitScope *limit = innermostLimit;
   if (!limit || limit->refusesAll ||
-      !llvm::is_contained(limit->heldBlocks, block))
+      (!llvm::is_contained(limit->heldBlocks, block) &&
+       !llvm::is_contained(limit->pendingRegions, block->getParent())))
     return;
   throw std::runtime_error(
       std::string("cannot ") + action + " this block from " + limit->user +
-      ": the walk is iterating it (it holds the matched op or one of its "
-      "ancestors) and would go on from wherever the block ends up");
+      ": the walk is iterating it (" +
+      (llvm::is_contained(limit->heldBlocks, block)
+           ? "it holds the matched op or one of its ancestors"
+           : "it is in a region of an ancestor that the walk has yet to "
+             "walk") +
+      ") and would go on from wherever the block ends up");
 }
 
 ChangeLimitScope::~ChangeLimitScope() { innermostLimit = previous; }
@@ -179,8 +193,10 @@ void mlir::tracking::python::checkChangeAllowed(Operation *op,
         op->getName().getStringRef().str() +
         "' inside modify_op_in_place of it (or of an op in it)");
   const ChangeLimitScope *limit = innermostLimit;
-  if (!limit ||
-      (!limit->refusesAll && (!op || !llvm::is_contained(limit->held, op))))
+  if (!limit || (!limit->refusesAll &&
+                 (!op || (!llvm::is_contained(limit->held, op) &&
+                          !llvm::is_contained(limit->pendingRegions,
+                                              op->getParentRegion())))))
     return;
   if (limit->refusesAll)
     throw std::runtime_error(std::string("cannot ") + action + " from " +
@@ -189,8 +205,9 @@ void mlir::tracking::python::checkChangeAllowed(Operation *op,
   throw std::runtime_error(
       std::string("cannot ") + action + " '" +
       op->getName().getStringRef().str() + "' from " + limit->user +
-      ": the walk holds it (an ancestor of the matched op, or the op it "
-      "visits after the matched op or after one of its ancestors)");
+      ": the walk holds it (an ancestor of the matched op, the op it visits "
+      "after the matched op or after one of its ancestors, or an op of a "
+      "region of an ancestor that it has yet to walk)");
 }
 
 void mlir::tracking::python::checkRunAllowedHere(PyMlirContext &context,

@@ -75,8 +75,10 @@ namespace __attribute__((visibility("hidden"))) python {
   /// pattern of the walk
   /// driver on `walkRoot` (`matched`, its op) may not erase, replace,
   /// detach or move the ops the walk holds: the ancestors of `matched` below
-  /// `walkRoot`, and the op after `matched` and after each of them (the
-  /// walk's next ops, which it would visit freed or moved).
+  /// `walkRoot`, the op after `matched` and after each of them (the walk's
+  /// next ops, which it would visit freed or moved), and the ops directly in
+  /// the regions of each ancestor after the one it walks (it started on
+  /// their first op when it reached that ancestor).
   class ChangeLimitScope {
   public:
     ChangeLimitScope(Operation *matched, Operation *walkRoot, const char *user,
@@ -94,6 +96,10 @@ namespace __attribute__((visibility("hidden"))) python {
     /// The blocks the walk iterates in: of `matched` and of each ancestor
     /// up to `walkRoot`'s regions (it steps from each to the next block).
     llvm::SmallVector<Block *, 4> heldBlocks;
+    /// The regions of an ancestor (below `walkRoot`) after the one the walk
+    /// is in: it holds their first block and op from when it reached the
+    /// ancestor (a pattern may have put others before them since).
+    llvm::SmallVector<Region *, 4> pendingRegions;
     const char *user;
     const char *why;
     const ChangeLimitScope *previous;

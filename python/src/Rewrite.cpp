@@ -489,9 +489,22 @@ public:
     return refusedReplacements.contains(op);
   }
 
+  /// Under walk_and_apply_patterns: a PDL rewrite begins on `op`, the op
+  /// the walk visits (PyPDLModule::addEraseChecks).
+  void noteWalkVisit(Operation *op) {
+    walkVisited = op;
+    walkVisitedErased = false;
+  }
+  /// The op the walk visits whose PDL rewrite runs, or null once erased
+  /// (its address may then be a new op's).
+  Operation *getWalkVisited() const {
+    return walkVisitedErased ? nullptr : walkVisited;
+  }
+
   /// Fires before `op` is erased: `op`, its results and its operand list.
   void noteErased(Operation *op) {
     refusedReplacements.erase(op);
+    walkVisitedErased |= op == walkVisited;
     erased = true;
     // (A detached op erased changes no IR the driver holds.)
     changed |= op->getBlock() != nullptr;
@@ -578,6 +591,8 @@ private:
   llvm::DenseSet<const void *> addresses;
   SmallVector<OperandList> operandLists;
   llvm::DenseSet<Operation *> refusedReplacements;
+  Operation *walkVisited = nullptr;
+  bool walkVisitedErased = false;
   bool erased = false;
   bool changed = false;
 };
@@ -2483,6 +2498,9 @@ struct PyPDLModule {
                                                     PDLResultList &results,
                                                     ArrayRef<PDLValue> values) {
           std::string why = describeRefusedReplace(rewriter, values);
+          if (why.empty())
+            why = describeWalkRefusal(
+                rewriter, values.front().cast<Operation *>(), "replace");
           if (why.empty()) {
             results.push_back(values.front().cast<Operation *>());
             SmallVector<Value> replacements = replacementsOf(values);
@@ -2494,25 +2512,9 @@ struct PyPDLModule {
                                 "; the conversion undid the pattern");
             return failure();
           }
-          RewriteErasures *erasures =
-              RewriteErasures::get(rewriter.getContext());
-          const PDLValue &replaced = values.front();
-          std::string kept = "the op";
-          if (!erasures || !erasures->refersToErased(replaced)) {
-            auto *op = replaced.cast<Operation *>();
-            kept = "'" + op->getName().getStringRef().str() + "'";
-            if (erasures)
-              erasures->noteRefusedReplacement(op);
-          }
-          recordRunValueError("pdl.replace at " + where + ": " + why + "; " +
-                              kept +
-                              " was kept (the rest of its PDL rewrite "
-                              "ran)");
-          // Unseen by the driver until PDL replaces (erases) it.
-          OpBuilder detached(rewriter.getContext());
-          Operation *standIn = UnrealizedConversionCastOp::create(
-              detached, rewriter.getUnknownLoc(), TypeRange(), ValueRange());
-          results.push_back(standIn);
+          results.push_back(keepRefused(rewriter, values.front(),
+                                        "pdl.replace at " + where, why,
+                                        /*replace=*/true));
           results.push_back(ValueRange());
           return success();
         });
@@ -2520,6 +2522,142 @@ struct PyPDLModule {
     }
   }
   unsigned numReplaceChecks = 0;
+
+  /// Under a driver that cannot undo a pattern (greedy, walk), where a
+  /// failure aborts: records why `step` ("pdl.replace at LOC") may not
+  /// erase or replace the op `refused` and returns what PDL erases or
+  /// replaces instead, a detached stand-in (unseen by the driver until PDL
+  /// erases it). The op stays as it was, the rest of the PDL rewrite runs,
+  /// and the run raises ValueError. A refused replacement no longer
+  /// matches that op in the run (see addReplaceChecks).
+  static Operation *keepRefused(PatternRewriter &rewriter,
+                                const PDLValue &refused,
+                                const std::string &step, const std::string &why,
+                                bool replace) {
+    RewriteErasures *erasures = RewriteErasures::get(rewriter.getContext());
+    std::string kept = "the op";
+    if (!erasures || !erasures->refersToErased(refused)) {
+      auto *op = refused.cast<Operation *>();
+      kept = "'" + op->getName().getStringRef().str() + "'";
+      if (erasures && replace)
+        erasures->noteRefusedReplacement(op);
+    }
+    recordRunValueError(step + ": " + why + "; " + kept +
+                        " was kept (the rest of its PDL rewrite ran)");
+    OpBuilder detached(rewriter.getContext());
+    return UnrealizedConversionCastOp::create(
+        detached, rewriter.getUnknownLoc(), TypeRange(), ValueRange());
+  }
+
+  /// Why a PDL rewrite of walk_and_apply_patterns may not `action` ("erase",
+  /// "replace") the live op `op`, or empty (and always under other
+  /// drivers). Upstream's walk driver lets a pattern erase or replace only
+  /// the op it visits and ops nested in it: it has already stepped to the
+  /// op after it, and holds each ancestor and the first op of their regions
+  /// still to walk (erasing the op after the matched one read freed
+  /// memory). Stricter than the rule for Python code (ChangeLimitScope,
+  /// which refuses only what the walk holds), as upstream documents.
+  static std::string describeWalkRefusal(PatternRewriter &rewriter,
+                                         Operation *op, StringRef action) {
+    if (!walkDriverRoot ||
+        walkDriverRoot->getContext() != rewriter.getContext())
+      return "";
+    RewriteErasures *erasures = RewriteErasures::get(rewriter.getContext());
+    // Compared, never read: the walk visits it, or it was erased.
+    Operation *visited = erasures ? erasures->getWalkVisited() : nullptr;
+    for (Operation *holder = op; visited && holder;
+         holder = holder->getParentOp())
+      if (holder == visited)
+        return "";
+    return "cannot " + action.str() + " '" +
+           op->getName().getStringRef().str() +
+           "' from a PDL rewrite of walk_and_apply_patterns: it is neither "
+           "the matched op nor nested in it (the walk has already stepped to "
+           "the op after the matched op and holds its ancestors; a walk "
+           "pattern may erase or replace only the matched op and ops nested "
+           "in it)";
+  }
+
+  /// Checks each `pdl.erase` right before it with a native rewrite of ours,
+  /// which hands PDL the op to erase: under walk_and_apply_patterns an op
+  /// other than the matched op and the ops nested in it is refused
+  /// (describeWalkRefusal; MLIR's walk driver read the op after the matched
+  /// one freed), under every driver an op the rewrite already erased (an
+  /// alias of it escaping checkNoUseAfterErase). A conversion with rollback
+  /// fails the pattern; the greedy and walk drivers erase a detached
+  /// stand-in instead (keepRefused). Each rewrite body that erases or
+  /// replaces begins by noting the op the walk visits (its root), before
+  /// anything of it changed. Added at freeze, after addReplaceChecks (whose
+  /// analysis reads the rewrites as written).
+  void addEraseChecks() {
+    ModuleOp module = get().getModule();
+    MLIRContext *context = module.getContext();
+    const char *noteVisit = "__mlir_tracking_note_walk_visit";
+    for (pdl::PatternOp pattern : module.getOps<pdl::PatternOp>()) {
+      pdl::RewriteOp rewrite = pattern.getRewriter();
+      if (rewrite.getBodyRegion().empty())
+        continue;
+      Block &body = rewrite.getBodyRegion().front();
+      SmallVector<pdl::EraseOp> erases(body.getOps<pdl::EraseOp>());
+      if (erases.empty() && body.getOps<pdl::ReplaceOp>().empty())
+        continue;
+      OpBuilder atStart = OpBuilder::atBlockBegin(&body);
+      pdl::ApplyNativeRewriteOp::create(atStart, rewrite.getLoc(), TypeRange(),
+                                        noteVisit, ValueRange());
+      for (pdl::EraseOp erase : erases) {
+        std::string where;
+        llvm::raw_string_ostream os(where);
+        os << erase.getLoc();
+        std::string name =
+            "__mlir_tracking_check_erase_" + std::to_string(numEraseChecks++);
+        OpBuilder builder(erase);
+        auto check = pdl::ApplyNativeRewriteOp::create(
+            builder, erase.getLoc(), pdl::OperationType::get(context), name,
+            erase.getOpValue());
+        erase.getOpValueMutable().assign(check.getResult(0));
+        get().registerRewriteFunction(name, [where](PatternRewriter &rewriter,
+                                                    PDLResultList &results,
+                                                    ArrayRef<PDLValue> values) {
+          const PDLValue &erased = values.front();
+          std::string why;
+          RewriteErasures *erasures =
+              RewriteErasures::get(rewriter.getContext());
+          if (erasures && erasures->refersToErased(erased))
+            why = "its rewrite erased that op before (an op it erased or "
+                  "replaced, or one nested in it)";
+          else
+            why = describeWalkRefusal(rewriter, erased.cast<Operation *>(),
+                                      "erase");
+          if (why.empty()) {
+            results.push_back(erased.cast<Operation *>());
+            return success();
+          }
+          if (RewriteErasures::canUndoFailedRewrite(rewriter)) {
+            recordRunValueError("pdl.erase at " + where + ": " + why +
+                                "; the conversion undid the pattern");
+            return failure();
+          }
+          results.push_back(keepRefused(rewriter, erased,
+                                        "pdl.erase at " + where, why,
+                                        /*replace=*/false));
+          return success();
+        });
+      }
+    }
+    if (!get().getRewriteFunctions().count(noteVisit))
+      get().registerRewriteFunction(
+          noteVisit,
+          [](PatternRewriter &rewriter, PDLResultList &, ArrayRef<PDLValue>) {
+            // PDL's applicator puts the insertion point before the root.
+            if (walkDriverRoot &&
+                walkDriverRoot->getContext() == rewriter.getContext())
+              if (RewriteErasures *erasures =
+                      RewriteErasures::get(rewriter.getContext()))
+                erasures->noteWalkVisit(getVisitedOp(rewriter));
+            return success();
+          });
+  }
+  unsigned numEraseChecks = 0;
 
   /// The values a `pdl.replace` check gets after the replaced op: values,
   /// ranges of them, or an op (its results).
@@ -3964,6 +4102,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           [](PyPDLModule &self) {
             self.checkCalledFunctionsRegistered();
             self.addReplaceChecks();
+            self.addEraseChecks();
             PDLPatternModule &module = self.get();
             // MLIR's PDL bytecode crashes on a module without patterns.
             RewritePatternSet set =

@@ -203,12 +203,52 @@ def test_walk_pattern_changes_only_its_op():
             rewriter.replace_op(op, [op.operands[0]])
 
         rewrite.walk_and_apply_patterns(f, one_pattern("arith.muli", erase_next))
-        # CHECK: cannot erase 'arith.addi' from a pattern of walk_and_apply_patterns: the walk holds it (an ancestor of the matched op, or the op it visits after the matched op or after one of its ancestors)
+        # CHECK: cannot erase 'arith.addi' from a pattern of walk_and_apply_patterns: the walk holds it (an ancestor of the matched op, the op it visits after the matched op or after one of its ancestors, or an op of a region of an ancestor that it has yet to walk)
         print(seen[0])
         # CHECK: arith.addi
         # CHECK-NOT: arith.muli
         # CHECK: return %arg0 : i32
         print(f)
+
+
+# CHECK-LABEL: TEST: test_walk_pattern_keeps_regions_still_to_walk
+@run
+def test_walk_pattern_keeps_regions_still_to_walk():
+    # When the walk reaches an op with regions it starts on each region's
+    # first op: a pattern in the `then` region that erased (or moved) an op
+    # of the `else` region made the walk visit freed memory.
+    with ir.Context():
+        module = ir.Module.parse("""
+func.func @f(%c: i1, %a: i32) {
+  scf.if %c {
+    %x = arith.muli %a, %a : i32
+  } else {
+    %y = arith.xori %a, %a : i32
+    %z = arith.ori %a, %a : i32
+  }
+  return
+}""")
+        seen = []
+
+        def erase_else(op, rewriter):
+            other = op.operation.parent.regions[1].blocks[0]
+            for action in (lambda: rewriter.erase_op(other.operations[0]),
+                           lambda: rewriter.erase_op(other.operations[1]),
+                           lambda: other.operations[0].move_before(op)):
+                try:
+                    action()
+                except RuntimeError as e:
+                    seen.append(first_line(e))
+            rewriter.erase_op(op)
+
+        rewrite.walk_and_apply_patterns(module, one_pattern("arith.muli", erase_else))
+        print("\n".join(seen))
+        # CHECK: cannot erase 'arith.xori' from a pattern of walk_and_apply_patterns: the walk holds it ({{.*}}, or an op of a region of an ancestor that it has yet to walk)
+        # CHECK-NEXT: cannot erase 'arith.ori' from a pattern of walk_and_apply_patterns: the walk holds it
+        # CHECK-NEXT: cannot move 'arith.xori' from a pattern of walk_and_apply_patterns: the walk holds it
+        print(module.operation.verify(), [op.name for op in module.body.operations[0]
+              .regions[0].blocks[0].operations[0].regions[1].blocks[0].operations])
+        # CHECK-NEXT: True ['arith.xori', 'arith.ori', 'scf.yield']
 
 
 PDL = """

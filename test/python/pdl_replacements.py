@@ -188,3 +188,163 @@ def test_values_of_other_ir():
         print("\n".join(sorted(results)))
     # CHECK-NEXT: constraint: a PDL result is not in the IR that PDL rewrites (a detached op, or one of other IR): create ops at rewriter.ip True True
     # CHECK-NEXT: rewrite: a PDL result is not in the IR that PDL rewrites (a detached op, or one of other IR): create ops at rewriter.ip True True
+
+
+# Under walk_and_apply_patterns a PDL rewrite may erase or replace only the
+# op it matched and ops nested in it, as upstream's walk driver documents:
+# it has already stepped to the op after the matched one (a pure PDL
+# rewrite erasing that op made it read freed memory) and holds the matched
+# op's ancestors. Other drivers keep allowing it.
+WALK_FUNC = """
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %l = arith.subi %a, %b : i32
+  %m = arith.muli %a, %b : i32
+  %d = arith.xori %m, %b : i32
+  %o = arith.ori %m, %b : i32
+  return %o : i32
+}
+"""
+
+
+def walk_pdl(matcher, body, root="arith.muli"):
+    return ir.Module.parse("""module {
+  pdl.pattern : benefit(1) {
+    %t = pdl.type : i32
+    %x = pdl.operand
+    %y = pdl.operand
+    %op = pdl.operation \"""" + root + """\"(%x, %y : !pdl.value, !pdl.value) -> (%t : !pdl.type)
+    """ + matcher + """
+    pdl.rewrite %op {
+      """ + body + """
+    }
+  }
+}""")
+
+
+def walk_apply(matcher, body, root="arith.muli", pick=None, func=WALK_FUNC,
+               functions={},
+               drivers=(rewrite.walk_and_apply_patterns,
+                        rewrite.apply_patterns_and_fold_greedily)):
+    # Prints, per driver, the error (or "no error"), whether the IR verifies
+    # and whether it is as before.
+    for driver in drivers:
+        with ir.Context(), ir.Location.unknown():
+            module = ir.Module.parse(func)
+            before = str(module)
+            pdl = rewrite.PDLModule(walk_pdl(matcher, body, root))
+            if pick:
+                pdl.register_rewrite_function(
+                    "pick", lambda rw, results, values:
+                        results.append(pick(values[0])))
+            for name, fn in functions.items():
+                pdl.register_rewrite_function(name, fn)
+            try:
+                driver(module, pdl.freeze())
+                message = "no error"
+            except ValueError as e:
+                message = "ValueError: " + str(e)
+            print(f"{driver.__name__}: {message}; valid:",
+                  module.operation.verify(), "unchanged:",
+                  str(module) == before)
+        gc.collect()
+
+
+PICK = ('%p = pdl.apply_native_rewrite "pick"(%op : !pdl.operation)'
+        ' : !pdl.operation\n      pdl.erase %p')
+
+
+# CHECK-LABEL: TEST: test_walk_driver_erasures
+@run
+def test_walk_driver_erasures():
+    # Pure PDL: erasing the op after the matched one (an unused user of it).
+    user = ('%r = pdl.result 0 of %op\n'
+            '    %u = pdl.operation "arith.xori"(%r, %y : !pdl.value, !pdl.value) -> (%t : !pdl.type)')
+    walk_apply(user, 'pdl.erase %u')
+    # CHECK-NEXT: walk_and_apply_patterns: ValueError: pdl.erase at loc("-":10:7): cannot erase 'arith.xori' from a PDL rewrite of walk_and_apply_patterns: it is neither the matched op nor nested in it (the walk has already stepped to the op after the matched op and holds its ancestors; a walk pattern may erase or replace only the matched op and ops nested in it); 'arith.xori' was kept (the rest of its PDL rewrite ran); valid: True unchanged: True
+    # CHECK-NEXT: apply_patterns_and_fold_greedily: no error; valid: True unchanged: False
+
+    # Replacing it.
+    walk_apply(user, 'pdl.replace %u with (%r : !pdl.value)')
+    # CHECK-NEXT: walk_and_apply_patterns: ValueError: pdl.replace at loc("-":10:7): cannot replace 'arith.xori' from a PDL rewrite of walk_and_apply_patterns: it is neither the matched op nor nested in it ({{.*}}); 'arith.xori' was kept (the rest of its PDL rewrite ran); valid: True unchanged: True
+    # CHECK-NEXT: apply_patterns_and_fold_greedily: no error; valid: True unchanged: False
+
+    # The rest of the rewrite runs: the matched op is replaced, the user kept.
+    walk_apply(user, 'pdl.erase %u\n'
+               '      %n = pdl.operation "arith.addi"(%x, %y : !pdl.value, !pdl.value) -> (%t : !pdl.type)\n'
+               '      %nr = pdl.result 0 of %n\n'
+               '      pdl.replace %op with (%nr : !pdl.value)',
+               drivers=(rewrite.walk_and_apply_patterns,))
+    # CHECK-NEXT: walk_and_apply_patterns: ValueError: pdl.erase at loc("-":10:7): cannot erase 'arith.xori' {{.*}}; 'arith.xori' was kept (the rest of its PDL rewrite ran); valid: True unchanged: False
+
+    # Nor once a rewrite function replaced the matched op.
+    walk_apply(user, 'pdl.apply_native_rewrite "drop"(%op : !pdl.operation)\n'
+               '      pdl.erase %u',
+               functions={"drop": lambda rw, results, values: rw.replace_op(
+                   values[0], [values[0].operands[0]])},
+               drivers=(rewrite.walk_and_apply_patterns,))
+    # CHECK-NEXT: walk_and_apply_patterns: ValueError: pdl.erase at loc("-":11:7): cannot erase 'arith.xori' {{.*}}; 'arith.xori' was kept (the rest of its PDL rewrite ran); valid: True unchanged: False
+
+    # The op before the matched one, the matched op's function, an op of
+    # another function: none is nested in the matched op.
+    for name, pick in (("before", lambda op: op.operation.block.operations[0]),
+                       ("parent", lambda op: op.operation.parent),
+                       ("elsewhere", lambda op: op.operation.parent.parent
+                        .regions[0].blocks[0].operations[1]
+                        .regions[0].blocks[0].operations[0])):
+        print(name)
+        walk_apply('', PICK, pick=pick,
+                   func=WALK_FUNC + "func.func @g(%c: i32) {\n"
+                   "  %e = arith.addi %c, %c : i32\n  return\n}",
+                   drivers=(rewrite.walk_and_apply_patterns,))
+    # CHECK-NEXT: before
+    # CHECK-NEXT: walk_and_apply_patterns: ValueError: pdl.erase at loc("-":10:7): cannot erase 'arith.subi' from a PDL rewrite {{.*}}; 'arith.subi' was kept (the rest of its PDL rewrite ran); valid: True unchanged: True
+    # CHECK-NEXT: parent
+    # CHECK-NEXT: walk_and_apply_patterns: ValueError: pdl.erase at loc("-":10:7): cannot erase 'func.func' from a PDL rewrite {{.*}}; 'func.func' was kept (the rest of its PDL rewrite ran); valid: True unchanged: True
+    # CHECK-NEXT: elsewhere
+    # CHECK-NEXT: walk_and_apply_patterns: ValueError: pdl.erase at loc("-":10:7): cannot erase 'arith.addi' from a PDL rewrite {{.*}}; 'arith.addi' was kept (the rest of its PDL rewrite ran); valid: True unchanged: True
+
+    # Legal: erasing the matched op, replacing it by an op the rewrite made.
+    walk_apply('', 'pdl.erase %op', root="arith.xori")
+    # CHECK-NEXT: walk_and_apply_patterns: no error; valid: True unchanged: False
+    # CHECK-NEXT: apply_patterns_and_fold_greedily: no error; valid: True unchanged: False
+    walk_apply('', '%n = pdl.operation "arith.addi"(%x, %y : !pdl.value, !pdl.value) -> (%t : !pdl.type)\n'
+               '      %nr = pdl.result 0 of %n\n'
+               '      pdl.replace %op with (%nr : !pdl.value)',
+               drivers=(rewrite.walk_and_apply_patterns,))
+    # CHECK-NEXT: walk_and_apply_patterns: no error; valid: True unchanged: False
+
+    # Legal: erasing and replacing ops nested in the matched op.
+    nested = """
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %r = scf.execute_region -> i32 {
+    %d = arith.xori %a, %b : i32
+    %m = arith.muli %a, %b : i32
+    scf.yield %m : i32
+  }
+  return %r : i32
+}"""
+    for body in ('pdl.erase %p', 'pdl.replace %p with %n'):
+        with ir.Context(), ir.Location.unknown():
+            module = ir.Module.parse(nested)
+            pdl = rewrite.PDLModule(ir.Module.parse("""module {
+  pdl.pattern : benefit(1) {
+    %ty = pdl.type : i32
+    %op = pdl.operation "scf.execute_region" -> (%ty : !pdl.type)
+    pdl.rewrite %op {
+      %p = pdl.apply_native_rewrite "pick"(%op : !pdl.operation) : !pdl.operation
+      %n = pdl.apply_native_rewrite "next"(%op : !pdl.operation) : !pdl.operation
+      """ + body + """
+    }
+  }
+}"""))
+            ops = lambda op: op.regions[0].blocks[0].operations
+            pdl.register_rewrite_function(
+                "pick", lambda rw, results, values: results.append(ops(values[0])[0]))
+            pdl.register_rewrite_function(
+                "next", lambda rw, results, values: results.append(ops(values[0])[1]))
+            rewrite.walk_and_apply_patterns(module, pdl.freeze())
+            print(module.operation.verify(),
+                  [op.name for op in ops(ops(module.body.operations[0])[0])])
+        gc.collect()
+    # CHECK-NEXT: True ['arith.muli', 'scf.yield']
+    # CHECK-NEXT: True ['arith.muli', 'scf.yield']
