@@ -24,6 +24,8 @@ and the decorators ``@reduce(result=, inputs=, inits=, dimensions=)`` and
 ``@map(result=, inputs=, init=)``, whose functions' parameter annotations
 are the body's block argument types. ``linalg.elementwise`` without
 ``indexing_maps`` gets the identity maps its parser would infer.
+
+Upstream's Python OpDSL is ``linalg.opdsl.lang`` (written anew too).
 """
 
 import inspect as _inspect
