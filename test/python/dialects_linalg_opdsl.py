@@ -842,3 +842,72 @@ def test_definition_errors():
 # CHECK-NEXT: no error
 # CHECK-NEXT: ValueError: parameter 'A' of 'third': this definition object is already parameter 'A' of 'second'; create a new one per op
 # CHECK-NEXT: ValueError: a TensorDef can only be used while its op 'second' is being defined (inside the function decorated with @linalg_structured_op)
+
+
+@linalg_structured_op
+def unary_poly(I=TensorDef(T), O=TensorDef(U, output=True),
+               fun=UnaryFnAttrDef(default=UnaryFn.exp)):
+    O[None] = fun(I[None])
+
+
+@linalg_structured_op
+def fill(value=ScalarDef(T1), O=TensorDef(U, output=True)):
+    O[None] = TypeFn.cast_signed(U, value)
+
+
+# CHECK-LABEL: TEST: test_parity_and_checked_operands
+@run
+def test_parity_and_checked_operands():
+    # Index casts are arith.index_cast signed or not, as the named ops' C++
+    # bodies build them; exp, log and abs of complex numbers are complex ops.
+    from mlir_tracking.ir import IndexType
+
+    def build(t):
+        index = IndexType.get()
+        c32 = ComplexType.get(t["f32"])
+
+        @func.FuncOp.from_py_func(tensor_of((4, 8), index),
+                                  tensor_of((8, 2), index),
+                                  tensor_of((4, 2), t["i32"]))
+        def mm_index_unsigned(a, b, c):
+            return matmul_cast(a, b, outs=[c], cast=TypeFn.cast_unsigned)
+
+        for fn, out in [("exp", c32), ("log", c32), ("abs", t["f32"])]:
+            @func.FuncOp.from_py_func(tensor_of((4,), c32), tensor_of((4,), out),
+                                      name=f"complex_{fn}")
+            def unary(i, o):
+                return unary_poly(i, outs=[o], fun=getattr(UnaryFn, fn))
+
+    emit(build)
+    # CHECK: verifies: True
+    # CHECK-LABEL: func.func @mm_index_unsigned(
+    # CHECK-COUNT-2: arith.index_cast %{{.*}} : index to i32
+    # CHECK-LABEL: func.func @complex_exp(
+    # CHECK: complex.exp %{{.*}} : complex<f32>
+    # CHECK-LABEL: func.func @complex_log(
+    # CHECK: complex.log %{{.*}} : complex<f32>
+    # CHECK-LABEL: func.func @complex_abs(
+    # CHECK: complex.abs %{{.*}} : complex<f32>
+
+    # Operands the body's ops or the op's verifier would refuse are refused
+    # before anything is built (or the named op is erased again).
+    with Context(), Location.unknown():
+        module = Module.create()
+        f32, f64 = F32Type.get(), F64Type.get()
+        si8 = IntegerType.get_signed(8)
+        with InsertionPoint(module.body):
+            @func.FuncOp.from_py_func(tensor_of((4,), si8), tensor_of((4,), f32),
+                                      f64, MemRefType.get((4,), f32))
+            def refused(x, y, v, buffer):
+                # CHECK: TypeError: unary_poly(): input 'I' has element type si8; the body's arith, math and complex ops take signless integers, index, floats and complex numbers
+                error(lambda: unary_poly(x, outs=[y]))
+                # CHECK-NEXT: TypeError: unary_poly(): the operands mix tensors and memrefs (memrefs: O); a structured op takes all tensors or all memrefs
+                error(lambda: unary_poly(y, outs=[buffer]))
+                # CHECK-NEXT: ValueError: fill(): linalg.fill does not verify on these operands ('linalg.fill' op expected fill value type ('f64') to match output element type ('f32')); pass emit_generic=True to build the definition's generic op
+                error(lambda: fill(v, outs=[y]))
+                # The generic op converts the value.
+                return fill(v, outs=[y], emit_generic=True)
+        # CHECK-NEXT: left: ['linalg.generic', 'func.return'] True
+        body = refused.func_op.regions[0].blocks[0]
+        print("left:", [op.name for op in body.operations],
+              module.operation.verify())

@@ -11,8 +11,9 @@ half-way erases its op: a failed call leaves the IR as it was.
 import inspect
 
 from .....ir import (AffineConstantExpr, AffineMap, AffineMapAttr, ArrayAttr,
-                     Attribute, Context, InsertionPoint,
-                     Location, MemRefType, OpResultList, OpView, Operation,
+                     Attribute, ComplexType, Context, FloatType, IndexType,
+                     InsertionPoint, IntegerType, Location, MemRefType,
+                     MLIRError, OpResultList, OpView, Operation,
                      RankedTensorType, ShapedType, Value)
 from .... import linalg as _linalg
 from ...._ods_common import get_op_result_or_op_results
@@ -117,6 +118,24 @@ def _context_of(name, values):
     return current
 
 
+def _is_element_type(t):
+    if isinstance(t, IntegerType):
+        return t.is_signless
+    return isinstance(t, (IndexType, FloatType, ComplexType))
+
+
+def _check_semantics(name, s, values):
+    """A structured op has tensor semantics (results) or buffer semantics
+    (side effects), not both."""
+    shaped = [(o, v) for o, v in zip(s.inputs + s.outputs, values)
+              if o.kind.is_tensor]
+    memrefs = [o.name for o, v in shaped if isinstance(v.type, MemRefType)]
+    if memrefs and len(memrefs) != len(shaped):
+        raise TypeError(f"{name}(): the operands mix tensors and memrefs "
+                        f"(memrefs: {', '.join(memrefs)}); a structured op "
+                        f"takes all tensors or all memrefs")
+
+
 def _bind_types(name, s, values):
     """The element type of each operand (its block argument type) and the
     type each type variable stands for."""
@@ -136,6 +155,11 @@ def _bind_types(name, s, values):
                 raise TypeError(f"{name}(): scalar '{operand.name}' takes a "
                                 f"scalar value, got {t}")
             element = t
+        if not _is_element_type(element):
+            raise TypeError(f"{name}(): {role} '{operand.name}' has element "
+                            f"type {element}; the body's arith, math and "
+                            f"complex ops take signless integers, index, "
+                            f"floats and complex numbers")
         var = operand.type_var.name
         if var in PREDEFINED:
             expected = PREDEFINED[var]()
@@ -362,7 +386,18 @@ def _emit_named(name, class_name, ins, outs, attr_values, explicit, ip):
             kwargs[attr.name] = Attribute.parse(
                 f"#linalg.{kind}<{value.fn_name}>")
     result_types = [v.type for v in outs if isinstance(v.type, RankedTensorType)]
-    return cls(result_types, ins, outs, ip=ip, **kwargs)
+    op = cls(result_types, ins, outs, ip=ip, **kwargs)
+    # The named op's verifier checks what its definition here does not (a
+    # fill's value must have the output's element type, say).
+    try:
+        op.operation.verify()
+    except MLIRError as e:
+        op.operation.erase()
+        message = e.error_diagnostics[0].message if e.error_diagnostics else e
+        raise ValueError(f"{name}(): linalg.{name} does not verify on these "
+                         f"operands ({message}); pass emit_generic=True to "
+                         f"build the definition's generic op") from None
+    return op
 
 
 def emit(defined, ins, outs, emit_generic, attributes, *, loc=None, ip=None):
@@ -392,6 +427,7 @@ def emit(defined, ins, outs, emit_generic, attributes, *, loc=None, ip=None):
                          f"than the operands")
     with loc:
         element_types, types = _bind_types(name, s, ins + outs)
+        _check_semantics(name, s, ins + outs)
         rank = _check_shapes(name, s, ins + outs, attr_values)
         maps, iterator_types = _indexing_maps(name, s, ins + outs,
                                               attr_values, rank)

@@ -60,8 +60,8 @@ def cast(name, to_type, value, unsigned):
             op = arith.FPToUIOp if unsigned else arith.FPToSIOp
             return op(to_type, value).result
         if _is_index(from_type):
-            op = arith.IndexCastUIOp if unsigned else arith.IndexCastOp
-            return op(to_type, value).result
+            # Signed or not, as the named ops' C++ bodies do.
+            return arith.IndexCastOp(to_type, value).result
         if _is_int(from_type):
             if to_type.width > from_type.width:
                 op = arith.ExtUIOp if unsigned else arith.ExtSIOp
@@ -80,8 +80,7 @@ def cast(name, to_type, value, unsigned):
                               " (same width, different format)")
     elif _is_index(to_type):
         if _is_int(from_type):
-            op = arith.IndexCastUIOp if unsigned else arith.IndexCastOp
-            return op(to_type, value).result
+            return arith.IndexCastOp(to_type, value).result
     raise _cast_error(name, value, to_type)
 
 
@@ -90,10 +89,14 @@ def _unsupported(name, values):
     return TypeError(f"{name} is not defined on ({types})")
 
 
-def _float_unary(op):
+def _float_unary(op, complex_op=None):
+    """A math op on floats (and, given ``complex_op``, a complex op on
+    complex numbers: ``abs`` of one is its float magnitude)."""
     def build(name, x):
         if _is_float(x.type):
             return op(x).result
+        if complex_op and _is_complex(x.type):
+            return complex_op(x).result
         raise _unsupported(name, [x])
     return build
 
@@ -148,9 +151,9 @@ def _select(name, condition, true_value, false_value):
 
 
 _FUNCTIONS = {
-    "exp": _float_unary(math.ExpOp),
-    "log": _float_unary(math.LogOp),
-    "abs": _float_unary(math.AbsFOp),
+    "exp": _float_unary(math.ExpOp, complex_dialect.ExpOp),
+    "log": _float_unary(math.LogOp, complex_dialect.LogOp),
+    "abs": _float_unary(math.AbsFOp, complex_dialect.AbsOp),
     "ceil": _float_unary(math.CeilOp),
     "floor": _float_unary(math.FloorOp),
     "negf": _negf,
