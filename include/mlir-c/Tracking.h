@@ -77,7 +77,8 @@ mlirTrackingHandleStateGetName(MlirTrackingHandleState state);
 //===----------------------------------------------------------------------===//
 
 /// Creates the registry of `context`. A context has at most one registry:
-/// returns a null registry if `context` is null or already has one. The
+/// returns a null registry if `context` is null or already has one (also
+/// when threads create one at once: creations here are serialized). The
 /// registry must be destroyed before the context.
 MLIR_CAPI_EXPORTED MlirTrackingRegistry
 mlirTrackingRegistryCreate(MlirContext context);
@@ -152,7 +153,7 @@ MLIR_CAPI_EXPORTED bool mlirTrackingHandleEqual(MlirTrackingHandle a,
 
 /// Calls `callback` once with a sentence that says what the handle refers to
 /// and, if it is not live, what happened to it (the error message to show when
-/// a stale handle is used).
+/// a stale handle is used). A null callback is not called.
 MLIR_CAPI_EXPORTED void mlirTrackingHandleDescribe(MlirTrackingHandle handle,
                                                    MlirStringCallback callback,
                                                    void *userData);
@@ -164,7 +165,7 @@ mlirTrackingHandleGetNumHistoryEvents(MlirTrackingHandle handle);
 /// Calls `callback` once per event of the handle's history, oldest first,
 /// each a line without the newline ("canonicalize on func.func @f: arith.addi
 /// at loc(...): replaced by arith.constant at loc(...) (folded)"). The events
-/// are a snapshot taken when the call starts.
+/// are a snapshot taken when the call starts. A null callback is not called.
 MLIR_CAPI_EXPORTED void
 mlirTrackingHandlePrintHistory(MlirTrackingHandle handle,
                                MlirStringCallback callback, void *userData);

@@ -29,6 +29,8 @@
 #include "mlir/Tracking/TrackingListener.h"
 #include "mlir/Tracking/TransformInterpreter.h"
 
+#include <mutex>
+
 using namespace mlir;
 using namespace mlir::tracking;
 
@@ -63,7 +65,8 @@ MlirTrackingHandleState wrapState(HandleState state) {
 }
 
 void callWith(MlirStringCallback callback, void *userData, StringRef text) {
-  callback(wrap(text), userData);
+  if (callback)
+    callback(wrap(text), userData);
 }
 
 /// The configuration behind `config`; the defaults for a null one.
@@ -109,7 +112,10 @@ MlirStringRef mlirTrackingHandleStateGetName(MlirTrackingHandleState state) {
 MlirTrackingRegistry mlirTrackingRegistryCreate(MlirContext context) {
   MLIRContext *ctx = unwrap(context);
   // The C++ constructor treats a second registry as a fatal error; here it
-  // is a null result the caller can check.
+  // is a null result the caller can check. Serialized: two threads creating
+  // one at once both passed the check, and the second aborted.
+  static std::mutex creation;
+  std::lock_guard<std::mutex> lock(creation);
   if (!ctx || HandleRegistry::lookup(ctx))
     return {nullptr};
   return wrap(new HandleRegistry(ctx));

@@ -26,6 +26,7 @@
 #include "mlir-c/Rewrite.h"
 #include "mlir-c/Support.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,10 @@ static void testStateNames(void) {
   // CHECK-NEXT: 2: invalidated
 }
 
+static void *createRegistry(void *context) {
+  return mlirTrackingRegistryCreate(*(MlirContext *)context).ptr;
+}
+
 static void testRegistry(void) {
   printf("TEST: registry\n");
   MlirContext context = createContext();
@@ -162,6 +167,22 @@ static void testRegistry(void) {
   // A new registry once the old one is gone.
   registry = mlirTrackingRegistryCreate(context);
   CHECK_OR_DIE(!mlirTrackingRegistryIsNull(registry));
+  mlirTrackingRegistryDestroy(registry);
+  // Threads creating one at once: one gets it, the others a null registry.
+  pthread_t threads[4];
+  void *created[4];
+  for (int i = 0; i < 4; ++i)
+    CHECK_OR_DIE(pthread_create(&threads[i], NULL, createRegistry, &context) ==
+                 0);
+  int made = 0;
+  for (int i = 0; i < 4; ++i) {
+    CHECK_OR_DIE(pthread_join(threads[i], &created[i]) == 0);
+    if (created[i]) {
+      ++made;
+      registry.ptr = created[i];
+    }
+  }
+  CHECK_OR_DIE(made == 1);
   mlirTrackingRegistryDestroy(registry);
   printf("registry ok\n");
   mlirContextDestroy(other);
@@ -374,6 +395,9 @@ static void testFailurePaths(void) {
   // A null handle reads as an erased handle with no history.
   MlirTrackingHandle null = {NULL};
   report("null handle", null);
+  // Null callbacks are not called.
+  mlirTrackingHandleDescribe(null, NULL, NULL);
+  mlirTrackingHandlePrintHistory(null, NULL, NULL);
   CHECK_OR_DIE(mlirTrackingHandleEqual(null, null));
   mlirTrackingHandleDestroy(null);
 
