@@ -990,8 +990,12 @@ void mlir::tracking::python::eraseOperation(PyOperation &operation) {
   if (!op->getBlock())
     rootOwner = context.getOwner(op);
   {
+    // An op of other IR than the driver rewrites is erased at once, not
+    // through its rewriter (a conversion would only record the erasure and
+    // erase the op when it commits, after its IR may be freed).
     PythonRewriter rewriter(context, "Operation.erase",
-                            /*detached=*/rootOwner != nullptr);
+                            /*detached=*/rootOwner != nullptr ||
+                                isOutsideDrivenIR(context, getRootOf(op)));
     rewriter.get().eraseOp(op);
     if (rewriter.active)
       noteRemovedInConversion(context, op, /*erased=*/true);

@@ -606,11 +606,14 @@ thread_local RewriteErasures *RewriteErasures::current = nullptr;
 /// op in it) erased it twice, and a value of an erased op that a new use
 /// took stayed live without a definition ("unresolved materialization").
 /// Upstream only asserts these in debug builds; here Python's calls are
-/// refused. Kept as MLIR keeps its own record: what a failed pattern
-/// recorded goes when it returns, and what an attempt on an op recorded
-/// goes when the conversion tries another pattern on that op (it undid
-/// the attempt, even one that succeeded, when it could not legalize what
-/// the attempt made). One per conversion run and thread.
+/// refused. Kept as MLIR keeps its own record: what a pattern recorded
+/// goes when the conversion undoes that pattern, which it then reports
+/// (notifyPatternEnd with failure: the pattern failed, or the conversion
+/// could not legalize what it made; nested patterns, which legalized what
+/// it made, go with it). So a record never outlives its op: a rollback
+/// conversion frees an op it erased or replaced only when it commits, and
+/// one a pattern made only when it undoes that pattern. One per conversion
+/// run and thread.
 class ConversionRemovals {
 public:
   explicit ConversionRemovals(MLIRContext *context)
@@ -625,29 +628,30 @@ public:
     return current && current->context == context ? current : nullptr;
   }
 
-  /// Fires when the conversion tries a pattern on `op`. Another try on an
-  /// op it already tried means the conversion undid what the earlier try
-  /// and everything after it did.
-  void notePatternBegin(Operation *op) {
-    auto found = attempts.find(op);
-    if (found == attempts.end()) {
-      attempts[op] = stack.size();
-      stack.push_back({op, records.size()});
-      return;
-    }
-    size_t index = found->second;
-    dropFrom(stack[index].records);
-    for (size_t i = index + 1; i < stack.size(); ++i)
-      attempts.erase(stack[i].op);
-    stack.resize(index + 1);
+  /// Fires when the conversion begins to apply `pattern`.
+  void notePatternBegin(const Pattern &pattern) {
+    patterns.push_back({&pattern, records.size()});
+    endedFailed = nullptr;
   }
 
-  /// The number of records, to drop those of a pattern that failed.
-  size_t size() const { return records.size(); }
-  /// Drops the records from the `size`-th on (their changes were undone).
-  void dropFrom(size_t size) {
-    while (records.size() > size)
-      removed.erase(records.pop_back_val());
+  /// Fires when `pattern` ends; `status` is failure if the conversion
+  /// undid it. MLIR reports an undone pattern whose result it could not
+  /// legalize twice in a row (from onSuccess, then onFailure): the second
+  /// report is skipped, since the pattern on the stack then is an outer
+  /// one (the same pattern, if it may recurse).
+  void notePatternEnd(const Pattern &pattern, LogicalResult status) {
+    if (failed(status) && endedFailed == &pattern) {
+      endedFailed = nullptr;
+      return;
+    }
+    endedFailed = nullptr;
+    if (patterns.empty() || patterns.back().pattern != &pattern)
+      return;
+    size_t recordsAtBegin = patterns.pop_back_val().records;
+    if (failed(status)) {
+      dropFrom(recordsAtBegin);
+      endedFailed = &pattern;
+    }
   }
 
   /// Fires after Python erased (`erased`) or replaced `op` through the
@@ -732,23 +736,49 @@ public:
   }
 
 private:
+  /// Drops the records from the `size`-th on (their changes were undone).
+  void dropFrom(size_t size) {
+    while (records.size() > size)
+      removed.erase(records.pop_back_val());
+  }
+
   static thread_local ConversionRemovals *current;
   MLIRContext *context;
   ConversionRemovals *previous;
   /// The recorded ops, in order, and whether each was erased.
   SmallVector<Operation *> records;
   llvm::DenseMap<Operation *, bool> removed;
-  /// The ops the conversion tried patterns on, innermost last (an attempt
-  /// legalizes the ops it made within it), with the records before each.
-  struct Attempt {
-    Operation *op;
+  /// The patterns being applied, innermost last (a pattern legalizes the
+  /// ops it made within it), with the number of records before each.
+  struct Applied {
+    const Pattern *pattern;
     size_t records;
   };
-  SmallVector<Attempt> stack;
-  llvm::DenseMap<Operation *, size_t> attempts;
+  SmallVector<Applied> patterns;
+  /// The pattern whose end (undone) was reported last, with nothing since.
+  const Pattern *endedFailed = nullptr;
 };
 
 thread_local ConversionRemovals *ConversionRemovals::current = nullptr;
+
+/// Raises ValueError if the rewriter of a conversion with rollback is to
+/// `action` ("erase", "replace") `op` of other IR than it converts (a
+/// module the pattern parsed): it would do it only when it commits, after
+/// that IR may be freed. Operation.erase() erases such an op at once.
+void checkInConvertedIR(PyPatternRewriter &self, Operation *op,
+                        const char *action) {
+  if (!ConversionRemovals::get(self.context->get()) || !op->getBlock() ||
+      !isOutsideDrivenIR(*self.context, getRootOf(op)))
+    return;
+  throw py::value_error(
+      std::string("cannot ") + action + " '" +
+      op->getName().getStringRef().str() +
+      "' with the rewriter: it is not in the IR the conversion rewrites, "
+      "and a conversion with rollback would " +
+      action +
+      " it only when it commits (after that IR may be freed); change other "
+      "IR through Operation's methods (Operation.erase())");
+}
 
 /// Feeds a RewriteErasures from a driver's notifications: the listener of
 /// a dialect conversion, and the base of the greedy and walk drivers'
@@ -758,17 +788,19 @@ public:
   /// `changesStay`: the driver keeps what a failed rewrite changed (see
   /// RewriteErasures::canUndoFailedRewrite).
   explicit ErasureListener(MLIRContext *context, bool changesStay = false)
-      : erasures(context) {
+      : context(context), erasures(context) {
     erasures.changesStay = changesStay;
   }
-  void notifyPatternBegin(const Pattern &, Operation *op) override {
+  void notifyPatternBegin(const Pattern &pattern, Operation *op) override {
     erasures.clear();
     if (ConversionRemovals *removals =
             ConversionRemovals::get(op->getContext()))
-      removals->notePatternBegin(op);
+      removals->notePatternBegin(pattern);
   }
-  void notifyPatternEnd(const Pattern &, LogicalResult) override {
+  void notifyPatternEnd(const Pattern &pattern, LogicalResult status) override {
     erasures.clear();
+    if (ConversionRemovals *removals = ConversionRemovals::get(context))
+      removals->notePatternEnd(pattern, status);
   }
   void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
     erasures.noteInserted(op);
@@ -790,6 +822,7 @@ public:
   }
 
 private:
+  MLIRContext *context;
   RewriteErasures erasures;
 };
 
@@ -1755,7 +1788,10 @@ py::object toPython(PyMlirContext &context, const PDLValue &value) {
 /// functions registered from Python.
 /// After a PDL rewrite function (`name`) returned: PDL creates the rest of
 /// its rewrite's ops at the rewriter's insertion point. If the function
-/// left that point in IR that is gone (its block, or an op holding it, was
+/// moved the op that point is before (the root) into another block, the
+/// point follows it (MLIR's builder would link the next op into that
+/// block's list with the old block as its parent). If the function left
+/// that point in IR that is gone (its block, or an op holding it, was
 /// erased; under a conversion with rollback, erased or replaced by it), the
 /// point goes back before `root` (where PDL had it), if that op is still
 /// there, and the run raises RuntimeError: those ops went into freed IR.
@@ -1768,6 +1804,12 @@ void restoreInsertionPointForPDL(PatternRewriter &rewriter, Operation *root,
     return !parent || (removals && removals->findRemoved(parent, erased));
   };
   Block *block = rewriter.getInsertionBlock();
+  // (The op is live: one erased moved the point past it.)
+  if (block && rewriter.getInsertionPoint() != block->end() &&
+      rewriter.getInsertionPoint()->getBlock() != block) {
+    rewriter.setInsertionPoint(&*rewriter.getInsertionPoint());
+    block = rewriter.getInsertionBlock();
+  }
   if (block ? !isRemoved(block->getParentOp())
             : !isInsertionPointErased(rewriter))
     return;
@@ -2412,43 +2454,30 @@ struct PyPDLModule {
   /// left that user using itself and the greedy driver folding it forever,
   /// a constraint's value of another module linked the two).
   ///
-  /// Where its values are known when the pattern matches (the matcher's,
-  /// with no rewrite function, erasure or replacement before it in the
-  /// rewrite), a native constraint of ours at the end of the matcher
-  /// checks them: the pattern is not applied and the run raises
-  /// ValueError. Elsewhere a native rewrite of ours runs right before it
-  /// and hands PDL the op and values to replace: when they are refused,
-  /// under a dialect conversion with rollback it fails (the pattern is
-  /// undone); under the greedy and walk drivers, where a failure aborts,
-  /// PDL replaces a detached stand-in instead (the op stays as it was, the
-  /// rest of the rewrite runs, and the run raises ValueError), and the
-  /// pattern no longer matches that op in the run. Added at freeze, once
-  /// the native functions (whose analyses read the rewrites as written)
-  /// are registered.
+  /// A native rewrite of ours runs right before it and hands PDL the op
+  /// and values to replace: when they are refused, under a dialect
+  /// conversion with rollback it fails (the pattern is undone); under the
+  /// greedy and walk drivers, where a failure aborts, PDL replaces a
+  /// detached stand-in instead (the op stays as it was, the rest of the
+  /// rewrite runs, and the run raises ValueError), and a native constraint
+  /// of ours in the matcher then fails the patterns that replace that op
+  /// in the run. The check runs when the pattern is applied, not when it
+  /// matches: PDL evaluates a constraint among the pattern's own
+  /// predicates (its types, attributes, operands) in an order of its own,
+  /// and the matchers of patterns that are then not applied (a better
+  /// pattern is); neither may raise. Added at freeze, once the native
+  /// functions (whose analyses read the rewrites as written) are
+  /// registered.
   void addReplaceChecks() {
     ModuleOp module = get().getModule();
+    const char *notRefused = "__mlir_tracking_check_replace_not_refused";
     for (pdl::PatternOp pattern : module.getOps<pdl::PatternOp>()) {
       pdl::RewriteOp rewrite = pattern.getRewriter();
       if (rewrite.getBodyRegion().empty())
         continue;
       Region &rewriteRegion = rewrite.getBodyRegion();
-      auto inMatcher = [&](Value value) {
-        return !rewriteRegion.isAncestor(value.getParentRegion());
-      };
-      bool changedBefore = false;
-      SmallVector<pdl::ReplaceOp> replaces;
-      SmallVector<bool> knownAtMatch;
-      for (Operation &op : rewriteRegion.front()) {
-        if (auto replace = dyn_cast<pdl::ReplaceOp>(op)) {
-          replaces.push_back(replace);
-          knownAtMatch.push_back(
-              !changedBefore &&
-              llvm::all_of(replace->getOperands(), inMatcher));
-        }
-        changedBefore |=
-            isa<pdl::ApplyNativeRewriteOp, pdl::EraseOp, pdl::ReplaceOp>(op);
-      }
-      for (auto [replace, known] : llvm::zip(replaces, knownAtMatch)) {
+      for (auto replace : llvm::make_early_inc_range(
+               rewriteRegion.front().getOps<pdl::ReplaceOp>())) {
         std::string where;
         llvm::raw_string_ostream os(where);
         os << replace.getLoc();
@@ -2457,31 +2486,11 @@ struct PyPDLModule {
           arguments.push_back(operation);
         llvm::append_range(arguments, replace.getReplValues());
         std::string id = std::to_string(numReplaceChecks++);
-        if (inMatcher(replace.getOpValue())) {
-          std::string name = "__mlir_tracking_check_replace_match_" + id;
+        if (!rewriteRegion.isAncestor(replace.getOpValue().getParentRegion())) {
           OpBuilder builder(rewrite);
           pdl::ApplyNativeConstraintOp::create(
-              builder, replace.getLoc(), TypeRange(), name,
-              known ? ValueRange(arguments)
-                    : ValueRange(arguments).take_front(),
-              /*isNegated=*/false);
-          get().registerConstraintFunction(
-              name, [where, known](PatternRewriter &rewriter, PDLResultList &,
-                                   ArrayRef<PDLValue> values) {
-                auto *op = values.front().cast<Operation *>();
-                RewriteErasures *erasures =
-                    RewriteErasures::get(rewriter.getContext());
-                if (erasures && erasures->wasReplacementRefused(op))
-                  return failure();
-                if (!known)
-                  return success();
-                std::string why = describeRefusedReplace(rewriter, values);
-                if (why.empty())
-                  return success();
-                recordRunValueError("pdl.replace at " + where + ": " + why +
-                                    "; the pattern was not applied");
-                return failure();
-              });
+              builder, replace.getLoc(), TypeRange(), notRefused,
+              replace.getOpValue(), /*isNegated=*/false);
         }
         std::string name = "__mlir_tracking_check_replace_" + id;
         OpBuilder builder(replace);
@@ -2520,6 +2529,15 @@ struct PyPDLModule {
         });
       }
     }
+    if (!get().getConstraintFunctions().count(notRefused))
+      get().registerConstraintFunction(
+          notRefused, [](PatternRewriter &rewriter, PDLResultList &,
+                         ArrayRef<PDLValue> values) {
+            RewriteErasures *erasures =
+                RewriteErasures::get(rewriter.getContext());
+            return failure(erasures && erasures->wasReplacementRefused(
+                                           values.front().cast<Operation *>()));
+          });
   }
   unsigned numReplaceChecks = 0;
 
@@ -2764,12 +2782,19 @@ struct PyPDLModule {
         name = rewrite.getNameAttr();
       else if (auto rewrite = dyn_cast<pdl::RewriteOp>(op))
         name = rewrite.getNameAttr();
-      if (name && name.getValue().starts_with("__mlir_tracking_"))
-        throw py::value_error("the PDL native function name '" +
-                              name.getValue().str() +
-                              "' is reserved (names starting with "
-                              "'__mlir_tracking_' are this library's)");
+      if (name)
+        checkReservedName(name.getValue());
     });
+  }
+
+  /// Refuses `name` if it is named like the native functions this module
+  /// adds (registered under it, a function replaced one of ours, or was
+  /// dropped for it: MLIR keeps the first of a name).
+  static void checkReservedName(StringRef name) {
+    if (name.starts_with("__mlir_tracking_"))
+      throw py::value_error("the PDL native function name '" + name.str() +
+                            "' is reserved (names starting with "
+                            "'__mlir_tracking_' are this library's)");
   }
 
   /// Refuses a `pdl.replace` of an op by itself or by its own results
@@ -3322,9 +3347,6 @@ public:
     RewriteErasures *erasures = RewriteErasures::get(rewriter.getContext());
     if (erasures)
       erasures->beginCall();
-    ConversionRemovals *removals =
-        ConversionRemovals::get(rewriter.getContext());
-    size_t removalsBefore = removals ? removals->size() : 0;
     bool matched = callPython(*context, [&] {
       CallScoped<PyPatternRewriter> pyRewriter(
           PyPatternRewriter{&rewriter, context});
@@ -3345,9 +3367,6 @@ public:
                              converterObj, pyRewriter.object);
       return isSuccessResult(result);
     });
-    // A failed pattern is undone (a conversion with removals rolls back).
-    if (removals && !matched)
-      removals->dropFrom(removalsBefore);
     // (`op` may be gone: the pattern may have erased it.)
     if (NewTreesOutside *outside =
             NewTreesOutside::get(rewriter.getContext())) {
@@ -3618,6 +3637,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             py::list valueObjects = byOperation ? py::list() : py::list(with);
             Operation *target = rewriterOperand(self, op);
             bool converts = isInConversion(*self.context);
+            checkInConvertedIR(self, target, "replace");
             checkNotRemovedInConversion(*self.context, target, "replace");
             checkNotRunAnchor(target, "replace");
             checkChangeAllowed(target, "replace");
@@ -3690,6 +3710,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           [](PyPatternRewriter &self, py::object op) {
             RewriterBase &rewriter = self.get();
             Operation *target = rewriterOperand(self, op);
+            checkInConvertedIR(self, target, "erase");
             checkNotRemovedInConversion(*self.context, target, "erase");
             checkNotRunAnchor(target, "erase");
             checkChangeAllowed(target, "erase");
@@ -4081,6 +4102,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           "register_constraint_function",
           [](PyPDLModule &self, const std::string &name, py::function fn) {
             PDLPatternModule &module = self.get();
+            PyPDLModule::checkReservedName(name);
             module.registerConstraintFunction(
                 name, self.keep(name, std::move(fn), /*constraint=*/true));
           },
@@ -4091,6 +4113,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
           "register_rewrite_function",
           [](PyPDLModule &self, const std::string &name, py::function fn) {
             PDLPatternModule &module = self.get();
+            PyPDLModule::checkReservedName(name);
             module.registerRewriteFunction(
                 name, self.keep(name, std::move(fn), /*constraint=*/false));
           },

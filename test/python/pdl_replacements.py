@@ -1,11 +1,11 @@
 # RUN: %PYTHON %s | FileCheck %s
 # Each pdl.replace is checked with the rules of Python's replace_op: the
 # replacement values must have the replaced results' types, be in the IR the
-# driver rewrites and dominate every use they take over. Where the values
-# come from the matcher the pattern is not applied; where a rewrite function
-# gives them the replace is refused when it runs (a conversion with rollback
-# undoes the pattern). Either way the IR stays as it was and the driver call
-# raises ValueError.
+# driver rewrites and dominate every use they take over. The replace is
+# refused when the pattern is applied (a conversion with rollback undoes the
+# pattern; the greedy and walk drivers keep the op): the IR stays as it was
+# and the driver call raises ValueError. A pattern that does not match, or
+# that is not applied (a better one is), raises nothing.
 
 import gc
 
@@ -94,13 +94,15 @@ def test_matcher_values():
           '    %u = pdl.operation "arith.ori"(%r, %y : !pdl.value, !pdl.value) -> (%t : !pdl.type)\n'
           '    %ur = pdl.result 0 of %u',
           'pdl.replace %op with (%ur : !pdl.value)')
-    # CHECK-NEXT: pdl.replace at loc("-":12:7): a replacement of result #0 of 'arith.muli' does not dominate its use by 'arith.ori' (it is defined after that use: a later value, or a result of a user of the op); the pattern was not applied
+    # CHECK-NEXT: pdl.replace at loc("-":12:7): a replacement of result #0 of 'arith.muli' does not dominate its use by 'arith.ori' (it is defined after that use: a later value, or a result of a user of the op); 'arith.muli' was kept (the rest of its PDL rewrite ran)
+    # CHECK-NEXT: pdl.replace at loc("-":12:7): {{.*}}; the conversion undid the pattern
     # CHECK-NEXT: IR valid and unchanged: True
 
     # A later matched op.
     apply('%l = pdl.operation "arith.subi"(%x, %y : !pdl.value, !pdl.value) -> (%t : !pdl.type)',
           'pdl.replace %op with %l')
-    # CHECK-NEXT: pdl.replace at loc("-":10:7): a replacement of result #0 of 'arith.muli' does not dominate its use by 'arith.ori' {{.*}}; the pattern was not applied
+    # CHECK-NEXT: pdl.replace at loc("-":10:7): a replacement of result #0 of 'arith.muli' does not dominate its use by 'arith.ori' {{.*}}; 'arith.muli' was kept (the rest of its PDL rewrite ran)
+    # CHECK-NEXT: pdl.replace at loc("-":10:7): {{.*}}; the conversion undid the pattern
     # CHECK-NEXT: IR valid and unchanged: True
 
     # A value of another type: vector.shuffle's folder read the i32 as a
@@ -127,7 +129,7 @@ module {
                 driver(module, pdl.freeze())
             except ValueError as e:
                 print(e, module.operation.verify(), str(module) == before)
-    # CHECK-NEXT: pdl.replace at loc("-":7:23): a replacement value has another type than the result it replaces; the pattern was not applied True True
+    # CHECK-NEXT: pdl.replace at loc("-":7:23): a replacement value has another type than the result it replaces; 'vector.broadcast' was kept (the rest of its PDL rewrite ran) True True
     # CHECK-NEXT: pdl.replace at loc("-":7:23): a replacement value has another type {{.*}} True True
     # CHECK-NEXT: pdl.replace at loc("-":7:23): a replacement value has another type {{.*}} True True
 
@@ -348,3 +350,152 @@ func.func @f(%a: i32, %b: i32) -> i32 {
         gc.collect()
     # CHECK-NEXT: True ['arith.muli', 'scf.yield']
     # CHECK-NEXT: True ['arith.muli', 'scf.yield']
+
+
+# CHECK-LABEL: TEST: test_patterns_not_applied_raise_nothing
+@run
+def test_patterns_not_applied_raise_nothing():
+    # The check runs when the pattern is applied: PDL evaluates the
+    # pattern's own predicates (here the type %t shared by %x and the
+    # trunci) in an order of its own, so a pattern that does not match (on
+    # @f, i8 -> i32 -> i16) raised; upstream folds @g and leaves @f.
+    fold = """
+func.func @f(%a: i8) -> i16 {
+  %e = arith.extsi %a : i8 to i32
+  %t = arith.trunci %e : i32 to i16
+  return %t : i16
+}
+func.func @g(%a: i16) -> i16 {
+  %e = arith.extsi %a : i16 to i32
+  %t = arith.trunci %e : i32 to i16
+  return %t : i16
+}"""
+    for operand in ("%x = pdl.operand : %t", "%i8 = pdl.type : i16\n    %x = pdl.operand : %i8"):
+        for driver in DRIVERS[:3]:
+            with ir.Context(), ir.Location.unknown():
+                module = ir.Module.parse(fold)
+                pdl = rewrite.PDLModule(ir.Module.parse("""
+module {
+  pdl.pattern @trunc_of_ext : benefit(1) {
+    %t = pdl.type
+    %t2 = pdl.type
+    """ + operand + """
+    %e = pdl.operation "arith.extsi"(%x : !pdl.value) -> (%t2 : !pdl.type)
+    %er = pdl.result 0 of %e
+    %op = pdl.operation "arith.trunci"(%er : !pdl.value) -> (%t : !pdl.type)
+    pdl.rewrite %op { pdl.replace %op with (%x : !pdl.value) }
+  }
+}"""))
+                driver(module, pdl.freeze())
+                f, g = str(module).split("@g")
+                print(driver.__name__, module.operation.verify(),
+                      "trunci" in f, "trunci" not in g)
+            gc.collect()
+    # CHECK-NEXT: apply_patterns_and_fold_greedily True True True
+    # CHECK-NEXT: top_down True True True
+    # CHECK-NEXT: walk_and_apply_patterns True True True
+    # CHECK-NEXT: apply_patterns_and_fold_greedily True True True
+    # CHECK-NEXT: top_down True True True
+    # CHECK-NEXT: walk_and_apply_patterns True True True
+
+    # A pattern of lower benefit is matched but not applied: the better
+    # one replaces the op (upstream too). With the benefits swapped, the
+    # refused pattern is the one applied (upstream gives IR that does not
+    # verify): the op is kept, no pattern replaces it again in the run, and
+    # the run raises.
+    ext = """
+func.func @f(%a: i16) -> i32 {
+  %e = arith.extsi %a : i16 to i32
+  return %e : i32
+}"""
+    for good, bad in ((2, 1), (1, 2)):
+        for driver in DRIVERS[:3]:
+            with ir.Context(), ir.Location.unknown():
+                module = ir.Module.parse(ext)
+                pdl = rewrite.PDLModule(ir.Module.parse(f"""
+module {{
+  pdl.pattern @good : benefit({good}) {{
+    %t = pdl.type : i32
+    %x = pdl.operand
+    %op = pdl.operation "arith.extsi"(%x : !pdl.value) -> (%t : !pdl.type)
+    pdl.rewrite %op {{
+      %n = pdl.operation "arith.extui"(%x : !pdl.value) -> (%t : !pdl.type)
+      pdl.replace %op with %n
+    }}
+  }}
+  pdl.pattern @bad : benefit({bad}) {{
+    %t = pdl.type : i32
+    %x = pdl.operand
+    %op = pdl.operation "arith.extsi"(%x : !pdl.value) -> (%t : !pdl.type)
+    pdl.rewrite %op {{ pdl.replace %op with (%x : !pdl.value) }}
+  }}
+}}"""))
+                try:
+                    driver(module, pdl.freeze())
+                    outcome = "no error"
+                except ValueError as e:
+                    outcome = str(e)
+                body = module.body.operations[0].regions[0].blocks[0].operations
+                print(driver.__name__, outcome, module.operation.verify(),
+                      [op.name for op in body])
+            gc.collect()
+    # CHECK-NEXT: apply_patterns_and_fold_greedily no error True ['arith.extui', 'func.return']
+    # CHECK-NEXT: top_down no error True ['arith.extui', 'func.return']
+    # CHECK-NEXT: walk_and_apply_patterns no error True ['arith.extui', 'func.return']
+    # CHECK-NEXT: apply_patterns_and_fold_greedily pdl.replace at loc("-":16:23): a replacement value has another type than the result it replaces; 'arith.extsi' was kept (the rest of its PDL rewrite ran) True ['arith.extsi', 'func.return']
+    # CHECK-NEXT: top_down pdl.replace at loc("-":16:23): {{.*}}; 'arith.extsi' was kept (the rest of its PDL rewrite ran) True ['arith.extsi', 'func.return']
+    # CHECK-NEXT: walk_and_apply_patterns pdl.replace at loc("-":16:23): {{.*}}; 'arith.extsi' was kept (the rest of its PDL rewrite ran) True ['arith.extsi', 'func.return']
+
+
+# CHECK-LABEL: TEST: test_reserved_function_names
+@run
+def test_reserved_function_names():
+    # Registered under one of the names of the checks PDLModule adds, a
+    # function replaced the check (a type-changing pdl.replace reached
+    # vector.shuffle's folder) or was dropped for it.
+    with ir.Context():
+        pdl = rewrite.PDLModule(pdl_module("", "pdl.replace %op with (%x : !pdl.value)"))
+        for register in (pdl.register_constraint_function, pdl.register_rewrite_function):
+            try:
+                register("__mlir_tracking_check_replace_0", lambda *args: None)
+            except ValueError as e:
+                print(e)
+    # CHECK-NEXT: the PDL native function name '__mlir_tracking_check_replace_0' is reserved (names starting with '__mlir_tracking_' are this library's)
+    # CHECK-NEXT: the PDL native function name '__mlir_tracking_check_replace_0' is reserved {{.*}}
+
+
+# CHECK-LABEL: TEST: test_function_moves_the_root
+@run
+def test_function_moves_the_root():
+    # A rewrite function moves the root (the op PDL's insertion point is
+    # before) into another block: the next pdl.operation goes before the
+    # root there (MLIR's builder linked it into that block's list with the
+    # function's block as its parent).
+    with ir.Context() as ctx, ir.Location.unknown():
+        ctx.allow_unregistered_dialects = True
+        module = ir.Module.parse("""
+func.func @f(%c: i1) {
+  scf.if %c {
+    "test.keep"() : () -> ()
+  }
+  "test.root"() : () -> ()
+  return
+}""")
+        inner = module.body.operations[0].regions[0].blocks[0].operations[0].regions[0].blocks[0]
+        pdl = rewrite.PDLModule(ir.Module.parse("""
+module { pdl.pattern : benefit(1) {
+  %op = pdl.operation "test.root"
+  pdl.rewrite %op {
+    pdl.apply_native_rewrite "move"(%op : !pdl.operation)
+    %n = pdl.operation "test.new"
+    pdl.apply_native_rewrite "mark"(%op : !pdl.operation)
+  }
+}}"""))
+        pdl.register_rewrite_function(
+            "move", lambda rw, results, values: values[0].move_before(inner.operations[0]))
+        pdl.register_rewrite_function(
+            "mark", lambda rw, results, values: values[0].attributes.__setitem__("done", ir.UnitAttr.get()))
+        rewrite.walk_and_apply_patterns(module, pdl.freeze())
+        print(module.operation.verify(),
+              [(op.name, op.operation.parent.name) for op in inner.operations])
+    # CHECK-NEXT: True [('test.new', 'scf.if'), ('test.root', 'scf.if'), ('test.keep', 'scf.if'), ('scf.yield', 'scf.if')]

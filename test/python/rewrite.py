@@ -947,6 +947,151 @@ def test_conversion_forgets_what_it_undid():
         print(module.operation.verify())
 
 
+
+UNDONE_THEN_OTHER_OPS = """
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %k = llvm.mlir.constant(5 : i32) : i32
+  "test.x"(%a) : (i32) -> ()
+  "test.y"(%b) : (i32) -> ()
+  "test.z"(%b) : (i32) -> ()
+  "test.w"(%b) : (i32) -> ()
+  return %a : i32
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_conversion_forgets_undone_patterns_of_other_ops
+@run
+def test_conversion_forgets_undone_patterns_of_other_ops():
+    # A pattern on test.x erases %k (or an op it made), then makes an op the
+    # conversion cannot legalize: the conversion undoes the pattern. What it
+    # erased is not erased any more: a later pattern on test.y may erase %k
+    # (upstream does), and a new op at the address of the freed one is not
+    # taken for it. The ops test.n a pattern made and the conversion freed
+    # were tried: a new test.n at such an address is a new op, and what was
+    # erased since stays erased (the second erase of %k is refused; it was
+    # erased twice at commit).
+    def convert(kind):
+        with ir.Context() as context, ir.Location.unknown():
+            context.allow_unregistered_dialects = True
+            module = ir.Module.parse(UNDONE_THEN_OTHER_OPS)
+            k = ops_of(module.body.operations[0])[0]
+            converter = rewrite.TypeConverter()
+            converter.add_conversion(lambda t: t)
+            target = rewrite.ConversionTarget()
+            target.add_legal_dialect("llvm", "func", "builtin")
+            target.add_illegal_op("arith.muli")
+
+            def erase_new_op(rewriter):
+                with rewriter.ip:
+                    new = ir.Operation.create("test.tmp")
+                rewriter.erase_op(new)
+
+            def on_n(op, operands, type_converter, rewriter):
+                if str(op.attributes["tag"]) == '"undone"':
+                    return True
+                rewriter.erase_op(op)
+
+            def on_x(op, operands, type_converter, rewriter):
+                if kind == "erase_k":
+                    rewriter.erase_op(k)
+                elif kind == "new_op":
+                    erase_new_op(rewriter)
+                with rewriter.ip:
+                    if kind == "retry":
+                        ir.Operation.create("test.n", attributes={"tag": ir.StringAttr.get("undone")})
+                    ir.Operation.create(
+                        "arith.muli", results=[ir.IntegerType.get_signless(32)],
+                        operands=[operands[0], operands[0]])
+                rewriter.erase_op(op)
+
+            def on_y(op, operands, type_converter, rewriter):
+                if kind == "new_op":
+                    erase_new_op(rewriter)
+                else:
+                    rewriter.erase_op(k)
+                rewriter.erase_op(op)
+
+            def on_z(op, operands, type_converter, rewriter):
+                with rewriter.ip:
+                    for _ in range(8):
+                        ir.Operation.create("test.n", attributes={"tag": ir.StringAttr.get("new")})
+                rewriter.erase_op(op)
+
+            def on_w(op, operands, type_converter, rewriter):
+                if kind == "retry":
+                    rewriter.erase_op(k)
+                rewriter.erase_op(op)
+
+            patterns = rewrite.RewritePatternSet()
+            for name, fn in (("test.n", on_n), ("test.x", on_x), ("test.y", on_y),
+                             ("test.z", on_z), ("test.w", on_w)):
+                patterns.add_conversion(name, fn, converter)
+            try:
+                rewrite.apply_partial_conversion(module, target, patterns.freeze())
+                outcome = "converted"
+            except ValueError as e:
+                outcome = "ValueError: " + str(e)
+            print(kind, outcome, module.operation.verify(),
+                  [op.name for op in ops_of(module.body.operations[0])])
+        gc.collect()
+
+    convert("erase_k")
+    # CHECK-NEXT: erase_k converted True ['test.x', 'func.return']
+    convert("new_op")
+    # CHECK-NEXT: new_op converted True ['llvm.mlir.constant', 'test.x', 'func.return']
+    convert("retry")
+    # CHECK-NEXT: retry ValueError: cannot erase 'llvm.mlir.constant': it was already erased by this conversion (a conversion with rollback leaves it in place until it commits) True ['test.x', 'test.w', 'func.return']
+
+
+# CHECK-LABEL: TEST: test_conversion_erases_other_ir_at_once
+@run
+def test_conversion_erases_other_ir_at_once():
+    # Operation.erase() of an op of other IR (a module the pattern parsed)
+    # in a conversion pattern: the conversion's rewriter only recorded it,
+    # and erased the op when it committed, after the module was freed. Now
+    # it erases the op at once, and the rewriter refuses such an op.
+    for keep in (False, True):
+        with ir.Context() as context, ir.Location.unknown():
+            context.allow_unregistered_dialects = True
+            module = ir.Module.parse(
+                'func.func @f(%a: i32) {\n  "test.x"(%a) : (i32) -> ()\n  return\n}')
+            converter = rewrite.TypeConverter()
+            converter.add_conversion(lambda t: t)
+            target = rewrite.ConversionTarget()
+            target.add_legal_dialect("func", "builtin")
+            kept = []
+
+            def on_x(op, operands, type_converter, rewriter):
+                scratch = ir.Module.parse('"test.tmp"() : () -> ()')
+                tmp = scratch.body.operations[0]
+                for change in (rewriter.erase_op, lambda op: rewriter.replace_op(op, [])):
+                    try:
+                        change(tmp)
+                    except ValueError as e:
+                        print(e)
+                tmp.operation.erase()
+                print(len(scratch.body.operations), tmp.operation.handle_state)
+                if keep:
+                    kept.append(scratch)
+                rewriter.erase_op(op)
+
+            patterns = rewrite.RewritePatternSet()
+            patterns.add_conversion("test.x", on_x, converter)
+            rewrite.apply_partial_conversion(module, target, patterns.freeze())
+            print(module.operation.verify(),
+                  [op.name for op in ops_of(module.body.operations[0])],
+                  [len(scratch.body.operations) for scratch in kept])
+        gc.collect()
+    # CHECK-NEXT: cannot erase 'test.tmp' with the rewriter: it is not in the IR the conversion rewrites, and a conversion with rollback would erase it only when it commits (after that IR may be freed); change other IR through Operation's methods (Operation.erase())
+    # CHECK-NEXT: cannot replace 'test.tmp' with the rewriter: it is not in the IR the conversion rewrites, and a conversion with rollback would replace it only when it commits {{.*}}
+    # CHECK-NEXT: 0 erased
+    # CHECK-NEXT: True ['func.return'] []
+    # CHECK-NEXT: cannot erase 'test.tmp' {{.*}}
+    # CHECK-NEXT: cannot replace 'test.tmp' {{.*}}
+    # CHECK-NEXT: 0 erased
+    # CHECK-NEXT: True ['func.return'] [0]
+
 IP_IN_IF = """
 func.func private @f(%a: i32, %c: i1) -> i32 {
   scf.if %c {
@@ -1311,7 +1456,7 @@ def test_pdl_replacement_counts():
     # MLIR asserts on a replacement of another count than the op's results
     # (with assertions on) and otherwise drops the extra values; Python's
     # replace_op refuses it, and so does the check PDLModule adds before each
-    # pdl.replace (the pattern is not applied, the run raises).
+    # pdl.replace (the op is kept, the run raises).
     with ir.Context():
         pdl = rewrite.PDLModule(ir.Module.parse("""
           module {
@@ -1333,7 +1478,7 @@ def test_pdl_replacement_counts():
         try:
             rewrite.apply_patterns_and_fold_greedily(module, pdl.freeze())
         except ValueError as error:
-            # CHECK: pdl.replace at loc("-":9:17): expected 1 values, got 2; the pattern was not applied
+            # CHECK: pdl.replace at loc("-":9:17): expected 1 values, got 2; 'arith.muli' was kept (the rest of its PDL rewrite ran)
             print(error)
         # CHECK: True arith.muli
         print(module.operation.verify(),
