@@ -10,6 +10,7 @@ emission.
 from .....ir import (AffineAddExpr, AffineCeilDivExpr, AffineConstantExpr,
                     AffineDimExpr, AffineFloorDivExpr, AffineModExpr,
                     AffineMulExpr)
+from .interned import InternedByName
 
 __all__ = ["AffineExprDef", "DimDef", "SymbolDef", "D", "S"]
 
@@ -133,24 +134,9 @@ class _AffineBinary(AffineExprDef):
         return f"({self.lhs!r} {self.operator} {self.rhs!r})"
 
 
-class _Named(AffineExprDef):
-    """Dimensions and symbols are unique per name (``D.m is D.m``)."""
-
-    _instances = None  # one dict per subclass
-
-    def __new__(cls, name):
-        if not isinstance(name, str) or not name.isidentifier():
-            raise ValueError(f"{cls.__name__} needs an identifier name, got "
-                             f"{name!r}")
-        existing = cls._instances.get(name)
-        if existing is None:
-            existing = super().__new__(cls)
-            existing.name = name
-            cls._instances[name] = existing
-        return existing
-
-    def __reduce__(self):
-        return (type(self), (self.name,))
+class _Named(InternedByName, AffineExprDef):
+    """Dimensions and symbols are unique per name (``D.m is D.m``); each
+    subclass has its own names."""
 
 
 class DimDef(_Named):

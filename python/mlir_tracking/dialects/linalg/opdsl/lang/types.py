@@ -7,28 +7,16 @@ types, as upstream's are.
 """
 
 from .....ir import F32Type, F64Type, IntegerType
+from .interned import InternedByName
 
 __all__ = ["TypeVar", "TV", "T", "T1", "T2", "U", "V",
            "I32", "I64", "F32", "F64"]
 
 
-class TypeVar:
+class TypeVar(InternedByName):
     """A named element type variable; one object per name."""
 
     _instances = {}
-
-    def __new__(cls, name):
-        if not isinstance(name, str) or not name.isidentifier():
-            raise ValueError(f"TypeVar needs an identifier name, got {name!r}")
-        existing = cls._instances.get(name)
-        if existing is None:
-            existing = super().__new__(cls)
-            existing.name = name
-            cls._instances[name] = existing
-        return existing
-
-    def __reduce__(self):
-        return (TypeVar, (self.name,))
 
     def __repr__(self):
         return f"TypeVar({self.name})"
