@@ -432,23 +432,44 @@ static void checkInlinedArgumentValues(Block *block, ArrayRef<Value> values,
   }
 }
 
+/// The innermost instance of `Derived` on this thread for one context: the
+/// state of a driver run, which code called deep inside MLIR (listeners,
+/// Python callbacks) finds. Made on the stack, it shadows the previous one
+/// until it is destroyed.
+template <typename Derived> class ScopedRunState {
+public:
+  /// The instance on this thread for `context`, or null.
+  static Derived *get(MLIRContext *context) {
+    return current && current->context == context
+               ? static_cast<Derived *>(current)
+               : nullptr;
+  }
+  ScopedRunState(const ScopedRunState &) = delete;
+  ScopedRunState &operator=(const ScopedRunState &) = delete;
+
+protected:
+  explicit ScopedRunState(MLIRContext *context)
+      : context(context), previous(std::exchange(current, this)) {}
+  ~ScopedRunState() { current = previous; }
+
+private:
+  static thread_local ScopedRunState *current;
+  MLIRContext *context;
+  ScopedRunState *previous;
+};
+
+template <typename Derived>
+thread_local ScopedRunState<Derived> *ScopedRunState<Derived>::current =
+    nullptr;
+
 /// The IR erased since the pattern being applied began, by address. PDL may
 /// still hold such IR and pass it to a native function (an op nested in one
 /// it erased, or the same op under another PDL value: a native function's
 /// result, a constraint's), which must then not read it. Fed by the
 /// driver's listener; one per driver run and thread.
-class RewriteErasures {
+class RewriteErasures : public ScopedRunState<RewriteErasures> {
 public:
-  explicit RewriteErasures(MLIRContext *context)
-      : context(context), previous(std::exchange(current, this)) {}
-  ~RewriteErasures() { current = previous; }
-  RewriteErasures(const RewriteErasures &) = delete;
-  RewriteErasures &operator=(const RewriteErasures &) = delete;
-
-  /// The erasures of the driver running on this thread in `context`.
-  static RewriteErasures *get(MLIRContext *context) {
-    return current && current->context == context ? current : nullptr;
-  }
+  explicit RewriteErasures(MLIRContext *context) : ScopedRunState(context) {}
 
   /// True if the driver undoes a rewrite that fails: a dialect conversion
   /// with rollback. One without rollback claims it can recover, but goes on
@@ -585,9 +606,6 @@ private:
     });
   }
 
-  static thread_local RewriteErasures *current;
-  MLIRContext *context;
-  RewriteErasures *previous;
   llvm::DenseSet<const void *> addresses;
   SmallVector<OperandList> operandLists;
   llvm::DenseSet<Operation *> refusedReplacements;
@@ -596,8 +614,6 @@ private:
   bool erased = false;
   bool changed = false;
 };
-
-thread_local RewriteErasures *RewriteErasures::current = nullptr;
 
 /// The ops the Python code of a dialect conversion with rollback asked its
 /// rewriter to erase or replace. Such a conversion only records the change
@@ -614,19 +630,9 @@ thread_local RewriteErasures *RewriteErasures::current = nullptr;
 /// conversion frees an op it erased or replaced only when it commits, and
 /// one a pattern made only when it undoes that pattern. One per conversion
 /// run and thread.
-class ConversionRemovals {
+class ConversionRemovals : public ScopedRunState<ConversionRemovals> {
 public:
-  explicit ConversionRemovals(MLIRContext *context)
-      : context(context), previous(std::exchange(current, this)) {}
-  ~ConversionRemovals() { current = previous; }
-  ConversionRemovals(const ConversionRemovals &) = delete;
-  ConversionRemovals &operator=(const ConversionRemovals &) = delete;
-
-  /// The instance of the conversion running on this thread in `context`,
-  /// or null.
-  static ConversionRemovals *get(MLIRContext *context) {
-    return current && current->context == context ? current : nullptr;
-  }
+  explicit ConversionRemovals(MLIRContext *context) : ScopedRunState(context) {}
 
   /// Fires when the conversion begins to apply `pattern`.
   void notePatternBegin(const Pattern &pattern) {
@@ -676,12 +682,16 @@ public:
     return nullptr;
   }
 
+  /// "already erased by this conversion ...".
+  static std::string describeRemoval(bool erased) {
+    return std::string(erased ? "already erased" : "already replaced") +
+           " by this conversion (a conversion with rollback leaves it in "
+           "place until it commits)";
+  }
   /// "'x', which was already erased by this conversion ...".
   static std::string describeRemoved(Operation *removedOp, bool erased) {
     return "'" + removedOp->getName().getStringRef().str() + "', which was " +
-           (erased ? "already erased" : "already replaced") +
-           " by this conversion (a conversion with rollback leaves it in "
-           "place until it commits)";
+           describeRemoval(erased);
   }
 
   /// Raises ValueError if `op` (or an op holding it) was erased or
@@ -695,10 +705,7 @@ public:
     std::string text = std::string("cannot ") + action + " '" +
                        op->getName().getStringRef().str() + "': ";
     if (removedOp == op)
-      throw py::value_error(text + "it was " +
-                            (erased ? "already erased" : "already replaced") +
-                            " by this conversion (a conversion with rollback "
-                            "leaves it in place until it commits)");
+      throw py::value_error(text + "it was " + describeRemoval(erased));
     throw py::value_error(text + "it is inside " +
                           describeRemoved(removedOp, erased));
   }
@@ -742,9 +749,6 @@ private:
       removed.erase(records.pop_back_val());
   }
 
-  static thread_local ConversionRemovals *current;
-  MLIRContext *context;
-  ConversionRemovals *previous;
   /// The recorded ops, in order, and whether each was erased.
   SmallVector<Operation *> records;
   llvm::DenseMap<Operation *, bool> removed;
@@ -758,8 +762,6 @@ private:
   /// The pattern whose end (undone) was reported last, with nothing since.
   const Pattern *endedFailed = nullptr;
 };
-
-thread_local ConversionRemovals *ConversionRemovals::current = nullptr;
 
 /// Raises ValueError if the rewriter of a conversion with rollback is to
 /// `action` ("erase", "replace") `op` of other IR than it converts (a
