@@ -264,6 +264,33 @@ MLIR_CAPI_EXPORTED MlirLogicalResult mlirTrackingWalkAndApplyPatterns(
     MlirFrozenRewritePatternSet patterns, MlirTrackingConfig tracking);
 
 //===----------------------------------------------------------------------===//
+// Rewriter.
+//===----------------------------------------------------------------------===//
+
+/// Upstream's mlirIRRewriterCreate with tracking: a rewriter of `context` for
+/// every mlirRewriterBase* function of mlir-c/Rewrite.h whose replaces, erases
+/// and moves update the handles of the context's registry (each event names
+/// "mlirTrackingRewriter"). Changes made with MLIR's own rewriter, or with
+/// mlirOperationMoveBefore/After, mlirOperationDestroy and the like, are not
+/// seen: an op moved into another function that way keeps the handle's old
+/// place, and a pass erasing it there may leave its handle on freed memory.
+/// `mlirRewriterBaseReplaceOpWithOperation` names the replacement op to the
+/// handle, whatever its name. The rewriter looks the registry up at each
+/// change, so it may outlive the registry (not the context). Destroy it with
+/// mlirTrackingRewriterDestroy. Returns null for a null context.
+MLIR_CAPI_EXPORTED MlirRewriterBase
+mlirTrackingRewriterCreate(MlirContext context);
+
+/// The same with the insertion point before `op` (upstream's
+/// mlirIRRewriterCreateFromOp). Returns null for a null op.
+MLIR_CAPI_EXPORTED MlirRewriterBase
+mlirTrackingRewriterCreateFromOp(MlirOperation op);
+
+/// Destroys a rewriter made by mlirTrackingRewriterCreate(FromOp). Null is
+/// ignored.
+MLIR_CAPI_EXPORTED void mlirTrackingRewriterDestroy(MlirRewriterBase rewriter);
+
+//===----------------------------------------------------------------------===//
 // Transform interpreter.
 //===----------------------------------------------------------------------===//
 

@@ -27,6 +27,7 @@
 #include "mlir/Tracking/Passes.h"
 #include "mlir/Tracking/TrackedRewrite.h"
 #include "mlir/Tracking/TrackingListener.h"
+#include "mlir/Tracking/TrackingRewriter.h"
 #include "mlir/Tracking/TransformInterpreter.h"
 
 #include <mutex>
@@ -298,6 +299,51 @@ MlirLogicalResult mlirTrackingWalkAndApplyPatterns(
   ScopedRewriteAttribution attribution(function, root);
   walkAndApplyPatternsTracked(root, *unwrap(patterns), getConfig(tracking));
   return mlirLogicalResultSuccess();
+}
+
+//===----------------------------------------------------------------------===//
+// Rewriter.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The listener of a C API rewriter, a base so that it is built before the
+/// rewriter that points to it. No registry of its own: it looks up the
+/// registry of each changed op's context, so the rewriter may outlive one.
+struct LabelledListener {
+  LabelledListener() {
+    labelled.setUnpatternedLabels("mlirTrackingRewriter",
+                                  "mlirTrackingRewriter");
+  }
+  TrackingListener labelled;
+};
+
+/// What mlirTrackingRewriterCreate returns.
+class CAPITrackingRewriter : private LabelledListener, public TrackingRewriter {
+public:
+  explicit CAPITrackingRewriter(MLIRContext *context)
+      : TrackingRewriter(context, &labelled) {}
+};
+} // namespace
+
+MlirRewriterBase mlirTrackingRewriterCreate(MlirContext context) {
+  if (!context.ptr)
+    return {nullptr};
+  return wrap(
+      static_cast<RewriterBase *>(new CAPITrackingRewriter(unwrap(context))));
+}
+
+MlirRewriterBase mlirTrackingRewriterCreateFromOp(MlirOperation op) {
+  if (!op.ptr)
+    return {nullptr};
+  Operation *operation = unwrap(op);
+  auto *rewriter = new CAPITrackingRewriter(operation->getContext());
+  rewriter->setInsertionPoint(operation);
+  return wrap(static_cast<RewriterBase *>(rewriter));
+}
+
+void mlirTrackingRewriterDestroy(MlirRewriterBase rewriter) {
+  // Virtual destructors: the rewriter is an IRRewriter, as upstream's are.
+  delete static_cast<IRRewriter *>(unwrap(rewriter));
 }
 
 //===----------------------------------------------------------------------===//

@@ -259,6 +259,18 @@ TrackingListener *mlir::tracking::getTrackingListener() {
   return &listener;
 }
 
+TrackingListener *mlir::tracking::getTrackingRewriterListener() {
+  // Its events say which rewriter made them, not the greedy driver's
+  // reasons ("folded") that the unpatterned changes of a pass carry.
+  struct RewriterListener : TrackingListener {
+    RewriterListener() {
+      setUnpatternedLabels("TrackingRewriter", "TrackingRewriter");
+    }
+  };
+  static RewriterListener listener;
+  return &listener;
+}
+
 TrackingListener::TrackingListener(TrackingListenerConfig config,
                                    HandleRegistry *registry,
                                    OpBuilder::Listener *next)

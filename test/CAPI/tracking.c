@@ -9,6 +9,7 @@
 // invalidated by a non-precise pass, pattern sets (canonicalization, PDL)
 // applied by the tracked greedy and walk drivers, transform scripts run by
 // the tracked interpreter (handles in, results out, a failing script), the
+// tracked rewriter (a move into another function, a replace, an erase), the
 // failure paths (null arguments, another context, a second registry) and the
 // end of tracking.
 //
@@ -918,6 +919,99 @@ static void testTransformInterpreterFailures(void) {
   // clang-format on
 }
 
+// @f's %k moves to @g, where canonicalize erases it as dead code.
+static const char *const kRewriterInput = "func.func @f(%x: i32) -> i32 {\n"
+                                          "  %k = arith.constant 5 : i32\n"
+                                          "  %m = arith.muli %x, %x : i32\n"
+                                          "  %n = arith.addi %x, %x : i32\n"
+                                          "  return %n : i32\n"
+                                          "}\n"
+                                          "func.func @g() {\n"
+                                          "  return\n"
+                                          "}\n";
+
+static void testRewriter(void) {
+  printf("TEST: rewriter\n");
+  // (MLIR 22 declares mlirRewriterBaseIsNull but does not define it.)
+  CHECK_OR_DIE(!mlirTrackingRewriterCreate((MlirContext){NULL}).ptr);
+  CHECK_OR_DIE(!mlirTrackingRewriterCreateFromOp((MlirOperation){NULL}).ptr);
+  mlirTrackingRewriterDestroy((MlirRewriterBase){NULL});
+
+  MlirContext context = createContext();
+  MlirTrackingRegistry registry = mlirTrackingRegistryCreate(context);
+  MlirModule module = mlirModuleCreateParse(
+      context, mlirStringRefCreateFromCString(kRewriterInput));
+  MlirOperation constant = find(module, "arith.constant").ops[0];
+  MlirOperation mul = find(module, "arith.muli").ops[0];
+  MlirOperation add = find(module, "arith.addi").ops[0];
+  MlirOperation gReturn = find(module, "func.return").ops[1];
+  MlirTrackingHandle k = mlirTrackingHandleCreate(registry, constant);
+  MlirTrackingHandle m = mlirTrackingHandleCreate(registry, mul);
+  MlirTrackingHandle n = mlirTrackingHandleCreate(registry, add);
+
+  // Replaced by a clone that the rewriter names: the handle follows it.
+  MlirRewriterBase rewriter = mlirTrackingRewriterCreateFromOp(add);
+  CHECK_OR_DIE(rewriter.ptr);
+  MlirOperation clone = mlirRewriterBaseClone(rewriter, add);
+  mlirRewriterBaseReplaceOpWithOperation(rewriter, add, clone);
+  report("n", n);
+  CHECK_OR_DIE(mlirOperationEqual(mlirTrackingHandleGetOperation(n), clone));
+  mlirRewriterBaseEraseOp(rewriter, mul);
+  report("m", m);
+
+  // A move into another function is seen: the pass that erases %k in @g
+  // (where no handle lay before) updates its handle.
+  mlirRewriterBaseMoveOpBefore(rewriter, constant, gReturn);
+  MlirPassManager pm = mlirPassManagerCreate(context);
+  CHECK_OR_DIE(mlirLogicalResultIsSuccess(
+      mlirTrackingPassManagerEnableTracking(pm, registry)));
+  MlirOpPassManager functions = mlirPassManagerGetNestedUnder(
+      pm, mlirStringRefCreateFromCString("func.func"));
+  mlirOpPassManagerAddOwnedPass(functions,
+                                mlirTrackingCreateCanonicalizerPass());
+  CHECK_OR_DIE(mlirLogicalResultIsSuccess(
+      mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module))));
+  mlirPassManagerDestroy(pm);
+  report("k", k);
+
+  // The rewriter looks the registry up at each change: it outlives it.
+  mlirTrackingHandleDestroy(k);
+  mlirTrackingHandleDestroy(m);
+  mlirTrackingHandleDestroy(n);
+  mlirTrackingRegistryDestroy(registry);
+  mlirRewriterBaseSetInsertionPointBefore(rewriter, clone);
+  mlirRewriterBaseReplaceOpWithOperation(
+      rewriter, clone, mlirRewriterBaseClone(rewriter, clone));
+  mlirTrackingRewriterDestroy(rewriter);
+  mlirOperationPrint(mlirModuleGetOperation(module), printToStdout, NULL);
+  printf("\n");
+
+  // Made from a context, with the insertion point set afterwards.
+  rewriter = mlirTrackingRewriterCreate(context);
+  CHECK_OR_DIE(mlirContextEqual(mlirRewriterBaseGetContext(rewriter), context));
+  mlirTrackingRewriterDestroy(rewriter);
+  mlirModuleDestroy(module);
+  mlirContextDestroy(context);
+  // CHECK-LABEL: TEST: rewriter
+  // CHECK-NEXT: n: live: %{{.*}} = arith.addi %arg0, %arg0 : i32
+  // CHECK-NEXT: describe: operation handle to 'arith.addi'
+  // CHECK-NEXT: 1 events
+  // CHECK-NEXT: arith.addi {{.*}} (mlirTrackingRewriter)
+  // CHECK-NEXT: m: erased
+  // CHECK-NEXT: describe: operation handle to 'arith.muli'
+  // CHECK-NEXT: 1 events
+  // CHECK-NEXT: arith.muli {{.*}}: erased {{.*}}mlirTrackingRewriter
+  // CHECK-NEXT: k: erased
+  // CHECK-NEXT: describe: operation handle to 'arith.constant'
+  // CHECK-NEXT: 1 events
+  // CHECK-NEXT: canonicalize on func.func @g: arith.constant
+  // CHECK: func.func @f(%arg0: i32) -> i32 {
+  // CHECK-NEXT: %[[SUM:.*]] = arith.addi %arg0, %arg0 : i32
+  // CHECK-NEXT: return %[[SUM]] : i32
+  // CHECK: func.func @g() {
+  // CHECK-NEXT: return
+}
+
 int main(void) {
   testStateNames();
   testRegistry();
@@ -929,5 +1023,6 @@ int main(void) {
   testPatterns();
   testTransformInterpreter();
   testTransformInterpreterFailures();
+  testRewriter();
   return 0;
 }

@@ -1092,6 +1092,22 @@ TEST_F(TrackingListenerTest, ExplicitReplacementByOpOfAnotherNameFollows) {
   expectConsistent();
 }
 
+/// A TrackingRewriter's own listener labels the changes it makes outside any
+/// pattern with the rewriter, not with the greedy driver's "folded".
+TEST_F(TrackingListenerTest, DefaultTrackingRewriterNamesItself) {
+  Operation *add = op("add");
+  OpHandle handle = registry->getHandle(add);
+  TrackingRewriter rewriter(&context);
+  rewriter.setInsertionPoint(add);
+  rewriter.replaceOpWithNewOp<arith::MulIOp>(add, arg("f", 0), arg("f", 1));
+  EXPECT_EQ(handle.getLastName(), "arith.muli") << handle.describe();
+  EXPECT_EQ(handle.getHistory().back().pattern, "TrackingRewriter");
+  rewriter.eraseOp(handle.get());
+  EXPECT_EQ(handle.getState(), HandleState::Erased);
+  EXPECT_EQ(handle.getHistory().back().pattern, "TrackingRewriter");
+  expectConsistent();
+}
+
 /// An explicit replacement onto an op with a handle of its own merges them.
 TEST_F(TrackingListenerTest, ExplicitReplacementOntoHandledOpMerges) {
   Operation *ifOp = op("if");

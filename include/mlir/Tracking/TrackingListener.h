@@ -350,6 +350,10 @@ public:
 /// nothing.
 TrackingListener *getTrackingListener();
 
+/// The same for rewrites made outside any pass or driver: the default
+/// listener of TrackingRewriter, whose events name "TrackingRewriter".
+TrackingListener *getTrackingRewriterListener();
+
 /// Attributes the rewrites made on this thread to `pass` running on `anchor`
 /// while alive (the pass instrumentation does the same around each pass):
 /// set it to attribute rewrites made outside a pass manager. `anchor` must

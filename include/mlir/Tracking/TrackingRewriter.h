@@ -28,10 +28,11 @@ namespace mlir::tracking {
 /// the replacement op to the listener.
 class TrackingRewriter : public IRRewriter {
 public:
-  /// By default the listener is the process-wide tracking listener.
+  /// By default the listener is the process-wide one for rewriters
+  /// (`getTrackingRewriterListener`).
   explicit TrackingRewriter(
       MLIRContext *context,
-      OpBuilder::Listener *listener = getTrackingListener())
+      OpBuilder::Listener *listener = getTrackingRewriterListener())
       : IRRewriter(context, listener) {}
 
   using IRRewriter::replaceOp;
