@@ -177,7 +177,8 @@ mlirTrackingHandlePrintHistory(MlirTrackingHandle handle,
 /// Makes `passManager` report to `registry`: precise passes (canonicalize and
 /// cse from this library, and passes registered as precise) move handles to
 /// replacements or mark them erased; every other pass invalidates the handles
-/// strictly nested in the op it runs on. The registry must outlive every run.
+/// strictly nested in the op it runs on. The pass manager may outlive the
+/// registry: its runs report to the registry its context has then, if any.
 /// Fails (and changes nothing) if either is null or they belong to different
 /// contexts.
 MLIR_CAPI_EXPORTED MlirLogicalResult mlirTrackingPassManagerEnableTracking(

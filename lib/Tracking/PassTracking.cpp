@@ -124,7 +124,7 @@ bool mlir::tracking::isPassAdaptor(const Pass &pass) {
 //===----------------------------------------------------------------------===//
 
 TrackingInstrumentation::TrackingInstrumentation(HandleRegistry &registry)
-    : registry(registry) {}
+    : context(registry.getContext()) {}
 
 TrackingInstrumentation::~TrackingInstrumentation() = default;
 
@@ -159,13 +159,17 @@ void TrackingInstrumentation::runBeforePass(Pass *pass, Operation *anchor) {
     if (pass->getArgument() == "transform-interpreter")
       while (Operation *parent = scope->getParentOp())
         scope = parent;
-    // The lock-free filter knows every scope with handles below it: most
-    // anchors without handles take no lock.
-    detail::RegistryNotifier notifier(registry);
-    if (notifier.hasHandles() &&
-        (detail::RegistryNotifier::getBodyScope(scope) != scope ||
-         notifier.mayBeTracked(scope)))
-      notifier.invalidateNested(scope, getSource(), "pass is not precise");
+    // The registry the context has now: the one tracking was enabled with
+    // may have ended (and another begun) since, while the pass manager
+    // lives on. The lock-free filter knows every scope with handles below
+    // it: most anchors without handles take no lock.
+    if (HandleRegistry *registry = HandleRegistry::lookup(context)) {
+      detail::RegistryNotifier notifier(*registry);
+      if (notifier.hasHandles() &&
+          (detail::RegistryNotifier::getBodyScope(scope) != scope ||
+           notifier.mayBeTracked(scope)))
+        notifier.invalidateNested(scope, getSource(), "pass is not precise");
+    }
     // Block and value handles under it end too.
     detail::invalidateUnitsUnder(scope, getSource, "pass is not precise");
   }

@@ -26,11 +26,15 @@ std::string TrackingVerificationFailure::str() const {
 
 TrackingVerifier::TrackingVerifier(HandleRegistry &registry,
                                    FailureCallback onFailure)
-    : registry(registry), onFailure(std::move(onFailure)) {}
+    : context(registry.getContext()), onFailure(std::move(onFailure)) {}
 
 void TrackingVerifier::verify(Pass *pass, Operation *anchor) {
   // Adaptors only run nested pipelines, whose passes were checked each.
   if (isPassAdaptor(*pass))
+    return;
+  // The registry the context has now (as TrackingInstrumentation does).
+  HandleRegistry *registry = HandleRegistry::lookup(context);
+  if (!registry)
     return;
   TrackingVerificationFailure failure;
   failure.pass = pass->getArgument().empty() ? pass->getName().str()
@@ -42,7 +46,7 @@ void TrackingVerifier::verify(Pass *pass, Operation *anchor) {
   source.passKey = pass;
   source.anchorKey = anchor;
   failure.problems =
-      detail::RegistryNotifier(registry).verifyNested(anchor, &source);
+      detail::RegistryNotifier(*registry).verifyNested(anchor, &source);
   if (failure.problems.empty())
     return;
   anchor->emitError() << failure.str();

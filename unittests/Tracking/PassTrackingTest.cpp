@@ -180,6 +180,25 @@ TEST_F(PassTrackingTest, ModulePassInvalidatesNestedButNotModule) {
   expectConsistent();
 }
 
+/// A pass manager may outlive the registry it was given: its runs report to
+/// the registry the context has then (none, then a new one), never to the
+/// freed one.
+TEST_F(PassTrackingTest, PassManagerOutlivesItsRegistry) {
+  PassManager pm(&context);
+  enableTracking(pm, *registry);
+  pm.addPass(std::make_unique<NonPrecisePass>());
+  handles.clear();
+  moduleHandle = funcA = funcB = global = OpHandle();
+  registry.reset();
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+
+  registry = std::make_unique<HandleRegistry>(&context);
+  OpHandle add = registry->getHandle(findTagged(*module, "a.add"));
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  expectInvalidatedBy(add, "test-non-precise", "builtin.module");
+  expectConsistent();
+}
+
 TEST_F(PassTrackingTest, NestedPipelineInvalidatesOnlyFunctionBodies) {
   static PassRegistration<NonPrecisePass> registration;
   PassManager pm(&context);

@@ -75,11 +75,14 @@ public:
 private:
   void finishPass(Pass *pass, Operation *anchor);
 
-  HandleRegistry &registry;
+  /// The registry's context: each pass execution reports to the registry
+  /// the context has then (if any), so the instrumentation may outlive it.
+  MLIRContext *context;
 };
 
 /// Adds a TrackingInstrumentation for `registry` to `pm`. The registry must
-/// be of `pm`'s context (a fatal error otherwise) and outlive every run.
+/// be of `pm`'s context (a fatal error otherwise). The pass manager may
+/// outlive it: its runs then report to the context's next registry, if any.
 void enableTracking(PassManager &pm, HandleRegistry &registry);
 
 /// True for the pass manager's own adaptor passes, which only run nested

@@ -58,7 +58,9 @@ public:
 
 private:
   void verify(Pass *pass, Operation *anchor);
-  HandleRegistry &registry;
+  /// The registry's context: each pass is checked against the registry the
+  /// context has then, so the verifier may outlive it.
+  MLIRContext *context;
   FailureCallback onFailure;
 };
 
