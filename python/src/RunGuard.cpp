@@ -130,7 +130,12 @@ RunLock::RunLock(PyOperation &target, std::string pipeline, bool driver,
   // Passes assume that every use of an op they erase is in the IR they run
   // on: one erasing an op (or block) that another tree still uses would
   // leave that tree with a use of freed IR.
-  if (links.rootUsedFromOutside)
+  // The same within the tree for a run on a nested op: a branch or an
+  // operand moved into another function keeps using the op's blocks and
+  // values, which the pass manager does not verify (it verifies only the
+  // op) and region simplification frees.
+  if (links.rootUsedFromOutside ||
+      (op != getRootOf(op) && isUsedFromOutside(op)))
     throw IRInUseException(
         "cannot run '" + run.pipeline + "' on " + run.target +
         ": ops outside its IR (a clone, or ops detached or moved out of it) "

@@ -102,3 +102,25 @@ TreeLinks mlir::tracking::python::findTreeLinks(PyMlirContext &context,
   }
   return links;
 }
+
+bool mlir::tracking::python::isUsedFromOutside(Operation *op) {
+  auto outside = [&](Operation *user) { return !op->isAncestor(user); };
+  WalkResult result = op->walk([&](Operation *nested) {
+    // A run on `op` keeps `op` itself: its results are used outside.
+    if (nested != op)
+      for (Value value : nested->getResults())
+        if (llvm::any_of(value.getUsers(), outside))
+          return WalkResult::interrupt();
+    for (Region &region : nested->getRegions())
+      for (Block &block : region) {
+        for (BlockOperand &use : block.getUses())
+          if (outside(use.getOwner()))
+            return WalkResult::interrupt();
+        for (BlockArgument argument : block.getArguments())
+          if (llvm::any_of(argument.getUsers(), outside))
+            return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}

@@ -53,6 +53,12 @@ namespace __attribute__((visibility("hidden"))) python {
   TreeLinks findTreeLinks(PyMlirContext & context, Operation * root,
                           TreeLinkQuery query, Operation *within = nullptr);
 
+  /// True if an op not nested in `op` (elsewhere in its tree, or in another
+  /// tree) uses a value or block of the IR under `op` (not `op`'s own
+  /// results): a run on `op` could free what that op still uses. Walks the
+  /// IR under `op`, in any context.
+  bool isUsedFromOutside(Operation * op);
+
 } // namespace python
 } // namespace mlir::tracking
 

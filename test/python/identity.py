@@ -6,7 +6,7 @@
 
 import gc
 
-from mlir_tracking import ir
+from mlir_tracking import ir, rewrite
 from mlir_tracking.passmanager import PassManager
 
 
@@ -362,6 +362,65 @@ def test_run_refused_while_another_tree_uses_the_ir():
         pm.run(m.operation)
         # CHECK: 0
         print(len(m.body.operations))
+
+
+# CHECK-LABEL: TEST: test_run_on_a_function_refused_while_another_uses_it
+@run
+def test_run_on_a_function_refused_while_another_uses_it():
+    # Within one tree: a branch moved from @f into @g still targets @f's
+    # unreachable ^bb1, and an op of @g uses a value of @f. A run on @f
+    # verifies only @f, which is valid, and its region simplification would
+    # free ^bb1 (and the value) under @g's uses; refused, nothing changes.
+    with ir.Context(), ir.Location.unknown():
+        m = ir.Module.parse("""
+          func.func @f(%a: i32) -> i32 {
+            cf.br ^bb2
+          ^bb1(%x: i32):
+            %y = arith.addi %x, %x : i32
+            return %y : i32
+          ^bb2:
+            return %a : i32
+          ^bb3:
+            cf.br ^bb1(%a : i32)
+          }
+          func.func @g(%a: i32) -> i32 {
+            %m = arith.muli %a, %a : i32
+            return %a : i32
+          }""")
+        f, g = m.body.operations
+        branch = f.regions[0].blocks[3].operations[0]
+        g_return = g.regions[0].blocks[0].operations[1]
+        branch.move_before(g_return)
+        g_return.erase()
+        branch.operands[0] = g.regions[0].blocks[0].arguments[0]
+        with ir.InsertionPoint(f.regions[0].blocks[3]):
+            ir.Operation.create("func.return", operands=[f.regions[0].blocks[0].arguments[0]])
+        canonicalize = PassManager.parse("func.func(canonicalize)")
+        # CHECK: RuntimeError: cannot run 'func.func(canonicalize{{.*}})' on 'func.func' {{.*}}: ops outside its IR {{.*}} use values or blocks of it
+        expect(RuntimeError, lambda: canonicalize.run(f))
+        # CHECK: RuntimeError: cannot run 'apply_patterns_and_fold_greedily' on 'func.func'
+        expect(RuntimeError, lambda: rewrite.apply_patterns_and_fold_greedily(
+            f, rewrite.RewritePatternSet().freeze()))
+        # CHECK: 4 True
+        print(len(f.regions[0].blocks),
+              branch.successors[0] == f.regions[0].blocks[1])
+
+        # A value instead of a block: the same.
+        branch.erase()
+        with ir.InsertionPoint(g.regions[0].blocks[0]):
+            ir.Operation.create("func.return", operands=[g.regions[0].blocks[0].arguments[0]])
+        mul = g.regions[0].blocks[0].operations[0]
+        y = f.regions[0].blocks[1].operations[0].result
+        mul.operands[0] = y
+        # CHECK: RuntimeError: cannot run 'func.func(canonicalize{{.*}})' on 'func.func'
+        expect(RuntimeError, lambda: canonicalize.run(f))
+        # CHECK: arith.addi
+        print(mul.operands[0].owner.name)
+        # Given back its own operand, @f runs (and ^bb1 goes).
+        mul.operands[0] = g.regions[0].blocks[0].arguments[0]
+        canonicalize.run(f)
+        # CHECK: 1
+        print(len(f.regions[0].blocks))
 
 
 # The run guard and the root owners look for uses linking one IR tree to
