@@ -19,6 +19,7 @@
 #include "mlir/Tracking/TrackingVerifier.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -164,6 +165,10 @@ LogicalResult mlir::tracking::trackingOptMain(int argc, char **argv,
   if ((trackOps.empty() && !debugTracking && !verifyTracking) ||
       config.shouldShowDialects() || config.shouldListPasses())
     return MlirOptMain(argc, argv, inputFilename, outputFilename, registry);
+  // What upstream's MlirOptMain sets up before running: the stack trace and
+  // bug-report banner on a crash, and the crash reproducer's signal
+  // handling.
+  llvm::InitLLVM initLLVM(argc, argv);
 
   llvm::StringSet<> opNames;
   bool trackAll = trackOps.empty();
