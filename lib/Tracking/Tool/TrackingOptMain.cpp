@@ -17,6 +17,7 @@
 #include "mlir/Tracking/PassTracking.h"
 #include "mlir/Tracking/TrackingListener.h"
 #include "mlir/Tracking/TrackingVerifier.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -43,7 +44,7 @@ public:
         opNames(std::move(opNames)), trackAll(trackAll), print(print) {
     registry->setEventObserver([this](const TrackingEvent &event) {
       std::lock_guard<std::mutex> lock(eventsMutex);
-      events.push_back(event);
+      events[{event.passKey, event.anchorKey}].push_back(event);
     });
   }
 
@@ -88,13 +89,11 @@ private:
     std::vector<TrackingEvent> mine;
     {
       std::lock_guard<std::mutex> lock(eventsMutex);
-      auto isMine = [&](const TrackingEvent &event) {
-        return event.passKey == pass && event.anchorKey == anchor;
-      };
-      for (const TrackingEvent &event : events)
-        if (isMine(event))
-          mine.push_back(event);
-      llvm::erase_if(events, isMine);
+      auto it = events.find({pass, anchor});
+      if (it == events.end())
+        return;
+      mine = std::move(it->second);
+      events.erase(it);
     }
     // One write per pass, so lines of concurrent passes do not interleave.
     std::string text;
@@ -110,7 +109,12 @@ private:
   bool print;
   bool started = false;
   std::mutex eventsMutex;
-  std::vector<TrackingEvent> events;
+  /// The events not printed yet, by pass execution (pass and anchor): a
+  /// pass nested in another's execution (inline's canonicalize) takes its
+  /// own without scanning the outer pass's, which grow with the IR.
+  llvm::DenseMap<std::pair<const void *, const void *>,
+                 std::vector<TrackingEvent>>
+      events;
 };
 
 /// Checks that every name in --track-ops is an op the context knows.
