@@ -13,6 +13,7 @@
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tracking/Passes.h"
+#include "mlir/Tracking/TransformInterpreter.h"
 
 using namespace mlir::tracking::python;
 
@@ -24,6 +25,7 @@ PYBIND11_MODULE(_mlirTracking, m) {
   // `canonicalize` and `cse` are the precise ones.
   static bool registered = [] {
     mlir::tracking::registerTrackedPasses();
+    mlir::tracking::registerTrackedTransformInterpreterPass();
     mlir::registerAllPasses();
     return true;
   }();

@@ -898,7 +898,7 @@ static void testTransformInterpreterFailures(void) {
   mlirContextDestroy(context);
   // clang-format off
   // CHECK-LABEL: TEST: transform interpreter failures
-  // CHECK-NEXT: diagnostic: the entry sequence takes 2 argument(s): the payload root and 1 more, but 0 were bound
+  // CHECK-NEXT: diagnostic: operation expects 1 extra value bindings, but 0 were provided to the interpreter
   // CHECK-NEXT: diagnostic: mlirTrackingTransformApplyNamedSequence: null registry
   // CHECK-NEXT: diagnostic: the handle registry belongs to another context
   // CHECK-NEXT: diagnostic: the transform script belongs to another context

@@ -194,9 +194,9 @@ def test_bad_arguments():
             try:
                 interpreter.apply_named_sequence(func, entry, script, args=args)
             except ir.MLIRError as error:
-                # CHECK: refused: {{.*}}takes 2 argument(s)
+                # CHECK: refused: {{.*}}operation expects 1 extra value bindings, but 0 were provided to the interpreter
                 # CHECK: refused: {{.*}}not the payload root nor nested in it
-                # CHECK: refused: {{.*}}takes 2 argument(s)
+                # CHECK: refused: {{.*}}operation expects 1 extra value bindings, but 2 were provided to the interpreter
                 print("refused:", str(error).splitlines()[1])
         try:
             interpreter.apply_named_sequence(func, entry, script, args=[42])

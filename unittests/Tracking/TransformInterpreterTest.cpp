@@ -426,7 +426,11 @@ TEST(TransformInterpreterTest, BadBindingsChangeNothing) {
   std::string errors;
   // Too few arguments.
   EXPECT_TRUE(failed(run(fixture, func, *script, {}, results, &errors)));
-  EXPECT_NE(errors.find("takes 2 argument(s)"), std::string::npos) << errors;
+  EXPECT_NE(
+      errors.find(
+          "operation expects 1 extra value bindings, but 0 were provided"),
+      std::string::npos)
+      << errors;
   // A handle outside the payload root.
   errors.clear();
   EXPECT_TRUE(

@@ -104,6 +104,24 @@ LogicalResult applyTrackedNamedSequence(
     std::vector<TransformSequenceResult> &results,
     const TransformEventSource &source = {}, bool ownsWholeTree = false);
 
+/// The same run with the arguments after the payload root bound as upstream's
+/// `transform::applyTransformNamedSequence` binds them: `bindings[i]` (ops,
+/// payload values or parameters) goes to argument `i + 1`, and the
+/// interpreter checks that each fits its argument's type. The ops and values
+/// must be the payload root or nested in it (the caller found them there, as
+/// `tracked-transform-interpreter`'s `debug-bind-trailing-args` does).
+/// `heldTop`, if given, is an ancestor of `payloadRoot` (or itself) whose
+/// whole tree the caller holds: `ownsWholeTree` above, with that op as the
+/// top of the held tree (a pass's anchor when the payload root is an op
+/// nested in it).
+LogicalResult applyTrackedNamedSequenceWithBindings(
+    HandleRegistry &registry, Operation *payloadRoot, Operation *transformRoot,
+    ModuleOp transformModule,
+    ArrayRef<SmallVector<transform::MappedValue>> bindings,
+    const transform::TransformOptions &options,
+    std::vector<TransformSequenceResult> &results,
+    const TransformEventSource &source = {}, Operation *heldTop = nullptr);
+
 /// Registers the transform dialect extension holding our internal ops (a
 /// script that contains them is refused).
 /// `applyTrackedNamedSequence` adds it to the context by itself.

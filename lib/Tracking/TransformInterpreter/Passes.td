@@ -18,9 +18,29 @@ def TrackedTransformInterpreter : Pass<"tracked-transform-interpreter"> {
     handles under the anchor follow the transform dialect's own tracking
     (live on their replacement, erased when dropped, invalidated inside
     consumed payload) instead of all being invalidated.
+
+    It takes upstream's options, with upstream's meaning (see the
+    `transform-interpreter` pass in MLIR's
+    `mlir/include/mlir/Dialect/Transform/Transforms/Passes.td`):
+      * `debug-payload-root-tag`: the payload root is the one op under the
+        anchor whose `transform.target_tag` string attribute has this value
+        (the anchor itself when empty);
+      * `debug-bind-trailing-args`: one entry per argument of the entry after
+        the payload root: an op name binds every op of that name under the
+        payload root, `^name` the results of those ops, and `#1;2` the given
+        integers as `i64` parameters.
   }];
   let dependentDialects = ["::mlir::transform::TransformDialect"];
   let options = [
+    Option<"debugPayloadRootTag", "debug-payload-root-tag", "std::string",
+           /*default=*/[{""}],
+           "Run on the op under the anchor whose 'transform.target_tag' "
+           "attribute has this value instead of on the anchor.">,
+    ListOption<"debugBindTrailingArgs", "debug-bind-trailing-args",
+               "std::string",
+               "Bind the entry's arguments after the payload root: an op "
+               "name (its ops), ^name (their results) or #1;2 (i64 "
+               "parameters).">,
     Option<"entryPoint", "entry-point", "std::string",
            /*default=*/[{"__transform_main"}],
            "Entry point of the pass pipeline.">,

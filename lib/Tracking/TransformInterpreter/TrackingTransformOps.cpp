@@ -115,10 +115,20 @@ DiagnosedSilenceableFailure transform::TrackingNoteConsumedOp::apply(
         if (getReleaseHidden()) {
           // The op runs with upstream's tracking for the handles the script
           // holds: only ops that no such handle maps are released.
-          if (!llvm::all_of(handles, [&](Value tracked) {
-                return run->hiddenIndex.contains(tracked);
-              }))
+          auto scriptHandle = llvm::find_if(handles, [&](Value tracked) {
+            return !run->hiddenIndex.contains(tracked);
+          });
+          if (scriptHandle != handles.end()) {
+            // The conversion's listener names the first handle of the op
+            // when it finds no replacement. The hidden one, mapped when the
+            // entry started, comes before the script's own handles of the
+            // same scope: it takes the location of the handle upstream
+            // would name (the copy is ours to change).
+            if (run->hiddenIndex.contains(handles.front()))
+              cast<BlockArgument>(handles.front())
+                  .setLoc(scriptHandle->getLoc());
             return;
+          }
           for (Value hidden : handles) {
             unsigned index = run->hiddenIndex.lookup(hidden);
             run->released[index] = true;

@@ -53,16 +53,25 @@ bool belongsToScript(Operation &op, Operation *payloadRoot) {
          op.hasAttr(transform::TransformDialect::kWithNamedSequenceAttrName);
 }
 
-/// Checks the bindings before anything changes.
+/// Checks that the entry takes `numBound` arguments after the payload root,
+/// in the words of upstream's interpreter (which checks it when the entry
+/// starts, on the location of the entry alone).
+LogicalResult checkArgumentCount(transform::NamedSequenceOp entry,
+                                 size_t numBound) {
+  unsigned numExtra = entry.getBody().front().getNumArguments() - 1;
+  if (numExtra == numBound)
+    return success();
+  return mlir::emitError(entry.getLoc())
+         << "operation expects " << numExtra << " extra value bindings, but "
+         << numBound << " were provided to the interpreter";
+}
+
+/// Checks the handle bindings before anything changes.
 LogicalResult checkArguments(Operation *payloadRoot,
                              transform::NamedSequenceOp entry,
                              ArrayRef<std::vector<OpHandle>> args) {
-  unsigned numInputs = entry.getFunctionType().getNumInputs();
-  if (numInputs != args.size() + 1)
-    return entry.emitError()
-           << "the entry sequence takes " << numInputs
-           << " argument(s): the payload root and " << numInputs - 1
-           << " more, but " << args.size() << " were bound";
+  if (failed(checkArgumentCount(entry, args.size())))
+    return failure();
   for (auto [index, handles] : llvm::enumerate(args)) {
     for (const OpHandle &handle : handles) {
       Operation *op = handle.get();
@@ -441,12 +450,19 @@ void mlir::tracking::prepareTrackedTransformInterpreter(MLIRContext *context) {
   context->getOrLoadDialect<transform::TransformDialect>();
 }
 
-LogicalResult mlir::tracking::applyTrackedNamedSequence(
-    HandleRegistry &registry, Operation *payloadRoot, Operation *transformRoot,
-    ModuleOp transformModule, ArrayRef<std::vector<OpHandle>> args,
-    const transform::TransformOptions &options,
-    std::vector<TransformSequenceResult> &results,
-    const TransformEventSource &source, bool ownsWholeTree) {
+namespace {
+/// The run behind both entry points: `handleArgs` (checked here) or, when
+/// null, `bindings` (the caller's) go to the arguments after the payload
+/// root. `heldTop` is the op whose whole tree the caller holds (null: the
+/// payload root only).
+LogicalResult
+applyTracked(HandleRegistry &registry, Operation *payloadRoot,
+             Operation *transformRoot, ModuleOp transformModule,
+             const ArrayRef<std::vector<OpHandle>> *handleArgs,
+             ArrayRef<SmallVector<transform::MappedValue>> bindings,
+             const transform::TransformOptions &options,
+             std::vector<TransformSequenceResult> &results,
+             const TransformEventSource &source, Operation *heldTop) {
   results.clear();
   MLIRContext *context = payloadRoot->getContext();
   if (registry.getContext() != context)
@@ -456,6 +472,9 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
       (transformModule && transformModule->getContext() != context))
     return payloadRoot->emitError()
            << "the transform script belongs to another context";
+  if (heldTop && !heldTop->isAncestor(payloadRoot))
+    return payloadRoot->emitError()
+           << "the held IR does not contain the payload root";
   // Upstream's words first: programs match on them.
   if (!isa<transform::TransformOpInterface>(transformRoot))
     return transformRoot->emitError()
@@ -467,13 +486,19 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
            << "expected a 'transform.named_sequence' as the transform root";
   if (entry.isExternal())
     return entry.emitError() << "the entry sequence has no body";
+  // Upstream checks the entry's form when it starts (and reports the entry
+  // as it is): on the user's entry, before our copy adds arguments to it.
+  if (failed(transform::detail::verifyPossibleTopLevelTransformOpTrait(entry)))
+    return failure();
   if (payloadRoot->getParentOp() &&
       !payloadRoot->hasTrait<OpTrait::IsIsolatedFromAbove>())
     return payloadRoot->emitError()
            << "the payload root of the tracked transform interpreter must be "
               "isolated from above (such as a function) or top-level";
-  if (failed(checkArguments(payloadRoot, entry, args)) ||
-      failed(checkResults(entry)))
+  if (handleArgs ? failed(checkArguments(payloadRoot, entry, *handleArgs))
+                 : failed(checkArgumentCount(entry, bindings.size())))
+    return failure();
+  if (failed(checkResults(entry)))
     return failure();
 
   // Our ops must be known before the copy is built.
@@ -541,14 +566,8 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
   // What the script may change: the payload root, or the whole tree when the
   // caller holds it (a script can climb out of its payload root with
   // `transform.get_parent_op`).
-  Operation *treeTop = nullptr;
-  Operation *scope = payloadRoot;
-  if (ownsWholeTree) {
-    treeTop = payloadRoot;
-    while (Operation *parent = treeTop->getParentOp())
-      treeTop = parent;
-    scope = treeTop;
-  }
+  Operation *treeTop = heldTop == payloadRoot ? nullptr : heldTop;
+  Operation *scope = treeTop ? treeTop : payloadRoot;
 
   // The tracked ops strictly nested in the scope, in IR order, each followed
   // by a hidden argument; except the payload root and its ancestors (the
@@ -651,17 +670,22 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
     run.yielded.insert(yielded);
 
   RaggedArray<transform::MappedValue> mapping;
-  for (const std::vector<OpHandle> &handles : args) {
-    SmallVector<transform::MappedValue> ops;
-    for (const OpHandle &handle : handles)
-      ops.push_back(handle.get());
-    mapping.push_back(ops);
+  if (handleArgs) {
+    for (const std::vector<OpHandle> &handles : *handleArgs) {
+      SmallVector<transform::MappedValue> ops;
+      for (const OpHandle &handle : handles)
+        ops.push_back(handle.get());
+      mapping.push_back(ops);
+    }
+  } else {
+    for (const SmallVector<transform::MappedValue> &values : bindings)
+      mapping.push_back(values);
   }
   for (Operation *op : trackedOps)
     mapping.push_back(ArrayRef<transform::MappedValue>{op});
 
   // Described now: the script may erase the payload root.
-  detail::EventSource eventSource;
+  tracking::detail::EventSource eventSource;
   eventSource.pass = source.pass;
   eventSource.passKey = source.passKey;
   eventSource.anchor = describeAnchor(payloadRoot);
@@ -671,10 +695,10 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
   // runs could free an op and reuse its address. The interpreter follows
   // ops only: block and value handles in the scope end now, as before a pass
   // that does not report its rewrites.
-  detail::RegistryNotifier notifier(registry);
-  detail::RegistryNotifier::DetachedRecords detached =
+  tracking::detail::RegistryNotifier notifier(registry);
+  tracking::detail::RegistryNotifier::DetachedRecords detached =
       notifier.detachNested(scope);
-  detail::invalidateUnitsUnder(
+  tracking::detail::invalidateUnitsUnder(
       scope, [&] { return eventSource; },
       "the transform interpreter follows operations only");
   // Always with the expensive checks: without them a script may use a
@@ -788,4 +812,33 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
     results.push_back(std::move(result));
   }
   return success();
+}
+} // namespace
+
+LogicalResult mlir::tracking::applyTrackedNamedSequence(
+    HandleRegistry &registry, Operation *payloadRoot, Operation *transformRoot,
+    ModuleOp transformModule, ArrayRef<std::vector<OpHandle>> args,
+    const transform::TransformOptions &options,
+    std::vector<TransformSequenceResult> &results,
+    const TransformEventSource &source, bool ownsWholeTree) {
+  Operation *heldTop = nullptr;
+  if (ownsWholeTree) {
+    heldTop = payloadRoot;
+    while (Operation *parent = heldTop->getParentOp())
+      heldTop = parent;
+  }
+  return applyTracked(registry, payloadRoot, transformRoot, transformModule,
+                      &args, {}, options, results, source, heldTop);
+}
+
+LogicalResult mlir::tracking::applyTrackedNamedSequenceWithBindings(
+    HandleRegistry &registry, Operation *payloadRoot, Operation *transformRoot,
+    ModuleOp transformModule,
+    ArrayRef<SmallVector<transform::MappedValue>> bindings,
+    const transform::TransformOptions &options,
+    std::vector<TransformSequenceResult> &results,
+    const TransformEventSource &source, Operation *heldTop) {
+  return applyTracked(registry, payloadRoot, transformRoot, transformModule,
+                      /*handleArgs=*/nullptr, bindings, options, results,
+                      source, heldTop);
 }
