@@ -778,7 +778,10 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
               ? "dropped by the transform interpreter's tracking (erased, or "
                 "replaced while no live transform handle needed a "
                 "replacement)"
-              : "erased or replaced by '" + consumer + "', which consumed it");
+              // The consumer often erased it, but a later transform op may
+              // have: only the order is known.
+              : "erased or replaced after '" + consumer +
+                    "' consumed its handle");
       break;
     case TrackedRun::Fate::Consumed:
       notifier.resolveDetached(handle, nullptr, HandleState::Invalidated,
