@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -1534,23 +1535,61 @@ Operation *mlir::tracking::python::checkTransformScript(Operation *root) {
   return printer;
 }
 
-OpPrintingFlags
-mlir::tracking::python::guardPrintingFlags(Operation *op,
-                                           OpPrintingFlags flags) {
+Operation *mlir::tracking::python::findPrintingScope(Operation *op,
+                                                     bool localScope) {
+  // As MLIR's findParent (Operation::print, Value::printAsOperand).
+  while (!(localScope && op->hasTrait<OpTrait::IsIsolatedFromAbove>())) {
+    Operation *parent = op->getParentOp();
+    if (!parent)
+      break;
+    op = parent;
+  }
+  return op;
+}
+
+namespace {
+/// guardPrintingFlags: `printed` goes through the custom printers, and the
+/// printer's mlir::AsmState verifies `scope`.
+OpPrintingFlags guardFlags(Operation *printed, Operation *scope,
+                           OpPrintingFlags flags) {
   if (flags.shouldPrintGenericOpForm())
     return flags;
   // Only the ops printed go through their custom printers (the ops around
-  // `op` are numbered, not printed).
-  if (findUnprintableOp(op))
+  // them are numbered, not printed).
+  if (findUnprintableOp(printed))
     return flags.printGenericOpForm();
   if (flags.shouldAssumeVerified())
     return flags;
-  // The printer verifies the op it numbers from: the top-level op, or `op`
-  // itself with a local scope.
-  Operation *numbered = flags.shouldUseLocalScope() ? op : getRootOf(op);
-  if (findUseOfBlocklessResult(numbered) || findUnverifiableOp(numbered))
+  if (findUseOfBlocklessResult(scope) || findUnverifiableOp(scope))
     flags.printGenericOpForm().assumeVerified();
   return flags;
+}
+} // namespace
+
+OpPrintingFlags
+mlir::tracking::python::guardPrintingFlags(Operation *op,
+                                           OpPrintingFlags flags) {
+  // The printer verifies the op it numbers from: the top-level op, or with
+  // a local scope the nearest IsolatedFromAbove op around `op` (never `op`
+  // itself unless it is isolated).
+  return guardFlags(op, findPrintingScope(op, flags.shouldUseLocalScope()),
+                    flags);
+}
+
+OpPrintingFlags
+mlir::tracking::python::guardAsmStateFlags(Operation *scope,
+                                           OpPrintingFlags flags) {
+  return guardFlags(scope, scope, flags);
+}
+
+std::string mlir::tracking::python::printValueAsOperand(Value value,
+                                                        Operation *scope,
+                                                        OpPrintingFlags flags) {
+  AsmState state(scope, guardAsmStateFlags(scope, flags));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  value.printAsOperand(os, state);
+  return text;
 }
 
 bool mlir::tracking::python::storedInherentAttribute(Operation *op,

@@ -679,12 +679,27 @@ namespace __attribute__((visibility("hidden"))) python {
   /// `transform.apply_registered_pass` whose options nest too deep
   /// (checkPipelineNesting).
   Operation *checkTransformScript(Operation * root);
-  /// `flags` for printing `op`; for IR the printer's verification would
-  /// crash on, the generic form without verification (what MLIR prints for
-  /// IR that does not verify); for an op in `op` whose custom printer would
-  /// crash (findUnprintableOp), the generic form, even with
-  /// `assumeVerified`.
+  /// The op MLIR's printer numbers from, and verifies, to print `op` (or a
+  /// value of it) through Operation::print or Value::printAsOperand with
+  /// flags alone (its findParent rule): with a local scope, the nearest
+  /// IsolatedFromAbove op among `op` and its ancestors; otherwise, or if
+  /// there is none, the top-level op.
+  Operation *findPrintingScope(Operation * op, bool localScope);
+  /// `flags` for printing `op` through `op->print(os, flags)` (which
+  /// numbers from and verifies findPrintingScope(op, local scope)); for IR
+  /// the printer's verification would crash on, the generic form without
+  /// verification (what MLIR prints for IR that does not verify); for an
+  /// op in `op` whose custom printer would crash (findUnprintableOp), the
+  /// generic form, even with `assumeVerified`.
   OpPrintingFlags guardPrintingFlags(Operation * op, OpPrintingFlags flags);
+  /// guardPrintingFlags for an mlir::AsmState made on `scope` itself (which
+  /// verifies `scope`, whatever the local-scope flag says).
+  OpPrintingFlags guardAsmStateFlags(Operation * scope, OpPrintingFlags flags);
+  /// `value.printAsOperand` ('%0', '%arg0') with its names numbered from
+  /// `scope` (an op holding the value's definition), through an
+  /// mlir::AsmState on `scope` with guarded flags (guardAsmStateFlags).
+  std::string printValueAsOperand(Value value, Operation * scope,
+                                  OpPrintingFlags flags);
 
   /// Raises ValueError unless `regions` is a region count an op can have:
   /// not negative, and within MLIR's limit (Operation keeps the count in

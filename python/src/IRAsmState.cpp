@@ -46,14 +46,7 @@ struct PyAsmState {
   /// The op whose IR is numbered: the top-level op, or in a local scope
   /// the nearest op isolated from above (as upstream).
   Operation *getScope() const {
-    Operation *op = castToOperation(operation).get();
-    bool local = isLocal();
-    while (Operation *parent = op->getParentOp()) {
-      if (local && op->hasTrait<OpTrait::IsIsolatedFromAbove>())
-        break;
-      op = parent;
-    }
-    return op;
+    return findPrintingScope(castToOperation(operation).get(), isLocal());
   }
 
   OpPrintingFlags getFlags() const {
@@ -71,7 +64,7 @@ struct PyAsmState {
 /// same way, quietly.
 OpPrintingFlags printingFlagsFor(Operation *op, Operation *scope,
                                  OpPrintingFlags flags) {
-  flags = guardPrintingFlags(scope, flags);
+  flags = guardAsmStateFlags(scope, flags);
   // The printed op's custom printer may crash on IR that verifies.
   if (!flags.shouldPrintGenericOpForm() && findUnprintableOp(op))
     flags.printGenericOpForm();
@@ -150,12 +143,8 @@ void mlir::tracking::python::populateIRAsmState(py::module_ &m) {
                          "a value");
         std::string text;
         printWithoutGILIfPoolWaits(
-            scopeOperation, castToOperation(self.keepAlive), [&] {
-              AsmState asmState(scope,
-                                guardPrintingFlags(scope, state.getFlags()));
-              llvm::raw_string_ostream os(text);
-              raw.printAsOperand(os, asmState);
-            });
+            scopeOperation, castToOperation(self.keepAlive),
+            [&] { text = printValueAsOperand(raw, scope, state.getFlags()); });
         return text;
       },
       py::arg("state"),

@@ -237,7 +237,7 @@ void noteChanged(const PyBlock &block) {
 
 /// The block as Block::print prints it, numbered from its top-level op (or
 /// from its parent op with `localScope`: in a nested Python pass), with the
-/// printer's verification guarded (guardPrintingFlags).
+/// printer's verification guarded (guardAsmStateFlags).
 std::string printBlock(Block &block, bool localScope) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -250,7 +250,7 @@ std::string printBlock(Block &block, bool localScope) {
   OpPrintingFlags flags;
   if (localScope)
     flags.useLocalScope();
-  AsmState state(root, guardPrintingFlags(root, flags));
+  AsmState state(root, guardAsmStateFlags(root, flags));
   block.print(os, state);
   return text;
 }
@@ -267,6 +267,35 @@ std::string printValue(Value value, bool localScope) {
   std::string text;
   llvm::raw_string_ostream os(text);
   value.print(os, flags);
+  return text;
+}
+
+/// `Value.get_name(use_local_scope, use_name_loc_as_prefix)`: what
+/// Value::printAsOperand(os, flags) prints, numbered from the op it numbers
+/// from (findPrintingScope of the value's op), with the printer's
+/// verification guarded; without the GIL while the thread pool may wait on
+/// it.
+std::string getName(PyValue &self, bool useLocalScope,
+                    bool useNameLocAsPrefix) {
+  Value value = self.get();
+  Operation *op = value.getDefiningOp();
+  if (!op)
+    op = cast<BlockArgument>(value).getOwner()->getParentOp();
+  // As upstream for an argument of a block in no op.
+  if (!op)
+    return "<<UNKNOWN SSA VALUE>>";
+  OpPrintingFlags flags;
+  // In a nested Python pass only the pass's op may be read.
+  PyOperation &anchor = castToOperation(self.keepAlive);
+  if (useLocalScope || isLimitedToPassScope(*anchor.getResolvedOwner()))
+    flags.useLocalScope();
+  if (useNameLocAsPrefix)
+    flags.printNameLocAsPrefix();
+  Operation *scope = findPrintingScope(op, flags.shouldUseLocalScope());
+  std::string text;
+  readWithoutGILIfPoolWaits(anchor, "printing", [&] {
+    text = printValueAsOperand(value, scope, flags);
+  });
   return text;
 }
 
@@ -1148,16 +1177,7 @@ void populateValues(py::module_ &m) {
       .def(
           "get_name",
           [](PyValue &self, bool useLocalScope, bool useNameLocAsPrefix) {
-            Value value = self.get();
-            OpPrintingFlags flags;
-            if (useLocalScope)
-              flags.useLocalScope();
-            if (useNameLocAsPrefix)
-              flags.printNameLocAsPrefix();
-            std::string text;
-            llvm::raw_string_ostream os(text);
-            value.printAsOperand(os, flags);
-            return text;
+            return getName(self, useLocalScope, useNameLocAsPrefix);
           },
           py::arg("use_local_scope") = false,
           py::arg("use_name_loc_as_prefix") = false,

@@ -707,6 +707,23 @@ def test_uses_of_ops_in_no_block():
         if_op.print(ir.AsmState(if_op), file=out)
         # CHECK-NEXT: asm state: True
         print("asm state:", generic(out.getvalue()))
+        # Value.get_name(flags) made its own AsmState, unguarded: MLIR
+        # verified the scf.if and crashed.
+        # CHECK-NEXT: get_name: %0 %0
+        print("get_name:", if_op.results[0].get_name(),
+              if_op.results[0].get_name(use_local_scope=True))
+        # With a local scope MLIR numbers from (and verifies) the nearest
+        # IsolatedFromAbove op around the printed one, or the top-level op:
+        # the whole scf.if here. Only the printed yield was checked (its
+        # regions, not its own operands), and the printer crashed.
+        yield_op = then_block.operations[0]
+        # CHECK-NEXT: local get_asm: True
+        print("local get_asm:",
+              generic(yield_op.get_asm(use_local_scope=True)))
+        out = io.StringIO()
+        yield_op.print(use_local_scope=True, file=out)
+        # CHECK-NEXT: local print: True
+        print("local print:", generic(out.getvalue()))
         try:
             if_op.verify()
         except ir.MLIRError as error:
