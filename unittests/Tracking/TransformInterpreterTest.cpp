@@ -129,6 +129,41 @@ TEST(TransformInterpreterTest, TileMatmulReturnsLoopsAndErasesMatmul) {
       << joinProblems(fixture.registry.verifyAgainst(*payload));
 }
 
+/// Bindings of ops or values outside the payload root are refused before
+/// anything changes: the run follows the handles in the payload root only.
+TEST(TransformInterpreterTest, BindingsOutsideThePayloadRootAreRefused) {
+  TransformFixture fixture;
+  OwningOpRef<ModuleOp> payload = parseModule(fixture.context, kMatmul);
+  OwningOpRef<ModuleOp> script = parseModule(fixture.context, kTileScript);
+  Operation *func = findTagged(*payload, "return")->getParentOp();
+  Operation *outside = findTagged(*payload, "outside");
+  Operation *entry = script->lookupSymbol("__transform_main");
+  std::string errors;
+  ScopedDiagnosticHandler handler(&fixture.context, [&](Diagnostic &diag) {
+    errors += diag.str() + "\n";
+    return success();
+  });
+  std::vector<TransformSequenceResult> results;
+  SmallVector<SmallVector<transform::MappedValue>> bindings(1);
+  bindings[0].push_back(outside);
+  EXPECT_TRUE(failed(applyTrackedNamedSequenceWithBindings(
+      fixture.registry, func, entry, *script, bindings,
+      transform::TransformOptions(), results)));
+  EXPECT_NE(errors.find("binding #1 holds an op or value outside the payload "
+                        "root"),
+            std::string::npos)
+      << errors;
+  // An op in the payload root is accepted: the matmul, which the script
+  // tiles.
+  errors.clear();
+  bindings[0].front() = findTagged(*payload, "matmul");
+  EXPECT_TRUE(succeeded(applyTrackedNamedSequenceWithBindings(
+      fixture.registry, func, entry, *script, bindings,
+      transform::TransformOptions(), results)))
+      << errors;
+  EXPECT_EQ(results.size(), 3u);
+}
+
 TEST(TransformInterpreterTest, BoundArgumentFollowsCanonicalization) {
   TransformFixture fixture;
   OwningOpRef<ModuleOp> payload = parseModule(fixture.context, R"mlir(

@@ -109,7 +109,8 @@ LogicalResult applyTrackedNamedSequence(
 /// payload values or parameters) goes to argument `i + 1`, and the
 /// interpreter checks that each fits its argument's type. The ops and values
 /// must be the payload root or nested in it (the caller found them there, as
-/// `tracked-transform-interpreter`'s `debug-bind-trailing-args` does).
+/// `tracked-transform-interpreter`'s `debug-bind-trailing-args` does; others
+/// fail the run before anything changes).
 /// `heldTop`, if given, is an ancestor of `payloadRoot` (or itself) whose
 /// whole tree the caller holds: `ownsWholeTree` above, with that op as the
 /// top of the held tree (a pass's anchor when the payload root is an op

@@ -66,6 +66,29 @@ LogicalResult checkArgumentCount(transform::NamedSequenceOp entry,
          << numBound << " were provided to the interpreter";
 }
 
+/// Checks that the ops and values of a caller's bindings are the payload
+/// root or in it: the run detaches and follows the handles there only.
+LogicalResult
+checkBindings(Operation *payloadRoot,
+              ArrayRef<SmallVector<transform::MappedValue>> bindings) {
+  for (auto [index, values] : llvm::enumerate(bindings))
+    for (transform::MappedValue mapped : values) {
+      Operation *holder = nullptr;
+      if (auto *op = dyn_cast<Operation *>(mapped))
+        holder = op;
+      else if (auto value = dyn_cast<Value>(mapped))
+        holder = value.getDefiningOp() ? value.getDefiningOp()
+                                       : value.getParentBlock()->getParentOp();
+      else
+        continue; // A parameter.
+      if (!holder || !payloadRoot->isAncestor(holder))
+        return payloadRoot->emitError()
+               << "binding #" << index + 1
+               << " holds an op or value outside the payload root";
+    }
+  return success();
+}
+
 /// Checks the handle bindings before anything changes.
 LogicalResult checkArguments(Operation *payloadRoot,
                              transform::NamedSequenceOp entry,
@@ -496,7 +519,8 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
            << "the payload root of the tracked transform interpreter must be "
               "isolated from above (such as a function) or top-level";
   if (handleArgs ? failed(checkArguments(payloadRoot, entry, *handleArgs))
-                 : failed(checkArgumentCount(entry, bindings.size())))
+                 : failed(checkArgumentCount(entry, bindings.size())) ||
+                       failed(checkBindings(payloadRoot, bindings)))
     return failure();
   if (failed(checkResults(entry)))
     return failure();
