@@ -84,6 +84,16 @@ struct TestFailPass : public PassWrapper<TestFailPass, OperationPass<>> {
     signalPassFailure();
   }
 };
+/// What a pass with a bug does: tracking-opt must report the crash as
+/// mlir-opt does (stack dump, bug-report banner), tracked or not.
+struct TestCrashPass : public PassWrapper<TestCrashPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestCrashPass)
+  StringRef getArgument() const final { return "test-tracking-crash"; }
+  StringRef getDescription() const final {
+    return "Crash (a trap instruction), changing nothing";
+  }
+  void runOnOperation() override { __builtin_trap(); }
+};
 } // namespace
 
 namespace mlir::tracking::test {
@@ -95,5 +105,6 @@ void registerTestPasses() {
   tracking::registerPrecisePass<TestAddNswPass>();
   PassRegistration<TestAddNswUntrackedPass>();
   PassRegistration<TestFailPass>();
+  PassRegistration<TestCrashPass>();
 }
 } // namespace mlir::tracking::test
