@@ -22,6 +22,7 @@
 
 namespace mlir::tracking::test {
 void registerTestPasses();
+void registerTestTransformExtension(mlir::DialectRegistry &registry);
 } // namespace mlir::tracking::test
 
 int main(int argc, char **argv) {
@@ -37,6 +38,7 @@ int main(int argc, char **argv) {
   // As mlir-opt: the GPU passes (gpu-module-to-binary) translate to LLVM IR.
   mlir::registerAllGPUToLLVMIRTranslations(registry);
   mlir::tracking::registerTrackingTransformExtension(registry);
+  mlir::tracking::test::registerTestTransformExtension(registry);
   return mlir::asMainReturnCode(
       mlir::tracking::trackingOptMain(argc, argv, "tracking-opt", registry));
 }

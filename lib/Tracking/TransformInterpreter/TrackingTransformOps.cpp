@@ -77,9 +77,10 @@ public:
   void init() {
     registerTransformOps<
         transform::TrackingNoteConsumedOp, transform::TrackingCheckSeparateOp,
-        transform::TrackingRecordPayloadOp, transform::TrackingBeginWalkOp,
-        transform::TrackingNoteWalkedOp, transform::TrackingCheckWalkOp,
-        transform::TrackingCheckWalkResultsOp, transform::TrackingWalkStepOp>();
+        transform::TrackingRecordResultsOp, transform::TrackingRecordPayloadOp,
+        transform::TrackingBeginWalkOp, transform::TrackingNoteWalkedOp,
+        transform::TrackingCheckWalkOp, transform::TrackingCheckWalkResultsOp,
+        transform::TrackingWalkStepOp>();
   }
 };
 } // namespace
@@ -317,6 +318,42 @@ void transform::TrackingCheckSeparateOp::getEffects(
 }
 
 //===----------------------------------------------------------------------===//
+// TrackingRecordResultsOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::TrackingRecordResultsOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  TrackedRun *run = getRun(getOperation(), state);
+  if (!run)
+    return DiagnosedSilenceableFailure::definiteFailure();
+  ValueRange yields = getYields().front().getTerminator()->getOperands();
+  unsigned numResults = yields.size();
+  run->resultOps.assign(numResults, {});
+  run->resultParams.assign(numResults, {});
+  run->resultIsParam.assign(numResults, false);
+  for (auto [index, yielded] : llvm::enumerate(yields)) {
+    // Into consumed payload: its ops may be freed, so the result comes back
+    // empty (upstream returns no results; the script itself succeeds).
+    if (run->consumedYields.contains(yielded))
+      continue;
+    if (isa<transform::TransformParamTypeInterface>(yielded.getType())) {
+      run->resultIsParam[index] = true;
+      llvm::append_range(run->resultParams[index], state.getParams(yielded));
+      continue;
+    }
+    // Addresses only: `transform.tracking.record_payload` checks that they
+    // are live ops before anything reads them.
+    llvm::append_range(run->resultOps[index], state.getPayloadOps(yielded));
+  }
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::TrackingRecordResultsOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {}
+
+//===----------------------------------------------------------------------===//
 // TrackingRecordPayloadOp
 //===----------------------------------------------------------------------===//
 
@@ -373,22 +410,8 @@ DiagnosedSilenceableFailure transform::TrackingRecordPayloadOp::apply(
     }
   }
 
-  Operation *terminator = getOperation()->getBlock()->getTerminator();
-  unsigned numResults = terminator->getNumOperands();
-  run->resultOps.assign(numResults, {});
-  run->resultParams.assign(numResults, {});
-  run->resultIsParam.assign(numResults, false);
-  for (auto [index, yielded] : llvm::enumerate(terminator->getOperands())) {
-    // Into consumed payload: its ops may be freed, so the result comes back
-    // empty (upstream returns no results; the script itself succeeds).
-    if (run->consumedYields.contains(yielded))
-      continue;
-    if (isa<transform::TransformParamTypeInterface>(yielded.getType())) {
-      run->resultIsParam[index] = true;
-      llvm::append_range(run->resultParams[index], state.getParams(yielded));
-      continue;
-    }
-    for (Operation *op : state.getPayloadOps(yielded)) {
+  for (auto [index, ops] : llvm::enumerate(run->resultOps))
+    for (Operation *op : ops)
       if (!present.contains(op))
         return mlir::emitDefiniteFailure(getLoc())
                << "result #" << index
@@ -396,9 +419,6 @@ DiagnosedSilenceableFailure transform::TrackingRecordPayloadOp::apply(
                << (run->treeTop ? "the payload root's IR tree"
                                 : "the payload root and its ancestors")
                << ", which the tracked interpreter cannot vouch for";
-      run->resultOps[index].push_back(op);
-    }
-  }
   run->recorded = true;
   return DiagnosedSilenceableFailure::success();
 }

@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Private to lib/Tracking/TransformInterpreter: the three transform ops that
-// the tracked interpreter inserts into its copy of a script, and the state
-// they report to.
+// Private to lib/Tracking/TransformInterpreter: the transform ops that the
+// tracked interpreter inserts into its copy of a script, and the state they
+// report to.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,7 +51,9 @@ struct OpPrint {
 
 /// What the ops of one tracked run read and write. Owned by the driver.
 struct TrackedRun {
-  /// The entry's hidden arguments, one per tracked op, and their positions.
+  /// The hidden arguments, one per tracked op, and their positions: of the
+  /// sequence that includes the entry, or of the entry itself when the
+  /// script uses the entry as an action (see `applyTracked`).
   SmallVector<Value> hiddenArgs;
   llvm::DenseMap<Value, unsigned> hiddenIndex;
   /// Per hidden argument: the transform op that consumed payload containing
@@ -83,7 +85,7 @@ struct TrackedRun {
   OpPrint payloadRootPrint;
   /// The script erased the payload root (found through `treeTop`).
   bool payloadRootErased = false;
-  /// Filled by `transform.tracking.record_payload`.
+  /// Set by `transform.tracking.record_payload` once the script is done.
   bool recorded = false;
   /// What became of the op of a hidden argument.
   enum class Fate {
@@ -101,7 +103,9 @@ struct TrackedRun {
   /// Per hidden argument: its fate, and its op at the end when live.
   SmallVector<Fate> fates;
   SmallVector<Operation *> finalOps;
-  /// Per result of the entry: its payload ops or parameters.
+  /// Per result of the entry: its payload ops (addresses until
+  /// `transform.tracking.record_payload` finds them live) or parameters,
+  /// from `transform.tracking.record_results`.
   SmallVector<SmallVector<Operation *>> resultOps;
   SmallVector<SmallVector<Attribute>> resultParams;
   SmallVector<bool> resultIsParam;

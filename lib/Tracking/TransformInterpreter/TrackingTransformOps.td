@@ -70,16 +70,40 @@ def TrackingCheckSeparateOp : TransformDialectOp<"tracking.check_separate",
       "($target^ `:` type($target))? `guard` $guard attr-dict";
 }
 
+def TrackingRecordResultsOp : TransformDialectOp<"tracking.record_results",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Records the payload of the handles the entry yields";
+  let description = [{
+    Placed right before the terminator of the sequence that runs as the
+    entry. Its region, which never runs, holds a `transform.yield` of what
+    the entry yields: a use after every op of the entry, so those handles
+    stay alive to the end as the entry's terminator kept them, and not an
+    operand, which upstream would check (it does not check the terminator).
+    Records their payload ops (as addresses, not read:
+    `transform.tracking.record_payload` checks them) and parameters. Only
+    reads the transform state; always succeeds.
+  }];
+
+  let arguments = (ins);
+  let results = (outs);
+  let regions = (region SizedRegion<1>:$yields);
+  let assemblyFormat = "$yields attr-dict";
+}
+
 def TrackingRecordPayloadOp : TransformDialectOp<"tracking.record_payload",
     [DeclareOpInterfaceMethods<TransformOpInterface>,
      DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
-  let summary = "Records where the tracked ops and the yielded handles ended up";
+  let summary = "Records where the tracked ops ended up";
   let description = [{
-    Placed right before the terminator of the entry sequence. Reads the payload
-    of the hidden per-op handles and of the yielded handles from the transform
-    state (without using them as operands, so that their liveness, and thus
-    the transform dialect's tracking decisions, stay those of the user's
-    script). Only reads the payload; always succeeds.
+    Placed where the hidden per-op handles are in scope once the entry is
+    done: after the `transform.include` of the entry in the sequence that
+    holds them, or right before the entry's terminator when the entry holds
+    them. Reads their payload from the transform state (without using them as
+    operands, so that their liveness, and thus the transform dialect's
+    tracking decisions, stay those of the user's script), and checks the
+    results that `transform.tracking.record_results` recorded. Only reads the
+    payload; fails only when a result is outside the IR the run vouches for.
   }];
 
   let arguments = (ins);

@@ -463,6 +463,93 @@ void instrumentConsumers(Operation *script) {
         conversion->getName().getStringRef(), /*release_hidden=*/true);
   }
 }
+/// The `transform.readonly` argument attribute.
+DictionaryAttr readOnlyArgument(MLIRContext *context) {
+  return DictionaryAttr::get(
+      context,
+      {NamedAttribute(
+          StringAttr::get(context,
+                          transform::TransformDialect::kArgReadOnlyAttrName),
+          UnitAttr::get(context))});
+}
+
+/// Adds `numHidden` read-only operation handles after the arguments of
+/// `entry`, and a `transform.tracking.record_payload` before its terminator.
+FailureOr<transform::NamedSequenceOp>
+addHiddenArguments(transform::NamedSequenceOp entry, unsigned numHidden) {
+  MLIRContext *context = entry.getContext();
+  unsigned first = entry.getBody().front().getNumArguments();
+  SmallVector<unsigned> indices(numHidden, first);
+  SmallVector<Type> types(numHidden, transform::AnyOpType::get(context));
+  SmallVector<DictionaryAttr> attrs(numHidden, readOnlyArgument(context));
+  SmallVector<Location> locs(numHidden, entry.getLoc());
+  if (failed(entry.insertArguments(indices, types, attrs, locs)))
+    return failure();
+  Operation *terminator = entry.getBody().front().getTerminator();
+  OpBuilder builder(terminator);
+  transform::TrackingRecordPayloadOp::create(builder, terminator->getLoc());
+  return entry;
+}
+
+/// Makes `entry` includable (its arguments annotated as upstream's include
+/// requires, from what its body does with them; its results dropped, since
+/// `transform.tracking.record_results` records them) and returns a new
+/// named sequence of `script` that takes the entry's arguments followed by
+/// `numHidden` read-only operation handles, includes the entry, and records
+/// the payload of the hidden handles.
+FailureOr<transform::NamedSequenceOp>
+wrapEntry(ModuleOp script, transform::NamedSequenceOp entry,
+          unsigned numHidden) {
+  MLIRContext *context = entry.getContext();
+  Block &entryBody = entry.getBody().front();
+  llvm::SmallDenseSet<unsigned> consumed;
+  transform::getConsumedBlockArguments(entryBody, consumed);
+  StringRef consumedName = transform::TransformDialect::kArgConsumedAttrName;
+  StringRef readOnlyName = transform::TransformDialect::kArgReadOnlyAttrName;
+  for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i)
+    if (!entry.getArgAttr(i, consumedName) &&
+        !entry.getArgAttr(i, readOnlyName))
+      entry.setArgAttr(i, consumed.contains(i) ? consumedName : readOnlyName,
+                       UnitAttr::get(context));
+  Operation *entryTerminator = entryBody.getTerminator();
+  Location resultsLoc = entryTerminator->getLoc();
+  entryTerminator->setOperands({});
+  entry.setFunctionTypeAttr(TypeAttr::get(FunctionType::get(
+      context, entry.getFunctionType().getInputs(), TypeRange())));
+  entry.removeResAttrsAttr();
+
+  unsigned numArgs = entry.getNumArguments();
+  SmallVector<Type> types(entry.getFunctionType().getInputs());
+  types.append(numHidden, transform::AnyOpType::get(context));
+  SmallVector<Attribute> argAttrs;
+  for (unsigned i = 0; i < numArgs; ++i)
+    argAttrs.push_back(entry.getArgAttrDict(i));
+  argAttrs.append(numHidden, readOnlyArgument(context));
+  OpBuilder builder(context);
+  auto wrapper = transform::NamedSequenceOp::create(
+      builder, entry.getLoc(), "__tracking_run",
+      TypeAttr::get(FunctionType::get(context, types, TypeRange())),
+      /*sym_visibility=*/nullptr, builder.getArrayAttr(argAttrs),
+      /*res_attrs=*/nullptr);
+  // Under a name the script does not use.
+  SymbolTable(script).insert(wrapper);
+  SmallVector<Location> locs;
+  for (BlockArgument arg : entryBody.getArguments())
+    locs.push_back(arg.getLoc());
+  locs.append(numHidden, entry.getLoc());
+  Block *body = builder.createBlock(&wrapper.getBody(), {}, types, locs);
+  transform::IncludeOp::create(
+      builder, entry.getLoc(), TypeRange(),
+      SymbolRefAttr::get(entry.getSymNameAttr()),
+      transform::FailurePropagationModeAttr::get(
+          context, transform::FailurePropagationMode::Propagate),
+      body->getArguments().take_front(numArgs), /*arg_attrs=*/nullptr,
+      /*res_attrs=*/nullptr);
+  transform::TrackingRecordPayloadOp::create(builder, resultsLoc);
+  transform::YieldOp::create(builder, resultsLoc);
+  return wrapper;
+}
+
 } // namespace
 
 void mlir::tracking::prepareTrackedTransformInterpreter(MLIRContext *context) {
@@ -553,29 +640,35 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
       if (Operation *cloned = cloneMapping.lookupOrNull(nested))
         originals[cloned] = nested;
     });
-  // The hidden arguments change the entry's signature: when other sequences
-  // of the script refer to the entry (a `transform.include` of it), they go
-  // on a clone under a fresh name, and the references keep the entry as it
-  // is. Not when the entry refers to itself (as a `foreach_match` action):
-  // the clone would use its own values where upstream reuses the entry's,
-  // and upstream's invalidation of them would not happen.
+  // Where the hidden arguments go. Upstream's invalidation check scans every
+  // handle of the consuming op's scope up to the first named sequence, so
+  // hidden arguments in the entry would make each consumer cost as many
+  // checks as there are tracked ops times its payload: they go on a sequence
+  // that includes the entry (`wrapEntry`), out of that scan. The included
+  // entry yields nothing (upstream's include reads the yielded handles even
+  // after a failure, unset ones included): a clone under a fresh name when
+  // other sequences of the script refer to the entry, so that they keep it
+  // as it is. Not when the entry refers to itself (as a `foreach_match`
+  // action): a clone would use its own values where upstream reuses the
+  // entry's, and upstream's invalidation of them would not happen; there the
+  // hidden arguments go on the entry itself.
   bool usedElsewhere = false, usedWithin = false;
   if (std::optional<SymbolTable::UseRange> uses =
           SymbolTable::getSymbolUses(copy, *script))
     for (const SymbolTable::SymbolUse &use : *uses)
       (copy->isAncestor(use.getUser()) ? usedWithin : usedElsewhere) = true;
-  if (usedElsewhere && !usedWithin) {
+  bool hiddenInEntry = usedWithin;
+  transform::NamedSequenceOp included = copy;
+  if (!hiddenInEntry && usedElsewhere) {
     IRMapping entryMapping;
-    auto entryClone =
-        cast<transform::NamedSequenceOp>(copy->clone(entryMapping));
+    included = cast<transform::NamedSequenceOp>(copy->clone(entryMapping));
     copy->walk([&](Operation *nested) {
       if (Operation *original = originals.lookup(nested))
         originals[entryMapping.lookup(nested)] = original;
     });
     // Renamed to a name the script does not use.
     SymbolTable(*script).insert(
-        entryClone, std::next(Block::iterator(copy.getOperation())));
-    copy = entryClone;
+        included, std::next(Block::iterator(copy.getOperation())));
   }
   Operation *libraryHome = nullptr;
   if (transformModule && !transformModule->isAncestor(entry)) {
@@ -626,6 +719,7 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   script->walk([&](Operation *op) {
     if (!isa<transform::TrackingNoteConsumedOp,
              transform::TrackingCheckSeparateOp,
+             transform::TrackingRecordResultsOp,
              transform::TrackingRecordPayloadOp, transform::TrackingBeginWalkOp,
              transform::TrackingNoteWalkedOp, transform::TrackingCheckWalkOp,
              transform::TrackingCheckWalkResultsOp>(op))
@@ -638,28 +732,30 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
            << "'" << internal->getName()
            << "' is internal to mlir-tracking's tracked transform "
               "interpreter and cannot be used in a script";
-  FailureOr<unsigned> walks =
-      instrumentForeachMatchWalks(*script, copy, originals);
+  FailureOr<unsigned> walks = instrumentForeachMatchWalks(
+      *script, hiddenInEntry ? copy.getOperation() : nullptr, originals);
   if (failed(walks))
     return failure();
   run.walks.resize(*walks);
   instrumentSeparationChecks(*script, originals, libraryHome, run.guards);
   instrumentConsumers(*script);
-  Block &body = copy.getBody().front();
-  unsigned firstHidden = body.getNumArguments();
-  Type anyOp = transform::AnyOpType::get(context);
-  auto readOnly = builder.getDictionaryAttr(
-      builder.getNamedAttr(transform::TransformDialect::kArgReadOnlyAttrName,
-                           builder.getUnitAttr()));
-  SmallVector<unsigned> indices(trackedOps.size(), firstHidden);
-  SmallVector<Type> types(trackedOps.size(), anyOp);
-  SmallVector<DictionaryAttr> attrs(trackedOps.size(), readOnly);
-  SmallVector<Location> locs(trackedOps.size(), copy.getLoc());
-  if (failed(copy.insertArguments(indices, types, attrs, locs)))
+  Block &entryBody = included.getBody().front();
+  Operation *entryTerminator = entryBody.getTerminator();
+  for (Value yielded : entryTerminator->getOperands())
+    run.yielded.insert(yielded);
+  builder.setInsertionPoint(entryTerminator);
+  auto recordResults = transform::TrackingRecordResultsOp::create(
+      builder, entryTerminator->getLoc());
+  builder.createBlock(&recordResults.getYields());
+  transform::YieldOp::create(builder, entryTerminator->getLoc(),
+                             entryTerminator->getOperands());
+  FailureOr<transform::NamedSequenceOp> runner =
+      hiddenInEntry ? addHiddenArguments(included, trackedOps.size())
+                    : wrapEntry(*script, included, trackedOps.size());
+  if (failed(runner))
     return entry.emitError() << "cannot add arguments to the entry sequence";
-  builder.setInsertionPoint(body.getTerminator());
-  transform::TrackingRecordPayloadOp::create(builder,
-                                             body.getTerminator()->getLoc());
+  Block &runnerBody = runner->getBody().front();
+  unsigned firstHidden = runnerBody.getNumArguments() - trackedOps.size();
   {
     // The copy's warnings are the script's, which its own verification and
     // the interpreter's report: only errors pass.
@@ -684,14 +780,12 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   if (treeTop)
     run.payloadRootPrint = OpPrint::of(payloadRoot);
   for (unsigned i = 0, e = trackedOps.size(); i < e; ++i) {
-    Value hidden = body.getArgument(firstHidden + i);
+    Value hidden = runnerBody.getArgument(firstHidden + i);
     run.hiddenArgs.push_back(hidden);
     run.hiddenIndex[hidden] = i;
   }
   run.consumedBy.assign(trackedOps.size(), "");
   run.released.assign(trackedOps.size(), false);
-  for (Value yielded : body.getTerminator()->getOperands())
-    run.yielded.insert(yielded);
 
   RaggedArray<transform::MappedValue> mapping;
   if (handleArgs) {
@@ -731,8 +825,9 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   transform::TransformOptions checkedOptions = options;
   checkedOptions.enableExpensiveChecks(true);
   LogicalResult status = transform::applyTransforms(
-      payloadRoot, cast<transform::TransformOpInterface>(copy.getOperation()),
-      mapping, checkedOptions, /*enforceToplevelTransformOp=*/false,
+      payloadRoot,
+      cast<transform::TransformOpInterface>(runner->getOperation()), mapping,
+      checkedOptions, /*enforceToplevelTransformOp=*/false,
       [&](transform::TransformState &state) {
         state.addExtension<TrackedRunExtension>(run);
       });
