@@ -36,14 +36,20 @@ using namespace mlir;
 
 namespace {
 
+constexpr StringLiteral kDuplicateLabel = "duplicate removed by cse";
+constexpr StringLiteral kDeadLabel = "dead code removed by cse";
+/// Ops erased with an op that cse removes were neither duplicates nor, when
+/// that op was a duplicate, dead code.
+constexpr StringLiteral kNestedLabel = "in an op removed by cse";
+
 #if LLVM_ENABLE_STATS
-/// Counts what CSE does for upstream's statistics and forwards it to the
-/// tracking listener, if any (none when no handle lies under the anchor: the
-/// rewrites then cost what upstream's cost). Only where statistics count
-/// (`LLVM_ENABLE_STATS`: builds without NDEBUG, or LLVM_FORCE_ENABLE_STATS):
-/// elsewhere a pass statistic is a no-op, as in upstream's cse, and a
-/// listener between the rewriter and the tracking one would only add a call
-/// to every notification.
+/// Counts the duplicates CSE replaces for upstream's statistics (the rewriter
+/// counts the dead ops) and forwards to the tracking listener, if any (none
+/// when no handle lies under the anchor: the rewrites then cost what
+/// upstream's cost). Only where statistics count (`LLVM_ENABLE_STATS`: builds
+/// without NDEBUG, or LLVM_FORCE_ENABLE_STATS): elsewhere a pass statistic is
+/// a no-op, as in upstream's cse, and a listener between the rewriter and the
+/// tracking one would only add a call to every notification.
 class CSEStatisticsListener : public RewriterBase::ForwardingListener {
 public:
   explicit CSEStatisticsListener(OpBuilder::Listener *next)
@@ -54,38 +60,83 @@ public:
     ++numReplaced;
     ForwardingListener::notifyOperationReplaced(op, newOp);
   }
-  void notifyOperationErased(Operation *op) override {
-    if (!replaced.erase(op))
-      ++numErasedDead;
-    ForwardingListener::notifyOperationErased(op);
-  }
 
   int64_t numReplaced = 0;
   int64_t numErasedDead = 0;
-
-private:
   llvm::SmallPtrSet<Operation *, 16> replaced;
 };
-#else
+#endif // LLVM_ENABLE_STATS
+
+/// While cse erases an op with regions: the label of the ops erased with it,
+/// until the op's own notification.
+class NestedEraseLabels : public RewriterBase::ForwardingListener {
+public:
+  NestedEraseLabels(OpBuilder::Listener *next, Operation *top,
+                    tracking::PassTrackingListener &tracker)
+      : RewriterBase::ForwardingListener(next), top(top), tracker(tracker) {
+    tracker.setUnpatternedLabels(kDuplicateLabel, kNestedLabel);
+  }
+  ~NestedEraseLabels() override { restore(); }
+  void notifyOperationErased(Operation *op) override {
+    if (op == top)
+      restore();
+    ForwardingListener::notifyOperationErased(op);
+  }
+
+private:
+  void restore() {
+    if (restored)
+      return;
+    tracker.setUnpatternedLabels(kDuplicateLabel, kDeadLabel);
+    restored = true;
+  }
+
+  Operation *top;
+  tracking::PassTrackingListener &tracker;
+  bool restored = false;
+};
+
 /// The rewriter of a tracked cse run. Upstream's cse rewrites with a
 /// rewriter without a listener, and a rewriter with one pays for it on every
 /// change: an erase walks the op's tree with a notification per op, and each
-/// use that a replacement changes sends a modification. This one takes the
-/// no-listener path (by leaving its listener unset around upstream's code)
-/// where the tracking listener proves it would do nothing: the erase of an op
-/// without regions that it ignores (most). Modifications reach the listener,
-/// whose hook for them is an empty function (PassTrackingListener): cheaper
-/// than an override here that unsets the listener around each.
+/// use that a replacement changes sends a modification. Without statistics
+/// to count, this one takes the no-listener path (by leaving its listener
+/// unset around upstream's code) where the tracking listener proves it would
+/// do nothing: the erase of an op without regions that it ignores (most).
+/// Modifications reach the listener, whose hook for them is an empty function
+/// (PassTrackingListener): cheaper than an override here that unsets the
+/// listener around each. The ops nested in an op it erases are labelled as
+/// such (`NestedEraseLabels`).
 class TrackedCSERewriter : public IRRewriter {
 public:
+#if LLVM_ENABLE_STATS
+  TrackedCSERewriter(MLIRContext *context,
+                     tracking::PassTrackingListener *tracker,
+                     CSEStatisticsListener *statistics)
+      : IRRewriter(context, statistics), tracker(tracker),
+        statistics(statistics) {}
+#else
   TrackedCSERewriter(MLIRContext *context,
                      tracking::PassTrackingListener *tracker)
       : IRRewriter(context, tracker), tracker(tracker) {}
+#endif
 
   void eraseOp(Operation *op) override {
+#if LLVM_ENABLE_STATS
+    // Counted here: the listener also sees the ops erased with this one.
+    if (!statistics->replaced.erase(op))
+      ++statistics->numErasedDead;
+#else
     if (tracker && op->getNumRegions() == 0 && tracker->ignoresChangesTo(op))
       return withoutListener([&] { IRRewriter::eraseOp(op); });
+#endif
+    if (!tracker || op->getNumRegions() == 0)
+      return IRRewriter::eraseOp(op);
+    OpBuilder::Listener *kept = getListener();
+    NestedEraseLabels labels(kept, op, *tracker);
+    setListener(&labels);
     IRRewriter::eraseOp(op);
+    setListener(kept);
   }
 
 private:
@@ -97,8 +148,10 @@ private:
   }
 
   tracking::PassTrackingListener *tracker;
+#if LLVM_ENABLE_STATS
+  CSEStatisticsListener *statistics;
+#endif
 };
-#endif // LLVM_ENABLE_STATS
 
 class TrackedCSEPass : public tracking::impl::CSEBase<TrackedCSEPass> {
 public:
@@ -120,14 +173,15 @@ public:
     if (tracking::mayHaveHandlesUnder(getOperation())) {
       // The context's registry, looked up once per execution.
       tracker.emplace(&getContext());
-      tracker->setUnpatternedLabels("duplicate removed by cse",
-                                    "dead code removed by cse");
+      tracker->setUnpatternedLabels(kDuplicateLabel, kDeadLabel);
     }
+    tracking::PassTrackingListener *trackerOrNull =
+        tracker ? &*tracker : nullptr;
 #if LLVM_ENABLE_STATS
-    CSEStatisticsListener listener(tracker ? &*tracker : nullptr);
-    IRRewriter rewriter(&getContext(), &listener);
+    CSEStatisticsListener listener(trackerOrNull);
+    TrackedCSERewriter rewriter(&getContext(), trackerOrNull, &listener);
 #else
-    TrackedCSERewriter rewriter(&getContext(), tracker ? &*tracker : nullptr);
+    TrackedCSERewriter rewriter(&getContext(), trackerOrNull);
 #endif
     DominanceInfo &domInfo = getAnalysis<DominanceInfo>();
     bool changed = false;
