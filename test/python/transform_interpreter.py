@@ -284,6 +284,45 @@ def test_script_reaching_outside_its_payload_root():
         print("@g gone:", "@g" not in str(payload))
 
 
+# CHECK-LABEL: TEST: test_loop_as_the_payload_root
+@run
+def test_loop_as_the_payload_root():
+    # A payload root need not be isolated from above: Python holds the whole
+    # tree, whose handles the run follows (as upstream, the script may climb
+    # to the function around the loop).
+    with ir.Context():
+        payload = ir.Module.parse("""
+          func.func @f(%a: i32, %lb: index, %ub: index, %st: index) -> i32 {
+            %c1 = arith.constant 1 : i32
+            %r = scf.for %i = %lb to %ub step %st iter_args(%acc = %a) -> i32 {
+              %x = arith.addi %acc, %c1 : i32
+              %y = arith.muli %x, %c1 : i32
+              scf.yield %y : i32
+            }
+            %w = arith.muli %r, %c1 : i32
+            return %w : i32
+          }""")
+        func = payload.body.operations[0]
+        loop = ops_of(payload, "scf.for")[0]
+        inner, outer = ops_of(payload, "arith.muli")
+        script = ir.Module.parse("""
+          module attributes {transform.with_named_sequence} {
+            transform.named_sequence @main(%root: !transform.any_op {transform.readonly}) {
+              %f = transform.get_parent_op %root {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+              transform.apply_patterns to %f {
+                transform.apply_patterns.canonicalization
+              } : !transform.any_op
+              transform.yield
+            }
+          }""")
+        interpreter.apply_named_sequence(loop, script.body.operations[0], script)
+        # CHECK: loop: live inner: erased outer: erased func: live
+        print("loop:", loop.handle_state, "inner:", inner.handle_state,
+              "outer:", outer.handle_state, "func:", func.operation.handle_state)
+        # CHECK: transform-interpreter on scf.for: arith.muli {{.*}}: erased; dropped by the transform interpreter's tracking
+        print(outer.handle_history[-1])
+
+
 # CHECK-LABEL: TEST: test_blocks_and_values_end_when_a_script_runs
 @run
 def test_blocks_and_values_end_when_a_script_runs():

@@ -27,9 +27,9 @@
 //   root is invalidated (with `ownsWholeTree`, those outside it too, unless
 //   the ops outside the payload root are the same ops in the same places).
 //
-// The user's script is never modified: the interpreter runs a private copy
-// that carries one hidden argument per tracked op and two ops of ours (see
-// docs/transform.md).
+// The user's script is never modified: the interpreter runs a private copy,
+// whose entry a sequence of ours with one hidden argument per tracked op
+// includes, instrumented with ops of ours (see docs/transform.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,6 +67,9 @@ struct TransformSequenceResult {
 struct TransformEventSource {
   std::string pass = "transform-interpreter";
   const void *passKey = nullptr;
+  /// The op the events say the run was on: a pass's anchor, which may hold
+  /// the payload root (`debug-payload-root-tag`). Null: the payload root.
+  Operation *anchor = nullptr;
 };
 
 /// Applies the named sequence `transformRoot` (a `transform.named_sequence`)
@@ -86,6 +89,9 @@ struct TransformEventSource {
 /// the context and return failure. Errors found before the run change
 /// nothing; after a failed run, the handles strictly nested in the payload
 /// root are invalidated.
+///
+/// `payloadRoot` is isolated from above or top-level, or any op with
+/// `ownsWholeTree`.
 ///
 /// `ownsWholeTree`: the caller holds the whole IR tree of `payloadRoot` (no
 /// other thread uses any of it). The interpreter then follows the handles
@@ -114,7 +120,8 @@ LogicalResult applyTrackedNamedSequence(
 /// `heldTop`, if given, is an ancestor of `payloadRoot` (or itself) whose
 /// whole tree the caller holds: `ownsWholeTree` above, with that op as the
 /// top of the held tree (a pass's anchor when the payload root is an op
-/// nested in it).
+/// nested in it); it must be isolated from above or top-level, and the
+/// payload root may then be any op in it.
 LogicalResult applyTrackedNamedSequenceWithBindings(
     HandleRegistry &registry, Operation *payloadRoot, Operation *transformRoot,
     ModuleOp transformModule,

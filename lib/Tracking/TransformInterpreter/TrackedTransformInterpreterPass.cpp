@@ -155,6 +155,7 @@ struct TrackedTransformInterpreterPass
     TransformEventSource source;
     source.pass = getArgument().str();
     source.passKey = this;
+    source.anchor = anchor;
     // The pass holds its anchor: a script run on an op nested in it may
     // reach the rest of the anchor (transform.get_parent_op).
     if (failed(applyTrackedNamedSequenceWithBindings(

@@ -600,11 +600,17 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   // as it is): on the user's entry, before our copy adds arguments to it.
   if (failed(transform::detail::verifyPossibleTopLevelTransformOpTrait(entry)))
     return failure();
-  if (payloadRoot->getParentOp() &&
-      !payloadRoot->hasTrait<OpTrait::IsIsolatedFromAbove>())
+  // The handles the run takes out of the registry are those under this op,
+  // found without walking IR that other threads may be rewriting: when the
+  // caller holds more than the payload root (a pass holds its anchor), the
+  // payload root may be any op in it.
+  Operation *detachedTop = heldTop ? heldTop : payloadRoot;
+  if (detachedTop->getParentOp() &&
+      !detachedTop->hasTrait<OpTrait::IsIsolatedFromAbove>())
     return payloadRoot->emitError()
            << "the payload root of the tracked transform interpreter must be "
-              "isolated from above (such as a function) or top-level";
+              "isolated from above (such as a function) or top-level, or in "
+              "IR the caller holds whole";
   if (handleArgs ? failed(checkArguments(payloadRoot, entry, *handleArgs))
                  : failed(checkArgumentCount(entry, bindings.size())) ||
                        failed(checkBindings(payloadRoot, bindings)))
@@ -806,8 +812,9 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   tracking::detail::EventSource eventSource;
   eventSource.pass = source.pass;
   eventSource.passKey = source.passKey;
-  eventSource.anchor = describeAnchor(payloadRoot);
-  eventSource.anchorKey = payloadRoot;
+  Operation *anchor = source.anchor ? source.anchor : payloadRoot;
+  eventSource.anchor = describeAnchor(anchor);
+  eventSource.anchorKey = anchor;
 
   // Nothing in the scope may be looked up while the script runs: a pass it
   // runs could free an op and reuse its address. The interpreter follows
