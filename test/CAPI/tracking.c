@@ -790,7 +790,7 @@ static void testTransformInterpreter(void) {
   // CHECK: matmul: erased
   // CHECK-NEXT: describe: operation handle to 'linalg.matmul'
   // CHECK-SAME: is erased
-  // CHECK: transform-interpreter on func.func @matmul: linalg.matmul {{.*}}: erased; erased or replaced after 'transform.structured.tile_using_for' consumed its handle
+  // CHECK: transform-interpreter on func.func @matmul: linalg.matmul {{.*}}: erased; erased or replaced by 'transform.structured.tile_using_for', which consumed its handle
   // CHECK: inside: live: func.return
   // CHECK: outside: live: func.return
   // CHECK: func: live: func.func @matmul

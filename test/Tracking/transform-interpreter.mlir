@@ -17,7 +17,7 @@
 // UPSTREAM: tracking: summary: 6 tracked ops: 1 live, 0 erased, 5 invalidated
 
 // TRACKED: tracking: tracking 6 ops
-// TRACKED: tracking: tracked-transform-interpreter on builtin.module: linalg.matmul at loc({{.*}}:[[@LINE+10]]:10): erased; erased or replaced after 'transform.structured.tile_using_for' consumed its handle
+// TRACKED: tracking: tracked-transform-interpreter on builtin.module: linalg.matmul at loc({{.*}}:[[@LINE+10]]:10): erased; erased or replaced by 'transform.structured.tile_using_for', which consumed its handle
 // TRACKED-NOT: invalidated
 // TRACKED: tracking: summary: 6 tracked ops: 5 live, 1 erased, 0 invalidated
 

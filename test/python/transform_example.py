@@ -2,7 +2,7 @@
 # The transform example tiles and vectorizes a matmul while holding handles.
 
 # CHECK: matmul handle: erased
-# CHECK-NEXT: erased or replaced after 'transform.structured.tile_using_for' consumed its handle
+# CHECK-NEXT: erased or replaced by 'transform.structured.tile_using_for', which consumed its handle
 # CHECK-NEXT: outer loop: scf.for live
 # CHECK-NEXT: inner loop: scf.for nested in outer: True
 # CHECK-NEXT: vectorized: ['vector.multi_reduction']

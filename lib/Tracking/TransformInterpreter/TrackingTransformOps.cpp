@@ -76,11 +76,11 @@ public:
 
   void init() {
     registerTransformOps<
-        transform::TrackingNoteConsumedOp, transform::TrackingCheckSeparateOp,
-        transform::TrackingRecordResultsOp, transform::TrackingRecordPayloadOp,
-        transform::TrackingBeginWalkOp, transform::TrackingNoteWalkedOp,
-        transform::TrackingCheckWalkOp, transform::TrackingCheckWalkResultsOp,
-        transform::TrackingWalkStepOp>();
+        transform::TrackingNoteConsumedOp, transform::TrackingCheckConsumedOp,
+        transform::TrackingCheckSeparateOp, transform::TrackingRecordResultsOp,
+        transform::TrackingRecordPayloadOp, transform::TrackingBeginWalkOp,
+        transform::TrackingNoteWalkedOp, transform::TrackingCheckWalkOp,
+        transform::TrackingCheckWalkResultsOp, transform::TrackingWalkStepOp>();
   }
 };
 } // namespace
@@ -102,6 +102,9 @@ DiagnosedSilenceableFailure transform::TrackingNoteConsumedOp::apply(
   if (!run)
     return DiagnosedSilenceableFailure::definiteFailure();
   std::string consumer = getConsumer().str();
+  TrackedRun::ConsumerFrame *frame = nullptr;
+  if (std::optional<int64_t> check = getCheck())
+    frame = &run->consumers.emplace_back(TrackedRun::ConsumerFrame{*check, {}});
   SmallVector<Value> handles;
   SmallVector<Operation *> onlyHidden;
   for (Value handle : getHandles()) {
@@ -141,8 +144,11 @@ DiagnosedSilenceableFailure transform::TrackingNoteConsumedOp::apply(
         for (Value tracked : handles) {
           auto it = run->hiddenIndex.find(tracked);
           if (it != run->hiddenIndex.end() &&
-              run->consumedBy[it->second].empty())
+              run->consumedBy[it->second].empty()) {
             run->consumedBy[it->second] = consumer;
+            if (frame)
+              frame->marked.emplace_back(it->second, nested);
+          }
           if (run->yielded.contains(tracked))
             run->consumedYields.try_emplace(tracked, consumer);
         }
@@ -161,6 +167,41 @@ void transform::TrackingNoteConsumedOp::getEffects(
   onlyReadsHandle(getHandlesMutable(), effects);
   onlyReadsPayload(effects);
 }
+
+//===----------------------------------------------------------------------===//
+// TrackingCheckConsumedOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::TrackingCheckConsumedOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  TrackedRun *run = getRun(getOperation(), state);
+  if (!run)
+    return DiagnosedSilenceableFailure::definiteFailure();
+  // The frames above this consumer's are those of consumers nested in it
+  // that failed before their check: dropped unchecked.
+  int64_t check = getCheck();
+  while (!run->consumers.empty() && run->consumers.back().check != check)
+    run->consumers.pop_back();
+  if (run->consumers.empty())
+    return DiagnosedSilenceableFailure::success();
+  SmallVector<Value> handles;
+  for (auto [index, op] : run->consumers.back().marked) {
+    // The hidden handles are out of this op's scope: looked up by the op
+    // they mapped, by address only (it may be freed).
+    handles.clear();
+    (void)state.getHandlesForPayloadOp(op, handles,
+                                       /*includeOutOfScope=*/true);
+    if (!llvm::is_contained(handles, run->hiddenArgs[index]))
+      run->droppedByConsumer[index] = true;
+  }
+  run->consumers.pop_back();
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::TrackingCheckConsumedOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {}
 
 //===----------------------------------------------------------------------===//
 // TrackingCheckSeparateOp

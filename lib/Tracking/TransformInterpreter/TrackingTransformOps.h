@@ -59,6 +59,18 @@ struct TrackedRun {
   /// Per hidden argument: the transform op that consumed payload containing
   /// its op ("" if none). Such an op may have been freed unseen.
   SmallVector<std::string> consumedBy;
+  /// Per hidden argument: the consumer that `consumedBy` names erased or
+  /// replaced its op (found by `transform.tracking.check_consumed`), rather
+  /// than a later transform op.
+  SmallVector<bool> droppedByConsumer;
+  /// The consumers running now, innermost last: per
+  /// `transform.tracking.note_consumed` with a `check`, that index and the
+  /// hidden arguments it marked, with the op each mapped then.
+  struct ConsumerFrame {
+    int64_t check;
+    SmallVector<std::pair<unsigned, Operation *>> marked;
+  };
+  SmallVector<ConsumerFrame> consumers;
   /// Per hidden argument: its mapping was dropped before a transform op that
   /// needs a replacement for every handle it sees alive (see
   /// `transform.tracking.note_consumed`'s `release_hidden`).

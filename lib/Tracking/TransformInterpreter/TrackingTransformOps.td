@@ -36,12 +36,35 @@ def TrackingNoteConsumedOp : TransformDialectOp<"tracking.note_consumed",
     it sees alive, dead or not), the ops nested in the payload that only
     hidden handles map are dropped from them first: upstream's script has no
     such handles, and the op failed, or crashed, on them.
+
+    With `check`, the `transform.tracking.check_consumed` of that index
+    after the consumer learns which of the ops it marked the consumer itself
+    dropped.
   }];
 
   let arguments = (ins Variadic<TransformHandleTypeInterface>:$handles,
-                       StrAttr:$consumer, UnitAttr:$release_hidden);
+                       StrAttr:$consumer, UnitAttr:$release_hidden,
+                       OptionalAttr<I64Attr>:$check);
   let results = (outs);
   let assemblyFormat = "$handles `by` $consumer attr-dict `:` type($handles)";
+}
+
+def TrackingCheckConsumedOp : TransformDialectOp<"tracking.check_consumed",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Notes which of the marked ops the consumer just dropped";
+  let description = [{
+    Placed right after a transform op that consumes handles, paired by
+    `$check` with the `transform.tracking.note_consumed` before it: the ops
+    that note marked and that no hidden handle maps any more were erased or
+    replaced (with notification) by the consumer itself, not by a later
+    transform op. Reads no operand and no payload (only addresses in the
+    transform state); always succeeds.
+  }];
+
+  let arguments = (ins I64Attr:$check);
+  let results = (outs);
+  let assemblyFormat = "$check attr-dict";
 }
 
 def TrackingCheckSeparateOp : TransformDialectOp<"tracking.check_separate",

@@ -430,7 +430,8 @@ FailureOr<unsigned> instrumentForeachMatchWalks(
 }
 
 /// Inserts a `transform.tracking.note_consumed` before every transform op of
-/// `script` that consumes operation handles.
+/// `script` that consumes operation handles, and a
+/// `transform.tracking.check_consumed` after it.
 void instrumentConsumers(Operation *script) {
   SmallVector<std::pair<Operation *, SmallVector<Value>>> consumers;
   script->walk([&](transform::TransformOpInterface transformOp) {
@@ -443,11 +444,16 @@ void instrumentConsumers(Operation *script) {
     if (!consumed.empty())
       consumers.emplace_back(transformOp, std::move(consumed));
   });
-  for (auto &[consumer, handles] : consumers) {
+  for (auto [check, entry] : llvm::enumerate(consumers)) {
+    auto &[consumer, handles] = entry;
     OpBuilder builder(consumer);
     transform::TrackingNoteConsumedOp::create(
         builder, consumer->getLoc(), handles,
-        consumer->getName().getStringRef());
+        consumer->getName().getStringRef(), /*release_hidden=*/false,
+        builder.getI64IntegerAttr(check));
+    builder.setInsertionPointAfter(consumer);
+    transform::TrackingCheckConsumedOp::create(builder, consumer->getLoc(),
+                                               check);
   }
   // A conversion that preserves handles wants a replacement for every handle
   // it sees alive, dead ones included: the hidden ones are released first.
@@ -460,7 +466,8 @@ void instrumentConsumers(Operation *script) {
     OpBuilder builder(conversion);
     transform::TrackingNoteConsumedOp::create(
         builder, conversion.getLoc(), ValueRange{conversion.getTarget()},
-        conversion->getName().getStringRef(), /*release_hidden=*/true);
+        conversion->getName().getStringRef(), /*release_hidden=*/true,
+        /*check=*/IntegerAttr());
   }
 }
 /// The `transform.readonly` argument attribute.
@@ -725,6 +732,7 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   script->walk([&](Operation *op) {
     if (!isa<transform::TrackingNoteConsumedOp,
              transform::TrackingCheckSeparateOp,
+             transform::TrackingCheckConsumedOp,
              transform::TrackingRecordResultsOp,
              transform::TrackingRecordPayloadOp, transform::TrackingBeginWalkOp,
              transform::TrackingNoteWalkedOp, transform::TrackingCheckWalkOp,
@@ -791,6 +799,7 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
     run.hiddenIndex[hidden] = i;
   }
   run.consumedBy.assign(trackedOps.size(), "");
+  run.droppedByConsumer.assign(trackedOps.size(), false);
   run.released.assign(trackedOps.size(), false);
 
   RaggedArray<transform::MappedValue> mapping;
@@ -904,8 +913,10 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
               ? "dropped by the transform interpreter's tracking (erased, or "
                 "replaced while no live transform handle needed a "
                 "replacement)"
-              // The consumer often erased it, but a later transform op may
-              // have: only the order is known.
+          : run.droppedByConsumer[index]
+              ? "erased or replaced by '" + consumer +
+                    "', which consumed its handle"
+              // A later transform op dropped it: which one is not known.
               : "erased or replaced after '" + consumer +
                     "' consumed its handle");
       break;
