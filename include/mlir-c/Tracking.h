@@ -158,7 +158,9 @@ MLIR_CAPI_EXPORTED void mlirTrackingHandleDescribe(MlirTrackingHandle handle,
                                                    MlirStringCallback callback,
                                                    void *userData);
 
-/// Returns the number of events in the handle's history.
+/// Returns the number of events in the handle's history. Histories are
+/// bounded: a handle keeps the newest 32 events of its own (plus those of
+/// the handles merged into it since they joined), the oldest dropped first.
 MLIR_CAPI_EXPORTED intptr_t
 mlirTrackingHandleGetNumHistoryEvents(MlirTrackingHandle handle);
 
@@ -272,11 +274,19 @@ MLIR_CAPI_EXPORTED MlirLogicalResult mlirTrackingWalkAndApplyPatterns(
 /// every mlirRewriterBase* function of mlir-c/Rewrite.h whose replaces, erases
 /// and moves update the handles of the context's registry (each event names
 /// "mlirTrackingRewriter"). Changes made with MLIR's own rewriter, or with
-/// mlirOperationMoveBefore/After, mlirOperationDestroy and the like, are not
-/// seen: an op moved into another function that way keeps the handle's old
-/// place, and a pass erasing it there may leave its handle on freed memory.
+/// mlirOperationMoveBefore/After, mlirOperationDestroy, or the insertion of
+/// detached IR that holds handles with mlirBlockInsertOwnedOperation*/
+/// mlirBlockAppendOwnedOperation (insert it with mlirRewriterBaseInsert, or
+/// take the handles once it is inserted), are not seen: an op moved into
+/// another function that way keeps the handle's old place, and a pass
+/// erasing it there may leave its handle on freed memory.
 /// `mlirRewriterBaseReplaceOpWithOperation` names the replacement op to the
-/// handle, whatever its name. The rewriter looks the registry up at each
+/// handle, whatever its name (an op of another context ends the handle,
+/// erased: that context's registry would not tell this one when it goes).
+/// `mlirRewriterBaseReplaceAllOpUsesWith*` tell listeners that the op is
+/// replaced (MLIR's contract, which upstream's transform tracking follows
+/// too): its handle follows the replacement, or ends erased, while the op
+/// itself stays until erased. The rewriter looks the registry up at each
 /// change, so it may outlive the registry (not the context). Destroy it with
 /// mlirTrackingRewriterDestroy. Returns null for a null context.
 MLIR_CAPI_EXPORTED MlirRewriterBase
@@ -312,11 +322,16 @@ MLIR_CAPI_EXPORTED void mlirTrackingRewriterDestroy(MlirRewriterBase rewriter);
 /// `argSizes`); each must be live and refer to the payload root or an op
 /// nested in it.
 ///
-/// After the run, every tracked op strictly nested in the payload root ends
-/// up where the transform dialect's own tracking says: live (followed to its
-/// replacement), erased (dropped, or consumed by a transform op) or
-/// invalidated (in the payload of a consumed handle). The payload root and
-/// everything outside it stay live.
+/// The caller holds the payload root's whole IR tree, or, when it runs in a
+/// pass (a C pass in a pipeline with tracking enabled), that pass's anchor,
+/// which must hold the payload root: a script may climb out of its payload
+/// root (`transform.get_parent_op`) and change what is there. After the run,
+/// every tracked op of the held IR ends up where the transform dialect's
+/// own tracking says: live (followed to its replacement), erased (dropped,
+/// or consumed by a transform op) or invalidated (in the payload of a
+/// consumed handle, or moved out of the held IR); the payload root's
+/// ancestors stay live. A script that erases its payload root fails, and
+/// the root's handle ends erased.
 ///
 /// On success, if `results` is not null, `*results` receives the results of
 /// the entry sequence (destroy them with mlirTrackingTransformResultsDestroy).

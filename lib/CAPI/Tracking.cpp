@@ -19,6 +19,7 @@
 #include "mlir/CAPI/Rewrite.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/CAPI/Wrap.h"
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -29,6 +30,8 @@
 #include "mlir/Tracking/TrackingListener.h"
 #include "mlir/Tracking/TrackingRewriter.h"
 #include "mlir/Tracking/TransformInterpreter.h"
+
+#include "../Tracking/Attribution.h"
 
 #include <mutex>
 
@@ -383,6 +386,18 @@ MlirLogicalResult mlirTrackingTransformApplyNamedSequence(
   }
   if (nArgs < 0 || (nArgs > 0 && !argSizes))
     return refuse("bad argument count or null argument sizes");
+  // Upstream's check of the count, before anything is allocated for the
+  // arguments (a huge count would be).
+  auto sequence = dyn_cast<transform::NamedSequenceOp>(unwrap(transformRoot));
+  if (sequence && !sequence.isExternal() &&
+      sequence->getContext() == payload->getContext() &&
+      nArgs != intptr_t(sequence.getBody().front().getNumArguments()) - 1) {
+    sequence.emitError() << "operation expects "
+                         << sequence.getBody().front().getNumArguments() - 1
+                         << " extra value bindings, but " << nArgs
+                         << " were provided to the interpreter";
+    return mlirLogicalResultFailure();
+  }
 
   std::vector<std::vector<OpHandle>> bound(nArgs);
   intptr_t next = 0;
@@ -399,12 +414,23 @@ MlirLogicalResult mlirTrackingTransformApplyNamedSequence(
     }
   }
 
+  // The caller holds the payload root's whole tree (a script may climb out
+  // of its payload root and change or erase what is there), unless it runs
+  // in a pass (a C pass in a pipeline): then it holds that pass's anchor.
+  Operation *heldTop = tracking::detail::getAttributedAnchor();
+  if (heldTop && !heldTop->isAncestor(payload))
+    return refuse("the payload root is outside the op that the pass running "
+                  "on this thread holds");
+  if (!heldTop)
+    for (heldTop = payload; Operation *parent = heldTop->getParentOp();)
+      heldTop = parent;
+
   transform::TransformOptions transformOptions;
   transformOptions.enableExpensiveChecks(expensiveChecks);
   auto out = std::make_unique<std::vector<TransformSequenceResult>>();
-  if (failed(applyTrackedNamedSequence(*unwrap(registry), payload,
-                                       unwrap(transformRoot), library, bound,
-                                       transformOptions, *out)))
+  if (failed(applyTrackedNamedSequence(
+          *unwrap(registry), payload, unwrap(transformRoot), library, bound,
+          transformOptions, *out, TransformEventSource(), heldTop)))
     return mlirLogicalResultFailure();
   if (results)
     *results = wrap(out.release());

@@ -1562,6 +1562,12 @@ void RegistryNotifier::notifyOperationReplaced(Operation *op,
                                                const EventSource &source) {
   if (op == replacement)
     return;
+  // This registry is never told about an op of another context (its erasure
+  // goes to that context's registry): the handle cannot follow it there.
+  if (replacement->getContext() != op->getContext())
+    return notifyErased(op, source,
+                        EventReason("replaced by an op of another context"),
+                        op->getNumRegions() != 0);
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
   impl.replaceOp(op, op->getNumRegions() != 0, replacement, /*seen=*/nullptr,

@@ -221,6 +221,11 @@ void tracking::detail::popAttribution(const void *passKey, Operation *anchor) {
   }
 }
 
+Operation *tracking::detail::getAttributedAnchor() {
+  return attribution.frames.empty() ? nullptr
+                                    : attribution.frames.back().anchor;
+}
+
 ScopedRewriteAttribution::ScopedRewriteAttribution(StringRef passName,
                                                    Operation *anchor,
                                                    const void *passKey) {

@@ -835,6 +835,12 @@ static void testTransformInterpreterFailures(void) {
                                               (MlirOperation){NULL}, 0, NULL,
                                               NULL, false, &results)));
   CHECK_OR_DIE(mlirTrackingTransformResultsIsNull(results));
+  // A huge count is refused before anything is allocated for it.
+  CHECK_OR_DIE(mlirLogicalResultIsFailure(
+      mlirTrackingTransformApplyNamedSequence(registry, func, entry,
+                                              (MlirOperation){NULL},
+                                              (intptr_t)1 << 40, one, &matmul,
+                                              false, NULL)));
   CHECK_OR_DIE(
       mlirLogicalResultIsFailure(mlirTrackingTransformApplyNamedSequence(
           (MlirTrackingRegistry){NULL}, func, entry, (MlirOperation){NULL}, 1,
@@ -859,11 +865,14 @@ static void testTransformInterpreterFailures(void) {
       mlirTrackingTransformApplyNamedSequence(registry, func, entry,
                                               (MlirOperation){NULL}, 1, one,
                                               &outside, false, NULL)));
-  // The payload root must be isolated from above or top-level.
-  CHECK_OR_DIE(
-      mlirLogicalResultIsFailure(mlirTrackingTransformApplyNamedSequence(
-          registry, find(payload, "linalg.matmul").ops[0], entry,
-          (MlirOperation){NULL}, 1, one, &matmul, false, NULL)));
+  // Nor in another context.
+  MlirTrackingHandle foreignOp =
+      mlirTrackingHandleCreate(otherRegistry, firstOp(foreign));
+  CHECK_OR_DIE(mlirLogicalResultIsFailure(
+      mlirTrackingTransformApplyNamedSequence(registry, func, entry,
+                                              (MlirOperation){NULL}, 1, one,
+                                              &foreignOp, false, NULL)));
+  mlirTrackingHandleDestroy(foreignOp);
   CHECK_OR_DIE(mlirLogicalResultIsFailure(
       mlirTrackingTransformApplyNamedSequence(registry, (MlirOperation){NULL},
                                               entry, (MlirOperation){NULL}, 1,
@@ -899,13 +908,14 @@ static void testTransformInterpreterFailures(void) {
   // clang-format off
   // CHECK-LABEL: TEST: transform interpreter failures
   // CHECK-NEXT: diagnostic: operation expects 1 extra value bindings, but 0 were provided to the interpreter
+  // CHECK-NEXT: diagnostic: operation expects 1 extra value bindings, but 1099511627776 were provided to the interpreter
   // CHECK-NEXT: diagnostic: mlirTrackingTransformApplyNamedSequence: null registry
   // CHECK-NEXT: diagnostic: the handle registry belongs to another context
   // CHECK-NEXT: diagnostic: the transform script belongs to another context
   // CHECK-NEXT: diagnostic: mlirTrackingTransformApplyNamedSequence: the transform module must be a 'builtin.module', not 'func.func'
   // CHECK-NEXT: diagnostic: mlirTrackingTransformApplyNamedSequence: argument #1: handle 1 is null
   // CHECK-NEXT: diagnostic: argument #1: 'func.return' is not the payload root nor nested in it
-  // CHECK-NEXT: diagnostic: the payload root of the tracked transform interpreter must be isolated from above
+  // CHECK-NEXT: diagnostic: argument #1: 'transform.named_sequence' belongs to another context
   // CHECK-NEXT: matmul after refused runs: live: %{{.*}} = linalg.matmul
   // CHECK: 0 events
   // CHECK-NEXT: diagnostic: only ops implementing TilingInterface are supported
@@ -929,6 +939,149 @@ static const char *const kRewriterInput = "func.func @f(%x: i32) -> i32 {\n"
                                           "func.func @g() {\n"
                                           "  return\n"
                                           "}\n";
+
+static const char *const kTwoFunctions =
+    "func.func private @f(%x: i32) -> i32 {\n"
+    "  return %x : i32\n"
+    "}\n"
+    "func.func @other(%x: i32) -> i32 {\n"
+    "  %a = arith.addi %x, %x : i32\n"
+    "  %b = arith.addi %x, %x : i32\n"
+    "  %c = arith.muli %a, %b : i32\n"
+    "  return %c : i32\n"
+    "}\n";
+
+/// A script that climbs from its payload root to the module and runs `what`
+/// there.
+static MlirModule climbingScript(MlirContext context, const char *what) {
+  char text[1024];
+  snprintf(text, sizeof(text),
+           "module attributes {transform.with_named_sequence} {\n"
+           "  transform.named_sequence @__transform_main(%%root: "
+           "!transform.any_op {transform.readonly}) {\n"
+           "    %%m = transform.get_parent_op %%root {op_name = "
+           "\"builtin.module\"} : (!transform.any_op) -> !transform.any_op\n"
+           "    %s\n"
+           "    transform.yield\n"
+           "  }\n"
+           "}\n",
+           what);
+  return mlirModuleCreateParse(context, mlirStringRefCreateFromCString(text));
+}
+
+typedef struct {
+  MlirTrackingRegistry registry;
+  MlirOperation payloadRoot;
+  MlirOperation script;
+} ScriptInPass;
+
+static void runScriptInPass(MlirOperation anchor, MlirExternalPass pass,
+                            void *userData) {
+  (void)anchor;
+  ScriptInPass *run = (ScriptInPass *)userData;
+  if (mlirLogicalResultIsFailure(mlirTrackingTransformApplyNamedSequence(
+          run->registry, run->payloadRoot, firstOp(mlirModuleFromOperation(
+                                               run->script)),
+          run->script, 0, NULL, NULL, false, NULL)))
+    mlirExternalPassSignalFailure(pass);
+}
+static void noop(void *userData) { (void)userData; }
+static void *same(void *userData) { return userData; }
+
+static void testTransformInterpreterHoldsTheTree(void) {
+  printf("TEST: transform interpreter holds the tree\n");
+  MlirContext context = createContext();
+  mlirContextAttachDiagnosticHandler(context, printDiagnostic, NULL, NULL);
+  MlirTrackingRegistry registry = mlirTrackingRegistryCreate(context);
+  MlirModule payload = mlirModuleCreateParse(
+      context, mlirStringRefCreateFromCString(kTwoFunctions));
+  MlirOperation f = findFunc(payload, "f");
+  MlirOperation other = findFunc(payload, "other");
+  MlirTrackingHandle fHandle = mlirTrackingHandleCreate(registry, f);
+  MlirTrackingHandle otherHandle = mlirTrackingHandleCreate(registry, other);
+  MlirTrackingHandle b =
+      mlirTrackingHandleCreate(registry, find(payload, "arith.addi").ops[1]);
+
+  // The script changes @other, outside its payload root @f: the handles
+  // there follow (%b, a duplicate that cse removes, was left live on freed
+  // memory).
+  MlirModule cse = climbingScript(
+      context, "transform.apply_cse to %m : !transform.any_op");
+  CHECK_OR_DIE(mlirLogicalResultIsSuccess(
+      mlirTrackingTransformApplyNamedSequence(registry, f, firstOp(cse),
+                                              mlirModuleGetOperation(cse), 0,
+                                              NULL, NULL, false, NULL)));
+  report("b after cse", b);
+  report("other after cse", otherHandle);
+
+  // Any op may be the payload root: here an op in @other.
+  MlirModule annotate = climbingScript(
+      context, "transform.annotate %root \"seen\" : !transform.any_op");
+  MlirOperation add = find(payload, "arith.addi").ops[0];
+  CHECK_OR_DIE(mlirLogicalResultIsSuccess(
+      mlirTrackingTransformApplyNamedSequence(
+          registry, add, firstOp(annotate), mlirModuleGetOperation(annotate),
+          0, NULL, NULL, false, NULL)));
+  printf("annotated: %d\n",
+         !mlirAttributeIsNull(mlirOperationGetAttributeByName(
+             add, mlirStringRefCreateFromCString("seen"))));
+
+  // In a pass, the caller holds the pass's anchor only: a payload root
+  // outside it is refused.
+  MlirModule dce = climbingScript(
+      context, "%n = transform.apply_registered_pass \"symbol-dce\" to %m : "
+               "(!transform.any_op) -> !transform.any_op");
+  ScriptInPass run = {registry, other, mlirModuleGetOperation(annotate)};
+  MlirExternalPassCallbacks callbacks = {noop, noop, NULL, same,
+                                         runScriptInPass};
+  MlirTypeIDAllocator ids = mlirTypeIDAllocatorCreate();
+  MlirPassManager pm = mlirPassManagerCreate(context);
+  CHECK_OR_DIE(mlirLogicalResultIsSuccess(
+      mlirTrackingPassManagerEnableTracking(pm, registry)));
+  MlirOpPassManager functions = mlirPassManagerGetNestedUnder(
+      pm, mlirStringRefCreateFromCString("func.func"));
+  mlirOpPassManagerAddOwnedPass(
+      functions,
+      mlirCreateExternalPass(
+          mlirTypeIDAllocatorAllocateTypeID(ids),
+          mlirStringRefCreateFromCString("ScriptInPass"),
+          mlirStringRefCreateFromCString("script-in-pass"),
+          mlirStringRefCreateFromCString(""),
+          mlirStringRefCreateFromCString("func.func"), 0, NULL, callbacks,
+          &run));
+  CHECK_OR_DIE(mlirLogicalResultIsFailure(
+      mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(payload))));
+  mlirPassManagerDestroy(pm);
+  mlirTypeIDAllocatorDestroy(ids);
+
+  // A script that erases its payload root fails, and the root's handle
+  // ends erased (it was left live on freed memory).
+  CHECK_OR_DIE(mlirLogicalResultIsFailure(
+      mlirTrackingTransformApplyNamedSequence(registry, f, firstOp(dce),
+                                              mlirModuleGetOperation(dce), 0,
+                                              NULL, NULL, false, NULL)));
+  report("f after symbol-dce", fHandle);
+
+  mlirTrackingHandleDestroy(fHandle);
+  mlirTrackingHandleDestroy(otherHandle);
+  mlirTrackingHandleDestroy(b);
+  mlirModuleDestroy(dce);
+  mlirModuleDestroy(annotate);
+  mlirModuleDestroy(cse);
+  mlirModuleDestroy(payload);
+  mlirTrackingRegistryDestroy(registry);
+  mlirContextDestroy(context);
+  // clang-format off
+  // CHECK-LABEL: TEST: transform interpreter holds the tree
+  // CHECK-NEXT: b after cse: erased
+  // CHECK: other after cse: live: func.func @other
+  // CHECK: annotated: 1
+  // CHECK: diagnostic: mlirTrackingTransformApplyNamedSequence: the payload root is outside the op that the pass running on this thread holds
+  // CHECK: diagnostic: the transform script erased its payload root
+  // CHECK-NEXT: f after symbol-dce: erased
+  // CHECK-NEXT: describe: {{.*}}erased by the transform script it was the payload root of
+  // clang-format on
+}
 
 static void testRewriter(void) {
   printf("TEST: rewriter\n");
@@ -989,6 +1142,23 @@ static void testRewriter(void) {
   // Made from a context, with the insertion point set afterwards.
   rewriter = mlirTrackingRewriterCreate(context);
   CHECK_OR_DIE(mlirContextEqual(mlirRewriterBaseGetContext(rewriter), context));
+
+  // Replaced by an op of another context: that context's registry would
+  // never tell this one of its erasure, so the handle ends here (it
+  // followed the op there, and read it freed once that IR was erased).
+  registry = mlirTrackingRegistryCreate(context);
+  MlirContext other = createContext();
+  MlirModule foreign = mlirModuleCreateParse(
+      other, mlirStringRefCreateFromCString(kRewriterInput));
+  MlirOperation lastReturn = find(module, "func.return").ops[1];
+  MlirTrackingHandle r = mlirTrackingHandleCreate(registry, lastReturn);
+  mlirRewriterBaseReplaceOpWithOperation(rewriter, lastReturn,
+                                         find(foreign, "func.return").ops[1]);
+  report("r", r);
+  mlirTrackingHandleDestroy(r);
+  mlirTrackingRegistryDestroy(registry);
+  mlirModuleDestroy(foreign);
+  mlirContextDestroy(other);
   mlirTrackingRewriterDestroy(rewriter);
   mlirModuleDestroy(module);
   mlirContextDestroy(context);
@@ -1010,6 +1180,8 @@ static void testRewriter(void) {
   // CHECK-NEXT: return %[[SUM]] : i32
   // CHECK: func.func @g() {
   // CHECK-NEXT: return
+  // CHECK: r: erased
+  // CHECK-NEXT: describe: {{.*}}replaced by an op of another context
 }
 
 int main(void) {
@@ -1023,6 +1195,7 @@ int main(void) {
   testPatterns();
   testTransformInterpreter();
   testTransformInterpreterFailures();
+  testTransformInterpreterHoldsTheTree();
   testRewriter();
   return 0;
 }

@@ -110,6 +110,17 @@ LogicalResult applyTrackedNamedSequence(
     std::vector<TransformSequenceResult> &results,
     const TransformEventSource &source = {}, bool ownsWholeTree = false);
 
+/// The same with `heldTop`, an ancestor of `payloadRoot` (or itself) whose
+/// whole tree the caller holds, isolated from above or top-level:
+/// `ownsWholeTree` with that op as the top of the held tree (the anchor of
+/// the pass the caller runs in). Null: `ownsWholeTree = false`.
+LogicalResult applyTrackedNamedSequence(
+    HandleRegistry &registry, Operation *payloadRoot, Operation *transformRoot,
+    ModuleOp transformModule, ArrayRef<std::vector<OpHandle>> args,
+    const transform::TransformOptions &options,
+    std::vector<TransformSequenceResult> &results,
+    const TransformEventSource &source, Operation *heldTop);
+
 /// The same run with the arguments after the payload root bound as upstream's
 /// `transform::applyTransformNamedSequence` binds them: `bindings[i]` (ops,
 /// payload values or parameters) goes to argument `i + 1`, and the

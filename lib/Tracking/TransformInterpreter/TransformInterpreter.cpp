@@ -101,6 +101,10 @@ LogicalResult checkArguments(Operation *payloadRoot,
       if (!op)
         return entry.emitError()
                << "argument #" << index + 1 << ": " << handle.describe();
+      if (op->getContext() != payloadRoot->getContext())
+        return entry.emitError()
+               << "argument #" << index + 1 << ": '" << op->getName()
+               << "' belongs to another context";
       if (!payloadRoot->isAncestor(op))
         return entry.emitError()
                << "argument #" << index + 1 << ": '" << op->getName()
@@ -967,6 +971,16 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
     while (Operation *parent = heldTop->getParentOp())
       heldTop = parent;
   }
+  return applyTracked(registry, payloadRoot, transformRoot, transformModule,
+                      &args, {}, options, results, source, heldTop);
+}
+
+LogicalResult mlir::tracking::applyTrackedNamedSequence(
+    HandleRegistry &registry, Operation *payloadRoot, Operation *transformRoot,
+    ModuleOp transformModule, ArrayRef<std::vector<OpHandle>> args,
+    const transform::TransformOptions &options,
+    std::vector<TransformSequenceResult> &results,
+    const TransformEventSource &source, Operation *heldTop) {
   return applyTracked(registry, payloadRoot, transformRoot, transformModule,
                       &args, {}, options, results, source, heldTop);
 }
