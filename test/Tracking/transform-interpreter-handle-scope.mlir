@@ -55,3 +55,29 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// An entry that names itself (a parameter, a foreach_match action that
+// never runs) keeps the hidden handles out of its scope too.
+// CHECK: :[[@LINE+4]]:10: remark: 1 handle(s) in scope
+module attributes {transform.with_named_sequence} {
+  func.func @h(%a: i32) -> i32 {
+    %c1 = arith.constant 1 : i32
+    %x = arith.subi %a, %c1 : i32
+    return %x : i32
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %name = transform.param.constant @__transform_main -> !transform.any_param
+    %sub = transform.structured.match ops{["arith.subi"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.test_tracking.count_handles_in_scope %sub : !transform.any_op
+    transform.foreach_match restrict_root in %sub
+        @match_for -> @__transform_main
+      : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @match_for(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["scf.for"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+}

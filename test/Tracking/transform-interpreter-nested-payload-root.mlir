@@ -50,3 +50,29 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// The script erases its payload root (a loop unrolled away): upstream's pass
+// goes on, and so does the tracked one (it failed: "the transform script
+// erased its payload root"); the loop's handle ends erased, the function
+// around it stays live.
+// CHECK: tracking: tracking 12 ops
+// CHECK-DAG: scf.for at loc({{.*}}:[[@LINE+8]]:5): erased; erased by the transform script it was the payload root of
+// CHECK-DAG: memref.store at loc({{.*}}:[[@LINE+8]]:7): invalidated (inside payload consumed by 'transform.loop.unroll')
+// CHECK: tracking: summary: 12 tracked ops: 9 live, 1 erased, 2 invalidated
+module attributes {transform.with_named_sequence} {
+  func.func @main(%m: memref<4xi32>, %v: i32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    scf.for %i = %c0 to %c4 step %c1 {
+      memref.store %v, %m[%i] : memref<4xi32>
+    } {transform.target_tag = "root"}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    transform.loop.unroll %root {factor = 4} : !transform.any_op
+    transform.yield
+  }
+}

@@ -133,13 +133,18 @@ LogicalResult applyTrackedNamedSequence(
 /// top of the held tree (a pass's anchor when the payload root is an op
 /// nested in it); it must be isolated from above or top-level, and the
 /// payload root may then be any op in it.
+/// `likeUpstreamPass`: runs as upstream's `transform-interpreter` pass does
+/// (the tracked pass sets it): the entry's results are neither checked nor
+/// returned, and a script may erase its payload root (its handle ends
+/// erased, the run goes on).
 LogicalResult applyTrackedNamedSequenceWithBindings(
     HandleRegistry &registry, Operation *payloadRoot, Operation *transformRoot,
     ModuleOp transformModule,
     ArrayRef<SmallVector<transform::MappedValue>> bindings,
     const transform::TransformOptions &options,
     std::vector<TransformSequenceResult> &results,
-    const TransformEventSource &source = {}, Operation *heldTop = nullptr);
+    const TransformEventSource &source = {}, Operation *heldTop = nullptr,
+    bool likeUpstreamPass = false);
 
 /// Registers the transform dialect extension holding our internal ops (a
 /// script that contains them is refused).

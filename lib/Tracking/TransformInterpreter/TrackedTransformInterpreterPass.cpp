@@ -160,7 +160,8 @@ struct TrackedTransformInterpreterPass
     // reach the rest of the anchor (transform.get_parent_op).
     if (failed(applyTrackedNamedSequenceWithBindings(
             *registry, payload, entry, library, *trailing, options, results,
-            source, /*heldTop=*/payload == anchor ? nullptr : anchor)))
+            source, /*heldTop=*/payload == anchor ? nullptr : anchor,
+            /*likeUpstreamPass=*/true)))
       signalPassFailure();
   }
 };

@@ -13,6 +13,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Tracking/TrackingListener.h"
 #include "mlir/Tracking/TransformInterpreter.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -77,10 +78,11 @@ public:
   void init() {
     registerTransformOps<
         transform::TrackingNoteConsumedOp, transform::TrackingCheckConsumedOp,
-        transform::TrackingCheckSeparateOp, transform::TrackingRecordResultsOp,
-        transform::TrackingRecordPayloadOp, transform::TrackingBeginWalkOp,
-        transform::TrackingNoteWalkedOp, transform::TrackingCheckWalkOp,
-        transform::TrackingCheckWalkResultsOp, transform::TrackingWalkStepOp>();
+        transform::TrackingCheckHeldOp, transform::TrackingCheckSeparateOp,
+        transform::TrackingRecordResultsOp, transform::TrackingRecordPayloadOp,
+        transform::TrackingBeginWalkOp, transform::TrackingNoteWalkedOp,
+        transform::TrackingCheckWalkOp, transform::TrackingCheckWalkResultsOp,
+        transform::TrackingWalkStepOp>();
   }
 };
 } // namespace
@@ -202,6 +204,43 @@ DiagnosedSilenceableFailure transform::TrackingCheckConsumedOp::apply(
 
 void transform::TrackingCheckConsumedOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {}
+
+//===----------------------------------------------------------------------===//
+// TrackingCheckHeldOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::TrackingCheckHeldOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  TrackedRun *run = getRun(getOperation(), state);
+  if (!run)
+    return DiagnosedSilenceableFailure::definiteFailure();
+  if (!run->heldLimit)
+    return DiagnosedSilenceableFailure::success();
+  for (Value target : getTargets())
+    for (Operation *op : state.getPayloadOps(target)) {
+      if (run->heldLimit->isAncestor(op))
+        continue;
+      DiagnosedDefiniteFailure diag =
+          emitDefiniteFailure()
+          << "'" << getGuarded()
+          << "' would change payload outside the IR the tracked transform "
+             "interpreter holds ("
+          << describeAnchor(run->heldLimit)
+          << "): other threads may be rewriting it, and handles there "
+             "could not follow";
+      diag.attachNote(op->getLoc()) << "payload op outside";
+      return diag;
+    }
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::TrackingCheckHeldOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsHandle(getTargetsMutable(), effects);
+  onlyReadsPayload(effects);
+}
 
 //===----------------------------------------------------------------------===//
 // TrackingCheckSeparateOp
@@ -369,6 +408,10 @@ DiagnosedSilenceableFailure transform::TrackingRecordResultsOp::apply(
   TrackedRun *run = getRun(getOperation(), state);
   if (!run)
     return DiagnosedSilenceableFailure::definiteFailure();
+  // As upstream's pass, which drops them: neither checked nor read (a
+  // consumed handle's mapping is gone).
+  if (run->likeUpstreamPass)
+    return DiagnosedSilenceableFailure::success();
   ValueRange yields = getYields().front().getTerminator()->getOperands();
   unsigned numResults = yields.size();
   run->resultOps.assign(numResults, {});
@@ -415,14 +458,20 @@ DiagnosedSilenceableFailure transform::TrackingRecordPayloadOp::apply(
   if (run->treeTop && run->treeTop != payloadRoot) {
     if (!run->payloadRootPrint.survivesIn(run->treeTop)) {
       run->payloadRootErased = true;
-      return mlir::emitDefiniteFailure(getLoc())
-             << "the transform script erased its payload root";
+      // Upstream's pass goes on; a caller that gave the payload root is
+      // told.
+      if (!run->likeUpstreamPass)
+        return mlir::emitDefiniteFailure(getLoc())
+               << "the transform script erased its payload root";
     }
   }
-  llvm::DenseSet<Operation *> present;
+  llvm::DenseSet<Operation *> &present = run->present;
   Operation *held = run->treeTop ? run->treeTop : payloadRoot;
   held->walk([&](Operation *op) { present.insert(op); });
-  for (Operation *ancestor = payloadRoot->getParentOp(); ancestor;
+  // (Read only while the payload root is alive.)
+  Operation *above =
+      run->payloadRootErased ? held->getParentOp() : payloadRoot->getParentOp();
+  for (Operation *ancestor = above; ancestor;
        ancestor = ancestor->getParentOp())
     present.insert(ancestor);
 

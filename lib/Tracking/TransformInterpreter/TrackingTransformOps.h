@@ -99,6 +99,17 @@ struct TrackedRun {
   bool payloadRootErased = false;
   /// Set by `transform.tracking.record_payload` once the script is done.
   bool recorded = false;
+  /// As upstream's `transform-interpreter` pass: the entry's results are not
+  /// wanted (`transform.tracking.record_results` records nothing), and a
+  /// script may erase its payload root (the run goes on).
+  bool likeUpstreamPass = false;
+  /// The ops of the held IR when the script was done (by address), from
+  /// `transform.tracking.record_payload`.
+  llvm::DenseSet<Operation *> present;
+  /// When the held IR is not a whole tree (a pass's anchor, or the payload
+  /// root of a nested run): its top, which `transform.tracking.check_held`
+  /// keeps the script's changes in.
+  Operation *heldLimit = nullptr;
   /// What became of the op of a hidden argument.
   enum class Fate {
     /// Still mapped, to `finalOps[i]`.

@@ -67,6 +67,27 @@ def TrackingCheckConsumedOp : TransformDialectOp<"tracking.check_consumed",
   let assemblyFormat = "$check attr-dict";
 }
 
+def TrackingCheckHeldOp : TransformDialectOp<"tracking.check_held",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Keeps a transform op's changes in the IR the run holds";
+  let description = [{
+    Placed right before every transform op that may change the payload,
+    with its operation handles, when the run holds less than a whole IR tree
+    (a pass anchored below the top, such as `func.func(...)`): fails
+    definitely when a payload op of them lies outside the held IR. Other
+    threads may be rewriting what is out there, and the run cannot follow
+    the handles there (upstream's pass changes it all the same, breaking
+    the pass manager's contract). Only reads its operands and the ops'
+    ancestors.
+  }];
+
+  let arguments = (ins Variadic<TransformHandleTypeInterface>:$targets,
+                       StrAttr:$guarded);
+  let results = (outs);
+  let assemblyFormat = "$targets `for` $guarded attr-dict `:` type($targets)";
+}
+
 def TrackingCheckSeparateOp : TransformDialectOp<"tracking.check_separate",
     [DeclareOpInterfaceMethods<TransformOpInterface>,
      DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {

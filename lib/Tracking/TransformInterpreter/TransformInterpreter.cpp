@@ -156,6 +156,18 @@ listOpsOutside(Operation *top, Operation *payloadRoot) {
   return ops;
 }
 
+/// True for the ops the tracked interpreter inserts into its copy of a
+/// script.
+bool isInternalOp(Operation *op) {
+  return isa<
+      transform::TrackingNoteConsumedOp, transform::TrackingCheckSeparateOp,
+      transform::TrackingCheckConsumedOp, transform::TrackingCheckHeldOp,
+      transform::TrackingRecordResultsOp, transform::TrackingRecordPayloadOp,
+      transform::TrackingBeginWalkOp, transform::TrackingNoteWalkedOp,
+      transform::TrackingCheckWalkOp, transform::TrackingCheckWalkResultsOp,
+      transform::TrackingWalkStepOp>(op);
+}
+
 /// True for the transform ops that upstream refuses to apply to an op that
 /// contains them (`ensurePayloadIsSeparateFromTransform` in MLIR's
 /// TransformOps.cpp, and `transform.alternatives`' scope check).
@@ -197,6 +209,34 @@ void instrumentSeparationChecks(
     transform::TrackingCheckSeparateOp::create(builder, op->getLoc(), target,
                                                guards.size());
     guards.push_back({op, original});
+  }
+}
+
+/// Inserts a `transform.tracking.check_held` before every transform op of
+/// `script` that may change the payload itself (not through the ops it runs:
+/// those get their own), with its operation handles.
+void instrumentHeldChecks(Operation *script) {
+  SmallVector<transform::TransformOpInterface> writers;
+  script->walk([&](transform::TransformOpInterface op) {
+    if (isa<transform::IncludeOp, transform::ForeachMatchOp,
+            transform::ForeachOp, transform::SequenceOp,
+            transform::NamedSequenceOp, transform::CollectMatchingOp>(op) ||
+        isInternalOp(op))
+      return;
+    if (transform::doesModifyPayload(op))
+      writers.push_back(op);
+  });
+  for (transform::TransformOpInterface writer : writers) {
+    SmallVector<Value> targets;
+    for (Value operand : writer->getOperands())
+      if (isa<transform::TransformHandleTypeInterface>(operand.getType()) &&
+          !llvm::is_contained(targets, operand))
+        targets.push_back(operand);
+    if (targets.empty())
+      continue;
+    OpBuilder builder(writer);
+    transform::TrackingCheckHeldOp::create(builder, writer->getLoc(), targets,
+                                           writer->getName().getStringRef());
   }
 }
 
@@ -575,7 +615,8 @@ namespace {
 /// The run behind both entry points: `handleArgs` (checked here) or, when
 /// null, `bindings` (the caller's) go to the arguments after the payload
 /// root. `heldTop` is the op whose whole tree the caller holds (null: the
-/// payload root only).
+/// payload root only). `likeUpstreamPass`: see
+/// `applyTrackedNamedSequenceWithBindings`.
 LogicalResult
 applyTracked(HandleRegistry &registry, Operation *payloadRoot,
              Operation *transformRoot, ModuleOp transformModule,
@@ -583,7 +624,8 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
              ArrayRef<SmallVector<transform::MappedValue>> bindings,
              const transform::TransformOptions &options,
              std::vector<TransformSequenceResult> &results,
-             const TransformEventSource &source, Operation *heldTop) {
+             const TransformEventSource &source, Operation *heldTop,
+             bool likeUpstreamPass = false) {
   results.clear();
   MLIRContext *context = payloadRoot->getContext();
   if (registry.getContext() != context)
@@ -626,7 +668,7 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
                  : failed(checkArgumentCount(entry, bindings.size())) ||
                        failed(checkBindings(payloadRoot, bindings)))
     return failure();
-  if (failed(checkResults(entry)))
+  if (!likeUpstreamPass && failed(checkResults(entry)))
     return failure();
 
   // Our ops must be known before the copy is built.
@@ -667,16 +709,27 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   // other sequences of the script refer to the entry, so that they keep it
   // as it is. Not when the entry refers to itself (as a `foreach_match`
   // action): a clone would use its own values where upstream reuses the
-  // entry's, and upstream's invalidation of them would not happen; there the
-  // hidden arguments go on the entry itself.
+  // entry's, and upstream's invalidation of them would not happen: the
+  // entry itself is included when the include leaves it as it is (no
+  // results, every argument annotated), and otherwise the hidden arguments
+  // go on the entry itself. (A parameter naming the entry runs nothing.)
   bool usedElsewhere = false, usedWithin = false;
   if (std::optional<SymbolTable::UseRange> uses =
           SymbolTable::getSymbolUses(copy, *script))
     for (const SymbolTable::SymbolUse &use : *uses)
-      (copy->isAncestor(use.getUser()) ? usedWithin : usedElsewhere) = true;
-  bool hiddenInEntry = usedWithin;
+      if (!isa<transform::ParamConstantOp>(use.getUser()))
+        (copy->isAncestor(use.getUser()) ? usedWithin : usedElsewhere) = true;
+  bool includedAsItIs =
+      copy.getFunctionType().getNumResults() == 0 &&
+      llvm::all_of(llvm::seq(copy.getNumArguments()), [&](unsigned i) {
+        return copy.getArgAttr(
+                   i, transform::TransformDialect::kArgConsumedAttrName) ||
+               copy.getArgAttr(
+                   i, transform::TransformDialect::kArgReadOnlyAttrName);
+      });
+  bool hiddenInEntry = usedWithin && !includedAsItIs;
   transform::NamedSequenceOp included = copy;
-  if (!hiddenInEntry && usedElsewhere) {
+  if (!usedWithin && usedElsewhere && !includedAsItIs) {
     IRMapping entryMapping;
     included = cast<transform::NamedSequenceOp>(copy->clone(entryMapping));
     copy->walk([&](Operation *nested) {
@@ -734,13 +787,7 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   // and change what it records.
   Operation *internal = nullptr;
   script->walk([&](Operation *op) {
-    if (!isa<transform::TrackingNoteConsumedOp,
-             transform::TrackingCheckSeparateOp,
-             transform::TrackingCheckConsumedOp,
-             transform::TrackingRecordResultsOp,
-             transform::TrackingRecordPayloadOp, transform::TrackingBeginWalkOp,
-             transform::TrackingNoteWalkedOp, transform::TrackingCheckWalkOp,
-             transform::TrackingCheckWalkResultsOp>(op))
+    if (!isInternalOp(op))
       return WalkResult::advance();
     internal = op;
     return WalkResult::interrupt();
@@ -751,11 +798,16 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
            << "' is internal to mlir-tracking's tracked transform "
               "interpreter and cannot be used in a script";
   FailureOr<unsigned> walks = instrumentForeachMatchWalks(
-      *script, hiddenInEntry ? copy.getOperation() : nullptr, originals);
+      *script, usedWithin ? copy.getOperation() : nullptr, originals);
   if (failed(walks))
     return failure();
   run.walks.resize(*walks);
   instrumentSeparationChecks(*script, originals, libraryHome, run.guards);
+  // Less than a whole tree held: the script's changes must stay in it.
+  if (scope->getParentOp()) {
+    run.heldLimit = scope;
+    instrumentHeldChecks(*script);
+  }
   instrumentConsumers(*script);
   Block &entryBody = included.getBody().front();
   Operation *entryTerminator = entryBody.getTerminator();
@@ -795,6 +847,7 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
     outsideBefore = listOpsOutside(treeTop, payloadRoot);
 
   run.treeTop = treeTop;
+  run.likeUpstreamPass = likeUpstreamPass;
   if (treeTop)
     run.payloadRootPrint = OpPrint::of(payloadRoot);
   for (unsigned i = 0, e = trackedOps.size(); i < e; ++i) {
@@ -857,9 +910,40 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   if (treeTop && !run.recorded && !run.payloadRootErased &&
       treeTop != payloadRoot)
     run.payloadRootErased = !run.payloadRootPrint.survivesIn(treeTop);
+  // The payload root's handle when the script erased it.
+  auto settleErasedPayloadRoot = [&] {
+    const char *reason =
+        "erased by the transform script it was the payload root of";
+    // Strictly nested in the tree top, it was detached with the rest.
+    auto payloadRootHandle =
+        llvm::find_if(spineHandles, [&](const auto &entry) {
+          return entry.second == payloadRoot;
+        });
+    if (payloadRootHandle != spineHandles.end())
+      notifier.resolveDetached(payloadRootHandle->first, nullptr,
+                               HandleState::Erased, eventSource, reason);
+    else
+      notifier.notifyFreedOperationErased(payloadRoot, eventSource, reason);
+  };
   // An ancestor stays only if it still is one: the script may have moved
   // the payload root out of it and erased it.
-  if (!run.payloadRootErased && !spineHandles.empty()) {
+  if (run.payloadRootErased && run.recorded) {
+    // Upstream's pass goes on (`likeUpstreamPass`): the ancestors that the
+    // run found in the held IR at its end stay.
+    settleErasedPayloadRoot();
+    for (auto &[handle, op] : spineHandles) {
+      if (op == payloadRoot)
+        continue;
+      if (run.present.contains(op))
+        notifier.resolveDetached(handle, op, HandleState::Live, eventSource,
+                                 "");
+      else
+        notifier.resolveDetached(handle, nullptr, HandleState::Invalidated,
+                                 eventSource,
+                                 "gone with the payload root the transform "
+                                 "script erased");
+    }
+  } else if (!run.payloadRootErased && !spineHandles.empty()) {
     llvm::SmallPtrSet<Operation *, 8> ancestors;
     for (Operation *op = payloadRoot; op; op = op->getParentOp())
       ancestors.insert(op);
@@ -876,18 +960,9 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
 
   if (failed(status) || !run.recorded) {
     if (run.payloadRootErased) {
-      const char *reason =
-          "erased by the transform script it was the payload root of";
-      // Strictly nested in the tree top, it was detached with the rest.
-      auto payloadRootHandle =
-          llvm::find_if(spineHandles, [&](const auto &entry) {
-            return entry.second == payloadRoot;
-          });
-      if (payloadRootHandle != spineHandles.end())
-        notifier.resolveDetached(payloadRootHandle->first, nullptr,
-                                 HandleState::Erased, eventSource, reason);
-      else
-        notifier.notifyFreedOperationErased(payloadRoot, eventSource, reason);
+      // (Settled above when the run went on.)
+      if (!run.recorded)
+        settleErasedPayloadRoot();
     } else if (!outsideBefore.empty() &&
                outsideBefore == listOpsOutside(treeTop, payloadRoot)) {
       // The ops outside the payload root are the same ops in the same
@@ -991,8 +1066,9 @@ LogicalResult mlir::tracking::applyTrackedNamedSequenceWithBindings(
     ArrayRef<SmallVector<transform::MappedValue>> bindings,
     const transform::TransformOptions &options,
     std::vector<TransformSequenceResult> &results,
-    const TransformEventSource &source, Operation *heldTop) {
+    const TransformEventSource &source, Operation *heldTop,
+    bool likeUpstreamPass) {
   return applyTracked(registry, payloadRoot, transformRoot, transformModule,
                       /*handleArgs=*/nullptr, bindings, options, results,
-                      source, heldTop);
+                      source, heldTop, likeUpstreamPass);
 }
