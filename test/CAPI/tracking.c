@@ -836,11 +836,10 @@ static void testTransformInterpreterFailures(void) {
                                               NULL, false, &results)));
   CHECK_OR_DIE(mlirTrackingTransformResultsIsNull(results));
   // A huge count is refused before anything is allocated for it.
-  CHECK_OR_DIE(mlirLogicalResultIsFailure(
-      mlirTrackingTransformApplyNamedSequence(registry, func, entry,
-                                              (MlirOperation){NULL},
-                                              (intptr_t)1 << 40, one, &matmul,
-                                              false, NULL)));
+  CHECK_OR_DIE(
+      mlirLogicalResultIsFailure(mlirTrackingTransformApplyNamedSequence(
+          registry, func, entry, (MlirOperation){NULL}, (intptr_t)1 << 40, one,
+          &matmul, false, NULL)));
   CHECK_OR_DIE(
       mlirLogicalResultIsFailure(mlirTrackingTransformApplyNamedSequence(
           (MlirTrackingRegistry){NULL}, func, entry, (MlirOperation){NULL}, 1,
@@ -980,9 +979,9 @@ static void runScriptInPass(MlirOperation anchor, MlirExternalPass pass,
   (void)anchor;
   ScriptInPass *run = (ScriptInPass *)userData;
   if (mlirLogicalResultIsFailure(mlirTrackingTransformApplyNamedSequence(
-          run->registry, run->payloadRoot, firstOp(mlirModuleFromOperation(
-                                               run->script)),
-          run->script, 0, NULL, NULL, false, NULL)))
+          run->registry, run->payloadRoot,
+          firstOp(mlirModuleFromOperation(run->script)), run->script, 0, NULL,
+          NULL, false, NULL)))
     mlirExternalPassSignalFailure(pass);
 }
 static void noop(void *userData) { (void)userData; }
@@ -1005,8 +1004,8 @@ static void testTransformInterpreterHoldsTheTree(void) {
   // The script changes @other, outside its payload root @f: the handles
   // there follow (%b, a duplicate that cse removes, was left live on freed
   // memory).
-  MlirModule cse = climbingScript(
-      context, "transform.apply_cse to %m : !transform.any_op");
+  MlirModule cse =
+      climbingScript(context, "transform.apply_cse to %m : !transform.any_op");
   CHECK_OR_DIE(mlirLogicalResultIsSuccess(
       mlirTrackingTransformApplyNamedSequence(registry, f, firstOp(cse),
                                               mlirModuleGetOperation(cse), 0,
@@ -1019,9 +1018,9 @@ static void testTransformInterpreterHoldsTheTree(void) {
       context, "transform.annotate %root \"seen\" : !transform.any_op");
   MlirOperation add = find(payload, "arith.addi").ops[0];
   CHECK_OR_DIE(mlirLogicalResultIsSuccess(
-      mlirTrackingTransformApplyNamedSequence(
-          registry, add, firstOp(annotate), mlirModuleGetOperation(annotate),
-          0, NULL, NULL, false, NULL)));
+      mlirTrackingTransformApplyNamedSequence(registry, add, firstOp(annotate),
+                                              mlirModuleGetOperation(annotate),
+                                              0, NULL, NULL, false, NULL)));
   printf("annotated: %d\n",
          !mlirAttributeIsNull(mlirOperationGetAttributeByName(
              add, mlirStringRefCreateFromCString("seen"))));
@@ -1042,13 +1041,12 @@ static void testTransformInterpreterHoldsTheTree(void) {
       pm, mlirStringRefCreateFromCString("func.func"));
   mlirOpPassManagerAddOwnedPass(
       functions,
-      mlirCreateExternalPass(
-          mlirTypeIDAllocatorAllocateTypeID(ids),
-          mlirStringRefCreateFromCString("ScriptInPass"),
-          mlirStringRefCreateFromCString("script-in-pass"),
-          mlirStringRefCreateFromCString(""),
-          mlirStringRefCreateFromCString("func.func"), 0, NULL, callbacks,
-          &run));
+      mlirCreateExternalPass(mlirTypeIDAllocatorAllocateTypeID(ids),
+                             mlirStringRefCreateFromCString("ScriptInPass"),
+                             mlirStringRefCreateFromCString("script-in-pass"),
+                             mlirStringRefCreateFromCString(""),
+                             mlirStringRefCreateFromCString("func.func"), 0,
+                             NULL, callbacks, &run));
   CHECK_OR_DIE(mlirLogicalResultIsFailure(
       mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(payload))));
   mlirPassManagerDestroy(pm);
