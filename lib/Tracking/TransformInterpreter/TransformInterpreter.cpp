@@ -760,13 +760,15 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   // by a hidden argument; except the payload root and its ancestors (the
   // spine), which stay where they are unless the script erases the payload
   // root.
-  llvm::DenseSet<Operation *> trackedSet;
-  registry.forEachTrackedOp([&](Operation *op) { trackedSet.insert(op); });
+  // Found by a walk of the scope, which the caller holds, with the
+  // registry's lock-free filter in front of each lookup: a run per function
+  // must not cost every tracked op of the registry.
+  tracking::detail::RegistryNotifier filter(registry);
   SmallVector<Operation *> trackedOps;
   std::vector<OpHandle> trackedHandles;
   std::vector<std::pair<OpHandle, Operation *>> spineHandles;
   scope->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (op == scope || !trackedSet.contains(op))
+    if (op == scope || !filter.mayBeTracked(op))
       return;
     OpHandle handle = registry.lookupHandle(op);
     if (!handle)
