@@ -220,13 +220,16 @@ DiagnosedSilenceableFailure transform::TrackingCheckHeldOp::apply(
     return DiagnosedSilenceableFailure::success();
   for (Value target : getTargets())
     for (Operation *op : state.getPayloadOps(target)) {
-      if (run->heldLimit->isAncestor(op))
+      // What it inserts into when it adds a symbol next to its target.
+      Operation *reached =
+          getInsertsAround() ? SymbolTable::getNearestSymbolTable(op) : op;
+      if (reached && run->heldLimit->isAncestor(reached))
         continue;
       DiagnosedDefiniteFailure diag =
           emitDefiniteFailure()
           << "'" << getGuarded()
-          << "' would change payload outside the IR the tracked transform "
-             "interpreter holds ("
+          << "' would read or change payload outside the IR the tracked "
+             "transform interpreter holds ("
           << describeAnchor(run->heldLimit)
           << "): other threads may be rewriting it, and handles there "
              "could not follow";

@@ -72,18 +72,20 @@ def TrackingCheckHeldOp : TransformDialectOp<"tracking.check_held",
      DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Keeps a transform op's changes in the IR the run holds";
   let description = [{
-    Placed right before every transform op that may change the payload,
-    with its operation handles, when the run holds less than a whole IR tree
-    (a pass anchored below the top, such as `func.func(...)`): fails
-    definitely when a payload op of them lies outside the held IR. Other
-    threads may be rewriting what is out there, and the run cannot follow
-    the handles there (upstream's pass changes it all the same, breaking
-    the pass manager's contract). Only reads its operands and the ops'
-    ancestors.
+    Placed right before every transform op that may read or change the
+    payload, with its operation handles, when the run holds less than a
+    whole IR tree (a pass anchored below the top, such as `func.func(...)`):
+    fails definitely when a payload op of them lies outside the held IR
+    (with `inserts_around`, for an op that inserts into the symbol table
+    around its target: when that symbol table does). Other threads may be
+    rewriting what is out there, and the run cannot follow the handles there
+    (upstream's pass reads and changes it all the same, breaking the pass
+    manager's contract, and crashes on such races). Only reads its operands
+    and the ops' ancestors.
   }];
 
   let arguments = (ins Variadic<TransformHandleTypeInterface>:$targets,
-                       StrAttr:$guarded);
+                       StrAttr:$guarded, UnitAttr:$inserts_around);
   let results = (outs);
   let assemblyFormat = "$targets `for` $guarded attr-dict `:` type($targets)";
 }

@@ -213,30 +213,34 @@ void instrumentSeparationChecks(
 }
 
 /// Inserts a `transform.tracking.check_held` before every transform op of
-/// `script` that may change the payload itself (not through the ops it runs:
-/// those get their own), with its operation handles.
+/// `script` that reads or changes the payload itself (not through the ops it
+/// runs: those get their own), with its operation handles. The ops known to
+/// insert into the symbol table around their target (a new function, a
+/// global) are checked there.
 void instrumentHeldChecks(Operation *script) {
-  SmallVector<transform::TransformOpInterface> writers;
+  SmallVector<transform::TransformOpInterface> users;
   script->walk([&](transform::TransformOpInterface op) {
-    if (isa<transform::IncludeOp, transform::ForeachMatchOp,
-            transform::ForeachOp, transform::SequenceOp,
-            transform::NamedSequenceOp, transform::CollectMatchingOp>(op) ||
+    if (isa<transform::IncludeOp, transform::ForeachOp, transform::SequenceOp,
+            transform::NamedSequenceOp>(op) ||
         isInternalOp(op))
       return;
-    if (transform::doesModifyPayload(op))
-      writers.push_back(op);
+    if (transform::doesReadPayload(op) || transform::doesModifyPayload(op))
+      users.push_back(op);
   });
-  for (transform::TransformOpInterface writer : writers) {
+  for (transform::TransformOpInterface user : users) {
     SmallVector<Value> targets;
-    for (Value operand : writer->getOperands())
+    for (Value operand : user->getOperands())
       if (isa<transform::TransformHandleTypeInterface>(operand.getType()) &&
           !llvm::is_contained(targets, operand))
         targets.push_back(operand);
     if (targets.empty())
       continue;
-    OpBuilder builder(writer);
-    transform::TrackingCheckHeldOp::create(builder, writer->getLoc(), targets,
-                                           writer->getName().getStringRef());
+    StringRef name = user->getName().getStringRef();
+    bool insertsAround = name == "transform.loop.outline" ||
+                         name == "transform.memref.alloca_to_global";
+    OpBuilder builder(user);
+    transform::TrackingCheckHeldOp::create(builder, user->getLoc(), targets,
+                                           name, insertsAround);
   }
 }
 
