@@ -323,6 +323,55 @@ def test_loop_as_the_payload_root():
         print(outer.handle_history[-1])
 
 
+# CHECK-LABEL: TEST: test_erased_root_whose_address_a_new_op_takes
+@run
+def test_erased_root_whose_address_a_new_op_takes():
+    # The script erases its payload root (a dead muli: no symbol, no
+    # regions), then unrolls a loop into new muli ops, which may take its
+    # address: the run still sees the root erased (it followed the root's
+    # notifications; a comparison of address and name took the new op for
+    # the root, and the handle read it as live).
+    for step in ["transform.apply_dce to %f : !transform.any_op",
+                 "transform.apply_patterns to %f {"
+                 " transform.apply_patterns.canonicalization"
+                 " } : !transform.any_op"]:
+        for factor in [2, 4]:
+            with ir.Context():
+                payload = ir.Module.parse("""
+                  func.func @f(%a: i32) -> i32 {
+                    %c0 = arith.constant 0 : index
+                    %c4 = arith.constant 4 : index
+                    %c1 = arith.constant 1 : index
+                    %dead = arith.muli %a, %a {tag = "root"} : i32
+                    %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %a) -> i32 {
+                      %y = arith.muli %acc, %acc : i32
+                      scf.yield %y : i32
+                    }
+                    return %r : i32
+                  }""")
+                root = [op for op in ops_of(payload, "arith.muli")
+                        if "tag" in op.attributes][0]
+                script = ir.Module.parse("""
+                  module attributes {transform.with_named_sequence} {
+                    transform.named_sequence @main(%root: !transform.any_op {transform.readonly}) {
+                      %f = transform.get_parent_op %root {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+                      %l = transform.structured.match ops{["scf.for"]} in %f : (!transform.any_op) -> !transform.any_op
+                      STEP
+                      transform.loop.unroll %l {factor = FACTOR} : !transform.any_op
+                      transform.yield
+                    }
+                  }""".replace("STEP", step).replace("FACTOR", str(factor)))
+                outcome = "ran"
+                try:
+                    interpreter.apply_named_sequence(
+                        root, script.body.operations[0], script)
+                except ir.MLIRError as error:
+                    outcome = "refused: " + str(
+                        "erased its payload root" in str(error))
+                print(outcome, root.handle_state)
+# CHECK-COUNT-4: refused: True erased
+
+
 # CHECK-LABEL: TEST: test_blocks_and_values_end_when_a_script_runs
 @run
 def test_blocks_and_values_end_when_a_script_runs():

@@ -121,21 +121,24 @@ DiagnosedSilenceableFailure transform::TrackingNoteConsumedOp::apply(
         if (getReleaseHidden()) {
           // The op runs with upstream's tracking for the handles the script
           // holds: only ops that no such handle maps are released.
-          auto scriptHandle = llvm::find_if(handles, [&](Value tracked) {
-            return !run->hiddenIndex.contains(tracked);
-          });
+          auto scriptHandle = llvm::find_if(
+              handles, [&](Value tracked) { return !run->isHidden(tracked); });
           if (scriptHandle != handles.end()) {
             // The conversion's listener names the first handle of the op
             // when it finds no replacement. The hidden one, mapped when the
             // entry started, comes before the script's own handles of the
             // same scope: it takes the location of the handle upstream
             // would name (the copy is ours to change).
-            if (run->hiddenIndex.contains(handles.front()))
+            if (run->isHidden(handles.front()))
               cast<BlockArgument>(handles.front())
                   .setLoc(scriptHandle->getLoc());
             return;
           }
           for (Value hidden : handles) {
+            if (hidden == run->rootWatch) {
+              run->rootReleased = true;
+              continue;
+            }
             unsigned index = run->hiddenIndex.lookup(hidden);
             run->released[index] = true;
             run->consumedBy[index] = consumer;
@@ -459,7 +462,15 @@ DiagnosedSilenceableFailure transform::TrackingRecordPayloadOp::apply(
   // pass); its ancestors are accepted for results too.
   Operation *payloadRoot = state.getTopLevel();
   if (run->treeTop && run->treeTop != payloadRoot) {
-    if (!run->payloadRootPrint.survivesIn(run->treeTop)) {
+    // Dropped from its hidden handle (erased or replaced, with
+    // notification), or gone without one (a pass run on an ancestor).
+    bool dropped = false;
+    if (!run->rootReleased) {
+      auto watched = state.getPayloadOps(run->rootWatch);
+      dropped =
+          watched.begin() == watched.end() || *watched.begin() != payloadRoot;
+    }
+    if (dropped || !run->payloadRootPrint.survivesIn(run->treeTop)) {
       run->payloadRootErased = true;
       // Upstream's pass goes on; a caller that gave the payload root is
       // told.

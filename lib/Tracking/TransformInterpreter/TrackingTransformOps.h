@@ -56,6 +56,16 @@ struct TrackedRun {
   /// script uses the entry as an action (see `applyTracked`).
   SmallVector<Value> hiddenArgs;
   llvm::DenseMap<Value, unsigned> hiddenIndex;
+  /// One more hidden argument, bound to the payload root: the transform
+  /// dialect's tracking drops the root from it when it is erased or
+  /// replaced with notification (a new op at its address is never added).
+  Value rootWatch;
+  /// The payload root was dropped from `rootWatch` by `release_hidden`.
+  bool rootReleased = false;
+  /// True for the hidden arguments, `rootWatch` included.
+  bool isHidden(Value handle) const {
+    return handle == rootWatch || hiddenIndex.contains(handle);
+  }
   /// Per hidden argument: the transform op that consumed payload containing
   /// its op ("" if none). Such an op may have been freed unseen.
   SmallVector<std::string> consumedBy;

@@ -826,12 +826,13 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   transform::YieldOp::create(builder, entryTerminator->getLoc(),
                              entryTerminator->getOperands());
   FailureOr<transform::NamedSequenceOp> runner =
-      hiddenInEntry ? addHiddenArguments(included, trackedOps.size())
-                    : wrapEntry(*script, included, trackedOps.size());
+      hiddenInEntry ? addHiddenArguments(included, trackedOps.size() + 1)
+                    : wrapEntry(*script, included, trackedOps.size() + 1);
   if (failed(runner))
     return entry.emitError() << "cannot add arguments to the entry sequence";
   Block &runnerBody = runner->getBody().front();
-  unsigned firstHidden = runnerBody.getNumArguments() - trackedOps.size();
+  // One hidden argument per tracked op, then the payload root's.
+  unsigned firstHidden = runnerBody.getNumArguments() - (trackedOps.size() + 1);
   {
     // The copy's warnings are the script's, which its own verification and
     // the interpreter's report: only errors pass.
@@ -856,6 +857,7 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   run.likeUpstreamPass = likeUpstreamPass;
   if (treeTop)
     run.payloadRootPrint = OpPrint::of(payloadRoot);
+  run.rootWatch = runnerBody.getArgument(runnerBody.getNumArguments() - 1);
   for (unsigned i = 0, e = trackedOps.size(); i < e; ++i) {
     Value hidden = runnerBody.getArgument(firstHidden + i);
     run.hiddenArgs.push_back(hidden);
@@ -879,6 +881,7 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   }
   for (Operation *op : trackedOps)
     mapping.push_back(ArrayRef<transform::MappedValue>{op});
+  mapping.push_back(ArrayRef<transform::MappedValue>{payloadRoot});
 
   // Described now: the script may erase the payload root.
   tracking::detail::EventSource eventSource;
