@@ -417,20 +417,25 @@ MlirLogicalResult mlirTrackingTransformApplyNamedSequence(
   // The caller holds the payload root's whole tree (a script may climb out
   // of its payload root and change or erase what is there), unless it runs
   // in a pass (a C pass in a pipeline): then it holds that pass's anchor.
-  Operation *heldTop = tracking::detail::getAttributedAnchor();
-  if (heldTop && !heldTop->isAncestor(payload))
+  Operation *passAnchor = tracking::detail::getRunningPassAnchor();
+  if (passAnchor && !passAnchor->isAncestor(payload))
     return refuse("the payload root is outside the op that the pass running "
                   "on this thread holds");
-  if (!heldTop)
-    for (heldTop = payload; Operation *parent = heldTop->getParentOp();)
-      heldTop = parent;
 
   transform::TransformOptions transformOptions;
   transformOptions.enableExpensiveChecks(expensiveChecks);
   auto out = std::make_unique<std::vector<TransformSequenceResult>>();
-  if (failed(applyTrackedNamedSequence(
-          *unwrap(registry), payload, unwrap(transformRoot), library, bound,
-          transformOptions, *out, TransformEventSource(), heldTop)))
+  LogicalResult applied =
+      passAnchor ? applyTrackedNamedSequence(*unwrap(registry), payload,
+                                             unwrap(transformRoot), library,
+                                             bound, transformOptions, *out,
+                                             TransformEventSource(), passAnchor)
+                 : applyTrackedNamedSequence(*unwrap(registry), payload,
+                                             unwrap(transformRoot), library,
+                                             bound, transformOptions, *out,
+                                             TransformEventSource(),
+                                             /*ownsWholeTree=*/true);
+  if (failed(applied))
     return mlirLogicalResultFailure();
   if (results)
     *results = wrap(out.release());

@@ -29,9 +29,9 @@ void pushAttribution(llvm::StringRef pass, Operation *anchor,
 /// when pushes and pops nest, as the pass manager's callbacks do. Frames
 /// above it stay; without such a frame, nothing changes.
 void popAttribution(const void *passKey, Operation *anchor);
-/// The anchor of the innermost frame on this thread (the op the pass that
-/// runs here holds), or null outside passes and attributions.
-Operation *getAttributedAnchor();
+/// The anchor of the innermost pass running on this thread (the op that pass
+/// holds), or null outside passes.
+Operation *getRunningPassAnchor();
 
 } // namespace tracking::detail
 } // namespace mlir

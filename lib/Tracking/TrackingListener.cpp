@@ -35,6 +35,9 @@ struct ThreadAttribution {
     std::string pass;
     Operation *anchor;
     const void *passKey;
+    /// Pushed for a pass that runs on `anchor` (pushAttribution), not by a
+    /// ScopedRewriteAttribution, whose anchor the rewrites may erase.
+    bool isPass = false;
     /// The anchor's parts that events name it by (EventSource::anchorName
     /// and anchorSymbol): looked up when a ScopedRewriteAttribution is made
     /// (its anchor may be erased before the frame's first event), else for
@@ -207,6 +210,7 @@ std::string mlir::tracking::describeAnchor(StringRef name,
 void tracking::detail::pushAttribution(StringRef pass, Operation *anchor,
                                        const void *passKey) {
   attribution.frames.push_back({pass.str(), anchor, passKey});
+  attribution.frames.back().isPass = true;
   cachedSourceKey.invalidate();
 }
 
@@ -221,9 +225,12 @@ void tracking::detail::popAttribution(const void *passKey, Operation *anchor) {
   }
 }
 
-Operation *tracking::detail::getAttributedAnchor() {
-  return attribution.frames.empty() ? nullptr
-                                    : attribution.frames.back().anchor;
+Operation *tracking::detail::getRunningPassAnchor() {
+  for (const ThreadAttribution::Frame &frame :
+       llvm::reverse(attribution.frames))
+    if (frame.isPass)
+      return frame.anchor;
+  return nullptr;
 }
 
 ScopedRewriteAttribution::ScopedRewriteAttribution(StringRef passName,

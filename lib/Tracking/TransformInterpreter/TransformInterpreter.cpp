@@ -1055,8 +1055,9 @@ LogicalResult mlir::tracking::applyTrackedNamedSequence(
     while (Operation *parent = heldTop->getParentOp())
       heldTop = parent;
   }
-  return applyTracked(registry, payloadRoot, transformRoot, transformModule,
-                      &args, {}, options, results, source, heldTop);
+  return applyTrackedNamedSequence(registry, payloadRoot, transformRoot,
+                                   transformModule, args, options, results,
+                                   source, heldTop);
 }
 
 LogicalResult mlir::tracking::applyTrackedNamedSequence(
