@@ -13,6 +13,10 @@
 #include "mlir/Tracking/Passes.h"
 #include "mlir/Tracking/TransformInterpreter.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/ThreadPool.h"
+
+#include <atomic>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::tracking;
@@ -504,6 +508,105 @@ module attributes {transform.with_named_sequence} {
       failed(run(fixture, func, *script, {{matmul}}, results, &errors)));
   EXPECT_NE(errors.find("yields as result #0"), std::string::npos) << errors;
   EXPECT_TRUE(matmul.isLive());
+}
+
+/// Counts the tasks MLIR hands to the context's thread pool and runs each
+/// at once on the calling thread.
+class CountingThreadPool : public llvm::ThreadPoolInterface {
+public:
+  std::atomic<unsigned> tasks{0};
+  void wait() override {}
+  void wait(llvm::ThreadPoolTaskGroup &) override {}
+  unsigned getMaxConcurrency() const override { return 2; }
+
+private:
+  void asyncEnqueue(llvm::unique_function<void()> task,
+                    llvm::ThreadPoolTaskGroup *) override {
+    ++tasks;
+    task();
+  }
+};
+
+const char *const kTwoLibrarySequences = R"mlir(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @first(%op: !transform.any_op {transform.readonly}) {
+    transform.yield
+  }
+  transform.named_sequence @second(%op: !transform.any_op {transform.readonly}) {
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(
+      %root: !transform.any_op {transform.readonly},
+      %ret: !transform.any_op {transform.readonly}) {
+    transform.include @first failures(propagate) (%ret) : (!transform.any_op) -> ()
+    transform.include @second failures(propagate) (%ret) : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+)mlir";
+
+// A pass manager's pool thread that waited for a parallel verification of
+// the script could run another function's pipeline nested inside this run,
+// which cleared the thread's order in the pass manager's diagnostic
+// handler: that run's errors went to stderr instead of the caller's.
+TEST(TransformInterpreterTest, ScriptIsVerifiedWithoutTheThreadPool) {
+  CountingThreadPool pool;
+  MLIRContext context(TransformFixture::makeRegistry(),
+                      MLIRContext::Threading::DISABLED);
+  context.setThreadPool(pool);
+  context.loadAllAvailableDialects();
+  HandleRegistry registry(&context);
+  OwningOpRef<ModuleOp> payload = parseModule(context, kMatmul);
+  OwningOpRef<ModuleOp> script = parseModule(context, kTwoLibrarySequences);
+  Operation *func = findTagged(*payload, "return")->getParentOp();
+  OpHandle ret = registry.getHandle(findTagged(*payload, "return"));
+  std::vector<TransformSequenceResult> results;
+  // The parser verifies in parallel: count the run's tasks only.
+  pool.tasks = 0;
+  EXPECT_TRUE(succeeded(applyTrackedNamedSequence(
+      registry, func, script->lookupSymbol("__transform_main"), *script,
+      {{ret}}, transform::TransformOptions(), results, TransformEventSource(),
+      /*ownsWholeTree=*/false)));
+  EXPECT_EQ(pool.tasks, 0u);
+  EXPECT_TRUE(ret.isLive());
+}
+
+// While a run verifies its script copy it ignores the copy's warnings and
+// remarks; those that other threads emit meanwhile reach the handlers.
+TEST(TransformInterpreterTest, OtherThreadsRemarksPassWhileAScriptIsVerified) {
+  TransformFixture fixture;
+  OwningOpRef<ModuleOp> payload = parseModule(fixture.context, kMatmul);
+  OwningOpRef<ModuleOp> script =
+      parseModule(fixture.context, kTwoLibrarySequences);
+  Operation *func = findTagged(*payload, "return")->getParentOp();
+  OpHandle ret = fixture.registry.getHandle(findTagged(*payload, "return"));
+  unsigned remarksSeen = 0;
+  ScopedDiagnosticHandler counter(&fixture.context, [&](Diagnostic &diag) {
+    // The engine calls handlers under its own lock.
+    if (diag.getSeverity() == DiagnosticSeverity::Remark)
+      ++remarksSeen;
+    return success();
+  });
+  std::atomic<bool> running{true};
+  unsigned remarksEmitted = 0;
+  std::thread emitter([&] {
+    Location loc = UnknownLoc::get(&fixture.context);
+    while (running) {
+      emitRemark(loc) << "from another thread";
+      ++remarksEmitted;
+    }
+  });
+  for (int i = 0; i < 200; ++i) {
+    std::vector<TransformSequenceResult> results;
+    EXPECT_TRUE(succeeded(applyTrackedNamedSequence(
+        fixture.registry, func, script->lookupSymbol("__transform_main"),
+        *script, {{ret}}, transform::TransformOptions(), results,
+        TransformEventSource(), /*ownsWholeTree=*/false)));
+  }
+  running = false;
+  emitter.join();
+  EXPECT_GT(remarksEmitted, 0u);
+  EXPECT_EQ(remarksSeen, remarksEmitted);
 }
 
 } // namespace

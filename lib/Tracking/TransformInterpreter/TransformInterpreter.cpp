@@ -36,6 +36,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <thread>
+
 using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::detail;
@@ -477,6 +479,28 @@ FailureOr<unsigned> instrumentForeachMatchWalks(
   return unsigned(walks.size());
 }
 
+/// mlir::verify without the context's thread pool. MLIR verifies the
+/// isolated-from-above ops of a region in parallel, and a pool thread that
+/// waits for them (a pass manager's worker running this interpreter) may
+/// take another queued task of the pass manager and run that function's
+/// pipeline nested here; the pipeline's end then clears this thread's order
+/// in the pass manager's ParallelDiagnosticHandler, and the rest of this
+/// run's diagnostics reach none of the handlers that should have them.
+LogicalResult verifyOnThisThread(Operation *root) {
+  WalkResult result = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    // Each verify covers its op and the nested ops up to (not into) the
+    // isolated-from-above ones, which the walk reaches in turn.
+    bool verifiedAlone = op == root ||
+                         (op->getNumRegions() != 0 &&
+                          op->hasTrait<OpTrait::IsIsolatedFromAbove>());
+    if (verifiedAlone &&
+        failed(mlir::verify(op, /*verifyRecursively=*/false)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 /// Inserts a `transform.tracking.note_consumed` before every transform op of
 /// `script` that consumes operation handles, and a
 /// `transform.tracking.check_consumed` after it.
@@ -835,11 +859,14 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   unsigned firstHidden = runnerBody.getNumArguments() - (trackedOps.size() + 1);
   {
     // The copy's warnings are the script's, which its own verification and
-    // the interpreter's report: only errors pass.
-    ScopedDiagnosticHandler onlyErrors(context, [](Diagnostic &diag) {
-      return success(diag.getSeverity() != DiagnosticSeverity::Error);
+    // the interpreter's report: only errors pass. Other threads' runs emit
+    // into the same context meanwhile: their diagnostics are not ours.
+    std::thread::id verifyingThread = std::this_thread::get_id();
+    ScopedDiagnosticHandler onlyErrors(context, [=](Diagnostic &diag) {
+      return success(std::this_thread::get_id() == verifyingThread &&
+                     diag.getSeverity() != DiagnosticSeverity::Error);
     });
-    if (failed(mlir::verify(*script)))
+    if (failed(verifyOnThisThread(*script)))
       return entry.emitError() << "the transform script does not verify";
   }
 
