@@ -490,11 +490,10 @@ LogicalResult verifyOnThisThread(Operation *root) {
   WalkResult result = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     // Each verify covers its op and the nested ops up to (not into) the
     // isolated-from-above ones, which the walk reaches in turn.
-    bool verifiedAlone = op == root ||
-                         (op->getNumRegions() != 0 &&
-                          op->hasTrait<OpTrait::IsIsolatedFromAbove>());
-    if (verifiedAlone &&
-        failed(mlir::verify(op, /*verifyRecursively=*/false)))
+    bool verifiedAlone =
+        op == root || (op->getNumRegions() != 0 &&
+                       op->hasTrait<OpTrait::IsIsolatedFromAbove>());
+    if (verifiedAlone && failed(mlir::verify(op, /*verifyRecursively=*/false)))
       return WalkResult::interrupt();
     return WalkResult::advance();
   });
