@@ -36,6 +36,12 @@ namespace __attribute__((visibility("hidden"))) python {
   void deliverWaitingDiagnostics(MLIRContext * context);
   /// Drops the Python handlers' state of a context being destroyed.
   void forgetPythonDiagnostics(MLIRContext * context);
+  /// The GC support of `ir.Context`: visits the callbacks of the handlers
+  /// attached to `context` (which it holds), and detaches them to break a
+  /// cycle through them.
+  int traverseDiagnosticCallbacks(MLIRContext * context, visitproc visit,
+                                  void *arg);
+  void clearDiagnosticCallbacks(MLIRContext * context);
 
   /// Number of live contexts (Context._get_live_count; checkContextOf).
   size_t getNumLiveContexts();

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Downcast.h"
+#include "IRCompat.h"
 #include "IRObjects.h"
 #include "Mutation.h"
 #include "OpView.h"
@@ -260,8 +261,52 @@ mlir::tracking::python::resolveDiagnosticLocation(const py::object &loc,
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// The C++ object of a pybind11 instance in a GC callback, or null if it
+/// has none yet (the GC may visit an instance whose __init__ has not run).
+template <typename T> T *instanceOf(PyObject *self) {
+  auto *instance = reinterpret_cast<py::detail::instance *>(self);
+  py::detail::value_and_holder slot =
+      instance->get_value_and_holder(py::detail::get_type_info(typeid(T)));
+  return slot.holder_constructed()
+             ? slot.template holder<std::unique_ptr<T>>().get()
+             : nullptr;
+}
+
+/// `ir.Context` takes part in the GC: it holds its diagnostic handlers'
+/// callbacks, and a callback that keeps a diagnostic (or anything else of
+/// the context) closes a cycle that would otherwise keep the context and
+/// all its IR forever.
+void setUpContextGC(PyHeapTypeObject *heap) {
+  PyTypeObject &type = heap->ht_type;
+  type.tp_flags |= Py_TPFLAGS_HAVE_GC;
+  type.tp_traverse = [](PyObject *self, visitproc visit, void *arg) {
+    Py_VISIT(Py_TYPE(self));
+    if (PyMlirContext *context = instanceOf<PyMlirContext>(self))
+      return traverseDiagnosticCallbacks(context->get(), visit, arg);
+    return 0;
+  };
+  type.tp_clear = [](PyObject *self) {
+    if (PyMlirContext *context = instanceOf<PyMlirContext>(self))
+      clearDiagnosticCallbacks(context->get());
+    return 0;
+  };
+}
+
+/// `ir.Location` reports the context it holds, so that the GC sees a cycle
+/// through a kept diagnostic's location.
+void setUpLocationGC(PyHeapTypeObject *heap) {
+  PyTypeObject &type = heap->ht_type;
+  type.tp_flags |= Py_TPFLAGS_HAVE_GC;
+  type.tp_traverse = [](PyObject *self, visitproc visit, void *arg) {
+    Py_VISIT(Py_TYPE(self));
+    if (PyLocation *location = instanceOf<PyLocation>(self))
+      Py_VISIT(location->context.ptr());
+    return 0;
+  };
+}
+
 void populateContext(py::module_ &m) {
-  py::class_<PyMlirContext>(m, "Context",
+  py::class_<PyMlirContext>(m, "Context", py::custom_type_setup(setUpContextGC),
                             "An MLIR context with every upstream dialect and "
                             "extension, and the registry of its handles.")
       .def(py::init<>(), "Creates a context with every upstream dialect "
@@ -418,7 +463,8 @@ void populateContext(py::module_ &m) {
 }
 
 void populateLocation(py::module_ &m) {
-  py::class_<PyLocation>(m, "Location", "A source location.")
+  py::class_<PyLocation>(m, "Location", py::custom_type_setup(setUpLocationGC),
+                         "A source location.")
       .def_static(
           "unknown",
           [](py::object context) {

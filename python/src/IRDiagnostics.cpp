@@ -100,6 +100,32 @@ public:
   /// reported as unraisable, as upstream).
   void deliver();
 
+  /// Visits each attached handler's callback (the one reference to it):
+  /// what the context's GC traversal reports. With the GIL.
+  int traverseCallbacks(visitproc visit, void *arg) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const std::shared_ptr<HandlerState> &handler : handlers)
+      Py_VISIT(handler->callback.ptr());
+    return 0;
+  }
+
+  /// Detaches every handler and drops its callback: the context is in a
+  /// cycle that the GC breaks (a callback that keeps a diagnostic keeps its
+  /// location, which keeps the context). With the GIL.
+  void clearHandlers() {
+    std::vector<py::object> callbacks;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (const std::shared_ptr<HandlerState> &handler : handlers) {
+        handler->attached = false;
+        callbacks.push_back(std::move(handler->callback));
+      }
+      handlers.clear();
+      numAttached.store(0, std::memory_order_release);
+    }
+    // Dropped outside the lock: releasing a callback may run Python code.
+  }
+
   /// Drops the waiting diagnostics and detaches every handler: the context
   /// is going away (as upstream, its handlers say `attached == False`).
   void forget() {
@@ -292,6 +318,21 @@ void mlir::tracking::python::deliverWaitingDiagnostics(MLIRContext *context) {
   auto it = pythonDiagnostics().find(context);
   if (it != pythonDiagnostics().end())
     it->second->deliver();
+}
+
+int mlir::tracking::python::traverseDiagnosticCallbacks(MLIRContext *context,
+                                                        visitproc visit,
+                                                        void *arg) {
+  auto it = pythonDiagnostics().find(context);
+  return it == pythonDiagnostics().end()
+             ? 0
+             : it->second->traverseCallbacks(visit, arg);
+}
+
+void mlir::tracking::python::clearDiagnosticCallbacks(MLIRContext *context) {
+  auto it = pythonDiagnostics().find(context);
+  if (it != pythonDiagnostics().end())
+    it->second->clearHandlers();
 }
 
 void mlir::tracking::python::forgetPythonDiagnostics(MLIRContext *context) {

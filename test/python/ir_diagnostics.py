@@ -438,3 +438,43 @@ func.func @f(%a: i32) {
         bad.erase()
         # CHECK-NEXT: True
         print(module.operation.verify())
+
+
+# A handler that keeps its diagnostics keeps their locations, which keep
+# the context: the cycle through the context's handlers is the GC's to
+# break, as every Python cycle is.
+# CHECK-LABEL: TEST: test_kept_diagnostics_do_not_keep_the_context
+@run
+def test_kept_diagnostics_do_not_keep_the_context():
+    import gc
+    import weakref
+
+    gc.collect()
+    before = ir.Context._get_live_count()
+
+    def keep_diagnostics():
+        ctx = ir.Context()
+        kept = []
+        handler = ctx.attach_diagnostic_handler(lambda d: kept.append(d) or True)
+        ir.Location.unknown(ctx).emit_error("kept")
+        return weakref.ref(handler), kept
+
+    handler_ref, kept = keep_diagnostics()
+    # Held from outside, the diagnostic and its context stay usable.
+    gc.collect()
+    # CHECK: kept loc(unknown) 1
+    print(kept[0].message, kept[0].location, ir.Context._get_live_count() - before)
+    del kept
+    gc.collect()
+    # CHECK-NEXT: 0 True
+    print(ir.Context._get_live_count() - before, handler_ref() is None)
+
+    # A callback that refers to its own context.
+    def refer_to_context():
+        ctx = ir.Context()
+        ctx.attach_diagnostic_handler(lambda d: ctx is not None)
+
+    refer_to_context()
+    gc.collect()
+    # CHECK-NEXT: 0
+    print(ir.Context._get_live_count() - before)
