@@ -3432,6 +3432,10 @@ void runConversion(py::object op, PyConversionTarget &target,
     conversionConfig = pyConfig.cast<PyConversionConfig &>().config;
   PyOperation &pyTarget = castToOperation(op);
   PyMlirContext &context = checkTargetContext(pyTarget, set.context);
+  // Its legality is keyed by the op names of its own context: of another
+  // context it would call nothing illegal, and the conversion would succeed
+  // without converting.
+  checkSameContext(context, target.context, "the conversion target");
   DriverRunLock guard(pyTarget, full ? "apply_full_conversion"
                                      : "apply_partial_conversion");
   Operation *root = guard.getOperation();

@@ -209,3 +209,42 @@ def test_getters_refuse_objects_of_another_context():
     map1 = ir.AffineMap.get(1, 0, [d0 + 1], context=c1)
     print(ir.FunctionType.get([i8], [i8], context=c1),
           ir.ArrayAttr.get([ir.AffineMapAttr.get(map1)], context=c1), map1)
+
+
+# A conversion target's legality is keyed by the op names of its context:
+# with IR of another context nothing was illegal, and the conversion
+# succeeded without calling its patterns.
+# CHECK-LABEL: TEST: test_conversion_target_of_another_context
+@run
+def test_conversion_target_of_another_context():
+    from mlir_tracking import rewrite
+
+    c1, c2 = ir.Context(), ir.Context()
+    with c1:
+        foreign_target = rewrite.ConversionTarget()
+        foreign_target.add_illegal_op("arith.addi")
+    with c2:
+        module = ir.Module.parse(ASM)
+        converter = rewrite.TypeConverter()
+        converter.add_conversion(lambda t: t)
+        called = []
+
+        def convert(op, operands, type_converter, rewriter):
+            called.append(op.operation.name)
+            rewriter.replace_op(op, [operands[0]])
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.addi", convert, converter)
+        frozen = patterns.freeze()
+        try:
+            rewrite.apply_partial_conversion(module, foreign_target, frozen)
+        except ValueError as e:
+            # CHECK: cannot use the conversion target of context #{{[0-9]+}} with IR of context #{{[0-9]+}}: objects of different contexts cannot be mixed
+            print(e)
+        # CHECK-NEXT: [] 1
+        print(called, str(module).count("arith.addi"))
+        own_target = rewrite.ConversionTarget()
+        own_target.add_illegal_op("arith.addi")
+        rewrite.apply_partial_conversion(module, own_target, frozen)
+        # CHECK-NEXT: ['arith.addi'] 0
+        print(called, str(module).count("arith.addi"))
