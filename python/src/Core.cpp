@@ -5,10 +5,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "Core.h"
+#include "Attribution.h"
 #include "IRCompat.h"
 #include "RegistryNotifier.h"
 #include "RunGuard.h"
 #include "TreeLinks.h"
+#include "VerifyOnThisThread.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -30,6 +32,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <new>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::tracking;
@@ -120,6 +123,18 @@ void mlir::tracking::python::registerExceptionTranslators(py::module_ errors) {
 py::object mlir::tracking::python::getInvalidatedHandleErrorClass() {
   return *invalidatedHandleErrorClass;
 }
+
+QuietOnThisThread::QuietOnThisThread(
+    MLIRContext *context, std::function<void(Diagnostic &)> onDiagnostic)
+    : handler(context,
+              [thread = std::this_thread::get_id(),
+               onDiagnostic = std::move(onDiagnostic)](Diagnostic &diag) {
+                if (std::this_thread::get_id() != thread)
+                  return failure();
+                if (onDiagnostic)
+                  onDiagnostic(diag);
+                return success();
+              }) {}
 
 namespace {
 /// The innermost DiagnosticCapture of the current thread.
@@ -1128,10 +1143,9 @@ Operation *findFirstDescribed(Operation *root,
 /// or empty: checked with its diagnostics silenced.
 std::string describeFailedInvariants(Operation *op) {
   std::string message;
-  ScopedDiagnosticHandler silence(op->getContext(), [&](Diagnostic &diag) {
+  QuietOnThisThread silence(op->getContext(), [&](Diagnostic &diag) {
     if (message.empty() && diag.getSeverity() == DiagnosticSeverity::Error)
       message = diag.str();
-    return success();
   });
   if (succeeded(op->getName().verifyInvariants(op)))
     return {};
@@ -1424,6 +1438,11 @@ LogicalResult mlir::tracking::python::verifyIR(Operation *op) {
            "is replaced";
     return failure();
   }
+  // Inside a pass (a Python pass on a pool thread) MLIR's parallel
+  // verification could run other pipelines nested here
+  // (VerifyOnThisThread.h).
+  if (tracking::detail::getRunningPassAnchor())
+    return tracking::detail::verifyOnThisThread(op);
   return mlir::verify(op);
 }
 

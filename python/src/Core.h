@@ -37,6 +37,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -87,6 +88,22 @@ namespace __attribute__((visibility("hidden"))) python {
   struct MLIRErrorException {
     std::string message;
     std::vector<DiagnosticRecord> diagnostics;
+  };
+
+  /// Silences the diagnostics of `context` that the calling thread emits
+  /// while it lives, after handing each to `onDiagnostic` if given; those of
+  /// other threads (runs of other threads in the same context) go on to the
+  /// context's handlers. Create and destroy it on the same thread.
+  class QuietOnThisThread {
+  public:
+    explicit QuietOnThisThread(
+        MLIRContext *context,
+        std::function<void(Diagnostic &)> onDiagnostic = nullptr);
+    QuietOnThisThread(const QuietOnThisThread &) = delete;
+    QuietOnThisThread &operator=(const QuietOnThisThread &) = delete;
+
+  private:
+    ScopedDiagnosticHandler handler;
   };
 
   /// Collects the error diagnostics of `context` emitted on the thread that

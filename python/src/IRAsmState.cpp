@@ -71,8 +71,7 @@ OpPrintingFlags printingFlagsFor(Operation *op, Operation *scope,
   if (scope->isAncestor(op) || flags.shouldPrintGenericOpForm() ||
       flags.shouldAssumeVerified())
     return flags;
-  ScopedDiagnosticHandler quiet(op->getContext(),
-                                [](Diagnostic &) { return success(); });
+  QuietOnThisThread quiet(op->getContext());
   if (failed(verifyIR(op)))
     flags.printGenericOpForm().assumeVerified();
   return flags;

@@ -1590,8 +1590,7 @@ private:
     std::optional<RegisteredOperationName> info = op->getRegisteredInfo();
     if (!info)
       return true;
-    ScopedDiagnosticHandler quiet(op->getContext(),
-                                  [](Diagnostic &) { return success(); });
+    QuietOnThisThread quiet(op->getContext());
     return succeeded(verifyOpInvariants(op));
   }
 

@@ -144,3 +144,77 @@ def test_concurrent_parse_and_verify():
                              failing_pipeline(ctx, "q", problems)])
     # CHECK: problems: []
     print("problems:", problems)
+
+
+# Printing an op with the AsmState of a scope it is not in verifies it first
+# with its diagnostics silenced: that silenced every thread's diagnostics,
+# so a parse failing meanwhile on another thread raised an MLIRError
+# without its errors.
+# CHECK-LABEL: TEST: test_quiet_printing_keeps_other_threads_errors
+@run
+def test_quiet_printing_keeps_other_threads_errors():
+    body = "\n".join(
+        f"func.func @f{i}(%a: i32) -> i32 {{\n"
+        f"  %0 = arith.muli %a, %a : i32\n  return %0 : i32\n}}"
+        for i in range(500))
+    bad = body + "\nfunc.func @bad(%a: i32) -> i32 {\n  return %a : i64\n}\n"
+    with ir.Context() as ctx:
+        printed = ir.Module.parse(body)
+        scope = ir.Module.parse("func.func @s() { return }")
+        stop = threading.Event()
+
+        class Sink:
+            def write(self, text):
+                pass
+
+        def print_elsewhere():
+            with ctx:
+                while not stop.is_set():
+                    printed.operation.print(ir.AsmState(scope.operation), file=Sink())
+
+        printer = threading.Thread(target=print_elsewhere)
+        printer.start()
+        outcomes = []
+        try:
+            for _ in range(150):
+                try:
+                    ir.Module.parse(bad)
+                    outcomes.append("parsed")
+                except ir.MLIRError as e:
+                    outcomes.append(len(e.error_diagnostics))
+        finally:
+            stop.set()
+            printer.join()
+    # CHECK: {1: 150}
+    print({n: outcomes.count(n) for n in set(outcomes)})
+
+
+# A Python pass that verifies its function, whose two nested modules MLIR
+# would verify in parallel: waiting for them, the pool thread could run
+# other functions' pipelines nested inside the pass, after which the pass's
+# own error reached no capture (the MLIRError of the run had none of the
+# 16 errors). Inside passes the verification stays on the pass's thread.
+# CHECK-LABEL: TEST: test_verification_inside_a_python_pass
+@run
+def test_verification_inside_a_python_pass():
+    body = "\n".join(
+        f"func.func @f{i}() {{\n  builtin.module {{ }}\n  builtin.module {{ }}\n"
+        f"  return\n}}" for i in range(16))
+
+    def verify_then_fail(op, pass_):
+        if not op.verify():
+            return
+        raise RuntimeError("verified")
+
+    counts = []
+    for _ in range(30):
+        with ir.Context() as ctx:
+            module = ir.Module.parse(body)
+            pm = passmanager.PassManager("builtin.module")
+            pm.add(verify_then_fail, op_name="func.func")
+            try:
+                pm.run(module.operation)
+            except ir.MLIRError as e:
+                counts.append(len(e.error_diagnostics))
+    # CHECK: {16: 30}
+    print({n: counts.count(n) for n in set(counts)})

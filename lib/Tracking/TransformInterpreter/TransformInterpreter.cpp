@@ -20,6 +20,7 @@
 
 #include "../BlockValueNotifications.h"
 #include "../RegistryNotifier.h"
+#include "../VerifyOnThisThread.h"
 #include "TrackingTransformOps.h"
 
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
@@ -477,27 +478,6 @@ FailureOr<unsigned> instrumentForeachMatchWalks(
     guard(mirror, indexOf.lookup(original));
   }
   return unsigned(walks.size());
-}
-
-/// mlir::verify without the context's thread pool. MLIR verifies the
-/// isolated-from-above ops of a region in parallel, and a pool thread that
-/// waits for them (a pass manager's worker running this interpreter) may
-/// take another queued task of the pass manager and run that function's
-/// pipeline nested here; the pipeline's end then clears this thread's order
-/// in the pass manager's ParallelDiagnosticHandler, and the rest of this
-/// run's diagnostics reach none of the handlers that should have them.
-LogicalResult verifyOnThisThread(Operation *root) {
-  WalkResult result = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    // Each verify covers its op and the nested ops up to (not into) the
-    // isolated-from-above ones, which the walk reaches in turn.
-    bool verifiedAlone =
-        op == root || (op->getNumRegions() != 0 &&
-                       op->hasTrait<OpTrait::IsIsolatedFromAbove>());
-    if (verifiedAlone && failed(mlir::verify(op, /*verifyRecursively=*/false)))
-      return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
 }
 
 /// Inserts a `transform.tracking.note_consumed` before every transform op of
