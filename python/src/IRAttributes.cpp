@@ -954,9 +954,9 @@ void populateSimpleAttributes(py::module_ &m) {
           [](const PyAttribute &self, intptr_t index) {
             auto attr = cast<ArrayAttr>(self.attribute);
             return makeAttribute(
-                ctxOf(self), attr[normalizeIndex(
-                                 index, attr.size(),
-                                 "ArrayAttribute index out of range")]);
+                ctxOf(self),
+                attr[normalizeIndex(index, attr.size(),
+                                    "ArrayAttribute index out of range")]);
           },
           py::arg("index"), "The element at `index` (negative from the end).")
       .def(

@@ -322,11 +322,10 @@ int32_t unpackSegment(const py::handle &segment, int spec, CastFn cast,
     if (segment.is_none()) {
       if (spec == 0)
         return 0;
-      throw py::value_error(prefix + " must be a " +
-                            (kind[0] == 'R' ? "Type" : "Value") +
-                            " (was None and " +
-                            (kind[0] == 'R' ? "result" : "operand") +
-                            " is not optional)");
+      throw py::value_error(
+          prefix + " must be a " + (kind[0] == 'R' ? "Type" : "Value") +
+          " (was None and " + (kind[0] == 'R' ? "result" : "operand") +
+          " is not optional)");
     }
     try {
       into.push_back(cast(segment));
