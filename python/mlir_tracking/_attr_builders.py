@@ -11,12 +11,15 @@ modules. Typed attribute classes are looked up when a builder runs.
 from . import ir as _ir
 
 
-def register_attribute_builder(kind, replace=False):
+def register_attribute_builder(kind, replace=False, allow_existing=False):
     """Decorator: registers `func(value, context)` as the builder of
-    attributes of ODS kind `kind` (RuntimeError if taken, unless
-    `replace`)."""
+    attributes of ODS kind `kind` (RuntimeError if taken, unless `replace`,
+    or `allow_existing`, which keeps the registered builder, as later
+    upstream versions do for enum modules that share a dialect's enums)."""
 
     def decorator(func):
+        if allow_existing and not replace and _ir.AttrBuilder.contains(kind):
+            return func
         _ir.AttrBuilder.insert(kind, func, replace=replace)
         return func
 

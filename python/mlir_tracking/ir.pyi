@@ -1470,7 +1470,7 @@ class AttrBuilder:
     ) -> None: ...
 
 def register_attribute_builder(
-    kind: str, replace: bool = False
+    kind: str, replace: bool = False, allow_existing: bool = False
 ) -> Callable[[Callable[..., Attribute]], Callable[..., Attribute]]: ...
 
 # --- Diagnostics, symbol tables, dialects and plugins (python/src/

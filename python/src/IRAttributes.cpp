@@ -110,12 +110,28 @@ Attribute attrOf(const py::handle &object) {
   return object.cast<PyAttribute &>().attribute;
 }
 
+/// An item of a list that makes an ArrayAttr (ArrayAttr.get, ArrayAttr +
+/// list, DenseElementsAttr.get of attributes): RuntimeError with upstream's
+/// messages when it is not an Attribute.
+Attribute arrayItemOf(const py::handle &object) {
+  if (isInstance<PyAttribute>(object))
+    return object.cast<PyAttribute &>().attribute;
+  std::string got = py::repr(py::type::of(object)).cast<std::string>();
+  if (object.is_none())
+    throw std::runtime_error("Invalid attribute (None?) when attempting to "
+                             "create an ArrayAttribute (got None)");
+  throw std::runtime_error("Invalid attribute when attempting to create an "
+                           "ArrayAttribute (expected an ir.Attribute, got " +
+                           got + ")");
+}
+
 /// Upstream-style index normalization: negative indices count from the end.
-intptr_t normalizeIndex(intptr_t index, intptr_t size) {
+intptr_t normalizeIndex(intptr_t index, intptr_t size,
+                        const char *message = "index out of range") {
   if (index < 0)
     index += size;
   if (index < 0 || index >= size)
-    throw py::index_error("index out of range");
+    throw py::index_error(message);
   return index;
 }
 
@@ -437,6 +453,10 @@ py::object denseElementsGet(const py::object &array, bool signless,
   if (!shape.is_none())
     explicitShape = shape.cast<std::vector<int64_t>>();
 
+  // An empty list is upstream's list-of-attributes overload (with no shape
+  // to give the tensor, it has nothing to build).
+  if (py::isinstance<py::list>(array) && py::len(array) == 0 && !explicitShape)
+    throw py::value_error("Attributes list must be non-empty");
   // A list of Attributes: upstream's overload.
   if (py::isinstance<py::list>(array) && py::len(array) > 0 &&
       isInstance<PyAttribute>(array[py::int_(0)])) {
@@ -445,7 +465,7 @@ py::object denseElementsGet(const py::object &array, bool signless,
                            "a list of Attributes; pass type= a shaped type");
     std::vector<Attribute> attrs;
     for (py::handle item : array)
-      attrs.push_back(attrOf(item));
+      attrs.push_back(arrayItemOf(item));
     ShapedType shapedType;
     if (explicitType) {
       if (!isa<ShapedType>(explicitType))
@@ -540,8 +560,10 @@ py::object denseElementsGet(const py::object &array, bool signless,
   if (!elementType)
     elementType = typeForFormat(mlirContext, format, view.itemsize, signless);
   if (!elementType)
-    throw py::value_error("unsupported buffer format '" + format +
-                          "': pass type= to read its bytes as that type");
+    throw py::value_error("unimplemented array format conversion from "
+                          "format: " +
+                          format +
+                          " (pass type= to read its bytes as that type)");
   ShapedType resultType =
       resultDenseType(explicitType, explicitShape, bufferShape, elementType);
   // A buffer of the whole type's data, or of one element (a splat); i1 as
@@ -621,8 +643,8 @@ void populateDenseElements(py::module_ &m) {
             auto typed = dyn_cast<TypedAttr>(element.attribute);
             if (!shaped || !shaped.hasStaticShape())
               throw py::value_error("Expected a static ShapedType for the "
-                                    "shaped_type parameter: " +
-                                    printToStr(shapedType.type));
+                                    "shaped_type parameter: Type(" +
+                                    printToStr(shapedType.type) + ")");
             // As DenseElementsAttr.get: MLIR's element count would wrap.
             if (!checkedElementCount(shaped.getShape(), 16))
               throw py::value_error("the shape of " +
@@ -631,9 +653,9 @@ void populateDenseElements(py::module_ &m) {
             if (!typed || typed.getType() != shaped.getElementType())
               throw py::value_error(
                   "Shaped element type and attribute type must be equal: "
-                  "shaped=" +
-                  printToStr(shapedType.type) +
-                  ", element=" + printToStr(element.attribute));
+                  "shaped=Type(" +
+                  printToStr(shapedType.type) + "), element=Attribute(" +
+                  printToStr(element.attribute) + ")");
             return makeAttribute(pyContextOf(shapedType.context),
                                  DenseElementsAttr::get(shaped, typed));
           },
@@ -915,7 +937,7 @@ void populateSimpleAttributes(py::module_ &m) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
             std::vector<Attribute> attrs;
             for (py::handle item : attributes)
-              attrs.push_back(attrOf(item));
+              attrs.push_back(arrayItemOf(item));
             return makeTypedAttr<PyArrayAttr>(ctx,
                                               ArrayAttr::get(ctx.get(), attrs));
           },
@@ -931,8 +953,10 @@ void populateSimpleAttributes(py::module_ &m) {
           "__getitem__",
           [](const PyAttribute &self, intptr_t index) {
             auto attr = cast<ArrayAttr>(self.attribute);
-            return makeAttribute(ctxOf(self),
-                                 attr[normalizeIndex(index, attr.size())]);
+            return makeAttribute(
+                ctxOf(self),
+                attr[normalizeIndex(index, attr.size(),
+                                    "ArrayAttribute index out of range")]);
           },
           py::arg("index"), "The element at `index` (negative from the end).")
       .def(
@@ -950,7 +974,7 @@ void populateSimpleAttributes(py::module_ &m) {
             auto attr = cast<ArrayAttr>(self.attribute);
             std::vector<Attribute> attrs(attr.begin(), attr.end());
             for (py::handle item : extra)
-              attrs.push_back(attrOf(item));
+              attrs.push_back(arrayItemOf(item));
             PyMlirContext &ctx = ctxOf(self);
             return makeTypedAttr<PyArrayAttr>(ctx,
                                               ArrayAttr::get(ctx.get(), attrs));

@@ -188,18 +188,15 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
             py::object symbolObject = symbolOp(symbol);
             PyOperation &operation = castToOperation(symbolObject);
             Operation *op = operation.get();
-            SymbolTable::Visibility value;
-            if (visibility == "public")
-              value = SymbolTable::Visibility::Public;
-            else if (visibility == "private")
-              value = SymbolTable::Visibility::Private;
-            else if (visibility == "nested")
-              value = SymbolTable::Visibility::Nested;
-            else
+            if (visibility != "public" && visibility != "private" &&
+                visibility != "nested")
               throw py::value_error("Expected visibility to be 'public', "
                                     "'private' or 'nested'");
             operation.getContext().noteChanged(operation);
-            SymbolTable::setSymbolVisibility(op, value);
+            // As upstream: the attribute is always written, "public"
+            // included (SymbolTable::setSymbolVisibility would drop it).
+            op->setAttr(SymbolTable::getVisibilityAttrName(),
+                        StringAttr::get(op->getContext(), visibility));
           },
           py::arg("symbol"), py::arg("visibility"),
           "Sets the visibility ('public', 'private' or 'nested').")

@@ -322,9 +322,10 @@ int32_t unpackSegment(const py::handle &segment, int spec, CastFn cast,
     if (segment.is_none()) {
       if (spec == 0)
         return 0;
-      throw py::value_error(prefix + " must be a " +
-                            (kind[0] == 'R' ? "Type" : "Value") +
-                            " (was None and it is not optional)");
+      throw py::value_error(
+          prefix + " must be a " + (kind[0] == 'R' ? "Type" : "Value") +
+          " (was None and " + (kind[0] == 'R' ? "result" : "operand") +
+          " is not optional)");
     }
     try {
       into.push_back(cast(segment));
@@ -351,6 +352,10 @@ int32_t unpackSegment(const py::handle &segment, int spec, CastFn cast,
     throw py::type_error(prefix + " was not copied into a list");
   int32_t count = 0;
   for (py::handle item : py::reinterpret_borrow<py::list>(segment)) {
+    if (item.is_none())
+      throw py::value_error(prefix + " must be a Sequence of " +
+                            (kind[0] == 'R' ? "Types" : "Values") +
+                            " (contained a None item)");
     try {
       into.push_back(cast(item));
     } catch (py::value_error &e) {

@@ -201,6 +201,34 @@ def test_affine():
         print(type(r.owner).__name__)
 
 
+# AffineForOp's bound errors are upstream's; the enum module upstream
+# generates for affine (it holds the arith enums the dialect uses, such as
+# AtomicRMWKind) imports after arith's, and re-registers no builder.
+# CHECK-LABEL: TEST: test_affine_for_errors_and_enums
+# CHECK: ValueError: Only a single concrete value is supported for lower bound.
+# CHECK-NEXT: ValueError: lower bound must be int | ResultValueT | AffineMap.
+# CHECK-NEXT: ValueError: upper bound must be int | ResultValueT | AffineMap.
+# CHECK-NEXT: addf True True
+@run
+def test_affine_for_errors_and_enums():
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            one = arith.ConstantOp(T("index"), 1)
+            two_results = affine.AffineDelinearizeIndexOp(
+                [T("index"), T("index")], one, [], [1, 1])
+            for lower, upper in ((two_results, one), (1.5, one), (0, "ten")):
+                try:
+                    affine.AffineForOp(lower, upper, 1)
+                except ValueError as e:
+                    print("ValueError:", e)
+    builder = ir.AttrBuilder.get("AtomicRMWKindAttr")
+    from mlir_tracking.dialects import _affine_enum_gen
+    print(_affine_enum_gen.AtomicRMWKind.addf,
+          ir.AttrBuilder.get("AtomicRMWKindAttr") is builder,
+          _affine_enum_gen.CmpIPredicate is not arith.CmpIPredicate)
+
+
 # CHECK-LABEL: TEST: test_linalg
 @run
 def test_linalg():

@@ -137,7 +137,7 @@ def test_from_py_func():
                 def returns_anyway(a):
                     return a
             except AssertionError as e:
-                # CHECK: AssertionError: a function defined with explicit results= must return None
+                # CHECK: AssertionError: Capturing a python function with explicit `results=` requires that the wrapped function returns None.
                 print("AssertionError:", e)
             # A body that raises leaves no half-built function behind.
             try:

@@ -110,8 +110,8 @@ def test_float_bool_unit_type_attrs():
 # CHECK-LABEL: TEST: test_array_and_dict_attrs
 # CHECK: ArrayAttr([unit, "x"]) 2 StringAttr("x") StringAttr("x") ['UnitAttr', 'StringAttr']
 # CHECK-NEXT: ArrayAttr([unit, "x", false]) 2
-# CHECK-NEXT: IndexError: index out of range
-# CHECK-NEXT: TypeError: expected an ir.Attribute, got <class 'int'>
+# CHECK-NEXT: IndexError: ArrayAttribute index out of range
+# CHECK-NEXT: RuntimeError: Invalid attribute when attempting to create an ArrayAttribute (expected an ir.Attribute, got <class 'int'>)
 # CHECK-NEXT: DictAttr({a = "x", b}) 2 True False StringAttr("x")
 # CHECK-NEXT: a StringAttr("x") ['a', 'b']
 # CHECK-NEXT: KeyError: 'attempt to access a non-existent attribute'
@@ -128,8 +128,8 @@ def test_array_and_dict_attrs():
         print("IndexError:", e)
     try:
         ir.ArrayAttr.get([1])
-    except TypeError as e:
-        print("TypeError:", e)
+    except RuntimeError as e:
+        print("RuntimeError:", e)
     d = ir.DictAttr.get({"b": ir.UnitAttr.get(), "a": ir.StringAttr.get("x")})
     print(repr(d), len(d), "a" in d, "z" in d, repr(d["a"]))
     print(d[0].name, repr(d[0].attr), [n.name for n in d])
@@ -206,6 +206,50 @@ def test_dense_arrays():
         print("IndexError:", e)
 
 
+# Upstream's exception types and messages for lists that are not all
+# attributes, an ArrayAttr index past the end, an empty list to
+# DenseElementsAttr.get, and get_splat's refusals.
+# CHECK-LABEL: TEST: test_array_and_dense_errors_as_upstream
+# CHECK: RuntimeError: Invalid attribute (None?) when attempting to create an ArrayAttribute
+# CHECK-NEXT: RuntimeError: Invalid attribute when attempting to create an ArrayAttribute
+# CHECK-NEXT: RuntimeError: Invalid attribute (None?) when attempting to create an ArrayAttribute
+# CHECK-NEXT: RuntimeError: Invalid attribute when attempting to create an ArrayAttribute
+# CHECK-NEXT: IndexError: ArrayAttribute index out of range
+# CHECK-NEXT: ValueError: Attributes list must be non-empty
+# CHECK-NEXT: ValueError: Attributes list must be non-empty
+# CHECK-NEXT: dense<> : tensor<0xi32>
+# CHECK-NEXT: ValueError: Expected a static ShapedType for the shaped_type parameter: Type(f32)
+# CHECK-NEXT: ValueError: Expected a static ShapedType for the shaped_type parameter: Type(tensor<*xf32>)
+# CHECK-NEXT: ValueError: Shaped element type and attribute type must be equal: shaped=Type(tensor<2x3xf32>), element=Attribute(1.500000e+00 : f64)
+@run
+def test_array_and_dense_errors_as_upstream():
+    f32 = ir.F32Type.get()
+    unit = ir.UnitAttr.get()
+    for bad in (lambda: ir.ArrayAttr.get([None]),
+                lambda: ir.ArrayAttr.get([unit, 42]),
+                lambda: ir.ArrayAttr.get([unit]) + [None],
+                lambda: ir.DenseElementsAttr.get([ir.FloatAttr.get(f32, 1.0), "x"]),
+                lambda: ir.ArrayAttr.get([unit])[1],
+                lambda: ir.DenseElementsAttr.get([]),
+                lambda: ir.DenseElementsAttr.get([], type=f32)):
+        try:
+            bad()
+            print("no error")
+        except (RuntimeError, IndexError, ValueError) as e:
+            print(f"{type(e).__name__}: {e}")
+    # With a shape, an empty list is an empty tensor (our extension).
+    print(ir.DenseElementsAttr.get([], type=ir.IntegerType.get_signless(32), shape=[0]))
+    f64_elem = ir.FloatAttr.get(ir.F64Type.get(), 1.5)
+    for shaped, elem in ((f32, ir.FloatAttr.get(f32, 1.5)),
+                         (ir.UnrankedTensorType.get(f32), ir.FloatAttr.get(f32, 1.5)),
+                         (ir.RankedTensorType.get([2, 3], f32), f64_elem)):
+        try:
+            ir.DenseElementsAttr.get_splat(shaped, elem)
+            print("no error")
+        except ValueError as e:
+            print(f"ValueError: {e}")
+
+
 # CHECK-LABEL: TEST: test_dense_elements
 # CHECK: DenseIntElementsAttr(dense<{{\[\[}}1, 2], [3, 4]]> : tensor<2x2xi64>) DenseIntElementsAttr 4 1 4 False
 # CHECK-NEXT: q (2, 2) {{\[\[}}1, 2], [3, 4]] True
@@ -222,7 +266,7 @@ def test_dense_arrays():
 # CHECK-NEXT: ValueError: shape does not match the buffer size
 # CHECK-NEXT: ValueError: get_splat_value called on a non-splat attribute
 # CHECK-NEXT: IndexError: index out of range
-# CHECK-NEXT: ValueError: Shaped element type and attribute type must be equal: shaped=tensor<2xf32>, element=5 : i32
+# CHECK-NEXT: ValueError: Shaped element type and attribute type must be equal: shaped=Type(tensor<2xf32>), element=Attribute(5 : i32)
 # CHECK-NEXT: ValueError: Cannot cast attribute to DenseIntElementsAttr (from Attribute(dense<[1.500000e+00, -2.000000e+00]> : tensor<2xf32>))
 @run
 def test_dense_elements():
@@ -369,6 +413,7 @@ def test_attribute_caster():
 # CHECK-NEXT: ValueError: unsupported buffer format '>i': big-endian data (convert it to native byte order, e.g. numpy's astype('=...'))
 # CHECK-NEXT: TypeError: DenseElementsAttr.get: shape= is not taken with a list of Attributes; pass type= a shaped type
 # CHECK-NEXT: TypeError: DenseElementsAttr.get: Attributes go in a flat list of Attributes only, not nested or mixed with numbers
+# CHECK-NEXT: ValueError: unimplemented array format conversion from format: 7w (pass type= to read its bytes as that type)
 @run
 def test_dense_elements_upstream_buffer_rules():
     # Upstream's rules for buffers: an explicit shaped type is the result
@@ -415,7 +460,8 @@ def test_dense_elements_upstream_buffer_rules():
     for call in (
             lambda: ir.DenseElementsAttr.get(np.array([1, 2], dtype=">i4")),
             lambda: ir.DenseElementsAttr.get([ir.IntegerAttr.get(i64, 1)] * 4, shape=[2, 2]),
-            lambda: ir.DenseElementsAttr.get([[ir.IntegerAttr.get(i64, 1)]] * 2)):
+            lambda: ir.DenseElementsAttr.get([[ir.IntegerAttr.get(i64, 1)]] * 2),
+            lambda: ir.DenseElementsAttr.get(np.array([["hello", "goodbye"]]))):
         try:
             call()
         except (ValueError, TypeError) as e:

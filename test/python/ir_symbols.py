@@ -88,6 +88,20 @@ def test_names_and_visibility():
         print("ValueError:", e)
 
 
+# set_visibility(op, "public") writes the attribute, as upstream, so the op
+# prints as `func.func public @f` and keeps `sym_visibility` in its attributes.
+# CHECK-LABEL: TEST: test_set_visibility_public_is_explicit
+# CHECK: func.func public @f()
+# CHECK-NEXT: True StringAttr("public")
+@run
+def test_set_visibility_public_is_explicit():
+    m = ir.Module.parse("func.func private @f() {\n  return\n}")
+    f = m.body.operations[0]
+    ir.SymbolTable.set_visibility(f, "public")
+    print(str(m).splitlines()[1].strip())
+    print("sym_visibility" in f.attributes, repr(ir.SymbolTable.get_visibility(f)))
+
+
 # CHECK-LABEL: TEST: test_replace_all_symbol_uses
 # CHECK: @other
 # CHECK-NEXT: verified

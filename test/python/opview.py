@@ -220,7 +220,7 @@ def test_build_errors():
         expect_error(ValueError, lambda: ir.OpView("arith.addi", spec, operands=[a, 3]))
         # CHECK: ValueError: Operand 1 of operation "arith.addi" must be a Value (got int)
         expect_error(ValueError, lambda: ir.OpView("arith.addi", spec, operands=[a, None]))
-        # CHECK: ValueError: Operand 1 of operation "arith.addi" must be a Value (was None and it is not optional)
+        # CHECK: ValueError: Operand 1 of operation "arith.addi" must be a Value (was None and operand is not optional)
         expect_error(ValueError, lambda: ir.OpView("arith.addi", spec, results=["i32"], operands=[a, b]))
         # CHECK: ValueError: Result 0 of operation "arith.addi" must be a Type (got str)
         expect_error(ValueError, lambda: ir.OpView("memref.alloc", spec, results=None))
@@ -228,7 +228,7 @@ def test_build_errors():
         expect_error(ValueError, lambda: ir.OpView("memref.alloc", spec, [-1, -1], operands=[[]]))
         # CHECK: ValueError: Operation "memref.alloc" requires 2 operand segments but was provided 1
         expect_error(ValueError, lambda: ir.OpView("memref.alloc", spec, [1, -1], operands=[None, []]))
-        # CHECK: ValueError: Operand 0 of operation "memref.alloc" must be a Value (was None and it is not optional)
+        # CHECK: ValueError: Operand 0 of operation "memref.alloc" must be a Value (was None and operand is not optional)
         expect_error(ValueError, lambda: ir.OpView("memref.alloc", spec, [-1, -1], operands=[a, []]))
         # CHECK: ValueError: Operand 0 of operation "memref.alloc" must be a Sequence of Values (got BlockArgument)
         expect_error(ValueError, lambda: ir.OpView("scf.if", (2, True), results=[], operands=[a], regions=1))
@@ -270,6 +270,31 @@ def test_build_errors():
             foreign = other.body.operations[0].regions[0].blocks[0].arguments[0]
         expect_error(ValueError, lambda: ir.OpView("arith.addi", spec, operands=[a, foreign]))
         # CHECK: ValueError: an operand of operation "arith.addi" belongs to another Context
+
+
+# build_generic's refusals of None where a segment needs a value, with
+# upstream's wording.
+# CHECK-LABEL: TEST: test_build_generic_none_messages
+# CHECK: ValueError: Operand 0 of operation "custom.segments" must be a Value (was None and operand is not optional)
+# CHECK-NEXT: ValueError: Result 2 of operation "custom.segments" must be a Type (was None and result is not optional)
+# CHECK-NEXT: ValueError: Operand 1 of operation "custom.segments" must be a Sequence of Values (contained a None item)
+# CHECK-NEXT: ValueError: Result 0 of operation "custom.segments" must be a Sequence of Types (contained a None item)
+@run
+def test_build_generic_none_messages():
+    class SegmentsOp(ir.OpView):
+        OPERATION_NAME = "custom.segments"
+        _ODS_OPERAND_SEGMENTS = [1, -1, 0]
+        _ODS_RESULT_SEGMENTS = [-1, 0, 1]
+
+    with ir.Context() as ctx, ir.Location.unknown():
+        ctx.allow_unregistered_dialects = True
+        i32 = ir.IntegerType.get_signless(32)
+        v = ir.Operation.create("custom.value", results=[i32]).result
+        for kw in (dict(results=[None, None, i32], operands=[None, None, None]),
+                   dict(results=[None, None, None], operands=[v, None, None]),
+                   dict(results=[None, None, i32], operands=[v, [v, None], None]),
+                   dict(results=[[None], None, i32], operands=[v, None, None])):
+            expect_error(ValueError, lambda: SegmentsOp.build_generic(**kw))
 
 
 # CHECK-LABEL: TEST: test_stale_views

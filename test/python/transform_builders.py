@@ -550,6 +550,35 @@ def test_structured_builders_with_implied_handles():
             entry.bodyTarget, num_threads=[2], tile_sizes=[4]))
 
 
+# CHECK-LABEL: TEST: test_tile_using_forall_result_types
+@run
+def test_tile_using_forall_result_types():
+    # Upstream's form with a type for each result handle, next to the
+    # one-type form (both handles that type).
+    with ir.Context(), ir.Location.unknown():
+        module = script_module()
+        any_op = transform.AnyOpType.get()
+        forall_t = transform.OperationType.get("scf.forall")
+        matmul_t = transform.OperationType.get("linalg.matmul")
+        with ir.InsertionPoint(module.body):
+            entry = transform.NamedSequenceOp(
+                "__transform_main", [any_op], [],
+                arg_attrs=[{"transform.consumed": ir.UnitAttr.get()}])
+            with ir.InsertionPoint(entry.body):
+                # CHECK: static_num_threads = array<i64: 2, 3, 4>}> : (!transform.any_op) -> (!transform.op<"scf.forall">, !transform.op<"linalg.matmul">)
+                two = structured.TileUsingForallOp(
+                    forall_t, matmul_t, entry.bodyTarget, num_threads=[2, 3, 4])
+                print(two)
+                # CHECK: static_num_threads = array<i64: 2>}> : (!transform.any_op) -> (!transform.op<"scf.forall">, !transform.op<"scf.forall">)
+                one = structured.TileUsingForallOp(
+                    forall_t, entry.bodyTarget, num_threads=[2])
+                print(one)
+                transform.YieldOp([])
+        # CHECK: TypeError: TileUsingForallOp needs a target
+        expect_error(TypeError, lambda: structured.TileUsingForallOp(
+            forall_t, matmul_t, num_threads=[2]))
+
+
 # CHECK-LABEL: TEST: test_structured_builders_upstream_arguments
 @run
 def test_structured_builders_upstream_arguments():

@@ -44,6 +44,10 @@ def _bound(bound, operands, which):
                 f"Either a concrete {which} bound or an AffineMap in combination "
                 f"with {which} bound operands, but not both, is supported."
             )
+        if isinstance(bound, (Operation, OpView)) and len(bound.results) > 1:
+            raise ValueError(
+                f"Only a single concrete value is supported for {which} bound."
+            )
         value = _get_op_result_or_value(bound)
         owner = value.owner
         if isinstance(owner, OpView) and isinstance(owner, _AffineApplyOp):
@@ -55,7 +59,8 @@ def _bound(bound, operands, which):
     elif isinstance(bound, AffineMapAttr):
         bound = bound.value
     if not isinstance(bound, AffineMap):
-        raise TypeError(f"{which} bound must be an int, a Value or an AffineMap")
+        # ValueError and its text, as upstream.
+        raise ValueError(f"{which} bound must be int | ResultValueT | AffineMap.")
     if len(operands) != bound.n_inputs:
         raise ValueError(
             f"Wrong number of {which} bound operands passed to AffineForOp; "

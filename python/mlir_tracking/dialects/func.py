@@ -119,10 +119,11 @@ class FuncOp(_FunctionLikeMixin, FuncOp):  # noqa: F405
                     returned = f(*func_op.arguments, **kwargs)
                     if not implicit_return:
                         if returned is not None:
-                            # AssertionError, as upstream raises.
+                            # AssertionError and its text, as upstream.
                             raise AssertionError(
-                                "a function defined with explicit results= must "
-                                "return None (it adds its own terminator)"
+                                "Capturing a python function with explicit "
+                                "`results=` requires that the wrapped function "
+                                "returns None."
                             )
                         return_types = list(results)
                     else:

@@ -10,6 +10,9 @@ from ..ir import DenseElementsAttr, IndexType, register_attribute_builder
 
 @register_attribute_builder("IndexElementsAttr", replace=True)
 def _index_elements_attr(values, context):
+    values = [int(v) for v in values]
+    # shape= too: an empty list alone is not taken (as upstream's list form).
     return DenseElementsAttr.get(
-        [int(v) for v in values], type=IndexType.get(context=context), context=context
+        values, type=IndexType.get(context=context), shape=[len(values)],
+        context=context
     )

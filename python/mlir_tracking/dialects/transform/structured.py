@@ -156,20 +156,33 @@ class TileUsingForallOp(TileUsingForallOp):  # noqa: F405
     or one handle packing them all), with an optional ``mapping``.
 
     ``TileUsingForallOp(target, ...)`` gives ``!transform.any_op`` handles
-    (the tiled op and the loop); ``TileUsingForallOp(loops_type, target,
-    ...)`` chooses both types."""
+    (the loop and the tiled op); ``TileUsingForallOp(loops_type,
+    tiled_op_type, target, ...)`` chooses each type, as upstream; and
+    ``TileUsingForallOp(loops_type, target, ...)`` gives both handles
+    ``loops_type``."""
 
-    def __init__(self, loops_type_or_target, target_or_none=None, *,
-                 num_threads=None, tile_sizes=None, mapping=None, loc=None,
-                 ip=None):
+    def __init__(self, loops_type_or_target, tiled_op_type_or_target=None,
+                 target_or_none=None, *, num_threads=None, tile_sizes=None,
+                 mapping=None, loc=None, ip=None):
         if isinstance(loops_type_or_target, _HANDLES):
-            if target_or_none is not None:
+            if (tiled_op_type_or_target is not None
+                    or target_or_none is not None):
                 raise TypeError("TileUsingForallOp takes one target, got two")
-            target, handle_type = loops_type_or_target, _AnyOpType.get()
-        else:
+            target = loops_type_or_target
+            loops_type = tiled_op_type = _AnyOpType.get()
+        elif isinstance(tiled_op_type_or_target, _Type):
             if target_or_none is None:
                 raise TypeError("TileUsingForallOp needs a target")
-            target, handle_type = target_or_none, loops_type_or_target
+            loops_type, tiled_op_type = (loops_type_or_target,
+                                         tiled_op_type_or_target)
+            target = target_or_none
+        else:
+            if tiled_op_type_or_target is None:
+                raise TypeError("TileUsingForallOp needs a target")
+            if target_or_none is not None:
+                raise TypeError("TileUsingForallOp takes one target, got two")
+            target = tiled_op_type_or_target
+            loops_type = tiled_op_type = loops_type_or_target
         if (num_threads is None) == (tile_sizes is None):
             raise TypeError("TileUsingForallOp takes num_threads= or "
                             "tile_sizes=, not both and not neither")
@@ -178,7 +191,7 @@ class TileUsingForallOp(TileUsingForallOp):  # noqa: F405
         dynamic_sizes, packed_sizes, static_sizes = (
             _dispatch_mixed_values(tile_sizes or []))
         super().__init__(
-            handle_type, handle_type, _get_op_result_or_value(target),
+            loops_type, tiled_op_type, _get_op_result_or_value(target),
             dynamic_threads, dynamic_sizes,
             packed_num_threads=packed_threads, packed_tile_sizes=packed_sizes,
             static_num_threads=static_threads if num_threads is not None else None,
