@@ -147,6 +147,8 @@ DiagnosticCapture::DiagnosticCapture(MLIRContext *context, End end)
       propagatesErrors(getEmitErrorDiagnostics(context)),
       previous(currentCapture) {
   currentCapture = this;
+  if (!previous)
+    deliveryToken = holdDiagnosticDelivery(context);
   // One handler per capture (the newest handler sees a diagnostic first),
   // but it only takes what its own thread emits: a capture of another
   // thread, or an outer one of this thread, passes it on.
@@ -163,6 +165,8 @@ DiagnosticCapture::DiagnosticCapture(MLIRContext *context, End end)
 DiagnosticCapture::~DiagnosticCapture() {
   context->getDiagEngine().eraseHandler(id);
   currentCapture = previous;
+  // Before the delivery below: what comes after it gets a pending call.
+  deliveryToken.reset();
   // The call this capture belongs to returns to Python: its warnings and
   // remarks (and errors, with emit_error_diagnostics) reach the handlers
   // now. An outer capture of this thread delivers them when its own call

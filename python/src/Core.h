@@ -149,6 +149,9 @@ namespace __attribute__((visibility("hidden"))) python {
     DiagnosticEngine::HandlerID id;
     /// The capture this one shadows on its thread.
     DiagnosticCapture *previous;
+    /// Held by an outermost capture: its end delivers what other threads
+    /// emit meanwhile (holdDiagnosticDelivery).
+    std::shared_ptr<void> deliveryToken;
     std::mutex mutex;
     std::vector<DiagnosticRecord> diagnostics;
   };

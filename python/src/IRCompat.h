@@ -34,6 +34,11 @@ namespace __attribute__((visibility("hidden"))) python {
   /// `context` to them (IRDiagnostics.cpp). With the GIL; never from inside
   /// MLIR's diagnostic engine.
   void deliverWaitingDiagnostics(MLIRContext * context);
+  /// Marks a call of `context` in progress whose end delivers the waiting
+  /// diagnostics (an outermost DiagnosticCapture), until the token is
+  /// dropped: meanwhile other threads' diagnostics wait for that delivery.
+  /// Null when no handler was ever attached. With the GIL.
+  std::shared_ptr<void> holdDiagnosticDelivery(MLIRContext * context);
   /// Drops the Python handlers' state of a context being destroyed.
   void forgetPythonDiagnostics(MLIRContext * context);
   /// The GC support of `ir.Context`: visits the callbacks of the handlers

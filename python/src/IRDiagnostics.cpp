@@ -150,6 +150,30 @@ private:
   void deliverOne(PyMlirContext &pyContext, const DiagnosticRecord &record);
 
   static int runPendingDelivery(void *weakSelf);
+  /// Asks the main thread to deliver the waiting diagnostics (a pending
+  /// call), unless it is asked already. Needs no GIL.
+  void scheduleDelivery();
+
+public:
+  /// Calls of this context in progress that deliver the waiting diagnostics
+  /// when they return (outermost DiagnosticCaptures). While there is one,
+  /// another thread's diagnostic waits for it rather than for a pending
+  /// call, which would run the handlers on the main thread wherever it is:
+  /// inside the `with lock:` that the handler takes too (a deadlock), or
+  /// in the middle of an import.
+  void beginDeliveringCall() {
+    deliveringCalls.fetch_add(1, std::memory_order_acq_rel);
+  }
+  /// `delivers`: the call delivers now (it holds the GIL); else a pending
+  /// call does.
+  void endDeliveringCall(bool delivers) {
+    deliveringCalls.fetch_sub(1, std::memory_order_acq_rel);
+    if (!delivers)
+      scheduleDelivery();
+  }
+
+private:
+  std::atomic<unsigned> deliveringCalls{0};
 
   MLIRContext *const context;
   /// Guards what follows; taken by the engine handler on any thread.
@@ -176,27 +200,36 @@ LogicalResult PythonDiagnostics::offer(Diagnostic &diag) {
       DiagnosticCapture::takesOnThisThread(context, diag.getSeverity()))
     return failure();
   DiagnosticRecord record = DiagnosticRecord::from(diag);
-  bool schedule = false;
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (!contextAlive)
       return failure();
     waiting.push_back(std::move(record));
-    schedule = !pendingCallScheduled;
+    // Read after the push, under the lock that delivery takes: a call that
+    // ends after this read delivers this diagnostic.
+    if (deliveringCalls.load(std::memory_order_acquire) != 0)
+      return success();
+  }
+  scheduleDelivery();
+  return success();
+}
+
+void PythonDiagnostics::scheduleDelivery() {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (pendingCallScheduled || waiting.empty())
+      return;
     pendingCallScheduled = true;
   }
   // A catch-all for diagnostics no Python call returns with (those of
   // threads MLIR or C++ code started): the main thread delivers them at its
   // next chance. Py_AddPendingCall needs neither the GIL nor a thread state.
-  if (schedule) {
-    auto *weakSelf = new std::weak_ptr<PythonDiagnostics>(weak_from_this());
-    if (Py_AddPendingCall(&runPendingDelivery, weakSelf) != 0) {
-      delete weakSelf;
-      std::lock_guard<std::mutex> lock(mutex);
-      pendingCallScheduled = false;
-    }
+  auto *weakSelf = new std::weak_ptr<PythonDiagnostics>(weak_from_this());
+  if (Py_AddPendingCall(&runPendingDelivery, weakSelf) != 0) {
+    delete weakSelf;
+    std::lock_guard<std::mutex> lock(mutex);
+    pendingCallScheduled = false;
   }
-  return success();
 }
 
 int PythonDiagnostics::runPendingDelivery(void *weakSelf) {
@@ -333,6 +366,18 @@ void mlir::tracking::python::clearDiagnosticCallbacks(MLIRContext *context) {
   auto it = pythonDiagnostics().find(context);
   if (it != pythonDiagnostics().end())
     it->second->clearHandlers();
+}
+
+std::shared_ptr<void>
+mlir::tracking::python::holdDiagnosticDelivery(MLIRContext *context) {
+  auto it = pythonDiagnostics().find(context);
+  if (it == pythonDiagnostics().end())
+    return nullptr;
+  std::shared_ptr<PythonDiagnostics> diagnostics = it->second;
+  diagnostics->beginDeliveringCall();
+  return std::shared_ptr<void>(nullptr, [diagnostics](void *) {
+    diagnostics->endDeliveringCall(/*delivers=*/PyGILState_Check());
+  });
 }
 
 void mlir::tracking::python::forgetPythonDiagnostics(MLIRContext *context) {

@@ -478,3 +478,50 @@ def test_kept_diagnostics_do_not_keep_the_context():
     gc.collect()
     # CHECK-NEXT: 0
     print(ir.Context._get_live_count() - before)
+
+
+# The remarks of a run on another thread reach the handlers on that thread
+# when the run returns. They were handed to the main thread (a pending
+# call), whose handler then ran wherever that thread was: inside its own
+# `with lock:` that the handler takes too, a deadlock.
+# CHECK-LABEL: TEST: test_remarks_of_a_run_on_another_thread
+@run
+def test_remarks_of_a_run_on_another_thread():
+    import threading
+    from mlir_tracking.passmanager import PassManager
+
+    lock = threading.Lock()
+    seen = []
+    with ir.Context() as ctx:
+        module = ir.Module.parse("""
+          module attributes {transform.with_named_sequence} {
+            func.func @f() { return }
+            transform.named_sequence @__transform_main(
+                %root: !transform.any_op {transform.readonly}) {
+              transform.debug.emit_remark_at %root, "hello" : !transform.any_op
+              transform.debug.emit_remark_at %root, "again" : !transform.any_op
+              transform.yield
+            }
+          }""")
+
+        def handler(diagnostic):
+            # Bounded, so that the old behaviour fails instead of hanging.
+            if not lock.acquire(timeout=2):
+                seen.append((diagnostic.message, "deadlocked"))
+                return True
+            seen.append((diagnostic.message, threading.current_thread().name))
+            lock.release()
+            return True
+
+        ctx.attach_diagnostic_handler(handler)
+        pm = PassManager.parse("builtin.module(transform-interpreter)")
+        worker = threading.Thread(target=lambda: pm.run(module.operation), name="runner")
+        with lock:
+            worker.start()
+            # Python code of the main thread runs (here pending calls would).
+            deadline = 0
+            while worker.is_alive() and deadline < 200000:
+                deadline += 1
+        worker.join()
+    # CHECK: [('hello', 'runner'), ('again', 'runner')]
+    print(seen)
