@@ -253,6 +253,10 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
               // other thread may use the context, so keep the GIL.
               result = self.passManager->run(lock.getOperation());
             }
+            if (failed(result) && lock.getRun().interruption) {
+              lock.getRun().interruption->restore();
+              throw py::error_already_set();
+            }
             if (failed(result))
               capture.raise("Failure while executing pass pipeline");
             // Without its verifier a pipeline's output is unchecked (a

@@ -114,6 +114,9 @@ public:
       (*fn)(PyOperation::forOperation(*context, op), pyPass);
     } catch (py::error_already_set &raised) {
       error = raised.what();
+      if (!raised.matches(PyExc_Exception) && tree->running &&
+          !tree->running->interruption)
+        tree->running->interruption = raised;
     } catch (const std::exception &raised) {
       error = raised.what();
     }

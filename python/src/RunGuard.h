@@ -62,6 +62,11 @@ namespace __attribute__((visibility("hidden"))) python {
     /// Trees that nested Python passes of the run made, claimed until it
     /// ends unless Python drops them first (claimForPass).
     mutable std::vector<std::weak_ptr<RootOwner>> claimedDuringRun;
+    /// The first exception of a Python pass of the run that is no error
+    /// (KeyboardInterrupt, SystemExit: not an Exception): the pass fails,
+    /// and PassManager.run raises it as it is, not an MLIRError, as
+    /// upstream's does. GIL-protected.
+    mutable std::optional<py::error_already_set> interruption;
   };
 
   /// Python touched IR that a pipeline is running on, or started a run on

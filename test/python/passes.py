@@ -669,3 +669,33 @@ def test_gpu_passes_translate_to_llvm_ir():
         # CHECK: gpu.binary True invalidated
         print(module.body.operations[0].name, ".entry kernel" in str(module),
               outside.handle_state)
+
+
+# A Python pass interrupted (Ctrl-C, sys.exit) fails the pipeline, and the
+# run raises that exception as it is, as upstream's: it was wrapped in an
+# MLIRError, which `except Exception` swallowed.
+# CHECK-LABEL: TEST: test_interrupted_python_pass
+@run
+def test_interrupted_python_pass():
+    outcomes = []
+    for raised in (KeyboardInterrupt, SystemExit):
+        with ir.Context():
+            module = ir.Module.parse("func.func @f() { return }\nfunc.func @g() { return }")
+
+            def interrupted(op, pass_):
+                raise raised("stop")
+
+            pm = PassManager("builtin.module")
+            pm.add(interrupted, op_name="func.func")
+            try:
+                pm.run(module.operation)
+            except Exception as e:
+                outcomes.append(("an Exception", type(e).__name__))
+            except BaseException as e:
+                frame = e.__traceback__.tb_next
+                outcomes.append((type(e).__name__, str(e),
+                                 frame and frame.tb_frame.f_code.co_name))
+            # The IR is the user's again.
+            outcomes.append(module.operation.verify())
+    # CHECK: [('KeyboardInterrupt', 'stop', 'interrupted'), True, ('SystemExit', 'stop', 'interrupted'), True]
+    print(outcomes)
