@@ -728,6 +728,20 @@ extern "C" int traverseOpView(PyObject *self, visitproc visit, void *arg) {
 }
 } // namespace
 
+namespace {
+/// Whether `newClass` is `registered` defined again by the same module run
+/// once more: an import retried after one that failed part-way (a Ctrl-C
+/// while a dialect module loaded left half its classes registered, and
+/// every later import refused the first of them), or importlib.reload.
+bool isRedefinition(py::handle registered, py::handle newClass) {
+  return !registered.is(newClass) &&
+         py::str(registered.attr("__module__"))
+             .equal(py::str(newClass.attr("__module__"))) &&
+         py::str(registered.attr("__qualname__"))
+             .equal(py::str(newClass.attr("__qualname__")));
+}
+} // namespace
+
 void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
   py::object operationCls = ir.attr("Operation");
 
@@ -957,7 +971,8 @@ void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
                                      " has no OPERATION_NAME");
               py::object name = opClass.attr("OPERATION_NAME");
               py::dict &classes = registries().operationClasses;
-              if (classes.contains(name) && !replace)
+              if (classes.contains(name) && !replace &&
+                  !isRedefinition(classes[name], opClass))
                 throw std::runtime_error("Operation '" +
                                          name.cast<std::string>() +
                                          "' is already registered with class " +

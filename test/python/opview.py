@@ -420,3 +420,42 @@ def test_attr_builder():
     expect_error(RuntimeError, lambda: ir.register_attribute_builder("TestOpviewAttr")(_build))
     # CHECK: RuntimeError: Attribute builder for 'TestOpviewAttr' is already registered
     ir.register_attribute_builder("TestOpviewAttr", replace=True)(_build)
+
+
+# An import of a dialect module interrupted part-way (Ctrl-C) left half its
+# op classes registered, and every later import refused the first of them
+# ("already registered"): the dialect was unusable for the process. The
+# classes of a module that runs again replace those it defined before.
+# CHECK-LABEL: TEST: test_dialect_import_retried_after_an_interruption
+@run
+def test_dialect_import_retried_after_an_interruption():
+    import importlib
+    import sys
+
+    name = "mlir_tracking.dialects._emitc_ops_gen"
+    # CHECK: False
+    print(name in sys.modules)
+    calls = [0]
+
+    def interrupt_part_way(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.endswith("_emitc_ops_gen.py"):
+            calls[0] += 1
+            if calls[0] == 20:
+                sys.settrace(None)
+                raise KeyboardInterrupt("while emitc loaded")
+
+    sys.settrace(interrupt_part_way)
+    try:
+        importlib.import_module("mlir_tracking.dialects.emitc")
+    except KeyboardInterrupt as e:
+        print("interrupted:", e)
+    finally:
+        sys.settrace(None)
+    # CHECK-NEXT: interrupted: while emitc loaded
+    from mlir_tracking.dialects import emitc
+
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse('func.func @f() { %0 = "emitc.constant"() <{value = 1 : i32}> : () -> i32\n return }')
+        constant = module.body.operations[0].regions[0].blocks[0].operations[0]
+        # CHECK-NEXT: ConstantOp True
+        print(type(constant).__name__, type(constant) is emitc.ConstantOp)
