@@ -98,10 +98,10 @@ struct PyPassManager {
   void checkNotRunning(StringRef what) const {
     checkNotReleased(what);
     if (running)
-      throw IRInUseException(what.str() + ": the PassManager is running '" +
-                             *running +
-                             "' (in another thread); call it after the run "
-                             "returns");
+      throw IRInUseException(
+          what.str() + ": the PassManager is running '" + *running +
+          "' (in another thread, or this call comes from one of its "
+          "passes); call it after the run returns");
   }
 };
 

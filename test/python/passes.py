@@ -699,3 +699,23 @@ def test_interrupted_python_pass():
             outcomes.append(module.operation.verify())
     # CHECK: [('KeyboardInterrupt', 'stop', 'interrupted'), True, ('SystemExit', 'stop', 'interrupted'), True]
     print(outcomes)
+
+
+# CHECK-LABEL: TEST: test_pass_manager_used_from_its_own_pass
+@run
+def test_pass_manager_used_from_its_own_pass():
+    with ir.Context():
+        module = ir.Module.parse("func.func @f() { return }")
+        pm = PassManager("builtin.module")
+        messages = []
+
+        def reenter(op, pass_):
+            try:
+                pm.run(op)
+            except RuntimeError as e:
+                messages.append(str(e))
+
+        pm.add(reenter, op_name="func.func")
+        pm.run(module.operation)
+    # CHECK: PassManager.run: the PassManager is running 'builtin.module(func.func({{.*}}reenter))' (in another thread, or this call comes from one of its passes); call it after the run returns
+    print(messages[0])
