@@ -267,9 +267,8 @@ template <typename T> T *instanceOf(PyObject *self) {
   auto *instance = reinterpret_cast<py::detail::instance *>(self);
   py::detail::value_and_holder slot =
       instance->get_value_and_holder(py::detail::get_type_info(typeid(T)));
-  return slot.holder_constructed()
-             ? slot.template holder<std::unique_ptr<T>>().get()
-             : nullptr;
+  return slot.holder_constructed() ? static_cast<T *>(slot.value_ptr())
+                                   : nullptr;
 }
 
 /// `ir.Context` takes part in the GC: it holds its diagnostic handlers'
