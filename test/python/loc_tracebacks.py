@@ -95,6 +95,10 @@ def test_which_frames():
         c = arith.ConstantOp(index, 2)
         # CHECK: ['test_which_frames', 'run', '<module>']
         print(names(arith.AddIOp(c, c).location))
+        # The classmethod builder too.
+        generic = arith.AddIOp.build_generic(results=[index], operands=[c, c])
+        # CHECK: ['test_which_frames', 'run', '<module>']
+        print(names(generic.location))
 
         # Exclusions and inclusions are prefixes of file names; registering
         # one undoes the other for the same string.
@@ -154,6 +158,9 @@ def test_precedence():
                 # loc= first.
                 # CHECK: loc("explicit.py":1:2)
                 print(ir.Operation.create("test.op", loc=explicit).location)
+                # loc=None is no location given.
+                # CHECK: test_precedence
+                print(names(ir.Operation.create("test.op", loc=None).location)[0])
                 # Then the traceback, before the current Location (upstream).
                 # CHECK: test_precedence
                 print(names(ir.Operation.create("test.op").location)[0])
