@@ -3,6 +3,8 @@
 See docs/python.md for the handle semantics.
 """
 
+from contextlib import contextmanager as _contextmanager
+
 from ._errors import (
     Diagnostic,
     DiagnosticInfo,
@@ -76,6 +78,7 @@ __all__ = [
     "Value",
     "WalkOrder",
     "WalkResult",
+    "loc_tracebacks",
     "register_attribute_builder",
 ]
 
@@ -350,3 +353,27 @@ _add_conveniences()
 
 # Last: the builders refer back to this module.
 from ._attr_builders import register_attribute_builder  # noqa: E402
+
+
+@_contextmanager
+def loc_tracebacks(*, max_depth=None):
+    """Within it, ops built without ``loc=`` are located at the Python call
+    stack that built them (upstream ``mlir.ir.loc_tracebacks``): at most
+    ``max_depth`` frames (None: the current limit, 10 by default), innermost
+    first, skipping the frames of excluded files. The setting is
+    process-wide (``_cext.globals``), as upstream; nested uses restore the
+    outer limit and leave tracebacks enabled if they were."""
+    from ._mlirTracking import globals as _globals
+
+    old_enabled = _globals.loc_tracebacks_enabled()
+    old_limit = _globals.loc_tracebacks_frame_limit()
+    max_depth = old_limit if max_depth is None else max_depth
+    try:
+        _globals.set_loc_tracebacks_frame_limit(max_depth)
+        if not old_enabled:
+            _globals.set_loc_tracebacks_enabled(True)
+        yield
+    finally:
+        if not old_enabled:
+            _globals.set_loc_tracebacks_enabled(False)
+        _globals.set_loc_tracebacks_frame_limit(old_limit)

@@ -1,5 +1,6 @@
 # Hand-kept type stub for mlir_tracking.ir (keep in step with
 # python/src/IRCore.cpp, python/src/IRStructure.cpp and python/src/OpView.cpp).
+import contextlib
 import enum
 from typing import Any, Callable, ClassVar, Iterable, Iterator, Literal, Optional, Sequence, TypeVar, Union, overload
 
@@ -1472,6 +1473,8 @@ class AttrBuilder:
 def register_attribute_builder(
     kind: str, replace: bool = False, allow_existing: bool = False
 ) -> Callable[[Callable[..., Attribute]], Callable[..., Attribute]]: ...
+
+def loc_tracebacks(*, max_depth: Optional[int] = None) -> contextlib.AbstractContextManager[None]: ...
 
 # --- Diagnostics, symbol tables, dialects and plugins (python/src/
 # IRDiagnostics.cpp, IRSymbols.cpp, IRCompat.cpp).

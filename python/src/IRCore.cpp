@@ -720,7 +720,7 @@ void populateModule(py::module_ &m) {
             PyMlirContext &ctx = PyMlirContext::resolve(
                 loc.is_none() ? py::object(py::none())
                               : loc.cast<PyLocation &>().context);
-            ModuleOp module = ModuleOp::create(resolveLocation(loc, ctx));
+            ModuleOp module = ModuleOp::create(resolveOpLocation(loc, ctx));
             return PyModule{PyOperation::adopt(ctx, module.getOperation())};
           },
           py::arg("loc") = py::none(), "Creates an empty module.")
@@ -814,7 +814,7 @@ void populateOperation(py::module_ &m) {
               throw py::value_error(
                   "unregistered operation '" + name +
                   "' (set Context.allow_unregistered_dialects to create it)");
-            OperationState state(resolveLocation(loc, ctx), opName);
+            OperationState state(resolveOpLocation(loc, ctx), opName);
             checkSameContext(ctx, state.location->getContext(), "a location");
             // Run the arguments' Python code (iterators) first: no Python
             // code may run between resolving IR pointers and using them.

@@ -66,6 +66,15 @@ namespace __attribute__((visibility("hidden"))) python {
   /// upstream also requires but which never reaches the IR.
   Location resolveDiagnosticLocation(const py::object &loc,
                                      PyMlirContext &context);
+  /// The location of an op built from Python (Operation.create, the
+  /// OpView builders, Module.create): `loc=`, else the Python call stack when
+  /// traceback locations are enabled (upstream's maybeGetTracebackLocation),
+  /// else as resolveLocation.
+  Location resolveOpLocation(const py::object &loc, PyMlirContext &context);
+  /// The location of the Python frames of the current thread (Tracebacks.cpp).
+  Location tracebackLocation(MLIRContext * context);
+  /// The traceback functions of `_cext.globals`.
+  void populateTracebackGlobals(py::module_ & globals);
 
   /// `ir.Module`: a view of a `builtin.module` operation.
   struct PyModule {

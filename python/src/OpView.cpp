@@ -45,7 +45,6 @@ struct Registries {
   py::dict dialectClasses;    // namespace -> Dialect subclass
   py::dict operationClasses;  // op name -> OpView subclass
   py::dict attributeBuilders; // attribute kind -> callable
-  py::list tracebackExclusions;
   /// `_cext.globals` (its `dialect_search_modules` may be reassigned).
   py::object globals;
   /// Dialect namespaces whose module was imported for their ops, and those
@@ -428,7 +427,7 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
   }
   PyMlirContext &ctx = resolveBuildContext(
       loc, ip, operandList.empty() ? py::handle() : operandList[0]);
-  Location location = resolveLocation(loc, ctx);
+  Location location = resolveOpLocation(loc, ctx);
   MLIRContext *context = ctx.get();
   OperationName opName(name, context);
   if (!opName.isRegistered() && !context->allowsUnregisteredDialects())
@@ -992,15 +991,7 @@ void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
   // `_cext.globals`: what generated modules call at import.
   py::module_ globals = m.def_submodule(
       "globals", "Process-wide registries of the dialect bindings.");
-  globals.def(
-      "register_traceback_file_exclusion",
-      [](const std::string &file) {
-        registries().tracebackExclusions.append(py::str(file));
-      },
-      py::arg("filename"),
-      "Records a file whose frames locations from tracebacks skip (kept "
-      "for upstream compatibility; locations are not inferred from "
-      "tracebacks here).");
+  populateTracebackGlobals(globals);
   globals.def(
       "_get_operation_class",
       [](const std::string &name) { return lookupOperationClass(name); },
