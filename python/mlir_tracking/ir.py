@@ -16,6 +16,7 @@ from ._mlirTracking.ir import (
     Block,
     BlockArgument,
     BlockArgumentList,
+    BlockIterator,
     BlockList,
     BlockPredecessors,
     BlockSuccessors,
@@ -33,8 +34,10 @@ from ._mlirTracking.ir import (
     OpSuccessors,
     OpView,
     Operation,
+    OperationIterator,
     OperationList,
     Region,
+    RegionIterator,
     RegionSequence,
     Type,
     Value,
@@ -48,6 +51,7 @@ __all__ = [
     "Block",
     "BlockArgument",
     "BlockArgumentList",
+    "BlockIterator",
     "BlockList",
     "BlockPredecessors",
     "BlockSuccessors",
@@ -69,8 +73,10 @@ __all__ = [
     "OpSuccessors",
     "OpView",
     "Operation",
+    "OperationIterator",
     "OperationList",
     "Region",
+    "RegionIterator",
     "RegionSequence",
     "Type",
     "Value",
@@ -307,11 +313,13 @@ def _dense_array_get(bound_get, kind):
 def _add_conveniences():
     # Upstream names that are plain compositions of the bound API.
     def block_iter(self):
-        """Iterates over the operations of the block (a snapshot)."""
+        """Iterates over the operations of the block (an OperationIterator
+        over a snapshot)."""
         return iter(self.operations)
 
     def region_iter(self):
-        """Iterates over the blocks of the region (a snapshot)."""
+        """Iterates over the blocks of the region (a BlockIterator over a
+        snapshot)."""
         return iter(self.blocks)
 
     def replace_uses_of_with(self, of, with_):

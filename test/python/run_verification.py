@@ -548,6 +548,7 @@ NOT_MUTATORS = {
                          "__len__ __repr__ __reversed__ count index types",
     "BlockList": "__contains__ __getitem__ __init__ __iter__ __len__ __repr__ "
                  "__reversed__ count index",
+    "BlockIterator": "__init__ __iter__ __next__",
     "BlockPredecessors": "__add__ __contains__ __getitem__ __init__ __iter__ "
                          "__len__ __repr__ __reversed__ count index",
     "BlockSuccessors": "__add__ __contains__ __getitem__ __init__ __iter__ "
@@ -597,9 +598,11 @@ NOT_MUTATORS = {
                  "is_valid location name operands operation opview parent "
                  "print regions result results same_op successors verify "
                  "walk write_bytecode",
+    "OperationIterator": "__init__ __iter__ __next__",
     "OperationList": "__contains__ __getitem__ __init__ __iter__ __len__ "
                      "__repr__ __reversed__ count index",
     "Region": "__eq__ __hash__ __init__ __iter__ __repr__ blocks owner",
+    "RegionIterator": "__init__ __iter__ __next__",
     "RegionSequence": "__add__ __contains__ __getitem__ __init__ __iter__ "
                       "__len__ __repr__ __reversed__ count index",
     "SymbolTable": "__contains__ __getitem__ __init__ __repr__ "
