@@ -261,6 +261,20 @@ __all__ += [
 ]
 
 
+# Op interfaces (python/src/OpView.cpp).
+from ._mlirTracking.ir import (  # noqa: E402
+    InferShapedTypeOpInterface,
+    InferTypeOpInterface,
+    ShapedTypeComponents,
+)
+
+__all__ += [
+    "InferShapedTypeOpInterface",
+    "InferTypeOpInterface",
+    "ShapedTypeComponents",
+]
+
+
 def _register_sequences():
     # Every list class behaves as a collections.abc.Sequence (len, indexing
     # with negative indices and slices, in, index, count, reversed).
