@@ -18,6 +18,7 @@ from ._mlirTracking.ir import (
     Block,
     BlockArgument,
     BlockArgumentList,
+    BlockIterator,
     BlockList,
     BlockPredecessors,
     BlockSuccessors,
@@ -35,8 +36,10 @@ from ._mlirTracking.ir import (
     OpSuccessors,
     OpView,
     Operation,
+    OperationIterator,
     OperationList,
     Region,
+    RegionIterator,
     RegionSequence,
     Type,
     Value,
@@ -50,6 +53,7 @@ __all__ = [
     "Block",
     "BlockArgument",
     "BlockArgumentList",
+    "BlockIterator",
     "BlockList",
     "BlockPredecessors",
     "BlockSuccessors",
@@ -71,8 +75,10 @@ __all__ = [
     "OpSuccessors",
     "OpView",
     "Operation",
+    "OperationIterator",
     "OperationList",
     "Region",
+    "RegionIterator",
     "RegionSequence",
     "Type",
     "Value",
@@ -258,6 +264,20 @@ __all__ += [
 ]
 
 
+# Op interfaces (python/src/OpView.cpp).
+from ._mlirTracking.ir import (  # noqa: E402
+    InferShapedTypeOpInterface,
+    InferTypeOpInterface,
+    ShapedTypeComponents,
+)
+
+__all__ += [
+    "InferShapedTypeOpInterface",
+    "InferTypeOpInterface",
+    "ShapedTypeComponents",
+]
+
+
 def _register_sequences():
     # Every list class behaves as a collections.abc.Sequence (len, indexing
     # with negative indices and slices, in, index, count, reversed).
@@ -310,11 +330,13 @@ def _dense_array_get(bound_get, kind):
 def _add_conveniences():
     # Upstream names that are plain compositions of the bound API.
     def block_iter(self):
-        """Iterates over the operations of the block (a snapshot)."""
+        """Iterates over the operations of the block (an OperationIterator
+        over a snapshot)."""
         return iter(self.operations)
 
     def region_iter(self):
-        """Iterates over the blocks of the region (a snapshot)."""
+        """Iterates over the blocks of the region (a BlockIterator over a
+        snapshot)."""
         return iter(self.blocks)
 
     def replace_uses_of_with(self, of, with_):

@@ -355,6 +355,12 @@ namespace __attribute__((visibility("hidden"))) python {
     size_t numObjectEntriesScanned = 0;
     /// Number of Python Module objects alive (kept by PyModule; for tests).
     size_t numLiveModules = 0;
+    /// The live Python Module object of each Python Operation object that
+    /// a Module views (borrowed; the Module holds the Operation object, so
+    /// the key cannot be freed and reused while its entry exists, and the
+    /// Module's destructor removes the entry): `Module._CAPICreate` of a
+    /// module returns its Module while one lives, as upstream.
+    llvm::DenseMap<const PyOperation *, PyObject *> liveModules;
     /// Upstream's `Context._clear_live_operations`: forgets which Python
     /// object is the one of each op (the next access makes a new one; the
     /// old objects stay valid handles) and returns how many it forgot.

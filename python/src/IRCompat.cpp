@@ -536,8 +536,8 @@ void populateOperationExtras(py::module_ &m) {
         });
         if (!parsed)
           capture.raise("Unable to parse module assembly");
-        return PyModule{
-            PyOperation::adopt(ctx, parsed.release().getOperation())};
+        return PyModule::get(
+            PyOperation::adopt(ctx, parsed.release().getOperation()));
       },
       py::arg("path"), py::arg("context") = py::none(),
       "Parses the module in file `path` (text or bytecode); MLIRError on "

@@ -709,7 +709,7 @@ void populateModule(py::module_ &m) {
             if (!module)
               capture.raise("Unable to parse module assembly");
             Operation *op = module.release().getOperation();
-            return PyModule{PyOperation::adopt(ctx, op)};
+            return PyModule::get(PyOperation::adopt(ctx, op));
           },
           py::arg("asm"), py::arg("context") = py::none(),
           "Parses a module; raises MLIRError with the diagnostics on "
@@ -721,7 +721,8 @@ void populateModule(py::module_ &m) {
                 loc.is_none() ? py::object(py::none())
                               : loc.cast<PyLocation &>().context);
             ModuleOp module = ModuleOp::create(resolveOpLocation(loc, ctx));
-            return PyModule{PyOperation::adopt(ctx, module.getOperation())};
+            return PyModule::get(
+                PyOperation::adopt(ctx, module.getOperation()));
           },
           py::arg("loc") = py::none(), "Creates an empty module.")
       .def_property_readonly(
@@ -762,7 +763,7 @@ void populateModule(py::module_ &m) {
             // A raw pointer may point into IR a pipeline is running on.
             checkNoRunIn(ctx, "Module._CAPICreate");
             ctx.noteCapsuleAccess();
-            return PyModule{PyOperation::forOperation(ctx, op)};
+            return PyModule::get(PyOperation::forOperation(ctx, op));
           },
           py::arg("capsule"), "Returns a Module for a capsule.")
       .def(
@@ -1256,7 +1257,26 @@ PyModule::PyModule(const PyModule &other) : operation(other.operation) {
   ++getOperation().getContext().numLiveModules;
 }
 
-PyModule::~PyModule() { --getOperation().getContext().numLiveModules; }
+PyModule::~PyModule() {
+  PyMlirContext &context = getOperation().getContext();
+  if (registered)
+    context.liveModules.erase(&getOperation());
+  --context.numLiveModules;
+}
+
+py::object PyModule::get(py::object operation) {
+  PyOperation &op = operation.cast<PyOperation &>();
+  PyMlirContext &context = op.getContext();
+  auto found = context.liveModules.find(&op);
+  if (found != context.liveModules.end())
+    return py::reinterpret_borrow<py::object>(found->second);
+  py::object object = py::cast(PyModule(std::move(operation)));
+  // Making the object ran no Python code that could have registered
+  // another Module for `op` meanwhile.
+  object.cast<PyModule &>().registered = true;
+  context.liveModules[&op] = object.ptr();
+  return object;
+}
 
 size_t PyMlirContext::clearLiveOperations() {
   size_t cleared = numLiveOperations;

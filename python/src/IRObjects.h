@@ -81,10 +81,18 @@ namespace __attribute__((visibility("hidden"))) python {
     /// `operation` is the module's Operation; counts the live modules of
     /// its context (Context._get_live_module_count).
     explicit PyModule(py::object operation);
+    /// A copy is never the registered object (`registered` stays false).
     PyModule(const PyModule &other);
-    PyModule &operator=(const PyModule &) = default;
+    /// Would make the registered object view another op.
+    PyModule &operator=(const PyModule &) = delete;
     ~PyModule();
+    /// The Python Module of the Operation object `operation` (a module op):
+    /// the live one if there is one (PyMlirContext::liveModules), else a
+    /// new one, registered there until it dies.
+    static py::object get(py::object operation);
     py::object operation;
+    /// Whether this is the object PyMlirContext::liveModules names.
+    bool registered = false;
     PyOperation &getOperation() const {
       return operation.cast<PyOperation &>();
     }

@@ -71,6 +71,36 @@ size_t normalizeIndex(intptr_t index, size_t size,
   return static_cast<size_t>(index);
 }
 
+/// `ir.RegionIterator`, `ir.BlockIterator`, `ir.OperationIterator`: what
+/// `iter()` of the regions of an op, of the blocks of a region and of the
+/// operations of a block returns (upstream's class names). Each walks a
+/// snapshot taken when it was made, so changing the IR while iterating
+/// (erasing the current op, appending) never skips, repeats or reads a freed
+/// element: an element erased since reads as an invalidated handle.
+struct PySnapshotIterator {
+  py::list elements;
+  size_t next = 0;
+};
+struct PyRegionIterator : PySnapshotIterator {};
+struct PyBlockIterator : PySnapshotIterator {};
+struct PyOperationIterator : PySnapshotIterator {};
+
+template <typename IteratorT>
+void defineSnapshotIterator(py::module_ &m, const char *name, const char *doc) {
+  py::class_<IteratorT>(m, name, doc)
+      .def(
+          "__iter__", [](py::object self) { return self; },
+          "The iterator itself.")
+      .def(
+          "__next__",
+          [](IteratorT &self) -> py::object {
+            if (self.next >= self.elements.size())
+              throw py::stop_iteration();
+            return self.elements[self.next++];
+          },
+          "The next element of the snapshot; StopIteration at its end.");
+}
+
 /// Lists with a `slice` member (SliceSpec) are sliceable views.
 template <typename ListT, typename = void>
 struct IsSliceable : std::false_type {};
@@ -86,7 +116,10 @@ struct IsSliceable<ListT, std::void_t<decltype(std::declval<ListT>().slice)>>
 /// constant-time. A slice of a sliceable list (IsSliceable) is a view of the
 /// same class, as upstream (`results[1:].types`); `+` concatenates into a
 /// list. Slices of the other lists are lists.
-template <typename ListT, typename SizeFn, typename ItemFn, typename SnapshotFn>
+/// `IteratorT` (a PySnapshotIterator) is the class `__iter__` returns; void
+/// for a plain list iterator.
+template <typename IteratorT = void, typename ListT, typename SizeFn,
+          typename ItemFn, typename SnapshotFn>
 py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
                                   py::object ListT::*owner, const char *what,
                                   SizeFn wholeSize, ItemFn wholeItem,
@@ -159,7 +192,15 @@ py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
               .c_str())
       .def(
           "__iter__",
-          [snapshot](ListT &self) { return py::iter(snapshot(self)); },
+          [snapshot](ListT &self) -> py::object {
+            if constexpr (std::is_void_v<IteratorT>) {
+              return py::iter(snapshot(self));
+            } else {
+              IteratorT iterator;
+              iterator.elements = snapshot(self);
+              return py::cast(std::move(iterator));
+            }
+          },
           ("Iterates over the " + noun + "s (a snapshot).").c_str())
       .def(
           "__reversed__",
@@ -212,20 +253,21 @@ py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
 }
 
 /// As above, iterating by index.
-template <typename ListT, typename SizeFn, typename ItemFn>
+template <typename IteratorT = void, typename ListT, typename SizeFn,
+          typename ItemFn>
 py::class_<ListT> &defineSequence(py::class_<ListT> &cls, const char *name,
                                   py::object ListT::*owner, const char *what,
                                   SizeFn size, ItemFn item) {
-  return defineSequence(cls, name, owner, what, size, item,
-                        [size, item](ListT &self) {
-                          py::list elements;
-                          // The size again each time: making an element
-                          // may run Python code (a gc callback) that
-                          // shortens the list.
-                          for (size_t i = 0; i < size(self); ++i)
-                            elements.append(item(self, i));
-                          return elements;
-                        });
+  return defineSequence<IteratorT>(cls, name, owner, what, size, item,
+                                   [size, item](ListT &self) {
+                                     py::list elements;
+                                     // The size again each time: making an
+                                     // element may run Python code (a gc
+                                     // callback) that shortens the list.
+                                     for (size_t i = 0; i < size(self); ++i)
+                                       elements.append(item(self, i));
+                                     return elements;
+                                   });
 }
 
 /// Notes a change Python makes to the block of `block` (after `get()`, its
@@ -677,6 +719,14 @@ bool mlir::tracking::python::maybeInsert(PyOperation &operation,
 
 namespace {
 void populateRegionsAndBlocks(py::module_ &m) {
+  defineSnapshotIterator<PyRegionIterator>(
+      m, "RegionIterator",
+      "Iterates over the regions of an operation (a snapshot).");
+  defineSnapshotIterator<PyBlockIterator>(
+      m, "BlockIterator", "Iterates over the blocks of a region (a snapshot).");
+  defineSnapshotIterator<PyOperationIterator>(
+      m, "OperationIterator",
+      "Iterates over the operations of a block (a snapshot).");
   py::class_<PyRegion>(m, "Region", "A region of an operation.")
       .def_property_readonly(
           "blocks",
@@ -723,7 +773,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
           "A short description.");
 
   py::class_<PyBlockList> blockList(m, "BlockList", "The blocks of a region.");
-  defineSequence(
+  defineSequence<PyBlockIterator>(
       blockList, "BlockList", &PyBlockList::region, "block",
       [](PyBlockList &self) {
         return self.region.cast<PyRegion &>().get()->getBlocks().size();
@@ -764,7 +814,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
 
   py::class_<PyRegionSequence> regions(m, "RegionSequence",
                                        "The regions of an operation.");
-  defineSequence(
+  defineSequence<PyRegionIterator>(
       regions, "RegionSequence", &PyRegionSequence::operation, "region",
       [](PyRegionSequence &self) {
         return operationOf(self.operation).get()->getNumRegions();
@@ -985,7 +1035,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
 
   py::class_<PyOperationList> operations(m, "OperationList",
                                          "The operations of a block.");
-  defineSequence(
+  defineSequence<PyOperationIterator>(
       operations, "OperationList", &PyOperationList::block, "operation",
       [](PyOperationList &self) {
         return self.block.cast<PyBlock &>().get()->getOperations().size();

@@ -741,7 +741,419 @@ bool isRedefinition(py::handle registered, py::handle newClass) {
 }
 } // namespace
 
+//===----------------------------------------------------------------------===//
+// Op interfaces: ir.InferTypeOpInterface, ir.InferShapedTypeOpInterface
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// An interface object: made from an op (`operation`, an Operation object)
+/// or only from an op name (a "static" interface: `operation` None), in
+/// `context` (a Context object). Both inference methods are static in MLIR:
+/// they use only the name.
+struct PyOpInterfaceBase {
+  py::object operation = py::none();
+  std::string opName;
+  py::object context;
+};
+struct PyInferTypeOpInterface : PyOpInterfaceBase {};
+struct PyInferShapedTypeOpInterface : PyOpInterfaceBase {};
+
+/// `ir.ShapedTypeComponents`: the shape (when ranked), element type and
+/// attribute inferred for one shaped result.
+struct PyShapedTypeComponents {
+  bool ranked = false;
+  std::vector<int64_t> shape;
+  py::object elementType;
+  py::object attribute;
+};
+
+/// Whether the op named `info` or, for an instance, `op` implements
+/// `Interface`.
+template <typename Interface>
+bool implements(Operation *op, OperationName name) {
+  if (op)
+    return isa<Interface>(op);
+  return name.hasInterface<Interface>();
+}
+
+/// Fills `self` from `object` (an Operation, OpView or Module; an OpView
+/// subclass with OPERATION_NAME; or an op name) in the `context` argument
+/// (for a name) or the op's context. ValueError, as upstream, when the op
+/// does not implement the interface.
+template <typename Interface>
+void initOpInterface(PyOpInterfaceBase &self, const py::object &object,
+                     const py::object &context, const char *className) {
+  Operation *op = nullptr;
+  PyMlirContext *ctx = nullptr;
+  if (isInstance<PyOperation>(object) || isInstance<PyOpView>(object) ||
+      isInstance<PyModule>(object)) {
+    self.operation = operationObjectOf(object);
+    PyOperation &operation = self.operation.cast<PyOperation &>();
+    op = operation.get();
+    ctx = &operation.getContext();
+    self.opName = op->getName().getStringRef().str();
+  } else {
+    py::object name = object;
+    if (!py::isinstance<py::str>(name)) {
+      if (!py::hasattr(object, "OPERATION_NAME") ||
+          !py::isinstance<py::str>(object.attr("OPERATION_NAME")))
+        throw py::type_error(
+            "Op interface does not refer to an operation or OpView class "
+            "(expected an Operation, an OpView, an OpView subclass or an op "
+            "name, got " +
+            typeNameOf(object) + ")");
+      name = object.attr("OPERATION_NAME");
+    }
+    self.opName = name.cast<std::string>();
+    ctx = &PyMlirContext::resolve(context);
+  }
+  self.context = ctx->getObject();
+  if (!implements<Interface>(op, OperationName(self.opName, ctx->get())))
+    throw py::value_error(std::string("the operation does not implement ") +
+                          className + " (operation '" + self.opName + "')");
+}
+
+/// The inputs of an inference call, resolved and checked: `state` has the
+/// operands, the attributes and one empty region per region given (for
+/// checkBeforeInference's stand-in); `regions` are the regions given.
+struct InferenceInputs {
+  PyMlirContext *context;
+  RegisteredOperationName info;
+  OperationState state;
+  SmallVector<Region *> regions;
+};
+
+InferenceInputs
+prepareInference(const PyOpInterfaceBase &self, const py::object &operands,
+                 const py::object &attributes, const py::object &properties,
+                 const py::object &regions, const py::object &contextArg,
+                 const py::object &loc) {
+  // The context: `context=`, the location's, the current one, else the
+  // interface's.
+  py::object contextObject = contextArg;
+  if (contextObject.is_none() && !loc.is_none())
+    contextObject = loc.cast<PyLocation &>().context;
+  if (contextObject.is_none())
+    contextObject = getCurrentContext();
+  if (contextObject.is_none())
+    contextObject = self.context;
+  PyMlirContext &ctx = contextObject.cast<PyMlirContext &>();
+  MLIRContext *context = ctx.get();
+  if (!properties.is_none())
+    throw py::value_error(
+        "properties= is not supported: pass the op's inherent attributes in "
+        "attributes= (they are turned into properties)");
+  std::optional<RegisteredOperationName> info =
+      RegisteredOperationName::lookup(self.opName, context);
+  if (!info)
+    throw py::value_error("the operation '" + self.opName +
+                          "' is not registered in this context");
+  // Python code (iterators, casts) runs before any IR pointer is kept.
+  py::list operandList = operands.is_none() ? py::list() : py::list(operands);
+  py::list regionList = regions.is_none() ? py::list() : py::list(regions);
+  SmallVector<py::object> flat;
+  for (size_t i = 0; i < operandList.size(); ++i) {
+    py::object item = operandList[i];
+    if (item.is_none())
+      continue;
+    if (isInstance<PyValue>(item)) {
+      flat.push_back(item);
+      continue;
+    }
+    bool sequence =
+        py::isinstance<py::sequence>(item) && !py::isinstance<py::str>(item);
+    if (sequence)
+      for (py::handle element : py::list(item))
+        if (!isInstance<PyValue>(element)) {
+          sequence = false;
+          break;
+        }
+    if (!sequence)
+      throw py::value_error("Operand " + std::to_string(i) +
+                            " must be a Value or Sequence of Values (got " +
+                            typeNameOf(item) + ")");
+    for (py::handle element : py::list(item))
+      flat.push_back(py::reinterpret_borrow<py::object>(element));
+  }
+  DictionaryAttr dictionary;
+  if (!attributes.is_none()) {
+    if (!isInstance<PyAttribute>(attributes) ||
+        !(dictionary = dyn_cast<DictionaryAttr>(
+              attributes.cast<PyAttribute &>().attribute)))
+      throw py::type_error("attributes= must be a DictAttr or None, got " +
+                           typeNameOf(attributes));
+    checkContext(dictionary.getContext(), context, "the attributes",
+                 self.opName);
+  }
+  for (py::handle region : regionList)
+    if (!isInstance<PyRegion>(region))
+      throw py::type_error("regions= must be a list of Region, got a " +
+                           typeNameOf(region));
+  Location location = resolveDiagnosticLocation(loc, ctx);
+  InferenceInputs inputs{
+      &ctx, *info, OperationState(location, info->getIdentifier()), {}};
+  for (const py::object &value : flat) {
+    Value v = value.cast<PyValue &>().get();
+    checkContext(v.getContext(), context, "an operand", self.opName);
+    inputs.state.operands.push_back(v);
+  }
+  if (dictionary)
+    inputs.state.attributes.append(dictionary.getValue());
+  for (py::handle region : regionList) {
+    Region *r = region.cast<PyRegion &>().get();
+    checkContext(r->getContext(), context, "a region", self.opName);
+    inputs.regions.push_back(r);
+    inputs.state.addRegion();
+  }
+  return inputs;
+}
+
+/// Runs `infer(properties)` for the op of `inputs` with its attributes
+/// turned into properties, after checkBeforeInference. Failures are
+/// upstream's ValueError (`failure` its message), with MLIR's first error.
+template <typename InferFn>
+void runInference(InferenceInputs &inputs, const char *failure, InferFn infer) {
+  OperationState &state = inputs.state;
+  RegisteredOperationName info = inputs.info;
+  std::string name = info.getStringRef().str();
+  MLIRContext *context = state.getContext();
+  DiagnosticCapture capture(context);
+  auto fail = [&](std::string message,
+                  const std::vector<DiagnosticRecord> &errors) {
+    if (!errors.empty())
+      message += ": " + errors.front().message;
+    throw py::value_error(message);
+  };
+  try {
+    checkBeforeInference(state, info, name, /*destination=*/nullptr);
+  } catch (MLIRErrorException &error) {
+    fail(std::string(failure) + ": the operands or attributes of \"" + name +
+             "\" do not satisfy its constraints",
+         error.diagnostics);
+  }
+  DictionaryAttr attributes = state.attributes.getDictionary(context);
+  int size = info.getOpPropertyByteSize();
+  std::unique_ptr<char[]> storage(size ? new char[size] : nullptr);
+  OpaqueProperties properties(storage.get());
+  if (size) {
+    info.initOpProperties(properties, OpaqueProperties(nullptr));
+    auto emitError = [&]() { return mlir::emitError(state.location); };
+    if (failed(info.setOpPropertiesFromAttribute(state.name, properties,
+                                                 attributes, emitError))) {
+      info.destroyOpProperties(properties);
+      fail(std::string(failure) + ": invalid attributes for \"" + name + "\"",
+           capture.take());
+    }
+  }
+  LogicalResult result = infer(attributes, properties);
+  if (size)
+    info.destroyOpProperties(properties);
+  if (failed(result))
+    fail(failure, capture.take());
+}
+
+template <typename Interface, typename Cls>
+void defineOpInterfaceCommon(Cls &cls, const char *className) {
+  cls.def(py::init([className](py::object object, py::object context) {
+            Interface self;
+            initOpInterface<std::conditional_t<
+                std::is_same_v<Interface, PyInferTypeOpInterface>,
+                InferTypeOpInterface, InferShapedTypeOpInterface>>(
+                self, object, context, className);
+            return self;
+          }),
+          py::arg("object"), py::arg("context") = py::none(),
+          "The interface of an operation (an Operation or OpView), or only "
+          "its static methods for an OpView subclass or an op name (in "
+          "`context` or the current one). ValueError if the op does not "
+          "implement it.")
+      .def_property_readonly(
+          "operation",
+          [](Interface &self) {
+            if (self.operation.is_none())
+              throw py::type_error(
+                  "Cannot get an operation from a static interface");
+            return self.operation;
+          },
+          "The Operation the interface was made from (TypeError for one "
+          "made from a class or a name).")
+      .def_property_readonly(
+          "opview",
+          [](Interface &self) {
+            if (self.operation.is_none())
+              throw py::type_error(
+                  "Cannot get an opview from a static interface");
+            return createOpView(self.operation);
+          },
+          "The OpView of the operation the interface was made from "
+          "(TypeError for one made from a class or a name).")
+      .def(
+          "__repr__",
+          [className](Interface &self) {
+            return std::string("<mlir_tracking.ir.") + className + " of '" +
+                   self.opName + "'>";
+          },
+          "A short description.");
+}
+
+void populateOpInterfaces(py::module_ &ir) {
+  py::class_<PyShapedTypeComponents>(
+      ir, "ShapedTypeComponents",
+      "The components of an inferred shaped type: shape (if ranked), element "
+      "type and attribute.")
+      .def_static(
+          "get",
+          [](PyType &elementType) {
+            PyShapedTypeComponents components;
+            components.elementType = py::cast(elementType);
+            components.attribute = py::none();
+            return components;
+          },
+          py::arg("element_type"), "Unranked components of `element_type`.")
+      .def_static(
+          "get",
+          [](const std::vector<int64_t> &shape, PyType &elementType) {
+            PyShapedTypeComponents components;
+            components.ranked = true;
+            components.shape = shape;
+            components.elementType = py::cast(elementType);
+            components.attribute = py::none();
+            return components;
+          },
+          py::arg("shape"), py::arg("element_type"),
+          "Ranked components of `shape` and `element_type`.")
+      .def_static(
+          "get",
+          [](const std::vector<int64_t> &shape, PyType &elementType,
+             PyAttribute &attribute) {
+            PyShapedTypeComponents components;
+            components.ranked = true;
+            components.shape = shape;
+            components.elementType = py::cast(elementType);
+            components.attribute = py::cast(attribute);
+            return components;
+          },
+          py::arg("shape"), py::arg("element_type"), py::arg("attribute"),
+          "Ranked components with an attribute (an encoding).")
+      .def_property_readonly(
+          "element_type",
+          [](PyShapedTypeComponents &self) { return self.elementType; },
+          "The element type.")
+      .def_property_readonly(
+          "has_rank", [](PyShapedTypeComponents &self) { return self.ranked; },
+          "Whether the components are ranked.")
+      .def_property_readonly(
+          "rank",
+          [](PyShapedTypeComponents &self) -> py::object {
+            if (!self.ranked)
+              return py::none();
+            return py::int_(self.shape.size());
+          },
+          "The rank, or None if unranked.")
+      .def_property_readonly(
+          "shape",
+          [](PyShapedTypeComponents &self) -> py::object {
+            if (!self.ranked)
+              return py::none();
+            return py::cast(self.shape);
+          },
+          "The shape as a list of ints, or None if unranked.");
+
+  py::class_<PyInferTypeOpInterface> inferType(
+      ir, "InferTypeOpInterface",
+      "An op's InferTypeOpInterface: infers its result types.");
+  defineOpInterfaceCommon<PyInferTypeOpInterface>(inferType,
+                                                  "InferTypeOpInterface");
+  inferType.def(
+      "inferReturnTypes",
+      [](PyInferTypeOpInterface &self, py::object operands,
+         py::object attributes, py::object properties, py::object regions,
+         py::object context, py::object loc) {
+        InferenceInputs inputs = prepareInference(
+            self, operands, attributes, properties, regions, context, loc);
+        auto *model = inputs.info.getInterface<InferTypeOpInterface>();
+        if (!model)
+          throw py::value_error(
+              "the operation does not implement InferTypeOpInterface "
+              "(operation '" +
+              self.opName + "')");
+        SmallVector<Type> types;
+        runInference(inputs, "Failed to infer result types",
+                     [&](DictionaryAttr attrs, OpaqueProperties props) {
+                       return model->inferReturnTypes(
+                           inputs.state.getContext(), inputs.state.location,
+                           inputs.state.operands, attrs, props,
+                           RegionRange(inputs.regions), types);
+                     });
+        py::list result;
+        for (Type type : types)
+          result.append(makeType(*inputs.context, type));
+        return result;
+      },
+      py::arg("operands") = py::none(), py::arg("attributes") = py::none(),
+      py::arg("properties") = py::none(), py::arg("regions") = py::none(),
+      py::arg("context") = py::none(), py::arg("loc") = py::none(),
+      "The result types the op would have with these operands (Values or "
+      "sequences of Values), attributes (a DictAttr) and regions; ValueError "
+      "if they cannot be inferred.");
+
+  py::class_<PyInferShapedTypeOpInterface> inferShaped(
+      ir, "InferShapedTypeOpInterface",
+      "An op's InferShapedTypeOpInterface: infers the shaped type components "
+      "of its results.");
+  defineOpInterfaceCommon<PyInferShapedTypeOpInterface>(
+      inferShaped, "InferShapedTypeOpInterface");
+  inferShaped.def(
+      "inferReturnTypeComponents",
+      [](PyInferShapedTypeOpInterface &self, py::object operands,
+         py::object attributes, py::object regions, py::object properties,
+         py::object context, py::object loc) {
+        InferenceInputs inputs = prepareInference(
+            self, operands, attributes, properties, regions, context, loc);
+        auto *model = inputs.info.getInterface<InferShapedTypeOpInterface>();
+        if (!model)
+          throw py::value_error(
+              "the operation does not implement InferShapedTypeOpInterface "
+              "(operation '" +
+              self.opName + "')");
+        SmallVector<ShapedTypeComponents> components;
+        runInference(inputs, "Failed to infer result shape type components",
+                     [&](DictionaryAttr attrs, OpaqueProperties props) {
+                       return model->inferReturnTypeComponents(
+                           inputs.state.getContext(), inputs.state.location,
+                           ValueShapeRange(inputs.state.operands), attrs, props,
+                           RegionRange(inputs.regions), components);
+                     });
+        py::list result;
+        for (const ShapedTypeComponents &component : components) {
+          PyShapedTypeComponents item;
+          item.ranked = component.hasRank();
+          if (item.ranked)
+            item.shape.assign(component.getDims().begin(),
+                              component.getDims().end());
+          item.elementType =
+              component.getElementType()
+                  ? makeType(*inputs.context, component.getElementType())
+                  : py::none();
+          item.attribute =
+              component.getAttribute()
+                  ? makeAttribute(*inputs.context, component.getAttribute())
+                  : py::none();
+          result.append(py::cast(std::move(item)));
+        }
+        return result;
+      },
+      py::arg("operands") = py::none(), py::arg("attributes") = py::none(),
+      py::arg("regions") = py::none(), py::arg("properties") = py::none(),
+      py::arg("context") = py::none(), py::arg("loc") = py::none(),
+      "The shaped type components of the op's results with these operands, "
+      "attributes (a DictAttr) and regions (upstream's argument order); "
+      "ValueError if they cannot be inferred.");
+}
+} // namespace
+
 void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
+  populateOpInterfaces(ir);
   py::object operationCls = ir.attr("Operation");
 
   py::class_<PyOpView> opView(ir, "OpView", py::dynamic_attr(),

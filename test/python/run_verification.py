@@ -548,6 +548,7 @@ NOT_MUTATORS = {
                          "__len__ __repr__ __reversed__ count index types",
     "BlockList": "__contains__ __getitem__ __init__ __iter__ __len__ __repr__ "
                  "__reversed__ count index",
+    "BlockIterator": "__init__ __iter__ __next__",
     "BlockPredecessors": "__add__ __contains__ __getitem__ __init__ __iter__ "
                          "__len__ __repr__ __reversed__ count index",
     "BlockSuccessors": "__add__ __contains__ __getitem__ __init__ __iter__ "
@@ -570,6 +571,10 @@ NOT_MUTATORS = {
     "DialectDescriptor": "__init__ __repr__ namespace",
     "DialectRegistry": "_CAPICreate _CAPIPtr __init__ __repr__ load_plugin",
     "Dialects": "__getattr__ __getitem__ __init__ __repr__",
+    "InferShapedTypeOpInterface": "__init__ __repr__ "
+                                  "inferReturnTypeComponents operation opview",
+    "InferTypeOpInterface": "__init__ __repr__ inferReturnTypes operation "
+                            "opview",
     "InsertionPoint": "__enter__ __exit__ __init__ __repr__ after "
                       "at_block_begin at_block_terminator before block "
                       "current ref_operation",
@@ -597,11 +602,14 @@ NOT_MUTATORS = {
                  "is_valid location name operands operation opview parent "
                  "print regions result results same_op successors verify "
                  "walk write_bytecode",
+    "OperationIterator": "__init__ __iter__ __next__",
     "OperationList": "__contains__ __getitem__ __init__ __iter__ __len__ "
                      "__repr__ __reversed__ count index",
     "Region": "__eq__ __hash__ __init__ __iter__ __repr__ blocks owner",
+    "RegionIterator": "__init__ __iter__ __next__",
     "RegionSequence": "__add__ __contains__ __getitem__ __init__ __iter__ "
                       "__len__ __repr__ __reversed__ count index",
+    "ShapedTypeComponents": "__init__ element_type get has_rank rank shape",
     "SymbolTable": "__contains__ __getitem__ __init__ __repr__ "
                    "get_symbol_name get_visibility walk_symbol_tables",
     "TypeID": "_CAPICreate _CAPIPtr __eq__ __hash__ __init__ __repr__",
