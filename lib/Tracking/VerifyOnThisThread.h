@@ -1,4 +1,5 @@
-//===- VerifyOnThisThread.h - mlir::verify without the thread pool -*- C++ -*-===//
+//===- VerifyOnThisThread.h - mlir::verify without the thread pool -*- C++
+//-*-===//
 //
 // Part of the mlir-tracking project.
 //
