@@ -1,5 +1,4 @@
-//===- VerifyOnThisThread.h - mlir::verify without the thread pool -*- C++
-//-*-===//
+//===- VerifyOnThisThread.h - Verification off the thread pool --*- C++ -*-===//
 //
 // Part of the mlir-tracking project.
 //
