@@ -45,7 +45,8 @@ void mlir::tracking::python::populateBenchmarkSupport(py::module_ &m) {
       "walk_bare",
       [](py::handle operation, const py::function &callback) {
         Operation *root = castToOperation(operation).get();
-        root->walk([&](Operation *op) { callback(BareOperation{op}); });
+        root->walk(
+            [&](Operation *op) { callOrPark(callback, BareOperation{op}); });
       },
       py::arg("operation"), py::arg("callback"),
       "Calls `callback` with a BareOperation for every op nested in "

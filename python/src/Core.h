@@ -23,6 +23,8 @@
 #ifndef MLIR_TRACKING_PYTHON_CORE_H
 #define MLIR_TRACKING_PYTHON_CORE_H
 
+#include "InterpreterExit.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
@@ -511,7 +513,7 @@ namespace __attribute__((visibility("hidden"))) python {
       return parse();
     ++context.readsWithoutGIL;
     llvm::scope_exit uncount([&] { --context.readsWithoutGIL; });
-    py::gil_scoped_release release;
+    ReleaseGilOrPark release;
     return parse();
   }
   /// "context #N", for messages.

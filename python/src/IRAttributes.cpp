@@ -1229,7 +1229,7 @@ py::object denseResourceFromBuffer(py::object array, const std::string &name,
   auto release = [](Py_buffer *buffer) {
     // The context may outlive the interpreter (a context kept until exit).
     if (Py_IsInitialized()) {
-      py::gil_scoped_acquire gil;
+      AcquireGilOrPark gil;
       PyBuffer_Release(buffer);
     }
     delete buffer;

@@ -50,7 +50,7 @@ struct HandlerState {
   ~HandlerState() {
     // The last reference goes wherever the engine or a delivery drops it:
     // release the callback under the GIL (cheap where it is held).
-    py::gil_scoped_acquire gil;
+    AcquireGilOrPark gil;
     callback = py::object();
   }
 };
@@ -292,7 +292,7 @@ void PythonDiagnostics::deliverOne(PyMlirContext &pyContext,
         diagnostic = diagnosticToPython(
             &pyContext, record,
             py::module_::import("mlir_tracking._errors").attr("Diagnostic"));
-      py::object result = handler->callback(diagnostic);
+      py::object result = callOrPark(handler->callback, diagnostic);
       if (!result.is_none() && result.cast<bool>())
         return;
     } catch (py::error_already_set &e) {
@@ -468,7 +468,7 @@ void mlir::tracking::python::populateIRDiagnostics(py::module_ &m) {
       "_emit_error_on_native_thread",
       [](PyLocation &self, const std::string &message) {
         Location loc = self.location;
-        py::gil_scoped_release release;
+        ReleaseGilOrPark release;
         std::thread([&] { emitError(loc) << message; }).join();
       },
       py::arg("message"),

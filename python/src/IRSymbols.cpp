@@ -241,7 +241,7 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
             }
             for (size_t i = 0; i < handles.size(); ++i) {
               try {
-                callback(handles[i], tables[i].second);
+                callOrPark(callback, handles[i], tables[i].second);
               } catch (py::error_already_set &error) {
                 raiseCallbackError(error);
               }

@@ -147,10 +147,7 @@ void mlir::tracking::python::guardConcreteClassMethods() {
           [accepts, refuse, original, member](py::handle self) {
             if (!accepts(self))
               throw refuse(member, self);
-            PyObject *result = PyObject_CallOneArg(original.ptr(), self.ptr());
-            if (!result)
-              throw py::error_already_set();
-            return py::reinterpret_steal<py::object>(result);
+            return callOneOrPark(original, self);
           },
           py::name(member.c_str()), py::doc(doc.c_str()));
     };
@@ -162,7 +159,11 @@ void mlir::tracking::python::guardConcreteClassMethods() {
                                               py::kwargs kwargs) {
             if (!accepts(self))
               throw refuse(member, self);
-            return original(self, *args, **kwargs);
+            py::tuple arguments(args.size() + 1);
+            arguments[0] = self;
+            for (size_t i = 0; i < args.size(); ++i)
+              arguments[i + 1] = args[i];
+            return callPackedOrPark(original, arguments, kwargs);
           },
           py::name(member.c_str()), py::doc(doc.c_str()));
     };
@@ -211,7 +212,7 @@ py::object mlir::tracking::python::downcastType(PyMlirContext &context,
     if (it == typeCasters().end())
       return base;
   }
-  return it->second(base);
+  return callOrPark(it->second, base);
 }
 
 py::object mlir::tracking::python::downcastAttribute(PyMlirContext &context,
@@ -228,7 +229,7 @@ py::object mlir::tracking::python::downcastAttribute(PyMlirContext &context,
     if (it == attributeCasters().end())
       return base;
   }
-  return it->second(base);
+  return callOrPark(it->second, base);
 }
 
 //===----------------------------------------------------------------------===//

@@ -246,7 +246,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
               // taken back (waitsOnPoolWithoutGIL).
               ++self.context->runsWithoutGIL;
               llvm::scope_exit uncount([&] { --self.context->runsWithoutGIL; });
-              py::gil_scoped_release release;
+              ReleaseGilOrPark release;
               result = self.passManager->run(lock.getOperation());
             } else {
               // Without threading the context's uniquers take no locks: no

@@ -86,7 +86,7 @@ public:
 
   void runOnOperation() override {
     Operation *op = getOperation();
-    py::gil_scoped_acquire gil;
+    AcquireGilOrPark gil;
     PyMlirContext *context = PyMlirContext::lookup(op->getContext());
     if (!context) {
       op->emitError() << "Python pass '" << argument
@@ -111,7 +111,7 @@ public:
     // once it returned, however it returned.
     py::object pyPass = py::cast(PyPass{this});
     try {
-      (*fn)(PyOperation::forOperation(*context, op), pyPass);
+      callOrPark(*fn, PyOperation::forOperation(*context, op), pyPass);
     } catch (py::error_already_set &raised) {
       error = raised.what();
       if (!raised.matches(PyExc_Exception) && tree->running &&
@@ -179,7 +179,7 @@ private:
 
 struct GilReleasingDeleter {
   void operator()(py::object *object) const {
-    py::gil_scoped_acquire gil;
+    AcquireGilOrPark gil;
     delete object;
   }
 };

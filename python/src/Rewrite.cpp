@@ -851,7 +851,7 @@ void recordRunValueError(const std::string &message) {
   PythonRun *run = PythonRun::current();
   if (!run || run->hasError())
     return;
-  py::gil_scoped_acquire gil;
+  AcquireGilOrPark gil;
   PyErr_SetString(PyExc_ValueError, message.c_str());
   py::error_already_set error;
   run->recordError(error);
@@ -873,7 +873,7 @@ public:
   ~NewTreesOutside() {
     current = previous;
     if (!createdOps.empty()) {
-      py::gil_scoped_acquire gil;
+      AcquireGilOrPark gil;
       FatalErrorsAbort fatalErrorsAbort;
       createdOps.clear();
     }
@@ -1181,7 +1181,7 @@ public:
   ~DriverChecks() override {
     current = previous;
     if (!newOps.empty() || !newBlocks.empty()) {
-      py::gil_scoped_acquire gil;
+      AcquireGilOrPark gil;
       FatalErrorsAbort fatalErrorsAbort;
       newOps.clear();
       newBlocks.clear();
@@ -1676,14 +1676,14 @@ public:
     setDebugName(name);
   }
   ~PythonPattern() override {
-    py::gil_scoped_acquire gil;
+    AcquireGilOrPark gil;
     FatalErrorsAbort fatalErrorsAbort;
     fn = py::object();
   }
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    py::gil_scoped_acquire gil;
+    AcquireGilOrPark gil;
     FatalErrorsAbort fatalErrorsAbort;
     PyMlirContext *context = PyMlirContext::lookup(op->getContext());
     if (!context)
@@ -1700,8 +1700,8 @@ public:
       CallScoped<PyPatternRewriter> pyRewriter(
           PyPatternRewriter{&rewriter, context});
       // Upstream hands a pattern the op's view (its OpView subclass).
-      py::object result =
-          fn(rewrite.getOperation().attr("opview"), pyRewriter.object);
+      py::object result = callOrPark(fn, rewrite.getOperation().attr("opview"),
+                                     pyRewriter.object);
       return isSuccessResult(result);
     });
     std::string who = "pattern '" + name + "'";
@@ -2863,7 +2863,7 @@ struct PyPDLModule {
             flows = std::move(flows)](PatternRewriter &rewriter,
                                       PDLResultList &results,
                                       ArrayRef<PDLValue> values) {
-      py::gil_scoped_acquire gil;
+      AcquireGilOrPark gil;
       FatalErrorsAbort fatalErrorsAbort;
       if (constraint) {
         ChangeLimitScope limit(nullptr, nullptr, "a PDL constraint function");
@@ -3122,8 +3122,8 @@ struct PyPDLModule {
             for (const PDLValue &value : values.take_front(numUserArguments))
               args.append(toPython(*ctx, value));
           }
-          if (!isSuccessResult(py::reinterpret_borrow<py::object>(fn)(
-                  pyRewriter.object, pyResults.object, args)))
+          if (!isSuccessResult(
+                  callOrPark(fn, pyRewriter.object, pyResults.object, args)))
             return false;
           // A result outside the IR PDL rewrites (the run raises, see
           // PDLResultList.append) fails a constraint, and a rewrite function
@@ -3320,7 +3320,7 @@ public:
     setDebugName(name);
   }
   ~PythonConversionPattern() override {
-    py::gil_scoped_acquire gil;
+    AcquireGilOrPark gil;
     FatalErrorsAbort fatalErrorsAbort;
     fn = py::object();
     converterObj = py::object();
@@ -3329,7 +3329,7 @@ public:
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    py::gil_scoped_acquire gil;
+    AcquireGilOrPark gil;
     FatalErrorsAbort fatalErrorsAbort;
     PyMlirContext *context = PyMlirContext::lookup(op->getContext());
     if (!context)
@@ -3364,8 +3364,8 @@ public:
         for (Value value : operands)
           values.append(PyValue::create(*context, value));
       }
-      py::object result = fn(rewrite.getOperation().attr("opview"), values,
-                             converterObj, pyRewriter.object);
+      py::object result = callOrPark(fn, rewrite.getOperation().attr("opview"),
+                                     values, converterObj, pyRewriter.object);
       return isSuccessResult(result);
     });
     // (`op` may be gone: the pattern may have erased it.)
@@ -3772,7 +3772,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                 keepAlive.keep(operand);
               for (Block *successor : successors)
                 keepAlive.keep(successor);
-              fn();
+              callOrPark(fn);
             } catch (...) {
               rewriter.finalizeOpModification(target);
               // `fn` raised half-way: the op may be invalid too. Undo then
@@ -4197,7 +4197,7 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
             PyTypeConverter *owner = &self;
             self.converter->addConversion(
                 [callable, owner](Type type) -> std::optional<Type> {
-                  py::gil_scoped_acquire gil;
+                  AcquireGilOrPark gil;
                   FatalErrorsAbort fatalErrorsAbort;
                   PyMlirContext *context =
                       PyMlirContext::lookup(type.getContext());
@@ -4215,8 +4215,8 @@ void mlir::tracking::python::populateRewrite(py::module_ &m) {
                                          "it is converting");
                   std::optional<Type> converted;
                   bool called = callPython(*context, [&] {
-                    py::object result = py::reinterpret_borrow<py::object>(
-                        callable)(makeType(*context, type));
+                    py::object result =
+                        callOrPark(callable, makeType(*context, type));
                     if (result.is_none())
                       return true;
                     if (!isInstance<PyType>(result)) {

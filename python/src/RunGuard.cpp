@@ -616,7 +616,7 @@ InputVerification::InputVerification(PyOperation &target, Operation *op,
   LogicalResult verified = failure();
   if (waitsOnPoolWithoutGIL(context)) {
     // The run's lock keeps other threads away from the IR.
-    py::gil_scoped_release release;
+    ReleaseGilOrPark release;
     verified = verifyIR(op);
   } else {
     verified = verifyIR(op);

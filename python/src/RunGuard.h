@@ -375,7 +375,7 @@ namespace __attribute__((visibility("hidden"))) python {
     PyMlirContext &context = operation.getContext();
     ++context.readsWithoutGIL;
     llvm::scope_exit uncount([&] { --context.readsWithoutGIL; });
-    py::gil_scoped_release release;
+    ReleaseGilOrPark release;
     fn();
   }
 

@@ -330,7 +330,7 @@ void mlir::tracking::python::populateTransformInterpreter(py::module_ &m) {
               scriptPins.push_back(std::make_unique<IRPin>(
                   *script, "apply_named_sequence", PinKind::ReadsWithoutGIL,
                   "while it runs that transform script without the GIL"));
-          py::gil_scoped_release release;
+          ReleaseGilOrPark release;
           applied = apply();
         } else {
           // The GIL stays held: no Python thread may touch the IR meanwhile.

@@ -74,7 +74,7 @@ void prefetchOp(const ResolvedHandle &resolved) {
 }
 
 PyWalkResult callCallback(const py::function &callback, py::object op) {
-  py::object result = callback(std::move(op));
+  py::object result = callOrPark(callback, std::move(op));
   if (result.is_none())
     return PyWalkResult::Advance;
   if (!isInstance<PyWalkResult>(result))
