@@ -1527,6 +1527,50 @@ void mlir::tracking::python::checkPipelineNesting(StringRef pipeline,
                           "recursively)");
 }
 
+void mlir::tracking::python::checkTextNesting(StringRef text, StringRef what) {
+  constexpr unsigned kMaxNesting = 2000;
+  if (text.starts_with("ML\xefR"))
+    return; // Bytecode.
+  // An upper bound of what the parser nests: brackets outside string
+  // literals (an arrow's '>' only lowers the count).
+  unsigned depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0, e = text.size(); i != e; ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    switch (c) {
+    case '"':
+      inString = true;
+      break;
+    case '{':
+    case '(':
+    case '[':
+    case '<':
+      deepest = std::max(deepest, ++depth);
+      break;
+    case '}':
+    case ')':
+    case ']':
+    case '>':
+      if (depth > 0)
+        --depth;
+      break;
+    }
+  }
+  if (deepest > kMaxNesting)
+    throw py::value_error(
+        what.str() + ": the text nests " + std::to_string(deepest) +
+        " levels of brackets; at most " + std::to_string(kMaxNesting) +
+        " are supported (MLIR's parser recurses once per "
+        "level)");
+}
+
 Operation *mlir::tracking::python::checkTransformScript(Operation *root) {
   Operation *printer = nullptr;
   root->walk([&](Operation *op) {

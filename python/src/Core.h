@@ -700,6 +700,12 @@ namespace __attribute__((visibility("hidden"))) python {
   /// ValueError if `pipeline` nests pass managers or options (which may
   /// hold pipelines) more than 1000 levels deep. `what` names the text.
   void checkPipelineNesting(StringRef pipeline, StringRef what);
+  /// MLIR's parser recurses once per level of regions, types and
+  /// attributes (about 1.3 KB of stack per region: IR nesting 6,500 regions
+  /// overflowed the stack): ValueError if `text` (IR in the textual form;
+  /// bytecode is not scanned) nests brackets more than 2000 levels deep.
+  /// `what` names the call.
+  void checkTextNesting(StringRef text, StringRef what);
   /// What a transform script in `root` does that must be checked before it
   /// runs: the first op that prints payload IR in the custom form
   /// (`transform.print`, or `transform.apply_registered_pass` of a pass

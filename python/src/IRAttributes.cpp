@@ -14,6 +14,8 @@
 
 #include <pybind11/stl.h>
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::python;
@@ -341,17 +343,29 @@ Type typeForFormat(MLIRContext *context, std::string format, size_t itemSize,
   return {};
 }
 
+/// The deepest nesting of lists DenseElementsAttr.get takes (a tensor of
+/// that rank): deeper, or a list that contains itself, overflowed the stack.
+constexpr size_t kMaxNestedListDepth = 1024;
+
 /// Flattens nested Python lists of numbers into `out`; fills `shape`.
 void flattenNested(const py::handle &object, size_t depth,
                    std::vector<int64_t> &shape, std::vector<py::object> &out) {
   if (py::isinstance<py::list>(object) || py::isinstance<py::tuple>(object)) {
-    py::sequence sequence = py::reinterpret_borrow<py::sequence>(object);
-    int64_t size = py::len(sequence);
+    if (depth == kMaxNestedListDepth)
+      throw py::value_error("nested lists deeper than " +
+                            std::to_string(kMaxNestedListDepth) +
+                            " levels (or a list that contains itself)");
+    // A copy that owns its items: the items a subclass's __getitem__ makes
+    // die with the loop's temporaries.
+    auto items = py::reinterpret_steal<py::list>(PySequence_List(object.ptr()));
+    if (!items)
+      throw py::error_already_set();
+    int64_t size = py::len(items);
     if (depth == shape.size())
       shape.push_back(size);
     else if (depth > shape.size() || shape[depth] != size)
       throw py::value_error("nested lists must be rectangular");
-    for (py::handle item : sequence)
+    for (py::handle item : items)
       flattenNested(item, depth + 1, shape, out);
     return;
   }
@@ -360,19 +374,87 @@ void flattenNested(const py::handle &object, size_t depth,
   out.push_back(py::reinterpret_borrow<py::object>(object));
 }
 
+/// ValueError unless `attr` is what DenseElementsAttr reads as an element of
+/// type `elementType`: an IntegerAttr for integers and indices, a FloatAttr
+/// for floats. MLIR casts without a check: a StringAttr typed i32 was read
+/// as 0, a complex number attribute crashed (complex elements are taken
+/// from numbers, not attributes).
+void checkElementAttr(Attribute attr, Type elementType) {
+  if (isa<IntegerType, IndexType>(elementType) && isa<IntegerAttr>(attr))
+    return;
+  if (isa<FloatType>(elementType) && isa<FloatAttr>(attr))
+    return;
+  throw py::value_error(
+      "a dense element of type " + printToStr(elementType) + " must be " +
+      (isa<FloatType>(elementType) ? "a FloatAttr"
+       : isa<ComplexType>(elementType)
+           ? "given as numbers (nested lists or a buffer), not an attribute"
+           : "an IntegerAttr") +
+      ", got " + printToStr(attr));
+}
+
+/// ValueError if `value` is a NaN or an infinity and the float type `type`
+/// has none (f4E2M1FN, f6E2M3FN, ...): APFloat's conversion made it 0
+/// silently.
+void checkRepresentable(Type type, double value) {
+  auto floatType = dyn_cast<FloatType>(type);
+  if (!floatType || std::isfinite(value))
+    return;
+  const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+  bool isNaN = std::isnan(value);
+  if (isNaN ? llvm::APFloat::semanticsHasNaN(semantics)
+            : llvm::APFloat::semanticsHasInf(semantics))
+    return;
+  throw py::value_error(printToStr(type) + " has no " +
+                        (isNaN ? "NaN" : "infinity") + ", got " +
+                        std::to_string(value));
+}
+
+/// A Python number as a double: floats, ints and objects with __float__
+/// (not strings, which py::float_ would parse).
+double toDouble(const py::handle &value, Type type) {
+  PyNumberMethods *number = Py_TYPE(value.ptr())->tp_as_number;
+  if (!PyFloat_Check(value.ptr()) && !PyIndex_Check(value.ptr()) &&
+      !(number && number->nb_float))
+    throw py::type_error("an element of type " + printToStr(type) +
+                         " must be a number, got " +
+                         std::string(Py_TYPE(value.ptr())->tp_name));
+  double result = PyFloat_AsDouble(value.ptr());
+  if (result == -1.0 && PyErr_Occurred())
+    throw py::error_already_set();
+  return result;
+}
+
 Attribute scalarAttr(Type elementType, const py::handle &value) {
   if (isInstance<PyAttribute>(value))
     throw py::type_error("DenseElementsAttr.get: Attributes go in a flat list "
                          "of Attributes only, not nested or mixed with "
                          "numbers");
-  if (isa<FloatType>(elementType))
-    return FloatAttr::get(elementType, value.cast<double>());
-  if (auto intType = dyn_cast<IntegerType>(elementType);
-      intType && intType.getWidth() == 1)
-    return IntegerAttr::get(elementType, value.cast<bool>() ? 1 : 0);
-  if (isa<IntegerType, IndexType>(elementType))
-    return makeIntegerAttr(elementType, value.cast<py::int_>());
-  throw py::value_error("unsupported element type " + printToStr(elementType));
+  if (isa<FloatType>(elementType)) {
+    double number = toDouble(value, elementType);
+    checkRepresentable(elementType, number);
+    return FloatAttr::get(elementType, number);
+  }
+  if (!isa<IntegerType, IndexType>(elementType))
+    throw py::value_error("unsupported element type " +
+                          printToStr(elementType));
+  // Integers from ints only (py::int_ would parse "3" and truncate 1.5).
+  if (!PyIndex_Check(value.ptr()))
+    throw py::type_error("an element of type " + printToStr(elementType) +
+                         " must be an int, got " +
+                         std::string(Py_TYPE(value.ptr())->tp_name));
+  auto number = py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
+  if (!number)
+    throw py::error_already_set();
+  if (elementType.isInteger(1)) {
+    bool one = number.equal(py::int_(1));
+    if (!one && !number.equal(py::int_(0)))
+      throw py::value_error("an element of type i1 must be a bool, 0 or 1, "
+                            "got " +
+                            py::repr(value).cast<std::string>());
+    return IntegerAttr::get(elementType, one ? 1 : 0);
+  }
+  return makeIntegerAttr(elementType, number);
 }
 
 /// True for element types a DenseElementsAttr stores as raw bits: integers,
@@ -442,6 +524,29 @@ ShapedType resultDenseType(Type explicitType,
                          elementType);
 }
 
+/// ValueError unless the bits above each element's width are zero in `raw`,
+/// the data of `type` whose elements (or complex parts) are narrower than
+/// the byte MLIR stores each in (i2 to i7, f4, f6; i1 is packed bits): MLIR
+/// keeps the byte as given, and an element with such bits printed as
+/// nothing (`dense<[-1, ]>`) and could not be read back.
+void checkPaddingBits(ShapedType type, ArrayRef<char> raw) {
+  Type elementType = type.getElementType();
+  if (auto complex = dyn_cast<ComplexType>(elementType))
+    elementType = complex.getElementType();
+  unsigned width = isa<IndexType>(elementType)
+                       ? IndexType::kInternalStorageBitWidth
+                       : elementType.getIntOrFloatBitWidth();
+  if (width == 1 || width >= 8)
+    return;
+  for (char byte : raw)
+    if ((static_cast<unsigned char>(byte) >> width) != 0)
+      throw py::value_error(
+          "the buffer's bytes hold " + printToStr(elementType) +
+          " elements in their low " + std::to_string(width) +
+          " bits; the bits above must be zero (a byte holds " +
+          std::to_string(static_cast<unsigned char>(byte)) + ")");
+}
+
 py::object denseElementsGet(const py::object &array, bool signless,
                             const py::object &type, const py::object &shape,
                             const py::object &context) {
@@ -488,6 +593,7 @@ py::object denseElementsGet(const py::object &array, bool signless,
                               "match the type parameter: expected=" +
                               printToStr(shapedType.getElementType()) +
                               ", but got=" + printToStr(attr));
+      checkElementAttr(attr, shapedType.getElementType());
     }
     return makeAttribute(ctx, DenseElementsAttr::get(shapedType, attrs));
   }
@@ -577,6 +683,7 @@ py::object denseElementsGet(const py::object &array, bool signless,
              ? " (i1 elements are packed bits, as numpy.packbits(..., "
                "bitorder='little') gives)"
              : " (nor one element of it, a splat)"));
+  checkPaddingBits(resultType, raw);
   return makeAttribute(ctx,
                        DenseElementsAttr::getFromRawBuffer(resultType, raw));
 }
@@ -656,6 +763,7 @@ void populateDenseElements(py::module_ &m) {
                   "shaped=Type(" +
                   printToStr(shapedType.type) + "), element=Attribute(" +
                   printToStr(element.attribute) + ")");
+            checkElementAttr(typed, shaped.getElementType());
             return makeAttribute(pyContextOf(shapedType.context),
                                  DenseElementsAttr::get(shaped, typed));
           },
@@ -823,7 +931,9 @@ void populateSimpleAttributes(py::module_ &m) {
             return makeTypedAttr<PyBoolAttr>(ctx,
                                              BoolAttr::get(ctx.get(), value));
           },
-          py::arg("value"), py::arg("context") = py::none(), "true or false.")
+          // A bool only, as upstream (2 was taken as true).
+          py::arg("value").noconvert(), py::arg("context") = py::none(),
+          "true or false.")
       .def_property_readonly(
           "value",
           [](const PyAttribute &self) {
@@ -855,6 +965,7 @@ void populateSimpleAttributes(py::module_ &m) {
           [](const PyType &type, double value, py::object loc) {
             PyMlirContext &ctx = pyContextOf(type.context);
             Location location = resolveDiagnosticLocation(loc, ctx);
+            checkRepresentable(type.type, value);
             Attribute attr = buildChecked(ctx.get(), "Invalid attribute", [&] {
               return FloatAttr::getChecked([&] { return emitError(location); },
                                            type.type, value);

@@ -557,6 +557,7 @@ void populateOperationExtras(py::module_ &m) {
                     : source.cast<std::string>();
             DiagnosticCapture capture(ctx.get(),
                                       DiagnosticCapture::End::CallDone);
+            checkTextNesting(text, "Operation.parse");
             // Verified by verifyIR, as Module.parse does.
             ParserConfig config(ctx.get(), /*verifyAfterParse=*/false);
             Block block;

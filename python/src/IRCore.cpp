@@ -555,6 +555,7 @@ void populateTypeAndAttribute(py::module_ &m) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
             DiagnosticCapture capture(ctx.get(),
                                       DiagnosticCapture::End::CallDone);
+            checkTextNesting(asm_, "Type.parse");
             Type type = parseType(asm_, ctx.get());
             if (!type)
               capture.raise("Unable to parse type: '" + asm_ + "'");
@@ -609,6 +610,7 @@ void populateTypeAndAttribute(py::module_ &m) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
             DiagnosticCapture capture(ctx.get(),
                                       DiagnosticCapture::End::CallDone);
+            checkTextNesting(asm_, "Attribute.parse");
             Attribute attribute = parseAttribute(asm_, ctx.get());
             if (!attribute)
               capture.raise("Unable to parse attribute: '" + asm_ + "'");
@@ -696,6 +698,7 @@ void populateModule(py::module_ &m) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
             DiagnosticCapture capture(ctx.get(),
                                       DiagnosticCapture::End::CallDone);
+            checkTextNesting(asm_, "Module.parse");
             // Verified by verifyIR, which checks first what MLIR's verifier
             // would crash on.
             ParserConfig config(ctx.get(), /*verifyAfterParse=*/false);

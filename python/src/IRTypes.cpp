@@ -463,6 +463,18 @@ void populateTypeID(py::module_ &m) {
 // Types
 //===----------------------------------------------------------------------===//
 
+/// IntegerType::get, with MLIR's width limit as a ValueError: a wider type
+/// (which MLIR only asserts against) printed as another width and was not
+/// equal to its own parse.
+IntegerType getIntegerType(PyMlirContext &context, unsigned width,
+                           IntegerType::SignednessSemantics signedness) {
+  if (width > IntegerType::kMaxWidth)
+    throw py::value_error("integer bitwidth is limited to " +
+                          std::to_string(IntegerType::kMaxWidth) +
+                          " bits, got " + std::to_string(width));
+  return IntegerType::get(context.get(), width, signedness);
+}
+
 void populateScalarTypes(py::module_ &m) {
   defineConcreteType<PyIntegerType, PyType>(
       m, "IntegerType", "An integer type (`i32`, `si8`, `ui64`).",
@@ -471,8 +483,8 @@ void populateScalarTypes(py::module_ &m) {
           "get_signless",
           [](unsigned width, py::object context) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
-            return makeTyped<PyIntegerType>(ctx,
-                                            IntegerType::get(ctx.get(), width));
+            return makeTyped<PyIntegerType>(
+                ctx, getIntegerType(ctx, width, IntegerType::Signless));
           },
           py::arg("width"), py::arg("context") = py::none(),
           "A signless integer type of `width` bits.")
@@ -481,7 +493,7 @@ void populateScalarTypes(py::module_ &m) {
           [](unsigned width, py::object context) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
             return makeTyped<PyIntegerType>(
-                ctx, IntegerType::get(ctx.get(), width, IntegerType::Signed));
+                ctx, getIntegerType(ctx, width, IntegerType::Signed));
           },
           py::arg("width"), py::arg("context") = py::none(),
           "A signed integer type of `width` bits.")
@@ -490,7 +502,7 @@ void populateScalarTypes(py::module_ &m) {
           [](unsigned width, py::object context) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
             return makeTyped<PyIntegerType>(
-                ctx, IntegerType::get(ctx.get(), width, IntegerType::Unsigned));
+                ctx, getIntegerType(ctx, width, IntegerType::Unsigned));
           },
           py::arg("width"), py::arg("context") = py::none(),
           "An unsigned integer type of `width` bits.")
@@ -942,6 +954,13 @@ void populateShapedTypes(py::module_ &m) {
             PyMlirContext &ctx = contextOfLoc(loc, contextOfType(elementType));
             Location location = resolveDiagnosticLocation(loc, ctx);
             Attribute layoutAttr = optionalAttr(layout);
+            // MLIR casts without a check (a StringAttr layout segfaulted).
+            if (layoutAttr && !isa<MemRefLayoutAttrInterface>(layoutAttr))
+              throw py::value_error(
+                  "a memref layout must be an attribute with the memref "
+                  "layout interface (an AffineMapAttr, a strided layout, "
+                  "...), got " +
+                  printToStr(layoutAttr));
             Type type = buildChecked(ctx.get(), "Invalid type", [&] {
               return MemRefType::getChecked(
                   [&] { return emitError(location); }, shape, elementType.type,

@@ -976,6 +976,49 @@ void mlir::tracking::python::eraseDetachedTrees(PyMlirContext &context,
   }
 }
 
+namespace {
+/// How deep a tree Operation.erase erases through a rewriter. MLIR's
+/// RewriterBase::eraseOp erases nested ops one by one, recursively, with
+/// about 1.4 KB of stack per level: 6,000 levels overflowed the stack.
+constexpr unsigned kMaxRewriterEraseDepth = 1000;
+
+/// Whether regions nest more than `limit` levels deep under `op`.
+bool nestsDeeperThan(Operation *op, unsigned limit) {
+  if (op->getNumRegions() == 0)
+    return false;
+  unsigned depth = 0;
+  return op
+      ->walk([&](Operation *nested, const WalkStage &stage) {
+        if (nested->getNumRegions() == 0)
+          return WalkResult::advance();
+        if (stage.isBeforeAllRegions() && ++depth > limit)
+          return WalkResult::interrupt();
+        if (stage.isAfterAllRegions())
+          --depth;
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Erases `op`, which nests too deep for a rewriter: the registry hears of
+/// each nested op's erasure (innermost first, as from the rewriter), then
+/// MLIR frees the tree at once, which recurses with small frames.
+void eraseDeepTree(PyMlirContext &context, Operation *op) {
+  tracking::detail::EventSource source;
+  source.pass = "python";
+  source.pattern = "Operation.erase";
+  tracking::detail::RegistryNotifier notifier(context.getRegistry());
+  op->walk([&](Operation *nested) {
+    if (nested->getNumRegions() != 0 || notifier.mayBeTracked(nested))
+      notifier.notifyOperationErased(nested, source,
+                                     tracking::detail::EventReason(""));
+  });
+  context.getUnits().eraseNested(op, "");
+  op->dropAllReferences();
+  op->erase();
+}
+} // namespace
+
 void mlir::tracking::python::eraseOperation(PyOperation &operation) {
   Operation *op = operation.get();
   PyMlirContext &context = operation.getContext();
@@ -989,13 +1032,25 @@ void mlir::tracking::python::eraseOperation(PyOperation &operation) {
   std::shared_ptr<RootOwner> rootOwner;
   if (!op->getBlock())
     rootOwner = context.getOwner(op);
+  // An op of other IR than the driver rewrites is erased at once, not
+  // through its rewriter (a conversion would only record the erasure and
+  // erase the op when it commits, after its IR may be freed).
+  bool detached =
+      rootOwner != nullptr || isOutsideDrivenIR(context, getRootOf(op));
+  if (nestsDeeperThan(op, kMaxRewriterEraseDepth)) {
+    if (!detached && getActiveRewriter(context))
+      throw py::value_error(
+          "cannot erase an op nesting more than " +
+          std::to_string(kMaxRewriterEraseDepth) +
+          " levels of regions while a rewrite pattern runs (the pattern's "
+          "rewriter erases nested ops recursively)");
+    eraseDeepTree(context, op);
+    if (rootOwner)
+      rootOwner->release();
+    return;
+  }
   {
-    // An op of other IR than the driver rewrites is erased at once, not
-    // through its rewriter (a conversion would only record the erasure and
-    // erase the op when it commits, after its IR may be freed).
-    PythonRewriter rewriter(context, "Operation.erase",
-                            /*detached=*/rootOwner != nullptr ||
-                                isOutsideDrivenIR(context, getRootOf(op)));
+    PythonRewriter rewriter(context, "Operation.erase", detached);
     rewriter.get().eraseOp(op);
     if (rewriter.active)
       noteRemovedInConversion(context, op, /*erased=*/true);

@@ -383,6 +383,90 @@ def test_deeply_nested_ir():
         print(ir.Context.current._verify_tracking())
 
 
+# Operation.erase of a tree nesting 7,000 levels (built from Python: the
+# text parser refuses that depth, see test_text_nesting_too_deep): MLIR's
+# rewriter erases nested ops recursively and overflowed the stack past about
+# 6,000; such a tree now has its handles' erasures recorded first, then is
+# freed at once, with the same events. Inside a
+# pattern, where the driver's rewriter must see the erase, it is refused.
+# CHECK-LABEL: TEST: test_erase_of_deeply_nested_ir
+@run
+def test_erase_of_deeply_nested_ir():
+    from mlir_tracking import rewrite
+    from mlir_tracking.dialects import arith, scf
+
+    def nest(depth):
+        module = ir.Module.parse(
+            "func.func @deep() {\n  return\n}\nfunc.func private @effect()")
+        block = module.body.operations[0].regions[0].blocks[0]
+        for _ in range(depth):
+            with ir.InsertionPoint.at_block_begin(block):
+                region_op = scf.ExecuteRegionOp([])
+            block = region_op.regions[0].blocks.append()
+            with ir.InsertionPoint(block):
+                scf.YieldOp([])
+        with ir.InsertionPoint.at_block_begin(block):
+            constant = arith.ConstantOp(ir.IntegerType.get_signless(32), 1)
+            # Keeps the nest from being dead code to the greedy driver.
+            ir.Operation.create("func.call", attributes={
+                "callee": ir.FlatSymbolRefAttr.get("effect")})
+        outer = module.body.operations[0].regions[0].blocks[0].operations[0]
+        return module, outer, constant.operation
+
+    with ir.Context(), ir.Location.unknown():
+        module, outer, inner = nest(7000)
+        outer.erase()
+        # CHECK: erased erased ['python: arith.constant at loc(unknown): erased (Operation.erase)']
+        print(outer.handle_state, inner.handle_state, inner.handle_history)
+        # CHECK-NEXT: func.func @deep() {
+        # CHECK-NEXT:   return
+        print(str(module).splitlines()[1])
+        print(str(module).splitlines()[2])
+
+        shallow, outer, inner = nest(3)
+        outer.erase()
+        # CHECK-NEXT: erased ['python: arith.constant at loc(unknown): erased (Operation.erase)']
+        print(inner.handle_state, inner.handle_history)
+
+        deep, _, _ = nest(1500)
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("scf.execute_region",
+                     lambda op, rewriter: op.operation.erase()
+                     if op.operation.parent.name == "func.func" else True)
+        # CHECK-NEXT: ValueError: cannot erase an op nesting more than 1000 levels of regions while a rewrite pattern runs
+        expect(ValueError, lambda: rewrite.apply_patterns_and_fold_greedily(
+            deep, patterns.freeze()))
+        # CHECK-NEXT: 1500
+        print(str(deep).count("scf.execute_region"))
+        # CHECK-NEXT: []
+        print(ir.Context.current._verify_tracking())
+
+
+# The parsers recurse once per level of brackets: IR nesting 6,500 regions,
+# or a type nesting 20,000 parentheses, overflowed the stack. Text nesting
+# more than 2000 levels is refused before parsing; 1000 levels parse.
+# CHECK-LABEL: TEST: test_text_nesting_too_deep
+# CHECK: ValueError: Module.parse: the text nests 6501 levels of brackets; at most 2000 are supported (MLIR's parser recurses once per level)
+# CHECK-NEXT: ValueError: Operation.parse: the text nests 6501 levels of brackets
+# CHECK-NEXT: ValueError: Type.parse: the text nests 20000 levels of brackets
+# CHECK-NEXT: ValueError: Attribute.parse: the text nests 3000 levels of brackets
+# CHECK-NEXT: parsed: 1000 tuple<tuple<i32>> "{{[{][{][{]}}(("
+@run
+def test_text_nesting_too_deep():
+    def nest(depth):
+        return ("func.func @deep() {\n" + "scf.execute_region {\n" * depth +
+                "scf.yield\n}\n" * depth + "return\n}\n")
+
+    with ir.Context():
+        expect(ValueError, lambda: ir.Module.parse(nest(6500)))
+        expect(ValueError, lambda: ir.Operation.parse(nest(6500)))
+        expect(ValueError, lambda: ir.Type.parse("(" * 20000 + "i32" + ")" * 20000))
+        expect(ValueError, lambda: ir.Attribute.parse("[" * 3000 + "]" * 3000))
+        module = ir.Module.parse(nest(1000))
+        print("parsed:", str(module).count("scf.execute_region"),
+              ir.Type.parse("tuple<tuple<i32>>"), ir.StringAttr.get("{{{(("))
+
+
 # CHECK-LABEL: TEST: test_large_module
 @run
 def test_large_module():

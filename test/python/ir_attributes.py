@@ -478,3 +478,84 @@ def test_attr_names():
         ir.OpaqueAttr, ir.DictAttr, ir.TypeAttr, ir.UnitAttr,
         ir.StridedLayoutAttr, ir.DenseResourceElementsAttr, ir.IntegerAttr,
         ir.FloatAttr, ir.StringAttr)])
+
+
+# Inputs that crashed or built wrong attributes (adversarial pass 56); each
+# is refused with an error now, and the IR stays usable.
+# CHECK-LABEL: TEST: test_hostile_builder_inputs
+# CHECK: subclass: dense<[1, 2, 3]> : tensor<3xi64>
+# CHECK-NEXT: ValueError: nested lists deeper than 1024 levels (or a list that contains itself)
+# CHECK-NEXT: ValueError: nested lists deeper than 1024 levels (or a list that contains itself)
+# CHECK-NEXT: ValueError: a dense element of type i32 must be an IntegerAttr, got "x" : i32
+# CHECK-NEXT: ValueError: a dense element of type i32 must be an IntegerAttr, got "x" : i32
+# CHECK-NEXT: ValueError: a dense element of type f32 must be a FloatAttr, got "x" : f32
+# CHECK-NEXT: ValueError: a dense element of type complex<f32> must be given as numbers (nested lists or a buffer), not an attribute, got #complex.number<:f32 1.000000e+00, 2.000000e+00> : complex<f32>
+# CHECK-NEXT: TypeError: an element of type i32 must be an int, got float
+# CHECK-NEXT: TypeError: an element of type i32 must be an int, got str
+# CHECK-NEXT: TypeError: an element of type f32 must be a number, got str
+# CHECK-NEXT: ValueError: an element of type i1 must be a bool, 0 or 1, got 2
+# CHECK-NEXT: ValueError: the buffer's bytes hold i4 elements in their low 4 bits; the bits above must be zero (a byte holds 31)
+# CHECK-NEXT: ValueError: f4E2M1FN has no NaN, got nan
+# CHECK-NEXT: ValueError: f6E3M2FN has no infinity, got inf
+# CHECK-NEXT: ValueError: f4E2M1FN has no infinity, got -inf
+# CHECK-NEXT: TypeError: get(): incompatible function arguments
+# CHECK-NEXT: still built: dense<[1, 2]> : tensor<2xi4> dense<[true, false]> : tensor<2xi1> 6.000000e+00 : f4E2M1FN true
+@run
+def test_hostile_builder_inputs():
+    class Fresh(list):
+        # Each item a new object that only the caller's temporary holds.
+        def __getitem__(self, index):
+            return int(str(index + 1))
+
+    with ir.Context(), ir.Location.unknown():
+        print("subclass:", ir.DenseElementsAttr.get(Fresh([1, 2, 3])))
+        cyclic = [1]
+        cyclic.append(cyclic)
+        deep = [1]
+        for _ in range(70000):
+            deep = [deep]
+        i32 = ir.IntegerType.get_signless(32)
+        f32 = ir.F32Type.get()
+        i4 = ir.IntegerType.get_signless(4)
+        f4 = ir.Type.parse("f4E2M1FN")
+        f6 = ir.Type.parse("f6E3M2FN")
+        complex_number = ir.Attribute.parse(
+            "#complex.number<:f32 1.0, 2.0> : complex<f32>")
+        typed_string = ir.StringAttr.get_typed(i32, "x")
+        for call in (
+                lambda: ir.DenseElementsAttr.get(cyclic),
+                lambda: ir.DenseElementsAttr.get(deep),
+                lambda: ir.DenseElementsAttr.get([typed_string] * 2),
+                lambda: ir.DenseElementsAttr.get_splat(
+                    ir.RankedTensorType.get([2], i32), typed_string),
+                lambda: ir.DenseElementsAttr.get(
+                    [ir.StringAttr.get_typed(f32, "x")]),
+                lambda: ir.DenseElementsAttr.get([complex_number]),
+                lambda: ir.DenseElementsAttr.get(
+                    [1.5, 2], type=ir.RankedTensorType.get([2], i32)),
+                lambda: ir.DenseElementsAttr.get(
+                    [1, "3"], type=ir.RankedTensorType.get([2], i32)),
+                lambda: ir.DenseElementsAttr.get(
+                    ["1.0"], type=ir.RankedTensorType.get([1], f32)),
+                lambda: ir.DenseElementsAttr.get(
+                    [True, 2], type=ir.RankedTensorType.get(
+                        [2], ir.IntegerType.get_signless(1))),
+                lambda: ir.DenseElementsAttr.get(
+                    bytes([0x1F, 0xF0]), type=ir.RankedTensorType.get([2], i4)),
+                lambda: ir.FloatAttr.get(f4, float("nan")),
+                lambda: ir.FloatAttr.get(f6, float("inf")),
+                lambda: ir.DenseElementsAttr.get(
+                    [1.0, float("-inf")], type=ir.RankedTensorType.get([2], f4)),
+                lambda: ir.BoolAttr.get(2)):
+            try:
+                call()
+                print("accepted")
+            except (ValueError, TypeError) as e:
+                print(f"{type(e).__name__}:", str(e).splitlines()[0])
+        print("still built:",
+              ir.DenseElementsAttr.get(
+                  bytes([1, 2]), type=ir.RankedTensorType.get([2], i4)),
+              ir.DenseElementsAttr.get(
+                  [True, 0], type=ir.RankedTensorType.get(
+                      [2], ir.IntegerType.get_signless(1))),
+              ir.FloatAttr.get(f4, 6.0), ir.BoolAttr.get(True))

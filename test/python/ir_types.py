@@ -252,3 +252,32 @@ def test_type_caster():
     print(repr(ir.Type.parse("index")))
     ir.register_type_caster(ir.IndexType.static_typeid, lambda t: ir.IndexType(t), replace=True)
     print(repr(ir.Type.parse("index")))
+
+
+# Inputs that crashed or built broken types (adversarial pass 56).
+# CHECK-LABEL: TEST: test_hostile_type_inputs
+# CHECK: ValueError: a memref layout must be an attribute with the memref layout interface (an AffineMapAttr, a strided layout, ...), got "x"
+# CHECK-NEXT: ValueError: a memref layout must be an attribute with the memref layout interface (an AffineMapAttr, a strided layout, ...), got unit
+# CHECK-NEXT: ValueError: integer bitwidth is limited to 16777215 bits, got 16777216
+# CHECK-NEXT: ValueError: integer bitwidth is limited to 16777215 bits, got 1073741832
+# CHECK-NEXT: ValueError: integer bitwidth is limited to 16777215 bits, got 2147483648
+# CHECK-NEXT: still built: memref<2xf32, strided<[1]>> i16777215 True
+@run
+def test_hostile_type_inputs():
+    f32 = ir.F32Type.get()
+    for call in (
+            lambda: ir.MemRefType.get([2], f32, layout=ir.StringAttr.get("x")),
+            lambda: ir.MemRefType.get([2], f32, layout=ir.UnitAttr.get()),
+            lambda: ir.IntegerType.get_signless(2**24),
+            lambda: ir.IntegerType.get_signed(2**30 + 8),
+            lambda: ir.IntegerType.get_unsigned(2**31)):
+        try:
+            call()
+            print("accepted")
+        except ValueError as e:
+            print("ValueError:", e)
+    widest = ir.IntegerType.get_signless(2**24 - 1)
+    print("still built:",
+          ir.MemRefType.get([2], f32,
+                            layout=ir.Attribute.parse("strided<[1]>")),
+          widest, ir.Type.parse(str(widest)) == widest)
