@@ -43,6 +43,14 @@ def start(work, threads=3):
     print("main exiting", flush=True)
 """
 
+PYTHON_PASS = """
+def work():
+    module = ir.Module.parse(FUNCTIONS)
+    pm = PassManager("builtin.module")
+    pm.add(nap, name="nap", op_name="func.func")
+    pm.run(module.operation)
+"""
+
 SCENARIOS = {
     "walk": """
 module = ir.Module.parse(FUNCTIONS, context=ctx)
@@ -57,21 +65,11 @@ def work():
 ctx.enable_multithreading(False)
 start(work)
 """,
-    "Python pass on the calling thread": """
-def work():
-    module = ir.Module.parse(FUNCTIONS)
-    pm = PassManager("builtin.module")
-    pm.add(nap, name="nap", op_name="func.func")
-    pm.run(module.operation)
+    "Python pass on the calling thread": PYTHON_PASS + """
 ctx.enable_multithreading(False)
 start(work)
 """,
-    "Python pass on the thread pool": """
-def work():
-    module = ir.Module.parse(FUNCTIONS)
-    pm = PassManager("builtin.module")
-    pm.add(nap, name="nap", op_name="func.func")
-    pm.run(module.operation)
+    "Python pass on the thread pool": PYTHON_PASS + """
 start(work, threads=2)
 """,
     "symbol table walk": """
