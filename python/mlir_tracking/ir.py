@@ -249,6 +249,7 @@ from ._mlirTracking.ir import (  # noqa: E402
     DiagnosticHandler,
     AsmState,
     SymbolTable,
+    _GlobalDebug,
     load_dialect_plugin,
 )
 

@@ -37,6 +37,7 @@ class PassManager:
         print_after_change: bool = False,
         print_after_failure: bool = False,
         large_elements_limit: Optional[int] = None,
+        large_resource_limit: Optional[int] = None,
         enable_debug_info: bool = False,
         print_generic_op_form: bool = False,
         tree_printing_dir_path: Optional[str] = None,

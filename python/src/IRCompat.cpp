@@ -22,6 +22,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dialect.h"
+#include "llvm/Support/Debug.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Location.h"
 #include "mlir/Parser/Parser.h"
@@ -717,7 +718,40 @@ void populateAttributeNames(py::module_ &m) {
 }
 } // namespace
 
+namespace {
+/// `ir._GlobalDebug`: LLVM's process-wide debug output (`-debug`,
+/// `-debug-only=`), as upstream's (which goes through MLIR's C API to the
+/// same calls). In a build without assertions, such as Debian's LLVM and
+/// this extension, the debug types are accepted and do nothing.
+struct PyGlobalDebug {};
+} // namespace
+
 void mlir::tracking::python::populateIRCompat(py::module_ &m) {
+  py::class_<PyGlobalDebug>(m, "_GlobalDebug",
+                            "LLVM's process-wide debug flag and types.")
+      .def_property_static(
+          "flag", [](py::object) { return llvm::DebugFlag; },
+          [](py::object, bool enable) { llvm::DebugFlag = enable; },
+          "LLVM-wide debug flag.")
+      .def_static(
+          "set_types",
+          [](const std::string &type) {
+            // A no-op macro in builds without assertions.
+            using namespace llvm;
+            setCurrentDebugType(type.c_str());
+          },
+          py::arg("types"), "Sets the debug type LLVM prints output for.")
+      .def_static(
+          "set_types",
+          [](const std::vector<std::string> &types) {
+            std::vector<const char *> names;
+            for (const std::string &type : types)
+              names.push_back(type.c_str());
+            using namespace llvm;
+            setCurrentDebugTypes(names.data(), names.size());
+          },
+          py::arg("types"), "Sets the debug types LLVM prints output for.");
+
   populateDialects(m);
   populateContextExtras(m);
   populateLocationExtras(m);

@@ -1181,6 +1181,13 @@ void populateValues(py::module_ &m) {
           },
           "The type of the value.")
       .def_property_readonly(
+          "location",
+          [](PyValue &self) {
+            return makeLocation(self.getContext(), self.get().getLoc());
+          },
+          "The location of the value: its defining op's for a result, its "
+          "own for a block argument.")
+      .def_property_readonly(
           "owner",
           [](PyValue &self) -> py::object {
             Value value = self.get();

@@ -279,7 +279,8 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
           [](PyPassManager &self, bool printBeforeAll, bool printAfterAll,
              bool printModuleScope, bool printAfterChange,
              bool printAfterFailure, std::optional<int64_t> largeElementsLimit,
-             bool enableDebugInfo, bool printGenericOpForm,
+             std::optional<int64_t> largeResourceLimit, bool enableDebugInfo,
+             bool printGenericOpForm,
              std::optional<std::string> treePrintingDirPath) {
             self.checkNotRunning("PassManager.enable_ir_printing");
             if (printModuleScope &&
@@ -313,8 +314,14 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             auto before = guarded(printBeforeAll, "Before");
             auto after = guarded(printAfterAll, "After");
             OpPrintingFlags flags;
-            if (largeElementsLimit)
+            // As upstream: the elements limit also elides resources, unless
+            // a resource limit of its own is given.
+            if (largeElementsLimit) {
               flags.elideLargeElementsAttrs(*largeElementsLimit);
+              flags.elideLargeResourceString(*largeElementsLimit);
+            }
+            if (largeResourceLimit)
+              flags.elideLargeResourceString(*largeResourceLimit);
             if (enableDebugInfo)
               flags.enableDebugInfo();
             if (printGenericOpForm)
@@ -334,6 +341,7 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
           py::arg("print_after_change") = false,
           py::arg("print_after_failure") = false,
           py::arg("large_elements_limit") = py::none(),
+          py::arg("large_resource_limit") = py::none(),
           py::arg("enable_debug_info") = false,
           py::arg("print_generic_op_form") = false,
           py::arg("tree_printing_dir_path") = py::none(),

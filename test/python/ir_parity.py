@@ -879,3 +879,42 @@ def test_location_required_where_ir_records_it():
         except ValueError as e:
             # CHECK: ValueError: {{.*}}context
             print("ValueError:", e)
+
+
+# Value.location (a result's is its op's, an argument's its own) and
+# ir._GlobalDebug (LLVM's debug flag), as upstream; and OpDSL's star import
+# gives `ir`, as upstream's does.
+# CHECK-LABEL: TEST: test_value_location_and_global_debug
+# CHECK: loc("made here") loc("argument")
+# CHECK-NEXT: False True False
+# CHECK-NEXT: (d0, d1) -> (d1, d0)
+@run
+def test_value_location_and_global_debug():
+    with ir.Context(), ir.Location.name("made here"):
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            op = ir.Operation.create(
+                "func.func", regions=1, attributes={
+                    "sym_name": ir.StringAttr.get("f"),
+                    "function_type": ir.TypeAttr.get(
+                        ir.FunctionType.get([ir.IndexType.get()], []))})
+        block = op.regions[0].blocks.append(
+            ir.IndexType.get(), arg_locs=[ir.Location.name("argument")])
+        with ir.InsertionPoint(block):
+            constant = ir.Operation.create(
+                "arith.constant", results=[ir.IndexType.get()],
+                attributes={"value": ir.IntegerAttr.get(ir.IndexType.get(), 1)})
+        print(constant.result.location, block.arguments[0].location)
+    from mlir_tracking.ir import _GlobalDebug
+    print(_GlobalDebug.flag, end=" ")
+    _GlobalDebug.flag = True
+    print(_GlobalDebug.flag, end=" ")
+    _GlobalDebug.flag = False
+    _GlobalDebug.set_types("pass-manager")
+    _GlobalDebug.set_types(["pass-manager", "greedy-rewriter"])
+    print(_GlobalDebug.flag)
+    names = {}
+    exec("from mlir_tracking.dialects.linalg.opdsl.lang import *", names)
+    with names["ir"].Context():
+        d0, d1 = (names["ir"].AffineDimExpr.get(i) for i in range(2))
+        print(names["ir"].AffineMap.get(2, 0, [d1, d0]))

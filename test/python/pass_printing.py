@@ -257,3 +257,45 @@ def test_pipelines_nested_too_deep():
         pm.run(ir.Module.parse("module {}"))
         # CHECK: 999 levels run: True
         print("999 levels run:", str(pm).count("any(") == 999)
+
+
+# enable_ir_printing's resource limits, as upstream's: large_resource_limit
+# elides a resource blob longer than it, and large_elements_limit elides
+# resources too (the dumps are read from a file tree).
+# CHECK-LABEL: TEST: test_printing_elides_large_resources
+# CHECK: no limit: blob printed
+# CHECK-NEXT: large_resource_limit=4: blob elided
+# CHECK-NEXT: large_elements_limit=1: blob elided
+# CHECK-NEXT: large_resource_limit=4096: blob printed
+@run
+def test_printing_elides_large_resources():
+    import glob
+    import os
+    import tempfile
+
+    source = """
+      func.func @main() -> tensor<3xi64> {
+        %0 = arith.constant dense_resource<blob1> : tensor<3xi64>
+        return %0 : tensor<3xi64>
+      }
+      {-#
+        dialect_resources: {
+          builtin: {
+            blob1: "0x080000000100000000000000020000000000000003000000"
+          }
+        }
+      #-}"""
+    for label, limits in (("no limit", {}),
+                          ("large_resource_limit=4", {"large_resource_limit": 4}),
+                          ("large_elements_limit=1", {"large_elements_limit": 1}),
+                          ("large_resource_limit=4096", {"large_resource_limit": 4096})):
+        with ir.Context() as ctx, tempfile.TemporaryDirectory() as tree:
+            ctx.enable_multithreading(False)
+            module = ir.Module.parse(source)
+            pm = PassManager.parse("builtin.module(canonicalize)")
+            pm.enable_ir_printing(tree_printing_dir_path=tree, **limits)
+            pm.run(module.operation)
+            dumps = "".join(open(path).read() for path in
+                            glob.glob(os.path.join(tree, "**", "*.mlir"), recursive=True))
+            printed = "blob1: \"0x08000000" in dumps
+            print(f"{label}: blob {'printed' if printed else 'elided'}")

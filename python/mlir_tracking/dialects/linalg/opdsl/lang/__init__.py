@@ -24,6 +24,9 @@ from .expressions import *  # noqa: F401,F403
 from .operands import *  # noqa: F401,F403
 from .definition import *  # noqa: F401,F403
 from . import affine, definition, expressions, operands, types
+# Upstream's star import gives `ir` too (its dsl module imports it), and
+# OpDSL programs use it for affine maps and types.
+from ..... import ir
 
 __all__ = (affine.__all__ + types.__all__ + expressions.__all__
-           + operands.__all__ + definition.__all__)
+           + operands.__all__ + definition.__all__ + ["ir"])
