@@ -517,6 +517,44 @@ def test_generated_extension_modules():
         print("loop:", for_op.handle_state, "adds:", str(payload).count("arith.addf"))
 
 
+# CHECK-LABEL: TEST: test_debug_nvgpu_and_sparse_tensor_extensions
+@run
+def test_debug_nvgpu_and_sparse_tensor_extensions():
+    # transform.debug with upstream's short builder names, whose remarks the
+    # tracked interpreter reports; the nvgpu and sparse_tensor extensions
+    # under upstream's module names.
+    from mlir_tracking.dialects.transform import debug, nvgpu, sparse_tensor
+
+    # CHECK: extensions: RewriteCopyAsTmaOp MatchSparseInOut
+    print("extensions:", nvgpu.RewriteCopyAsTmaOp.__name__,
+          sparse_tensor.MatchSparseInOut.__name__)
+    with ir.Context() as ctx, ir.Location.unknown():
+        remarks = []
+        ctx.attach_diagnostic_handler(
+            lambda d: remarks.append(str(d.message)) or True)
+        payload = ir.Module.parse(DOUBLING_LOOP)
+        module = script_module()
+        any_op = transform.AnyOpType.get()
+        with ir.InsertionPoint(module.body):
+            entry = transform.NamedSequenceOp(
+                "__transform_main", [any_op], [],
+                arg_attrs=[{"transform.readonly": ir.UnitAttr.get()}])
+            with ir.InsertionPoint(entry.body):
+                loops = structured.MatchOp.match_op_names(entry.bodyTarget, ["scf.for"])
+                debug.emit_remark_at(loops, "a loop")
+                param = transform.ParamConstantOp(
+                    transform.AnyParamType.get(),
+                    ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 7))
+                debug.emit_param_as_remark(param, anchor=loops, message="seven")
+                transform.YieldOp([])
+        # CHECK: transform.debug.emit_remark_at %{{.*}}, "a loop" : !transform.any_op
+        # CHECK: transform.debug.emit_param_as_remark %{{.*}}, "seven" at %{{.*}} : !transform.any_param, !transform.any_op
+        print(module)
+        interpreter.apply_named_sequence(payload.body.operations[0], entry, module)
+        # CHECK: remarks: ['a loop', 'seven 7 : i32']
+        print("remarks:", remarks)
+
+
 # CHECK-LABEL: TEST: test_structured_builders_with_implied_handles
 @run
 def test_structured_builders_with_implied_handles():

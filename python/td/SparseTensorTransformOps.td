@@ -1,0 +1,13 @@
+//===- SparseTensorTransformOps.td - Input of mlir-tblgen-22 for Python *- tablegen -*-===//
+//
+// Part of the mlir-tracking project. Includes the installed MLIR 22
+// definitions that the Python dialect module is generated from.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_PYTHON_SparseTensorTransformOps
+#define MLIR_TRACKING_PYTHON_SparseTensorTransformOps
+
+include "mlir/Dialect/SparseTensor/TransformOps/SparseTensorTransformOps.td"
+
+#endif
