@@ -615,7 +615,9 @@ NOT_MUTATORS = {
     "TypeID": "_CAPICreate _CAPIPtr __eq__ __hash__ __init__ __repr__",
     "Value": "_CAPICreate _CAPIPtr __class_getitem__ __eq__ __hash__ __init__ "
              "__repr__ __str__ context dump get_name handle_state is_valid "
-             "isinstance maybe_downcast owner same_value type uses",
+             "isinstance location maybe_downcast owner same_value type uses",
+    # LLVM's debug flag: no IR.
+    "_GlobalDebug": "__init__ flag flag= set_types",
 }
 
 # Immutable, uniqued values (and enums, exceptions): they refer to no IR.
