@@ -1628,7 +1628,17 @@ OpPrintingFlags guardFlags(Operation *printed, Operation *scope,
   if (flags.shouldAssumeVerified())
     return flags;
   if (findUseOfBlocklessResult(scope) || findUnverifiableOp(scope))
-    flags.printGenericOpForm().assumeVerified();
+    return flags.printGenericOpForm().assumeVerified();
+  // Inside a pass (a Python pass on a pool thread) the printer's own
+  // verification of `scope` would run in parallel, and the pool could run
+  // other pipelines nested here, whose errors were lost: verified here, on
+  // this thread, as the printer would (invalid IR prints in generic form).
+  if (tracking::detail::getRunningPassAnchor()) {
+    QuietOnThisThread quiet(scope->getContext());
+    if (failed(verifyIR(scope)))
+      flags.printGenericOpForm();
+    flags.assumeVerified();
+  }
   return flags;
 }
 } // namespace
