@@ -1408,7 +1408,8 @@ Operation *mlir::tracking::python::findUnverifiableOp(Operation *root) {
   return findFirstDescribed(root, describeUnverifiableOp);
 }
 
-LogicalResult mlir::tracking::python::verifyIR(Operation *op) {
+LogicalResult mlir::tracking::python::verifyIR(Operation *op,
+                                               bool onThisThread) {
   // MLIR verifies an op after its ancestors, and verifiers read their
   // parent as valid (func.return casts its function's type): an op
   // verified alone first has its ancestors' own invariants checked, from
@@ -1445,7 +1446,7 @@ LogicalResult mlir::tracking::python::verifyIR(Operation *op) {
   // Inside a pass (a Python pass on a pool thread) MLIR's parallel
   // verification could run other pipelines nested here
   // (VerifyOnThisThread.h).
-  if (tracking::detail::getRunningPassAnchor())
+  if (onThisThread || tracking::detail::getRunningPassAnchor())
     return tracking::detail::verifyOnThisThread(op);
   return mlir::verify(op);
 }
@@ -1629,17 +1630,16 @@ OpPrintingFlags guardFlags(Operation *printed, Operation *scope,
     return flags;
   if (findUseOfBlocklessResult(scope) || findUnverifiableOp(scope))
     return flags.printGenericOpForm().assumeVerified();
-  // Inside a pass (a Python pass on a pool thread) the printer's own
-  // verification of `scope` would run in parallel, and the pool could run
-  // other pipelines nested here, whose errors were lost: verified here, on
-  // this thread, as the printer would (invalid IR prints in generic form).
-  if (tracking::detail::getRunningPassAnchor()) {
-    QuietOnThisThread quiet(scope->getContext());
-    if (failed(verifyIR(scope)))
-      flags.printGenericOpForm();
-    flags.assumeVerified();
-  }
-  return flags;
+  // The printer verifies `scope` and prints invalid IR in the generic form,
+  // silencing its verifier's errors on the calling thread only: verifying
+  // in parallel, the errors of the pool's threads went to stderr, and
+  // inside a pass (a Python pass on a pool thread) the pool could run
+  // other pipelines nested here and lose their errors. Verified here, on
+  // this thread, quietly, with the printer's outcome.
+  QuietOnThisThread quiet(scope->getContext());
+  if (failed(verifyIR(scope, /*onThisThread=*/true)))
+    flags.printGenericOpForm();
+  return flags.assumeVerified();
 }
 } // namespace
 

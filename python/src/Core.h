@@ -670,8 +670,11 @@ namespace __attribute__((visibility("hidden"))) python {
   /// describes, which that would crash on.
   LogicalResult verifyOpInvariants(Operation * op);
   /// mlir::verify(op), or an error at such a use or op (the diagnostic
-  /// handlers or a DiagnosticCapture get it) and failure.
-  LogicalResult verifyIR(Operation * op);
+  /// handlers or a DiagnosticCapture get it) and failure. With
+  /// `onThisThread` (and always inside a pass), every op is verified on
+  /// the calling thread, not in parallel on the context's pool, so that
+  /// every diagnostic is emitted on this thread (QuietOnThisThread).
+  LogicalResult verifyIR(Operation * op, bool onThisThread = false);
   /// Ops whose custom printer crashes on IR that their verifier accepts:
   /// `omp.canonical_loop` with its region empty (its printer reads the
   /// induction variable, the region's argument; a generated

@@ -64,15 +64,18 @@ struct PyAsmState {
 /// same way, quietly.
 OpPrintingFlags printingFlagsFor(Operation *op, Operation *scope,
                                  OpPrintingFlags flags) {
+  bool assumedVerified = flags.shouldAssumeVerified();
+  // (Settles the scope's verification: assumeVerified on return.)
   flags = guardAsmStateFlags(scope, flags);
   // The printed op's custom printer may crash on IR that verifies.
   if (!flags.shouldPrintGenericOpForm() && findUnprintableOp(op))
     flags.printGenericOpForm();
+  // An op outside the scope was not verified with it.
   if (scope->isAncestor(op) || flags.shouldPrintGenericOpForm() ||
-      flags.shouldAssumeVerified())
+      assumedVerified)
     return flags;
   QuietOnThisThread quiet(op->getContext());
-  if (failed(verifyIR(op)))
+  if (failed(verifyIR(op, /*onThisThread=*/true)))
     flags.printGenericOpForm().assumeVerified();
   return flags;
 }
