@@ -29,6 +29,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <new>
@@ -80,6 +81,14 @@ DiagnosticRecord DiagnosticRecord::from(Diagnostic &diag) {
   return record;
 }
 
+py::str mlir::tracking::python::toPythonText(llvm::StringRef text) {
+  PyObject *decoded =
+      PyUnicode_DecodeUTF8(text.data(), text.size(), "backslashreplace");
+  if (!decoded)
+    throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(decoded);
+}
+
 py::object
 mlir::tracking::python::diagnosticToPython(PyMlirContext *context,
                                            const DiagnosticRecord &record,
@@ -91,7 +100,7 @@ mlir::tracking::python::diagnosticToPython(PyMlirContext *context,
       context ? makeLocation(*context, record.location) : py::none();
   return diagnosticClass(
       diagnosticSeverityClass->attr(severityName(record.severity)), location,
-      record.message, py::tuple(notes));
+      toPythonText(record.message), py::tuple(notes));
 }
 
 void mlir::tracking::python::registerExceptionTranslators(py::module_ errors) {
@@ -105,7 +114,8 @@ void mlir::tracking::python::registerExceptionTranslators(py::module_ errors) {
       if (p)
         std::rethrow_exception(p);
     } catch (const InvalidatedHandleException &e) {
-      PyErr_SetString(invalidatedHandleErrorClass->ptr(), e.what());
+      PyErr_SetObject(invalidatedHandleErrorClass->ptr(),
+                      toPythonText(e.what()).ptr());
     } catch (const MLIRErrorException &e) {
       py::list diagnostics;
       for (const DiagnosticRecord &record : e.diagnostics) {
@@ -114,7 +124,8 @@ void mlir::tracking::python::registerExceptionTranslators(py::module_ errors) {
         diagnostics.append(
             diagnosticToPython(context, record, *diagnosticInfoClass));
       }
-      py::object error = (*mlirErrorClass)(e.message, diagnostics);
+      py::object error =
+          (*mlirErrorClass)(toPythonText(e.message), diagnostics);
       PyErr_SetObject(mlirErrorClass->ptr(), error.ptr());
     }
   });
@@ -1531,7 +1542,7 @@ void mlir::tracking::python::checkPipelineNesting(StringRef pipeline,
 void mlir::tracking::python::checkTextNesting(StringRef text, StringRef what) {
   constexpr unsigned kMaxNesting = 2000;
   if (text.starts_with("ML\xefR"))
-    return; // Bytecode.
+    return; // Bytecode (see ParserSource).
   // An upper bound of what the parser nests: brackets outside string
   // literals (an arrow's '>' only lowers the count).
   unsigned depth = 0, deepest = 0;
@@ -1571,6 +1582,19 @@ void mlir::tracking::python::checkTextNesting(StringRef text, StringRef what) {
         " are supported (MLIR's parser recurses once per "
         "level)");
 }
+
+ParserSource::ParserSource(StringRef text, StringRef what) : source(text) {
+  if (!text.starts_with("ML\xefR")) {
+    checkTextNesting(text, what);
+    return;
+  }
+  alignedCopy = llvm::WritableMemoryBuffer::getNewUninitMemBuffer(
+      text.size(), what, llvm::Align(4096));
+  llvm::copy(text, alignedCopy->getBufferStart());
+  source = StringRef(alignedCopy->getBufferStart(), text.size());
+}
+
+ParserSource::~ParserSource() = default;
 
 Operation *mlir::tracking::python::checkTransformScript(Operation *root) {
   Operation *printer = nullptr;

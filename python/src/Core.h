@@ -46,6 +46,10 @@
 #include <string>
 #include <vector>
 
+namespace llvm {
+class WritableMemoryBuffer;
+} // namespace llvm
+
 namespace mlir::tracking {
 // Internal to the extension: hidden like pybind11's own types, whose
 // objects these classes hold.
@@ -709,6 +713,27 @@ namespace __attribute__((visibility("hidden"))) python {
   /// bytecode is not scanned) nests brackets more than 2000 levels deep.
   /// `what` names the call.
   void checkTextNesting(StringRef text, StringRef what);
+  /// `text` as a Python str, bytes that are not UTF-8 escaped (`\xff`): MLIR
+  /// keeps names and messages as bytes (`"a.\ff"` names an op), which
+  /// pybind11's strict conversion raised UnicodeDecodeError for, in place
+  /// of the MLIRError that carried them or the op that had the name.
+  py::str toPythonText(llvm::StringRef text);
+  /// What Python hands MLIR's parser (`source`: text or bytecode), checked:
+  /// text nesting too deep is refused (checkTextNesting), and bytecode is
+  /// read from a copy aligned to a page (a Python string's bytes are
+  /// aligned to 16 bytes at best, and MLIR's reader refuses a resource
+  /// aligned to more than its buffer is: bytecode with 64-byte aligned
+  /// resources that write_bytecode made did not read back).
+  class ParserSource {
+  public:
+    ParserSource(StringRef source, StringRef what);
+    ~ParserSource();
+    StringRef get() const { return source; }
+
+  private:
+    std::unique_ptr<llvm::WritableMemoryBuffer> alignedCopy;
+    StringRef source;
+  };
   /// What a transform script in `root` does that must be checked before it
   /// runs: the first op that prints payload IR in the custom form
   /// (`transform.print`, or `transform.apply_registered_pass` of a pass

@@ -22,11 +22,12 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dialect.h"
-#include "llvm/Support/Debug.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Location.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Tools/Plugins/DialectPlugin.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <pybind11/stl.h>
 
@@ -526,11 +527,20 @@ void populateOperationExtras(py::module_ &m) {
       [](const std::string &path, py::object context) {
         PyMlirContext &ctx = PyMlirContext::resolve(context);
         DiagnosticCapture capture(ctx.get(), DiagnosticCapture::End::CallDone);
+        // Read here, to be checked as Module.parse checks its text (a
+        // missing file is reported by MLIR's parser, as before).
+        auto file = llvm::MemoryBuffer::getFile(
+            path, /*IsText=*/false, /*RequiresNullTerminator=*/true,
+            /*IsVolatile=*/false, llvm::Align(4096));
+        if (file)
+          checkTextNesting((*file)->getBuffer(), "Module.parseFile");
         // Verified by verifyIR, as Module.parse does.
         ParserConfig config(ctx.get(), /*verifyAfterParse=*/false);
         OwningOpRef<ModuleOp> parsed = withoutGILIfThreaded(ctx, [&] {
           OwningOpRef<ModuleOp> module =
-              parseSourceFile<ModuleOp>(path, config);
+              file ? parseSourceString<ModuleOp>((*file)->getBuffer(), config,
+                                                 path)
+                   : parseSourceFile<ModuleOp>(path, config);
           if (module && failed(verifyIR(*module)))
             module = nullptr;
           return module;
@@ -558,12 +568,13 @@ void populateOperationExtras(py::module_ &m) {
                     : source.cast<std::string>();
             DiagnosticCapture capture(ctx.get(),
                                       DiagnosticCapture::End::CallDone);
-            checkTextNesting(text, "Operation.parse");
+            ParserSource input(text, "Operation.parse");
             // Verified by verifyIR, as Module.parse does.
             ParserConfig config(ctx.get(), /*verifyAfterParse=*/false);
             Block block;
             LogicalResult parsed = withoutGILIfThreaded(ctx, [&] {
-              if (failed(parseSourceString(text, &block, config, sourceName)))
+              if (failed(parseSourceString(input.get(), &block, config,
+                                           sourceName)))
                 return failure();
               for (Operation &op : block)
                 if (failed(verifyIR(&op)))

@@ -698,13 +698,13 @@ void populateModule(py::module_ &m) {
             PyMlirContext &ctx = PyMlirContext::resolve(context);
             DiagnosticCapture capture(ctx.get(),
                                       DiagnosticCapture::End::CallDone);
-            checkTextNesting(asm_, "Module.parse");
+            ParserSource source(asm_, "Module.parse");
             // Verified by verifyIR, which checks first what MLIR's verifier
             // would crash on.
             ParserConfig config(ctx.get(), /*verifyAfterParse=*/false);
             OwningOpRef<ModuleOp> module = withoutGILIfThreaded(ctx, [&] {
               OwningOpRef<ModuleOp> parsed =
-                  parseSourceString<ModuleOp>(asm_, config);
+                  parseSourceString<ModuleOp>(source.get(), config);
               if (parsed && failed(verifyIR(*parsed)))
                 parsed = nullptr;
               return parsed;
@@ -897,7 +897,7 @@ void populateOperation(py::module_ &m) {
       .def_property_readonly(
           "name",
           [](PyOperation &self) {
-            return self.get()->getName().getStringRef().str();
+            return toPythonText(self.get()->getName().getStringRef());
           },
           "The operation name, e.g. 'arith.addi'.")
       .def_property_readonly(

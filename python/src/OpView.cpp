@@ -613,7 +613,7 @@ void mlir::tracking::python::loadDialectModule(const std::string &dialect) {
 
 py::object mlir::tracking::python::lookupOperationClass(const std::string &op) {
   py::dict &classes = registries().operationClasses;
-  py::str key(op);
+  py::str key = toPythonText(op);
   if (classes.contains(key))
     return classes[key];
   size_t dot = op.find('.');

@@ -317,3 +317,53 @@ func.func @f(%a: i32) -> i32 {
         # CHECK-NEXT: builtin.module written
         write(m.operation)
         print(m.operation.name, "written")
+
+
+# What reaches MLIR's parser from Python (adversarial pass 58): a file
+# nesting too deep is refused by parseFile as by Module.parse (the parser
+# overflowed the stack); bytecode whose resources are aligned to 64 or 4096
+# bytes reads back from bytes (the reader refused them unless the bytes
+# happened to land aligned); names and messages that are not UTF-8 reach
+# Python escaped (UnicodeDecodeError replaced the MLIRError, and the op
+# could not be reached).
+# CHECK-LABEL: TEST: test_parser_inputs
+# CHECK: ValueError: Module.parseFile: the text nests 3001 levels of brackets; at most 2000 are supported (MLIR's parser recurses once per level)
+# CHECK-NEXT: read back: [8, 64, 4096] from bytes and files
+# CHECK-NEXT: MLIRError: redefinition of symbol named '\xff'
+# CHECK-NEXT: 'a.\\xff' OpView
+@run
+def test_parser_inputs():
+    with tempfile.TemporaryDirectory() as tmp, ir.Context() as ctx:
+        deep = os.path.join(tmp, "deep.mlir")
+        with open(deep, "w") as f:
+            f.write("func.func @deep() {\n" + "scf.execute_region {\n" * 3000
+                    + "scf.yield\n}\n" * 3000 + "return\n}\n")
+        try:
+            ir.Module.parseFile(deep)
+        except ValueError as e:
+            print("ValueError:", e)
+        read_back = []
+        for alignment in (8, 64, 4096):
+            text = ('module attributes {test.t = dense_resource<b> : tensor<1xi32>} {}\n'
+                    '{-#\n  dialect_resources: { builtin: { b: "0x%s01020304" } }\n#-}'
+                    % alignment.to_bytes(4, "little").hex())
+            module = ir.Module.parse(text)
+            stream = io.BytesIO()
+            module.operation.write_bytecode(stream)
+            path = os.path.join(tmp, f"align{alignment}.mlirbc")
+            with open(path, "wb") as f:
+                f.write(stream.getvalue())
+            # (The context renames the resource it reads: b_1, b_2, ...)
+            blob = '"0x%s01020304"' % alignment.to_bytes(4, "little").hex()
+            if all(blob in str(ir.Module.parse(stream.getvalue()))
+                   for _ in range(10)) and blob in str(ir.Module.parseFile(path)):
+                read_back.append(alignment)
+        print("read back:", read_back, "from bytes and files")
+        ctx.allow_unregistered_dialects = True
+        try:
+            ir.Module.parse('func.func @"\\ff"() { return }\n'
+                            'func.func @"\\ff"() { return }')
+        except ir.MLIRError as e:
+            print("MLIRError:", e.error_diagnostics[0].message)
+        op = ir.Module.parse('"a.\\ff"() : () -> ()').body.operations[0]
+        print(repr(op.name), type(op).__name__)
