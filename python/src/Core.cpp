@@ -1544,7 +1544,7 @@ void mlir::tracking::python::checkTextNesting(StringRef text, StringRef what) {
   if (text.starts_with("ML\xefR"))
     return; // Bytecode (see ParserSource).
   // An upper bound of what the parser nests: brackets outside string
-  // literals (an arrow's '>' only lowers the count).
+  // literals and comments (an arrow's '>' only lowers the count).
   unsigned depth = 0, deepest = 0;
   bool inString = false;
   for (size_t i = 0, e = text.size(); i != e; ++i) {
@@ -1559,6 +1559,10 @@ void mlir::tracking::python::checkTextNesting(StringRef text, StringRef what) {
     switch (c) {
     case '"':
       inString = true;
+      break;
+    case '/':
+      if (i + 1 != e && text[i + 1] == '/')
+        i = std::min(text.find('\n', i), e - 1);
       break;
     case '{':
     case '(':
