@@ -189,6 +189,27 @@ def test_quiet_printing_keeps_other_threads_errors():
     print({n: outcomes.count(n) for n in set(outcomes)})
 
 
+def errors_of_failing_python_pass(fn, runs=30):
+    """Runs the Python pass `fn`, which raises, on 16 functions holding two
+    nested modules each (which MLIR verifies in parallel), `runs` times:
+    how many runs' MLIRError had how many errors ({16: runs} when none is
+    lost)."""
+    body = "\n".join(
+        f"func.func @f{i}() {{\n  builtin.module {{ }}\n  builtin.module {{ }}\n"
+        f"  return\n}}" for i in range(16))
+    counts = []
+    for _ in range(runs):
+        with ir.Context():
+            module = ir.Module.parse(body)
+            pm = passmanager.PassManager("builtin.module")
+            pm.add(fn, op_name="func.func")
+            try:
+                pm.run(module.operation)
+            except ir.MLIRError as e:
+                counts.append(len(e.error_diagnostics))
+    return {n: counts.count(n) for n in set(counts)}
+
+
 # A Python pass that verifies its function, whose two nested modules MLIR
 # would verify in parallel: waiting for them, the pool thread could run
 # other functions' pipelines nested inside the pass, after which the pass's
@@ -197,27 +218,13 @@ def test_quiet_printing_keeps_other_threads_errors():
 # CHECK-LABEL: TEST: test_verification_inside_a_python_pass
 @run
 def test_verification_inside_a_python_pass():
-    body = "\n".join(
-        f"func.func @f{i}() {{\n  builtin.module {{ }}\n  builtin.module {{ }}\n"
-        f"  return\n}}" for i in range(16))
-
     def verify_then_fail(op, pass_):
         if not op.verify():
             return
         raise RuntimeError("verified")
 
-    counts = []
-    for _ in range(30):
-        with ir.Context() as ctx:
-            module = ir.Module.parse(body)
-            pm = passmanager.PassManager("builtin.module")
-            pm.add(verify_then_fail, op_name="func.func")
-            try:
-                pm.run(module.operation)
-            except ir.MLIRError as e:
-                counts.append(len(e.error_diagnostics))
     # CHECK: {16: 30}
-    print({n: counts.count(n) for n in set(counts)})
+    print(errors_of_failing_python_pass(verify_then_fail))
 
 
 # The same for printing: MLIR's printer verifies the op it numbers from, in
@@ -227,25 +234,11 @@ def test_verification_inside_a_python_pass():
 # CHECK-LABEL: TEST: test_printing_inside_a_python_pass
 @run
 def test_printing_inside_a_python_pass():
-    body = "\n".join(
-        f"func.func @f{i}() {{\n  builtin.module {{ }}\n  builtin.module {{ }}\n"
-        f"  return\n}}" for i in range(16))
-
     def print_then_fail(op, pass_):
         str(op)
         ir.AsmState(op)
         op.regions[0].blocks[0].operations[0].get_asm()
         raise RuntimeError("printed")
 
-    counts = []
-    for _ in range(30):
-        with ir.Context() as ctx:
-            module = ir.Module.parse(body)
-            pm = passmanager.PassManager("builtin.module")
-            pm.add(print_then_fail, op_name="func.func")
-            try:
-                pm.run(module.operation)
-            except ir.MLIRError as e:
-                counts.append(len(e.error_diagnostics))
     # CHECK: {16: 30}
-    print({n: counts.count(n) for n in set(counts)})
+    print(errors_of_failing_python_pass(print_then_fail))
