@@ -1114,7 +1114,34 @@ std::string describeUnverifiableMatmul(Operation *op) {
 /// `linalg.abs` does; mlir-opt parses such ops with their defaults and
 /// reports them), and the `llvm.landingpad`/`llvm.resume` that their
 /// `llvm.func`'s verifier reads the type of.
+/// Whether the static sizes of the shaped type `type` multiply past an
+/// int64_t. MLIR's element count wraps, and such types verify:
+/// tensor<9223372036854775807x9223372036854775807x2xi32> counted 2
+/// elements, and canonicalize's folds read past the data of a dense
+/// attribute of that type (a segfault in mlir-opt too).
+bool overflowsElementCount(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasRank())
+    return false;
+  int64_t count = 1;
+  for (int64_t size : shaped.getShape())
+    if (size > 0 && __builtin_mul_overflow(count, size, &count))
+      return true;
+  return false;
+}
+
 std::string describeUnverifiableShape(Operation *op) {
+  for (TypeRange types :
+       {TypeRange(op->getResultTypes()), TypeRange(op->getOperandTypes())})
+    for (Type type : types)
+      if (overflowsElementCount(type)) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << "uses the type " << type
+           << ", whose element count overflows a 64-bit integer (MLIR's "
+              "count wraps, and its folds read out of bounds)";
+        return text;
+      }
   if (isa<linalg::LinalgOp>(op) &&
       (op->getNumRegions() != 1 || op->getRegion(0).empty()))
     return "expects to have 1 region with 1 block";

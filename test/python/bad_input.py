@@ -467,6 +467,28 @@ def test_text_nesting_too_deep():
               ir.Type.parse("tuple<tuple<i32>>"), ir.StringAttr.get("{{{(("))
 
 
+# A shape whose element count overflows 64 bits verifies in MLIR (its count
+# wraps: 2 here), and canonicalize's fold of tensor.extract at a valid
+# index read far past the constant's data (a segfault, in mlir-opt too).
+# Python's verification refuses such types on ops (adversarial pass 58).
+# CHECK-LABEL: TEST: test_element_count_overflow
+# CHECK: MLIRError: Unable to parse module assembly:
+# CHECK-NEXT: MLIRError: 'arith.constant' op uses the type tensor<9223372036854775807x9223372036854775807x2xi32>, whose element count overflows a 64-bit integer
+@run
+def test_element_count_overflow():
+    wide = "tensor<9223372036854775807x9223372036854775807x2xi32>"
+    text = f"""func.func @f() -> i32 {{
+      %c = arith.constant dense<"0x0100000002000000"> : {wide}
+      %i = arith.constant 549755813888 : index
+      %z = arith.constant 0 : index
+      %e = tensor.extract %c[%z, %i, %z] : {wide}
+      return %e : i32
+    }}"""
+    with ir.Context():
+        error = expect(ir.MLIRError, lambda: ir.Module.parse(text))
+        print("MLIRError:", error.error_diagnostics[0].message)
+
+
 # CHECK-LABEL: TEST: test_large_module
 @run
 def test_large_module():
