@@ -19,26 +19,19 @@
 #ifndef MLIR_TRACKING_LIB_VERIFYONTHISTHREAD_H
 #define MLIR_TRACKING_LIB_VERIFYONTHISTHREAD_H
 
-#include "mlir/IR/OpDefinition.h"
-#include "mlir/IR/Verifier.h"
+#include "mlir/Support/LLVM.h"
 
-namespace mlir::tracking::detail {
+namespace mlir {
+class Operation;
 
-/// mlir::verify(root) on the calling thread only.
-inline LogicalResult verifyOnThisThread(Operation *root) {
-  WalkResult result = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    // Each verify covers its op and the nested ops up to (not into) the
-    // isolated-from-above ones, which the walk reaches in turn.
-    bool verifiedAlone =
-        op == root || (op->getNumRegions() != 0 &&
-                       op->hasTrait<OpTrait::IsIsolatedFromAbove>());
-    if (verifiedAlone && failed(mlir::verify(op, /*verifyRecursively=*/false)))
-      return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
-}
+namespace tracking::detail {
 
-} // namespace mlir::tracking::detail
+/// mlir::verify(root) on the calling thread only: the same checks, in the
+/// order MLIR makes them (an op's invariants before the ops nested in it,
+/// which its region invariants then follow), one op at a time.
+LogicalResult verifyOnThisThread(Operation *root);
+
+} // namespace tracking::detail
+} // namespace mlir
 
 #endif // MLIR_TRACKING_LIB_VERIFYONTHISTHREAD_H

@@ -585,6 +585,9 @@ DriverRunLock::DriverRunLock(PyOperation &target, const char *driver,
                                "': the IR is in use by " + pin->getUser() +
                                " (a walk callback or another thread is "
                                "reading it); run it after that returns");
+    // The pass may have left its IR invalid: MLIR's drivers and transforms
+    // assume valid IR (a folder reads a missing attribute).
+    verification.emplace(target, op, driver);
   } else {
     lock.emplace(target, driver, /*driver=*/true, kind);
     access.emplace(lock->getRun());
