@@ -1306,6 +1306,30 @@ std::vector<OpHandle> HandleRegistry::getHandles(ArrayRef<Operation *> ops) {
   // A scope a record was just indexed under cannot be pruned meanwhile.
   Operation *lastParent = nullptr;
   ScopeInfo *lastScope = nullptr;
+  // The body scope of each parent found so far: in deeply nested IR each op
+  // has a parent of its own, and walking up to the scope for each would
+  // make a walk's snapshot quadratic in the depth.
+  DenseMap<Operation *, Operation *> bodyScopes;
+  auto bodyScopeOfParent = [&](Operation *parent) {
+    SmallVector<Operation *> path;
+    Operation *scope = parent;
+    for (Operation *current = parent;; current = current->getParentOp()) {
+      auto known = bodyScopes.find(current);
+      if (known != bodyScopes.end()) {
+        scope = known->second;
+        break;
+      }
+      path.push_back(current);
+      if (!current->getParentOp() ||
+          current->hasTrait<OpTrait::IsIsolatedFromAbove>()) {
+        scope = current;
+        break;
+      }
+    }
+    for (Operation *op : path)
+      bodyScopes[op] = scope;
+    return scope;
+  };
   for (auto [i, op] : llvm::enumerate(ops)) {
     if (i + kBatchLoadAhead < ops.size())
       impl->byOp.prefetchHome(ops[i + kBatchLoadAhead]);
@@ -1322,7 +1346,8 @@ std::vector<OpHandle> HandleRegistry::getHandles(ArrayRef<Operation *> ops) {
         continue;
       }
       lastParent = parent;
-      lastScope = impl->scopeIndex.ensureScope(RegistryImpl::scopeOf(op));
+      lastScope = impl->scopeIndex.ensureScope(
+          parent ? bodyScopeOfParent(parent) : nullptr);
     }
     HandleRecord *record = impl->pool.allocate();
     record->setLast(impl->events, EventLog::see(op));

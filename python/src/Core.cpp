@@ -470,6 +470,7 @@ void PyMlirContext::noteChanged(Operation *op) {
 
 void PyMlirContext::noteChangedTree(Operation *root, Operation *changed) {
   checkNoHandlerDelivery(*this, "change IR");
+  ++irChanges;
   auto it = owners.find(root);
   if (it == owners.end())
     return;
@@ -482,6 +483,7 @@ void PyMlirContext::noteChangedTree(Operation *root, Operation *changed) {
 
 void PyMlirContext::noteChanged(const PyOperation &operation) {
   checkNoHandlerDelivery(*this, "change IR");
+  ++irChanges;
   std::shared_ptr<RootOwner> owner = operation.getResolvedOwner();
   checkPinnedIRChange(*this, owner.get(), operation.getIfLive());
   owner->verified = false;

@@ -388,11 +388,18 @@ namespace __attribute__((visibility("hidden"))) python {
     /// found its op's root at the current count need not look again
     /// (PyOperation::get): finding the root walks up the op's ancestors.
     void noteRootsMayHaveChanged() {
+      ++irChanges;
       // Skips 0, the count of an object that never looked.
       if (++rootChanges == 0)
         rootChanges = 1;
     }
     uint32_t getRootChanges() const { return rootChanges; }
+    /// Moves whenever Python changed IR of this context (noteChanged,
+    /// noteChangedTree) or an op may have changed root: what a caller
+    /// found of the IR's shape holds while it stays put and neither the
+    /// registry's change count moves nor a capsule was used (C++ code then
+    /// changes IR unseen).
+    uint64_t getIRChanges() const { return irChanges; }
     /// The last epoch given to an owner.
     uint64_t lastEpoch = 0;
 
@@ -416,6 +423,7 @@ namespace __attribute__((visibility("hidden"))) python {
     unsigned id;
     /// See noteRootsMayHaveChanged; 0 is never current.
     uint32_t rootChanges = 1;
+    uint64_t irChanges = 0;
     std::unique_ptr<MLIRContext> context;
     std::unique_ptr<HandleRegistry> registry;
     /// The Python Operation object of each handle (identity), indexed by
@@ -570,6 +578,13 @@ namespace __attribute__((visibility("hidden"))) python {
     }
     /// Replaces the owner (see PyMlirContext::rehome).
     void setOwner(std::shared_ptr<RootOwner> newOwner);
+    /// Tells this object that `current`, a resolved owner just found to own
+    /// the root of an op in the same tree (its child's), owns its op's
+    /// root: if it is this object's owner, get() need not walk up to check.
+    void confirmOwner(const RootOwner &current) {
+      if (owner == &current)
+        rootCheckedAt = context->getRootChanges();
+    }
 
     /// Objects live in slots of a pool of their own (Core.cpp), used with
     /// the GIL held: walks make one per op, and malloc's free of a small

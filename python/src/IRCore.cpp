@@ -959,7 +959,14 @@ void populateOperation(py::module_ &m) {
             Operation *parent = self.get()->getParentOp();
             if (!parent)
               return py::none();
-            return PyOperation::forOperation(self.getContext(), parent);
+            // get() brought the owner in step with the op's tree, which is
+            // the parent's: neither finding the parent's owner nor its next
+            // get() walks up again (deep IR).
+            std::shared_ptr<RootOwner> owner = self.getResolvedOwner();
+            py::object result =
+                PyOperation::forOperation(self.getContext(), parent, owner);
+            asOperation(result).confirmOwner(*owner);
+            return result;
           },
           "The parent operation, or None if detached or top-level.")
       .def_property_readonly(

@@ -8,6 +8,7 @@
 #include "RunGuard.h"
 
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace mlir::tracking;
@@ -73,6 +74,64 @@ void prefetchOp(const ResolvedHandle &resolved) {
     __builtin_prefetch(resolved.op);
 }
 
+/// Whether a visited op is still under the walked op (a callback may have
+/// moved it out). `Operation::isAncestor` walks up every ancestor of the op,
+/// so asking it at each visit makes a walk quadratic in the nesting depth:
+/// the ancestors found under the walked op are remembered while IR keeps
+/// its shape (no change from Python, the registry or C++ behind a capsule).
+class UnderWalkedOp {
+public:
+  UnderWalkedOp(PyMlirContext &context, HandleRegistry &registry)
+      : context(context), registry(registry) {}
+
+  bool contains(Operation *walked, Operation *op) {
+    if (op == walked)
+      return true;
+    Operation *parent = op->getParentOp();
+    if (parent == walked)
+      return true;
+    uint64_t irChanges = context.getIRChanges();
+    uint64_t registryChanges = registry.getChangeCount();
+    if (walked != lastWalked || irChanges != lastIRChanges ||
+        registryChanges != lastRegistryChanges || context.hadCapsuleAccess()) {
+      under.clear();
+      lastParent = nullptr;
+      lastWalked = walked;
+      lastIRChanges = irChanges;
+      lastRegistryChanges = registryChanges;
+    }
+    // Consecutive ops mostly share a parent.
+    if (parent && parent == lastParent)
+      return true;
+    SmallVector<Operation *> path;
+    bool found = false;
+    for (Operation *current = parent; current;
+         current = current->getParentOp()) {
+      if (current == walked || under.contains(current)) {
+        found = true;
+        break;
+      }
+      path.push_back(current);
+    }
+    if (!found)
+      return false;
+    under.insert(path.begin(), path.end());
+    lastParent = parent;
+    return true;
+  }
+
+private:
+  PyMlirContext &context;
+  HandleRegistry &registry;
+  Operation *lastWalked = nullptr;
+  uint64_t lastIRChanges = 0;
+  uint64_t lastRegistryChanges = 0;
+  /// Proper descendants of `lastWalked` (ops with regions, the ancestors of
+  /// visited ops).
+  llvm::DenseSet<Operation *> under;
+  Operation *lastParent = nullptr;
+};
+
 PyWalkResult callCallback(const py::function &callback, py::object op) {
   py::object result = callOrPark(callback, std::move(op));
   if (result.is_none())
@@ -132,6 +191,7 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
   ResolvedHandle window[kMaxWindow];
   size_t windowBegin = 0, windowEnd = 0, windowSize = kMaxWindow;
   uint64_t resolvedAt = 0;
+  UnderWalkedOp underWalkedOp(context, registry);
   for (size_t i = 0, e = snapshot.handles.size(); i < e;) {
     uint64_t changes = registry.getChangeCount();
     if (i >= windowEnd || changes != resolvedAt) {
@@ -166,7 +226,7 @@ void mlir::tracking::python::walkOperation(PyOperation &operation,
     ResolvedHandle resolved = window[i - windowBegin];
     Operation *op = resolved.op;
     // Erased, invalidated, or moved out of the walked op: not visited.
-    if (!op || !current->isAncestor(op)) {
+    if (!op || !underWalkedOp.contains(current, op)) {
       ++i;
       continue;
     }

@@ -209,6 +209,48 @@ def test_moving_callbacks():
         print(ctx._verify_tracking())
 
 
+DEEP_ASM = """
+func.func @deep(%c: i1) {
+  scf.if %c {
+    scf.if %c {
+      %x = arith.constant 1 : i32
+      %y = arith.constant 2 : i32
+    }
+  }
+  return
+}
+func.func @sink() {
+  return
+}
+"""
+
+
+# CHECK-LABEL: TEST: test_moving_out_an_enclosing_op
+@run
+def test_moving_out_an_enclosing_op():
+    # The walk remembers which ancestors it found under the walked op (so
+    # that deeply nested IR does not make it quadratic); a callback that
+    # moves such an ancestor out must still take its ops out of the walk.
+    with ir.Context() as ctx:
+        for order in (ir.WalkOrder.PRE_ORDER, ir.WalkOrder.POST_ORDER):
+            m = ir.Module.parse(DEEP_ASM)
+            deep, sink = m.body.operations
+            outer = deep.regions[0].blocks[0].operations[0]
+            seen = []
+            sink_return = sink.regions[0].blocks[0].operations[0]
+
+            def move_outer(op):
+                seen.append(op.name)
+                if op.name == "arith.constant" and outer.parent == deep:
+                    outer.move_before(sink_return)
+
+            deep.walk(move_outer, order)
+            print(order, " ".join(seen))
+            assert ctx._verify_tracking() == [], ctx._verify_tracking()
+        # CHECK: WalkOrder.PRE_ORDER func.func scf.if scf.if arith.constant func.return
+        # CHECK: WalkOrder.POST_ORDER arith.constant func.return func.func
+
+
 # CHECK-LABEL: TEST: test_pipeline_in_callback_refused
 @run
 def test_pipeline_in_callback_refused():
