@@ -127,6 +127,14 @@ void mlir::tracking::python::registerExceptionTranslators(py::module_ errors) {
       py::object error =
           (*mlirErrorClass)(toPythonText(e.message), diagnostics);
       PyErr_SetObject(mlirErrorClass->ptr(), error.ptr());
+    } catch (const py::cast_error &) {
+      // A value that an explicit cast inside a binding could not convert:
+      // the argument's fault, a TypeError as when pybind11 (or upstream's
+      // nanobind) rejects an argument itself, not pybind11's RuntimeError.
+      PyErr_SetString(PyExc_TypeError,
+                      "incompatible argument: a value could not be converted "
+                      "to the type this function takes (a wrong type, an int "
+                      "out of range, or a str that is not valid UTF-8)");
     }
   });
 }
