@@ -249,6 +249,7 @@ from ._mlirTracking.ir import (  # noqa: E402
     DiagnosticHandler,
     AsmState,
     SymbolTable,
+    ThreadPool,
     _GlobalDebug,
     load_dialect_plugin,
 )
@@ -261,6 +262,7 @@ __all__ += [
     "DiagnosticHandler",
     "AsmState",
     "SymbolTable",
+    "ThreadPool",
     "load_dialect_plugin",
 ]
 

@@ -472,6 +472,15 @@ bool PyMlirContext::isRunningTree(Operation *root) const {
   return owner && RootOwner::resolve(owner.get())->running;
 }
 
+void PyMlirContext::setThreadPool(
+    std::shared_ptr<llvm::ThreadPoolInterface> pool) {
+  // MLIR takes a pool only with multi-threading off.
+  context->disableMultithreading();
+  context->setThreadPool(*pool);
+  // The old pool, if any, is no longer MLIR's.
+  threadPool = std::move(pool);
+}
+
 void PyMlirContext::noteChanged(Operation *op) {
   noteChangedTree(getRootOf(op), op);
 }

@@ -47,6 +47,7 @@
 #include <vector>
 
 namespace llvm {
+class ThreadPoolInterface;
 class WritableMemoryBuffer;
 } // namespace llvm
 
@@ -394,6 +395,9 @@ namespace __attribute__((visibility("hidden"))) python {
         rootChanges = 1;
     }
     uint32_t getRootChanges() const { return rootChanges; }
+    /// Context.set_thread_pool: multi-threading on, with `pool` as the
+    /// context's thread pool. The caller checks that nothing runs.
+    void setThreadPool(std::shared_ptr<llvm::ThreadPoolInterface> pool);
     /// Moves whenever Python changed IR of this context (noteChanged,
     /// noteChangedTree) or an op may have changed root: what a caller
     /// found of the IR's shape holds while it stays put and neither the
@@ -424,6 +428,9 @@ namespace __attribute__((visibility("hidden"))) python {
     /// See noteRootsMayHaveChanged; 0 is never current.
     uint32_t rootChanges = 1;
     uint64_t irChanges = 0;
+    /// The pool of Context.set_thread_pool: MLIR does not own it, so the
+    /// context keeps it, and destroys it after the MLIRContext.
+    std::shared_ptr<llvm::ThreadPoolInterface> threadPool;
     std::unique_ptr<MLIRContext> context;
     std::unique_ptr<HandleRegistry> registry;
     /// The Python Operation object of each handle (identity), indexed by

@@ -20,6 +20,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/stl.h>
@@ -304,7 +305,37 @@ void setUpLocationGC(PyHeapTypeObject *heap) {
   };
 }
 
+/// `ir.ThreadPool`: a thread pool of its own that contexts can share
+/// (Context.set_thread_pool).
+struct PyThreadPool {
+  std::shared_ptr<llvm::ThreadPoolInterface> pool =
+      std::make_shared<llvm::DefaultThreadPool>();
+};
+
+/// An address as `0x...` text.
+std::string addressText(const void *address) {
+  std::string text;
+  llvm::raw_string_ostream(text) << address;
+  return text;
+}
+
+void populateThreadPool(py::module_ &m) {
+  py::class_<PyThreadPool>(m, "ThreadPool",
+                           "A pool of threads, one per hardware thread, that "
+                           "contexts can share (Context.set_thread_pool).")
+      .def(py::init<>())
+      .def(
+          "get_max_concurrency",
+          [](PyThreadPool &self) { return self.pool->getMaxConcurrency(); },
+          "The number of threads of the pool.")
+      .def(
+          "_mlir_thread_pool_ptr",
+          [](PyThreadPool &self) { return addressText(self.pool.get()); },
+          "The address of the pool, as text (for tests).");
+}
+
 void populateContext(py::module_ &m) {
+  populateThreadPool(m);
   py::class_<PyMlirContext>(m, "Context", py::custom_type_setup(setUpContextGC),
                             "An MLIR context with every upstream dialect and "
                             "extension, and the registry of its handles.")
@@ -352,6 +383,31 @@ void populateContext(py::module_ &m) {
           py::arg("enable"),
           "Turns the context's thread pool (and so the multi-threaded pass "
           "manager) on or off.")
+      .def(
+          "set_thread_pool",
+          [](PyMlirContext &self, PyThreadPool &pool) {
+            checkNoRunIn(self, "Context.set_thread_pool");
+            self.setThreadPool(pool.pool);
+          },
+          py::arg("pool"),
+          "Turns multi-threading on with `pool` as the context's thread "
+          "pool (the context keeps the pool alive).")
+      .def(
+          "get_num_threads",
+          [](PyMlirContext &self) { return self.get()->getNumThreads(); },
+          "The number of threads the context's passes may use (1 without "
+          "multi-threading).")
+      .def(
+          "_mlir_thread_pool_ptr",
+          [](PyMlirContext &self) {
+            // MLIRContext::getThreadPool asserts multi-threading is on.
+            if (!self.get()->isMultithreadingEnabled())
+              throw py::value_error(
+                  "Context._mlir_thread_pool_ptr: multi-threading is off, "
+                  "the context has no thread pool");
+            return addressText(&self.get()->getThreadPool());
+          },
+          "The address of the context's thread pool, as text (for tests).")
       .def_property_readonly(
           "is_multithreading_enabled",
           [](PyMlirContext &self) {

@@ -248,3 +248,57 @@ def test_conversion_target_of_another_context():
         rewrite.apply_partial_conversion(module, own_target, frozen)
         # CHECK-NEXT: ['arith.addi'] 0
         print(called, str(module).count("arith.addi"))
+
+
+# CHECK-LABEL: TEST: test_shared_thread_pool
+@run
+def test_shared_thread_pool():
+    # Upstream's ir.ThreadPool and Context.set_thread_pool: contexts share a
+    # pool, which lives as long as a context that uses it.
+    from mlir_tracking import passmanager
+
+    pool = ir.ThreadPool()
+    first, second = ir.Context(), ir.Context()
+    first.enable_multithreading(False)
+    # CHECK: 1
+    print(first.get_num_threads())
+    for ctx in (first, second):
+        ctx.set_thread_pool(pool)
+    # CHECK-NEXT: True True True
+    print(first.is_multithreading_enabled,
+          first._mlir_thread_pool_ptr() == pool._mlir_thread_pool_ptr(),
+          second._mlir_thread_pool_ptr() == pool._mlir_thread_pool_ptr())
+    # CHECK-NEXT: True
+    print(first.get_num_threads() == pool.get_max_concurrency())
+    del pool
+    gc.collect()
+    with first:
+        module = ir.Module.parse(ASM + ASM.replace("@f", "@g"))
+        pm = passmanager.PassManager.parse(
+            "builtin.module(func.func(canonicalize))")
+        pm.run(module.operation)
+
+        # Not while a pipeline runs on the context (its threads use it).
+        def swap_pool(op, pass_):
+            try:
+                op.context.set_thread_pool(ir.ThreadPool())
+            except RuntimeError as e:
+                print(type(e).__name__, e)
+
+        pm = passmanager.PassManager("builtin.module")
+        pm.add(swap_pool, name="swap_pool")
+        # CHECK-NEXT: RuntimeError Context.set_thread_pool is not allowed while a pass pipeline runs
+        pm.run(module.operation)
+        # CHECK-NEXT: 2
+        print(str(module).count("func.func"))
+    first.enable_multithreading(False)
+    try:
+        first._mlir_thread_pool_ptr()
+    except ValueError as e:
+        # CHECK-NEXT: Context._mlir_thread_pool_ptr: multi-threading is off, the context has no thread pool
+        print(e)
+    first.enable_multithreading(True)
+    del first
+    gc.collect()
+    # CHECK-NEXT: True
+    print(second.get_num_threads() >= 1)

@@ -558,13 +558,14 @@ NOT_MUTATORS = {
                "_get_live_module_count _get_live_operation_count "
                "_get_live_operation_objects _get_tracked_operation_count "
                "_get_tree_link_walk_count _get_operation_scan_count "
-               "_get_verification_count "
+               "_get_verification_count _mlir_thread_pool_ptr "
                "_verify_tracking allow_unregistered_dialects "
                "append_dialect_registry attach_diagnostic_handler current d "
                "dialects emit_error_diagnostics emit_error_diagnostics= "
                "enable_multithreading get_dialect_descriptor "
-               "is_multithreading_enabled is_registered_operation "
-               "load_all_available_dialects",
+               "get_num_threads is_multithreading_enabled "
+               "is_registered_operation load_all_available_dialects "
+               "set_thread_pool",
     "DiagnosticHandler": "__enter__ __exit__ __init__ __repr__ attached detach "
                          "had_error",
     "Dialect": "__init__ __repr__ descriptor",
@@ -612,6 +613,7 @@ NOT_MUTATORS = {
     "ShapedTypeComponents": "__init__ element_type get has_rank rank shape",
     "SymbolTable": "__contains__ __getitem__ __init__ __repr__ "
                    "get_symbol_name get_visibility walk_symbol_tables",
+    "ThreadPool": "__init__ _mlir_thread_pool_ptr get_max_concurrency",
     "TypeID": "_CAPICreate _CAPIPtr __eq__ __hash__ __init__ __repr__",
     "Value": "_CAPICreate _CAPIPtr __class_getitem__ __eq__ __hash__ __init__ "
              "__repr__ __str__ context dump get_name handle_state is_valid "
