@@ -185,11 +185,20 @@ std::string EventLog::anchorText(const SourceKey &source) const {
   return describeAnchorParts(std::get<4>(source), std::get<5>(source));
 }
 
+/// The name the table gives every op name past its last id: a registry
+/// that saw more than 2^21 distinct names (a generator making unique
+/// unregistered ones) keeps tracking, only its texts no longer tell those
+/// names apart.
+static const char unrecordedName = 0;
+
 StringRef EventLog::nameText(SeenOp seen) const {
   if (frozen)
     return strings[reinterpret_cast<uintptr_t>(seen.name)];
   if (!seen.name)
     return "";
+  if (seen.name == &unrecordedName)
+    return "(an op name not recorded: more than 2097151 distinct names in "
+           "this registry)";
   return OperationName::getFromOpaquePointer(seen.name).getStringRef();
 }
 
@@ -209,16 +218,24 @@ uint32_t EventLog::internName(const void *name, LaneCache &lane) {
   if (!name)
     return 0;
   assert(!frozen && "no op is seen once the log is frozen");
-  auto [it, inserted] = nameIds.try_emplace(name, names.size());
-  if (inserted) {
-    if (names.size() >= (size_t(1) << kNameIdBits))
-      llvm::report_fatal_error("mlir-tracking: too many distinct op names "
-                               "in one registry");
+  constexpr size_t kLastId = (size_t(1) << kNameIdBits) - 1;
+  auto known = nameIds.find(name);
+  uint32_t id;
+  if (known != nameIds.end()) {
+    id = known->second;
+  } else if (names.size() < kLastId) {
+    id = names.size();
+    nameIds.try_emplace(name, id);
     names.push_back(name);
+  } else {
+    // The table is full: the last id stands for every name after it.
+    if (names.size() == kLastId)
+      names.push_back(&unrecordedName);
+    id = kLastId;
   }
   lane.lastNameSeen = name;
-  lane.lastNameId = it->second;
-  return it->second;
+  lane.lastNameId = id;
+  return id;
 }
 
 MLIR_TRACKING_HOT_PATH uint32_t EventLog::internCause(uint32_t source,

@@ -951,6 +951,27 @@ TEST(EventLogTest, HistoriesGrowThroughTheClassesAndKeepTheNewest) {
   }
 }
 
+/// A registry that sees more distinct op names than a record's name id
+/// holds (a generator of unique unregistered ops) keeps going: the last id
+/// stands for every later name, with a text that says so. It aborted the
+/// process before.
+TEST(EventLogTest, NamesPastTheTableShareTheLastId) {
+  EventLog log;
+  constexpr uint32_t kLastId = (1u << EventLog::kNameIdBits) - 1;
+  // Names are only hashed until read: any distinct addresses will do.
+  static const char names[kLastId + 3] = {};
+  for (uint32_t i = 0; i < kLastId - 1; ++i)
+    ASSERT_EQ(log.nameId(&names[i]), i + 1);
+  EXPECT_EQ(log.nameId(&names[kLastId]), kLastId);
+  EXPECT_EQ(log.nameId(&names[kLastId + 1]), kLastId);
+  EXPECT_EQ(log.nameId(&names[kLastId]), kLastId);
+  // Names seen before still get their own ids.
+  EXPECT_EQ(log.nameId(&names[5]), 6u);
+  EXPECT_EQ(log.nameText({log.nameOf(kLastId), nullptr}),
+            "(an op name not recorded: more than 2097151 distinct names in "
+            "this registry)");
+}
+
 /// Each pass execution gets a source of its own, its anchor kept as parts
 /// of the context, and its causes kept in the lane rather than in a hash
 /// table: a cause must still get one id however the events of a source
