@@ -1757,7 +1757,12 @@ void RegistryNotifier::notifyOperationMoved(Operation *op,
     impl.scopeIndex.reparentScope(op, RegistryImpl::scopeOf(op));
 
   // Records and scopes below `op` that were indexed under the old scope now
-  // belong to the new one.
+  // belong to the new one. None were if `op` holds no ops: then the old
+  // scope's records are not scanned (moving each op of a function into
+  // another stays linear). (An op that was a scope itself has `oldScope`
+  // == `op`: what is in it stays indexed under it.)
+  if (op->getNumRegions() == 0)
+    return;
   impl.scopeIndex.moveBetweenScopes(oldScope, newScope, [&](Operation *nested) {
     return op->isProperAncestor(nested);
   });
@@ -1788,6 +1793,8 @@ void RegistryNotifier::notifyOperationInserted(Operation *op) {
 void RegistryNotifier::notifyBlockMoved(Block *block, Operation *oldScope) {
   Operation *parent = block->getParentOp();
   if (!parent)
+    return;
+  if (block->empty())
     return;
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
