@@ -63,8 +63,11 @@ struct UnitRecord : std::enable_shared_from_this<UnitRecord> {
   const bool isBlock;
   /// The Block* or the value's impl while mapped.
   void *key = nullptr;
-  /// For a block argument: its block (a live block while mapped).
+  /// For a block argument: its block (a live block while mapped), and its
+  /// place in that block's `argsByBlock` list (unmapped in constant time:
+  /// a block may have 100,000 argument handles).
   Block *argOwner = nullptr;
+  uint32_t argIndex = 0;
   bool mapped = false;
   HandleState state = HandleState::Live;
   /// What the unit was, as last seen ("result #1 of 'scf.if' at loc(...)").
@@ -108,7 +111,9 @@ struct UnitRegistryImpl {
     record->argOwner = nullptr;
     if (auto argument = dyn_cast<BlockArgument>(value)) {
       record->argOwner = argument.getOwner();
-      argsByBlock[record->argOwner].push_back(record);
+      auto &arguments = argsByBlock[record->argOwner];
+      record->argIndex = arguments.size();
+      arguments.push_back(record);
     }
     ++numMapped;
     ++numUnitKeysInProcess;
@@ -122,17 +127,29 @@ struct UnitRegistryImpl {
       if (it != blocks.end() && it->second == record)
         blocks.erase(it);
     } else {
-      auto eraseFrom = [&](auto &map, auto key) {
-        auto it = map.find(key);
-        if (it == map.end())
-          return;
-        llvm::erase(it->second, record);
+      // A value's records keep their order (the first is canonical); the
+      // bulk ends (endValue) go from the back, so each is a pop.
+      if (auto it = values.find(record->key); it != values.end()) {
+        if (it->second.back() == record)
+          it->second.pop_back();
+        else
+          llvm::erase(it->second, record);
         if (it->second.empty())
-          map.erase(it);
-      };
-      eraseFrom(values, record->key);
-      if (record->argOwner)
-        eraseFrom(argsByBlock, record->argOwner);
+          values.erase(it);
+      }
+      // A block's argument records need no order.
+      if (record->argOwner) {
+        auto it = argsByBlock.find(record->argOwner);
+        if (it != argsByBlock.end() && record->argIndex < it->second.size() &&
+            it->second[record->argIndex] == record) {
+          UnitRecord *last = it->second.back();
+          it->second[record->argIndex] = last;
+          last->argIndex = record->argIndex;
+          it->second.pop_back();
+          if (it->second.empty())
+            argsByBlock.erase(it);
+        }
+      }
     }
     record->mapped = false;
     --numMapped;
@@ -194,7 +211,8 @@ struct UnitRegistryImpl {
     auto it = values.find(value.getAsOpaquePointer());
     if (it == values.end())
       return;
-    for (UnitRecord *record : llvm::to_vector(it->second))
+    SmallVector<UnitRecord *, 1> records = it->second;
+    for (UnitRecord *record : llvm::reverse(records))
       finish(record, state, event);
   }
 
