@@ -54,6 +54,67 @@ struct LazyEvent {
   }
 };
 
+namespace {
+std::string printLoc(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  loc.print(os);
+  return text;
+}
+
+std::string describeOp(Operation *op) {
+  return "'" + op->getName().getStringRef().str() + "' at " +
+         printLoc(op->getLoc());
+}
+
+/// " of region #0 of 'func.func' at loc(...)" for a block of `region`.
+std::string describeRegion(Region *region) {
+  std::string text = " of region #" + std::to_string(region->getRegionNumber());
+  if (Operation *parent = region->getParentOp())
+    text += " of " + describeOp(parent);
+  return text;
+}
+
+/// "block #3 of region #0 of 'func.func' at loc(...)", or without the
+/// number when `index` is not given; a block in no region is "block".
+std::string describeBlock(Block *block, std::optional<unsigned> index) {
+  Region *region = block->getParent();
+  if (!region)
+    return "block";
+  std::string text = "block";
+  if (index)
+    text += " #" + std::to_string(*index);
+  return text + describeRegion(region);
+}
+
+/// Counts the blocks before `block` in its region.
+unsigned indexInRegion(Block *block) {
+  unsigned index = 0;
+  for (Block *before = block->getPrevNode(); before;
+       before = before->getPrevNode())
+    ++index;
+  return index;
+}
+
+std::string describeArgument(BlockArgument argument,
+                             std::optional<unsigned> blockIndex) {
+  return "argument #" + std::to_string(argument.getArgNumber()) + " of " +
+         describeBlock(argument.getOwner(), blockIndex);
+}
+
+std::string describeValue(Value value) {
+  if (auto result = dyn_cast<OpResult>(value))
+    return "result #" + std::to_string(result.getResultNumber()) + " of " +
+           describeOp(result.getOwner());
+  auto argument = cast<BlockArgument>(value);
+  Block *owner = argument.getOwner();
+  return describeArgument(argument,
+                          owner->getParent()
+                              ? std::optional<unsigned>(indexInRegion(owner))
+                              : std::nullopt);
+}
+} // namespace
+
 /// The shared state behind a BlockHandle or ValueHandle. Guarded by the
 /// registry mutex.
 struct UnitRecord : std::enable_shared_from_this<UnitRecord> {
@@ -72,6 +133,11 @@ struct UnitRecord : std::enable_shared_from_this<UnitRecord> {
   HandleState state = HandleState::Live;
   /// What the unit was, as last seen ("result #1 of 'scf.if' at loc(...)").
   std::string description;
+  /// Set while `description` still lacks the block's place in its region
+  /// ("block #3"): counting it costs the blocks before it, so it is counted
+  /// when the description is first read, for every such record of the
+  /// region at once (resolveBlockIndices).
+  bool lacksBlockIndex = false;
   /// Bounded history of events, one line each.
   std::vector<std::string> history;
 };
@@ -162,8 +228,60 @@ struct UnitRegistryImpl {
     record->history.push_back(std::move(line));
   }
 
-  /// Unmaps `record` and gives it its final state.
-  void finish(UnitRecord *record, HandleState state, LazyEvent &event) {
+  /// Gives `record` its block's place in its region, described as the
+  /// unit is now (a mapped unit is alive).
+  void completeDescription(UnitRecord *record) {
+    if (!record->lacksBlockIndex || !record->mapped)
+      return;
+    Block *block =
+        record->isBlock ? static_cast<Block *>(record->key) : record->argOwner;
+    if (Region *region = block->getParent())
+      return completeDescriptionsIn(region);
+    // Moved out of its region since: nothing to count.
+    record->lacksBlockIndex = false;
+    if (record->isBlock)
+      record->description = describeBlock(block, std::nullopt);
+    else if (argumentStillThere(record))
+      record->description = describeArgument(
+          cast<BlockArgument>(Value::getFromOpaquePointer(record->key)),
+          std::nullopt);
+  }
+
+  /// One walk over `region` numbers every record of its blocks that lacks
+  /// its block's number, so that listing or erasing n blocks costs O(n).
+  void completeDescriptionsIn(Region *region) {
+    std::string ofRegion = describeRegion(region);
+    unsigned index = 0;
+    for (Block &block : *region) {
+      std::string numbered = "block #" + std::to_string(index++) + ofRegion;
+      if (auto it = blocks.find(&block);
+          it != blocks.end() && it->second->lacksBlockIndex) {
+        it->second->description = numbered;
+        it->second->lacksBlockIndex = false;
+      }
+      auto it = argsByBlock.find(&block);
+      if (it == argsByBlock.end())
+        continue;
+      for (UnitRecord *record : it->second) {
+        // An argument erased unnoticed keeps its description.
+        if (!record->lacksBlockIndex || !argumentStillThere(record))
+          continue;
+        auto argument =
+            cast<BlockArgument>(Value::getFromOpaquePointer(record->key));
+        record->description = "argument #" +
+                              std::to_string(argument.getArgNumber()) + " of " +
+                              numbered;
+        record->lacksBlockIndex = false;
+      }
+    }
+  }
+
+  /// Unmaps `record` and gives it its final state. `irReadable` is false
+  /// when its unit may be freed already: its description stays as it is.
+  void finish(UnitRecord *record, HandleState state, LazyEvent &event,
+              bool irReadable = true) {
+    if (irReadable)
+      completeDescription(record);
     unmap(record);
     if (record->state != HandleState::Live)
       return;
@@ -246,6 +364,9 @@ struct UnitRegistryImpl {
 
 } // namespace mlir::tracking::detail
 
+using mlir::tracking::detail::describeArgument;
+using mlir::tracking::detail::describeBlock;
+using mlir::tracking::detail::describeValue;
 using mlir::tracking::detail::SourceFn;
 using mlir::tracking::detail::UnitRecord;
 using mlir::tracking::detail::UnitRegistryImpl;
@@ -253,44 +374,6 @@ using mlir::tracking::detail::UnitRegistryImpl;
 namespace {
 /// Block/value registries by context.
 using UnitRegistries = mlir::tracking::detail::ContextMap<BlockValueRegistry>;
-
-std::string printLoc(Location loc) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  loc.print(os);
-  return text;
-}
-
-std::string describeOp(Operation *op) {
-  return "'" + op->getName().getStringRef().str() + "' at " +
-         printLoc(op->getLoc());
-}
-
-std::string describeBlock(Block *block) {
-  std::string text = "block";
-  if (Region *region = block->getParent()) {
-    unsigned index = 0;
-    for (Block &candidate : *region) {
-      if (&candidate == block)
-        break;
-      ++index;
-    }
-    text += " #" + std::to_string(index) + " of region #" +
-            std::to_string(region->getRegionNumber());
-    if (Operation *parent = region->getParentOp())
-      text += " of " + describeOp(parent);
-  }
-  return text;
-}
-
-std::string describeValue(Value value) {
-  if (auto result = dyn_cast<OpResult>(value))
-    return "result #" + std::to_string(result.getResultNumber()) + " of " +
-           describeOp(result.getOwner());
-  auto argument = cast<BlockArgument>(value);
-  return "argument #" + std::to_string(argument.getArgNumber()) + " of " +
-         describeBlock(argument.getOwner());
-}
 
 TrackingEvent makeEvent(TrackingEvent::Kind kind, const EventSource &source) {
   TrackingEvent event;
@@ -349,6 +432,7 @@ std::string BlockHandle::describe() const {
   if (!record)
     return "empty block handle";
   std::lock_guard<std::mutex> lock(record->impl->mutex);
+  record->impl->completeDescription(record.get());
   return describeRecord(*record, "block");
 }
 
@@ -375,8 +459,9 @@ std::string ValueHandle::describe() const {
   if (!record)
     return "empty value handle";
   std::lock_guard<std::mutex> lock(record->impl->mutex);
-  if (record->state == HandleState::Live)
-    record->impl->validate(record.get());
+  if (record->state == HandleState::Live &&
+      record->impl->validate(record.get()))
+    record->impl->completeDescription(record.get());
   return describeRecord(*record, "value");
 }
 
@@ -401,8 +486,9 @@ BlockValueRegistry::~BlockValueRegistry() {
     all.push_back(entry.second);
   for (auto &entry : impl->values)
     all.append(entry.second.begin(), entry.second.end());
+  // The IR may be gone before its context's registry.
   for (UnitRecord *record : all)
-    impl->finish(record, HandleState::Erased, event);
+    impl->finish(record, HandleState::Erased, event, /*irReadable=*/false);
 }
 
 BlockValueRegistry *BlockValueRegistry::lookup(MLIRContext *context) {
@@ -416,7 +502,10 @@ BlockHandle BlockValueRegistry::getBlockHandle(Block *block) {
       return BlockHandle(std::move(held));
   std::shared_ptr<UnitRecord> record(new UnitRecord(impl.get(), true),
                                      UnitRecordDeleter{impl});
-  record->description = describeBlock(block);
+  // Numbered when first read (completeDescription): counting here would
+  // make listing a region's blocks quadratic.
+  record->description = describeBlock(block, std::nullopt);
+  record->lacksBlockIndex = block->getParent() != nullptr;
   impl->mapBlock(record.get(), block);
   return BlockHandle(std::move(record));
 }
@@ -434,7 +523,13 @@ ValueHandle BlockValueRegistry::getValueHandle(Value value) {
   }
   std::shared_ptr<UnitRecord> record(new UnitRecord(impl.get(), false),
                                      UnitRecordDeleter{impl});
-  record->description = describeValue(value);
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    // As a block's description, numbered when first read.
+    record->description = describeArgument(argument, std::nullopt);
+    record->lacksBlockIndex = argument.getOwner()->getParent() != nullptr;
+  } else {
+    record->description = describeValue(value);
+  }
   impl->mapValue(record.get(), value);
   return ValueHandle(std::move(record));
 }
@@ -486,7 +581,7 @@ void BlockValueRegistry::eraseAllBut(const llvm::DenseSet<const void *> &live,
     if (!live.contains(block))
       gone.insert(records.begin(), records.end());
   for (UnitRecord *record : gone)
-    impl->finish(record, HandleState::Erased, event);
+    impl->finish(record, HandleState::Erased, event, /*irReadable=*/false);
 }
 
 //===----------------------------------------------------------------------===//
@@ -542,10 +637,12 @@ void mlir::tracking::detail::notifyUnitsOfReplacement(Operation *op,
     for (UnitRecord *record : records) {
       if (record->state != HandleState::Live)
         continue;
+      impl->completeDescription(record);
       impl->unmap(record);
       event.op = record->description;
       impl->addEvent(record, event.str());
       record->description = description;
+      record->lacksBlockIndex = false;
       impl->mapValue(record, replacement);
     }
   }

@@ -528,3 +528,42 @@ def test_many_value_handles_of_one_block_or_value():
         # CHECK-NEXT: ended: True []
         print("ended:", not any(v.is_valid for v in values if v is not None),
               ctx._verify_tracking())
+
+
+# CHECK-LABEL: TEST: test_block_numbers_in_descriptions
+@run
+def test_block_numbers_in_descriptions():
+    # A block handle's description ("block #7 of region #0 of ...") numbers
+    # the block when it is first read, for every held block of the region in
+    # one walk: counting at creation made listing a region's blocks
+    # quadratic (adversarial pass 59). So the number is the block's place
+    # when its handle ended.
+    from mlir_tracking.dialects import func as func_d
+
+    with ir.Context(), ir.Location.unknown():
+        n = 2000
+        chain = "".join(f"^bb{i}(%x{i}: i32):\n  cf.br ^bb{i + 1}(%x{i} : i32)\n"
+                        for i in range(1, n))
+        m = ir.Module.parse(f"func.func @f(%a: i32) {{\n  cf.br ^bb1(%a : i32)\n"
+                            f"{chain}^bb{n}(%y: i32):\n  return\n}}")
+        func = m.body.operations[0]
+        held = list(func.regions[0].blocks)
+        argument = held[1500].arguments[0]
+        # An unreachable block before #1000 moves the ones after it up.
+        with ir.InsertionPoint(held[1000].create_before()):
+            func_d.ReturnOp([])
+        func.erase()
+        for block in (held[0], held[999], held[1000], held[n]):
+            try:
+                block.operations
+            except ir.InvalidatedHandleError as e:
+                print(str(e).split(" of region")[0])
+        # CHECK: block handle to block #0
+        # CHECK-NEXT: block handle to block #999
+        # CHECK-NEXT: block handle to block #1001
+        # CHECK-NEXT: block handle to block #2001
+        try:
+            argument.type
+        except ir.InvalidatedHandleError as e:
+            # CHECK-NEXT: value handle to argument #0 of block #1501 of region #0 of 'func.func'
+            print(e)
