@@ -450,6 +450,7 @@ struct RegistryImpl : LockFreeKeys {
   /// to `into`.
   void link(HandleRecord *record, HandleRecord *into) {
     noteChange();
+    numMerges.fetch_add(1, std::memory_order_release);
     events.setParentStart(record, events.historyEnd(into));
     record->setParent(into);
   }
@@ -468,6 +469,10 @@ struct RegistryImpl : LockFreeKeys {
   /// word is only read, so the threads notifying share its line.
   alignas(kCacheLine) mutable std::atomic<uint64_t> changeWord{0};
   static constexpr uint64_t kChangeRead = 1;
+  /// HandleRegistry::getNumMerges. Moves only when records merge (an op
+  /// replaced by one that has a handle); on a line of its own, so that a
+  /// merge does not evict the line of changeWord that notifying threads read.
+  alignas(kCacheLine) std::atomic<uint64_t> numMerges{0};
 
   /// Called, under the lock, by every step that maps a record again,
   /// unmaps, merges or ends one.
@@ -1432,6 +1437,10 @@ void HandleRegistry::resolveHandles(
 }
 
 uint64_t HandleRegistry::getChangeCount() const { return impl->changeCount(); }
+
+uint64_t HandleRegistry::getNumMerges() const {
+  return impl->numMerges.load(std::memory_order_acquire);
+}
 
 OpHandle HandleRegistry::lookupHandle(Operation *op) const {
   Transaction tx(*impl);

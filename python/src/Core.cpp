@@ -515,6 +515,74 @@ std::shared_ptr<RootOwner> PyMlirContext::adoptRoot(Operation *root) {
   return owner;
 }
 
+void PyMlirContext::findMergedObjects() {
+  uint64_t merges = registry->getNumMerges();
+  if (merges == mergesAtLastScan)
+    return;
+  mergedObjectIndices.clear();
+  compactObjectIndices();
+  for (uint32_t index : objectIndices) {
+    bool isCanonical = false;
+    if (operationsByIndex[index]->getHandle().get(isCanonical) && !isCanonical)
+      mergedObjectIndices.push_back(index);
+  }
+  mergesAtLastScan = merges;
+}
+
+namespace {
+/// Whether rehome may read the op of `operation` to see if it moved into the
+/// tree of `newOwner`. Ops of a tree a pipeline runs on that this thread
+/// may not use (the rest of a nested pass's tree) must not be read, unless
+/// the registry (read without the IR) puts them in the new tree, which is
+/// this thread's (an op a nested pass detached from its function).
+bool mayReadForRehome(const PyOperation &operation, const RootOwner &newOwner) {
+  const OpHandle &handle = operation.getHandle();
+  return mayAccess(*operation.getResolvedOwner(), handle) ||
+         (mayAccess(newOwner, handle) && handle.isNestedIn(newOwner.getRoot()));
+}
+} // namespace
+
+bool PyMlirContext::findObjectsUnder(Operation *subtree,
+                                     const RootOwner &newOwner,
+                                     std::vector<PyOperation *> &affected) {
+  size_t numObjects = numLiveOperations + forgottenOperations.size();
+  size_t budget = std::max<size_t>(numObjects, 64);
+  size_t numVisited = 0;
+  // Reads only `subtree`, which this thread just moved: ops of a tree a
+  // pipeline runs on stay unread.
+  WalkResult walked = subtree->walk([&](Operation *op) {
+    if (++numVisited > budget)
+      return WalkResult::interrupt();
+    if (OpHandle handle = registry->lookupHandle(op)) {
+      uint32_t index = handle.getIdentityIndex();
+      if (index < operationsByIndex.size() && operationsByIndex[index])
+        affected.push_back(operationsByIndex[index]);
+    }
+    return WalkResult::advance();
+  });
+  if (walked.wasInterrupted()) {
+    affected.clear();
+    return false;
+  }
+  // The objects a lookup does not find: those whose handle merged into
+  // another op's, and those clearLiveOperations forgot.
+  findMergedObjects();
+  auto addIfUnder = [&](PyOperation *operation) {
+    bool isCanonical = false;
+    Operation *op = operation->getHandle().get(isCanonical);
+    if (!op || (isCanonical && !forgottenOperations.contains(operation)))
+      return; // Found by the walk if under `subtree`.
+    if (mayReadForRehome(*operation, newOwner) && subtree->isAncestor(op))
+      affected.push_back(operation);
+  };
+  for (uint32_t index : mergedObjectIndices)
+    if (index < operationsByIndex.size() && operationsByIndex[index])
+      addIfUnder(operationsByIndex[index]);
+  for (PyOperation *operation : forgottenOperations)
+    addIfUnder(operation);
+  return true;
+}
+
 void PyMlirContext::rehome(Operation *subtree) {
   std::shared_ptr<RootOwner> owner = getOwner(getRootOf(subtree));
   // Block and Value objects that keep an op of `subtree` may refer to IR
@@ -522,19 +590,14 @@ void PyMlirContext::rehome(Operation *subtree) {
   // to IR of `subtree`.
   noteTreeChanged(*owner);
   std::vector<PyOperation *> affected;
-  forEachOperationObject([&](PyOperation *operation) {
-    // Ops of a tree a pipeline runs on that this thread may not use (the
-    // rest of a nested pass's tree) must not be read, unless the registry
-    // (read without the IR) puts them in the new tree, which is this
-    // thread's (an op a nested pass detached from its function).
-    const OpHandle &handle = operation->getHandle();
-    if (!mayAccess(*operation->getResolvedOwner(), handle) &&
-        !(mayAccess(*owner, handle) && handle.isNestedIn(owner->getRoot())))
-      return;
-    Operation *op = operation->getIfLive();
-    if (op && subtree->isAncestor(op))
-      affected.push_back(operation);
-  });
+  if (!findObjectsUnder(subtree, *owner, affected))
+    forEachOperationObject([&](PyOperation *operation) {
+      if (!mayReadForRehome(*operation, *owner))
+        return;
+      Operation *op = operation->getIfLive();
+      if (op && subtree->isAncestor(op))
+        affected.push_back(operation);
+    });
   for (PyOperation *operation : affected) {
     std::shared_ptr<RootOwner> old = operation->getResolvedOwner();
     if (old != owner)

@@ -476,6 +476,21 @@ namespace __attribute__((visibility("hidden"))) python {
     /// rehome must reach them all, so that each object's owner is its op's
     /// tree (the run guard relies on it).
     llvm::DenseSet<PyOperation *> forgottenOperations;
+    /// The `operationsByIndex` entries whose object's handle had merged into
+    /// another (it follows an op whose own record is another one) when the
+    /// registry's merge count was `mergesAtLastScan`. With those and
+    /// `forgottenOperations`, the objects of the ops under an op are those
+    /// found by looking up each op's handle (rehome).
+    std::vector<uint32_t> mergedObjectIndices;
+    uint64_t mergesAtLastScan = UINT64_MAX;
+    /// Updates `mergedObjectIndices` if handles merged since its last scan.
+    void findMergedObjects();
+    /// Adds to `affected` the Python Operation objects of the ops under
+    /// `subtree` (`subtree` included), walking it, and returns true; or
+    /// returns false if the walk would visit more ops than there are
+    /// objects (scanning the objects then costs less).
+    bool findObjectsUnder(Operation *subtree, const RootOwner &newOwner,
+                          std::vector<PyOperation *> &affected);
     /// Calls `fn` with every Python Operation object (see above). `fn` must
     /// not make or drop Operation objects.
     template <typename Fn> void forEachOperationObject(Fn fn) {

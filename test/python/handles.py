@@ -567,3 +567,52 @@ def test_block_numbers_in_descriptions():
         except ir.InvalidatedHandleError as e:
             # CHECK-NEXT: value handle to argument #0 of block #1501 of region #0 of 'func.func'
             print(e)
+
+
+# CHECK-LABEL: TEST: test_detached_tree_keeps_every_object_of_its_ops
+@run
+def test_detached_tree_keeps_every_object_of_its_ops():
+    # Detaching an op moves the Python objects of the ops under it to the
+    # detached tree, which they then keep alive. Rehoming finds them by
+    # looking up each op's handle (not by scanning every object: pass 59
+    # found detaching quadratic), and separately finds the objects a lookup
+    # cannot: one whose handle cse merged into another op's, and one that
+    # Context._clear_live_operations forgot. Small trees take the lookup
+    # path; a tree with more ops than there are objects, the scan.
+    from mlir_tracking import passmanager
+
+    for filler in (0, 300):
+        with ir.Context() as ctx:
+            pad = "  func.call @use(%a) : (i32) -> ()\n" * filler
+            m = ir.Module.parse(
+                "func.func private @use(i32)\n"
+                "func.func @f(%a: i32) -> i32 {\n" + pad +
+                "  %x = arith.addi %a, %a : i32\n"
+                "  %y = arith.addi %a, %a : i32\n"
+                "  %s = arith.muli %x, %y : i32\n"
+                "  return %s : i32\n}")
+            func = m.body.operations[1]
+            x, y = [op for op in func.regions[0].blocks[0].operations
+                    if op.name == "arith.addi"]
+            muli = [op for op in func.regions[0].blocks[0].operations
+                    if op.name == "arith.muli"][0]
+            passmanager.PassManager.parse("builtin.module(cse)").run(m.operation)
+            # One of the two followed cse onto the other's op.
+            survivor, = [op for op in func.regions[0].blocks[0].operations
+                         if op.name == "arith.addi"]
+            merged = y if survivor is x else x
+            ctx._clear_live_operations()
+            forgotten = muli
+            func.detach_from_parent()
+            del func, survivor, x, y, muli, m
+            gc.collect()
+            # CHECK: 0: merged live: True forgotten live: True
+            # CHECK-NEXT: 0: arith.addi in func.func, arith.muli
+            # CHECK-NEXT: 300: merged live: True forgotten live: True
+            # CHECK-NEXT: 300: arith.addi in func.func, arith.muli
+            print(f"{filler}: merged live: {merged.is_valid}",
+                  f"forgotten live: {forgotten.is_valid}")
+            print(f"{filler}: {merged.name} in {merged.parent.name},",
+                  forgotten.name)
+            del merged, forgotten
+            gc.collect()

@@ -92,9 +92,11 @@ TEST_F(BatchHandlesTest, CanonicalUntilMergedOrGone) {
 
   TrackingListener listener({}, registry.get());
   IRRewriter rewriter(&context, &listener);
+  EXPECT_EQ(registry->getNumMerges(), 0u);
   // add0 follows onto add1, which has a handle: the records merge and the
   // handle of add1 is the canonical one.
   rewriter.replaceOp(add0, add1->getResults());
+  EXPECT_EQ(registry->getNumMerges(), 1u);
   EXPECT_EQ(first.get(isCanonical), add1);
   EXPECT_FALSE(isCanonical);
   EXPECT_EQ(second.get(isCanonical), add1);
@@ -104,6 +106,8 @@ TEST_F(BatchHandlesTest, CanonicalUntilMergedOrGone) {
   EXPECT_EQ(first.get(), add1);
 
   rewriter.eraseOp(dead);
+  // Only a merge moves the count.
+  EXPECT_EQ(registry->getNumMerges(), 1u);
   isCanonical = true;
   EXPECT_EQ(gone.get(isCanonical), nullptr);
   EXPECT_FALSE(isCanonical);

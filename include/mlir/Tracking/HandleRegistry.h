@@ -227,6 +227,12 @@ public:
   /// in a few instructions: what `resolveHandles` gave after reading it
   /// holds while it reads the same.
   uint64_t getChangeCount() const;
+  /// How many times a handle merged into another (followed a replacement
+  /// onto an op that had a handle of its own), never decreasing. Only a
+  /// merge makes a handle's record other than the one `lookupHandle` finds
+  /// at its op (`OpHandle::get(bool &isCanonical)`), so side tables indexed
+  /// by identity know when to look for such handles again.
+  uint64_t getNumMerges() const;
   /// Returns the handle of `op` if one exists, an empty handle otherwise.
   OpHandle lookupHandle(Operation *op) const;
   /// Returns true if `op` has a handle. Cheap: a listener checks this before
