@@ -764,24 +764,60 @@ struct RegistryImpl : LockFreeKeys {
   /// are now, when where they were is unknown. Nested scopes are only
   /// reparented: what is inside them is indexed under them already.
   void reindexNested(Operation *op) {
+    Operation *scope = bodyScopeOf(op);
     for (Region &region : op->getRegions())
       for (Block &block : region)
-        reindexBlock(&block);
+        reindexBlock(&block, scope);
   }
 
-  void reindexBlock(Block *block) {
+  /// The same for the ops of `block`, whose body scope is `scope`: every op
+  /// walked (outside nested scopes) is in `scope`, so none looks it up.
+  void reindexBlock(Block *block, Operation *scope) {
     for (Operation &nested : *block) {
       nested.walk<WalkOrder::PreOrder>([&](Operation *inner) {
         if (HandleRecord *record = byOp.lookup(inner))
-          setScope(record, scopeOf(inner));
+          setScope(record, scope);
         if (inner->hasTrait<OpTrait::IsIsolatedFromAbove>()) {
           if (scopeIndex.contains(inner))
-            scopeIndex.reparentScope(inner, scopeOf(inner));
+            scopeIndex.reparentScope(inner, scope);
           return WalkResult::skip();
         }
         return WalkResult::advance();
       });
     }
+  }
+
+  /// A move is re-indexed either by walking the moved IR (reindexBlock) or
+  /// by scanning what the old scope indexes for the part inside it
+  /// (ScopeIndex::moveBetweenScopes). True if the walk is the cheaper: the
+  /// ops of the moved `blocks` (nested ones included) are fewer than the
+  /// records and child scopes of `oldScope`. Counts each side only as far
+  /// as the other goes, so that moving each of n blocks or ops stays linear
+  /// in n however large either side is.
+  bool walkIsCheaper(Operation *oldScope, ArrayRef<Block *> blocks) {
+    ScopeInfo *info = scopeIndex.findScope(oldScope);
+    if (!info)
+      return false;
+    size_t numChildren = info->children.size();
+    HandleRecord *next = pool.recordOf(info->records);
+    bool scopeLeft = true;
+    auto countOne = [&](Operation *) {
+      if (numChildren) {
+        --numChildren;
+        return WalkResult::advance();
+      }
+      if (!next) {
+        scopeLeft = false;
+        return WalkResult::interrupt();
+      }
+      next = pool.recordOf(next->scopeNext);
+      return WalkResult::advance();
+    };
+    for (Block *block : blocks)
+      for (Operation &op : *block)
+        if (op.walk(countOne).wasInterrupted())
+          return scopeLeft;
+    return scopeLeft;
   }
 };
 
@@ -1536,6 +1572,18 @@ std::vector<std::string> HandleRegistry::verifyAgainst(Operation *root) const {
             "the scope index holds a stale record for '" +
             impl->events.nameText(record->getLast(impl->events)).str() + "'");
   });
+  // A scope in this IR sits under its enclosing scope, so that a
+  // non-precise pass on that one reaches the handles in it.
+  impl->scopeIndex.forEachScopeInfo([&](const ScopeInfo &info) {
+    if (!info.op || !present.count(info.op))
+      return;
+    ScopeInfo *parent = impl->scopeIndex.findScope(info.parent);
+    if (info.parent != RegistryImpl::scopeOf(info.op) || !parent ||
+        !parent->children.contains(info.op))
+      problems.push_back("the scope '" +
+                         info.op->getName().getStringRef().str() +
+                         "' is indexed under the wrong parent scope");
+  });
   return problems;
 }
 
@@ -1770,8 +1818,16 @@ void RegistryNotifier::notifyOperationMoved(Operation *op,
   // scope's records are not scanned (moving each op of a function into
   // another stays linear). (An op that was a scope itself has `oldScope`
   // == `op`: what is in it stays indexed under it.)
-  if (op->getNumRegions() == 0)
+  if (op->getNumRegions() == 0 || oldScope == newScope)
     return;
+  SmallVector<Block *> blocks;
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      blocks.push_back(&block);
+  if (impl.walkIsCheaper(oldScope, blocks)) {
+    impl.reindexNested(op);
+    return;
+  }
   impl.scopeIndex.moveBetweenScopes(oldScope, newScope, [&](Operation *nested) {
     return op->isProperAncestor(nested);
   });
@@ -1805,11 +1861,18 @@ void RegistryNotifier::notifyBlockMoved(Block *block, Operation *oldScope) {
     return;
   if (block->empty())
     return;
+  Operation *newScope = getBodyScope(parent);
+  if (oldScope == newScope)
+    return;
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
-  impl.scopeIndex.moveBetweenScopes(
-      oldScope, getBodyScope(parent),
-      [&](Operation *nested) { return block->findAncestorOpInBlock(*nested); });
+  if (impl.walkIsCheaper(oldScope, block)) {
+    impl.reindexBlock(block, newScope);
+    return;
+  }
+  impl.scopeIndex.moveBetweenScopes(oldScope, newScope, [&](Operation *nested) {
+    return block->findAncestorOpInBlock(*nested);
+  });
 }
 
 void RegistryNotifier::notifyBlockInserted(Block *block) {
@@ -1818,7 +1881,7 @@ void RegistryNotifier::notifyBlockInserted(Block *block) {
   RegistryImpl &impl = *registry.impl;
   Transaction tx(impl);
   if (!impl.scopeIndex.empty())
-    impl.reindexBlock(block);
+    impl.reindexBlock(block, getBodyScope(block->getParentOp()));
 }
 
 size_t RegistryNotifier::invalidateNested(Operation *anchor,

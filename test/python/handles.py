@@ -616,3 +616,57 @@ def test_detached_tree_keeps_every_object_of_its_ops():
                   forgotten.name)
             del merged, forgotten
             gc.collect()
+
+
+# CHECK-LABEL: TEST: test_moves_between_functions_reindex_handles
+@run
+def test_moves_between_functions_reindex_handles():
+    # An op with regions moved into another function takes its handles to
+    # that function's scope (what a non-precise pass on it invalidates),
+    # nested scopes included. The registry re-indexes a move by walking the
+    # moved ops or by scanning the old function's records, whichever is
+    # smaller (pass 59 found the scan quadratic): both ways are taken here.
+    from mlir_tracking import passmanager
+
+    for held_in_f, filler in ((60, 0), (0, 200)):
+        with ir.Context() as ctx:
+            consts = "".join(f"  %c{i} = arith.constant {i} : i32\n"
+                             for i in range(60))
+            pad = "".join(f"    %p{i} = arith.constant {i} : i32\n"
+                          for i in range(filler))
+            m = ir.Module.parse(
+                "func.func @f() {\n" + consts +
+                "  scf.execute_region {\n"
+                "    %x = arith.constant 2 : i32\n" + pad +
+                "    builtin.module {\n"
+                "      func.func @inner() -> i32 {\n"
+                "        %y = arith.constant 3 : i32\n"
+                "        return %y : i32\n"
+                "      }\n"
+                "    }\n"
+                "    scf.yield\n"
+                "  }\n"
+                "  return\n"
+                "}\n"
+                "func.func @g() {\n  return\n}")
+            f, g = m.body.operations[0], m.body.operations[1]
+            body = list(f.regions[0].blocks[0].operations)
+            kept_in_f = body[:held_in_f] if held_in_f else [body[0]]
+            region_op = body[60]
+            x = region_op.regions[0].blocks[0].operations[0]
+            nested = region_op.regions[0].blocks[0].operations[filler + 1]
+            y = nested.regions[0].blocks[0].operations[0] \
+                .regions[0].blocks[0].operations[0]
+            del body
+            region_op.move_before(g.regions[0].blocks[0].operations[0])
+            problems = ctx._verify_tracking()
+            passmanager.PassManager.parse(
+                "builtin.module(func.func(loop-invariant-code-motion))"
+            ).run(m.operation)
+            # The pass is not precise: its run on each function invalidates
+            # the handles indexed under that function, and says so.
+            print(held_in_f, problems, x.handle_history[-1].split(":")[0],
+                  y.handle_history[-1].split(":")[0],
+                  kept_in_f[0].handle_history[-1].split(":")[0])
+        # CHECK: 60 [] loop-invariant-code-motion on func.func @g loop-invariant-code-motion on func.func @g loop-invariant-code-motion on func.func @f
+        # CHECK: 0 [] loop-invariant-code-motion on func.func @g loop-invariant-code-motion on func.func @g loop-invariant-code-motion on func.func @f
