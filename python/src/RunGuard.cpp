@@ -77,12 +77,18 @@ void mlir::tracking::python::checkNoRunIn(const PyMlirContext &context,
       "; call it after the run returns");
 }
 
+bool mlir::tracking::python::mayChangeContext(const PyMlirContext &context) {
+  // No thread reads IR without the GIL, and no run goes on but those whose
+  // Python code this is: the pass manager waits for it, unless it is in a
+  // nested pass at any depth (the pass manager may run its siblings on
+  // other threads).
+  return !context.readsWithoutGIL && mayReadAnyTree(context) &&
+         !scopedAccessDepth;
+}
+
 void mlir::tracking::python::checkContextChangeAllowed(
     const PyMlirContext &context, StringRef what) {
-  // Python code of a run on this thread, with no other run going on: the
-  // pass manager waits for it, unless it is in a nested pass at any depth
-  // (the pass manager may run its siblings on other threads).
-  if (mayReadAnyTree(context) && !scopedAccessDepth)
+  if (mayChangeContext(context))
     return;
   checkNoRunIn(context, what);
 }

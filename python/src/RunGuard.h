@@ -93,6 +93,9 @@ namespace __attribute__((visibility("hidden"))) python {
   /// call.
   void checkContextChangeAllowed(const PyMlirContext &context,
                                  llvm::StringRef what);
+  /// The test of checkContextChangeAllowed, without throwing: no other
+  /// thread may be using `context` now.
+  bool mayChangeContext(const PyMlirContext &context);
 
   /// True if the current thread may read every IR tree of `context`: no
   /// run is in progress in it, or every run in progress is one the current

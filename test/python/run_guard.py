@@ -671,6 +671,61 @@ def test_context_change_while_a_parse_reads_without_gil():
     print(refusals[0])
 
 
+# CHECK-LABEL: TEST: test_first_transform_run_while_a_parse_reads_without_gil
+@run
+def test_first_transform_run_while_a_parse_reads_without_gil():
+    # The first apply_named_sequence in a context registers the
+    # interpreter's ops in it: a change of the context, which was let
+    # through while another thread parsed without the GIL (no run counted).
+    # It is refused until the parse returns, then goes ahead.
+    from mlir_tracking.dialects.transform import interpreter
+
+    ctx = ir.Context()
+    text = "\n".join(
+        f"func.func @f{i}(%a: i32) -> i32 {{\n"
+        f"  %x = arith.addi %a, %a : i32\n  return %x : i32\n}}"
+        for i in range(5000))
+    script = ir.Module.parse("""
+      module attributes {transform.with_named_sequence} {
+        transform.named_sequence @__transform_main(
+            %root: !transform.any_op {transform.readonly}) {
+          transform.yield
+        }
+      }""", context=ctx)
+    payload = ir.Module.parse("func.func @g() { return }", context=ctx)
+    parsing = threading.Event()
+    done = threading.Event()
+
+    def parse():
+        for _ in range(6):
+            parsing.set()
+            ir.Module.parse(text, context=ctx)
+        done.set()
+
+    parser = threading.Thread(target=parse)
+    parser.start()
+    parsing.wait()
+    refusals = []
+    applied = False
+    while not applied:
+        try:
+            interpreter.apply_named_sequence(
+                payload.operation, script.body.operations[0], script)
+            applied = True
+        except RuntimeError as error:
+            refusals.append(str(error))
+            if done.is_set():
+                break
+    parser.join()
+    if not applied:
+        interpreter.apply_named_sequence(
+            payload.operation, script.body.operations[0], script)
+    # CHECK: refused while parsing: True
+    print("refused while parsing:", bool(refusals))
+    # CHECK: the first apply_named_sequence in a context is not allowed while another thread reads IR of context #{{[0-9]+}} without the GIL
+    print(refusals[0])
+
+
 # CHECK-LABEL: TEST: test_use_lists_of_ir_read_without_gil
 @run
 def test_use_lists_of_ir_read_without_gil():
