@@ -258,15 +258,40 @@ bool verifiesForPatterns(Operation *op, bool regions,
 
 } // namespace
 
+namespace {
+/// Whether `a` comes before `b`, both in one block. MLIR's isBeforeInBlock
+/// renumbers the whole block when its order went stale, which Python code
+/// that changes a block between checks (a pattern inlining a region per op)
+/// made quadratic: a def and its use are mostly near each other, so look
+/// around `a` first, a few steps each way.
+bool isBeforeNearby(Operation *a, Operation *b) {
+  constexpr unsigned kSteps = 32;
+  Operation *next = a->getNextNode(), *prev = a->getPrevNode();
+  for (unsigned i = 0; i < kSteps && (next || prev); ++i) {
+    if (next == b)
+      return true;
+    if (prev == b)
+      return false;
+    next = next ? next->getNextNode() : nullptr;
+    prev = prev ? prev->getPrevNode() : nullptr;
+  }
+  return a->isBeforeInBlock(b);
+}
+} // namespace
+
 bool mlir::tracking::python::dominatesUse(DominanceInfo &dominance, Value value,
                                           Operation *user) {
   // A user in no block is checked when it is inserted; MLIR's dominance
   // reads the block of both.
   if (!user->getBlock())
     return true;
-  if (Operation *definer = value.getDefiningOp();
-      definer && !definer->getBlock())
+  Operation *definer = value.getDefiningOp();
+  if (definer && !definer->getBlock())
     return false;
+  // What properlyDominates decides for a use in the definer's block.
+  if (definer && definer != user && definer->getBlock() == user->getBlock())
+    return !dominance.hasSSADominance(user->getBlock()) ||
+           isBeforeNearby(definer, user);
   return dominance.properlyDominates(value, user);
 }
 
@@ -407,10 +432,22 @@ bool mlir::tracking::python::regionNeedsBlockInPattern(
     return false;
   // Ask the op's verifier whether the region may be empty (an `scf.if`
   // without results may lose its else block): unlink the block for the
-  // check, without telling anyone, and put it back.
+  // check, without telling anyone, and put it back. The verifier mostly
+  // says no, and MLIR then prints the op into a note, numbering the values
+  // of the whole function around it: an inlining pattern run on every op
+  // of a function was quadratic. The note (the op without that block) is
+  // left out while no other thread may emit a diagnostic (the flag is the
+  // context's).
+  MLIRContext *mlirContext = parent->getContext();
+  bool printOp = mlirContext->shouldPrintOpOnDiagnostic();
+  bool quiet = printOp && mayChangeContext(context);
+  if (quiet)
+    mlirContext->printOpOnDiagnostic(false);
   region->getBlocks().remove(block);
   bool verifies = verifiesForPatterns(parent, /*regions=*/true, errors);
   region->getBlocks().push_back(block);
+  if (quiet)
+    mlirContext->printOpOnDiagnostic(true);
   return !verifies;
 }
 

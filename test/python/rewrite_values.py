@@ -344,3 +344,50 @@ def test_pipeline_refused_inside_driver():
         # CHECK: cannot run a pass pipeline from inside a rewrite pattern (or a PDL function of one); use the PatternRewriter
         print(errors[0])
         check()
+
+
+# CHECK-LABEL: TEST: test_replacement_dominance_near_and_far
+@run
+def test_replacement_dominance_near_and_far():
+    # Whether a replacement value comes before each use it takes over is
+    # decided by looking a few ops around its definition, then by MLIR's
+    # block order (which renumbers the block when stale): both answers,
+    # both ways, near the use and past the few ops looked at.
+    def module_with(gap):
+        pad = "  func.call @use(%a) : (i32) -> ()\n" * gap
+        return ir.Module.parse(
+            "func.func private @use(i32)\n"
+            "func.func @f(%a: i32) -> i32 {\n"
+            "  %early = arith.subi %a, %a : i32\n" + pad +
+            "  %t = arith.muli %a, %a : i32\n"
+            "  %u = arith.addi %t, %a : i32\n" + pad +
+            "  %late = arith.xori %a, %a : i32\n"
+            "  func.call @use(%early) : (i32) -> ()\n"
+            "  func.call @use(%late) : (i32) -> ()\n"
+            "  return %u : i32\n}")
+
+    for gap in (0, 100):
+        for pick in ("arith.subi", "arith.xori"):
+            with ir.Context():
+                module = module_with(gap)
+
+                def replace(op, rewriter):
+                    block = op.parent.regions[0].blocks[0]
+                    (value,) = [o for o in block.operations
+                                if o.name == pick][0].results
+                    rewriter.replace_op(op, [value])
+
+                patterns = rewrite.RewritePatternSet()
+                patterns.add("arith.muli", replace)
+                try:
+                    rewrite.apply_patterns_and_fold_greedily(
+                        module, patterns.freeze(), no_folding())
+                    outcome = "replaced" if "arith.muli" not in str(module) \
+                        else "kept"
+                except ValueError as e:
+                    outcome = str(e)
+                print(gap, pick, outcome)
+    # CHECK: 0 arith.subi replaced
+    # CHECK-NEXT: 0 arith.xori a replacement of result #0 of 'arith.muli' does not dominate its use by 'arith.addi'
+    # CHECK-NEXT: 100 arith.subi replaced
+    # CHECK-NEXT: 100 arith.xori a replacement of result #0 of 'arith.muli' does not dominate its use by 'arith.addi'
