@@ -335,18 +335,27 @@ bool hasSameSuccessors(Operation *op, Operation *other) {
 
 /// The first use in `region` (its nested regions included) that its value
 /// does not dominate, or null: a change of the region's control flow (a
-/// new branch, a successor set) can open a path around a definition, and
-/// region simplification then erases the block it is in and drops the use.
+/// new branch, a successor set, a block moved in or out) can open a path
+/// around a definition, and region simplification then erases the block it
+/// is in and drops the use. Such a change keeps the order within each
+/// block, and the entry block dominates the region: uses of a value of
+/// their own block or of the entry block need no dominance query (which
+/// builds the region's dominator tree, once per change).
 OpOperand *findUseNotDominatedIn(Region &region) {
   DominanceInfo dominance;
   OpOperand *found = nullptr;
+  Block *entry = region.empty() ? nullptr : &region.front();
   region.walk<WalkOrder::PreOrder>([&](Operation *op) {
     // Nothing defined outside an isolated op reaches into it.
-    for (OpOperand &operand : op->getOpOperands())
+    for (OpOperand &operand : op->getOpOperands()) {
+      Block *definedIn = operand.get().getParentBlock();
+      if (definedIn && (definedIn == op->getBlock() || definedIn == entry))
+        continue;
       if (!dominatesUse(dominance, operand.get(), op)) {
         found = &operand;
         return WalkResult::interrupt();
       }
+    }
     return op->hasTrait<OpTrait::IsIsolatedFromAbove>() ? WalkResult::skip()
                                                         : WalkResult::advance();
   });
