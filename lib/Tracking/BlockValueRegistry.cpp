@@ -134,9 +134,9 @@ struct UnitRecord : std::enable_shared_from_this<UnitRecord> {
   /// What the unit was, as last seen ("result #1 of 'scf.if' at loc(...)").
   std::string description;
   /// Set while `description` still lacks the block's place in its region
-  /// ("block #3"): counting it costs the blocks before it, so it is counted
-  /// when the description is first read, for every such record of the
-  /// region at once (resolveBlockIndices).
+  /// ("block #3"), and the record is mapped: counting it costs the blocks
+  /// before it, so it is counted when the description is first read
+  /// (UnitRegistryImpl::completeDescription).
   bool lacksBlockIndex = false;
   /// Bounded history of events, one line each.
   std::vector<std::string> history;
@@ -154,6 +154,8 @@ struct UnitRegistryImpl {
   /// Number of mapped records; read without the lock for the fast path
   /// (numUnitKeysInProcess sums it over every registry).
   std::atomic<size_t> numMapped{0};
+  /// Number of records with `lacksBlockIndex` set.
+  size_t numLackingBlockIndex = 0;
 
   static constexpr size_t kMaxHistory = 16;
 
@@ -218,6 +220,8 @@ struct UnitRegistryImpl {
       }
     }
     record->mapped = false;
+    // Unmapped, its unit may go: the description stays as it is.
+    clearLackingBlockIndex(record);
     --numMapped;
     --numUnitKeysInProcess;
   }
@@ -228,52 +232,63 @@ struct UnitRegistryImpl {
     record->history.push_back(std::move(line));
   }
 
+  void markLackingBlockIndex(UnitRecord *record) {
+    record->lacksBlockIndex = true;
+    ++numLackingBlockIndex;
+  }
+
+  void clearLackingBlockIndex(UnitRecord *record) {
+    if (!record->lacksBlockIndex)
+      return;
+    record->lacksBlockIndex = false;
+    --numLackingBlockIndex;
+  }
+
   /// Gives `record` its block's place in its region, described as the
-  /// unit is now (a mapped unit is alive).
+  /// unit is now (a mapped unit is alive). The only record lacking it
+  /// counts the blocks before its own; one of several numbers all those of
+  /// its region in one walk, so that listing, then ending, n handles of a
+  /// region's blocks costs O(n).
   void completeDescription(UnitRecord *record) {
-    if (!record->lacksBlockIndex || !record->mapped)
+    if (!record->lacksBlockIndex)
       return;
     Block *block =
         record->isBlock ? static_cast<Block *>(record->key) : record->argOwner;
-    if (Region *region = block->getParent())
+    Region *region = block->getParent();
+    if (region && numLackingBlockIndex > 1)
       return completeDescriptionsIn(region);
-    // Moved out of its region since: nothing to count.
-    record->lacksBlockIndex = false;
-    if (record->isBlock)
-      record->description = describeBlock(block, std::nullopt);
-    else if (argumentStillThere(record))
-      record->description = describeArgument(
-          cast<BlockArgument>(Value::getFromOpaquePointer(record->key)),
-          std::nullopt);
+    // (Moved out of its region since: nothing to count.)
+    std::optional<unsigned> index;
+    if (region)
+      index = indexInRegion(block);
+    describeWithIndex(record, block, index);
   }
 
-  /// One walk over `region` numbers every record of its blocks that lacks
-  /// its block's number, so that listing or erasing n blocks costs O(n).
   void completeDescriptionsIn(Region *region) {
-    std::string ofRegion = describeRegion(region);
     unsigned index = 0;
     for (Block &block : *region) {
-      std::string numbered = "block #" + std::to_string(index++) + ofRegion;
       if (auto it = blocks.find(&block);
-          it != blocks.end() && it->second->lacksBlockIndex) {
-        it->second->description = numbered;
-        it->second->lacksBlockIndex = false;
-      }
-      auto it = argsByBlock.find(&block);
-      if (it == argsByBlock.end())
-        continue;
-      for (UnitRecord *record : it->second) {
-        // An argument erased unnoticed keeps its description.
-        if (!record->lacksBlockIndex || !argumentStillThere(record))
-          continue;
-        auto argument =
-            cast<BlockArgument>(Value::getFromOpaquePointer(record->key));
-        record->description = "argument #" +
-                              std::to_string(argument.getArgNumber()) + " of " +
-                              numbered;
-        record->lacksBlockIndex = false;
-      }
+          it != blocks.end() && it->second->lacksBlockIndex)
+        describeWithIndex(it->second, &block, index);
+      if (auto it = argsByBlock.find(&block); it != argsByBlock.end())
+        for (UnitRecord *record : it->second)
+          if (record->lacksBlockIndex)
+            describeWithIndex(record, &block, index);
+      ++index;
     }
+  }
+
+  /// Describes `record` (of `block` or an argument of it) anew, with
+  /// `index` as the block's number.
+  void describeWithIndex(UnitRecord *record, Block *block,
+                         std::optional<unsigned> index) {
+    clearLackingBlockIndex(record);
+    if (record->isBlock)
+      record->description = describeBlock(block, index);
+    // An argument erased unnoticed keeps its description.
+    else if (argumentStillThere(record))
+      record->description = describeArgument(
+          cast<BlockArgument>(Value::getFromOpaquePointer(record->key)), index);
   }
 
   /// Unmaps `record` and gives it its final state. `irReadable` is false
@@ -505,7 +520,8 @@ BlockHandle BlockValueRegistry::getBlockHandle(Block *block) {
   // Numbered when first read (completeDescription): counting here would
   // make listing a region's blocks quadratic.
   record->description = describeBlock(block, std::nullopt);
-  record->lacksBlockIndex = block->getParent() != nullptr;
+  if (block->getParent())
+    impl->markLackingBlockIndex(record.get());
   impl->mapBlock(record.get(), block);
   return BlockHandle(std::move(record));
 }
@@ -526,7 +542,8 @@ ValueHandle BlockValueRegistry::getValueHandle(Value value) {
   if (auto argument = dyn_cast<BlockArgument>(value)) {
     // As a block's description, numbered when first read.
     record->description = describeArgument(argument, std::nullopt);
-    record->lacksBlockIndex = argument.getOwner()->getParent() != nullptr;
+    if (argument.getOwner()->getParent())
+      impl->markLackingBlockIndex(record.get());
   } else {
     record->description = describeValue(value);
   }
@@ -642,7 +659,6 @@ void mlir::tracking::detail::notifyUnitsOfReplacement(Operation *op,
       event.op = record->description;
       impl->addEvent(record, event.str());
       record->description = description;
-      record->lacksBlockIndex = false;
       impl->mapValue(record, replacement);
     }
   }
