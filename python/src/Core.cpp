@@ -519,12 +519,13 @@ void PyMlirContext::findMergedObjects() {
   uint64_t merges = registry->getNumMerges();
   if (merges == mergesAtLastScan)
     return;
-  mergedObjectIndices.clear();
+  mergedObjectsByKey.clear();
   compactObjectIndices();
   for (uint32_t index : objectIndices) {
+    const OpHandle &handle = operationsByIndex[index]->getHandle();
     bool isCanonical = false;
-    if (operationsByIndex[index]->getHandle().get(isCanonical) && !isCanonical)
-      mergedObjectIndices.push_back(index);
+    if (handle.get(isCanonical) && !isCanonical)
+      mergedObjectsByKey[handle.getKey()].push_back(index);
   }
   mergesAtLastScan = merges;
 }
@@ -548,38 +549,40 @@ bool PyMlirContext::findObjectsUnder(Operation *subtree,
   size_t numObjects = numLiveOperations + forgottenOperations.size();
   size_t budget = std::max<size_t>(numObjects, 64);
   size_t numVisited = 0;
+  findMergedObjects();
   // Reads only `subtree`, which this thread just moved: ops of a tree a
   // pipeline runs on stay unread.
   WalkResult walked = subtree->walk([&](Operation *op) {
     if (++numVisited > budget)
       return WalkResult::interrupt();
-    if (OpHandle handle = registry->lookupHandle(op)) {
-      uint32_t index = handle.getIdentityIndex();
-      if (index < operationsByIndex.size() && operationsByIndex[index])
-        affected.push_back(operationsByIndex[index]);
-    }
+    OpHandle handle = registry->lookupHandle(op);
+    if (!handle)
+      return WalkResult::advance();
+    uint32_t index = handle.getIdentityIndex();
+    if (index < operationsByIndex.size() && operationsByIndex[index])
+      affected.push_back(operationsByIndex[index]);
+    // The objects whose handle merged into this one's; an index given to
+    // another object since is checked.
+    if (mergedObjectsByKey.empty())
+      return WalkResult::advance();
+    if (auto it = mergedObjectsByKey.find(handle.getKey());
+        it != mergedObjectsByKey.end())
+      for (uint32_t merged : it->second)
+        if (merged < operationsByIndex.size() && operationsByIndex[merged] &&
+            operationsByIndex[merged]->getIfLive() == op)
+          affected.push_back(operationsByIndex[merged]);
     return WalkResult::advance();
   });
   if (walked.wasInterrupted()) {
     affected.clear();
     return false;
   }
-  // The objects a lookup does not find: those whose handle merged into
-  // another op's, and those clearLiveOperations forgot.
-  findMergedObjects();
-  auto addIfUnder = [&](PyOperation *operation) {
-    bool isCanonical = false;
-    Operation *op = operation->getHandle().get(isCanonical);
-    if (!op || (isCanonical && !forgottenOperations.contains(operation)))
-      return; // Found by the walk if under `subtree`.
-    if (mayReadForRehome(*operation, newOwner) && subtree->isAncestor(op))
+  // The objects clearLiveOperations forgot (no lookup finds them).
+  for (PyOperation *operation : forgottenOperations) {
+    Operation *op = operation->getIfLive();
+    if (op && mayReadForRehome(*operation, newOwner) && subtree->isAncestor(op))
       affected.push_back(operation);
-  };
-  for (uint32_t index : mergedObjectIndices)
-    if (index < operationsByIndex.size() && operationsByIndex[index])
-      addIfUnder(operationsByIndex[index]);
-  for (PyOperation *operation : forgottenOperations)
-    addIfUnder(operation);
+  }
   return true;
 }
 

@@ -477,13 +477,16 @@ namespace __attribute__((visibility("hidden"))) python {
     /// tree (the run guard relies on it).
     llvm::DenseSet<PyOperation *> forgottenOperations;
     /// The `operationsByIndex` entries whose object's handle had merged into
-    /// another (it follows an op whose own record is another one) when the
-    /// registry's merge count was `mergesAtLastScan`. With those and
-    /// `forgottenOperations`, the objects of the ops under an op are those
+    /// another (it follows an op whose own record is another one), by the
+    /// key of their merge group (`OpHandle::getKey`, which the handle of
+    /// the op has too), as of the registry's merge count
+    /// `mergesAtLastScan` (the keys stay until the next merge). With those
+    /// and `forgottenOperations`, the objects of the ops under an op are
     /// found by looking up each op's handle (rehome).
-    std::vector<uint32_t> mergedObjectIndices;
+    llvm::DenseMap<const void *, llvm::SmallVector<uint32_t, 1>>
+        mergedObjectsByKey;
     uint64_t mergesAtLastScan = UINT64_MAX;
-    /// Updates `mergedObjectIndices` if handles merged since its last scan.
+    /// Updates `mergedObjectsByKey` if handles merged since its last scan.
     void findMergedObjects();
     /// Adds to `affected` the Python Operation objects of the ops under
     /// `subtree` (`subtree` included), walking it, and returns true; or
