@@ -660,6 +660,10 @@ void mlir::tracking::detail::notifyUnitsOfReplacement(Operation *op,
       impl->addEvent(record, event.str());
       record->description = description;
       impl->mapValue(record, replacement);
+      // Numbered again when read, as a handle taken on the argument.
+      if (auto argument = dyn_cast<BlockArgument>(replacement);
+          argument && argument.getOwner()->getParent())
+        impl->markLackingBlockIndex(record);
     }
   }
 }
