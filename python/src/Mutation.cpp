@@ -1294,6 +1294,11 @@ void mlir::tracking::python::setSuccessor(PyMlirContext &context, Operation *op,
   checkInvariantsInPattern(context, op, "setting a successor", undo);
   if (!patternTrustsIR(context) || !op->getBlock())
     return;
+  // A target the op already branches to adds no path, and fewer paths take
+  // no dominance away (a `cf.cond_br` folded to one target).
+  for (auto [other, successor] : llvm::enumerate(op->getSuccessors()))
+    if (other != index && successor == block)
+      return;
   if (OpOperand *use = findUseNotDominatedIn(*op->getBlock()->getParent())) {
     undo();
     raiseNotDominated("setting a successor", use);

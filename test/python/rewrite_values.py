@@ -391,3 +391,49 @@ def test_replacement_dominance_near_and_far():
     # CHECK-NEXT: 0 arith.xori a replacement of result #0 of 'arith.muli' does not dominate its use by 'arith.addi'
     # CHECK-NEXT: 100 arith.subi replaced
     # CHECK-NEXT: 100 arith.xori a replacement of result #0 of 'arith.muli' does not dominate its use by 'arith.addi'
+
+
+# CHECK-LABEL: TEST: test_successor_set_to_another_successor_of_the_op
+@run
+def test_successor_set_to_another_successor_of_the_op():
+    # Pointing a successor at a block the op already branches to adds no
+    # path, so no dominance check walks the region (linear for a pattern
+    # run on every branch); a new target is still checked.
+    text = """
+      func.func @f(%c: i1, %x: i32) -> i32 {
+        cf.br ^a
+      ^a:
+        %v = arith.addi %x, %x : i32
+        cf.cond_br %c, ^b, ^c
+      ^b:
+        return %v : i32
+      ^c:
+        return %x : i32
+      }"""
+    for name, op_name, successor, target in (
+            ("existing target", "cf.cond_br", 0, 2),
+            ("new target bypassing %v", "cf.br", 0, 2)):
+        with ir.Context():
+            module = ir.Module.parse(text)
+
+            def retarget(op, rewriter):
+                if "done" in op.attributes:
+                    return True
+                blocks = op.parent.regions[0].blocks
+
+                def change():
+                    op.attributes["done"] = ir.UnitAttr.get()
+                    op.successors[successor] = blocks[target]
+                rewriter.modify_op_in_place(op, change)
+
+            patterns = rewrite.RewritePatternSet()
+            patterns.add(op_name, retarget)
+            try:
+                rewrite.apply_patterns_and_fold_greedily(
+                    module, patterns.freeze(), no_folding())
+                outcome = "ran"
+            except (ir.MLIRError, ValueError) as e:
+                outcome = str(e).splitlines()[0][:100]
+            print(name, outcome, module.operation.verify())
+    # CHECK: existing target ran True
+    # CHECK-NEXT: new target bypassing %v setting a successor inside a rewrite pattern would leave operand #0 of 'func.return' a value that do{{.*}} True
