@@ -954,6 +954,16 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
     Operation *oldNext = op->getNextNode();
     op->moveBefore(block, before);
     OpOperand *use = findUseNotDominated(op);
+    // A branch moved in replaces the terminator it is placed before, as an
+    // inserted one does, unless it goes where that one goes: checked at the
+    // block's end, where MLIR's control flow reads it (adversarial pass 60:
+    // moving a branch around a definition segfaulted after region
+    // simplification).
+    if (!use && op->getNumSuccessors() &&
+        !hasSameSuccessors(op, before == block->end() ? nullptr : &*before)) {
+      op->moveBefore(block, block->end());
+      use = findUseNotDominatedIn(*block->getParent());
+    }
     op->moveBefore(oldBlock,
                    oldNext ? oldNext->getIterator() : oldBlock->end());
     if (use)
@@ -1273,6 +1283,15 @@ void mlir::tracking::python::moveBlock(PyMlirContext &context, Block *block,
             "was changed",
         std::move(errors)};
   }
+  // Within one region, only a new entry block changes what dominates what
+  // (adversarial pass 60: the old entry moved last left its values
+  // undominated, and region simplification then dropped their uses).
+  if (source == region && entryOf(region) != destinationEntry)
+    if (OpOperand *use = findUseNotDominatedIn(*region)) {
+      rewriter.get().moveBlockBefore(
+          block, source, next ? next->getIterator() : source->end());
+      raiseNotDominated("moving the block", use);
+    }
 }
 
 void mlir::tracking::python::setSuccessor(PyMlirContext &context, Operation *op,

@@ -2813,3 +2813,79 @@ def test_ops_with_regions_built_in_a_pattern():
             print(str(error).split(" (a region")[0])
         # CHECK: True
         print(module.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_moves_that_change_control_flow_are_checked
+@run
+def test_moves_that_change_control_flow_are_checked():
+    # Moving an existing branch to another block, or a block to the front
+    # of its own region (a new entry), changes what dominates what as a new
+    # branch does. Both were accepted unchecked (adversarial pass 60): the
+    # IR did not verify, and after region simplification dropped a use of
+    # an unreachable block's value, printing segfaulted. They are refused
+    # (the pattern's earlier steps stay), and the IR verifies.
+    text = """
+      func.func private @g() -> i32
+      func.func @f(%c: i1) {
+        cf.cond_br %c, ^bb1, ^bb2
+      ^bb1:
+        %x = func.call @g() : () -> i32
+        cf.br ^bb3
+      ^bb2:
+        cf.br ^bb4
+      ^bb3:
+        vector.print %x : i32
+        return
+      ^bb4:
+        return
+      }"""
+
+    def move_branch(to_block):
+        def change(op, rewriter):
+            blocks = op.parent.regions[0].blocks
+            br1 = blocks[1].operations[1]
+            # bb1 keeps a terminator; its old one moves.
+            ir.Operation.create("cf.br", successors=[blocks[3]],
+                                ip=ir.InsertionPoint(br1))
+            target = blocks[to_block]
+            br1.move_before(target.operations[len(target.operations) - 1])
+        change.__name__ = f"move_branch_into_bb{to_block}"
+        return change
+
+    def move_entry_block_last(op, rewriter):
+        region = op.parent.regions[0]
+        new = region.blocks[0].create_after(ir.IntegerType.get_signless(1))
+        # The new entry goes straight to bb3, around bb1's definition.
+        ir.Operation.create("cf.br", successors=[region.blocks[4]],
+                            ip=ir.InsertionPoint(new))
+        region.blocks[0].append_to(region)
+
+    for change in (move_branch(2), move_branch(0), move_branch(4),
+                   move_entry_block_last):
+        for name, driver in (("greedy", rewrite.apply_patterns_and_fold_greedily),
+                             ("walk", rewrite.walk_and_apply_patterns)):
+            with ir.Context(), ir.Location.unknown():
+                module = ir.Module.parse(text)
+                done = []
+
+                def once(op, rewriter):
+                    if done:
+                        return True
+                    done.append(True)
+                    change(op, rewriter)
+
+                try:
+                    driver(module, one_pattern("vector.print", once))
+                    outcome = "ran"
+                except (ir.MLIRError, ValueError) as e:
+                    outcome = str(e).splitlines()[0][:72]
+                print(change.__name__, name, outcome, "|",
+                      module.operation.verify())
+    # CHECK: move_branch_into_bb2 greedy Operation.move_before inside a rewrite pattern would leave operand #0 of | True
+    # CHECK-NEXT: move_branch_into_bb2 walk Operation.move_before inside a rewrite pattern would leave operand #0 of | True
+    # CHECK-NEXT: move_branch_into_bb0 greedy Operation.move_before inside a rewrite pattern would leave operand #0 of | True
+    # CHECK-NEXT: move_branch_into_bb0 walk Operation.move_before inside a rewrite pattern would leave operand #0 of | True
+    # CHECK-NEXT: move_branch_into_bb4 greedy Operation.move_before inside a rewrite pattern would leave operand #0 of | True
+    # CHECK-NEXT: move_branch_into_bb4 walk Operation.move_before inside a rewrite pattern would leave operand #0 of | True
+    # CHECK-NEXT: move_entry_block_last greedy moving the block inside a rewrite pattern would leave operand #0 of 'vec | True
+    # CHECK-NEXT: move_entry_block_last walk moving the block inside a rewrite pattern would leave operand #0 of 'vec | True
