@@ -634,6 +634,15 @@ def test_nested_pass_prints_only_its_op():
     print(len(printed), all(all(checks) for checks in printed))
 
 
+def many_functions(count=5000):
+    """IR text whose parse takes long enough for another thread to act while
+    it runs without the GIL."""
+    return "\n".join(
+        f"func.func @f{i}(%a: i32) -> i32 {{\n"
+        f"  %x = arith.addi %a, %a : i32\n  return %x : i32\n}}"
+        for i in range(count))
+
+
 # CHECK-LABEL: TEST: test_context_change_while_a_parse_reads_without_gil
 @run
 def test_context_change_while_a_parse_reads_without_gil():
@@ -642,10 +651,7 @@ def test_context_change_while_a_parse_reads_without_gil():
     # destroyed that pool under it (a crash). It is refused while the parse
     # runs.
     ctx = ir.Context()
-    text = "\n".join(
-        f"func.func @f{i}(%a: i32) -> i32 {{\n"
-        f"  %x = arith.addi %a, %a : i32\n  return %x : i32\n}}"
-        for i in range(5000))
+    text = many_functions()
     done = threading.Event()
     parsed = []
 
@@ -681,10 +687,7 @@ def test_first_transform_run_while_a_parse_reads_without_gil():
     from mlir_tracking.dialects.transform import interpreter
 
     ctx = ir.Context()
-    text = "\n".join(
-        f"func.func @f{i}(%a: i32) -> i32 {{\n"
-        f"  %x = arith.addi %a, %a : i32\n  return %x : i32\n}}"
-        for i in range(5000))
+    text = many_functions()
     script = ir.Module.parse("""
       module attributes {transform.with_named_sequence} {
         transform.named_sequence @__transform_main(
