@@ -59,20 +59,6 @@ def one_pattern(root, fn):
     return patterns.freeze()
 
 
-def once(change):
-    """A pattern that calls `change(op, rewriter)` on its first match only
-    (a true value, no match, after)."""
-    done = []
-
-    def go(op, rewriter):
-        if done:
-            return True
-        done.append(True)
-        change(op.operation, rewriter)
-
-    return go
-
-
 def entry_branch_once(change):
     """A pattern `go` for cf.br that calls `change(branch, rewriter)` once,
     on the branch ending a function's entry block (a true value, no match,
@@ -2881,7 +2867,7 @@ def test_moves_that_change_control_flow_are_checked():
             with ir.Context(), ir.Location.unknown():
                 module = ir.Module.parse(text)
                 try:
-                    driver(module, one_pattern("vector.print", once(change)))
+                    driver(module, one_pattern("vector.print", entry_once(change)))
                     outcome = "ran"
                 except (ir.MLIRError, ValueError) as e:
                     outcome = str(e).splitlines()[0][:72]
