@@ -14,6 +14,7 @@
 #include "mlir/Tracking/PassTracking.h"
 #include "mlir/Tracking/TrackingListener.h"
 
+#include <cstring>
 #include <memory>
 
 using namespace mlir;
@@ -298,6 +299,76 @@ TEST_F(BlockValueRegistryTest, ErasedBlockArgumentIsDetectedOnUse) {
   rewriter.eraseBlock(block);
   EXPECT_EQ(second.getState(), HandleState::Erased);
   EXPECT_EQ(units->getNumTracked(), 0u);
+}
+
+/// The text after "handle to " in `describe()`, up to " of region" (or the
+/// end of the unit's description).
+std::string unitOf(const std::string &description) {
+  size_t start = description.find("handle to ") + strlen("handle to ");
+  size_t end = description.find(" of region", start);
+  if (end == std::string::npos)
+    end = description.find(" is ", start);
+  return description.substr(start, end - start);
+}
+
+TEST_F(BlockValueRegistryTest, BlockNumbersAreCountedWhenFirstRead) {
+  module = parseModule(context, R"mlir(
+    func.func @f() {
+      return
+    ^b1(%x: i32):
+      return
+    ^b2:
+      return
+    })mlir");
+  auto func = collectOps<func::FuncOp>(*module).front();
+  Region &body = func.getBody();
+  Block *b1 = &*std::next(body.begin());
+  Block *b2 = &body.back();
+  TrackingListener listener(TrackingListenerConfig(), registry.get());
+  IRRewriter rewriter(&context, &listener);
+
+  // The only handle lacking a number counts the blocks before its block,
+  // as they are when it is read.
+  BlockHandle second = units->getBlockHandle(b2);
+  rewriter.createBlock(&body, Region::iterator(b1));
+  EXPECT_EQ(unitOf(second.describe()), "block #3") << second.describe();
+
+  // Several: one walk numbers them all, the argument's block too.
+  BlockHandle first = units->getBlockHandle(b1);
+  ValueHandle argument = units->getValueHandle(b1->getArgument(0));
+  BlockHandle entry = units->getBlockHandle(&body.front());
+  rewriter.createBlock(&body, body.begin());
+  rewriter.eraseBlock(b1);
+  EXPECT_EQ(unitOf(first.describe()), "block #3") << first.describe();
+  EXPECT_EQ(unitOf(argument.describe()), "argument #0 of block #3")
+      << argument.describe();
+  EXPECT_EQ(unitOf(entry.describe()), "block #1") << entry.describe();
+
+  // A block taken out of its region before its description is read has no
+  // number (a read one keeps it: "as last seen").
+  Block *loose = rewriter.createBlock(&body, body.end());
+  BlockHandle looseHandle = units->getBlockHandle(loose);
+  body.getBlocks().remove(loose);
+  EXPECT_EQ(unitOf(looseHandle.describe()), "block") << looseHandle.describe();
+  body.push_back(loose);
+  EXPECT_EQ(unitOf(second.describe()), "block #3") << second.describe();
+}
+
+TEST_F(BlockValueRegistryTest, DescriptionWithoutNumberOnceTheRegistryEnds) {
+  module = parseModule(context, R"mlir(
+    func.func @f() {
+      return
+    ^b1:
+      return
+    })mlir");
+  auto func = collectOps<func::FuncOp>(*module).front();
+  BlockHandle block = units->getBlockHandle(&func.getBody().back());
+  // The IR may be gone before its registry: no number is counted then.
+  units.reset();
+  EXPECT_EQ(unitOf(block.describe()), "block") << block.describe();
+  EXPECT_NE(block.describe().find("of region #0 of 'func.func'"),
+            std::string::npos)
+      << block.describe();
 }
 
 TEST_F(BlockValueRegistryTest, HandlesOutliveTheRegistry) {
