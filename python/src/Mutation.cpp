@@ -545,10 +545,25 @@ void mlir::tracking::python::checkTerminatorStaysInPattern(
   if (!patternTrustsIR(context) || !block ||
       !op->hasTrait<OpTrait::IsTerminator>() || &block->back() != op)
     return;
-  // Its replacement, made before it, ends the block once it is gone.
+  // Its replacement, made before it, ends the block once it is gone, and
+  // takes over the block's control flow: checked as the IR will be then
+  // (adversarial pass 60: an operand set after the replacement was placed,
+  // valid only while `op` ended the block, lost its dominance unchecked).
   if (Operation *previous = op->getPrevNode();
-      previous && previous->hasTrait<OpTrait::IsTerminator>())
+      previous && previous->hasTrait<OpTrait::IsTerminator>()) {
+    if (hasSameSuccessors(previous, op))
+      return;
+    block->getOperations().remove(op);
+    OpOperand *use = findUseNotDominatedIn(*block->getParent());
+    block->getOperations().push_back(op);
+    if (use)
+      raiseNotDominated(
+          std::string(action) == "erase"
+              ? "erasing '" + op->getName().getStringRef().str() + "'"
+              : "moving '" + op->getName().getStringRef().str() + "'",
+          use);
     return;
+  }
   throw py::value_error(
       std::string("cannot ") + action + " '" +
       op->getName().getStringRef().str() +

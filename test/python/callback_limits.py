@@ -2826,7 +2826,7 @@ def test_moves_that_change_control_flow_are_checked():
     # (the pattern's earlier steps stay), and the IR verifies.
     text = """
       func.func private @g() -> i32
-      func.func @f(%c: i1) {
+      func.func @f(%c: i1, %y: i32) {
         cf.cond_br %c, ^bb1, ^bb2
       ^bb1:
         %x = func.call @g() : () -> i32
@@ -2854,14 +2854,28 @@ def test_moves_that_change_control_flow_are_checked():
 
     def move_entry_block_last(op, rewriter):
         region = op.parent.regions[0]
-        new = region.blocks[0].create_after(ir.IntegerType.get_signless(1))
+        new = region.blocks[0].create_after(ir.IntegerType.get_signless(1),
+                                            ir.IntegerType.get_signless(32))
         # The new entry goes straight to bb3, around bb1's definition.
         ir.Operation.create("cf.br", successors=[region.blocks[4]],
                             ip=ir.InsertionPoint(new))
         region.blocks[0].append_to(region)
 
+    def erase_terminator_behind_new_branch(op, rewriter):
+        # The new branch is checked as bb2's terminator while bb3 prints %y;
+        # the print goes back to %x while bb2 still ends in its old branch,
+        # whose erasure then hands bb2's control flow to the new one.
+        blocks = op.parent.regions[0].blocks
+        old = blocks[2].operations[0]
+        x = op.operands[0]
+        op.operands[0] = blocks[0].arguments[1]
+        ir.Operation.create("cf.br", successors=[blocks[3]],
+                            ip=ir.InsertionPoint(old))
+        op.operands[0] = x
+        rewriter.erase_op(old)
+
     for change in (move_branch(2), move_branch(0), move_branch(4),
-                   move_entry_block_last):
+                   move_entry_block_last, erase_terminator_behind_new_branch):
         for name, driver in (("greedy", rewrite.apply_patterns_and_fold_greedily),
                              ("walk", rewrite.walk_and_apply_patterns)):
             with ir.Context(), ir.Location.unknown():
@@ -2881,3 +2895,5 @@ def test_moves_that_change_control_flow_are_checked():
     # CHECK-NEXT: move_branch_into_bb4 walk Operation.move_before inside a rewrite pattern would leave operand #0 of | True
     # CHECK-NEXT: move_entry_block_last greedy moving the block inside a rewrite pattern would leave operand #0 of 'vec | True
     # CHECK-NEXT: move_entry_block_last walk moving the block inside a rewrite pattern would leave operand #0 of 'vec | True
+    # CHECK-NEXT: erase_terminator_behind_new_branch greedy erasing 'cf.br' inside a rewrite pattern would leave operand #0 of 'vect | True
+    # CHECK-NEXT: erase_terminator_behind_new_branch walk erasing 'cf.br' inside a rewrite pattern would leave operand #0 of 'vect | True
