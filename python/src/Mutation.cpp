@@ -13,6 +13,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Tracking/TrackingListener.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <optional>
@@ -448,16 +449,17 @@ bool mlir::tracking::python::regionNeedsBlockInPattern(
   // left out while no other thread may emit a diagnostic (the flag is the
   // context's).
   MLIRContext *mlirContext = parent->getContext();
-  bool printOp = mlirContext->shouldPrintOpOnDiagnostic();
-  bool quiet = printOp && mayChangeContext(context);
+  bool quiet =
+      mlirContext->shouldPrintOpOnDiagnostic() && mayChangeContext(context);
   if (quiet)
     mlirContext->printOpOnDiagnostic(false);
   region->getBlocks().remove(block);
-  bool verifies = verifiesForPatterns(parent, /*regions=*/true, errors);
-  region->getBlocks().push_back(block);
-  if (quiet)
-    mlirContext->printOpOnDiagnostic(true);
-  return !verifies;
+  llvm::scope_exit restore([&] {
+    region->getBlocks().push_back(block);
+    if (quiet)
+      mlirContext->printOpOnDiagnostic(true);
+  });
+  return !verifiesForPatterns(parent, /*regions=*/true, errors);
 }
 
 void mlir::tracking::python::checkRegionKeepsBlockInPattern(
