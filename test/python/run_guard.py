@@ -70,6 +70,16 @@ def small_functions(name, n):
         for i in range(n))
 
 
+# A transform script that does nothing.
+EMPTY_SCRIPT = """
+  module attributes {transform.with_named_sequence} {
+    transform.named_sequence @__transform_main(
+        %root: !transform.any_op {transform.readonly}) {
+      transform.yield
+    }
+  }"""
+
+
 def wait_until_locked(run, op):
     """Returns True once `op` raises because of the run (False if the run
     ended first)."""
@@ -634,15 +644,6 @@ def test_nested_pass_prints_only_its_op():
     print(len(printed), all(all(checks) for checks in printed))
 
 
-def many_functions(count=5000):
-    """IR text whose parse takes long enough for another thread to act while
-    it runs without the GIL."""
-    return "\n".join(
-        f"func.func @f{i}(%a: i32) -> i32 {{\n"
-        f"  %x = arith.addi %a, %a : i32\n  return %x : i32\n}}"
-        for i in range(count))
-
-
 # CHECK-LABEL: TEST: test_context_change_while_a_parse_reads_without_gil
 @run
 def test_context_change_while_a_parse_reads_without_gil():
@@ -651,7 +652,7 @@ def test_context_change_while_a_parse_reads_without_gil():
     # destroyed that pool under it (a crash). It is refused while the parse
     # runs.
     ctx = ir.Context()
-    text = many_functions()
+    text = small_functions("f", 5000)
     done = threading.Event()
     parsed = []
 
@@ -687,14 +688,8 @@ def test_first_transform_run_while_a_parse_reads_without_gil():
     from mlir_tracking.dialects.transform import interpreter
 
     ctx = ir.Context()
-    text = many_functions()
-    script = ir.Module.parse("""
-      module attributes {transform.with_named_sequence} {
-        transform.named_sequence @__transform_main(
-            %root: !transform.any_op {transform.readonly}) {
-          transform.yield
-        }
-      }""", context=ctx)
+    text = small_functions("f", 5000)
+    script = ir.Module.parse(EMPTY_SCRIPT, context=ctx)
     payload = ir.Module.parse("func.func @g() { return }", context=ctx)
     parsing = threading.Event()
     done = threading.Event()
@@ -1184,13 +1179,7 @@ def test_context_change_from_a_pipeline_in_a_nested_pass():
     outcomes = []
 
     def inner(op, pass_):
-        script = ir.Module.parse("""
-          module attributes {transform.with_named_sequence} {
-            transform.named_sequence @__transform_main(
-                %root: !transform.any_op {transform.readonly}) {
-              transform.yield
-            }
-          }""", context=ctx)
+        script = ir.Module.parse(EMPTY_SCRIPT, context=ctx)
         try:
             interpreter.apply_named_sequence(op, script.body.operations[0],
                                              script)
