@@ -9,9 +9,11 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <cstdlib>
+#include <mutex>
 #include <new>
 #include <sys/mman.h>
 
@@ -27,6 +29,19 @@ std::atomic<size_t> defaultBytesBeforeRegions{
     PageArena::kDefaultBytesBeforeRegions};
 std::atomic<size_t> processMappedBytes{0};
 std::atomic<size_t> processMappings{0};
+
+/// The slabs of arenas that died, for the next arenas (PageArena.h).
+struct SlabCache {
+  std::mutex mutex;
+  llvm::SmallVector<std::pair<char *, size_t>, PageArena::kMaxCachedSlabs>
+      slabs;
+};
+/// Never destroyed: arenas may die during the process's exit, after the
+/// destructors of function-local statics ran.
+SlabCache &slabCache() {
+  static SlabCache *cache = new SlabCache;
+  return *cache;
+}
 } // namespace
 
 size_t PageArena::getDefaultBytesBeforeRegions() {
@@ -43,6 +58,49 @@ size_t PageArena::getProcessMappedBytes() {
 
 size_t PageArena::getProcessMappings() {
   return processMappings.load(std::memory_order_relaxed);
+}
+
+size_t PageArena::getNumCachedSlabs() {
+  SlabCache &cache = slabCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  return cache.slabs.size();
+}
+
+void PageArena::releaseCachedSlabs() {
+  SlabCache &cache = slabCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  for (auto [base, populated] : cache.slabs)
+    unmap(base, kSlabBytes);
+  cache.slabs.clear();
+}
+
+PageArena::Slab PageArena::takeSlab() {
+  SlabCache &cache = slabCache();
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    if (!cache.slabs.empty()) {
+      // The most resident one: the fewest pages to populate again.
+      auto most = std::max_element(
+          cache.slabs.begin(), cache.slabs.end(),
+          [](const auto &a, const auto &b) { return a.second < b.second; });
+      Slab slab{most->first, most->second};
+      cache.slabs.erase(most);
+      return slab;
+    }
+  }
+  return {mapAligned(kSlabBytes, kSlabAlign, Backing::SmallPages), 0};
+}
+
+void PageArena::returnSlab(Slab slab) {
+  SlabCache &cache = slabCache();
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    if (cache.slabs.size() < kMaxCachedSlabs) {
+      cache.slabs.push_back({slab.base, slab.populated});
+      return;
+    }
+  }
+  unmap(slab.base, kSlabBytes);
 }
 
 char *PageArena::mapAligned(size_t bytes, size_t align, Backing backing) {
@@ -78,8 +136,8 @@ void PageArena::unmap(void *memory, size_t bytes) {
 PageArena::~PageArena() {
   for (auto [chunk, align] : ordinaryChunks)
     ::operator delete(chunk, std::align_val_t(align));
-  for (char *slab : slabs)
-    unmap(slab, kSlabBytes);
+  for (Slab slab : slabs)
+    returnSlab(slab);
   for (char *region : regions)
     unmap(region, kRegionBytes);
   for (auto [table, bytes] : mappedTables)
@@ -134,18 +192,23 @@ void *PageArena::allocateChunk(size_t bytes, size_t align) {
 void *PageArena::allocateFromSlab(size_t bytes, size_t align) {
   slabFront = llvm::alignTo(slabFront, align);
   if (slabs.empty() || slabFront + bytes > kSlabBytes) {
-    slabs.push_back(mapAligned(kSlabBytes, kSlabAlign, Backing::SmallPages));
+    slabs.push_back(takeSlab());
     slabFront = 0;
   }
-  char *chunk = slabs.back() + slabFront;
+  Slab &slab = slabs.back();
+  char *chunk = slab.base + slabFront;
   slabFront += bytes;
   slabChunkBytes += bytes;
-  // Fault the chunk's pages in at once (before Linux 5.14 this fails, and
-  // they fault one by one as written).
-  uintptr_t first = llvm::alignDown(uintptr_t(chunk), kPageBytes);
-  (void)::madvise(reinterpret_cast<void *>(first),
-                  llvm::alignTo(uintptr_t(chunk) + bytes, kPageBytes) - first,
-                  MADV_POPULATE_WRITE);
+  // Fault the chunk's pages in at once, but for those a previous arena left
+  // resident (before Linux 5.14 this fails, and they fault one by one as
+  // written).
+  size_t end = llvm::alignTo(slabFront, kPageBytes);
+  size_t first = std::max(
+      llvm::alignDown(size_t(chunk - slab.base), kPageBytes), slab.populated);
+  if (first < end) {
+    (void)::madvise(slab.base + first, end - first, MADV_POPULATE_WRITE);
+    slab.populated = end;
+  }
   return chunk;
 }
 

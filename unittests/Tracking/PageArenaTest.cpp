@@ -18,6 +18,9 @@
 #include <algorithm>
 #include <cstring>
 #include <malloc.h>
+#include <memory>
+#include <sys/mman.h>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -31,10 +34,17 @@ namespace {
 constexpr size_t kRegion = PageArena::kRegionBytes;
 constexpr size_t kRecordChunk = RecordChunk::kBytes;
 
-/// What the process has mapped in arenas: regions and tables.
+/// What the process has mapped in arenas: slabs, regions and tables. The
+/// slabs that earlier tests' arenas left in the process's cache are
+/// unmapped first, so that an arena of this test maps its own.
 struct ProcessMappings {
-  size_t bytes = PageArena::getProcessMappedBytes();
-  size_t count = PageArena::getProcessMappings();
+  ProcessMappings() {
+    PageArena::releaseCachedSlabs();
+    bytes = PageArena::getProcessMappedBytes();
+    count = PageArena::getProcessMappings();
+  }
+  size_t bytes;
+  size_t count;
 };
 
 /// Carves `count` chunks alternating a record chunk (aligned to its size)
@@ -228,6 +238,106 @@ TEST(PageArenaTest, SlabsBetweenOrdinaryChunksAndRegions) {
               arena.getNumSlabs() * PageArena::kSlabBytes +
                   arena.getNumRegions() * kRegion);
   }
+  // The slabs stay mapped in the process's cache, the regions went back.
+  EXPECT_EQ(PageArena::getProcessMappings() - before.count,
+            PageArena::getNumCachedSlabs());
+  PageArena::releaseCachedSlabs();
+  EXPECT_EQ(PageArena::getProcessMappings(), before.count);
+  EXPECT_EQ(PageArena::getProcessMappedBytes(), before.bytes);
+}
+
+/// Which of the `numPages` pages from `start` are resident.
+std::vector<bool> residentPages(const char *start, size_t numPages) {
+  std::vector<unsigned char> bits(numPages);
+  EXPECT_EQ(::mincore(const_cast<char *>(start), numPages * 4096, bits.data()),
+            0);
+  std::vector<bool> resident;
+  for (unsigned char bit : bits)
+    resident.push_back(bit & 1);
+  return resident;
+}
+
+/// An arena that dies leaves its slabs, and the pages it populated in them,
+/// to the next arena: a registry made after another touches no page fresh
+/// from the kernel until it outgrows what the first one used.
+TEST(PageArenaTest, SlabsOfADeadArenaServeTheNext) {
+  ProcessMappings before;
+  // Slabs from the first chunk past the ordinary ones.
+  constexpr size_t kBeforeRegions = PageArena::kOrdinaryFirstBytes + (8 << 20);
+  char *firstSlabChunk = nullptr;
+  {
+    PageArena arena(kBeforeRegions);
+    arena.allocateChunk(PageArena::kOrdinaryFirstBytes, 8);
+    // 3 chunks of 20 KiB: 15 pages of a slab.
+    firstSlabChunk = static_cast<char *>(arena.allocateChunk(20480, 8));
+    std::memset(firstSlabChunk, 1, 20480);
+    std::memset(arena.allocateChunk(20480, 8), 2, 20480);
+    std::memset(arena.allocateChunk(20480, 8), 3, 20480);
+    EXPECT_EQ(arena.getNumSlabs(), 1u);
+    EXPECT_EQ(uintptr_t(firstSlabChunk) % PageArena::kSlabAlign, 0u);
+  }
+  EXPECT_EQ(PageArena::getNumCachedSlabs(), 1u);
+  EXPECT_EQ(PageArena::getProcessMappings() - before.count, 1u);
+  std::vector<bool> resident = residentPages(firstSlabChunk, 32);
+  EXPECT_EQ(std::count(resident.begin(), resident.end(), true), 15)
+      << "the pages handed out stay resident, the rest is never touched";
+  {
+    PageArena arena(kBeforeRegions);
+    arena.allocateChunk(PageArena::kOrdinaryFirstBytes, 8);
+    auto *chunk = static_cast<char *>(arena.allocateChunk(4096, 8));
+    EXPECT_EQ(chunk, firstSlabChunk) << "the cached slab, from its start";
+    EXPECT_EQ(PageArena::getNumCachedSlabs(), 0u);
+    EXPECT_EQ(PageArena::getProcessMappings() - before.count, 1u)
+        << "nothing new mapped";
+    // Past the pages the first arena populated, the next chunk's are
+    // populated as in a new slab.
+    auto *past = static_cast<char *>(arena.allocateChunk(81920, 8));
+    EXPECT_EQ(past, firstSlabChunk + 4096);
+    resident = residentPages(firstSlabChunk, 32);
+    EXPECT_EQ(std::count(resident.begin(), resident.end(), true), 21);
+    std::memset(past, 4, 81920);
+    carveAndCheck(arena, 40);
+    EXPECT_GT(arena.getNumSlabs(), 1u);
+  }
+  PageArena::releaseCachedSlabs();
+  EXPECT_EQ(PageArena::getProcessMappings(), before.count);
+  EXPECT_EQ(PageArena::getProcessMappedBytes(), before.bytes);
+}
+
+/// The cache keeps at most kMaxCachedSlabs: the slabs of more arenas dying
+/// at once are unmapped; arenas made and dropped on several threads at once
+/// share it without handing one slab to two of them.
+TEST(PageArenaTest, SlabCacheIsBoundedAndSharedByThreads) {
+  ProcessMappings before;
+  constexpr size_t kBeforeRegions = PageArena::kOrdinaryFirstBytes + (8 << 20);
+  {
+    std::vector<std::unique_ptr<PageArena>> arenas;
+    for (size_t i = 0; i < PageArena::kMaxCachedSlabs + 3; ++i) {
+      arenas.push_back(std::make_unique<PageArena>(kBeforeRegions));
+      arenas.back()->allocateChunk(PageArena::kOrdinaryFirstBytes, 8);
+      arenas.back()->allocateChunk(4096, 8);
+    }
+    EXPECT_EQ(PageArena::getProcessMappings() - before.count,
+              PageArena::kMaxCachedSlabs + 3);
+  }
+  EXPECT_EQ(PageArena::getNumCachedSlabs(), PageArena::kMaxCachedSlabs);
+  EXPECT_EQ(PageArena::getProcessMappings() - before.count,
+            PageArena::kMaxCachedSlabs);
+
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (unsigned round = 0; round < 20; ++round) {
+        PageArena arena(kBeforeRegions);
+        // Each chunk keeps its own pattern while the other threads carve:
+        // no slab is in two arenas at once.
+        carveAndCheck(arena, 30);
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_LE(PageArena::getNumCachedSlabs(), PageArena::kMaxCachedSlabs);
+  PageArena::releaseCachedSlabs();
   EXPECT_EQ(PageArena::getProcessMappings(), before.count);
   EXPECT_EQ(PageArena::getProcessMappedBytes(), before.bytes);
 }
@@ -366,6 +476,10 @@ TEST(PageArenaTest, RecordsAndHistoriesStayCorrectInRegions) {
     EXPECT_GT(PageArena::getProcessMappings(), before.count);
     EXPECT_FALSE(large.handles.back().isLive());
   }
+  // But for the slabs, which the process keeps for the next registry.
+  EXPECT_EQ(PageArena::getProcessMappings() - before.count,
+            PageArena::getNumCachedSlabs());
+  PageArena::releaseCachedSlabs();
   EXPECT_EQ(PageArena::getProcessMappings(), before.count);
   EXPECT_EQ(PageArena::getProcessMappedBytes(), before.bytes);
 }
