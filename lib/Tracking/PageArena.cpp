@@ -79,13 +79,9 @@ PageArena::Slab PageArena::takeSlab() {
   {
     std::lock_guard<std::mutex> lock(cache.mutex);
     if (!cache.slabs.empty()) {
-      // The most resident one: the fewest pages to populate again.
-      auto most = std::max_element(
-          cache.slabs.begin(), cache.slabs.end(),
-          [](const auto &a, const auto &b) { return a.second < b.second; });
-      Slab slab{most->first, most->second};
-      cache.slabs.erase(most);
-      return slab;
+      // The last one given back: the most recently written.
+      auto [base, populated] = cache.slabs.pop_back_val();
+      return {base, populated};
     }
   }
   return {mapAligned(kSlabBytes, kSlabAlign, Backing::SmallPages), 0};
