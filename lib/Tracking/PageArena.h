@@ -171,7 +171,8 @@ private:
   /// many bytes, then from regions.
   size_t bytesBeforeRegions;
   /// Slabs, the last one being carved from `slabFront` (the rest of the
-  /// others never touched), and the bytes of chunks handed out of them.
+  /// others never touched, but for pages a previous arena left resident),
+  /// and the bytes of chunks handed out of them.
   llvm::SmallVector<Slab, 4> slabs;
   size_t slabFront = 0;
   size_t slabChunkBytes = 0;
