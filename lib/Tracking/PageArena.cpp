@@ -6,6 +6,7 @@
 
 #include "PageArena.h"
 
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -69,8 +70,10 @@ size_t PageArena::getNumCachedSlabs() {
 void PageArena::releaseCachedSlabs() {
   SlabCache &cache = slabCache();
   std::lock_guard<std::mutex> lock(cache.mutex);
-  for (auto [base, populated] : cache.slabs)
+  for (auto [base, populated] : cache.slabs) {
+    __asan_unpoison_memory_region(base, kSlabBytes);
     unmap(base, kSlabBytes);
+  }
   cache.slabs.clear();
 }
 
@@ -81,6 +84,7 @@ PageArena::Slab PageArena::takeSlab() {
     if (!cache.slabs.empty()) {
       // The last one given back: the most recently written.
       auto [base, populated] = cache.slabs.pop_back_val();
+      __asan_unpoison_memory_region(base, kSlabBytes);
       return {base, populated};
     }
   }
@@ -92,6 +96,10 @@ void PageArena::returnSlab(Slab slab) {
   {
     std::lock_guard<std::mutex> lock(cache.mutex);
     if (cache.slabs.size() < kMaxCachedSlabs) {
+      // Under AddressSanitizer a read through a pointer into a dead
+      // registry's slab is reported, as it would fault once unmapped
+      // (llvm/Support/Compiler.h: without the sanitizer this does nothing).
+      __asan_poison_memory_region(slab.base, kSlabBytes);
       cache.slabs.push_back({slab.base, slab.populated});
       return;
     }

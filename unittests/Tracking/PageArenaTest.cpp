@@ -29,6 +29,17 @@ using namespace mlir::tracking;
 using namespace mlir::tracking::detail;
 using namespace mlir::tracking::test;
 
+#if defined(__SANITIZE_ADDRESS__)
+#define MLIR_TRACKING_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MLIR_TRACKING_TEST_ASAN 1
+#endif
+#endif
+#ifdef MLIR_TRACKING_TEST_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace {
 
 constexpr size_t kRegion = PageArena::kRegionBytes;
@@ -278,6 +289,10 @@ TEST(PageArenaTest, SlabsOfADeadArenaServeTheNext) {
   }
   EXPECT_EQ(PageArena::getNumCachedSlabs(), 1u);
   EXPECT_EQ(PageArena::getProcessMappings() - before.count, 1u);
+#ifdef MLIR_TRACKING_TEST_ASAN
+  EXPECT_TRUE(__asan_address_is_poisoned(firstSlabChunk))
+      << "a cached slab is poisoned: a stale pointer into it is reported";
+#endif
   std::vector<bool> resident = residentPages(firstSlabChunk, 32);
   EXPECT_EQ(std::count(resident.begin(), resident.end(), true), 15)
       << "the pages handed out stay resident, the rest is never touched";
@@ -286,6 +301,9 @@ TEST(PageArenaTest, SlabsOfADeadArenaServeTheNext) {
     arena.allocateChunk(PageArena::kOrdinaryFirstBytes, 8);
     auto *chunk = static_cast<char *>(arena.allocateChunk(4096, 8));
     EXPECT_EQ(chunk, firstSlabChunk) << "the cached slab, from its start";
+#ifdef MLIR_TRACKING_TEST_ASAN
+    EXPECT_FALSE(__asan_address_is_poisoned(chunk));
+#endif
     EXPECT_EQ(PageArena::getNumCachedSlabs(), 0u);
     EXPECT_EQ(PageArena::getProcessMappings() - before.count, 1u)
         << "nothing new mapped";
