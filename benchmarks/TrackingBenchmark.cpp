@@ -56,6 +56,7 @@
 #include <ctime>
 #include <functional>
 #include <malloc.h>
+#include <optional>
 #include <sys/resource.h>
 
 using namespace mlir;
@@ -113,6 +114,16 @@ llvm::cl::opt<bool> dumpTimedCalls(
                    "holds exactly one timed call, every thread's work "
                    "included (benchmarks/simulated_bench.py)"),
     llvm::cl::init(false), llvm::cl::cat(benchCategory));
+
+llvm::cl::opt<std::string> timedCallsOutput(
+    "timed-calls",
+    llvm::cl::desc("Write each timed call's IR size, thread count, group, "
+                   "configuration, start and end (CLOCK_MONOTONIC seconds, "
+                   "the clock of `perf record -k CLOCK_MONOTONIC`) to this "
+                   "file, one tab-separated line each, so that a profile's "
+                   "samples can be told apart by configuration "
+                   "(benchmarks/perf_by_config.py)"),
+    llvm::cl::init(""), llvm::cl::cat(benchCategory));
 
 /// Ops the generator emits per function (measured once, see makeModule).
 constexpr unsigned kOpsPerFunction = 352;
@@ -408,9 +419,22 @@ void setTimedInstrumentation(bool on) {
                     "--instrument-timed-only");
 }
 
+/// Seconds on CLOCK_MONOTONIC, the clock `perf record -k CLOCK_MONOTONIC`
+/// stamps its samples with.
+double monotonicSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/// Where --timed-calls writes (null without it).
+llvm::raw_fd_ostream *timedCallsLog = nullptr;
+
 /// Runs every configuration `rounds` times, interleaved and rotated.
+/// `numOps` and `threads` only label the lines of --timed-calls.
 void runInterleaved(MLIRContext &context, ModuleOp base,
-                    std::vector<Config> &configs) {
+                    std::vector<Config> &configs, size_t numOps,
+                    unsigned threads) {
   for (unsigned round = 0; round < rounds; ++round) {
     for (size_t k = 0; k < configs.size(); ++k) {
       Config &config = configs[(k + round) % configs.size()];
@@ -419,7 +443,13 @@ void runInterleaved(MLIRContext &context, ModuleOp base,
       setTimedInstrumentation(true);
       OwningOpRef<ModuleOp> module = cast<ModuleOp>(base->clone());
       std::function<void()> timed = config.prepare(*module);
+      double start = monotonicSeconds();
       config.samples.push_back(timeIt(timed));
+      if (timedCallsLog)
+        *timedCallsLog << numOps << '\t' << threads << '\t' << config.group
+                       << '\t' << config.name << '\t'
+                       << llvm::format("%.9f\t%.9f\n", start,
+                                       monotonicSeconds());
       setTimedInstrumentation(false);
     }
   }
@@ -540,6 +570,19 @@ int main(int argc, char **argv) {
     for (unsigned percent : {0u, 10u, 100u})
       heldPercents.push_back(percent);
 
+  std::optional<llvm::raw_fd_ostream> timedCallsFile;
+  if (!timedCallsOutput.empty()) {
+    std::error_code error;
+    timedCallsFile.emplace(timedCallsOutput, error);
+    if (error) {
+      llvm::errs() << "tracking-bench: cannot write " << timedCallsOutput
+                   << ": " << error.message() << "\n";
+      return 1;
+    }
+    *timedCallsFile << "# ops\tthreads\tgroup\tconfiguration\tstart\tend\n";
+    timedCallsLog = &*timedCallsFile;
+  }
+
   DialectRegistry dialects;
   dialects.insert<arith::ArithDialect, func::FuncDialect>();
   MLIRContext context(dialects);
@@ -636,7 +679,7 @@ int main(int argc, char **argv) {
                  [pm, module, handles, registry] { runOrDie(*pm, module); });
            }});
 
-      runInterleaved(context, *base, configs);
+      runInterleaved(context, *base, configs, numOps, threads);
       if (!onlyConfig.empty()) {
         for (const Config &config : configs)
           if (!config.samples.empty())
