@@ -26,6 +26,8 @@ scripts/setup.sh: only this tool needs it).
 import argparse
 import bisect
 import collections
+import os
+import re
 import subprocess
 import sys
 
@@ -74,7 +76,7 @@ def perf_script(perf_data):
     try:
         result = subprocess.run(
             ["perf", "script", "-i", perf_data, "-F", "tid,time,ip,sym,dso",
-             "-G"], capture_output=True, text=True)
+             "-G", "--show-mmap-events"], capture_output=True, text=True)
     except FileNotFoundError:
         raise Error("perf not found (Debian's linux-perf)")
     if result.returncode != 0:
@@ -82,12 +84,97 @@ def perf_script(perf_data):
     return result.stdout
 
 
-def count_samples(script_text, calls):
+MMAP = re.compile(r"PERF_RECORD_MMAP2? \S+: \[(0x[0-9a-f]+)\((0x[0-9a-f]+)\) "
+                  r"@ (0x[0-9a-f]+)[^\]]*\]: (\S+) (.+)$")
+RANGE = 1024
+
+
+class Objects:
+    """Names the 1 KiB ranges of an object's code that samples without a
+    symbol fell in (libMLIR.so keeps symbols for its exported functions
+    only): by the object's own addresses, as `objdump -d --start-address`
+    takes them, and the last symbol before the range."""
+
+    def __init__(self):
+        self.mappings = []  # (start, end, file offset of start, path)
+        self.objects = {}
+
+    def add_mapping(self, line):
+        match = MMAP.search(line)
+        if match and "x" in match.group(4):
+            start, length, offset = (int(match.group(i), 16) for i in (1, 2, 3))
+            self.mappings.append((start, start + length, offset,
+                                  match.group(5).strip()))
+
+    def name(self, ip):
+        for start, end, offset, path in reversed(self.mappings):
+            if start <= ip < end:
+                break
+        else:
+            return None
+        segments, symbols = self.read(path)
+        file_offset = ip - start + offset
+        for seg_offset, seg_address, size in segments:
+            if seg_offset <= file_offset < seg_offset + size:
+                address = file_offset - seg_offset + seg_address
+                break
+        else:
+            return None
+        low = address - address % RANGE
+        index = bisect.bisect_right(symbols, (low, "\uffff")) - 1
+        near = ""
+        if index >= 0:
+            symbol = symbols[index][1]
+            if len(symbol) > 80:
+                symbol = symbol[:77] + "..."
+            near = f" ({symbol}+{low - symbols[index][0]:#x})"
+        return (f"[unknown] {os.path.basename(path)} "
+                f"{low:#x}-{low + RANGE:#x}{near}")
+
+    def read(self, path):
+        """The LOAD segments (file offset, address, size) and the sorted
+        defined symbols (address, name) of `path`."""
+        if path not in self.objects:
+            segments, symbols = [], []
+            headers = run_text(["readelf", "-lW", path])
+            for line in headers.splitlines():
+                fields = line.split()
+                if fields[:1] == ["LOAD"]:
+                    segments.append((int(fields[1], 16), int(fields[2], 16),
+                                     int(fields[4], 16)))
+            # The full symbol table when the object keeps one, else the
+            # dynamic one (exported functions only).
+            for flags in (["--defined-only"], ["-D", "--defined-only"]):
+                for line in run_text(["nm", "-C"] + flags + [path]).splitlines():
+                    fields = line.split(None, 2)
+                    if len(fields) == 3 and fields[1] in "TtWw":
+                        symbols.append((int(fields[0], 16), fields[2]))
+                if symbols:
+                    break
+            self.objects[path] = (segments, sorted(symbols))
+        return self.objects[path]
+
+
+def run_text(command):
+    """The output of `command`, empty if it fails or is missing."""
+    try:
+        return subprocess.run(command, capture_output=True, text=True).stdout
+    except OSError:
+        return ""
+
+
+def count_samples(script_text, calls, by_address=False):
     """Samples per configuration and function: each sample of `script_text`
-    (perf script -F tid,time,ip,sym,dso) in the timed call that holds it."""
+    (perf script -F tid,time,ip,sym,dso --show-mmap-events) in the timed
+    call that holds it. With `by_address`, samples without a symbol count
+    by the 1 KiB range of code they fell in (`Objects`)."""
     starts = [start for start, _, _ in calls]
     by_config = collections.defaultdict(collections.Counter)
+    objects = Objects()
     for line in script_text.splitlines():
+        if "PERF_RECORD_" in line:
+            objects.add_mapping(line)
+            continue
         fields = line.split(None, 3)
         if len(fields) < 3 or not fields[1].endswith(":"):
             continue
@@ -99,6 +186,11 @@ def count_samples(script_text, calls):
         if index < 0 or time > calls[index][1]:
             continue
         function = fields[3].strip() if len(fields) > 3 else fields[2]
+        if by_address and function.startswith("[unknown]"):
+            try:
+                function = objects.name(int(fields[2], 16)) or function
+            except ValueError:
+                pass
         by_config[calls[index][2]][function] += 1
     return by_config
 
@@ -159,9 +251,14 @@ def main(argv, out=sys.stdout):
                         "when the run measured several)")
     parser.add_argument("--top", type=int, default=25,
                         help="functions shown at each end (default 25)")
+    parser.add_argument("--by-address", action="store_true",
+                        help="count samples without a symbol by the 1 KiB "
+                        "range of their object's code, named by the last "
+                        "symbol before it (readelf and nm read the objects)")
     parser.add_argument("--script-output",
                         help="read this text of `perf script -F "
-                        "tid,time,ip,sym,dso -G` instead of running perf")
+                        "tid,time,ip,sym,dso -G --show-mmap-events` instead "
+                        "of running perf")
     args = parser.parse_args(argv)
     if args.top < 1:
         parser.error("--top wants at least 1")
@@ -175,8 +272,8 @@ def main(argv, out=sys.stdout):
                             f"{error.strerror}")
         else:
             text = perf_script(args.perf_data)
-        report(calls, count_samples(text, calls), args.base, args.config,
-               args.top, out)
+        report(calls, count_samples(text, calls, args.by_address),
+               args.base, args.config, args.top, out)
     except Error as error:
         print(f"perf_by_config: {error}", file=sys.stderr)
         return 1

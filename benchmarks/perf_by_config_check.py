@@ -6,7 +6,10 @@ after it starts and before the next starts), then feeds perf_by_config.py a
 made-up `perf script` text with samples inside and outside those calls and
 checks what it counts, and that bad input gets one line and exit code 1.
 
-Usage: perf_by_config_check.py TRACKING_BENCH
+LIBMLIR is a shared object whose code's addresses differ from its file
+offsets (libMLIR.so), for the check of --by-address.
+
+Usage: perf_by_config_check.py TRACKING_BENCH LIBMLIR
 """
 
 import collections
@@ -47,13 +50,13 @@ def sample(time, function):
 
 
 def main(argv):
-    if len(argv) != 1:
-        return fail("usage: perf_by_config_check.py TRACKING_BENCH")
+    if len(argv) != 2:
+        return fail("usage: perf_by_config_check.py TRACKING_BENCH LIBMLIR")
     with tempfile.TemporaryDirectory() as tmp:
-        return check(argv[0], tmp)
+        return check(argv[0], argv[1], tmp)
 
 
-def check(bench, tmp):
+def check(bench, obj, tmp):
     calls_path = os.path.join(tmp, "calls.tsv")
     run = subprocess.run(
         [bench, "--sizes=2000", "--thread-counts=1,2", f"--rounds={ROUNDS}",
@@ -110,6 +113,45 @@ def check(bench, tmp):
             return fail(f"a sample outside the calls counted:\n{out}")
     if "ours, 10% held                    2        10" not in out:
         return fail(f"the table's row of ours, 10% held is wrong:\n{out}")
+
+    # --by-address: a sample without a symbol in a mapping of `obj` (whose
+    # code's addresses differ from its file offsets) counts by the range of
+    # the object's own addresses it fell in; one outside every mapping keeps
+    # its name.
+    segment = [line.split() for line in subprocess.run(
+        ["readelf", "-lW", obj], capture_output=True,
+        text=True).stdout.splitlines() if line.split()[:1] == ["LOAD"] and
+        "E" in line.split()[6:-1]][0]
+    seg_offset, seg_address, seg_size = (int(segment[i], 16)
+                                         for i in (1, 2, 4))
+    symbols = subprocess.run(["nm", "-D", "--defined-only", obj],
+                             capture_output=True, text=True).stdout
+    main_address = [int(fields[0], 16) for fields in
+                    (line.split() for line in symbols.splitlines())
+                    if len(fields) == 3 and fields[1] == "T" and
+                    seg_address <= int(fields[0], 16) < seg_address + seg_size
+                    ][0]
+    page_offset = seg_offset - seg_offset % 4096
+    base = 0x10000000
+    ip = base + main_address - seg_address + seg_offset - page_offset
+    held = [c for c in calls if c[1] == "2" and c[3] == "ours, 10% held"][0]
+    middle = (float(held[4]) + float(held[5])) / 2
+    mapped = (f"4242 0.5: PERF_RECORD_MMAP2 4242/4242: [{base:#x}"
+              f"({seg_size + seg_offset:#x}) @ {page_offset:#x} fe:00 1 2]: "
+              f"r-xp {obj}\n" + text +
+              f"  4242  {middle:.9f}:  {ip:x} [unknown] (obj)\n" +
+              f"  4242  {middle:.9f}:  {base - 64:x} [unknown] (other)\n")
+    mapped_path = os.path.join(tmp, "mapped.txt")
+    with open(mapped_path, "w", encoding="utf-8") as script:
+        script.write(mapped)
+    code, out, err = run_tool(["unused.data", calls_path, "--threads", "2",
+                               "--by-address", "--script-output",
+                               mapped_path])
+    low = main_address - main_address % 1024
+    want = f"[unknown] {os.path.basename(obj)} {low:#x}-{low + 1024:#x} ("
+    if code != 0 or want not in out or "[unknown] (other)" not in out:
+        return fail(f"--by-address: no '{want}' or unmapped sample:\n"
+                    f"{out}{err}")
 
     # A run cut short: compared per timed call.
     short_calls = os.path.join(tmp, "short.tsv")
