@@ -134,3 +134,41 @@ def testSubviews():
         print(module)
         # CHECK: True
         print(module.operation.verify())
+
+
+# CHECK-LABEL: TEST: testSubviewResultTypes
+@run
+def testSubviewResultTypes():
+    # Upstream's helper behind subview, called directly (as upstream's own
+    # tests do), and subview with a result type given: its constant offset
+    # then stays an operand, as upstream's builder leaves it.
+    import mlir_tracking.extras.types as T
+
+    with Context(), Location.unknown():
+        module = Module.create()
+        with InsertionPoint(module.body):
+            src = memref.alloc(T.memref(6, 10, T.i32()), [], [])
+            two = arith.constant(T.index(), 2)
+            offsets, sizes, strides, result = memref._infer_memref_subview_result_type(
+                src.type, [two, 3], (2, arith.constant(T.index(), 5)), [1, 2])
+            # CHECK: [2, 3] [2, 5] [1, 2] memref<2x5xi32, strided<[10, 2], offset: 23>>
+            print(offsets, sizes, strides, result)
+            # CHECK: memref<6x10xi32>
+            print(memref._infer_memref_subview_result_type(
+                src.type, [0, 0], [6, 10], [1, 1])[3])
+            dynamic = ShapedType.get_dynamic_size()
+            for sizes in ([dynamic, 2], [2, arith.addi(two, two)]):
+                try:
+                    memref._infer_memref_subview_result_type(src.type, [0, 0], sizes, [1, 1])
+                except ValueError as e:
+                    # CHECK: ValueError: Only inferring from python or mlir integer constant is supported.
+                    # CHECK: ValueError: Only inferring from python or mlir integer constant is supported.
+                    print("ValueError:", e)
+            view = memref.subview(
+                src, [two, 0], [2, 2], [1, 1],
+                result_type=T.memref(2, 2, T.i32(),
+                                     layout=StridedLayoutAttr.get(dynamic, [10, 1])))
+        # CHECK: memref.subview %alloc[%c2, 0] [2, 2] [1, 1] : memref<6x10xi32> to memref<2x2xi32, strided<[10, 1], offset: ?>>
+        print(view.owner)
+        # CHECK: True
+        print(module.operation.verify())
