@@ -587,15 +587,17 @@ mlir::tracking::python::lookupDialectClass(const std::string &dialect) {
 
 /// Returning an op (or a type or attribute) of a dialect whose module was
 /// not imported yet still gives its registered class.
-void mlir::tracking::python::loadDialectModule(const std::string &dialect) {
+bool mlir::tracking::python::loadDialectModule(const std::string &dialect) {
   Registries &r = registries();
   py::str key(dialect);
-  if (r.loadedDialectModules.contains(key) || r.globals.is_none() || !r.globals)
-    return;
+  if (r.loadedDialectModules.contains(key))
+    return true;
+  if (r.globals.is_none() || !r.globals)
+    return false;
   py::tuple prefixes(r.globals.attr("dialect_search_modules"));
   if (r.missingDialectModules.contains(key) &&
       py::object(r.missingDialectModules[key]).equal(prefixes))
-    return;
+    return false;
   for (py::handle prefix : prefixes) {
     try {
       py::module_::import(
@@ -606,9 +608,10 @@ void mlir::tracking::python::loadDialectModule(const std::string &dialect) {
       throw;
     }
     r.loadedDialectModules.add(key);
-    return;
+    return true;
   }
   r.missingDialectModules[key] = prefixes;
+  return false;
 }
 
 py::object mlir::tracking::python::lookupOperationClass(const std::string &op) {
@@ -652,6 +655,18 @@ py::object mlir::tracking::python::createOpView(const py::object &operation) {
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// TypeError unless `cls` is a class derived from `base` (named `baseName`):
+/// the API constructs registered classes as such.
+void requireSubclass(const py::object &cls, const py::object &base,
+                     const char *baseName) {
+  int derived =
+      PyType_Check(cls.ptr()) ? PyObject_IsSubclass(cls.ptr(), base.ptr()) : 0;
+  if (derived < 0)
+    throw py::error_already_set();
+  if (!derived)
+    throw py::type_error(reprOf(cls) + " is not a subclass of " + baseName);
+}
+
 const char *kOpViewDoc =
     R"(A typed view of a tracked Operation (upstream mlir.ir.OpView).
 
@@ -1417,6 +1432,42 @@ void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
   globals.def(
       "_live_view_count", []() { return registries().views.size(); },
       "Number of cached OpView objects alive (for tests).");
+  globals.def(
+      "_check_dialect_module_loaded",
+      [](const std::string &dialect) { return loadDialectModule(dialect); },
+      py::arg("dialect_namespace"),
+      "Imports the module of `dialect_namespace` from the first of "
+      "`dialect_search_modules` that has one, unless imported before; True "
+      "if there is one.");
+  // Upstream's testing hooks: register a class without the decorators.
+  globals.def(
+      "_register_dialect_impl",
+      [](const std::string &dialect, py::object dialectClass) {
+        requireSubclass(dialectClass, py::type::of<PyDialect>(), "Dialect");
+        py::dict &classes = registries().dialectClasses;
+        if (classes.contains(dialect))
+          throw std::runtime_error("Dialect namespace '" + dialect +
+                                   "' is already registered.");
+        classes[py::str(dialect)] = std::move(dialectClass);
+      },
+      py::arg("dialect_namespace"), py::arg("dialect_class"),
+      "Registers `dialect_class` for `dialect_namespace`; RuntimeError if "
+      "one is registered.");
+  globals.def(
+      "_register_operation_impl",
+      [](const std::string &name, py::object opClass, bool replace) {
+        requireSubclass(opClass, py::type::of<PyOpView>(), "OpView");
+        py::dict &classes = registries().operationClasses;
+        py::str key = toPythonText(name);
+        if (classes.contains(key) && !replace)
+          throw std::runtime_error("Operation '" + name +
+                                   "' is already registered.");
+        classes[key] = std::move(opClass);
+      },
+      py::arg("operation_name"), py::arg("operation_class"), py::kw_only(),
+      py::arg("replace") = false,
+      "Registers `operation_class` for ops named `operation_name`; "
+      "RuntimeError if one is registered and not `replace`.");
   // Where Context.dialects looks for the module of a dialect it has no class
   // for: `<prefix>.<namespace>` for each prefix, in order (as upstream).
   globals.attr("dialect_search_modules") =

@@ -76,7 +76,8 @@ namespace __attribute__((visibility("hidden"))) python {
   /// Upstream's loadDialectModule: imports `<prefix>.<dialect>` from the
   /// first of `globals.dialect_search_modules` that has it, once (a
   /// namespace none has is retried only when the search modules change).
-  void loadDialectModule(const std::string &dialect);
+  /// True if a module for `dialect` was imported, now or before.
+  bool loadDialectModule(const std::string &dialect);
 
   /// The registered Python class for dialect `dialectNamespace` / operation
   /// `operationName`, or None.

@@ -527,9 +527,16 @@ def test_dialect_search_prefix():
                 "    DIALECT_NAMESPACE = 'x86vector'\n")
     sys.path.append(root)
     with ir.Context() as ctx:
+        # No module for it under the built-in prefix, one for ub.
+        # CHECK: False True
+        print(_cext.globals._check_dialect_module_loaded("x86vector"),
+              _cext.globals._check_dialect_module_loaded("ub"))
         # CHECK: Dialect
         print(type(ctx.dialects.x86vector).__name__)
         _cext.globals.append_dialect_search_prefix("my_dialects")
+        # CHECK-NEXT: True True
+        print(_cext.globals._check_dialect_module_loaded("x86vector"),
+              "my_dialects.x86vector" in sys.modules)
         # CHECK-NEXT: ['mlir_tracking.dialects', 'my_dialects']
         print(_cext.globals.dialect_search_modules)
         # CHECK-NEXT: my_dialects.x86vector
@@ -537,6 +544,52 @@ def test_dialect_search_prefix():
         # The built-in prefix still comes first.
         # CHECK-NEXT: mlir_tracking.dialects.
         print(type(ctx.dialects.ub).__module__[:23])
+
+
+# CHECK-LABEL: TEST: test_registration_hooks
+@run
+def test_registration_hooks():
+    # Upstream's hooks that register a class without the decorators.
+    from mlir_tracking import _cext
+
+    class Probe(ir.OpView):
+        OPERATION_NAME = "probe.op"
+
+    class Probe2(ir.OpView):
+        OPERATION_NAME = "probe.op"
+
+    class ProbeDialect(ir.Dialect):
+        DIALECT_NAMESPACE = "probe"
+
+    hooks = _cext.globals
+    hooks._register_dialect_impl("probe", ProbeDialect)
+    hooks._register_operation_impl("probe.op", Probe)
+    # CHECK: ProbeDialect Probe
+    print(hooks._get_dialect_class("probe").__name__,
+          hooks._get_operation_class("probe.op").__name__)
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        module = ir.Module.parse('"probe.op"() : () -> ()')
+        # CHECK-NEXT: Probe
+        print(type(module.body.operations[0]).__name__)
+        hooks._register_operation_impl("probe.op", Probe2, replace=True)
+        # CHECK-NEXT: Probe2
+        print(type(module.body.operations[0]).__name__)
+    attempts = [
+        lambda: hooks._register_dialect_impl("probe", ProbeDialect),
+        lambda: hooks._register_operation_impl("probe.op", Probe),
+        lambda: hooks._register_operation_impl("probe.other", int),
+        lambda: hooks._register_dialect_impl("other", "not a class"),
+    ]
+    for attempt in attempts:
+        try:
+            attempt()
+        except (RuntimeError, TypeError) as e:
+            print(type(e).__name__ + ":", e)
+    # CHECK-NEXT: RuntimeError: Dialect namespace 'probe' is already registered.
+    # CHECK-NEXT: RuntimeError: Operation 'probe.op' is already registered.
+    # CHECK-NEXT: TypeError: <class 'int'> is not a subclass of OpView
+    # CHECK-NEXT: TypeError: 'not a class' is not a subclass of Dialect
 
 
 # Last: the value caster registry is process-wide.
