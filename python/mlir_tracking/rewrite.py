@@ -29,6 +29,7 @@ from ._mlirTracking.rewrite import (
     apply_patterns_and_fold_greedily,
     walk_and_apply_patterns,
 )
+from ._mlirTracking.rewrite import _region_dominance_walks  # noqa: F401 (tests)
 
 __all__ = [
     "ConversionConfig",

@@ -342,7 +342,11 @@ bool hasSameSuccessors(Operation *op, Operation *other) {
 /// block, and the entry block dominates the region: uses of a value of
 /// their own block or of the entry block need no dominance query (which
 /// builds the region's dominator tree, once per change).
+/// Counted for getNumRegionDominanceWalks; changed under the GIL only.
+uint64_t numRegionDominanceWalks = 0;
+
 OpOperand *findUseNotDominatedIn(Region &region) {
+  ++numRegionDominanceWalks;
   DominanceInfo dominance;
   OpOperand *found = nullptr;
   Block *entry = region.empty() ? nullptr : &region.front();
@@ -374,6 +378,10 @@ OpOperand *findUseNotDominatedIn(Region &region) {
       {}};
 }
 } // namespace
+
+uint64_t mlir::tracking::python::getNumRegionDominanceWalks() {
+  return numRegionDominanceWalks;
+}
 
 void mlir::tracking::python::checkInvariantsInPattern(
     PyMlirContext &context, Operation *op, const char *action,

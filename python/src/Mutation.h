@@ -286,6 +286,10 @@ namespace __attribute__((visibility("hidden"))) python {
   /// which reads the block of both): a value of an op in no block does not
   /// dominate anything; a user in no block is checked when inserted.
   bool dominatesUse(DominanceInfo & dominance, Value value, Operation * user);
+  /// How many times a check of a change inside a Python pattern walked a
+  /// whole region for uses its values no longer dominate (for tests of the
+  /// changes that need no such walk).
+  uint64_t getNumRegionDominanceWalks();
   /// After Python changed the type of `value` (`Value.set_type`) inside a
   /// rewrite pattern: the ops whose invariants read it must still verify
   /// (its users, and its op, or for a block argument the branches to its

@@ -3511,6 +3511,9 @@ void runConversion(py::object op, PyConversionTarget &target,
 //===----------------------------------------------------------------------===//
 
 void mlir::tracking::python::populateRewrite(py::module_ &m) {
+  m.def("_region_dominance_walks", &getNumRegionDominanceWalks,
+        "How many times checks of changes inside Python patterns walked a "
+        "whole region for uses left without dominance (for tests).");
   py::enum_<GreedyRewriteStrictness>(
       m, "GreedyRewriteStrictness",
       "Which ops the greedy driver may rewrite besides the initial ones.")
