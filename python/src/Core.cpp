@@ -1108,7 +1108,7 @@ namespace {
 /// The inputs of the affine map in attribute `name` of `op`, if it has one.
 std::optional<unsigned> mapInputs(Operation *op, StringRef name) {
   auto map = dyn_cast_if_present<AffineMapAttr>(
-      op->getInherentAttr(name).value_or(Attribute()));
+      getInherentAttrOf(op, name).value_or(Attribute()));
   if (!map)
     return std::nullopt;
   return map.getValue().getNumInputs();
@@ -1122,7 +1122,7 @@ std::string describeUnverifiableAffineLoop(Operation *op) {
   StringRef name = op->getName().getStringRef();
   if (name == "affine.for") {
     auto segments = dyn_cast_if_present<DenseI32ArrayAttr>(
-        op->getInherentAttr("operandSegmentSizes").value_or(Attribute()));
+        getInherentAttrOf(op, "operandSegmentSizes").value_or(Attribute()));
     if (!segments || segments.size() != 3)
       return {};
     const StringRef bounds[] = {"lowerBoundMap", "upperBoundMap"};
@@ -1166,7 +1166,7 @@ ArrayRef<std::string> defaultedAttributes(OperationName name) {
   OperationState state(UnknownLoc::get(name.getContext()), name);
   Operation *scratch = Operation::create(state);
   for (StringAttr attribute : name.getAttributeNames())
-    if (scratch->getInherentAttr(attribute.getValue()).value_or(Attribute()))
+    if (getInherentAttrOf(scratch, attribute.getValue()).value_or(Attribute()))
       entry.attributes.push_back(attribute.getValue().str());
   scratch->destroy();
   return entry.attributes;
@@ -1179,7 +1179,7 @@ std::string describeUnverifiableMatmul(Operation *op) {
   if (op->getName().getStringRef() != "linalg.matmul")
     return {};
   auto maps = dyn_cast_if_present<ArrayAttr>(
-      op->getInherentAttr("indexing_maps").value_or(Attribute()));
+      getInherentAttrOf(op, "indexing_maps").value_or(Attribute()));
   if (!maps)
     return {};
   if (maps.size() != 3)
@@ -1247,7 +1247,7 @@ std::string describeDroppedAttribute(Operation *op) {
   if (!op->getPropertiesStorageSize())
     return {};
   for (const std::string &attribute : defaultedAttributes(op->getName()))
-    if (!op->getInherentAttr(attribute).value_or(Attribute()))
+    if (!getInherentAttrOf(op, attribute).value_or(Attribute()))
       return "lacks its inherent attribute '" + attribute +
              "' (set to an attribute of the wrong kind, which MLIR drops)";
   return {};
@@ -1490,10 +1490,10 @@ std::string mlir::tracking::python::describeUnverifiableOp(Operation *op) {
     size_t cases = op->getNumSuccessors() - shape.unsegmentedSuccessors;
     // The op's verifier reads the case values' type once there are cases.
     if (!shape.caseValues.empty() && cases &&
-        !op->getInherentAttr(shape.caseValues).value_or(Attribute()))
+        !getInherentAttrOf(op, shape.caseValues).value_or(Attribute()))
       return "has " + std::to_string(cases) + " case destinations and no '" +
              shape.caseValues.str() + "'";
-    std::optional<Attribute> stored = op->getInherentAttr(shape.segments);
+    std::optional<Attribute> stored = getInherentAttrOf(op, shape.segments);
     auto segments =
         dyn_cast_if_present<DenseI32ArrayAttr>(stored.value_or(Attribute()));
     if (!segments)
@@ -1814,7 +1814,7 @@ bool mlir::tracking::python::storedInherentAttribute(Operation *op,
                                                      Attribute attribute) {
   if (!op->isRegistered())
     return true;
-  std::optional<Attribute> stored = op->getInherentAttr(name);
+  std::optional<Attribute> stored = getInherentAttrOf(op, name);
   return !stored || *stored == attribute;
 }
 

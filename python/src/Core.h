@@ -42,6 +42,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -61,6 +62,17 @@ namespace __attribute__((visibility("hidden"))) python {
   class PyOperation;
   class IRPin;
   struct RunningPipeline;
+
+  /// `op->getInherentAttr(name)`, safe for every op: an op without
+  /// properties keeps its attributes in its dictionary (where MLIR's model
+  /// of registered ops looks too), and ops of dynamic (IRDL) dialects, which
+  /// have none, abort the process in getInherentAttr.
+  inline std::optional<Attribute> getInherentAttrOf(Operation * op,
+                                                    StringRef name) {
+    if (!op->getPropertiesStorageSize())
+      return op->getDiscardableAttr(name);
+    return op->getInherentAttr(name);
+  }
 
   //===----------------------------------------------------------------------===//
   // Errors

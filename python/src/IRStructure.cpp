@@ -1620,7 +1620,7 @@ void populateAttributeMap(py::module_ &m) {
             // the op requires may not be removed.
             bool inherent = old && op->isRegistered() &&
                             op->getPropertiesStorageSize() &&
-                            op->getInherentAttr(name);
+                            getInherentAttrOf(op, name);
             std::optional<bool> validBefore;
             if (inherent) {
               DiagnosticCapture quiet(op->getContext());

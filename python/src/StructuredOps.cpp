@@ -84,7 +84,7 @@ void checkOperandSegments(Operation *op) {
   if (!op->hasTrait<OpTrait::AttrSizedOperandSegments>())
     return;
   std::optional<Attribute> attribute =
-      op->getInherentAttr("operandSegmentSizes");
+      getInherentAttrOf(op, "operandSegmentSizes");
   auto sizes =
       dyn_cast_or_null<DenseI32ArrayAttr>(attribute.value_or(Attribute()));
   int64_t total = 0;

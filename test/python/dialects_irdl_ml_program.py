@@ -151,6 +151,44 @@ def test_irdl_definitions_loading_cannot_check():
         expect(ir.MLIRError, lambda: ir.Module.parse('%0 = "tt.o"() : () -> f32'))
 
 
+# CHECK-LABEL: TEST: test_attributes_of_ops_of_a_loaded_dialect
+@run
+def test_attributes_of_ops_of_a_loaded_dialect():
+    # Ops of a dialect loaded at run time keep their attributes in their
+    # dictionary: MLIR aborts the process when asked for their inherent
+    # attributes, which setting and creating with attributes did.
+    with ir.Context(), ir.Location.unknown():
+        irdl.load_dialects(ir.Module.parse("""
+          irdl.dialect @num {
+            irdl.operation @const {
+              %0 = irdl.base "#builtin.integer"
+              %1 = irdl.is i32
+              irdl.attributes {"value" = %0}
+              irdl.results(out: %1)
+            }
+          }"""))
+        i32 = ir.IntegerType.get_signless(32)
+        module = ir.Module.parse('%0 = "num.const"() {value = 1 : i32} : () -> i32')
+        op = module.body.operations[0]
+        op.attributes["value"] = ir.IntegerAttr.get(i32, 2)
+        op.attributes["note"] = ir.UnitAttr.get()
+        made = ir.Operation.create(
+            "num.const", results=[i32],
+            attributes={"value": ir.IntegerAttr.get(i32, 3)},
+            ip=ir.InsertionPoint(module.body))
+        # CHECK: %0 = "num.const"() {note, value = 2 : i32} : () -> i32
+        # CHECK-NEXT: %1 = "num.const"() {value = 3 : i32} : () -> i32
+        print(module)
+        del op.attributes["note"]
+        # CHECK: 2 : i32 False 3 : i32 True
+        print(op.attributes["value"], "note" in op.attributes,
+              made.attributes["value"], module.operation.verify())
+        # IRDL's constraint, checked by the verifier as for parsed ops.
+        made.attributes["value"] = ir.StringAttr.get("three")
+        # CHECK-NEXT: MLIRError: Verification failed:
+        expect(ir.MLIRError, lambda: module.operation.verify())
+
+
 # CHECK-LABEL: TEST: test_ml_program_func
 @run
 def test_ml_program_func():
