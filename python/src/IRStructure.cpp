@@ -593,14 +593,16 @@ py::object PyValue::create(PyMlirContext &context, Value value) {
 }
 
 namespace {
-/// An operand as upstream returns it: a plain `Value` (not an OpResult or
-/// BlockArgument object), through the caster of its type.
-py::object createOperandValue(PyMlirContext &context, Value value) {
-  py::object uncast = createUncastValue(context, value);
-  auto &typed = uncast.cast<PyValue &>();
-  return castValue(
-      py::cast(PyValue{typed.keepAlive, typed.handle, typed.anchorEpoch}),
-      value.getType());
+/// The class name str() and repr() of `value` start with, as upstream's
+/// (MLIR 22): "Value" for a plain `ir.Value` object, else the kind of the
+/// value it tracks now (an OpResult object whose handle followed a
+/// replacement onto a block argument prints as one), also for a caster's
+/// subclass. `current` is what the object tracks.
+const char *valueKindName(const py::handle &value, Value current) {
+  if (!py::isinstance<PyOpResult>(value) &&
+      !py::isinstance<PyBlockArgument>(value))
+    return "Value";
+  return isa<OpResult>(current) ? "OpResult" : "BlockArgument";
 }
 } // namespace
 
@@ -1319,15 +1321,22 @@ void populateValues(py::module_ &m) {
           py::arg("capsule"), "The Value of a capsule.")
       .def(
           "__str__",
-          [](PyValue &self) { return "Value(" + printForPython(self) + ")"; },
-          "Value(<how MLIR prints it>).")
+          [](py::object object) {
+            PyValue &self = object.cast<PyValue &>();
+            std::string text = printForPython(self);
+            return std::string(valueKindName(object, self.get())) + "(" + text +
+                   ")";
+          },
+          "OpResult(<how MLIR prints it>), or BlockArgument(...) or "
+          "Value(...).")
       .def(
           "__repr__",
-          [](PyValue &self) {
+          [](py::object object) {
+            PyValue &self = object.cast<PyValue &>();
             try {
               Value value = self.get();
               PyOperation &anchor = castToOperation(self.keepAlive);
-              return "Value(" +
+              return std::string(valueKindName(object, value)) + "(" +
                      printValue(value, isLimitedToPassScope(
                                            *anchor.getResolvedOwner())) +
                      ")";
@@ -1488,7 +1497,7 @@ void populateValues(py::module_ &m) {
       },
       [](PyOpOperandList &self, size_t i) {
         PyOperation &op = operationOf(self.operation);
-        return createOperandValue(op.getContext(), op.get()->getOperand(i));
+        return PyValue::create(op.getContext(), op.get()->getOperand(i));
       });
   operands.def(
       "__setitem__",

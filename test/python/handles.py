@@ -349,7 +349,7 @@ def test_uses_across_roots_survive_destruction():
         # alive (never freed under a use, never rewired to a placeholder).
         # CHECK: "arith.addi"(<<UNKNOWN SSA VALUE>>, <<UNKNOWN SSA VALUE>>)
         print(m2.operation.get_asm(print_generic_op_form=True))
-        # CHECK: Value({{.*}}arith.constant{{.*}}1 : i32{{.*}})
+        # CHECK: OpResult({{.*}}arith.constant{{.*}}1 : i32{{.*}})
         print(addi.operands[1])
         # CHECK: []
         print(ctx._verify_tracking())

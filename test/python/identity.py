@@ -172,7 +172,8 @@ def test_value_follows_fold_to_block_argument():
         print(type(total).__name__)
         # CHECK: ValueError: the result was replaced by a block argument
         expect(ValueError, lambda: total.result_number)
-        # CHECK: Value(<block argument> of type 'i32' at index: 0) True
+        # Printed as what it is now.
+        # CHECK: BlockArgument(<block argument> of type 'i32' at index: 0) True
         print(total, product.is_valid and product.owner is muli)
         # A handle taken on %y before is still the canonical one of %y.
         # CHECK: True True

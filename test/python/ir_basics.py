@@ -181,7 +181,7 @@ def test_operation_properties():
         print(muli.operands[0] == addi.result)
         # CHECK: %0
         print(addi.result.get_name())
-        # CHECK: Value(%0 = arith.addi %arg0, %arg1 : i32)
+        # CHECK: OpResult(%0 = arith.addi %arg0, %arg1 : i32)
         print(addi.result)
         # CHECK: [IntegerType(i32)]
         print(addi.results.types)

@@ -322,20 +322,21 @@ def testSuccessorViews():
             print("ValueError:", e)
 
 
-# CHECK-LABEL: TEST: testOperandsArePlainValues
+# CHECK-LABEL: TEST: testOperandsAreDowncast
 @run
-def testOperandsArePlainValues():
+def testOperandsAreDowncast():
     with Context():
         module = Module.parse(CFG)
         fn = module.body.operations[0]
         ret = fn.regions[0].blocks[2].operations[0]
         operand = ret.operands[0]
-        # CHECK: Value False True True
+        # As MLIR 22's bindings: an operand is an OpResult or a BlockArgument.
+        # CHECK: BlockArgument True True True
         print(type(operand).__name__, isinstance(operand, BlockArgument),
               BlockArgument.isinstance(operand), operand == fn.regions[0].blocks[0].arguments[0])
         # CHECK: BlockArgument 0
         print(type(BlockArgument(operand)).__name__, BlockArgument(operand).arg_number)
-        # The caster receives the plain Value.
+        # The caster receives the downcast value, as for block arguments.
         seen = []
 
         @register_value_caster(IntegerType.static_typeid, replace=True)
@@ -345,7 +346,7 @@ def testOperandsArePlainValues():
 
         ret.operands[0]
         fn.regions[0].blocks[0].arguments[0]
-        # CHECK: ['Value', 'BlockArgument']
+        # CHECK: ['BlockArgument', 'BlockArgument']
         print(seen)
 
 

@@ -711,7 +711,7 @@ def test_value_dump():
         # CHECK-NEXT: <block argument> of type 'i64' at index: 1
         print(*lines, sep="\n")
         # CHECK-NEXT: True
-        print(lines[0] == str(three.results[2])[len("Value("):-1])
+        print(lines[0] == str(three.results[2])[len("OpResult("):-1])
         dead = ir.Operation.create("test.one", results=[ir.IntegerType.get_signless(8)],
                                    loc=ir.Location.unknown())
         value = dead.results[0]

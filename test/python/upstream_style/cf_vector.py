@@ -60,8 +60,8 @@ def testBranches():
         # CHECK: BlockArgument 0 True
         arg = exit.arguments[0]
         print(type(arg).__name__, arg.arg_number, arg.owner == exit)
-        # Operands are plain Values, as upstream; the casts tell what they are.
-        # CHECK: Value BlockArgument True
+        # Operands are downcast, as upstream's (MLIR 22) are.
+        # CHECK: BlockArgument BlockArgument True
         op0 = cond_br.operands[1]
         print(type(op0).__name__, type(BlockArgument(op0)).__name__, BlockArgument.isinstance(op0))
 
