@@ -145,6 +145,32 @@ def test_mixing_refused():
     print(ctx1._verify_tracking())
 
 
+# CHECK-LABEL: TEST: test_pass_manager_of_another_context
+@run
+def test_pass_manager_of_another_context():
+    # Upstream runs it; its passes would then build ops, types and patterns
+    # of the pass manager's context into the other context's IR.
+    from mlir_tracking import passmanager
+
+    with ir.Context():
+        pm = passmanager.PassManager.parse("builtin.module(canonicalize)")
+    other = ir.Context()
+    m, func, entry, bb1, c1, addi = parts(other)
+    before = str(m)
+    try:
+        pm.run(m.operation)
+    except ValueError as e:
+        # CHECK: ValueError: cannot use an operation of context #{{[0-9]+}} with IR of context #{{[0-9]+}}: objects of different contexts cannot be mixed
+        print("ValueError:", e)
+    # CHECK-NEXT: unchanged True live
+    print("unchanged", str(m) == before, addi.handle_state)
+    # A pass manager of the module's own context runs it.
+    with other:
+        passmanager.PassManager.parse("builtin.module(canonicalize)").run(m.operation)
+    # CHECK-NEXT: arith.addi True
+    print(addi.name, "cf.br" not in str(m))
+
+
 # CHECK-LABEL: TEST: test_same_context_still_works
 @run
 def test_same_context_still_works():
