@@ -524,12 +524,16 @@ ShapedType resultDenseType(Type explicitType,
                          elementType);
 }
 
-/// ValueError unless the bits above each element's width are zero in `raw`,
-/// the data of `type` whose elements (or complex parts) are narrower than
-/// the byte MLIR stores each in (i2 to i7, f4, f6; i1 is packed bits): MLIR
-/// keeps the byte as given, and an element with such bits printed as
-/// nothing (`dense<[-1, ]>`) and could not be read back.
-void checkPaddingBits(ShapedType type, ArrayRef<char> raw) {
+/// The data of `type` whose elements (or complex parts) are narrower than
+/// the byte MLIR stores each in (i2 to i7, f4, f6; i1 is packed bits) as
+/// MLIR wants it, with the bits above each element's width zero: MLIR keeps
+/// the byte as given, and an element with such bits printed as nothing
+/// (`dense<[-1, ]>`) and could not be read back. An integer byte that is
+/// the sign extension of its low bits (numpy's int8 -2 for an i4) is
+/// narrowed to them in `storage`, as upstream reads it; any other byte with
+/// bits above the width raises ValueError.
+ArrayRef<char> narrowSubByteElements(ShapedType type, ArrayRef<char> raw,
+                                     std::vector<char> &storage) {
   Type elementType = type.getElementType();
   if (auto complex = dyn_cast<ComplexType>(elementType))
     elementType = complex.getElementType();
@@ -537,14 +541,27 @@ void checkPaddingBits(ShapedType type, ArrayRef<char> raw) {
                        ? IndexType::kInternalStorageBitWidth
                        : elementType.getIntOrFloatBitWidth();
   if (width == 1 || width >= 8)
-    return;
-  for (char byte : raw)
-    if ((static_cast<unsigned char>(byte) >> width) != 0)
+    return raw;
+  bool integer = isa<IntegerType>(elementType);
+  unsigned char low = (1u << width) - 1;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    auto byte = static_cast<unsigned char>(raw[i]);
+    if ((byte >> width) == 0)
+      continue;
+    bool signExtended =
+        integer && (byte & (1u << (width - 1))) && (byte | low) == 0xff;
+    if (!signExtended)
       throw py::value_error(
           "the buffer's bytes hold " + printToStr(elementType) +
           " elements in their low " + std::to_string(width) +
-          " bits; the bits above must be zero (a byte holds " +
-          std::to_string(static_cast<unsigned char>(byte)) + ")");
+          " bits; the bits above must be zero" +
+          (integer ? " or extend the sign of those bits" : "") +
+          " (a byte holds " + std::to_string(byte) + ")");
+    if (storage.empty())
+      storage.assign(raw.begin(), raw.end());
+    storage[i] = static_cast<char>(byte & low);
+  }
+  return storage.empty() ? raw : ArrayRef<char>(storage);
 }
 
 py::object denseElementsGet(const py::object &array, bool signless,
@@ -683,7 +700,8 @@ py::object denseElementsGet(const py::object &array, bool signless,
              ? " (i1 elements are packed bits, as numpy.packbits(..., "
                "bitorder='little') gives)"
              : " (nor one element of it, a splat)"));
-  checkPaddingBits(resultType, raw);
+  std::vector<char> narrowed;
+  raw = narrowSubByteElements(resultType, raw, narrowed);
   return makeAttribute(ctx,
                        DenseElementsAttr::getFromRawBuffer(resultType, raw));
 }

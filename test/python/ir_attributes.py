@@ -494,13 +494,17 @@ def test_attr_names():
 # CHECK-NEXT: TypeError: an element of type i32 must be an int, got str
 # CHECK-NEXT: TypeError: an element of type f32 must be a number, got str
 # CHECK-NEXT: ValueError: an element of type i1 must be a bool, 0 or 1, got 2
-# CHECK-NEXT: ValueError: the buffer's bytes hold i4 elements in their low 4 bits; the bits above must be zero (a byte holds 31)
+# CHECK-NEXT: ValueError: the buffer's bytes hold i4 elements in their low 4 bits; the bits above must be zero or extend the sign of those bits (a byte holds 31)
 # CHECK-NEXT: ValueError: f4E2M1FN has no NaN, got nan
 # CHECK-NEXT: ValueError: f6E3M2FN has no infinity, got inf
 # CHECK-NEXT: ValueError: f4E2M1FN has no infinity, got -inf
 # CHECK-NEXT: TypeError: get(): incompatible function arguments
 # CHECK-NEXT: TypeError: incompatible argument: a value could not be converted to the type this function takes (a wrong type, an int out of range, or a str that is not valid UTF-8)
 # CHECK-NEXT: still built: dense<[1, 2]> : tensor<2xi4> dense<[true, false]> : tensor<2xi1> 6.000000e+00 : f4E2M1FN true
+# Bytes that extend the sign of an integer's low bits (numpy's int8 -2 for
+# an i4) are read as those bits, as upstream reads them; a float's are not.
+# CHECK-NEXT: dense<[-2, -8, 7]> : tensor<3xi4>
+# CHECK-NEXT: ValueError: the buffer's bytes hold f4E2M1FN elements in their low 4 bits; the bits above must be zero (a byte holds 254)
 @run
 def test_hostile_builder_inputs():
     class Fresh(list):
@@ -563,3 +567,10 @@ def test_hostile_builder_inputs():
                   [True, 0], type=ir.RankedTensorType.get(
                       [2], ir.IntegerType.get_signless(1))),
               ir.FloatAttr.get(f4, 6.0), ir.BoolAttr.get(True))
+        print(ir.DenseElementsAttr.get(
+            bytes([0xFE, 0xF8, 0x07]), type=ir.RankedTensorType.get([3], i4)))
+        try:
+            ir.DenseElementsAttr.get(
+                bytes([0xFE]), type=ir.RankedTensorType.get([1], f4))
+        except ValueError as e:
+            print("ValueError:", e)
