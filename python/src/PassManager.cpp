@@ -354,6 +354,14 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
             self.verifiesOutput = enable;
           },
           py::arg("enable"), "Turns the verifier after each pass on or off.")
+      .def(
+          "enable_timing",
+          [](PyPassManager &self) {
+            self.checkNotRunning("PassManager.enable_timing");
+            self.passManager->enableTiming();
+          },
+          "Times the passes and analyses of every run; MLIR prints the "
+          "report to stderr when the pass manager is destroyed.")
       .def_property_readonly(
           "context", [](PyPassManager &self) { return self.contextObject; },
           "The context of the pass manager.")

@@ -299,3 +299,30 @@ def test_printing_elides_large_resources():
                             glob.glob(os.path.join(tree, "**", "*.mlir"), recursive=True))
             printed = "blob1: \"0x08000000" in dumps
             print(f"{label}: blob {'printed' if printed else 'elided'}")
+
+
+# CHECK-LABEL: TEST: test_timing_report
+@run
+def test_timing_report():
+    # enable_timing (upstream's): MLIR prints the report of every run to
+    # stderr when the pass manager is destroyed; read from a child process.
+    child = subprocess.run([sys.executable, "-c", """
+import gc
+from mlir_tracking import ir, passmanager
+with ir.Context():
+    module = ir.Module.parse("func.func @f(%a: i32) -> i32 { return %a : i32 }")
+    pm = passmanager.PassManager.parse("builtin.module(func.func(canonicalize,cse))")
+    pm.enable_timing()
+    pm.run(module.operation)
+    pm.run(module.operation)
+    print("ran", flush=True)
+    del pm
+    gc.collect()
+    print("destroyed", flush=True)
+"""], capture_output=True, text=True, timeout=120)
+    report = child.stderr
+    # CHECK: exit code: 0 ran destroyed
+    print("exit code:", child.returncode, " ".join(child.stdout.split()))
+    # CHECK-NEXT: report: True Canonicalizer: True CSE: True
+    print("report:", "Execution time report" in report,
+          "Canonicalizer:", "Canonicalizer" in report, "CSE:", "CSE" in report)
