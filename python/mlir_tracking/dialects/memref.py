@@ -31,6 +31,11 @@ def _static_int(value):
     return None
 
 
+def _all_static(*lists):
+    """Whether every item of `lists` is an int or an integer constant."""
+    return all(_static_int(item) is not None for items in lists for item in items)
+
+
 def _infer_memref_subview_result_type(source_memref_type, offsets, static_sizes, static_strides):
     """Upstream's helper behind `subview`: ``(offsets, sizes, strides,
     result_type)``, the ``arith.constant`` results among the three lists
@@ -38,32 +43,30 @@ def _infer_memref_subview_result_type(source_memref_type, offsets, static_sizes,
     strides and the source's strides must be static (ValueError otherwise);
     an offset that is not makes the result's offset dynamic."""
     source_strides, source_offset = source_memref_type.get_strides_and_offset()
-    offsets, sizes, strides = (list(values) for values in (offsets, static_sizes, static_strides))
-    static_sizes = [_static_int(s) for s in sizes]
-    static_strides = [_static_int(s) for s in strides]
-    if any(s is None for s in static_sizes + static_strides) or any(
-        _static_int(s) is None for s in source_strides
-    ):
+    if not _all_static(static_sizes, static_strides, source_strides):
         raise ValueError("Only inferring from python or mlir integer constant is supported.")
-    offsets = [o if _static_int(o) is None else _static_int(o) for o in offsets]
+    sizes = [_static_int(s) for s in static_sizes]
+    strides = [_static_int(s) for s in static_strides]
+    known_offsets = [_static_int(o) for o in offsets]
+    offsets = [o if k is None else k for o, k in zip(offsets, known_offsets)]
     dynamic = ShapedType.get_dynamic_stride_or_offset()
-    if any(_static_int(o) is None for o in offsets) or source_offset == dynamic:
+    if None in known_offsets or source_offset == dynamic:
         offset = dynamic
     else:
         offset = source_offset + sum(o * s for o, s in zip(offsets, source_strides))
-    target_strides = [a * b for a, b in zip(source_strides, static_strides)]
+    target_strides = [a * b for a, b in zip(source_strides, strides)]
     # The identity layout when the view is the leading part of a row-major
     # buffer, as upstream's builder gives (ops such as expand_shape want it).
-    default_strides = [1] * len(static_sizes)
-    for i in range(len(static_sizes) - 2, -1, -1):
-        default_strides[i] = default_strides[i + 1] * static_sizes[i + 1]
+    default_strides = [1] * len(sizes)
+    for i in range(len(sizes) - 2, -1, -1):
+        default_strides[i] = default_strides[i + 1] * sizes[i + 1]
     layout = None
     if target_strides != default_strides or offset != 0:
         layout = StridedLayoutAttr.get(offset, target_strides)
     result_type = MemRefType.get(
-        static_sizes, source_memref_type.element_type, layout, source_memref_type.memory_space
+        sizes, source_memref_type.element_type, layout, source_memref_type.memory_space
     )
-    return offsets, static_sizes, static_strides, result_type
+    return offsets, sizes, strides, result_type
 
 
 def subview(
@@ -86,14 +89,14 @@ def subview(
     sizes = [] if sizes is None else list(sizes)
     strides = [] if strides is None else list(strides)
     if result_type is None:
-        try:
-            offsets, sizes, strides, result_type = _infer_memref_subview_result_type(
-                source.type, offsets, sizes, strides
-            )
-        except ValueError:
+        source_strides, _ = source.type.get_strides_and_offset()
+        if not _all_static(sizes, strides, source_strides):
             raise ValueError(
                 "mixed static/dynamic offset/sizes/strides requires explicit result type."
-            ) from None
+            )
+        offsets, sizes, strides, result_type = _infer_memref_subview_result_type(
+            source.type, offsets, sizes, strides
+        )
     dynamic_offsets, _, static_offsets = _dispatch_mixed_values(offsets)
     dynamic_sizes, _, static_sizes = _dispatch_mixed_values(sizes)
     dynamic_strides, _, static_strides = _dispatch_mixed_values(strides)
