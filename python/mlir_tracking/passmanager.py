@@ -1,5 +1,8 @@
 """The tracked pass manager (upstream ``mlir.passmanager`` names)."""
 
-from ._mlirTracking.passmanager import Pass, PassManager
+from ._mlirTracking.passmanager import Pass, PassDisplayMode, PassManager
 
-__all__ = ["Pass", "PassManager"]
+# Upstream's name for what a Python pass's callable receives as `pass_`.
+ExternalPass = Pass
+
+__all__ = ["ExternalPass", "Pass", "PassDisplayMode", "PassManager"]

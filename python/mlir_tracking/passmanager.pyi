@@ -1,5 +1,6 @@
 # Hand-kept type stub for mlir_tracking.passmanager (keep in step with
 # python/src/PassManager.cpp, PythonPass.cpp, PassVerification.cpp).
+import enum
 from typing import Any, Callable, Optional, Union, overload
 
 from .ir import Context, Module, Operation
@@ -8,6 +9,12 @@ class Pass:
     @property
     def name(self) -> Optional[str]: ...
     def signal_pass_failure(self) -> None: ...
+
+ExternalPass = Pass
+
+class PassDisplayMode(enum.Enum):
+    LIST: PassDisplayMode
+    PIPELINE: PassDisplayMode
 
 class PassManager:
     def __init__(self, anchor_op: str = "any", context: Optional[Context] = None) -> None: ...
@@ -18,11 +25,10 @@ class PassManager:
     @overload
     def add(
         self,
-        fn: Callable[[Operation, Pass], Any],
-        *,
+        run: Callable[[Operation, Pass], Any],
         name: Optional[str] = None,
         argument: Optional[str] = None,
-        description: str = "",
+        description: Optional[str] = None,
         op_name: Optional[str] = None,
     ) -> None: ...
     def enable_tracking_verification(self) -> None: ...
@@ -44,6 +50,9 @@ class PassManager:
     ) -> None: ...
     def enable_verifier(self, enable: bool) -> None: ...
     def enable_timing(self) -> None: ...
+    def enable_statistics(
+        self, displayMode: PassDisplayMode = PassDisplayMode.PIPELINE
+    ) -> None: ...
     @property
     def context(self) -> Context: ...
     @property

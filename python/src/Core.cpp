@@ -311,6 +311,7 @@ PyMlirContext::PyMlirContext() {
   // passes and the LLVM IR translation need the translation interfaces.
   registerAllToLLVMIRTranslations(dialects);
   appendPluginDialects(dialects);
+  appendSiteDialects(dialects);
   context = std::make_unique<MLIRContext>(dialects);
   context->loadAllAvailableDialects();
   registry = std::make_unique<HandleRegistry>(context.get());

@@ -57,6 +57,19 @@ void mlir::tracking::python::appendPluginDialects(DialectRegistry &registry) {
 }
 
 namespace {
+/// The registry of `_mlir_libs.get_dialect_registry()`: changed from Python
+/// with the GIL, read when a context is created (also with the GIL).
+DialectRegistry &siteDialects() {
+  static auto *registry = new DialectRegistry();
+  return *registry;
+}
+} // namespace
+
+void mlir::tracking::python::appendSiteDialects(DialectRegistry &registry) {
+  siteDialects().appendTo(registry);
+}
+
+namespace {
 /// `ir.DialectRegistry`: an owned DialectRegistry (or a borrowed one from a
 /// capsule) that `Context.append_dialect_registry` copies into a context.
 struct PyDialectRegistry {
@@ -214,6 +227,13 @@ void populateDialects(py::module_ &m) {
                    " dialects>";
           },
           "A short description.");
+  m.def(
+      "_site_dialect_registry",
+      [] {
+        return PyDialectRegistry{nullptr, &siteDialects()};
+      },
+      "The process-wide registry that every new context appends "
+      "(upstream's `_mlir_libs.get_dialect_registry()`).");
 
   m.def(
       "load_dialect_plugin",

@@ -24,6 +24,9 @@ namespace __attribute__((visibility("hidden"))) python {
   /// Adds the dialects of the plugins loaded with `ir.load_dialect_plugin`;
   /// every new context gets them.
   void appendPluginDialects(DialectRegistry & registry);
+  /// Adds the process-wide registry of `_mlir_libs.get_dialect_registry()`
+  /// (what Python code registered there); every new context gets it.
+  void appendSiteDialects(DialectRegistry & registry);
 
   /// `Context.emit_error_diagnostics`: whether errors captured for an
   /// MLIRError also go on to the handlers attached from Python. Read by

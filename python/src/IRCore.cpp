@@ -339,8 +339,27 @@ void populateContext(py::module_ &m) {
   py::class_<PyMlirContext>(m, "Context", py::custom_type_setup(setUpContextGC),
                             "An MLIR context with every upstream dialect and "
                             "extension, and the registry of its handles.")
-      .def(py::init<>(), "Creates a context with every upstream dialect "
-                         "loaded.")
+      .def(py::init(
+               [](std::optional<std::vector<std::string>> loadOnCreateDialects,
+                  PyThreadPool *threadPool) {
+                 auto context = std::make_unique<PyMlirContext>();
+                 if (threadPool)
+                   context->setThreadPool(threadPool->pool);
+                 // Every dialect is loaded already; as upstream's
+                 // `self.dialects[name]`, an unknown name is an IndexError.
+                 for (const std::string &name :
+                      loadOnCreateDialects.value_or(std::vector<std::string>()))
+                   if (!context->get()->getLoadedDialect(name))
+                     throw py::index_error("Dialect '" + name + "' not found");
+                 return context;
+               }),
+           py::arg("load_on_create_dialects") = py::none(),
+           py::arg("thread_pool") = py::none(),
+           "Creates a context with every upstream dialect (and those of "
+           "`_mlir_libs.get_dialect_registry()` and loaded plugins) loaded. "
+           "`load_on_create_dialects` names dialects that must be among "
+           "them (upstream loads only those); `thread_pool` is the pool "
+           "of its multi-threaded passes (Context.set_thread_pool).")
       .def(
           "__enter__",
           [](py::object self) {

@@ -160,6 +160,12 @@ void checkPrintable(StringRef pipeline, RunLock &lock) {
 } // namespace
 
 void mlir::tracking::python::populatePassManager(py::module_ &m) {
+  py::enum_<PassDisplayMode>(m, "PassDisplayMode",
+                             "How enable_statistics shows the statistics.")
+      .value("LIST", PassDisplayMode::List,
+             "Each pass once, its statistics summed over the pipeline.")
+      .value("PIPELINE", PassDisplayMode::Pipeline,
+             "In the pipeline's structure.");
   py::class_<PyPassManager>(
       m, "PassManager",
       "A pass manager whose runs keep operation handles precise: precise "
@@ -362,6 +368,16 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
           },
           "Times the passes and analyses of every run; MLIR prints the "
           "report to stderr when the pass manager is destroyed.")
+      .def(
+          "enable_statistics",
+          [](PyPassManager &self, PassDisplayMode displayMode) {
+            self.checkNotRunning("PassManager.enable_statistics");
+            self.passManager->enableStatistics(displayMode);
+          },
+          py::arg("displayMode") = PassDisplayMode::Pipeline,
+          "Collects the passes' statistics; MLIR prints them to stderr "
+          "after each run (empty with an LLVM built without statistics, "
+          "such as Debian's).")
       .def_property_readonly(
           "context", [](PyPassManager &self) { return self.contextObject; },
           "The context of the pass manager.")

@@ -218,7 +218,8 @@ void mlir::tracking::python::populatePythonPasses(py::module_ &m) {
   py::object cls = m.attr("PassManager");
   py::cpp_function addPythonPass(
       [](py::object self, py::function fn, std::optional<std::string> name,
-         std::optional<std::string> argument, const std::string &description,
+         std::optional<std::string> argument,
+         std::optional<std::string> description,
          std::optional<std::string> opName) {
         py::object capsule = self.attr("_CAPIPtr");
         void *ptr = PyCapsule_GetPointer(capsule.ptr(),
@@ -233,9 +234,9 @@ void mlir::tracking::python::populatePythonPasses(py::module_ &m) {
         auto holder = std::shared_ptr<py::object>(new py::object(fn),
                                                   GilReleasingDeleter());
         std::optional<StringRef> anchor = internOpName(opName);
-        auto pass = std::make_unique<PythonPass>(allocatePassTypeID(), passName,
-                                                 passArgument, description,
-                                                 anchor, std::move(holder));
+        auto pass = std::make_unique<PythonPass>(
+            allocatePassTypeID(), passName, passArgument,
+            description.value_or(""), anchor, std::move(holder));
         // Nested like `func.func(...)` in a pipeline string; adjacent nested
         // pipelines are merged by the pass manager.
         if (anchor && pm->getOpAnchorName() != *anchor)
@@ -244,12 +245,13 @@ void mlir::tracking::python::populatePythonPasses(py::module_ &m) {
           pm->addPass(std::move(pass));
       },
       py::name("add"), py::is_method(cls),
-      py::sibling(py::getattr(cls, "add", py::none())), py::arg("fn"),
-      py::kw_only(), py::arg("name") = py::none(),
-      py::arg("argument") = py::none(), py::arg("description") = "",
-      py::arg("op_name") = py::none(),
-      "Adds a pass written in Python: `fn(op, pass_)` runs on each op the "
-      "pass is scheduled on (with the GIL; one call at a time). It is "
+      py::sibling(py::getattr(cls, "add", py::none())), py::arg("run"),
+      py::arg("name") = py::none(), py::arg("argument") = py::none(),
+      py::arg("description") = py::none(), py::arg("op_name") = py::none(),
+      "Adds a pass written in Python (upstream's arguments): `run(op, pass_)` "
+      "runs on each op the pass is scheduled on (with the GIL; one call at a "
+      "time). `name` defaults to `run.__name__`, `argument` to the name; "
+      "without `op_name` (or with '') it runs on any op. It is "
       "precise: the changes it makes through mlir_tracking are tracked. "
       "`pass_.signal_pass_failure()` fails it; an exception fails it with "
       "the exception's message.");

@@ -328,3 +328,43 @@ def test_shared_thread_pool():
     gc.collect()
     # CHECK-NEXT: True
     print(second.get_num_threads() >= 1)
+
+
+# CHECK-LABEL: TEST: test_context_constructor_arguments
+@run
+def test_context_constructor_arguments():
+    # Upstream's Context(load_on_create_dialects=, thread_pool=) and the
+    # _mlir_libs list of dialects to load on creation.
+    from mlir_tracking import _mlir_libs
+
+    pool = ir.ThreadPool()
+    ctx = ir.Context(thread_pool=pool)
+    # CHECK-NEXT: True True
+    print(ctx.is_multithreading_enabled,
+          ctx._mlir_thread_pool_ptr() == pool._mlir_thread_pool_ptr())
+    ctx = ir.Context(load_on_create_dialects=["func", "arith"])
+    # Every dialect is loaded, the named ones among them.
+    # CHECK-NEXT: func arith scf
+    print(*(ctx.get_dialect_descriptor(name).namespace
+            for name in ("func", "arith", "scf")))
+    try:
+        ir.Context(load_on_create_dialects=["func", "no_such_dialect"])
+    except IndexError as e:
+        # CHECK-NEXT: IndexError Dialect 'no_such_dialect' not found
+        print(type(e).__name__, e)
+    # A name alone is not a list of names (upstream would look up "f").
+    try:
+        ir.Context(load_on_create_dialects="func")
+    except TypeError:
+        # CHECK-NEXT: TypeError
+        print("TypeError")
+    try:
+        ir.Context(thread_pool=ctx)
+    except TypeError:
+        # CHECK-NEXT: TypeError
+        print("TypeError")
+    dialects = _mlir_libs.get_load_on_create_dialects()
+    _mlir_libs.append_load_on_create_dialect("func")
+    # CHECK-NEXT: True ['func']
+    print(dialects is _mlir_libs.get_load_on_create_dialects(), dialects)
+    dialects.clear()

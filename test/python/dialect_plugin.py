@@ -43,6 +43,25 @@ def test_registry_load_plugin():
         print(ctx.get_dialect_descriptor("tracking_plugin").namespace)
 
 
+# CHECK-LABEL: TEST: test_site_dialect_registry
+# CHECK-NEXT: False True
+# CHECK-NEXT: True
+@run
+def test_site_dialect_registry():
+    # Upstream's _mlir_libs.get_dialect_registry(): contexts created after a
+    # dialect is registered there have it, earlier ones do not.
+    from mlir_tracking._mlir_libs import get_dialect_registry
+
+    before = ir.Context()
+    get_dialect_registry().load_plugin(PLUGIN)
+    after = ir.Context()
+    print(before.is_registered_operation("tracking_plugin.noop"),
+          after.is_registered_operation("tracking_plugin.noop"))
+    with after:
+        m = ir.Module.parse('"tracking_plugin.noop"() : () -> ()')
+        print(m.body.operations[0].name == "tracking_plugin.noop")
+
+
 # CHECK-LABEL: TEST: test_load_dialect_plugin
 # CHECK-NEXT: TrackingTestDialectPlugin
 # CHECK-NEXT: True True

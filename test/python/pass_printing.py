@@ -301,6 +301,41 @@ def test_printing_elides_large_resources():
             print(f"{label}: blob {'printed' if printed else 'elided'}")
 
 
+# CHECK-LABEL: TEST: test_statistics_report
+@run
+def test_statistics_report():
+    # enable_statistics (upstream's, with its PassDisplayMode): MLIR prints
+    # the statistics after each run, to stderr; read from a child process.
+    # Debian's LLVM is built without statistics, so, as mlir-opt's
+    # --mlir-pass-statistics, the report has its title only.
+    child = subprocess.run([sys.executable, "-c", """
+from mlir_tracking import ir, passmanager
+with ir.Context():
+    module = ir.Module.parse("func.func @f(%a: i32) -> i32 { return %a : i32 }")
+    pm = passmanager.PassManager.parse("builtin.module(func.func(canonicalize,cse))")
+    pm.enable_statistics()
+    pm.run(module.operation)
+    print("ran", flush=True)
+    pm = passmanager.PassManager.parse("builtin.module(func.func(cse))")
+    pm.enable_statistics(passmanager.PassDisplayMode.LIST)
+    pm.run(module.operation)
+    def enable_inside(op, pass_):
+        try:
+            pm.enable_statistics()
+        except RuntimeError as e:
+            print(e, flush=True)
+    pm.add(enable_inside)
+    pm.run(module.operation)
+"""], capture_output=True, text=True, timeout=120)
+    # CHECK: exit code: 0
+    print("exit code:", child.returncode)
+    # CHECK-NEXT: ran
+    # CHECK-NEXT: PassManager.enable_statistics: the PassManager is running 'builtin.module(func.func(cse),enable_inside)'
+    print(child.stdout.strip())
+    # CHECK-NEXT: reports: 3
+    print("reports:", child.stderr.count("Pass statistics report"))
+
+
 # CHECK-LABEL: TEST: test_timing_report
 @run
 def test_timing_report():

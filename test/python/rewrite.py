@@ -601,6 +601,36 @@ def test_python_pass_failure():
                 print(fn.__name__ + ":", "MLIRError", str(e).replace("\n", " ")[:200])
 
 
+# CHECK-LABEL: TEST: test_python_pass_arguments
+@run
+def test_python_pass_arguments():
+    # Upstream's PassManager.add(run, name, argument, description, op_name),
+    # positional or by keyword, and its ExternalPass name.
+    from mlir_tracking.passmanager import ExternalPass
+
+    with ir.Context():
+        module = ir.Module.parse(ARITH)
+        seen = []
+
+        class Counter:
+            def __call__(self, op, pass_):
+                seen.append((op.name, isinstance(pass_, ExternalPass)))
+
+        pm = PassManager("builtin.module")
+        pm.add(Counter(), "CountModule")
+        pm.add(Counter(), "CountFuncs", "count-funcs", None, "func.func")
+        pm.add(run=Counter(), name="Anywhere", op_name="")
+        # CHECK: builtin.module(CountModule,func.func(count-funcs),Anywhere)
+        print(pm)
+        pm.run(module.operation)
+        # The module, each function, the module again; `pass_` an ExternalPass.
+        # CHECK-NEXT: True True True True
+        funcs = len(module.body.operations)
+        print(funcs > 0, [name for name, _ in seen] == ["builtin.module"] +
+              ["func.func"] * funcs + ["builtin.module"],
+              all(is_pass for _, is_pass in seen), ExternalPass.__name__ == "Pass")
+
+
 def libmlir():
     with open("/proc/self/maps") as maps:
         for line in maps:

@@ -39,6 +39,9 @@ def stub_names(path):
             classes[node.name] = members
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             top.add(node.name)
+        elif isinstance(node, ast.Assign):
+            # An alias (`ExternalPass = Pass`).
+            top.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return {n for n in top if not n.startswith("_")}, classes
 
 
