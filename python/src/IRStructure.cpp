@@ -851,6 +851,12 @@ void populateRegionsAndBlocks(py::module_ &m) {
           },
           "The operation whose region contains the block now.")
       .def_property_readonly(
+          "_op_order_is_valid",
+          [](PyBlock &self) { return self.get()->isOpOrderValid(); },
+          "Whether MLIR's numbering of the block's ops is current (a stale "
+          "one is recomputed, for the whole block, at the next order query; "
+          "for tests).")
+      .def_property_readonly(
           "region",
           [](PyBlock &self) {
             Block *block = self.get();

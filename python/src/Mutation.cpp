@@ -323,6 +323,67 @@ OpOperand *findUseNotDominated(Operation *op) {
   return nullptr;
 }
 
+/// For a move of `op` within its block to before `before`, the first use
+/// the move would leave undominated, found without moving it. From a place
+/// where its uses were dominated (each change inside a pattern is checked),
+/// a move within the block can break two things: a value of an op of the
+/// block that `op` (or an op in it) uses must still be defined before the
+/// new place, and an op of the block that uses a result of `op` (or holds
+/// such a use) must still come after it. Each is one order query between
+/// two ops that stay where they are, which MLIR answers from its numbering
+/// of the block (findUseNotDominated's trial move and move back made MLIR
+/// renumber the whole block at each move: quadratic in a pattern that
+/// hoists many ops). Not for ops with successors (checked at the block's
+/// end).
+OpOperand *findUseBrokenByMoveInBlock(Operation *op, Block::iterator before) {
+  Block *block = op->getBlock();
+  DominanceInfo dominance;
+  if (!dominance.hasSSADominance(block))
+    return nullptr;
+  Operation *next = before == block->end() ? nullptr : &*before;
+  // Whether `other`, an op of the block other than `op`, comes before
+  // `op`'s new place.
+  auto isBeforeNewPlace = [&](Operation *other) {
+    return !next || (other != next && other->isBeforeInBlock(next));
+  };
+  OpOperand *found = nullptr;
+  op->walk([&](Operation *nested) {
+    for (OpOperand &operand : nested->getOpOperands()) {
+      Operation *definer = operand.get().getDefiningOp();
+      if (definer && definer->getBlock() == block && definer != op &&
+          !isBeforeNewPlace(definer)) {
+        found = &operand;
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  if (found)
+    return found;
+  for (OpOperand &use : op->getUses()) {
+    Operation *user = block->findAncestorOpInBlock(*use.getOwner());
+    // A use in `op` itself is never dominated, wherever `op` goes.
+    if (user == op || (user && isBeforeNewPlace(user)))
+      return &use;
+  }
+  return nullptr;
+}
+
+/// RewriterBase::moveOpBefore within the op's block, without the splice that
+/// makes MLIR renumber the whole block at its next order query: the op is
+/// taken out and put back, which leaves the numbering of the other ops
+/// valid (MLIR numbers the op from its neighbours when asked). The same
+/// notification as RewriterBase::moveOpBefore.
+void moveInBlockKeepingOrder(RewriterBase &rewriter, Operation *op,
+                             Block::iterator before) {
+  Block *block = op->getBlock();
+  OpBuilder::InsertPoint previous(block, std::next(op->getIterator()));
+  op->remove();
+  block->getOperations().insert(before, op);
+  if (OpBuilder::Listener *listener = rewriter.getListener())
+    listener->notifyOperationInserted(op, previous);
+}
+
 /// Whether `other` (may be null) branches to the same blocks as `op`.
 bool hasSameSuccessors(Operation *op, Operation *other) {
   if (!other)
@@ -972,7 +1033,11 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
   // from another tree kept using that tree's values). Checked with the op
   // there unseen by the driver, which must not queue an op that goes back
   // to another tree.
-  if (patternTrustsIR(context)) {
+  bool withinBlock = op->getBlock() == block;
+  if (patternTrustsIR(context) && withinBlock && !op->getNumSuccessors()) {
+    if (OpOperand *use = findUseBrokenByMoveInBlock(op, before))
+      raiseNotDominated(label.str(), use);
+  } else if (patternTrustsIR(context)) {
     for (auto [index, successor] : llvm::enumerate(op->getSuccessors()))
       checkSuccessorInPattern("move", op, index, successor, block->getParent());
     Block *oldBlock = op->getBlock();
@@ -994,7 +1059,10 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
     if (use)
       raiseNotDominated(label.str(), use);
   }
-  rewriter.get().moveOpBefore(op, block, before);
+  if (withinBlock)
+    moveInBlockKeepingOrder(rewriter.get(), op, before);
+  else
+    rewriter.get().moveOpBefore(op, block, before);
   if (oldRoot != newRoot) {
     context.rehome(op);
     context.noteTreeChanged(*oldOwner);

@@ -440,3 +440,83 @@ def test_successor_set_to_another_successor_of_the_op():
                   "walks:", rewrite._region_dominance_walks() - walks)
     # CHECK: existing target ran True walks: 0
     # CHECK-NEXT: new target bypassing %v setting a successor inside a rewrite pattern would leave operand #0 of 'func.return' a value that do{{.*}} True walks: 1
+
+
+# CHECK-LABEL: TEST: test_moves_within_a_block
+@run
+def test_moves_within_a_block():
+    # A move within a block inside a pattern is checked by where the op's
+    # operands are defined and where its users are, relative to the new
+    # place, without moving it to look; the move itself keeps MLIR's
+    # numbering of the block current (a stale one made MLIR renumber the
+    # whole block at the next check: hoisting N ops took N renumberings).
+    text = """
+      func.func private @use(i32)
+      func.func @f(%a: i32) {
+        %first = arith.subi %a, %a : i32
+        %d = arith.addi %a, %a : i32
+        %x = arith.muli %d, %a : i32
+        func.call @use(%a) : (i32) -> ()
+        scf.execute_region {
+          func.call @use(%x) : (i32) -> ()
+          scf.yield
+        }
+        %r = scf.execute_region -> i32 {
+          %n = arith.xori %d, %a : i32
+          scf.yield %n : i32
+        }
+        func.call @use(%x) : (i32) -> ()
+        %last = arith.ori %a, %a : i32
+        return
+      }"""
+    # (the index of the op that moves, the index of the op it goes before;
+    # "nested": before the scf.yield of the first scf.execute_region)
+    cases = [(2, 1), (2, 0), (1, 0), (2, 4), (2, 5), (2, 7), (5, 1), (5, 2),
+             (1, 8), (7, 0), (2, "nested")]
+    for mover, place in cases:
+        with ir.Context():
+            module = ir.Module.parse(text)
+            block = module.body.operations[1].regions[0].blocks[0]
+            ops = list(block.operations)
+            target = ops[4].regions[0].blocks[0].operations[1] \
+                if place == "nested" else ops[place]
+            ops[mover].attributes["mover"] = ir.UnitAttr.get()
+            valid_after = []
+
+            def move(op, rewriter):
+                if "mover" not in op.attributes:
+                    return True
+
+                def mark():
+                    del op.attributes["mover"]
+                rewriter.modify_op_in_place(op, mark)
+                # Numbered now, so that the move is what might make it stale.
+                ops[0].is_before_in_block(ops[1])
+                try:
+                    op.move_before(target)
+                finally:
+                    valid_after.append(block._op_order_is_valid)
+
+            patterns = rewrite.RewritePatternSet()
+            patterns.add(ops[mover].name, move)
+            try:
+                rewrite.walk_and_apply_patterns(module, patterns.freeze())
+                outcome = "moved"
+            except ir.MLIRError as e:
+                outcome = str(e).split(" would leave ")[1].split(" a value")[0]
+            print(mover, place, outcome, module.operation.verify(),
+                  valid_after, [o.name[o.name.index(".") + 1:]
+                                for o in block.operations][:4])
+    # CHECK-NEXT: 2 1 operand #0 of 'arith.muli' True [True] ['subi', 'addi', 'muli', 'call']
+    # CHECK-NEXT: 2 0 operand #0 of 'arith.muli' True [True] ['subi', 'addi', 'muli', 'call']
+    # CHECK-NEXT: 1 0 moved True [True] ['addi', 'subi', 'muli', 'call']
+    # CHECK-NEXT: 2 4 moved True [True] ['subi', 'addi', 'call', 'muli']
+    # CHECK-NEXT: 2 5 operand #0 of 'func.call' True [True] ['subi', 'addi', 'muli', 'call']
+    # CHECK-NEXT: 2 7 operand #0 of 'func.call' True [True] ['subi', 'addi', 'muli', 'call']
+    # CHECK-NEXT: 5 1 operand #0 of 'arith.xori' True [True] ['subi', 'addi', 'muli', 'call']
+    # CHECK-NEXT: 5 2 moved True [True] ['subi', 'addi', 'execute_region', 'muli']
+    # CHECK-NEXT: 1 8 operand #0 of 'arith.xori' True [True] ['subi', 'addi', 'muli', 'call']
+    # CHECK-NEXT: 7 0 moved True [True] ['ori', 'subi', 'addi', 'muli']
+    # Into a region: the op is moved there to look (and back), which leaves
+    # the numbering stale.
+    # CHECK-NEXT: 2 nested operand #0 of 'func.call' True [False] ['subi', 'addi', 'muli', 'call']

@@ -542,7 +542,8 @@ NOT_MUTATORS = {
     "AsmState": "__init__ __repr__",
     "AttrBuilder": "__init__ __repr__ contains get insert",
     "Block": "__eq__ __hash__ __init__ __iter__ __repr__ __str__ arguments "
-             "is_valid operations owner predecessors region successors",
+             "_op_order_is_valid is_valid operations owner predecessors region "
+             "successors",
     "BlockArgument": "__class_getitem__ __init__ arg_number isinstance",
     "BlockArgumentList": "__add__ __contains__ __getitem__ __init__ __iter__ "
                          "__len__ __repr__ __reversed__ count index types",
