@@ -655,19 +655,10 @@ void populateOperationExtras(py::module_ &m) {
              std::optional<int64_t> desiredVersion) {
             Operation *op = self.get();
             // The writer trusts the IR: a missing inherent attribute, or a
-            // use of a value it never numbered, crashed it. Verify first,
-            // unless the whole tree is known to verify.
-            std::shared_ptr<RootOwner> owner = self.getResolvedOwner();
-            if (!owner->verified || owner->getRoot() != op ||
-                self.getContext().hadCapsuleAccess()) {
-              DiagnosticCapture verification(op->getContext());
-              LogicalResult verified = failure();
-              readWithoutGILIfPoolWaits(self, "write_bytecode",
-                                        [&] { verified = verifyIR(op); });
-              if (failed(verified))
-                verification.raise("cannot write bytecode of IR that does "
-                                   "not verify");
-            }
+            // use of a value it never numbered, crashed it.
+            verifyBeforeWriting(self, "write_bytecode",
+                                "cannot write bytecode of IR that does not "
+                                "verify");
             // The writer numbers the values and blocks of `op` only, and
             // crashed on a use linking them to IR outside it (from a nested
             // op, a detached one using another tree's values, or an op

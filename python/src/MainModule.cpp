@@ -49,6 +49,9 @@ PYBIND11_MODULE(_mlirTracking, m) {
   py::module_ gpuAttributes =
       m.def_submodule("gpu_attributes", "dialects.gpu's attribute classes.");
   populateGPUAttributes(gpuAttributes);
+  py::module_ smt =
+      m.def_submodule("smt", "dialects.smt's type classes and SMT-LIB export.");
+  populateSMT(smt);
   py::module_ irdl = m.def_submodule("irdl", "dialects.irdl's load_dialects.");
   populateIRDL(irdl);
   py::module_ sparseTensorAttributes =

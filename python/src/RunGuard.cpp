@@ -612,6 +612,21 @@ bool mlir::tracking::python::waitsOnPoolWithoutGIL(
   return context.runsWithoutGIL && context.get()->isMultithreadingEnabled();
 }
 
+void mlir::tracking::python::verifyBeforeWriting(PyOperation &operation,
+                                                 const char *user,
+                                                 const std::string &message) {
+  Operation *op = operation.get();
+  std::shared_ptr<RootOwner> owner = operation.getResolvedOwner();
+  if (owner->verified && owner->getRoot() == op &&
+      !operation.getContext().hadCapsuleAccess())
+    return;
+  DiagnosticCapture verification(op->getContext());
+  LogicalResult verified = failure();
+  readWithoutGILIfPoolWaits(operation, user, [&] { verified = verifyIR(op); });
+  if (failed(verified))
+    verification.raise(message);
+}
+
 InputVerification::InputVerification(PyOperation &target, Operation *op,
                                      const char *user)
     : owner(target.getResolvedOwner()), onRoot(owner->getRoot() == op) {

@@ -382,6 +382,12 @@ namespace __attribute__((visibility("hidden"))) python {
     fn();
   }
 
+  /// For writers that trust the IR they read (bytecode, SMT-LIB): raises
+  /// MLIRError with `message` and the verifier's diagnostics unless the op
+  /// of `operation` verifies (skipped when its whole tree is known to).
+  void verifyBeforeWriting(PyOperation & operation, const char *user,
+                           const std::string &message);
+
   /// The input check of a run from Python (PassManager.run, the rewrite
   /// drivers, apply_named_sequence). Passes, patterns and transforms assume
   /// valid IR (upstream's crash on, for example, a branch to a block of
