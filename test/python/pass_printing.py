@@ -301,6 +301,13 @@ def test_printing_elides_large_resources():
             print(f"{label}: blob {'printed' if printed else 'elided'}")
 
 
+def run_child(script):
+    """Runs `script` in a child Python (MLIR writes its reports to the
+    process's stderr, which only a child's can be read from)."""
+    return subprocess.run([sys.executable, "-c", script], capture_output=True,
+                          text=True, timeout=120)
+
+
 # CHECK-LABEL: TEST: test_statistics_report
 @run
 def test_statistics_report():
@@ -308,7 +315,7 @@ def test_statistics_report():
     # the statistics after each run, to stderr; read from a child process.
     # Debian's LLVM is built without statistics, so, as mlir-opt's
     # --mlir-pass-statistics, the report has its title only.
-    child = subprocess.run([sys.executable, "-c", """
+    child = run_child("""
 from mlir_tracking import ir, passmanager
 with ir.Context():
     module = ir.Module.parse("func.func @f(%a: i32) -> i32 { return %a : i32 }")
@@ -326,7 +333,7 @@ with ir.Context():
             print(e, flush=True)
     pm.add(enable_inside)
     pm.run(module.operation)
-"""], capture_output=True, text=True, timeout=120)
+""")
     # CHECK: exit code: 0
     print("exit code:", child.returncode)
     # CHECK-NEXT: ran
@@ -341,7 +348,7 @@ with ir.Context():
 def test_timing_report():
     # enable_timing (upstream's): MLIR prints the report of every run to
     # stderr when the pass manager is destroyed; read from a child process.
-    child = subprocess.run([sys.executable, "-c", """
+    child = run_child("""
 import gc
 from mlir_tracking import ir, passmanager
 with ir.Context():
@@ -354,7 +361,7 @@ with ir.Context():
     del pm
     gc.collect()
     print("destroyed", flush=True)
-"""], capture_output=True, text=True, timeout=120)
+""")
     report = child.stderr
     # CHECK: exit code: 0 ran destroyed
     print("exit code:", child.returncode, " ".join(child.stdout.split()))
