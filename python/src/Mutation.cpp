@@ -323,6 +323,10 @@ OpOperand *findUseNotDominated(Operation *op) {
   return nullptr;
 }
 
+/// The op the last move within a block put in place (compared, never
+/// read: it may be gone). Changed with the GIL.
+const Operation *lastMovedWithinBlock = nullptr;
+
 /// For a move of `op` within its block to before `before`, the first use
 /// the move would leave undominated, found without moving it. From a place
 /// where its uses were dominated (each change inside a pattern is checked),
@@ -340,11 +344,23 @@ OpOperand *findUseBrokenByMoveInBlock(Operation *op, Block::iterator before) {
   DominanceInfo dominance;
   if (!dominance.hasSSADominance(block))
     return nullptr;
+  // The new place lies between `prev` and `next` (either null at an end of
+  // the block; neither is `op`, which is not already there).
   Operation *next = before == block->end() ? nullptr : &*before;
-  // Whether `other`, an op of the block other than `op`, comes before
-  // `op`'s new place.
+  Operation *prev = next ? next->getPrevNode() : &block->back();
+  // Whether `other`, an op of the block other than `op`, comes before the
+  // new place, asked of one of its neighbours. Not of the op the previous
+  // move put there, if that is one: MLIR numbers a moved op only when
+  // asked, from its neighbours, and ops put at one place one after another
+  // use up the numbers between them, which makes MLIR renumber the whole
+  // block every two or three moves (a pattern sinking a chain of ops to one
+  // place). And looked for near `other` first: a pattern that moves ops to
+  // one place asks about the ops it put there before.
+  bool byNext = next && (!prev || next != lastMovedWithinBlock);
   auto isBeforeNewPlace = [&](Operation *other) {
-    return !next || (other != next && other->isBeforeInBlock(next));
+    if (byNext)
+      return other != next && isBeforeNearby(other, next);
+    return prev && (other == prev || isBeforeNearby(other, prev));
   };
   OpOperand *found = nullptr;
   op->walk([&](Operation *nested) {
@@ -380,6 +396,7 @@ void moveInBlockKeepingOrder(RewriterBase &rewriter, Operation *op,
   OpBuilder::InsertPoint previous(block, std::next(op->getIterator()));
   op->remove();
   block->getOperations().insert(before, op);
+  lastMovedWithinBlock = op;
   if (OpBuilder::Listener *listener = rewriter.getListener())
     listener->notifyOperationInserted(op, previous);
 }

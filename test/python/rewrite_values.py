@@ -520,3 +520,61 @@ def test_moves_within_a_block():
     # Into a region: the op is moved there to look (and back), which leaves
     # the numbering stale.
     # CHECK-NEXT: 2 nested operand #0 of 'func.call' True [False] ['subi', 'addi', 'muli', 'call']
+
+
+# CHECK-LABEL: TEST: test_moves_to_one_place
+@run
+def test_moves_to_one_place():
+    # Moves one after another to one place: the checks ask MLIR about the
+    # new place's other neighbour than the op the previous move put there
+    # (which MLIR has not numbered; numbering such ops one after another at
+    # one place made it renumber the block every few moves).
+    text = """
+      func.func private @use(i32)
+      func.func @f(%a: i32) {
+        %x = arith.subi %a, %a : i32
+        %y = arith.addi %x, %a : i32
+        %z = arith.muli %y, %a : i32
+        %g = arith.ori %a, %a : i32
+        func.call @use(%z) : (i32) -> ()
+        %w = arith.xori %z, %z : i32
+        return
+      }"""
+    with ir.Context():
+        module = ir.Module.parse(text)
+        block = module.body.operations[1].regions[0].blocks[0]
+        x, y, z, g, call, w, ret = block.operations
+        steps = [
+            ("z after g", lambda: z.move_after(g)),     # valid
+            ("x before z", lambda: x.move_before(z)),   # y, its user, stays above
+            ("w before z", lambda: w.move_before(z)),   # uses z
+            ("y before z", lambda: y.move_before(z)),   # valid
+            ("x before y", lambda: x.move_before(y)),   # valid
+        ]
+
+        def moves(op, rewriter):
+            if "done" in op.attributes:
+                return True
+
+            def mark():
+                op.attributes["done"] = ir.UnitAttr.get()
+            rewriter.modify_op_in_place(op, mark)
+            for name, step in steps:
+                try:
+                    step()
+                    print(name + ": moved")
+                except ir.MLIRError as e:
+                    print(name + ":", str(e).split(" would leave ")[1]
+                          .split(" a value")[0])
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("arith.ori", moves)
+        rewrite.walk_and_apply_patterns(module, patterns.freeze())
+        # CHECK-NEXT: z after g: moved
+        # CHECK-NEXT: x before z: operand #0 of 'arith.addi'
+        # CHECK-NEXT: w before z: operand #0 of 'arith.xori'
+        # CHECK-NEXT: y before z: moved
+        # CHECK-NEXT: x before y: moved
+        # CHECK-NEXT: True ori subi addi muli call xori return
+        print(module.operation.verify(),
+              *(o.name.split(".")[1] for o in block.operations))
