@@ -1220,6 +1220,16 @@ void populateSimpleAttributes(py::module_ &m) {
             return cast<FlatSymbolRefAttr>(self.attribute).getValue().str();
           },
           "The symbol name.");
+  // A reference without nested ones comes back as a FlatSymbolRefAttr, as
+  // upstream's caster for SymbolRefAttr's TypeID does.
+  registerAttributeCaster(
+      TypeID::get<SymbolRefAttr>(),
+      py::cpp_function([](const PyAttribute &attr) -> py::object {
+        if (isa<FlatSymbolRefAttr>(attr.attribute))
+          return py::cast(PyFlatSymbolRefAttr{attr});
+        return py::cast(PySymbolRefAttr{attr});
+      }),
+      /*replace=*/true);
 
   defineConcreteAttribute<PyOpaqueAttr, PyAttribute>(
       m, "OpaqueAttr", "An attribute of an unregistered dialect.",

@@ -227,7 +227,14 @@ void mlir::tracking::python::populatePythonPasses(py::module_ &m) {
         if (!ptr)
           throw py::error_already_set();
         PassManager *pm = unwrap(MlirPassManager{ptr});
-        std::string passName = name ? *name : getCallableName(fn);
+        // Upstream's default, `run.__name__` (a callable object has its
+        // class's).
+        std::string passName =
+            name ? *name
+                 : py::str(py::hasattr(fn, "__name__")
+                               ? fn.attr("__name__")
+                               : py::type::of(fn).attr("__name__"))
+                       .cast<std::string>();
         std::string passArgument = argument ? *argument : passName;
         // Own the callable through a holder that takes the GIL to release
         // it: the pass manager may be destroyed without it.

@@ -622,6 +622,16 @@ def test_python_pass_arguments():
         pm.add(run=Counter(), name="Anywhere", op_name="")
         # CHECK: builtin.module(CountModule,func.func(count-funcs),Anywhere)
         print(pm)
+        # Unnamed: the function's __name__ (not its qualified name), or the
+        # callable object's class name.
+        def local_pass(op, pass_):
+            pass
+
+        unnamed = PassManager("builtin.module")
+        unnamed.add(local_pass)
+        unnamed.add(Counter())
+        # CHECK-NEXT: builtin.module(local_pass,Counter)
+        print(unnamed)
         pm.run(module.operation)
         # The module, each function, the module again; `pass_` an ExternalPass.
         # CHECK-NEXT: True True True True

@@ -42,11 +42,14 @@ def testInspectParsedIR():
         print(type(attrs["flags"]).__name__, list(attrs["flags"]), len(attrs["flags"]))
         # CHECK: UnitAttr True
         print(type(attrs["enabled"]).__name__, "enabled" in attrs)
-        # SymbolRefAttr and FlatSymbolRefAttr share a TypeID: the API returns
-        # SymbolRefAttr (as upstream); the casting constructor narrows it.
-        # CHECK: SymbolRefAttr ['other'] other
+        # SymbolRefAttr and FlatSymbolRefAttr share a TypeID: a reference
+        # without nested ones comes back as FlatSymbolRefAttr (as upstream's
+        # caster does), a nested one as SymbolRefAttr.
+        # CHECK: FlatSymbolRefAttr other ['other'] SymbolRefAttr ['a', 'b']
         print(type(attrs["ref"]).__name__, attrs["ref"].value,
-              FlatSymbolRefAttr(attrs["ref"]).value)
+              SymbolRefAttr(attrs["ref"]).value,
+              type(Attribute.parse("@a::@b")).__name__,
+              Attribute.parse("@a::@b").value)
         # CHECK: DictAttr 2 IndexType
         shape = attrs["shape"]
         print(type(shape).__name__, shape["rank"].value, type(shape["rank"].type).__name__)
