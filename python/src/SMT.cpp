@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Upstream's `mlir.dialects.smt` extension: the `!smt.bool` and `!smt.bv<N>`
-// type classes (registered as the types' casters) and `export_smtlib`, which
+// Upstream's `mlir.dialects.smt` extension: the `!smt.bool`, `!smt.int` and
+// `!smt.bv<N>` type classes (registered as the types' casters) and
+// `export_smtlib`, which
 // writes a module's `smt.solver` ops as an SMT-LIB script.
 //
 //===----------------------------------------------------------------------===//
@@ -23,6 +24,7 @@ using namespace mlir::tracking::python;
 
 namespace {
 struct PySMTBoolType : PyType {};
+struct PySMTIntType : PyType {};
 struct PySMTBitVectorType : PyType {};
 } // namespace
 
@@ -38,6 +40,17 @@ void mlir::tracking::python::populateSMT(py::module_ &m) {
             return makeTyped<PySMTBoolType>(ctx, smt::BoolType::get(ctx.get()));
           },
           py::arg("context") = py::none(), "The type !smt.bool.");
+  defineConcreteType<PySMTIntType, PyType>(
+      m, "IntType", "!smt.int: a mathematical integer.",
+      [](Type type) { return isa<smt::IntType>(type); },
+      TypeID::get<smt::IntType>())
+      .def_static(
+          "get",
+          [](py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            return makeTyped<PySMTIntType>(ctx, smt::IntType::get(ctx.get()));
+          },
+          py::arg("context") = py::none(), "The type !smt.int.");
   defineConcreteType<PySMTBitVectorType, PyType>(
       m, "BitVectorType", "!smt.bv<width>: a bit-vector of `width` bits.",
       [](Type type) { return isa<smt::BitVectorType>(type); },

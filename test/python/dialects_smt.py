@@ -35,6 +35,13 @@ def test_types():
               smt.BitVectorType.isinstance(smt.bool_t()))
         # CHECK-NEXT: True
         print(smt.bv_t(8) == smt.BitVectorType.get(8))
+        # CHECK-NEXT: IntType !smt.int True
+        print(type(ir.Type.parse("!smt.int")).__name__, smt.IntType.get(),
+              smt.IntType.isinstance(ir.Type.parse("!smt.int")))
+        # The enums (generated from MLIR's definitions).
+        # CHECK-NEXT: IntPredicate le ult
+        print(type(smt.IntPredicate.le).__name__, smt.IntPredicate.le,
+              smt.BVCmpPredicate.ult)
         try:
             smt.BitVectorType.get(0)
         except ir.MLIRError as e:
