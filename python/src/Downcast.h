@@ -222,8 +222,11 @@ namespace __attribute__((visibility("hidden"))) python {
   void populateLLVMTypes(py::module_ & m);
   /// dialects.gpu's ObjectAttr (GPUAttributes.cpp).
   void populateGPUAttributes(py::module_ & m);
-  /// dialects.smt's BoolType, BitVectorType and export_smtlib (SMT.cpp).
+  /// dialects.smt's BoolType, IntType, BitVectorType and export_smtlib
+  /// (SMT.cpp).
   void populateSMT(py::module_ & m);
+  /// dialects.nvgpu's TensorMapDescriptorType (NVGPUTypes.cpp).
+  void populateNVGPUTypes(py::module_ & m);
   /// dialects.irdl's load_dialects (IRDL.cpp).
   void populateIRDL(py::module_ & m);
   /// dialects.sparse_tensor's EncodingAttr, LevelFormat and LevelProperty

@@ -52,6 +52,9 @@ PYBIND11_MODULE(_mlirTracking, m) {
   py::module_ smt =
       m.def_submodule("smt", "dialects.smt's type classes and SMT-LIB export.");
   populateSMT(smt);
+  py::module_ nvgpuTypes =
+      m.def_submodule("nvgpu_types", "dialects.nvgpu's type classes.");
+  populateNVGPUTypes(nvgpuTypes);
   py::module_ irdl = m.def_submodule("irdl", "dialects.irdl's load_dialects.");
   populateIRDL(irdl);
   py::module_ sparseTensorAttributes =
