@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/SMT/IR/SMTTypes.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
 #include "mlir/IR/AsmState.h"
@@ -480,6 +481,19 @@ void PyMlirContext::setThreadPool(
   context->setThreadPool(*pool);
   // The old pool, if any, is no longer MLIR's.
   threadPool = std::move(pool);
+}
+
+bool PyMlirContext::poolMayWaitForGIL() const {
+  if (!context->isMultithreadingEnabled())
+    return false;
+  if (runsWithoutGIL)
+    return true;
+  llvm::ThreadPoolInterface *pool = &context->getThreadPool();
+  for (auto &[mlirContext, other] : getContexts())
+    if (other->runsWithoutGIL && mlirContext->isMultithreadingEnabled() &&
+        &mlirContext->getThreadPool() == pool)
+      return true;
+  return false;
 }
 
 void PyMlirContext::noteChanged(Operation *op) {
@@ -1173,6 +1187,29 @@ ArrayRef<std::string> defaultedAttributes(OperationName name) {
   return entry.attributes;
 }
 
+/// MLIR's SMT ops read bit-vector widths as 32-bit numbers, which the type
+/// (and Python's BitVectorType.get before it) allows up to 2^63 - 1:
+/// `smt.bv.repeat` of a `!smt.bv<4294967296>` divided by zero in its
+/// verifier (adversarial pass 62), and `smt.bv.concat` infers a negative
+/// width from two wide operands.
+std::string describeUnverifiableBitVector(Operation *op) {
+  auto tooWide = [](Type type) {
+    auto bitVector = dyn_cast<smt::BitVectorType>(type);
+    return bitVector &&
+           (bitVector.getWidth() < 1 || bitVector.getWidth() > UINT32_MAX);
+  };
+  for (TypeRange types :
+       {TypeRange(op->getOperandTypes()), TypeRange(op->getResultTypes())})
+    for (Type type : types)
+      if (tooWide(type)) {
+        std::string text;
+        llvm::raw_string_ostream(text) << type;
+        return "has a value of type " + text +
+               ": MLIR's SMT ops take bit-vectors of 1 to 4294967295 bits";
+      }
+  return {};
+}
+
 /// `linalg.matmul`'s verifier reads its three indexing maps and their
 /// results unchecked (an empty list, one map, or maps without results
 /// crashed it; its batch and contract cousins check them).
@@ -1478,6 +1515,9 @@ std::string mlir::tracking::python::describeUnverifiableOp(Operation *op) {
     return shape;
   if (std::string matmul = describeUnverifiableMatmul(op); !matmul.empty())
     return matmul;
+  if (std::string bitVector = describeUnverifiableBitVector(op);
+      !bitVector.empty())
+    return bitVector;
   if (!op->getNumSuccessors())
     return {};
   StringRef name = op->getName().getStringRef();

@@ -410,6 +410,11 @@ namespace __attribute__((visibility("hidden"))) python {
     /// Context.set_thread_pool: multi-threading on, with `pool` as the
     /// context's thread pool. The caller checks that nothing runs.
     void setThreadPool(std::shared_ptr<llvm::ThreadPoolInterface> pool);
+    /// True if a pipeline runs without the GIL (runsWithoutGIL) in this
+    /// context or in another that shares its thread pool
+    /// (Context.set_thread_pool): that pipeline's Python passes may hold
+    /// the pool's workers while they wait for the GIL. With the GIL.
+    bool poolMayWaitForGIL() const;
     /// Moves whenever Python changed IR of this context (noteChanged,
     /// noteChangedTree) or an op may have changed root: what a caller
     /// found of the IR's shape holds while it stays put and neither the

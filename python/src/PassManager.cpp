@@ -114,6 +114,13 @@ PassManager *mlir::tracking::python::getTrackedPassManager(py::handle object,
   return self.passManager.get();
 }
 
+PassManager *mlir::tracking::python::getIdlePassManager(py::handle object,
+                                                        StringRef what) {
+  auto &self = object.cast<PyPassManager &>();
+  self.checkNotRunning(what);
+  return self.passManager.get();
+}
+
 namespace {
 std::string printPipeline(OpPassManager &pm) {
   std::string text;
@@ -372,6 +379,12 @@ void mlir::tracking::python::populatePassManager(py::module_ &m) {
           "enable_statistics",
           [](PyPassManager &self, PassDisplayMode displayMode) {
             self.checkNotRunning("PassManager.enable_statistics");
+            // PassDisplayMode(n) makes any value.
+            if (displayMode != PassDisplayMode::List &&
+                displayMode != PassDisplayMode::Pipeline)
+              throw py::value_error("PassManager.enable_statistics: "
+                                    "displayMode must be PassDisplayMode.LIST "
+                                    "or PassDisplayMode.PIPELINE");
             self.passManager->enableStatistics(displayMode);
           },
           py::arg("displayMode") = PassDisplayMode::Pipeline,

@@ -61,7 +61,7 @@ void mlir::tracking::python::populatePassVerification(py::module_ &m) {
   py::object cls = m.attr("PassManager");
   cls.attr("enable_tracking_verification") = py::cpp_function(
       [](py::object self) {
-        PassManager *pm = getTrackedPassManager(
+        PassManager *pm = getIdlePassManager(
             self, "PassManager.enable_tracking_verification");
         if (lookupState(pm))
           return;

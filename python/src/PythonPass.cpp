@@ -15,8 +15,6 @@
 #include "Rewrite.h"
 #include "RunGuard.h"
 
-#include "mlir-c/Bindings/Python/Interop.h"
-#include "mlir/CAPI/Pass.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Tracking/PassTracking.h"
@@ -221,12 +219,9 @@ void mlir::tracking::python::populatePythonPasses(py::module_ &m) {
          std::optional<std::string> argument,
          std::optional<std::string> description,
          std::optional<std::string> opName) {
-        py::object capsule = self.attr("_CAPIPtr");
-        void *ptr = PyCapsule_GetPointer(capsule.ptr(),
-                                         MLIR_PYTHON_CAPSULE_PASS_MANAGER);
-        if (!ptr)
-          throw py::error_already_set();
-        PassManager *pm = unwrap(MlirPassManager{ptr});
+        // Not while it runs: MLIR iterates the passes it would add to (a
+        // Python pass adding one to its own pass manager segfaulted).
+        PassManager *pm = getIdlePassManager(self, "PassManager.add");
         // Upstream's default, `run.__name__` (a callable object has its
         // class's).
         std::string passName =

@@ -79,6 +79,11 @@ namespace __attribute__((visibility("hidden"))) python {
   /// ValueError naming `what` if it was released (`_testing_release`).
   mlir::PassManager *getTrackedPassManager(py::handle object,
                                            llvm::StringRef what);
+  /// getTrackedPassManager, also refused (IRInUseException naming `what`)
+  /// while the pass manager runs: for calls that change its passes, which
+  /// MLIR iterates during a run.
+  mlir::PassManager *getIdlePassManager(py::handle object,
+                                        llvm::StringRef what);
 
 } // namespace python
 } // namespace mlir::tracking

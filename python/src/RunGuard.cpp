@@ -609,7 +609,9 @@ DriverRunLock::DriverRunLock(PyOperation &target, const char *driver,
 
 bool mlir::tracking::python::waitsOnPoolWithoutGIL(
     const PyMlirContext &context) {
-  return context.runsWithoutGIL && context.get()->isMultithreadingEnabled();
+  // Also a run of another context on the same pool: waiting for it with
+  // the GIL deadlocked (adversarial pass 62).
+  return context.poolMayWaitForGIL();
 }
 
 void mlir::tracking::python::verifyBeforeWriting(PyOperation &operation,

@@ -356,8 +356,9 @@ namespace __attribute__((visibility("hidden"))) python {
 
   /// True if a call from Python that waits on the context's thread pool
   /// (a verification, a pass run by a transform script) must release the
-  /// GIL meanwhile: a pipeline of the context runs Python passes on that
-  /// pool, which wait for the GIL. The caller keeps other threads away from
+  /// GIL meanwhile: a pipeline of the context, or of another context that
+  /// shares its pool, runs Python passes on that pool, which wait for the
+  /// GIL. The caller keeps other threads away from
   /// the IR it reads (a run lock, or a read-only IRPin) while it does.
   bool waitsOnPoolWithoutGIL(const PyMlirContext &context);
 

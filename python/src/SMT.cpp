@@ -16,6 +16,7 @@
 #include "IRObjects.h"
 #include "RunGuard.h"
 
+#include "mlir/Dialect/SMT/IR/SMTOps.h"
 #include "mlir/Dialect/SMT/IR/SMTTypes.h"
 #include "mlir/Target/SMTLIB/ExportSMTLIB.h"
 
@@ -58,6 +59,13 @@ void mlir::tracking::python::populateSMT(py::module_ &m) {
       .def_static(
           "get",
           [](int64_t width, py::object context) {
+            // The type allows 2^63 - 1 bits, MLIR's SMT ops 32-bit widths
+            // (a repeat of a 2^32-bit vector divided by zero verifying).
+            if (width > int64_t(UINT32_MAX))
+              throw py::value_error(
+                  "BitVectorType.get: width " + std::to_string(width) +
+                  " is over 4294967295, the widest bit-vector MLIR's SMT ops "
+                  "take");
             PyMlirContext &ctx = PyMlirContext::resolve(context);
             Type type = buildChecked(ctx.get(), "Invalid type", [&] {
               return smt::BitVectorType::getChecked(
@@ -67,7 +75,8 @@ void mlir::tracking::python::populateSMT(py::module_ &m) {
             return makeTyped<PySMTBitVectorType>(ctx, type);
           },
           py::arg("width"), py::arg("context") = py::none(),
-          "The type !smt.bv<width>; MLIRError for a width below 1.")
+          "The type !smt.bv<width>; MLIRError for a width below 1, "
+          "ValueError for one over 4294967295.")
       .def_property_readonly(
           "width",
           [](PyType &self) {
@@ -85,6 +94,20 @@ void mlir::tracking::python::populateSMT(py::module_ &m) {
                             "cannot export IR that does not verify to "
                             "SMT-LIB");
         Operation *op = operation.get();
+        // MLIR's exporter emits every smt.assert as a command and crashed
+        // on one inside a quantifier's body (its values are bound there),
+        // which SMT-LIB has no way to say either.
+        WalkResult nested = op->walk([](smt::AssertOp assertion) {
+          return assertion->getParentOfType<smt::ForallOp>() ||
+                         assertion->getParentOfType<smt::ExistsOp>()
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        });
+        if (nested.wasInterrupted())
+          throw py::value_error("Failed to export smtlib: an 'smt.assert' "
+                                "inside the body of an 'smt.forall' or "
+                                "'smt.exists' (an assertion is a command of "
+                                "the script, not part of a formula)");
         smt::SMTEmissionOptions options;
         options.inlineSingleUseValues = inlineSingleUseValues;
         options.indentLetBody = indentLetBody;

@@ -368,3 +368,41 @@ def test_context_constructor_arguments():
     # CHECK-NEXT: True ['func']
     print(dialects is _mlir_libs.get_load_on_create_dialects(), dialects)
     dialects.clear()
+
+
+# CHECK-LABEL: TEST: test_contexts_sharing_a_pool_wait_without_the_gil
+@run
+def test_contexts_sharing_a_pool_wait_without_the_gil():
+    # Two contexts on one ThreadPool: one runs Python passes on the pool's
+    # workers (each waits for the GIL) while the other verifies, which
+    # waits on the same workers. The verification held the GIL, and both
+    # threads waited forever; it now releases it, as it does for a run of
+    # its own context. In a child process, so that a regression times out.
+    import subprocess
+    import sys
+    child = subprocess.run([sys.executable, "-c", """
+import threading, time
+from mlir_tracking import ir, passmanager
+pool = ir.ThreadPool()
+running, verifying = ir.Context(thread_pool=pool), ir.Context(thread_pool=pool)
+text = "\\n".join(f"func.func @f{i}() {{ return }}" for i in range(100))
+first = ir.Module.parse(text, context=running)
+second = ir.Module.parse(text, context=verifying)
+started = threading.Event()
+def slow(op, pass_):
+    started.set()
+    time.sleep(0.002)
+def run():
+    pm = passmanager.PassManager("builtin.module", context=running)
+    pm.add(slow, op_name="func.func")
+    pm.run(first.operation)
+thread = threading.Thread(target=run)
+thread.start()
+started.wait()
+print(all(second.operation.verify() for _ in range(20)), flush=True)
+thread.join()
+print("joined", flush=True)
+"""], capture_output=True, text=True, timeout=120)
+    # CHECK-NEXT: 0 True joined
+    print(child.returncode, " ".join(child.stdout.split()), child.stderr[-300:])
+

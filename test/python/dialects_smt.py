@@ -47,6 +47,23 @@ def test_types():
         except ir.MLIRError as e:
             # CHECK-NEXT: MLIRError bit-vector must have at least a width of one
             print("MLIRError", e.error_diagnostics[0].message)
+        # MLIR's SMT ops read widths as 32-bit numbers (a repeat of a 2**32
+        # bit vector divided by zero in its verifier): wider is refused when
+        # built, and an op with such a value when its IR is verified.
+        try:
+            smt.BitVectorType.get(2**32)
+        except ValueError as e:
+            # CHECK-NEXT: ValueError BitVectorType.get: width 4294967296 is over 4294967295, the widest bit-vector MLIR's SMT ops take
+            print("ValueError", e)
+        try:
+            ir.Module.parse("""
+              smt.solver() : () -> () {
+                %x = smt.declare_fun : !smt.bv<4294967296>
+                %r = smt.bv.repeat 2 times %x : !smt.bv<4294967296>
+              }""")
+        except ir.MLIRError as e:
+            # CHECK-NEXT: MLIRError 'smt.declare_fun' op has a value of type !smt.bv<4294967296>: MLIR's SMT ops take bit-vectors of 1 to 4294967295 bits
+            print("MLIRError", e.error_diagnostics[0].message)
 
 
 # CHECK-LABEL: TEST: test_solver_and_export
@@ -112,6 +129,22 @@ def test_export_errors():
         except ir.MLIRError as e:
             # CHECK-NEXT: cannot export IR that does not verify to SMT-LIB
             print(e.message)
+        # An assertion inside a quantifier's body (MLIR's exporter crashed
+        # on it; it verifies, but SMT-LIB has no way to say it).
+        module = ir.Module.parse("""
+          smt.solver() : () -> () {
+            %0 = smt.forall {
+            ^bb0(%x: !smt.bool):
+              smt.assert %x
+              smt.yield %x : !smt.bool
+            }
+            smt.assert %0
+          }""")
+        try:
+            smt.export_smtlib(module)
+        except ValueError as e:
+            # CHECK-NEXT: True Failed to export smtlib: an 'smt.assert' inside the body of an 'smt.forall' or 'smt.exists'
+            print(module.operation.verify(), e)
         try:
             smt.export_smtlib("smt.solver")
         except TypeError as e:

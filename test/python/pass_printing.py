@@ -333,11 +333,16 @@ with ir.Context():
             print(e, flush=True)
     pm.add(enable_inside)
     pm.run(module.operation)
+try:
+    pm.enable_statistics(passmanager.PassDisplayMode(7))
+except ValueError as e:
+    print(e, flush=True)
 """)
     # CHECK: exit code: 0
     print("exit code:", child.returncode)
     # CHECK-NEXT: ran
     # CHECK-NEXT: PassManager.enable_statistics: the PassManager is running 'builtin.module(func.func(cse),enable_inside)'
+    # CHECK-NEXT: PassManager.enable_statistics: displayMode must be PassDisplayMode.LIST or PassDisplayMode.PIPELINE
     print(child.stdout.strip())
     # CHECK-NEXT: reports: 3
     print("reports:", child.stderr.count("Pass statistics report"))
