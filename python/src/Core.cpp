@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/SMT/IR/SMTDialect.h"
 #include "mlir/Dialect/SMT/IR/SMTTypes.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
@@ -1193,6 +1194,10 @@ ArrayRef<std::string> defaultedAttributes(OperationName name) {
 /// verifier (adversarial pass 62), and `smt.bv.concat` infers a negative
 /// width from two wide operands.
 std::string describeUnverifiableBitVector(Operation *op) {
+  // Other dialects' ops do not read the widths (most ops, on every
+  // verification, skip the type walk).
+  if (!isa_and_present<smt::SMTDialect>(op->getDialect()))
+    return {};
   auto tooWide = [](Type type) {
     auto bitVector = dyn_cast<smt::BitVectorType>(type);
     return bitVector &&
