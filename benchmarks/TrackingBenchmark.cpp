@@ -26,13 +26,17 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Tracking/HandleRegistry.h"
 #include "mlir/Tracking/PassTracking.h"
 #include "mlir/Tracking/Passes.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -137,6 +141,46 @@ struct NoOpFunctionPass
   StringRef getArgument() const final { return "bench-noop"; }
   void runOnOperation() override {}
 };
+
+/// A rewrite listener that does nothing: what MLIR's drivers do more when
+/// any listener is attached (the greedy driver's callbacks around each match
+/// attempt, the rewriter's erasure of one op at a time) is the floor of every
+/// tracking that listens, ours included.
+struct EmptyListener : public RewriterBase::Listener {};
+
+EmptyListener &emptyListener() {
+  static EmptyListener listener;
+  return listener;
+}
+
+/// Upstream's `cse` with a rewriter that has the empty listener (upstream's
+/// pass has none): as ours runs it, through `eliminateCommonSubExpressions`.
+struct CSEWithEmptyListenerPass
+    : public PassWrapper<CSEWithEmptyListenerPass,
+                         OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CSEWithEmptyListenerPass)
+  StringRef getArgument() const final { return "bench-cse-empty-listener"; }
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext(), &emptyListener());
+    bool changed = false;
+    eliminateCommonSubExpressions(rewriter, getAnalysis<DominanceInfo>(),
+                                  getOperation(), &changed);
+    if (!changed)
+      return markAllAnalysesPreserved();
+    markAnalysesPreserved<DominanceInfo, PostDominanceInfo>();
+  }
+};
+
+/// Upstream's `canonicalize` with the empty listener in its driver's config;
+/// the other settings are the pass's defaults (top-down, normal region
+/// simplification), which a config given to the pass replaces.
+std::unique_ptr<Pass> createCanonicalizerWithEmptyListener() {
+  GreedyRewriteConfig config;
+  config.setUseTopDownTraversal(true)
+      .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Normal)
+      .setListener(&emptyListener());
+  return createCanonicalizerPass(config);
+}
 
 /// The walk-everything fallback: after every pass, visit every op under the
 /// anchor and invalidate the ones that have a handle.
@@ -455,6 +499,32 @@ void runInterleaved(MLIRContext &context, ModuleOp base,
   }
 }
 
+/// Runs every configuration of `group` once on a copy of `base` and dies
+/// unless each leaves the IR the first one leaves: the rows of a group
+/// compare the same work (tracking must not change what a pass produces).
+void checkSameOutput(ModuleOp base, std::vector<Config> &configs,
+                     StringRef group) {
+  std::optional<std::string> expected;
+  const Config *first = nullptr;
+  for (Config &config : configs) {
+    if (config.group != group)
+      continue;
+    OwningOpRef<ModuleOp> module = cast<ModuleOp>(base->clone());
+    config.prepare (*module)();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    if (!expected) {
+      expected = std::move(text);
+      first = &config;
+    } else if (text != *expected) {
+      llvm::report_fatal_error(llvm::Twine("benchmark configuration '") +
+                               config.name + "' left other IR than '" +
+                               first->name + "'");
+    }
+  }
+}
+
 /// Heap in use, from glibc's allocator (signed: the IR shrinks as passes
 /// run). Large blocks (hash tables of 100k entries and more) are mapped
 /// separately and counted in `hblkhd`, not in `uordblks`.
@@ -619,6 +689,15 @@ int main(int argc, char **argv) {
                            return std::function<void()>(
                                [pm, module] { runOrDie(*pm, module); });
                          }});
+      configs.push_back(
+          {"precise", "upstream, empty listener", [&](ModuleOp module) {
+             auto pm = std::make_shared<PassManager>(&context);
+             OpPassManager &fpm = pm->nest<func::FuncOp>();
+             fpm.addPass(createCanonicalizerWithEmptyListener());
+             fpm.addPass(std::make_unique<CSEWithEmptyListenerPass>());
+             return std::function<void()>(
+                 [pm, module] { runOrDie(*pm, module); });
+           }});
       configs.push_back({"precise", "ours, no registry", [&](ModuleOp module) {
                            std::shared_ptr<PassManager> pm =
                                makePassManager(context, precise);
@@ -679,6 +758,8 @@ int main(int argc, char **argv) {
                  [pm, module, handles, registry] { runOrDie(*pm, module); });
            }});
 
+      if (onlyConfig.empty() && threads == threadCounts.front())
+        checkSameOutput(*base, configs, "precise");
       runInterleaved(context, *base, configs, numOps, threads);
       if (!onlyConfig.empty()) {
         for (const Config &config : configs)

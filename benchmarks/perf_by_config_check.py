@@ -24,8 +24,9 @@ import perf_by_config  # noqa: E402
 
 ROUNDS = 2
 THREADS = (1, 2)
-CONFIGS = ("upstream passes", "ours, no registry", "ours, 10% held",
-           "no tracking", "walk everything", "scope index (ours)")
+CONFIGS = ("upstream passes", "upstream, empty listener", "ours, no registry",
+           "ours, 10% held", "no tracking", "walk everything",
+           "scope index (ours)")
 
 
 def fail(message):

@@ -67,7 +67,11 @@ class Error(Exception):
 
 def config_names(held):
     """tracking-bench's configurations, (group, name), in its order."""
-    names = [("precise", "upstream passes"), ("precise", "ours, no registry")]
+    names = [
+        ("precise", "upstream passes"),
+        ("precise", "upstream, empty listener"),
+        ("precise", "ours, no registry"),
+    ]
     names += [("precise", f"ours, {p}% held") for p in held]
     names += [
         ("fallback", "no tracking"),
