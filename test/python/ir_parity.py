@@ -972,3 +972,29 @@ def test_value_location_and_global_debug():
         d0, d1 = (names["ir"].AffineDimExpr.get(i) for i in range(2))
         print(names["ir"].AffineMap.get(2, 0, [d1, d0]))
 
+
+# CHECK-LABEL: TEST: test_development_directories
+@run
+def test_development_directories():
+    # Upstream's _mlir_libs.get_include_dirs() / get_lib_dirs(): where the
+    # C API headers and libraries are for C or C++ code that works with the
+    # package's capsules. Here those of the installed MLIR 22 the extension
+    # links: mlir-c/IR.h and libMLIR.so.
+    import os
+
+    from mlir_tracking import _mlir_libs
+
+    includes, libs = _mlir_libs.get_include_dirs(), _mlir_libs.get_lib_dirs()
+    # CHECK-NEXT: lists: True True
+    print("lists:", isinstance(includes, list) and bool(includes),
+          isinstance(libs, list) and bool(libs))
+    # CHECK-NEXT: IR.h: True libMLIR.so: True
+    print("IR.h:", os.path.isfile(os.path.join(includes[0], "mlir-c", "IR.h")),
+          "libMLIR.so:", os.path.exists(os.path.join(libs[0], "libMLIR.so")))
+    # Each call gives a fresh list: changing one changes no later answer.
+    includes.clear()
+    libs.append("elsewhere")
+    # CHECK-NEXT: unchanged: True True
+    print("unchanged:", _mlir_libs.get_include_dirs()[0] != "elsewhere"
+          and bool(_mlir_libs.get_include_dirs()),
+          "elsewhere" not in _mlir_libs.get_lib_dirs())
