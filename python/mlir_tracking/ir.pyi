@@ -1190,6 +1190,20 @@ class IntegerType(Type):
     @staticmethod
     def isinstance(other: Any) -> bool: ...
     static_typeid: ClassVar[TypeID]
+    class Signedness:
+        SIGNLESS: ClassVar[IntegerType.Signedness]
+        SIGNED: ClassVar[IntegerType.Signedness]
+        UNSIGNED: ClassVar[IntegerType.Signedness]
+        @property
+        def name(self) -> str: ...
+        @property
+        def value(self) -> int: ...
+    SIGNLESS: ClassVar[IntegerType.Signedness]
+    SIGNED: ClassVar[IntegerType.Signedness]
+    UNSIGNED: ClassVar[IntegerType.Signedness]
+    @staticmethod
+    def get(width: int, signedness: IntegerType.Signedness = ...,
+            context: Optional[Context] = None) -> IntegerType: ...
     @staticmethod
     def get_signless(width: int, context: Optional[Context] = None) -> IntegerType: ...
     @staticmethod
@@ -1198,6 +1212,8 @@ class IntegerType(Type):
     def get_unsigned(width: int, context: Optional[Context] = None) -> IntegerType: ...
     @property
     def width(self) -> int: ...
+    @property
+    def signedness(self) -> IntegerType.Signedness: ...
     @property
     def is_signless(self) -> bool: ...
     @property

@@ -476,9 +476,30 @@ IntegerType getIntegerType(PyMlirContext &context, unsigned width,
 }
 
 void populateScalarTypes(py::module_ &m) {
-  defineConcreteType<PyIntegerType, PyType>(
+  auto integerType = defineConcreteType<PyIntegerType, PyType>(
       m, "IntegerType", "An integer type (`i32`, `si8`, `ui64`).",
-      isaType<IntegerType>, TypeID::get<IntegerType>())
+      isaType<IntegerType>, TypeID::get<IntegerType>());
+  // Upstream's IntegerType.Signedness, its values also on the class
+  // (IntegerType.SIGNED), for get(width, signedness) and `signedness`.
+  py::enum_<IntegerType::SignednessSemantics>(
+      integerType, "Signedness", "The signedness of an integer type.")
+      .value("SIGNLESS", IntegerType::Signless)
+      .value("SIGNED", IntegerType::Signed)
+      .value("UNSIGNED", IntegerType::Unsigned)
+      .export_values();
+  integerType
+      .def_static(
+          "get",
+          [](unsigned width, IntegerType::SignednessSemantics signedness,
+             py::object context) {
+            PyMlirContext &ctx = PyMlirContext::resolve(context);
+            return makeTyped<PyIntegerType>(
+                ctx, getIntegerType(ctx, width, signedness));
+          },
+          py::arg("width"), py::arg("signedness") = IntegerType::Signless,
+          py::arg("context") = py::none(),
+          "An integer type of `width` bits and `signedness` "
+          "(IntegerType.Signedness, signless by default).")
       .def_static(
           "get_signless",
           [](unsigned width, py::object context) {
@@ -512,6 +533,12 @@ void populateScalarTypes(py::module_ &m) {
             return cast<IntegerType>(self.type).getWidth();
           },
           "The width in bits.")
+      .def_property_readonly(
+          "signedness",
+          [](const PyType &self) {
+            return cast<IntegerType>(self.type).getSignedness();
+          },
+          "The signedness (an IntegerType.Signedness).")
       .def_property_readonly(
           "is_signless",
           [](const PyType &self) {

@@ -9,14 +9,15 @@ import importlib
 from mlir_tracking import ir
 
 MODULES = ["amdgpu", "async_dialect", "bufferization", "emitc", "irdl",
-           "ml_program", "mpi", "nvgpu", "nvvm", "openmp", "quant", "rocdl",
-           "shard", "smt", "sparse_tensor", "spirv", "tosa"]
+           "ml_program", "mpi", "nvgpu", "nvvm", "openacc", "openmp", "ptr",
+           "quant", "rocdl", "shard", "smt", "sparse_tensor", "spirv", "tosa",
+           "x86vector"]
 
 # All of them at once: their enum modules register attribute builders
 # without clashing.
 loaded = {name: importlib.import_module("mlir_tracking.dialects." + name)
           for name in MODULES}
-# CHECK: dialects: amdgpu async bufferization emitc irdl ml_program mpi nvgpu nvvm omp quant rocdl shard smt sparse_tensor spirv tosa
+# CHECK: dialects: amdgpu async bufferization emitc irdl ml_program mpi nvgpu nvvm acc omp ptr quant rocdl shard smt sparse_tensor spirv tosa x86vector
 print("dialects:", *[module._Dialect.DIALECT_NAMESPACE for module in loaded.values()])
 
 # Upstream's `passes` submodules register passes; ours are registered
@@ -26,7 +27,7 @@ import mlir_tracking.dialects.gpu.passes  # noqa: E402,F401
 import mlir_tracking.dialects.linalg.passes  # noqa: E402,F401
 import mlir_tracking.dialects.sparse_tensor.passes  # noqa: E402,F401
 
-from mlir_tracking.dialects import bufferization, emitc, func, smt, tosa  # noqa: E402
+from mlir_tracking.dialects import arith, bufferization, emitc, func, smt, tosa  # noqa: E402
 
 with ir.Context(), ir.Location.unknown():
     module = ir.Module.parse("""
@@ -119,3 +120,64 @@ with ir.Context(), ir.Location.unknown():
     pm.run(module.operation)
     # CHECK: generic printing ran: True
     print("generic printing ran:", loop.operation.verify())
+
+# The acc (openacc), ptr and x86vector modules: builders make IR that
+# verifies, parsed ops come back as their classes, ptr's enums come with
+# it, and bad operands give Python errors.
+openacc, ptr, x86vector = loaded["openacc"], loaded["ptr"], loaded["x86vector"]
+with ir.Context() as ctx, ir.Location.unknown():
+    module = ir.Module.create()
+    f32 = ir.F32Type.get()
+    buffer = ir.MemRefType.get([16], f32)
+    eight_floats = ir.VectorType.get([8], f32)
+    with ir.InsertionPoint(module.body):
+        @func.FuncOp.from_py_func(buffer, eight_floats)
+        def offload(data, values):
+            on_device = openacc.copyin(acc_var=buffer, var=data, var_type=f32,
+                                       bounds=[], async_operands=[],
+                                       implicit=False, structured=True)
+            openacc.delete(acc_var=on_device, bounds=[], async_operands=[],
+                           implicit=False, structured=True)
+            null = ir.Attribute.parse(
+                "#ptr.null : !ptr.ptr<#llvm.address_space<0>>")
+            ptr.constant(null)
+            x86vector.CvtPackedF32ToBF16Op(
+                a=values, dst=ir.VectorType.get([8], ir.BF16Type.get()))
+    # CHECK: acc.copyin varPtr(%arg0 : memref<16xf32>) -> memref<16xf32>
+    # CHECK: acc.delete accPtr(%{{.*}} : memref<16xf32>)
+    # CHECK: ptr.constant #ptr.null : !ptr.ptr<#llvm.address_space<0>>
+    # CHECK: x86vector.avx512.cvt.packed.f32_to_bf16 %arg1 : vector<8xf32> -> vector<8xbf16>
+    print(module)
+    # CHECK: new dialects verify: True
+    print("new dialects verify:", module.operation.verify())
+    body = module.body.operations[0].regions[0].blocks[0].operations
+    # CHECK: classes: CopyinOp DeleteOp ConstantOp CvtPackedF32ToBF16Op
+    print("classes:", *[type(op).__name__ for op in list(body)[:4]])
+    # CHECK: ptr enum: monotonic
+    print("ptr enum:", ptr.AtomicOrdering.monotonic)
+
+    def error_of(build):
+        try:
+            build()
+        except Exception as e:  # noqa: BLE001
+            return type(e).__name__
+        return "no error"
+
+    other = ir.Context()
+    with other:
+        foreign = ir.Attribute.parse(
+            "#ptr.null : !ptr.ptr<#llvm.address_space<0>>")
+    with ir.InsertionPoint(module.body):
+        erased = arith.ConstantOp(f32, 1.0)
+    erased.operation.erase()
+    with ir.InsertionPoint(module.body):
+        # CHECK: bad operands: ValueError ValueError ValueError InvalidatedHandleError
+        print("bad operands:",
+              error_of(lambda: ptr.constant(None)),
+              error_of(lambda: ptr.constant(foreign)),
+              error_of(lambda: x86vector.CvtPackedF32ToBF16Op(
+                  a=None, dst=eight_floats)),
+              error_of(lambda: x86vector.CvtPackedF32ToBF16Op(
+                  a=erased, dst=eight_floats)))
+    # CHECK: module unchanged: 1
+    print("module unchanged:", len(module.body.operations))

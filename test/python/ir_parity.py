@@ -520,27 +520,27 @@ def test_dialect_search_prefix():
     root = tempfile.mkdtemp()
     os.makedirs(os.path.join(root, "my_dialects"))
     open(os.path.join(root, "my_dialects", "__init__.py"), "w").close()
-    with open(os.path.join(root, "my_dialects", "x86vector.py"), "w") as f:
+    with open(os.path.join(root, "my_dialects", "amx.py"), "w") as f:
         f.write("from mlir_tracking import _cext, ir\n"
                 "@_cext.register_dialect\n"
                 "class _Dialect(ir.Dialect):\n"
-                "    DIALECT_NAMESPACE = 'x86vector'\n")
+                "    DIALECT_NAMESPACE = 'amx'\n")
     sys.path.append(root)
     with ir.Context() as ctx:
         # No module for it under the built-in prefix, one for ub.
         # CHECK: False True
-        print(_cext.globals._check_dialect_module_loaded("x86vector"),
+        print(_cext.globals._check_dialect_module_loaded("amx"),
               _cext.globals._check_dialect_module_loaded("ub"))
         # CHECK: Dialect
-        print(type(ctx.dialects.x86vector).__name__)
+        print(type(ctx.dialects.amx).__name__)
         _cext.globals.append_dialect_search_prefix("my_dialects")
         # CHECK-NEXT: True True
-        print(_cext.globals._check_dialect_module_loaded("x86vector"),
-              "my_dialects.x86vector" in sys.modules)
+        print(_cext.globals._check_dialect_module_loaded("amx"),
+              "my_dialects.amx" in sys.modules)
         # CHECK-NEXT: ['mlir_tracking.dialects', 'my_dialects']
         print(_cext.globals.dialect_search_modules)
-        # CHECK-NEXT: my_dialects.x86vector
-        print(type(ctx.dialects.x86vector).__module__)
+        # CHECK-NEXT: my_dialects.amx
+        print(type(ctx.dialects.amx).__module__)
         # The built-in prefix still comes first.
         # CHECK-NEXT: mlir_tracking.dialects.
         print(type(ctx.dialects.ub).__module__[:23])
@@ -971,3 +971,30 @@ def test_value_location_and_global_debug():
     with names["ir"].Context():
         d0, d1 = (names["ir"].AffineDimExpr.get(i) for i in range(2))
         print(names["ir"].AffineMap.get(2, 0, [d1, d0]))
+
+
+# CHECK-LABEL: TEST: test_development_directories
+@run
+def test_development_directories():
+    # Upstream's _mlir_libs.get_include_dirs() / get_lib_dirs(): where the
+    # C API headers and libraries are for C or C++ code that works with the
+    # package's capsules. Here those of the installed MLIR 22 the extension
+    # links: mlir-c/IR.h and libMLIR.so.
+    import os
+
+    from mlir_tracking import _mlir_libs
+
+    includes, libs = _mlir_libs.get_include_dirs(), _mlir_libs.get_lib_dirs()
+    # CHECK-NEXT: lists: True True
+    print("lists:", isinstance(includes, list) and bool(includes),
+          isinstance(libs, list) and bool(libs))
+    # CHECK-NEXT: IR.h: True libMLIR.so: True
+    print("IR.h:", os.path.isfile(os.path.join(includes[0], "mlir-c", "IR.h")),
+          "libMLIR.so:", os.path.exists(os.path.join(libs[0], "libMLIR.so")))
+    # Each call gives a fresh list: changing one changes no later answer.
+    includes.clear()
+    libs.append("elsewhere")
+    # CHECK-NEXT: unchanged: True True
+    print("unchanged:", _mlir_libs.get_include_dirs()[0] != "elsewhere"
+          and bool(_mlir_libs.get_include_dirs()),
+          "elsewhere" not in _mlir_libs.get_lib_dirs())

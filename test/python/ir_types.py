@@ -33,6 +33,47 @@ def test_integer_type():
     print(i32 == ir.Type.parse("i32"), str(i32))
 
 
+# CHECK-LABEL: TEST: test_integer_type_by_signedness
+@run
+def test_integer_type_by_signedness():
+    # Upstream 22's IntegerType.get(width, signedness=SIGNLESS) with the
+    # IntegerType.Signedness enum (its values also on the class) and the
+    # `signedness` property, next to get_signless/get_signed/get_unsigned.
+    kinds = ir.IntegerType.Signedness
+    # CHECK-NEXT: i16 si16 ui16 ui1
+    print(ir.IntegerType.get(16), ir.IntegerType.get(16, kinds.SIGNED),
+          ir.IntegerType.get(16, ir.IntegerType.UNSIGNED),
+          ir.IntegerType.get(width=1, signedness=kinds.UNSIGNED))
+    # CHECK-NEXT: True True
+    print(ir.IntegerType.get(5, kinds.SIGNED) == ir.IntegerType.get_signed(5),
+          ir.IntegerType.get(5) == ir.IntegerType.get_signless(5))
+    # CHECK-NEXT: SIGNLESS SIGNED UNSIGNED
+    print(*(ir.IntegerType(ir.Type.parse(text)).signedness.name
+            for text in ("i9", "si9", "ui9")))
+    # CHECK-NEXT: True 0 1 2
+    print(kinds.SIGNED is ir.IntegerType.SIGNED, int(kinds.SIGNLESS),
+          int(kinds.SIGNED), int(kinds.UNSIGNED))
+    # The signedness is the enum, not a number or a name; the width is
+    # checked as get_signless checks it; the context may be given.
+    for bad in (1, "signed", None):
+        try:
+            ir.IntegerType.get(8, bad)
+        except TypeError:
+            # CHECK-NEXT: TypeError
+            # CHECK-NEXT: TypeError
+            # CHECK-NEXT: TypeError
+            print("TypeError")
+    try:
+        ir.IntegerType.get(1 << 24, kinds.SIGNED)
+    except ValueError as e:
+        # CHECK-NEXT: integer bitwidth is limited to 16777215 bits, got 16777216
+        print(e)
+    other = ir.Context()
+    # CHECK-NEXT: True si3
+    typed = ir.IntegerType.get(3, kinds.SIGNED, context=other)
+    print(typed.context is other, typed)
+
+
 # CHECK-LABEL: TEST: test_parse_downcasts
 # CHECK: IntegerType IntegerType(i1)
 # CHECK-NEXT: IndexType IndexType(index)

@@ -27,7 +27,9 @@ def stub_names(path):
             top.add(node.name)
             members = set()
             for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                     ast.ClassDef)):
+                    # Methods, and nested classes (IntegerType.Signedness).
                     members.add(item.name)
                 elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
                     # Annotated attributes may be set on instances or by

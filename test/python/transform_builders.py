@@ -555,6 +555,74 @@ def test_debug_nvgpu_and_sparse_tensor_extensions():
         print("remarks:", remarks)
 
 
+# CHECK-LABEL: TEST: test_x86vector_and_xegpu_extensions
+@run
+def test_x86vector_and_xegpu_extensions():
+    # transform.x86vector's pattern ops (generated from MLIR 22's
+    # definitions) in an apply_patterns run by the tracked interpreter, and
+    # transform.xegpu's generated builders.
+    from mlir_tracking.dialects.transform import x86vector, xegpu
+
+    payload_text = """
+      #lhs = affine_map<(m, n, k) -> (m, k)>
+      #rhs = affine_map<(m, n, k) -> (k, n)>
+      #out = affine_map<(m, n, k) -> (m, n)>
+      func.func @outer(%a: vector<1x1xf32>, %b: vector<1x8xf32>,
+                       %c: vector<1x8xf32>) -> vector<1x8xf32> {
+        %r = vector.contract {indexing_maps = [#lhs, #rhs, #out],
+               iterator_types = ["parallel", "parallel", "reduction"],
+               kind = #vector.kind<add>} %a, %b, %c
+             : vector<1x1xf32>, vector<1x8xf32> into vector<1x8xf32>
+        return %r : vector<1x8xf32>
+      }"""
+    with ir.Context(), ir.Location.unknown():
+        payload = ir.Module.parse(payload_text)
+        (contract,) = find(payload.operation, "vector.contract")
+        module = script_module()
+        any_op = transform.AnyOpType.get()
+        with ir.InsertionPoint(module.body):
+            entry = transform.NamedSequenceOp(
+                "__transform_main", [any_op], [],
+                arg_attrs=[{"transform.readonly": ir.UnitAttr.get()}])
+            with ir.InsertionPoint(entry.body):
+                funcs = structured.MatchOp.match_op_names(entry.bodyTarget, ["func.func"])
+                apply = transform.ApplyPatternsOp(funcs)
+                with ir.InsertionPoint(apply.patterns):
+                    x86vector.ApplyVectorContractToFMAPatternsOp()
+                    x86vector.apply_patterns_x86vector_sink_vector_producer_ops()
+                transform.YieldOp([])
+        # CHECK: transform.apply_patterns.x86vector.vector_contract_to_fma
+        # CHECK-NEXT: transform.apply_patterns.x86vector.sink_vector_producer_ops
+        print(module)
+        interpreter.apply_named_sequence(payload, entry, module)
+        # The contraction became an FMA; its handle is erased (no op of its
+        # name replaced it), the function's stays live.
+        # CHECK: fma: 1 contract: erased function: live
+        print("fma:", len(find(payload.operation, "vector.fma")),
+              "contract:", contract.handle_state,
+              "function:", payload.body.operations[0].operation.handle_state)
+
+        script = script_module()
+        with ir.InsertionPoint(script.body):
+            entry = transform.NamedSequenceOp(
+                "__transform_main", [any_op], [],
+                arg_attrs=[{"transform.readonly": ir.UnitAttr.get()}])
+            with ir.InsertionPoint(entry.body):
+                loads = structured.MatchOp.match_op_names(
+                    entry.bodyTarget, ["xegpu.load_nd"])
+                value = transform.GetResultOp(
+                    transform.AnyValueType.get(), loads, [0]).result
+                xegpu.GetDescOp(any_op, value)
+                transform.YieldOp([])
+        # CHECK: transform.xegpu.get_desc_op %{{.*}} : (!transform.any_value) -> !transform.any_op
+        print(script)
+        # CHECK: xegpu script verifies: True
+        print("xegpu script verifies:", script.operation.verify())
+        # CHECK: ValueError: Operand 0 of operation "transform.xegpu.get_desc_op" must be a Value
+        with ir.InsertionPoint(entry.body):
+            expect_error(ValueError, lambda: xegpu.GetDescOp(any_op, None))
+
+
 # CHECK-LABEL: TEST: test_structured_builders_with_implied_handles
 @run
 def test_structured_builders_with_implied_handles():

@@ -12,13 +12,24 @@ checks assume no dialect is loaded while IR is in use), so the list is kept
 for code that fills or reads it and, as in upstream's default set-up, loads
 nothing more. ``ir.Context(load_on_create_dialects=[...])`` checks that each
 named dialect is loaded (IndexError otherwise).
+
+``get_include_dirs()`` and ``get_lib_dirs()`` name the directories to build
+C or C++ code that works with this package's objects (their ``_CAPIPtr``
+capsules): the installed MLIR 22 headers (``mlir-c/IR.h``) and the
+directory of ``libMLIR.so``, which the extension links, and of Debian's
+C API archives (``libMLIRCAPIIR.a``, ...). Upstream's name their own
+package's ``include`` directory and its ``MLIRPythonCAPI`` library, which
+this package does not have.
 """
 
 from .._mlirTracking.ir import _site_dialect_registry
+from . import _build_paths
 
 __all__ = [
     "append_load_on_create_dialect",
     "get_dialect_registry",
+    "get_include_dirs",
+    "get_lib_dirs",
     "get_load_on_create_dialects",
 ]
 
@@ -42,3 +53,16 @@ def append_load_on_create_dialect(dialect: str):
 def get_load_on_create_dialects():
     """The list of dialect names (the list itself, as upstream's)."""
     return _load_on_create_dialects
+
+
+def get_include_dirs():
+    """The include directories of the MLIR C API the extension was built
+    against (a list of str; the first holds ``mlir-c/IR.h``)."""
+    return list(_build_paths.MLIR_INCLUDE_DIRS)
+
+
+def get_lib_dirs():
+    """The directories of the libraries to link C or C++ code that uses this
+    package's objects with: ``libMLIR.so`` and MLIR's C API archives (a
+    list of str)."""
+    return [_build_paths.LLVM_LIBRARY_DIR]

@@ -1,0 +1,13 @@
+//===- X86VectorOps.td - Input of mlir-tblgen-22 for Python *- tablegen -*-===//
+//
+// Part of the mlir-tracking project. Includes the installed MLIR 22
+// definitions that the Python dialect module is generated from.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_TRACKING_PYTHON_X86VectorOps
+#define MLIR_TRACKING_PYTHON_X86VectorOps
+
+include "mlir/Dialect/X86Vector/X86Vector.td"
+
+#endif
