@@ -30,6 +30,7 @@ from ._mlirTracking.ir import (
     NamedAttribute,
     OpAttributeMap,
     OpOperand,
+    OpOperandIterator,
     OpOperandList,
     OpResult,
     OpResultList,
@@ -69,6 +70,7 @@ __all__ = [
     "NamedAttribute",
     "OpAttributeMap",
     "OpOperand",
+    "OpOperandIterator",
     "OpOperandList",
     "OpResult",
     "OpResultList",
@@ -304,6 +306,18 @@ def _register_sequences():
 
 
 _register_sequences()
+
+
+class _OperationBase(metaclass=__import__("abc").ABCMeta):
+    """Upstream's common base of ``Operation`` and ``OpView``: here both are
+    registered with it, so ``isinstance(x, _OperationBase)`` and
+    ``issubclass`` answer as upstream (every OpView subclass too)."""
+
+    __slots__ = ()
+
+
+_OperationBase.register(Operation)
+_OperationBase.register(OpView)
 
 
 def _dense_array_get(bound_get, kind):

@@ -1,5 +1,6 @@
 # Hand-kept type stub for mlir_tracking.ir (keep in step with
 # python/src/IRCore.cpp, python/src/IRStructure.cpp and python/src/OpView.cpp).
+import abc
 import contextlib
 import enum
 from typing import Any, Callable, ClassVar, Iterable, Iterator, Literal, Optional, Sequence, TypeVar, Union, overload
@@ -196,6 +197,9 @@ class Module:
 
 _InsertionPointArg = Union[InsertionPoint, None, Literal[False]]
 
+class _OperationBase(abc.ABC):
+    """Upstream's common base: Operation and OpView are registered with it."""
+
 class Operation:
     """A tracked handle; see docs/python.md."""
     @staticmethod
@@ -208,6 +212,7 @@ class Operation:
         regions: int = 0,
         loc: Optional[Location] = None,
         ip: _InsertionPointArg = None,
+        infer_type: bool = False,
     ) -> Operation: ...
     @property
     def name(self) -> str: ...
@@ -435,7 +440,7 @@ class Value:
     @property
     def context(self) -> Context: ...
     @property
-    def uses(self) -> Iterator[OpOperand]: ...
+    def uses(self) -> OpOperandIterator: ...
     @overload
     def get_name(self, use_local_scope: bool = False, use_name_loc_as_prefix: bool = False) -> str: ...
     @overload
@@ -473,6 +478,10 @@ class BlockArgument(Value):
     @property
     def arg_number(self) -> int: ...
     def set_location(self, loc: Location) -> None: ...
+
+class OpOperandIterator:
+    def __iter__(self) -> OpOperandIterator: ...
+    def __next__(self) -> OpOperand: ...
 
 class OpOperand:
     @property

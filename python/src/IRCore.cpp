@@ -875,7 +875,7 @@ void populateOperation(py::module_ &m) {
           "create",
           [](const std::string &name, py::object results, py::object operands,
              py::object attributes, py::object successors, int64_t regions,
-             py::object loc, py::object ip) {
+             py::object loc, py::object ip, bool inferType) {
             checkRegionCount(regions);
             py::object contextObject = py::none();
             if (!loc.is_none())
@@ -948,6 +948,14 @@ void populateOperation(py::module_ &m) {
             }
             for (int64_t i = 0; i < regions; ++i)
               state.addRegion();
+            if (inferType) {
+              // MLIR's C API asserts that no result type was given.
+              if (!resultList.empty())
+                throw py::value_error(
+                    "Operation.create of \"" + name +
+                    "\": results and infer_type=True exclude each other");
+              inferCreatedResultTypes(state, ip);
+            }
             Operation *op = Operation::create(state);
             py::object result = PyOperation::adopt(ctx, op);
             noteNewOpInPattern(result.cast<PyOperation &>());
@@ -966,9 +974,11 @@ void populateOperation(py::module_ &m) {
           py::arg("operands") = py::none(), py::arg("attributes") = py::none(),
           py::arg("successors") = py::none(), py::arg("regions") = 0,
           py::arg("loc") = py::none(), py::arg("ip") = py::none(),
+          py::arg("infer_type") = false,
           "Creates an operation. It is inserted at `ip` (None: the current "
           "insertion point, if any; False: nowhere); otherwise it stays "
-          "detached and is owned by its handle.")
+          "detached and is owned by its handle. With `infer_type`, its "
+          "result types come from its InferTypeOpInterface (no `results`).")
       .def_property_readonly(
           "name",
           [](PyOperation &self) {

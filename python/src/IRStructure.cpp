@@ -71,9 +71,10 @@ size_t normalizeIndex(intptr_t index, size_t size,
   return static_cast<size_t>(index);
 }
 
-/// `ir.RegionIterator`, `ir.BlockIterator`, `ir.OperationIterator`: what
-/// `iter()` of the regions of an op, of the blocks of a region and of the
-/// operations of a block returns (upstream's class names). Each walks a
+/// `ir.RegionIterator`, `ir.BlockIterator`, `ir.OperationIterator`,
+/// `ir.OpOperandIterator`: what `iter()` of the regions of an op, of the
+/// blocks of a region and of the operations of a block, and `Value.uses`,
+/// return (upstream's class names). Each walks a
 /// snapshot taken when it was made, so changing the IR while iterating
 /// (erasing the current op, appending) never skips, repeats or reads a freed
 /// element: an element erased since reads as an invalidated handle.
@@ -84,6 +85,7 @@ struct PySnapshotIterator {
 struct PyRegionIterator : PySnapshotIterator {};
 struct PyBlockIterator : PySnapshotIterator {};
 struct PyOperationIterator : PySnapshotIterator {};
+struct PyOpOperandIterator : PySnapshotIterator {};
 
 template <typename IteratorT>
 void defineSnapshotIterator(py::module_ &m, const char *name, const char *doc) {
@@ -1236,9 +1238,10 @@ void populateValues(py::module_ &m) {
               uses.append(
                   PyOpOperand{PyOperation::forOperation(ctx, use.getOwner()),
                               use.getOperandNumber()});
-            return py::iter(uses);
+            return PyOpOperandIterator{{std::move(uses)}};
           },
-          "Iterates over the uses (OpOperands) of the value.")
+          "Iterates over the uses (OpOperands) of the value (an "
+          "OpOperandIterator over a snapshot).")
       .def(
           "get_name",
           [](PyValue &self, bool useLocalScope, bool useNameLocAsPrefix) {
@@ -1470,6 +1473,9 @@ void populateValues(py::module_ &m) {
       "Value the API returns goes through it (a decorator when `caster` is "
       "omitted). RuntimeError if one is registered, unless `replace`.");
 
+  defineSnapshotIterator<PyOpOperandIterator>(
+      m, "OpOperandIterator",
+      "Iterates over the uses of a value (a snapshot).");
   py::class_<PyOpOperand>(m, "OpOperand", "A use of a value.")
       .def_property_readonly(
           "owner",

@@ -1167,6 +1167,12 @@ void populateOpInterfaces(py::module_ &ir) {
 }
 } // namespace
 
+void mlir::tracking::python::inferCreatedResultTypes(OperationState &state,
+                                                     const py::object &ip) {
+  DiagnosticCapture capture(state.getContext());
+  inferResultTypes(state, capture, insertionBlock(ip));
+}
+
 void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
   populateOpInterfaces(ir);
   py::object operationCls = ir.attr("Operation");

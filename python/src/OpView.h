@@ -79,6 +79,14 @@ namespace __attribute__((visibility("hidden"))) python {
   /// True if a module for `dialect` was imported, now or before.
   bool loadDialectModule(const std::string &dialect);
 
+  /// Fills `state.types` through the op's InferTypeOpInterface, as
+  /// `build_generic` does for `results=None`: `ValueError` for an op that is
+  /// not registered or does not implement the interface, `MLIRError` with
+  /// the diagnostics when its operands or attributes do not satisfy its
+  /// constraints or inference fails. `ip` is where the op will be inserted
+  /// (an InsertionPoint, None for the current one, False for none).
+  void inferCreatedResultTypes(OperationState & state, const py::object &ip);
+
   /// The registered Python class for dialect `dialectNamespace` / operation
   /// `operationName`, or None.
   py::object lookupDialectClass(const std::string &dialectNamespace);

@@ -998,3 +998,52 @@ def test_development_directories():
     print("unchanged:", _mlir_libs.get_include_dirs()[0] != "elsewhere"
           and bool(_mlir_libs.get_include_dirs()),
           "elsewhere" not in _mlir_libs.get_lib_dirs())
+
+
+# CHECK-LABEL: TEST: test_operation_base_and_create_infer_type
+@run
+def test_operation_base_and_create_infer_type():
+    # Upstream's `_OperationBase` is the common base of Operation and OpView:
+    # code that checks "is this an op of any kind" uses it.
+    from mlir_tracking.dialects import arith
+
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse(
+            "func.func @f(%a: i32, %t: tensor<4xf32>) -> i32 { return %a : i32 }")
+        fn = module.body.operations[0]
+        # CHECK-NEXT: base: True True True True False
+        print("base:", isinstance(fn, ir._OperationBase),
+              isinstance(fn.operation, ir._OperationBase),
+              issubclass(arith.AddIOp, ir._OperationBase),
+              issubclass(ir.Operation, ir._OperationBase),
+              isinstance(module, ir._OperationBase))
+        a, t = fn.arguments
+        ret = fn.entry_block.operations[0]
+        # Operation.create(..., infer_type=True) (MLIR 22's) takes the
+        # result types from the op's InferTypeOpInterface.
+        with ir.InsertionPoint(ret):
+            add = ir.Operation.create("arith.addi", operands=[a, a], infer_type=True)
+            dim = ir.Operation.create(
+                "tensor.dim", infer_type=True,
+                operands=[t, arith.constant(ir.IndexType.get(), 0)])
+        # CHECK-NEXT: inferred: i32 index True
+        print("inferred:", add.results[0].type, dim.results[0].type,
+              add.parent == fn.operation)
+        # Where nothing can be inferred it raises before anything is built:
+        # results given too (MLIR's C API asserts), an op without the
+        # interface, operands that do not fit the op (MLIR's inference would
+        # read them unchecked).
+        for name, kwargs in (
+            ("arith.addi", dict(operands=[a, a], results=[a.type])),
+            ("func.return", dict(operands=[a])),
+            ("arith.addi", dict(operands=[a, t])),
+        ):
+            try:
+                ir.Operation.create(name, infer_type=True, **kwargs)
+            except (ValueError, ir.MLIRError) as e:
+                print(type(e).__name__, str(e).splitlines()[0])
+        # CHECK-NEXT: ValueError Operation.create of "arith.addi": results and infer_type=True exclude each other
+        # CHECK-NEXT: ValueError operation "func.return" does not implement InferTypeOpInterface: its result types cannot be inferred; pass results=[...]
+        # CHECK-NEXT: MLIRError Operation creation failed: the operands or attributes of "arith.addi" do not satisfy its constraints, so its result types cannot be inferred
+        # CHECK-NEXT: ops: 4 verify: True
+        print("ops:", len(fn.entry_block.operations), "verify:", module.operation.verify())

@@ -59,6 +59,15 @@ def test_iterator_classes():
         # Sliced region sequences iterate over the slice.
         # CHECK: sliced: 0
         print("sliced:", len(list(iter(op.regions[1:]))))
+        # Value.uses is upstream's OpOperandIterator (over a snapshot too).
+        arg = m.body.operations[0].regions[0].blocks[0].arguments[0]
+        uses = arg.uses
+        # CHECK: uses: True True
+        print("uses:", isinstance(uses, ir.OpOperandIterator), iter(uses) is uses)
+        first = next(uses)
+        # MLIR lists the newest use first.
+        # CHECK: use: arith.subi 1
+        print("use:", first.owner.operation.name, first.operand_number)
 
 
 # CHECK-LABEL: TEST: test_iteration_while_changing

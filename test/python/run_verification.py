@@ -604,6 +604,7 @@ NOT_MUTATORS = {
                  "is_valid location name operands operation opview parent "
                  "print regions result results same_op successors verify "
                  "walk write_bytecode",
+    "OpOperandIterator": "__init__ __iter__ __next__",
     "OperationIterator": "__init__ __iter__ __next__",
     "OperationList": "__contains__ __getitem__ __init__ __iter__ __len__ "
                      "__repr__ __reversed__ count index",
@@ -621,6 +622,8 @@ NOT_MUTATORS = {
              "isinstance location maybe_downcast owner same_value type uses",
     # LLVM's debug flag: no IR.
     "_GlobalDebug": "__init__ flag flag= set_types",
+    # An abstract base for isinstance checks: no IR.
+    "_OperationBase": "__abstractmethods__ __slots__ _abc_impl",
 }
 
 # Immutable, uniqued values (and enums, exceptions): they refer to no IR.
