@@ -657,24 +657,23 @@ int main(int argc, char **argv) {
       // 1. Precise pipeline.
       std::vector<Config> configs;
       // Upstream's own canonicalize and cse, built directly (the registered
-      // names are ours).
-      configs.push_back({"precise", "upstream passes", [&](ModuleOp module) {
-                           auto pm = std::make_shared<PassManager>(&context);
-                           OpPassManager &fpm = pm->nest<func::FuncOp>();
-                           fpm.addPass(createCanonicalizerPass());
-                           fpm.addPass(createCSEPass());
-                           return std::function<void()>(
-                               [pm, module] { runOrDie(*pm, module); });
-                         }});
+      // names are ours); the canonicalizer given, the baseline's or the one
+      // with an empty listener.
+      auto upstreamPipeline = [&](std::unique_ptr<Pass> (*canonicalizer)()) {
+        return [&context, canonicalizer](ModuleOp module) {
+          auto pm = std::make_shared<PassManager>(&context);
+          OpPassManager &fpm = pm->nest<func::FuncOp>();
+          fpm.addPass(canonicalizer());
+          fpm.addPass(createCSEPass());
+          return std::function<void()>([pm, module] { runOrDie(*pm, module); });
+        };
+      };
+      configs.push_back({"precise", "upstream passes", upstreamPipeline([] {
+                           return createCanonicalizerPass();
+                         })});
       configs.push_back(
-          {"precise", "upstream, empty listener", [&](ModuleOp module) {
-             auto pm = std::make_shared<PassManager>(&context);
-             OpPassManager &fpm = pm->nest<func::FuncOp>();
-             fpm.addPass(createCanonicalizerWithEmptyListener());
-             fpm.addPass(createCSEPass());
-             return std::function<void()>(
-                 [pm, module] { runOrDie(*pm, module); });
-           }});
+          {"precise", "upstream, empty listener",
+           upstreamPipeline(createCanonicalizerWithEmptyListener)});
       configs.push_back({"precise", "ours, no registry", [&](ModuleOp module) {
                            std::shared_ptr<PassManager> pm =
                                makePassManager(context, precise);

@@ -6,8 +6,8 @@
 //
 // Upstream's `mlir.dialects.smt` extension: the `!smt.bool`, `!smt.int` and
 // `!smt.bv<N>` type classes (registered as the types' casters) and
-// `export_smtlib`, which
-// writes a module's `smt.solver` ops as an SMT-LIB script.
+// `export_smtlib`, which writes a module's `smt.solver` ops as an SMT-LIB
+// script.
 //
 //===----------------------------------------------------------------------===//
 
