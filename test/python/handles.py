@@ -477,6 +477,37 @@ def test_capsules_outliving_their_op():
         print("foreign:", ir.Operation._CAPICreate(foreign) is m.operation)
 
 
+# CHECK-LABEL: TEST: test_capsules_of_uniqued_objects_hold_their_context
+@run
+def test_capsules_of_uniqued_objects_hold_their_context():
+    # The capsule of a context, type, attribute, location or affine object
+    # holds its Context: _CAPICreate of one kept after every other reference
+    # was dropped read the freed context (adversarial pass 67: a segfault
+    # for a Location, freed memory read for the others).
+    ctx = ir.Context()
+    with ctx:
+        objects = [ctx, ir.Type.parse("i32"), ir.Attribute.parse('"s"'),
+                   ir.Location.name("here"), ir.AffineExpr.get_dim(1),
+                   ir.AffineMap.get_identity(2),
+                   ir.IntegerSet.get_empty(1, 0)]
+    capsules = [(cls, o._CAPIPtr) for cls, o in zip(
+        (ir.Context, ir.Type, ir.Attribute, ir.Location, ir.AffineExpr,
+         ir.AffineMap, ir.IntegerSet), objects)]
+    del objects, ctx
+    gc.collect()
+    # CHECK: contexts alive: 1
+    print("contexts alive:", ir.Context._get_live_count())
+    # CHECK: made again: True
+    print("made again:",
+          all(isinstance(cls._CAPICreate(cap), cls) for cls, cap in capsules))
+    # CHECK: i32 "s" loc("here")
+    print(*(str(cls._CAPICreate(cap)) for cls, cap in capsules[1:4]))
+    del capsules
+    gc.collect()
+    # CHECK: contexts alive: 0
+    print("contexts alive:", ir.Context._get_live_count())
+
+
 # CHECK-LABEL: TEST: test_many_value_handles_of_one_block_or_value
 @run
 def test_many_value_handles_of_one_block_or_value():
