@@ -450,6 +450,20 @@ def test_capsules_outliving_their_op():
         # CHECK: erased: Operation._CAPICreate: the capsule's op is gone: operation handle to 'arith.subi' {{.*}} is erased
         # CHECK-NEXT: merged by cse: Operation._CAPICreate: the capsule's op was replaced by 'arith.muli' since the capsule was made; take a new one from the replacement's _CAPIPtr
         # CHECK-NEXT: kept: arith.muli live True
+        # Value capsules carry the value's handle too (pass 67: one whose
+        # function was erased read the freed block argument).
+        kept_value_cap = a.results[0]._CAPIPtr
+        # CHECK: value kept: True
+        print("value kept:",
+              ir.Value._CAPICreate(kept_value_cap).same_value(a.results[0]))
+        g = ir.Module.parse("func.func @g(%y: i32) { return }").body.operations[0]
+        arg_cap = g.regions[0].blocks[0].arguments[0]._CAPIPtr
+        g.erase()
+        try:
+            ir.Value._CAPICreate(arg_cap)
+        except ir.InvalidatedHandleError as e:
+            # CHECK: Value._CAPICreate: the capsule's value is gone: value handle to argument #0 {{.*}} is erased
+            print(e)
         # A module destroyed (its last reference dropped).
         module_cap, func_cap = m._CAPIPtr, func._CAPIPtr
         del m, func, a, b, c, ret, op
