@@ -6,6 +6,7 @@
 
 #include "Downcast.h"
 #include "IRCompat.h"
+#include "IRObjects.h"
 
 #include "mlir-c/Bindings/Python/Interop.h"
 #include "mlir/IR/AffineExpr.h"
@@ -429,9 +430,9 @@ void populateAffineExpr(py::module_ &m) {
       .def_property_readonly(
           "_CAPIPtr",
           [](const PyAffineExpr &self) {
-            return py::reinterpret_steal<py::object>(PyCapsule_New(
-                const_cast<void *>(self.expr.getAsOpaquePointer()),
-                MLIR_PYTHON_CAPSULE_AFFINE_EXPR, nullptr));
+            return makeUniquedCapsule(self.expr.getAsOpaquePointer(),
+                                      MLIR_PYTHON_CAPSULE_AFFINE_EXPR,
+                                      self.context);
           },
           "A capsule with the MlirAffineExpr.")
       .def_static(
@@ -740,9 +741,9 @@ void populateAffineMap(py::module_ &m) {
       .def_property_readonly(
           "_CAPIPtr",
           [](const PyAffineMap &self) {
-            return py::reinterpret_steal<py::object>(
-                PyCapsule_New(const_cast<void *>(self.map.getAsOpaquePointer()),
-                              MLIR_PYTHON_CAPSULE_AFFINE_MAP, nullptr));
+            return makeUniquedCapsule(self.map.getAsOpaquePointer(),
+                                      MLIR_PYTHON_CAPSULE_AFFINE_MAP,
+                                      self.context);
           },
           "A capsule with the MlirAffineMap.")
       .def_static(
@@ -922,9 +923,9 @@ void populateIntegerSet(py::module_ &m) {
       .def_property_readonly(
           "_CAPIPtr",
           [](const PyIntegerSet &self) {
-            return py::reinterpret_steal<py::object>(
-                PyCapsule_New(const_cast<void *>(self.set.getAsOpaquePointer()),
-                              MLIR_PYTHON_CAPSULE_INTEGER_SET, nullptr));
+            return makeUniquedCapsule(self.set.getAsOpaquePointer(),
+                                      MLIR_PYTHON_CAPSULE_INTEGER_SET,
+                                      self.context);
           },
           "A capsule with the MlirIntegerSet.")
       .def_static(

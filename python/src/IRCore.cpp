@@ -216,6 +216,24 @@ PyOperation &mlir::tracking::python::castToOperation(const py::handle &object) {
   return object.cast<PyOperation &>();
 }
 
+namespace {
+void releaseCapsuleContext(PyObject *capsule) {
+  Py_XDECREF(static_cast<PyObject *>(PyCapsule_GetContext(capsule)));
+}
+} // namespace
+
+py::object mlir::tracking::python::makeUniquedCapsule(
+    const void *pointer, const char *name, const py::object &context) {
+  auto capsule = py::reinterpret_steal<py::object>(
+      PyCapsule_New(const_cast<void *>(pointer), name, releaseCapsuleContext));
+  if (!capsule)
+    throw py::error_already_set();
+  if (PyCapsule_SetContext(capsule.ptr(), context.ptr()) != 0)
+    throw py::error_already_set();
+  context.inc_ref();
+  return capsule;
+}
+
 py::object mlir::tracking::python::makeLocation(PyMlirContext &context,
                                                 Location location) {
   checkContextOf(context, Attribute(location));
@@ -514,8 +532,9 @@ void populateContext(py::module_ &m) {
           [](PyMlirContext &self) {
             // C++ code may now create IR of its own in this context.
             self.noteCapsuleAccess();
-            return py::reinterpret_steal<py::object>(PyCapsule_New(
-                wrap(self.get()).ptr, MLIR_PYTHON_CAPSULE_CONTEXT, nullptr));
+            return makeUniquedCapsule(wrap(self.get()).ptr,
+                                      MLIR_PYTHON_CAPSULE_CONTEXT,
+                                      self.getObject());
           },
           "A capsule with the MlirContext, for upstream bindings.")
       .def_static(
@@ -607,9 +626,9 @@ void populateLocation(py::module_ &m) {
       .def_property_readonly(
           "_CAPIPtr",
           [](PyLocation &self) {
-            return py::reinterpret_steal<py::object>(
-                PyCapsule_New(const_cast<void *>(wrap(self.location).ptr),
-                              MLIR_PYTHON_CAPSULE_LOCATION, nullptr));
+            return makeUniquedCapsule(wrap(self.location).ptr,
+                                      MLIR_PYTHON_CAPSULE_LOCATION,
+                                      self.context);
           },
           "A capsule with the MlirLocation.")
       .def(
@@ -657,9 +676,8 @@ void populateTypeAndAttribute(py::module_ &m) {
       .def_property_readonly(
           "_CAPIPtr",
           [](PyType &self) {
-            return py::reinterpret_steal<py::object>(
-                PyCapsule_New(const_cast<void *>(wrap(self.type).ptr),
-                              MLIR_PYTHON_CAPSULE_TYPE, nullptr));
+            return makeUniquedCapsule(wrap(self.type).ptr,
+                                      MLIR_PYTHON_CAPSULE_TYPE, self.context);
           },
           "A capsule with the MlirType.")
       .def_static(
@@ -723,9 +741,9 @@ void populateTypeAndAttribute(py::module_ &m) {
       .def_property_readonly(
           "_CAPIPtr",
           [](PyAttribute &self) {
-            return py::reinterpret_steal<py::object>(
-                PyCapsule_New(const_cast<void *>(wrap(self.attribute).ptr),
-                              MLIR_PYTHON_CAPSULE_ATTRIBUTE, nullptr));
+            return makeUniquedCapsule(wrap(self.attribute).ptr,
+                                      MLIR_PYTHON_CAPSULE_ATTRIBUTE,
+                                      self.context);
           },
           "A capsule with the MlirAttribute.")
       .def_static(

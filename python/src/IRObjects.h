@@ -221,6 +221,15 @@ namespace __attribute__((visibility("hidden"))) python {
   /// `ip` None means the current one if any; returns true if inserted.
   bool maybeInsert(PyOperation & operation, const py::object &ip);
 
+  /// The `_CAPIPtr` capsule of `pointer`, the MLIRContext of `context` or an
+  /// object uniqued in it (a type, an attribute, a location, an affine
+  /// expression, map or set). The
+  /// capsule holds `context` (the Python Context), so the MLIRContext lives
+  /// as long as the capsule and `_CAPICreate` of it never reads a freed
+  /// uniquer.
+  py::object makeUniquedCapsule(const void *pointer, const char *name,
+                                const py::object &context);
+
 } // namespace python
 } // namespace mlir::tracking
 

@@ -357,6 +357,42 @@ std::string printForPython(PyValue &self) {
 } // namespace
 
 namespace {
+// A `Value._CAPIPtr` capsule made here carries the value's handle (as the op
+// capsules of IRCore.cpp carry the op's): `_CAPICreate` of one whose value
+// was erased or replaced since raises instead of reading the freed value. A
+// capsule made elsewhere carries only the pointer, taken as it is.
+struct ValueCapsuleToken {
+  ValueHandle handle;
+  /// Looked up (never read) to refuse the capsule while a run is in
+  /// progress there.
+  MLIRContext *context;
+};
+
+void destroyValueCapsuleToken(PyObject *capsule) {
+  delete static_cast<ValueCapsuleToken *>(PyCapsule_GetContext(capsule));
+}
+
+void checkValueCapsuleToken(const py::object &capsule, void *pointer) {
+  if (PyCapsule_GetDestructor(capsule.ptr()) != destroyValueCapsuleToken)
+    return;
+  const auto *token = static_cast<const ValueCapsuleToken *>(
+      PyCapsule_GetContext(capsule.ptr()));
+  if (!token)
+    return;
+  if (PyMlirContext *context = PyMlirContext::lookup(token->context))
+    checkNoRunIn(*context, "Value._CAPICreate");
+  if (!token->handle.isLive())
+    throw InvalidatedHandleException(
+        "Value._CAPICreate: the capsule's value is gone: " +
+        token->handle.describe());
+  if (token->handle.get().getAsOpaquePointer() != pointer)
+    throw InvalidatedHandleException(
+        "Value._CAPICreate: the capsule's value was replaced since the "
+        "capsule was made; take a new one from the replacement's _CAPIPtr");
+}
+} // namespace
+
+namespace {
 /// `Value.replace_all_uses_except`: MLIR's replaceAllUsesExcept on the
 /// checked paths of Mutation.h. With no use excepted it is
 /// replaceAllUsesWith; otherwise each other use is set as an operand
@@ -1305,9 +1341,17 @@ void populateValues(py::module_ &m) {
             Value value = self.get();
             // C++ code may now use this value from IR of its own.
             self.getContext().noteCapsuleAccess();
-            return py::reinterpret_steal<py::object>(
-                PyCapsule_New(const_cast<void *>(wrap(value).ptr),
-                              MLIR_PYTHON_CAPSULE_VALUE, nullptr));
+            auto capsule = py::reinterpret_steal<py::object>(PyCapsule_New(
+                const_cast<void *>(wrap(value).ptr), MLIR_PYTHON_CAPSULE_VALUE,
+                destroyValueCapsuleToken));
+            if (!capsule)
+              throw py::error_already_set();
+            auto token = std::make_unique<ValueCapsuleToken>(
+                ValueCapsuleToken{self.handle, self.getContext().get()});
+            if (PyCapsule_SetContext(capsule.ptr(), token.get()) != 0)
+              throw py::error_already_set();
+            token.release();
+            return capsule;
           },
           "A capsule with the MlirValue.")
       .def_static(
@@ -1317,6 +1361,7 @@ void populateValues(py::module_ &m) {
                 PyCapsule_GetPointer(capsule.ptr(), MLIR_PYTHON_CAPSULE_VALUE);
             if (!pointer)
               throw py::error_already_set();
+            checkValueCapsuleToken(capsule, pointer);
             Value value = Value::getFromOpaquePointer(pointer);
             PyMlirContext *context = PyMlirContext::lookup(value.getContext());
             if (!context)

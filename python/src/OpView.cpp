@@ -677,17 +677,27 @@ its Operation: `view.operation` is the tracked handle, with its state and
 history. Attributes not defined on the view are looked up on the Operation.
 While a view is alive, the API returns that same view object for its op.)";
 
-/// Forwards a read-only property of Operation, keeping its docstring.
+/// Forwards a property of Operation, keeping its docstring; a `writable` one
+/// sets it on the Operation too (upstream defines these on _OperationBase, so
+/// `view.location = loc` works on a view as on its Operation).
 void forwardProperty(py::class_<PyOpView> &cls, const py::object &operationCls,
-                     const char *name) {
+                     const char *name, bool writable) {
   std::string key = name;
   py::object doc = operationCls.attr(name).attr("__doc__");
-  cls.def_property_readonly(
-      name,
-      [key](PyOpView &self) {
-        return self.getOperationObject().attr(key.c_str());
+  std::string docText = doc.is_none() ? "" : doc.cast<std::string>();
+  auto getter = [key](PyOpView &self) {
+    return self.getOperationObject().attr(key.c_str());
+  };
+  if (!writable) {
+    cls.def_property_readonly(name, getter, docText.c_str());
+    return;
+  }
+  cls.def_property(
+      name, getter,
+      [key](PyOpView &self, const py::object &value) {
+        py::setattr(self.getOperationObject(), key.c_str(), value);
       },
-      doc.is_none() ? "" : doc.cast<std::string>().c_str());
+      docText.c_str());
 }
 
 py::object buildFromClass(const py::object &cls, const py::object &results,
@@ -1268,7 +1278,8 @@ void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
        {"context", "location", "name", "attributes", "operands", "results",
         "result", "regions", "parent", "block"})
     if (py::hasattr(operationCls, name))
-      forwardProperty(opView, operationCls, name);
+      forwardProperty(opView, operationCls, name,
+                      std::string(name) == "location");
   // Public under mlir_tracking.ir (its repr names the module).
   opView.attr("__module__") = "mlir_tracking.ir";
   opView.attr("_ODS_REGIONS") = py::make_tuple(0, true);

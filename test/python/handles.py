@@ -450,6 +450,20 @@ def test_capsules_outliving_their_op():
         # CHECK: erased: Operation._CAPICreate: the capsule's op is gone: operation handle to 'arith.subi' {{.*}} is erased
         # CHECK-NEXT: merged by cse: Operation._CAPICreate: the capsule's op was replaced by 'arith.muli' since the capsule was made; take a new one from the replacement's _CAPIPtr
         # CHECK-NEXT: kept: arith.muli live True
+        # Value capsules carry the value's handle too (pass 67: one whose
+        # function was erased read the freed block argument).
+        kept_value_cap = a.results[0]._CAPIPtr
+        # CHECK: value kept: True
+        print("value kept:",
+              ir.Value._CAPICreate(kept_value_cap).same_value(a.results[0]))
+        g = ir.Module.parse("func.func @g(%y: i32) { return }").body.operations[0]
+        arg_cap = g.regions[0].blocks[0].arguments[0]._CAPIPtr
+        g.erase()
+        try:
+            ir.Value._CAPICreate(arg_cap)
+        except ir.InvalidatedHandleError as e:
+            # CHECK: Value._CAPICreate: the capsule's value is gone: value handle to argument #0 {{.*}} is erased
+            print(e)
         # A module destroyed (its last reference dropped).
         module_cap, func_cap = m._CAPIPtr, func._CAPIPtr
         del m, func, a, b, c, ret, op
@@ -475,6 +489,37 @@ def test_capsules_outliving_their_op():
         foreign = new_capsule(get_pointer(m.operation._CAPIPtr, name), name, None)
         # CHECK: foreign: True
         print("foreign:", ir.Operation._CAPICreate(foreign) is m.operation)
+
+
+# CHECK-LABEL: TEST: test_capsules_of_uniqued_objects_hold_their_context
+@run
+def test_capsules_of_uniqued_objects_hold_their_context():
+    # The capsule of a context, type, attribute, location or affine object
+    # holds its Context: _CAPICreate of one kept after every other reference
+    # was dropped read the freed context (adversarial pass 67: a segfault
+    # for a Location, freed memory read for the others).
+    ctx = ir.Context()
+    with ctx:
+        objects = [ctx, ir.Type.parse("i32"), ir.Attribute.parse('"s"'),
+                   ir.Location.name("here"), ir.AffineExpr.get_dim(1),
+                   ir.AffineMap.get_identity(2),
+                   ir.IntegerSet.get_empty(1, 0)]
+    capsules = [(cls, o._CAPIPtr) for cls, o in zip(
+        (ir.Context, ir.Type, ir.Attribute, ir.Location, ir.AffineExpr,
+         ir.AffineMap, ir.IntegerSet), objects)]
+    del objects, ctx
+    gc.collect()
+    # CHECK: contexts alive: 1
+    print("contexts alive:", ir.Context._get_live_count())
+    # CHECK: made again: True
+    print("made again:",
+          all(isinstance(cls._CAPICreate(cap), cls) for cls, cap in capsules))
+    # CHECK: i32 "s" loc("here")
+    print(*(str(cls._CAPICreate(cap)) for cls, cap in capsules[1:4]))
+    del capsules
+    gc.collect()
+    # CHECK: contexts alive: 0
+    print("contexts alive:", ir.Context._get_live_count())
 
 
 # CHECK-LABEL: TEST: test_many_value_handles_of_one_block_or_value

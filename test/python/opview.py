@@ -92,6 +92,18 @@ def test_forwarding():
         print(repr(add))
         expect_error(AttributeError, lambda: add.no_such_attribute)
         # CHECK: AttributeError: {{.*}}no_such_attribute
+        # `location` is settable through the view, as upstream's
+        # _OperationBase.location (Block.operations returns views); it
+        # raised AttributeError. The other forwarded properties stay
+        # read-only.
+        add.location = ir.Location.name("through_the_view")
+        # CHECK: loc("through_the_view") True
+        print(add.location, add.operation.location == add.location)
+        expect_error(ValueError, lambda: setattr(
+            add, "location", ir.Location.unknown(ir.Context())))
+        # CHECK: ValueError: the location belongs to another context
+        expect_error(AttributeError, lambda: setattr(add, "name", "x"))
+        # CHECK: AttributeError:
 
 
 # CHECK-LABEL: TEST: test_wrap
