@@ -51,34 +51,14 @@ void *unwrapCapsule(const py::object &capsule, const char *name) {
 }
 
 // Capsules of ops made here (`Operation._CAPIPtr`, `Module._CAPIPtr`) carry
-// a copy of the op's handle as their context: `_CAPICreate` of one whose op
-// was erased or replaced since raises instead of reading the freed op (or
-// another op at its address). A capsule made by other code carries only the
-// pointer, which is taken as it is (as upstream).
+// the op's handle (TrackedCapsuleToken, IRObjects.h).
 
-struct OpCapsuleToken {
-  OpHandle handle;
-  /// The op's context, looked up (never read) to refuse the capsule while
-  /// a run is in progress there, before anything reads the op.
-  MLIRContext *context;
-};
-
-void destroyOpCapsuleToken(PyObject *capsule) {
-  delete static_cast<OpCapsuleToken *>(PyCapsule_GetContext(capsule));
-}
+using OpCapsuleToken = TrackedCapsuleToken<OpHandle>;
 
 py::object makeOpCapsule(const PyOperation &op, void *pointer,
                          const char *name) {
-  auto capsule = py::reinterpret_steal<py::object>(
-      PyCapsule_New(pointer, name, destroyOpCapsuleToken));
-  if (!capsule)
-    throw py::error_already_set();
-  auto token = std::make_unique<OpCapsuleToken>(
-      OpCapsuleToken{op.getHandle(), op.getContext().get()});
-  if (PyCapsule_SetContext(capsule.ptr(), token.get()) != 0)
-    throw py::error_already_set();
-  token.release();
-  return capsule;
+  return OpCapsuleToken::makeCapsule(pointer, name, op.getHandle(),
+                                     op.getContext().get());
 }
 
 /// The op of a capsule of `name` (an Operation or a Module). If this package
@@ -88,14 +68,9 @@ py::object makeOpCapsule(const PyOperation &op, void *pointer,
 Operation *unwrapOpCapsule(const py::object &capsule, const char *name,
                            const char *what) {
   void *pointer = unwrapCapsule(capsule, name);
-  if (PyCapsule_GetDestructor(capsule.ptr()) != destroyOpCapsuleToken)
-    return static_cast<Operation *>(pointer);
-  const auto *token =
-      static_cast<const OpCapsuleToken *>(PyCapsule_GetContext(capsule.ptr()));
+  const OpCapsuleToken *token = OpCapsuleToken::lookup(capsule, what);
   if (!token)
     return static_cast<Operation *>(pointer);
-  if (PyMlirContext *context = PyMlirContext::lookup(token->context))
-    checkNoRunIn(*context, what);
   const OpHandle &handle = token->handle;
   if (handle.get() == pointer)
     return static_cast<Operation *>(pointer);

@@ -17,6 +17,7 @@
 #define MLIR_TRACKING_PYTHON_IROBJECTS_H
 
 #include "Core.h"
+#include "RunGuard.h"
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/Block.h"
@@ -220,6 +221,53 @@ namespace __attribute__((visibility("hidden"))) python {
   /// Inserts `op` (a detached op) at the current or given insertion point:
   /// `ip` None means the current one if any; returns true if inserted.
   bool maybeInsert(PyOperation & operation, const py::object &ip);
+
+  /// What a `_CAPIPtr` capsule of an op or value made by this package
+  /// carries as its context: a copy of the op's or value's handle, so that
+  /// `_CAPICreate` of one whose op or value was erased or replaced since
+  /// raises instead of reading freed IR (or other IR at a reused address).
+  /// A capsule made by other code carries only the pointer, which is taken
+  /// as it is (as upstream).
+  template <typename Handle> struct TrackedCapsuleToken {
+    Handle handle;
+    /// Looked up (never read) to refuse the capsule while a run is in
+    /// progress there, before anything reads the op or value.
+    MLIRContext *context;
+
+    static void destroy(PyObject *capsule) {
+      delete static_cast<TrackedCapsuleToken *>(PyCapsule_GetContext(capsule));
+    }
+
+    /// A capsule of `pointer` named `name` that carries `handle`.
+    static py::object makeCapsule(void *pointer, const char *name,
+                                  Handle handle, MLIRContext *context) {
+      auto capsule = py::reinterpret_steal<py::object>(
+          PyCapsule_New(pointer, name, destroy));
+      if (!capsule)
+        throw py::error_already_set();
+      auto token = std::make_unique<TrackedCapsuleToken>(
+          TrackedCapsuleToken{std::move(handle), context});
+      if (PyCapsule_SetContext(capsule.ptr(), token.get()) != 0)
+        throw py::error_already_set();
+      token.release();
+      return capsule;
+    }
+
+    /// The token `capsule` carries, or null if this package did not make
+    /// it. Raises IRInUse while a run is in progress in the token's
+    /// context (`what` names the call).
+    static const TrackedCapsuleToken *lookup(const py::object &capsule,
+                                             const char *what) {
+      if (PyCapsule_GetDestructor(capsule.ptr()) != destroy)
+        return nullptr;
+      const auto *token = static_cast<const TrackedCapsuleToken *>(
+          PyCapsule_GetContext(capsule.ptr()));
+      if (token)
+        if (PyMlirContext *context = PyMlirContext::lookup(token->context))
+          checkNoRunIn(*context, what);
+      return token;
+    }
+  };
 
   /// The `_CAPIPtr` capsule of `pointer`, the MLIRContext of `context` or an
   /// object uniqued in it (a type, an attribute, a location, an affine

@@ -357,30 +357,13 @@ std::string printForPython(PyValue &self) {
 } // namespace
 
 namespace {
-// A `Value._CAPIPtr` capsule made here carries the value's handle (as the op
-// capsules of IRCore.cpp carry the op's): `_CAPICreate` of one whose value
-// was erased or replaced since raises instead of reading the freed value. A
-// capsule made elsewhere carries only the pointer, taken as it is.
-struct ValueCapsuleToken {
-  ValueHandle handle;
-  /// Looked up (never read) to refuse the capsule while a run is in
-  /// progress there.
-  MLIRContext *context;
-};
-
-void destroyValueCapsuleToken(PyObject *capsule) {
-  delete static_cast<ValueCapsuleToken *>(PyCapsule_GetContext(capsule));
-}
-
-void checkValueCapsuleToken(const py::object &capsule, void *pointer) {
-  if (PyCapsule_GetDestructor(capsule.ptr()) != destroyValueCapsuleToken)
-    return;
-  const auto *token = static_cast<const ValueCapsuleToken *>(
-      PyCapsule_GetContext(capsule.ptr()));
+/// Raises if `capsule` was made by this package (`TrackedCapsuleToken`) for
+/// a value that is gone, or no longer at `pointer`.
+void checkValueCapsule(const py::object &capsule, void *pointer) {
+  const auto *token =
+      TrackedCapsuleToken<ValueHandle>::lookup(capsule, "Value._CAPICreate");
   if (!token)
     return;
-  if (PyMlirContext *context = PyMlirContext::lookup(token->context))
-    checkNoRunIn(*context, "Value._CAPICreate");
   if (!token->handle.isLive())
     throw InvalidatedHandleException(
         "Value._CAPICreate: the capsule's value is gone: " +
@@ -1341,17 +1324,9 @@ void populateValues(py::module_ &m) {
             Value value = self.get();
             // C++ code may now use this value from IR of its own.
             self.getContext().noteCapsuleAccess();
-            auto capsule = py::reinterpret_steal<py::object>(PyCapsule_New(
+            return TrackedCapsuleToken<ValueHandle>::makeCapsule(
                 const_cast<void *>(wrap(value).ptr), MLIR_PYTHON_CAPSULE_VALUE,
-                destroyValueCapsuleToken));
-            if (!capsule)
-              throw py::error_already_set();
-            auto token = std::make_unique<ValueCapsuleToken>(
-                ValueCapsuleToken{self.handle, self.getContext().get()});
-            if (PyCapsule_SetContext(capsule.ptr(), token.get()) != 0)
-              throw py::error_already_set();
-            token.release();
-            return capsule;
+                self.handle, self.getContext().get());
           },
           "A capsule with the MlirValue.")
       .def_static(
@@ -1361,7 +1336,7 @@ void populateValues(py::module_ &m) {
                 PyCapsule_GetPointer(capsule.ptr(), MLIR_PYTHON_CAPSULE_VALUE);
             if (!pointer)
               throw py::error_already_set();
-            checkValueCapsuleToken(capsule, pointer);
+            checkValueCapsule(capsule, pointer);
             Value value = Value::getFromOpaquePointer(pointer);
             PyMlirContext *context = PyMlirContext::lookup(value.getContext());
             if (!context)

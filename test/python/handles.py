@@ -464,6 +464,22 @@ def test_capsules_outliving_their_op():
         except ir.InvalidatedHandleError as e:
             # CHECK: Value._CAPICreate: the capsule's value is gone: value handle to argument #0 {{.*}} is erased
             print(e)
+        # A value whose handle followed a replacement: canonicalize folds
+        # `x + 0` to `x`, so the handle now names the argument.
+        h = ir.Module.parse("""func.func @h(%x: i32) -> i32 {
+          %c0 = arith.constant 0 : i32
+          %s = arith.addi %x, %c0 : i32
+          return %s : i32
+        }""")
+        sum_cap = h.body.operations[0].regions[0].blocks[0].operations[1] \
+            .results[0]._CAPIPtr
+        PassManager.parse(
+            "builtin.module(func.func(canonicalize))").run(h.operation)
+        try:
+            ir.Value._CAPICreate(sum_cap)
+        except ir.InvalidatedHandleError as e:
+            # CHECK: Value._CAPICreate: the capsule's value was replaced since the capsule was made; take a new one from the replacement's _CAPIPtr
+            print(e)
         # A module destroyed (its last reference dropped).
         module_cap, func_cap = m._CAPIPtr, func._CAPIPtr
         del m, func, a, b, c, ret, op
