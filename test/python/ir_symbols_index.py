@@ -255,6 +255,28 @@ def test_rewrite_pattern_lookups():
     print("consistent:", all(present != after and f for after, present, f in seen))
 
 
+# Once a capsule exposed the context's IR, C++ code may change it unseen: a
+# name the index lacks is looked up in the IR again; a name it has is still
+# answered from it (after the check).
+# CHECK-LABEL: TEST: test_misses_rescan_after_capsule_access
+# CHECK: 0 0
+# CHECK-NEXT: 2 0
+@run
+def test_misses_rescan_after_capsule_access():
+    m = ir.Module.parse(ASM)
+    t = ir.SymbolTable(m.operation)
+    "x" in t
+    before = scans()
+    "x" in t, t["main"], "y" in t
+    print(scans() - before, 0)
+    m.operation._CAPIPtr
+    before = scans()
+    "x" in t, "y" in t
+    hits = scans()
+    t["main"], t["helper"]
+    print(hits - before, scans() - hits)
+
+
 # Scaling: looking up each of 10,000 symbols (and 10,000 absent names)
 # scans the table once; inserts and lookups interleaved scan it once.
 # CHECK-LABEL: TEST: test_lookups_scan_once
