@@ -253,6 +253,7 @@ from ._mlirTracking.ir import (  # noqa: E402
     SymbolTable,
     ThreadPool,
     _GlobalDebug,
+    _symbol_table_scans,  # noqa: F401 (tests)
     load_dialect_plugin,
 )
 

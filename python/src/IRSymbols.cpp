@@ -4,10 +4,28 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Upstream's `ir.SymbolTable`. It holds the symbol-table op's handle and
-// builds an mlir::SymbolTable for each call (a cached one would go stale when
-// passes or Python change the IR), and it inserts and erases through the
-// tracked mutation paths so handles follow.
+// Upstream's `ir.SymbolTable`. It holds the symbol-table op's handle and an
+// index of its symbols (name -> the symbol op's Python Operation object, a
+// tracked handle), built by one scan of the table's body on the first lookup.
+// Upstream's index is a map of raw ops, which goes stale (and dangles) when
+// passes or Python change the IR; this one is checked instead:
+// - a name the index has is answered from it only after checking, on every
+//   lookup, that its handle is live, that the op is still a child of the
+//   table and that its `sym_name` is still that name: true whatever ran
+//   since (a pass, Python, C++ code through a capsule);
+// - a name the index lacks is answered from it only if the IR provably did
+//   not change since the scan: the context's IR change count
+//   (PyMlirContext::getIRChanges, moved by every change Python makes and by
+//   the end of every pipeline, driver or transform application) and the
+//   handle registry's change count are those of the scan, no capsule ever
+//   exposed the context's IR (C++ code may then change it unseen), and no
+//   pipeline, driver or transform runs in the context (their C++ code
+//   changes IR without moving those counts until they end). Otherwise the
+//   table is scanned again.
+// The table's own insert and erase update the index and, when it was
+// current before, keep it current. No raw op is kept across calls.
+// Inserts and erases go through the tracked mutation paths so handles
+// follow.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,14 +38,42 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallString.h"
+
 using namespace mlir;
 using namespace mlir::tracking;
 using namespace mlir::tracking::python;
 
 namespace {
+/// How many times a SymbolTable object scanned its table's body to index
+/// it (`ir._symbol_table_scans()`, for tests).
+size_t numSymbolTableScans = 0;
+
+/// The symbols of a table, by name (see the file comment).
+struct SymbolIndex {
+  struct Entry {
+    /// The symbol op's Python Operation object (keeps `operation` alive).
+    py::object object;
+    PyOperation *operation;
+  };
+  /// The first op of each name in the table's body, as of the scan and the
+  /// table's own inserts and erases since.
+  llvm::DenseMap<StringAttr, Entry> byName;
+  bool built = false;
+  /// The scan met a name twice (invalid IR): an erase of one of them does
+  /// not keep the index current.
+  bool hasDuplicates = false;
+  /// The counts the index is current at (isCurrent).
+  uint64_t irChanges = 0;
+  uint64_t registryChanges = 0;
+};
+
 /// `ir.SymbolTable`: the handle of a symbol-table op.
 struct PySymbolTable {
   py::object operation;
+  std::unique_ptr<SymbolIndex> index = std::make_unique<SymbolIndex>();
 
   Operation *get() const {
     Operation *op = castToOperation(operation).get();
@@ -42,7 +88,111 @@ struct PySymbolTable {
           "table needs");
     return op;
   }
+  PyMlirContext &getContext() const {
+    return castToOperation(operation).getContext();
+  }
 };
+
+/// True if the IR cannot have changed since `index` was stamped: a name it
+/// lacks is in no symbol of the table. Reads no IR.
+bool isCurrent(const SymbolIndex &index, PyMlirContext &context) {
+  return index.built && context.numRunning == 0 &&
+         !context.hadCapsuleAccess() &&
+         index.irChanges == context.getIRChanges() &&
+         index.registryChanges == context.getRegistry().getChangeCount();
+}
+
+/// Marks `index` current as of now.
+void stamp(SymbolIndex &index, PyMlirContext &context) {
+  index.irChanges = context.getIRChanges();
+  index.registryChanges = context.getRegistry().getChangeCount();
+}
+
+/// The op of `entry` if it is still the symbol `name` of `table`, else
+/// nullptr. Never throws: a handle that is not live, or whose IR a run on
+/// another thread (or the scope of a Python pass) keeps from us, is no
+/// symbol of `table` now.
+Operation *symbolOfEntry(const SymbolIndex::Entry &entry, Operation *table,
+                         StringAttr name) {
+  if (!entry.operation->getIfLive())
+    return nullptr;
+  Operation *op;
+  try {
+    op = entry.operation->get();
+  } catch (std::exception &) {
+    return nullptr;
+  }
+  if (op->getParentOp() != table ||
+      op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()) != name)
+    return nullptr;
+  return op;
+}
+
+/// Scans the table's body and indexes its symbols anew (the first op of
+/// each name, the one MLIR's lookups find).
+void rebuildIndex(const PySymbolTable &self) {
+  SymbolIndex &index = *self.index;
+  index.built = false;
+  {
+    // Dropping the old objects before reading any IR.
+    llvm::DenseMap<StringAttr, SymbolIndex::Entry> old =
+        std::move(index.byName);
+    index.byName = {};
+  }
+  Operation *table = self.get();
+  PyOperation &tableOperation = castToOperation(self.operation);
+  PyMlirContext &context = tableOperation.getContext();
+  ++numSymbolTableScans;
+  llvm::DenseSet<StringAttr> seen;
+  std::vector<std::pair<StringAttr, Operation *>> symbols;
+  bool hasDuplicates = false;
+  for (Operation &op : table->getRegion(0).front()) {
+    auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    if (!name)
+      continue;
+    if (seen.insert(name).second)
+      symbols.emplace_back(name, &op);
+    else
+      hasDuplicates = true;
+  }
+  {
+    // Making the objects may run Python code (a gc callback) while
+    // `symbols` holds raw ops: it may not change this IR meanwhile.
+    IRPin pin(tableOperation, "SymbolTable lookup");
+    index.byName.reserve(symbols.size());
+    for (auto [name, op] : symbols) {
+      py::object object = PyOperation::forOperation(context, op);
+      PyOperation *operation = &castToOperation(object);
+      index.byName.try_emplace(
+          name, SymbolIndex::Entry{std::move(object), operation});
+    }
+  }
+  index.hasDuplicates = hasDuplicates;
+  index.built = true;
+  // After making the objects: the pin kept IR from changing, and making
+  // them may have moved the registry's count.
+  stamp(index, context);
+}
+
+/// The Operation object of symbol `name` of the table, or a null object.
+py::object findSymbol(const PySymbolTable &self, const std::string &name) {
+  SymbolIndex &index = *self.index;
+  PyMlirContext &context = self.getContext();
+  StringAttr key = StringAttr::get(context.get(), name);
+  if (index.built) {
+    Operation *table = self.get();
+    auto it = index.byName.find(key);
+    if (it != index.byName.end()) {
+      if (symbolOfEntry(it->second, table, key))
+        return it->second.object;
+    } else if (isCurrent(index, context)) {
+      return py::object();
+    }
+  }
+  rebuildIndex(self);
+  auto it = index.byName.find(key);
+  return it == index.byName.end() ? py::object() : it->second.object;
+}
 
 /// The Operation object of `symbol` (an Operation or OpView, or any object
 /// with an `operation` attribute). Its Python code runs here: call this
@@ -61,19 +211,45 @@ StringAttr symbolNameOf(Operation *op) {
 }
 
 py::object lookup(const PySymbolTable &self, const std::string &name) {
-  Operation *table = self.get();
-  Operation *found = SymbolTable::lookupSymbolIn(
-      table, StringAttr::get(table->getContext(), name));
+  py::object found = findSymbol(self, name);
   if (!found)
     throw py::key_error("Symbol '" + name + "' not in the symbol table.");
   // As upstream: the op's OpView (its registered class, if any).
-  return PyOperation::forOperation(castToOperation(self.operation).getContext(),
-                                   found)
-      .attr("opview");
+  return found.attr("opview");
+}
+
+/// Erases `operation` (a child of the table) and drops it from the index,
+/// which stays current if it was.
+void eraseSymbol(const PySymbolTable &self, PyOperation &operation) {
+  SymbolIndex &index = *self.index;
+  PyMlirContext &context = self.getContext();
+  bool wasCurrent = isCurrent(index, context);
+  Operation *table = self.get();
+  Operation *op = operation.get();
+  if (op->getParentOp() != table)
+    throw py::value_error("the operation is not in this symbol table");
+  auto name = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+  auto it = name ? index.byName.find(name) : index.byName.end();
+  bool indexed =
+      it != index.byName.end() && it->second.operation->getIfLive() == op;
+  eraseOperation(operation);
+  if (!wasCurrent)
+    return;
+  // The table lost `op` and nothing else: if `op` was its only symbol of
+  // that name, the index (current before) is current without it.
+  if (name && (!indexed || index.hasDuplicates))
+    return;
+  if (indexed)
+    index.byName.erase(name);
+  stamp(index, context);
 }
 } // namespace
 
 void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
+  m.def(
+      "_symbol_table_scans", [] { return numSymbolTableScans; },
+      "How many times SymbolTable objects scanned their table's body to "
+      "index it (for tests).");
   py::class_<PySymbolTable>(m, "SymbolTable",
                             "The symbols of a symbol-table op (a module, "
                             "...), looked up, inserted and erased by name.")
@@ -89,10 +265,7 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
       .def(
           "__contains__",
           [](const PySymbolTable &self, const std::string &name) {
-            Operation *table = self.get();
-            return SymbolTable::lookupSymbolIn(
-                       table, StringAttr::get(table->getContext(), name)) !=
-                   nullptr;
+            return bool(findSymbol(self, name));
           },
           py::arg("name"), "Whether symbol `name` is defined here.")
       .def(
@@ -101,17 +274,21 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
             // First: `symbol.operation` is Python code that may change IR.
             py::object symbolObject = symbolOp(symbol);
             PyOperation &operation = castToOperation(symbolObject);
+            PyMlirContext &context = self.getContext();
+            SymbolIndex &index = *self.index;
+            // The name is uniqued against the index: it must be current.
+            if (!isCurrent(index, context))
+              rebuildIndex(self);
             Operation *table = self.get();
             Operation *op = operation.get();
-            symbolNameOf(op);
+            StringAttr name = symbolNameOf(op);
             if (op == table || op->isAncestor(table))
               throw py::value_error("cannot insert a symbol table into "
                                     "itself");
             Block &body = table->getRegion(0).front();
-            // Index the table before the op arrives, place the op through
-            // the tracked path (SymbolTable::insert would move it
-            // untracked), then let MLIR unique its name.
-            SymbolTable symbolTable(table);
+            // Place the op through the tracked path (SymbolTable::insert
+            // would move it untracked), then unique its name as
+            // SymbolTable::insert does.
             if (op->getBlock() != &body) {
               Block::iterator end = body.end();
               if (!body.empty() &&
@@ -120,8 +297,27 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
               placeOperation(operation, &body, end, "SymbolTable.insert");
             }
             operation.getContext().noteChanged(table);
-            StringAttr name = symbolTable.insert(op, Block::iterator(op));
-            return makeAttribute(operation.getContext(), name);
+            auto it = index.byName.find(name);
+            if (it != index.byName.end() &&
+                it->second.operation->getIfLive() != op) {
+              MLIRContext *mlirContext = op->getContext();
+              unsigned counter = 0;
+              name = StringAttr::get(
+                  mlirContext,
+                  SymbolTable::generateSymbolName<64>(
+                      name.getValue(),
+                      [&](StringRef candidate) {
+                        return index.byName.contains(
+                            StringAttr::get(mlirContext, candidate));
+                      },
+                      counter));
+              SymbolTable::setSymbolName(op, name);
+            }
+            index.byName.try_emplace(
+                name, SymbolIndex::Entry{symbolObject, &operation});
+            // The table gained `op` (under `name`) and nothing else.
+            stamp(index, context);
+            return makeAttribute(context, name);
           },
           py::arg("operation"),
           "Inserts `operation` (a symbol) at the end of the table's body, "
@@ -130,13 +326,7 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
           "erase",
           [](const PySymbolTable &self, py::object symbol) {
             py::object symbolObject = symbolOp(symbol);
-            PyOperation &operation = castToOperation(symbolObject);
-            Operation *table = self.get();
-            Operation *op = operation.get();
-            if (op->getParentOp() != table)
-              throw py::value_error("the operation is not in this symbol "
-                                    "table");
-            eraseOperation(operation);
+            eraseSymbol(self, castToOperation(symbolObject));
           },
           py::arg("operation"),
           "Erases the symbol op from the table and the IR; its handle becomes "
@@ -144,8 +334,11 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
       .def(
           "__delitem__",
           [](const PySymbolTable &self, const std::string &name) {
-            py::object found = lookup(self, name);
-            eraseOperation(castToOperation(found));
+            py::object found = findSymbol(self, name);
+            if (!found)
+              throw py::key_error("Symbol '" + name +
+                                  "' not in the symbol table.");
+            eraseSymbol(self, castToOperation(found));
           },
           py::arg("name"), "Erases the op defining symbol `name`.")
       .def_static(
