@@ -1441,7 +1441,9 @@ _ValueLike = Union[Value, Operation, OpView, OpResultList]
 
 class OpView:
     """A typed view of a tracked Operation; generated op classes derive
-    from it. Names it does not define are looked up on `operation`."""
+    from it. Names it does not define are looked up on `operation`. Once
+    the op was replaced by an op of another name, what a subclass defines
+    raises TypeError; `opview` is then a view of the current op."""
     OPERATION_NAME: str
     @classmethod
     def parse(cls, source: Union[str, bytes], *, source_name: str = "", context: Optional[Context] = None) -> OpView: ...

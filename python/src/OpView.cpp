@@ -562,13 +562,56 @@ buildGeneric(const std::string &name, const py::object &regionSpec,
 // PyOpView
 //===----------------------------------------------------------------------===//
 
-PyOpView::PyOpView(py::object operation) : operation(std::move(operation)) {}
+PyOpView::PyOpView(py::object operationObject)
+    : operation(std::move(operationObject)),
+      operationPtr(&operation.cast<PyOperation &>()) {
+  if (Operation *op = tryGet())
+    viewedName = op->getName().getAsOpaquePointer();
+}
 
 PyOpView::~PyOpView() {
   auto &views = registries().views;
-  auto it = views.find(&operation.cast<PyOperation &>());
+  auto it = views.find(operationPtr);
   if (it != views.end() && it->second == this)
     views.erase(it);
+}
+
+Operation *PyOpView::tryGet() const {
+  if (!operationPtr)
+    return nullptr;
+  try {
+    return operationPtr->get();
+  } catch (const std::runtime_error &) {
+    // InvalidatedHandleException, IRInUseException.
+    return nullptr;
+  }
+}
+
+bool PyOpView::fitsOp(py::handle cls, Operation *op) {
+  // Everything of `op` first: the lookup below may run Python code.
+  const void *name = op->getName().getAsOpaquePointer();
+  std::string current = op->getName().getStringRef().str();
+  op = nullptr;
+  static PyObject *key = PyUnicode_InternFromString("OPERATION_NAME");
+  PyObject *expected =
+      _PyType_Lookup(reinterpret_cast<PyTypeObject *>(cls.ptr()), key);
+  // A class that names no op (plain OpView, a user's generic view class)
+  // describes any op; it does not remember the name either, so a class
+  // assigned to `__class__` later is still checked.
+  if (!expected || !PyUnicode_Check(expected))
+    return true;
+  if (py::reinterpret_borrow<py::str>(expected).cast<std::string>() !=
+          current &&
+      !lookupOperationClass(current).is(cls))
+    return false;
+  viewedName = name;
+  return true;
+}
+
+std::string PyOpView::getViewedName() const {
+  if (!viewedName)
+    return "";
+  return OperationName::getFromOpaquePointer(viewedName).getStringRef().str();
 }
 
 PyOperation *mlir::tracking::python::unwrapOpView(const py::handle &object) {
@@ -675,7 +718,10 @@ instance of the class registered for an op's name wherever upstream does
 (Block.operations, Value.owner, Operation.opview, clone, ...). The view holds
 its Operation: `view.operation` is the tracked handle, with its state and
 history. Attributes not defined on the view are looked up on the Operation.
-While a view is alive, the API returns that same view object for its op.)";
+While a view is alive, the API returns that same view object for its op.
+When the op was replaced by an op of another name, the view keeps its class,
+whose accessors (what the subclass defines) raise TypeError; OpView's own
+members still work, and `view.opview` is a view of the current op.)";
 
 /// Forwards a property of Operation, keeping its docstring; a `writable` one
 /// sets it on the Operation too (upstream defines these on _OperationBase, so
@@ -749,6 +795,119 @@ extern "C" int traverseOpView(PyObject *self, visitproc visit, void *arg) {
   // traversal).
   Py_VISIT(Py_TYPE(self));
   return 0;
+}
+
+PyTypeObject *opViewType() {
+  static PyTypeObject *type = py::detail::get_type_info(typeid(PyOpView))->type;
+  return type;
+}
+
+/// The PyOpView of `self`, an instance of OpView or of a subclass, or null
+/// if none was allocated (a bare `__new__`), without pybind11's cast (the
+/// attribute lookup below runs on every attribute of every view).
+PyOpView *viewOf(PyObject *self) {
+  auto *instance = reinterpret_cast<py::detail::instance *>(self);
+  if (instance->simple_layout)
+    return static_cast<PyOpView *>(instance->simple_value_holder[0]);
+  py::detail::value_and_holder holder = instance->get_value_and_holder(
+      py::detail::get_type_info(typeid(PyOpView)), /*throw_if_missing=*/false);
+  return holder ? static_cast<PyOpView *>(holder.value_ptr()) : nullptr;
+}
+
+/// Whether `attribute`, what the class of the view `self` defines (itself,
+/// not OpView) as `name`, is one the view's op must fit for: a property or
+/// method of the op's class (generated accessors, dialect mixins, user
+/// subclasses), not a dunder, a classmethod or staticmethod, nor a method
+/// the instance's own `__dict__` hides.
+bool describesOp(PyObject *self, PyObject *name, PyObject *attribute) {
+  if (!PyUnicode_Check(name))
+    return true;
+  Py_ssize_t length = PyUnicode_GET_LENGTH(name);
+  if (length > 4 && PyUnicode_READ_CHAR(name, 0) == '_' &&
+      PyUnicode_READ_CHAR(name, 1) == '_' &&
+      PyUnicode_READ_CHAR(name, length - 1) == '_' &&
+      PyUnicode_READ_CHAR(name, length - 2) == '_')
+    return false;
+  if (PyObject_TypeCheck(attribute, &PyClassMethod_Type) ||
+      PyObject_TypeCheck(attribute, &PyStaticMethod_Type))
+    return false;
+  if (Py_TYPE(attribute)->tp_descr_set)
+    return true;
+  // A non-data descriptor (a function): an instance attribute wins.
+  py::object dict =
+      py::reinterpret_steal<py::object>(PyObject_GenericGetDict(self, nullptr));
+  if (!dict)
+    throw py::error_already_set();
+  int found = PyDict_Contains(dict.ptr(), name);
+  if (found < 0)
+    throw py::error_already_set();
+  return !found;
+}
+
+/// Raises TypeError if `self`, a view of class `type`, is stale (its op was
+/// replaced by an op of another name its class does not describe, see
+/// PyOpView::fitsOp) and `attribute`, defined by its class as `name`,
+/// describes the op. The common case costs a lookup of the op and a pointer
+/// compare of its name.
+void checkViewFits(PyObject *self, PyTypeObject *type, PyObject *name,
+                   PyObject *attribute) {
+  PyOpView *view = viewOf(self);
+  if (!view)
+    return;
+  Operation *op = view->tryGet();
+  if (!op || view->hasViewedName(op) || !describesOp(self, name, attribute))
+    return;
+  std::string current = op->getName().getStringRef().str();
+  py::handle cls(reinterpret_cast<PyObject *>(type));
+  if (view->fitsOp(cls, op))
+    return;
+  std::string className = cls.attr("__name__").cast<std::string>();
+  std::string viewed = view->getViewedName();
+  if (viewed.empty())
+    viewed = cls.attr("OPERATION_NAME").cast<std::string>();
+  throw py::type_error(
+      className + "." +
+      py::reinterpret_borrow<py::str>(name).cast<std::string>() + ": this " +
+      className + " view is stale: its '" + viewed +
+      "' op was replaced by an '" + current +
+      "' op; use view.opview for a view of the current op, or view.operation");
+}
+
+/// `ir.OpView`'s attribute lookup (tp_getattro, inherited by its Python
+/// subclasses): Python's, after checkViewFits for what the view's class
+/// defines (OpView's own members, `operation`, `opview`, `name`, ..., work
+/// on any view); a name nothing defines is looked up on the Operation
+/// (upstream's OpView has the members of _OperationBase).
+extern "C" PyObject *getattroOpView(PyObject *self, PyObject *name) {
+  try {
+    PyTypeObject *type = Py_TYPE(self);
+    if (type != opViewType()) {
+      PyObject *attribute = _PyType_Lookup(type, name);
+      if (attribute && Py_TYPE(attribute)->tp_descr_get &&
+          attribute != _PyType_Lookup(opViewType(), name))
+        checkViewFits(self, type, name, attribute);
+    }
+    PyObject *result = PyObject_GenericGetAttr(self, name);
+    if (result || !PyErr_ExceptionMatches(PyExc_AttributeError))
+      return result;
+    // A subclass's own __getattr__ comes before the Operation's members (as
+    // when OpView defined __getattr__): Python calls it on AttributeError.
+    static PyObject *getattrName = PyUnicode_InternFromString("__getattr__");
+    if (type != opViewType() && _PyType_Lookup(type, getattrName))
+      return nullptr;
+    PyErr_Clear();
+    PyOpView *view = viewOf(self);
+    if (!view)
+      throw py::type_error(PyOpView::kNotInitialized);
+    return PyObject_GetAttr(view->getOperationObject().ptr(), name);
+  } catch (py::error_already_set &e) {
+    e.restore();
+  } catch (py::builtin_exception &e) {
+    e.set_error();
+  } catch (const std::exception &e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
 }
 } // namespace
 
@@ -1190,6 +1349,7 @@ void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
   py::class_<PyOpView> opView(ir, "OpView", py::dynamic_attr(),
                               py::custom_type_setup([](PyHeapTypeObject *heap) {
                                 heap->ht_type.tp_traverse = traverseOpView;
+                                heap->ht_type.tp_getattro = getattroOpView;
                               }),
                               kOpViewDoc);
   opView
@@ -1234,15 +1394,18 @@ void mlir::tracking::python::populateOpView(py::module_ &m, py::module_ &ir) {
           [](PyOpView &self) { return self.getOperationObject(); },
           "The tracked Operation this view wraps.")
       .def_property_readonly(
-          "opview", [](py::object self) { return self; },
-          "The view itself (upstream compatibility).")
-      .def(
-          "__getattr__",
-          [](PyOpView &self, const std::string &name) {
-            return self.getOperationObject().attr(name.c_str());
+          "opview",
+          [](py::object self) -> py::object {
+            PyOpView &view = self.cast<PyOpView &>();
+            Operation *op = view.tryGet();
+            if (!op || view.hasViewedName(op) ||
+                view.fitsOp(py::type::of(self), op))
+              return self;
+            return createOpView(view.getOperationObject());
           },
-          py::arg("name"),
-          "Looks up what the view does not define on its Operation.")
+          "The view itself (upstream compatibility); for a view whose op "
+          "was replaced by an op of another name that its class does not "
+          "describe, the view of the current op (as Operation.opview).")
       .def(
           "__eq__",
           [](PyOpView &self, py::object other) {

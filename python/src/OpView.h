@@ -17,6 +17,11 @@
 // `block.operations[0] is block.operations[0]` holds for views as it does for
 // operations (upstream makes a new view object each time).
 //
+// A view whose op was replaced by an op of another name (its handle followed
+// the replacement) keeps its Python class; that class's accessors, written
+// for the old op, then raise TypeError instead of reading the new op, and
+// `view.opview` gives a view of the new op (see `PyOpView::fitsOp`).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MLIR_TRACKING_PYTHON_OPVIEW_H
@@ -44,10 +49,12 @@ namespace __attribute__((visibility("hidden"))) python {
     }
     py::object getOperationObject() const {
       if (!operation)
-        throw py::type_error("this OpView was never initialized (call "
-                             "OpView.__init__ with an Operation)");
+        throw py::type_error(kNotInitialized);
       return operation;
     }
+    static constexpr const char *kNotInitialized =
+        "this OpView was never initialized (call OpView.__init__ with an "
+        "Operation)";
 
     /// Zeroed storage: on an instance made by `OpView.__new__` alone,
     /// pybind11 allocates the C++ object without constructing it when a
@@ -60,8 +67,40 @@ namespace __attribute__((visibility("hidden"))) python {
     }
     static void operator delete(void *storage) { ::operator delete(storage); }
 
+    /// The op if it can be read now, else nullptr (the view was never
+    /// initialized, its handle is not live, or a run holds its IR); never
+    /// throws. What then reads the op raises the handle's error.
+    Operation *tryGet() const;
+
+    /// Whether `op` (the view's op, from tryGet) has the name this view saw
+    /// when it was made or last found to fit its class. A pointer compare.
+    bool hasViewedName(Operation *op) const {
+      return op->getName().getAsOpaquePointer() == viewedName;
+    }
+
+    /// For `op`, the view's op, when it has another name than the view saw
+    /// (it followed a replacement): whether `cls`, the view's class, still
+    /// describes it. It does when `cls` has no OPERATION_NAME (plain OpView,
+    /// classes that do not name an op), when that is `op`'s name, and when
+    /// `cls` is the class registered for `op`'s name (one class registered
+    /// for several names); the view then remembers the name. Otherwise the
+    /// view is stale: its class's accessors were written for another op.
+    /// May run Python code (the registry lookup may import a dialect
+    /// module): reads `op` only before that.
+    bool fitsOp(py::handle cls, Operation *op);
+
+    /// The name this view saw ("" if none: the op could not be read when the
+    /// view was made).
+    std::string getViewedName() const;
+
   private:
     py::object operation;
+    /// The PyOperation of `operation` (which owns it).
+    PyOperation *operationPtr = nullptr;
+    /// The op's name (OperationName's opaque pointer) when this view was
+    /// made or last found to fit its class (fitsOp); null if it could not be
+    /// read then.
+    const void *viewedName = nullptr;
   };
 
   /// The view of `operation` (an `ir.Operation` object): the live cached view

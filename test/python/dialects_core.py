@@ -482,3 +482,67 @@ def test_built_ops_are_tracked():
         # CHECK: InvalidatedHandleError: {{.*}}arith.addi
         # CHECK: live FuncOp
         print(f.operation.handle_state, type(module.body.operations[0]).__name__)
+
+
+# CHECK-LABEL: TEST: test_views_of_ops_replaced_by_another_name
+@run
+def test_views_of_ops_replaced_by_another_name():
+    # canonicalize folds an addi of two constants into an arith.constant and
+    # the handle follows it; a dialect conversion replaces an arith.muli by
+    # an llvm.mul. The views keep their class (AddIOp, MulIOp), whose
+    # generated accessors read operands the new op lacks (a bare IndexError)
+    # or its results and attributes under the old meaning: they raise
+    # TypeError instead, and `view.opview` gives the current op's class.
+    from mlir_tracking import rewrite
+
+    with ir.Context():
+        module = ir.Module.parse("""
+          func.func @f(%x: i32, %y: i32) -> (i32, i32) {
+            %a = arith.constant 1 : i32
+            %b = arith.constant 2 : i32
+            %sum = arith.addi %a, %b overflow<nsw> : i32
+            %product = arith.muli %x, %y : i32
+            return %sum, %product : i32, i32
+          }""")
+        entry = module.body.operations[0].regions[0].blocks[0]
+        add, mul = entry.operations[2], entry.operations[3]
+        # CHECK: AddIOp MulIOp
+        print(type(add).__name__, type(mul).__name__)
+        passmanager.PassManager.parse("builtin.module(canonicalize)").run(
+            module.operation)
+        # CHECK: live arith.constant AddIOp
+        print(add.operation.handle_state, add.operation.name, type(add).__name__)
+        expect_error(TypeError, lambda: add.lhs)
+        # CHECK: TypeError: AddIOp.lhs: this AddIOp view is stale: its 'arith.addi' op was replaced by an 'arith.constant' op; use view.opview for a view of the current op, or view.operation
+        expect_error(TypeError, lambda: add.result)
+        # CHECK: TypeError: AddIOp.result: this AddIOp view is stale
+        expect_error(TypeError, lambda: add.overflowFlags)
+        # CHECK: TypeError: AddIOp.overflowFlags: this AddIOp view is stale
+        # CHECK: %c3_i32 = arith.constant 3 : i32 arith.constant
+        print(add, add.name)
+        # CHECK: ConstantOp True 3
+        print(type(add.opview).__name__, add.opview is add.operation.opview,
+              add.opview.literal_value)
+
+        converter = rewrite.TypeConverter()
+        converter.add_conversion(lambda t: t)
+        target = rewrite.ConversionTarget()
+        target.add_legal_dialect("llvm")
+        target.add_illegal_op("arith.muli")
+
+        def to_llvm_mul(op, operands, type_converter, rewriter):
+            with rewriter.ip:
+                new = ir.Operation.create("llvm.mul", results=[op.results[0].type],
+                                          operands=operands, loc=op.location)
+            rewriter.replace_op(op, new)
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.muli", to_llvm_mul, converter)
+        rewrite.apply_partial_conversion(module, target, patterns.freeze())
+        # CHECK: live llvm.mul MulIOp
+        print(mul.operation.handle_state, mul.operation.name, type(mul).__name__)
+        expect_error(TypeError, lambda: mul.lhs)
+        # CHECK: TypeError: MulIOp.lhs: this MulIOp view is stale: its 'arith.muli' op was replaced by an 'llvm.mul' op
+        # CHECK: MulOp True
+        print(type(mul.opview).__name__,
+              mul.opview.lhs == entry.arguments[0])

@@ -1,7 +1,8 @@
 # RUN: %PYTHON %s | FileCheck %s
 # ir.OpView: wrapping, the class registry, the generic builder (segments,
-# result type inference, errors) and view identity. Uses only the core `ir`
-# module; the generated dialect modules are tested in dialects_*.py.
+# result type inference, errors), view identity and views of replaced ops.
+# Uses only the core modules (`ir`, `rewrite`); the generated dialect modules
+# are tested in dialects_*.py.
 
 import gc
 
@@ -325,6 +326,162 @@ def test_stale_views():
         # CHECK: InvalidatedHandleError: {{.*}}func.return
         expect_error(ir.InvalidatedHandleError, lambda: ret.operation.opview)
         # CHECK: InvalidatedHandleError: {{.*}}func.return
+
+
+SUB_ASM = """
+func.func @f(%a: i32, %b: i32) -> i32 {
+  %0 = arith.subi %a, %b : i32
+  return %0 : i32
+}
+"""
+
+
+def replace_once(module, root, name):
+    """Replaces the first `root` op of `module` by a new `name` op with its
+    operands swapped, through a rewriter whose listener lets handles follow
+    a replacement by an op of another name."""
+    from mlir_tracking import rewrite
+
+    done = []
+
+    def pattern(op, rewriter):
+        if done:
+            return True  # no match
+        done.append(op)
+        with rewriter.ip:
+            new = ir.Operation.create(name, results=[op.results[0].type],
+                                      operands=list(op.operands)[::-1],
+                                      loc=op.location)
+        rewriter.replace_op(op, new)
+
+    patterns = rewrite.RewritePatternSet()
+    patterns.add(root, pattern)
+    rewrite.apply_patterns_and_fold_greedily(
+        module, patterns.freeze(),
+        tracking_config=rewrite.TrackingConfig(
+            require_matching_replacement_op_name=False))
+
+
+def try_print(f):
+    """Prints what `f` returns, or the type and message of its exception."""
+    try:
+        print(f())
+    except Exception as e:
+        print(f"{type(e).__name__}: {e}")
+
+
+# CHECK-LABEL: TEST: test_views_of_replaced_ops
+@run
+def test_views_of_replaced_ops():
+    # A view's handle follows its op to a replacement. When the new op has
+    # another name, the view keeps its class, whose accessors were written
+    # for the old op: they read the new op's operands and attributes under
+    # the old meaning, or raised a bare IndexError for an operand it lacks.
+    # They raise TypeError now; OpView's own members, which describe any op,
+    # work, and `view.opview` is a view of the current op.
+    @_cext.register_operation(_Dialect, replace=True)
+    class SubIOp(ir.OpView):
+        OPERATION_NAME = "arith.subi"
+
+        @property
+        def lhs(self):
+            return self.operation.operands[0]
+
+        def negated(self):
+            return "a method"
+
+        @classmethod
+        def kind(cls):
+            return "a classmethod"
+
+    class Generic(ir.OpView):
+        # Names no op: it describes any.
+        @property
+        def first(self):
+            return self.operation.operands[0]
+
+    with ir.Context():
+        m = ir.Module.parse(SUB_ASM)
+        block = m.body.operations[0].regions[0].blocks[0]
+        a, b = block.arguments
+        sub = block.operations[0]
+        generic = Generic(sub.operation)
+        # CHECK: SubIOp True
+        print(type(sub).__name__, sub.lhs == a)
+        replace_once(m, "arith.subi", "arith.muli")
+        # CHECK: live arith.muli SubIOp
+        print(sub.operation.handle_state, sub.operation.name, type(sub).__name__)
+        try_print(lambda: sub.lhs)
+        # CHECK-NEXT: TypeError: SubIOp.lhs: this SubIOp view is stale: its 'arith.subi' op was replaced by an 'arith.muli' op; use view.opview for a view of the current op, or view.operation
+        try_print(lambda: sub.negated)
+        # CHECK-NEXT: TypeError: SubIOp.negated: this SubIOp view is stale
+        # Not an AttributeError: hasattr does not hide it.
+        try_print(lambda: hasattr(sub, "lhs"))
+        # CHECK-NEXT: TypeError: SubIOp.lhs: this SubIOp view is stale
+        # What describes any op shows the current one.
+        # CHECK-NEXT: arith.muli arith.muli %0 = arith.muli %arg1, %arg0 : i32
+        print(sub.name, sub.operation.name, sub)
+        # CHECK-NEXT: <{{.*}}SubIOp of <mlir_tracking.ir.Operation 'arith.muli' {{.*}} (live)>>
+        print(repr(sub))
+        # CHECK-NEXT: True True True live func.func 2 True
+        print(sub == sub.operation, hash(sub) == hash(sub.operation),
+              sub.context is not None, sub.handle_state, sub.parent.name,
+              len(sub.operands), sub.results[0].owner.operation.same_op(sub))
+        # CHECK-NEXT: arith.subi a classmethod True
+        print(sub.OPERATION_NAME, sub.kind(), generic.first == b)
+        # Re-viewing gives the class of the current op (plain OpView: this
+        # test registers none for arith.muli).
+        current = sub.opview
+        # CHECK-NEXT: OpView True True False
+        print(type(current).__name__, current is sub.operation.opview,
+              current.operation is sub.operation, current is sub)
+        sub.tag = "set on the view"
+        # CHECK-NEXT: set on the view
+        print(sub.tag)
+        # Replaced back by an op of its class's name: it fits again.
+        replace_once(m, "arith.muli", "arith.subi")
+        # CHECK-NEXT: arith.subi True True
+        print(sub.operation.name, sub.lhs == a, sub.opview is sub)
+        # Replaced by an op of the same name: it fits (and reads the new op).
+        replace_once(m, "arith.subi", "arith.subi")
+        # CHECK-NEXT: True
+        print(sub.lhs == b)
+        # Erased: the handle's error, not the stale view's.
+        block.operations[1].erase()
+        sub.erase()
+        try_print(lambda: sub.lhs)
+        # CHECK-NEXT: InvalidatedHandleError: operation handle to 'arith.subi' {{.*}} is erased: python: {{.*}} erased (Operation.erase)
+        # CHECK-NEXT: True
+        print(sub.opview is sub)
+
+    # A class registered for several names describes each of them.
+    _cext.globals._register_operation_impl("arith.divsi", SubIOp, replace=True)
+    with ir.Context():
+        m = ir.Module.parse(SUB_ASM)
+        block = m.body.operations[0].regions[0].blocks[0]
+        sub = block.operations[0]
+        replace_once(m, "arith.subi", "arith.divsi")
+        # CHECK-NEXT: arith.divsi True True True
+        print(sub.operation.name, sub.lhs == block.arguments[1],
+              sub.opview is sub, sub.operation.opview is sub)
+
+    # A view of a class that register_operation(replace=True) superseded
+    # still describes its op; the API returns views of the new class.
+    with ir.Context():
+        m = ir.Module.parse(SUB_ASM)
+        block = m.body.operations[0].regions[0].blocks[0]
+        sub = block.operations[0]
+
+        @_cext.register_operation(_Dialect, replace=True)
+        class NewSubIOp(ir.OpView):
+            OPERATION_NAME = "arith.subi"
+
+        # CHECK-NEXT: SubIOp True NewSubIOp
+        print(type(sub).__name__, sub.lhs == block.arguments[0],
+              type(sub.operation.opview).__name__)
+        replace_once(m, "arith.subi", "arith.muli")
+        try_print(lambda: sub.lhs)
+        # CHECK-NEXT: TypeError: SubIOp.lhs: this SubIOp view is stale: its 'arith.subi' op was replaced by an 'arith.muli' op
 
 
 # CHECK-LABEL: TEST: test_view_lifetime

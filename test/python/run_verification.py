@@ -598,7 +598,7 @@ NOT_MUTATORS = {
     "OpSuccessors": "__add__ __contains__ __getitem__ __init__ __iter__ "
                     "__len__ __repr__ __reversed__ count index",
     "OpView": "_ODS_OPERAND_SEGMENTS _ODS_REGIONS _ODS_RESULT_SEGMENTS __eq__ "
-              "__getattr__ __hash__ __repr__ __str__ attributes "
+              "__getattribute__ __hash__ __repr__ __str__ attributes "
               "block context location name operands operation opview parent "
               "parse regions result results",
     "Operation": "_CAPICreate _CAPIPtr __eq__ __hash__ __init__ __repr__ "
