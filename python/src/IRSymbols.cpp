@@ -73,7 +73,8 @@ struct SymbolIndex {
 /// `ir.SymbolTable`: the handle of a symbol-table op.
 struct PySymbolTable {
   py::object operation;
-  std::unique_ptr<SymbolIndex> index = std::make_unique<SymbolIndex>();
+  /// Built and kept up to date by lookups, which take the table as const.
+  mutable SymbolIndex index;
 
   Operation *get() const {
     Operation *op = castToOperation(operation).get();
@@ -131,7 +132,7 @@ Operation *symbolOfEntry(const SymbolIndex::Entry &entry, Operation *table,
 /// Scans the table's body and indexes its symbols anew (the first op of
 /// each name, the one MLIR's lookups find).
 void rebuildIndex(const PySymbolTable &self) {
-  SymbolIndex &index = *self.index;
+  SymbolIndex &index = self.index;
   index.built = false;
   {
     // Dropping the old objects before reading any IR.
@@ -176,7 +177,7 @@ void rebuildIndex(const PySymbolTable &self) {
 
 /// The Operation object of symbol `name` of the table, or a null object.
 py::object findSymbol(const PySymbolTable &self, const std::string &name) {
-  SymbolIndex &index = *self.index;
+  SymbolIndex &index = self.index;
   PyMlirContext &context = self.getContext();
   StringAttr key = StringAttr::get(context.get(), name);
   if (index.built) {
@@ -221,7 +222,7 @@ py::object lookup(const PySymbolTable &self, const std::string &name) {
 /// Erases `operation` (a child of the table) and drops it from the index,
 /// which stays current if it was.
 void eraseSymbol(const PySymbolTable &self, PyOperation &operation) {
-  SymbolIndex &index = *self.index;
+  SymbolIndex &index = self.index;
   PyMlirContext &context = self.getContext();
   bool wasCurrent = isCurrent(index, context);
   Operation *table = self.get();
@@ -275,7 +276,7 @@ void mlir::tracking::python::populateIRSymbols(py::module_ &m) {
             py::object symbolObject = symbolOp(symbol);
             PyOperation &operation = castToOperation(symbolObject);
             PyMlirContext &context = self.getContext();
-            SymbolIndex &index = *self.index;
+            SymbolIndex &index = self.index;
             // The name is uniqued against the index: it must be current.
             if (!isCurrent(index, context))
               rebuildIndex(self);
