@@ -69,10 +69,13 @@ std::string describeOp(Operation *op) {
 
 /// " of region #0 of 'func.func' at loc(...)" for a block of `region`.
 std::string describeRegion(Region *region) {
-  std::string text = " of region #" + std::to_string(region->getRegionNumber());
-  if (Operation *parent = region->getParentOp())
-    text += " of " + describeOp(parent);
-  return text;
+  // A region of no op (a standalone `Region`) has no number: MLIR computes
+  // it from the parent op.
+  Operation *parent = region->getParentOp();
+  if (!parent)
+    return " of a region of no op";
+  return " of region #" + std::to_string(region->getRegionNumber()) + " of " +
+         describeOp(parent);
 }
 
 /// "block #3 of region #0 of 'func.func' at loc(...)", or without the
@@ -689,6 +692,22 @@ void mlir::tracking::detail::notifyUnitsOfErasedBlock(Block *block,
     impl = getActive(block->front().getContext());
   else if (block->getNumArguments())
     impl = getActive(block->getArgument(0).getContext());
+  else {
+    // An empty block of a region of no op names no context, yet it may have
+    // a handle: whichever registry maps it must forget it before it is freed.
+    if (!mayHaveUnitHandles())
+      return;
+    UnitRegistries::forEach([&](BlockValueRegistry *registry) {
+      UnitRegistryImpl *candidate = UnitRegistryImpl::of(*registry);
+      std::lock_guard<std::mutex> lock(candidate->mutex);
+      if (candidate->blocks.count(block)) {
+        detail::LazyEvent event{TrackingEvent::Kind::Erased, source, "",
+                                std::nullopt};
+        candidate->endBlock(block, HandleState::Erased, event);
+      }
+    });
+    return;
+  }
   if (!impl)
     return;
   detail::LazyEvent event{TrackingEvent::Kind::Erased, source, "",

@@ -65,6 +65,16 @@ public:
     return last.registry;
   }
 
+  /// Calls `fn` with every registry, under the shared lock (no registry of
+  /// this kind is created or destroyed meanwhile): for IR that names no
+  /// context (an empty block of a region of no op).
+  template <typename Fn> static void forEach(Fn fn) {
+    State &state = getState();
+    std::shared_lock<std::shared_mutex> lock(state.mutex);
+    for (auto &entry : state.map)
+      fn(entry.second);
+  }
+
 private:
   struct State {
     std::shared_mutex mutex;

@@ -1261,7 +1261,21 @@ HandleRegistry::HandleRegistry(MLIRContext *context)
 HandleRegistry::~HandleRegistry() {
   Registries::erase(context);
   {
+    // Applies what the batches queued first; a listener that still holds
+    // one (a PassTrackingListener destroyed after the registry) then finds
+    // it unregistered rather than pointing to this freed object.
     Transaction tx(*impl);
+    for (ChangeBatch *batch : ArrayRef(impl->batches, impl->numBatches)) {
+      batch->count.store(0, std::memory_order_relaxed);
+      batch->applied = 0;
+      batch->queuedOps = 0;
+      batch->queuedReplacements = 0;
+      batch->registry = nullptr;
+      batch->anchor = nullptr;
+      batch->anchorPath.clear();
+    }
+    std::fill(impl->batches, impl->batches + impl->numBatches, nullptr);
+    impl->numBatches = 0;
     impl->byOp.forEach([&](HandleRecord *record) {
       record->mapped = false;
       record->scope = 0;
@@ -1500,14 +1514,24 @@ size_t HandleRegistry::getMappedBytes() const {
 
 void HandleRegistry::forEachTrackedOp(
     llvm::function_ref<void(Operation *)> fn) const {
+  // `fn` may erase or replace tracked ops (with a rewriter) that come later
+  // in the list: a reference to each record tells, before its call, whether
+  // its op is still the one listed, never a freed one or another op at its
+  // address.
   std::vector<Operation *> ops;
+  std::vector<OpHandle> handles;
   {
     Transaction tx(*impl);
-    impl->byOp.forEach(
-        [&](HandleRecord *record) { ops.push_back(record->op); });
+    impl->byOp.forEach([&](HandleRecord *record) {
+      if (!tryRetain(record))
+        return;
+      ops.push_back(record->op);
+      handles.push_back(OpHandle(record));
+    });
   }
-  for (Operation *op : ops)
-    fn(op);
+  for (auto [op, handle] : llvm::zip_equal(ops, handles))
+    if (handle.get() == op)
+      fn(op);
 }
 
 void HandleRegistry::setEventObserver(

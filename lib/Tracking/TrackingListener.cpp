@@ -743,7 +743,11 @@ ChangeBatch *TrackingListener::getBatch(HandleRegistry &target) {
 void TrackingListener::releaseBatch() {
   if (!batch)
     return;
-  RegistryNotifier(*batch->registry).finishBatch(*batch);
+  // A registry destroyed first applied and unregistered the batch.
+  if (batch->registry)
+    RegistryNotifier(*batch->registry).finishBatch(*batch);
+  else
+    batch->owner = nullptr;
   batch = nullptr;
 }
 

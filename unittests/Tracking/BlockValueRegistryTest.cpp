@@ -381,4 +381,37 @@ TEST_F(BlockValueRegistryTest, HandlesOutliveTheRegistry) {
   EXPECT_EQ(BlockValueRegistry::lookup(&context), nullptr);
 }
 
+TEST_F(BlockValueRegistryTest, BlocksOfARegionOfNoOp) {
+  // A standalone Region (as builders fill before an op takes it) has no
+  // parent op: describing its blocks must not ask for a region number, and
+  // an empty block of it, which names no context, must still end its handle
+  // when a rewriter erases it (a new block at that address must not answer).
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  Region region;
+  Block *withArgument = rewriter.createBlock(&region);
+  withArgument->addArgument(rewriter.getI32Type(), rewriter.getUnknownLoc());
+  Block *empty = rewriter.createBlock(&region, region.end());
+  BlockHandle emptyHandle = units->getBlockHandle(empty);
+  ValueHandle argument = units->getValueHandle(withArgument->getArgument(0));
+  EXPECT_EQ(unitOf(emptyHandle.describe()), "block #1 of a region of no op")
+      << emptyHandle.describe();
+  EXPECT_EQ(unitOf(argument.describe()),
+            "argument #0 of block #0 of a region of no op")
+      << argument.describe();
+
+  rewriter.eraseBlock(empty);
+  EXPECT_EQ(emptyHandle.getState(), HandleState::Erased);
+  EXPECT_EQ(emptyHandle.get(), nullptr);
+  Block *next = rewriter.createBlock(&region, region.end());
+  BlockHandle nextHandle = units->getBlockHandle(next);
+  EXPECT_NE(nextHandle.getIdentityKey(), emptyHandle.getIdentityKey());
+  EXPECT_EQ(units->getNumTracked(), 2u);
+  rewriter.eraseBlock(next);
+  EXPECT_EQ(nextHandle.getState(), HandleState::Erased);
+  rewriter.eraseBlock(withArgument);
+  EXPECT_EQ(argument.getState(), HandleState::Erased);
+  EXPECT_EQ(units->getNumTracked(), 0u);
+}
+
 } // namespace

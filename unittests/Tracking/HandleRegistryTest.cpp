@@ -489,6 +489,35 @@ TEST_F(HandleRegistryTest, ForEachTrackedOpVisitsLiveHandles) {
   EXPECT_TRUE(llvm::is_contained(seen, add1));
 }
 
+TEST_F(HandleRegistryTest, ForEachTrackedOpCallbackMayEraseListedOps) {
+  // The callback erases the function (and so the ops listed after it, in
+  // whatever order): they must not be passed to it freed.
+  OpHandle function = registry->getHandle(
+      findTagged(*module, "add0")->getParentOfType<func::FuncOp>());
+  OpHandle h0 = registry->getHandle(findTagged(*module, "add0"));
+  OpHandle h1 = registry->getHandle(findTagged(*module, "add1"));
+  TrackingListener listener({}, registry.get());
+  IRRewriter rewriter(&context, &listener);
+  int calls = 0;
+  registry->forEachTrackedOp([&](Operation *op) {
+    ++calls;
+    // Reads the op: a freed one would be a use after free (ASan).
+    if (isa<func::FuncOp>(op)) {
+      rewriter.eraseOp(op);
+      return;
+    }
+    // Drops the function if reached first: then it is never listed.
+    EXPECT_TRUE(isa<arith::AddIOp>(op));
+    if (calls == 1)
+      rewriter.eraseOp(function.get());
+  });
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(function.getState(), HandleState::Erased);
+  EXPECT_EQ(h0.getState(), HandleState::Erased);
+  EXPECT_EQ(h1.getState(), HandleState::Erased);
+  EXPECT_EQ(registry->getNumTrackedOps(), 0u);
+}
+
 TEST_F(HandleRegistryTest, RegistryDestroyedWhileHandlesHeld) {
   Operation *add0 = findTagged(*module, "add0");
   OpHandle handle = registry->getHandle(add0);

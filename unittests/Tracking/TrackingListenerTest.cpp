@@ -1323,6 +1323,33 @@ TEST_F(TrackingListenerTest, GreedyDriverNamesTheMatchingPatternAndFolds) {
 /// and cse attach) records what a listener that keeps its patterns records:
 /// the same histories, event by event, through the greedy driver, with its
 /// failure and modification hooks empty.
+TEST_F(TrackingListenerTest, PassListenerDestroyedAfterItsRegistry) {
+  // The listener queues the change of a tracked op in its thread's batch;
+  // the registry goes first (applying it) and must leave the listener
+  // nothing to apply to a freed registry when it is destroyed.
+  OpHandle mul = registry->getHandle(op("g.mul"));
+  std::optional<PassTrackingListener> listener(std::in_place, &context);
+  {
+    IRRewriter rewriter(&context, &*listener);
+    Operation *mulOp = op("g.mul");
+    rewriter.replaceOp(mulOp, mulOp->getOperand(1));
+  }
+  registry.reset();
+  EXPECT_EQ(mul.getState(), HandleState::Erased);
+  listener.reset();
+
+  // The thread's batch is free again for the next registry's listener.
+  registry = std::make_unique<HandleRegistry>(&context);
+  OpHandle add = registry->getHandle(op("g.add"));
+  {
+    PassTrackingListener next(&context);
+    IRRewriter rewriter(&context, &next);
+    rewriter.eraseOp(op("g.add"));
+  }
+  EXPECT_EQ(add.getState(), HandleState::Erased);
+  expectConsistent();
+}
+
 TEST_F(TrackingListenerTest, PassListenerRecordsWhatAKeepingListenerRecords) {
   RewritePatternSet set(&context);
   set.add<FailingFirst, SwapAddOperands>(&context);

@@ -22,7 +22,9 @@
 // address reused by the allocator is never mistaken for an old block or
 // value (no ABA). The one mutation MLIR reports to no listener is
 // `Block::eraseArgument`: a handle to a block argument checks on every use
-// that its block still has that argument.
+// that its block still has that argument, by address. An argument added to
+// the same block after the erasure may take the freed address: the handle
+// then refers to it. Drop such handles before erasing arguments.
 //
 //===----------------------------------------------------------------------===//
 

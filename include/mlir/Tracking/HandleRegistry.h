@@ -246,7 +246,9 @@ public:
   /// (each counted whole once it may be one: that is what it costs in RAM).
   /// 0 for a small registry. For measurements.
   size_t getMappedBytes() const;
-  /// Calls `fn` with every op that currently has a live handle.
+  /// Calls `fn` with every op that currently has a live handle. `fn` may
+  /// erase or replace tracked ops with a rewriter: an op listed is skipped
+  /// once its handle no longer refers to it (it is never passed freed).
   void forEachTrackedOp(llvm::function_ref<void(Operation *)> fn) const;
 
   /// Installs a callback run on every event, after the registry lock is

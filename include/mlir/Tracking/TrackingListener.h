@@ -117,7 +117,8 @@ class TrackingListener : public RewriterBase::ForwardingListener {
 public:
   /// With a null `registry`, each notification goes to the registry of the
   /// notified op's context, if there is one; such a listener is stateless
-  /// and may be shared by all threads (see `getTrackingListener`).
+  /// and may be shared by all threads (see `getTrackingListener`). A given
+  /// `registry` must outlive every notification the listener receives.
   explicit TrackingListener(TrackingListenerConfig config = {},
                             HandleRegistry *registry = nullptr,
                             OpBuilder::Listener *next = nullptr);
@@ -328,7 +329,10 @@ private:
 /// the registry apply them in batches (the registry applies them before
 /// any other use, on any thread, so nobody sees them late). Make it when the
 /// pass starts, on the thread that runs it, and destroy it there (the
-/// destructor applies what it queued).
+/// destructor applies what it queued). It keeps the registry the context
+/// had when it was made: no rewrite may notify it once that registry is
+/// destroyed (destroying the listener afterwards is fine: the registry
+/// applied what it had queued).
 class PassTrackingListener final : public TrackingListener {
 public:
   explicit PassTrackingListener(MLIRContext *context,
