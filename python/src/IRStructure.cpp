@@ -1009,6 +1009,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
                                     std::to_string(index) +
                                     " of the block: it still has uses");
             checkArgumentNotKept(block->getArgument(index), "erase");
+            checkArgumentErasureInConversion(self.getContext());
             noteChanged(self);
             BlockArgument argument = block->getArgument(index);
             Type type = argument.getType();
