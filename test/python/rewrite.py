@@ -787,6 +787,47 @@ def test_block_argument_erasure_in_a_conversion_with_rollback():
     # CHECK-NEXT: 0 {{.*}}arith.muli{{.*}}(%arg1, %arg1)
 
 
+# CHECK-LABEL: TEST: test_region_of_an_op_replaced_by_one_with_fewer_regions
+@run
+def test_region_of_an_op_replaced_by_one_with_fewer_regions():
+    # A Region is region #i of the op its handle refers to now: after the
+    # handle followed a replacement with fewer regions it raises, naming
+    # the op (the message read "of operation handle to ... is live no
+    # longer exists").
+    with ir.Context() as ctx, ir.Location.unknown():
+        ctx.allow_unregistered_dialects = True
+        module = ir.Module.parse("""
+          func.func @f(%a: i32) -> i32 {
+            %r = "test.two"(%a) ({ "test.y"() : () -> () },
+                                 { "test.y"() : () -> () }) : (i32) -> i32
+            return %r : i32
+          }""")
+        two = ops_of(module.body.operations[0])[0]
+        second = two.regions[1]
+
+        def shrink(op, rewriter):
+            if len(op.regions) != 2:
+                return True
+            with rewriter.ip:
+                new = ir.Operation.create("test.two", results=[op.results[0].type],
+                                          operands=list(op.operands), regions=1)
+            with ir.InsertionPoint(new.regions[0].blocks.append()):
+                ir.Operation.create("test.y")
+            rewriter.replace_op(op, new)
+
+        patterns = rewrite.RewritePatternSet()
+        patterns.add("test.two", shrink)
+        rewrite.apply_patterns_and_fold_greedily(module, patterns.freeze())
+        # CHECK: live 1
+        print(two.handle_state, len(two.regions))
+        try:
+            second.blocks
+        except ir.InvalidatedHandleError as e:
+            # CHECK-NEXT: region #1 of 'test.two' no longer exists: the op the handle refers to now has 1 region(s)
+            print(e)
+        check()
+
+
 # CHECK-LABEL: TEST: test_conversion_to_other_types
 @run
 def test_conversion_to_other_types():
