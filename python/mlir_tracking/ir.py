@@ -254,6 +254,7 @@ from ._mlirTracking.ir import (  # noqa: E402
     ThreadPool,
     _GlobalDebug,
     _symbol_table_scans,  # noqa: F401 (tests)
+    _asm_state_numberings,  # noqa: F401 (tests)
     load_dialect_plugin,
 )
 

@@ -8,8 +8,11 @@
 // `Operation.print(state)`. Upstream keeps an mlir::AsmState, which caches
 // raw pointers to the ops it numbered: used after a pass or Python changed
 // the IR, it would read freed ops. Ours holds the handle of the op it was
-// made for and numbers the IR again on each use, so it is always right and
-// never stale (at the cost of the numbering upstream's cache saves).
+// made for and keeps its numbering only while the IR provably did not
+// change (the checks of SymbolTable's index: the context's IR and registry
+// change counts, no capsule, no run); otherwise it numbers the IR again.
+// So it is always right and never stale, and naming N values of unchanged
+// IR numbers it once, as upstream (numbering on every use was quadratic).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,12 +31,27 @@ using namespace mlir::tracking;
 using namespace mlir::tracking::python;
 
 namespace {
+/// How many times an ir.AsmState numbered its IR (`ir._asm_state_numberings()`,
+/// for tests).
+size_t numAsmStateNumberings = 0;
+
+/// A numbering of `scope`'s IR kept across uses (see the file comment).
+struct CachedNumbering {
+  std::unique_ptr<AsmState> state;
+  Operation *scope = nullptr;
+  bool local = false;
+  uint64_t irChanges = 0;
+  uint64_t registryChanges = 0;
+};
+
 /// `ir.AsmState`: where names are taken from, as the handle of an op.
 struct PyAsmState {
   /// The op the state was made for (a value's defining op, or the op whose
   /// region holds its block).
   py::object operation;
   bool useLocalScope;
+  /// Kept only while the IR provably did not change (see getNumbering).
+  std::shared_ptr<CachedNumbering> cache = std::make_shared<CachedNumbering>();
 
   /// True if names are numbered in a local scope: with `useLocalScope`,
   /// and in a nested Python pass, which may read only the IR under its op
@@ -54,6 +72,36 @@ struct PyAsmState {
     if (isLocal())
       flags.useLocalScope();
     return flags;
+  }
+
+  /// The numbering of `scope` with the guarded flags, kept while nothing
+  /// can have changed the IR, or null when it may not be kept: a run is in
+  /// progress (its C++ code changes IR without moving the counts), a capsule
+  /// exposed the IR, or the GIL is released while printing (another thread
+  /// could use the same mlir::AsmState at once). With the GIL.
+  AsmState *getNumbering(Operation *scope) const {
+    PyMlirContext &context = castToOperation(operation).getContext();
+    if (context.numRunning != 0 || context.hadCapsuleAccess() ||
+        waitsOnPoolWithoutGIL(context)) {
+      cache->state.reset();
+      return nullptr;
+    }
+    bool local = isLocal();
+    CachedNumbering &kept = *cache;
+    if (kept.state && kept.scope == scope && kept.local == local &&
+        kept.irChanges == context.getIRChanges() &&
+        kept.registryChanges == context.getRegistry().getChangeCount())
+      return kept.state.get();
+    // Dropping the old one reads no IR (its maps are keyed by pointers).
+    kept.state.reset();
+    ++numAsmStateNumberings;
+    kept.state = std::make_unique<AsmState>(
+        scope, guardAsmStateFlags(scope, getFlags()));
+    kept.scope = scope;
+    kept.local = local;
+    kept.irChanges = context.getIRChanges();
+    kept.registryChanges = context.getRegistry().getChangeCount();
+    return kept.state.get();
   }
 };
 
@@ -110,6 +158,9 @@ py::object getOwnerOp(PyValue &value) {
 } // namespace
 
 void mlir::tracking::python::populateIRAsmState(py::module_ &m) {
+  m.def(
+      "_asm_state_numberings", [] { return numAsmStateNumberings; },
+      "How many times AsmState objects numbered their IR (for tests).");
   py::class_<PyAsmState>(m, "AsmState",
                          "Where Value.get_name and Operation.print take SSA "
                          "names from. Numbers the IR again on each use, so "
@@ -144,6 +195,12 @@ void mlir::tracking::python::populateIRAsmState(py::module_ &m) {
         checkSameContext(scopeOperation.getContext(), raw.getContext(),
                          "a value");
         std::string text;
+        if (AsmState *numbering = state.getNumbering(scope)) {
+          llvm::raw_string_ostream os(text);
+          raw.printAsOperand(os, *numbering);
+          return text;
+        }
+        ++numAsmStateNumberings;
         printWithoutGILIfPoolWaits(
             scopeOperation, castToOperation(self.keepAlive),
             [&] { text = printValueAsOperand(raw, scope, state.getFlags()); });
@@ -163,12 +220,24 @@ void mlir::tracking::python::populateIRAsmState(py::module_ &m) {
         checkSameContext(scopeOperation.getContext(), op->getContext(),
                          "an operation");
         std::string text;
-        printWithoutGILIfPoolWaits(scopeOperation, self, [&] {
-          AsmState asmState(scope,
-                            printingFlagsFor(op, scope, state.getFlags()));
+        // The kept numbering has the flags printingFlagsFor gives an op in
+        // its scope whose custom printer is safe.
+        OpPrintingFlags flags = state.getFlags();
+        AsmState *numbering = nullptr;
+        if (scope->isAncestor(op) &&
+            (flags.shouldPrintGenericOpForm() || !findUnprintableOp(op)))
+          numbering = state.getNumbering(scope);
+        if (numbering) {
           llvm::raw_string_ostream os(text);
-          op->print(os, asmState);
-        });
+          op->print(os, *numbering);
+        } else {
+          ++numAsmStateNumberings;
+          printWithoutGILIfPoolWaits(scopeOperation, self, [&] {
+            AsmState asmState(scope, printingFlagsFor(op, scope, flags));
+            llvm::raw_string_ostream os(text);
+            op->print(os, asmState);
+          });
+        }
         if (file.is_none())
           file = py::module_::import("sys").attr("stdout");
         if (!binary) {

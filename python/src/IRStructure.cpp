@@ -55,9 +55,12 @@ PyOperation &operationOf(const py::object &object) {
   return object.cast<PyOperation &>();
 }
 
-[[noreturn]] void raiseGone(PyOperation &operation, const std::string &what) {
+/// `owner`: the op the handle refers to now (live), which lacks `what`.
+[[noreturn]] void raiseGone(Operation *owner, const std::string &what) {
   throw InvalidatedHandleException(
-      what + " of " + operation.getHandle().describe() + " no longer exists");
+      what + " of '" + owner->getName().getStringRef().str() +
+      "' no longer exists: the op the handle refers to now has " +
+      std::to_string(owner->getNumRegions()) + " region(s)");
 }
 
 /// Python-style index into a sequence of `size`; IndexError(`message`) when
@@ -447,7 +450,7 @@ Region *PyRegion::get() const {
   PyOperation &op = operationOf(operation);
   Operation *owner = op.get();
   if (index >= owner->getNumRegions())
-    raiseGone(op, "region #" + std::to_string(index));
+    raiseGone(owner, "region #" + std::to_string(index));
   return &owner->getRegion(index);
 }
 
@@ -1009,6 +1012,7 @@ void populateRegionsAndBlocks(py::module_ &m) {
                                     std::to_string(index) +
                                     " of the block: it still has uses");
             checkArgumentNotKept(block->getArgument(index), "erase");
+            checkArgumentErasureInConversion(self.getContext());
             noteChanged(self);
             BlockArgument argument = block->getArgument(index);
             Type type = argument.getType();

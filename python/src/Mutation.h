@@ -241,6 +241,12 @@ namespace __attribute__((visibility("hidden"))) python {
   void noteInsertionInConversion(PyMlirContext & context, Operation * op);
   /// True while a dialect conversion runs Python code on this thread.
   bool isInConversion(PyMlirContext & context);
+  /// Under a dialect conversion that undoes failed patterns, raises
+  /// ValueError: erasing a block argument (`Block.erase_argument`) is not
+  /// done through its rewriter, so it cannot be undone, and undoing the
+  /// pattern's recorded changes (an operand set) could make an op use the
+  /// freed argument again (a segfault).
+  void checkArgumentErasureInConversion(PyMlirContext & context);
   /// Under a dialect conversion with rollback, which erases what its
   /// patterns erase or replace only when it commits (Rewrite.cpp,
   /// ConversionRemovals): raises ValueError if `op` (or an op holding it)

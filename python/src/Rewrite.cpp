@@ -4463,6 +4463,19 @@ bool mlir::tracking::python::isInConversion(PyMlirContext &context) {
   return outside && outside->inConversion;
 }
 
+void mlir::tracking::python::checkArgumentErasureInConversion(
+    PyMlirContext &context) {
+  NewTreesOutside *outside = NewTreesOutside::get(context.get());
+  if (!outside || !outside->inConversion || !outside->rollsBack)
+    return;
+  throw py::value_error(
+      "cannot erase a block argument inside a dialect conversion that undoes "
+      "failed patterns (allow_pattern_rollback): the conversion cannot undo "
+      "the erasure, and undoing the pattern's other changes could give an "
+      "op the freed argument back as an operand; erase it after the "
+      "conversion, or convert with allow_pattern_rollback=False");
+}
+
 void mlir::tracking::python::checkNotRemovedInConversion(PyMlirContext &context,
                                                          Operation *op,
                                                          const char *action) {

@@ -8,6 +8,7 @@ import array
 import collections.abc
 import copy
 import gc
+import io
 
 from mlir_tracking import ir, passmanager, rewrite
 
@@ -680,6 +681,62 @@ def test_asm_state():
             print(type(e).__name__ + ":", str(e)[:32])
         # CHECK-NEXT: <mlir_tracking.ir.AsmState for
         print(repr(state)[:31])
+
+
+# CHECK-LABEL: TEST: test_asm_state_numbers_unchanged_ir_once
+@run
+def test_asm_state_numbers_unchanged_ir_once():
+    # Naming many values with one state numbers the IR once while it does
+    # not change (it numbered it on every use: quadratic), and again once
+    # after each change, so names stay those of the IR as it is now.
+    with ir.Context() as ctx:
+        n = 300
+        body = "\n".join(f"  %v{i} = arith.addi %a, %a : i32" for i in range(n))
+        module = ir.Module.parse("func.func @f(%a: i32) -> i32 {\n" + body +
+                                 f"\n  return %v{n - 1} : i32\n}}")
+        block = module.body.operations[0].regions[0].blocks[0]
+        ops = list(block.operations)[:-1]
+        state = ir.AsmState(module.operation)
+        before = ir._asm_state_numberings()
+        names = [op.results[0].get_name(state) for op in ops]
+        out = io.StringIO()
+        for op in ops[:50]:
+            op.operation.print(state, file=out)
+        # CHECK: %0 %299 numberings: 1
+        print(names[0], names[-1], "numberings:",
+              ir._asm_state_numberings() - before)
+        # A change from Python: numbered again, once, with the new names.
+        ops[0].operation.erase()
+        before = ir._asm_state_numberings()
+        names = [op.results[0].get_name(state) for op in ops[1:]]
+        # CHECK-NEXT: %0 %298 numberings: 1
+        print(names[0], names[-1], "numberings:",
+              ir._asm_state_numberings() - before)
+        # A pass (cse merges them into one): numbered again after it.
+        pm = passmanager.PassManager.parse("builtin.module(cse)")
+        pm.run(module.operation)
+        kept = block.operations[0]
+        before = ir._asm_state_numberings()
+        # CHECK-NEXT: %0 %arg0 numberings: 1
+        print(kept.results[0].get_name(state),
+              block.arguments[0].get_name(state), "numberings:",
+              ir._asm_state_numberings() - before)
+        # A state of another scope (a local one) numbers its own IR; the
+        # first one keeps its numbering.
+        local = ir.AsmState(module.body.operations[0], use_local_scope=True)
+        before = ir._asm_state_numberings()
+        # CHECK-NEXT: %0 %0 numberings: 1
+        print(kept.results[0].get_name(local),
+              kept.results[0].get_name(state), "numberings:",
+              ir._asm_state_numberings() - before)
+        # Once a capsule exposed the IR, C++ code may change it unseen: no
+        # numbering is kept.
+        module.operation._CAPIPtr
+        before = ir._asm_state_numberings()
+        kept.results[0].get_name(state)
+        kept.results[0].get_name(state)
+        # CHECK-NEXT: numberings: 2
+        print("numberings:", ir._asm_state_numberings() - before)
 
 
 # CHECK-LABEL: TEST: test_value_dump
