@@ -163,8 +163,9 @@ void mlir::tracking::python::populateIRAsmState(py::module_ &m) {
       "How many times AsmState objects numbered their IR (for tests).");
   py::class_<PyAsmState>(m, "AsmState",
                          "Where Value.get_name and Operation.print take SSA "
-                         "names from. Numbers the IR again on each use, so "
-                         "it stays right when the IR changes.")
+                         "names from. Keeps its numbering only while the IR "
+                         "provably did not change, so it stays right when "
+                         "the IR changes.")
       .def(py::init([](PyValue &value, bool useLocalScope) {
              return PyAsmState{getOwnerOp(value), useLocalScope};
            }),
