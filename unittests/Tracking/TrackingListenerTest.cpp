@@ -1319,10 +1319,6 @@ TEST_F(TrackingListenerTest, GreedyDriverNamesTheMatchingPatternAndFolds) {
   }
 }
 
-/// A pass's own listener (PassTrackingListener, what the tracked canonicalize
-/// and cse attach) records what a listener that keeps its patterns records:
-/// the same histories, event by event, through the greedy driver, with its
-/// failure and modification hooks empty.
 TEST_F(TrackingListenerTest, PassListenerDestroyedAfterItsRegistry) {
   // The listener queues the change of a tracked op in its thread's batch;
   // the registry goes first (applying it) and must leave the listener
@@ -1350,6 +1346,10 @@ TEST_F(TrackingListenerTest, PassListenerDestroyedAfterItsRegistry) {
   expectConsistent();
 }
 
+/// A pass's own listener (PassTrackingListener, what the tracked canonicalize
+/// and cse attach) records what a listener that keeps its patterns records:
+/// the same histories, event by event, through the greedy driver, with its
+/// failure and modification hooks empty.
 TEST_F(TrackingListenerTest, PassListenerRecordsWhatAKeepingListenerRecords) {
   RewritePatternSet set(&context);
   set.add<FailingFirst, SwapAddOperands>(&context);
