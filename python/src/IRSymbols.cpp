@@ -59,8 +59,11 @@ struct SymbolIndex {
     PyOperation *operation;
   };
   /// The first op of each name in the table's body, as of the scan and the
-  /// table's own inserts and erases since.
-  llvm::DenseMap<StringAttr, Entry> byName;
+  /// table's own inserts and erases since. (Initialized by a call: the `{}`
+  /// of an aggregate initialization would name DenseMap's explicit
+  /// constructor.)
+  llvm::DenseMap<StringAttr, Entry> byName =
+      llvm::DenseMap<StringAttr, Entry>();
   bool built = false;
   /// The scan met a name twice (invalid IR): an erase of one of them does
   /// not keep the index current.
@@ -138,7 +141,7 @@ void rebuildIndex(const PySymbolTable &self) {
     // Dropping the old objects before reading any IR.
     llvm::DenseMap<StringAttr, SymbolIndex::Entry> old =
         std::move(index.byName);
-    index.byName = {};
+    index.byName.clear();
   }
   Operation *table = self.get();
   PyOperation &tableOperation = castToOperation(self.operation);

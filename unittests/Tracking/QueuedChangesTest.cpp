@@ -180,8 +180,8 @@ TEST_F(QueuedChangesTest, ReplacementErasedInTheSameBatch) {
     PassTrackingListener listener(&context);
     IRRewriter rewriter(&context, &listener);
     Operation *clone = cloneBefore(rewriter, original);
-    Operation *constant = rewriter.create<arith::ConstantIntOp>(
-        clone->getLoc(), rewriter.getI32Type(), 7);
+    Operation *constant = arith::ConstantIntOp::create(
+        rewriter, clone->getLoc(), rewriter.getI32Type(), 7);
     rewriter.replaceOp(original, clone);
     rewriter.replaceOp(clone, constant);
     Value argument = constant->getParentOfType<func::FuncOp>().getArgument(0);
@@ -340,8 +340,8 @@ TEST_F(QueuedChangesTest, ReplacementAtAnAddressNotedUntracked) {
   IRRewriter rewriter(&context, &listener);
   // Made first: its insert notification could apply the batch.
   rewriter.setInsertionPoint(original);
-  Operation *constant = rewriter.create<arith::ConstantIntOp>(
-      original->getLoc(), rewriter.getI32Type(), 1);
+  Operation *constant = arith::ConstantIntOp::create(
+      rewriter, original->getLoc(), rewriter.getI32Type(), 1);
   // `w` erased and applied: its address is noted untracked.
   Operation *gone = op("w");
   rewriter.replaceAllUsesWith(
