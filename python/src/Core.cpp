@@ -497,6 +497,16 @@ bool PyMlirContext::poolMayWaitForGIL() const {
   return false;
 }
 
+IRStamp IRStamp::of(PyMlirContext &context) {
+  return {context.getIRChanges(), context.getRegistry().getChangeCount()};
+}
+
+bool IRStamp::holds(PyMlirContext &context) const {
+  return context.numRunning == 0 && !context.hadCapsuleAccess() &&
+         irChanges == context.getIRChanges() &&
+         registryChanges == context.getRegistry().getChangeCount();
+}
+
 void PyMlirContext::noteChanged(Operation *op) {
   noteChangedTree(getRootOf(op), op);
 }

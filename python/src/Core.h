@@ -534,6 +534,22 @@ namespace __attribute__((visibility("hidden"))) python {
     bool capsuleAccess = false;
   };
 
+  /// When a cache of facts read from a context's IR (SymbolTable's index,
+  /// AsmState's numbering) was made. The IR provably did not change since
+  /// while the context's IR change count and its registry's change count
+  /// stay, no capsule ever exposed the IR (C++ code may then change it
+  /// unseen) and no run is active (its C++ code moves the counts only when
+  /// it ends).
+  struct IRStamp {
+    uint64_t irChanges = 0;
+    uint64_t registryChanges = 0;
+
+    /// The stamp of the IR as it is now.
+    static IRStamp of(PyMlirContext &context);
+    /// True if the IR cannot have changed since this stamp was taken.
+    bool holds(PyMlirContext &context) const;
+  };
+
   /// Returns the top-level ancestor of `op` (or `op`).
   Operation *getRootOf(Operation * op);
   /// The op that `value` lives and dies with: its defining op, or the op

@@ -40,8 +40,7 @@ struct CachedNumbering {
   std::unique_ptr<AsmState> state;
   Operation *scope = nullptr;
   bool local = false;
-  uint64_t irChanges = 0;
-  uint64_t registryChanges = 0;
+  IRStamp stamp;
 };
 
 /// `ir.AsmState`: where names are taken from, as the handle of an op.
@@ -89,8 +88,7 @@ struct PyAsmState {
     bool local = isLocal();
     CachedNumbering &kept = *cache;
     if (kept.state && kept.scope == scope && kept.local == local &&
-        kept.irChanges == context.getIRChanges() &&
-        kept.registryChanges == context.getRegistry().getChangeCount())
+        kept.stamp.holds(context))
       return kept.state.get();
     // Dropping the old one reads no IR (its maps are keyed by pointers).
     kept.state.reset();
@@ -99,8 +97,7 @@ struct PyAsmState {
         scope, guardAsmStateFlags(scope, getFlags()));
     kept.scope = scope;
     kept.local = local;
-    kept.irChanges = context.getIRChanges();
-    kept.registryChanges = context.getRegistry().getChangeCount();
+    kept.stamp = IRStamp::of(context);
     return kept.state.get();
   }
 };

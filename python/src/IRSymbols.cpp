@@ -68,9 +68,8 @@ struct SymbolIndex {
   /// The scan met a name twice (invalid IR): an erase of one of them does
   /// not keep the index current.
   bool hasDuplicates = false;
-  /// The counts the index is current at (isCurrent).
-  uint64_t irChanges = 0;
-  uint64_t registryChanges = 0;
+  /// When the index was current (isCurrent).
+  IRStamp stamp;
 };
 
 /// `ir.SymbolTable`: the handle of a symbol-table op.
@@ -100,16 +99,12 @@ struct PySymbolTable {
 /// True if the IR cannot have changed since `index` was stamped: a name it
 /// lacks is in no symbol of the table. Reads no IR.
 bool isCurrent(const SymbolIndex &index, PyMlirContext &context) {
-  return index.built && context.numRunning == 0 &&
-         !context.hadCapsuleAccess() &&
-         index.irChanges == context.getIRChanges() &&
-         index.registryChanges == context.getRegistry().getChangeCount();
+  return index.built && index.stamp.holds(context);
 }
 
 /// Marks `index` current as of now.
 void stamp(SymbolIndex &index, PyMlirContext &context) {
-  index.irChanges = context.getIRChanges();
-  index.registryChanges = context.getRegistry().getChangeCount();
+  index.stamp = IRStamp::of(context);
 }
 
 /// The op of `entry` if it is still the symbol `name` of `table`, else
