@@ -1181,6 +1181,66 @@ def test_conversion_forgets_undone_patterns_of_other_ops():
     # CHECK-NEXT: retry ValueError: cannot erase 'llvm.mlir.constant': it was already erased by this conversion (a conversion with rollback leaves it in place until it commits) True ['test.x', 'test.w', 'func.return']
 
 
+# CHECK-LABEL: TEST: test_conversion_forgets_nested_patterns_it_undid
+@run
+def test_conversion_forgets_nested_patterns_it_undid():
+    # touch_then_fail modifies %dead, which the conversion then legalizes
+    # nested in it (add_to_llvm makes an llvm.add before it), then leaves an
+    # arith.xori nothing legalizes: the conversion undoes both patterns and
+    # frees the llvm.add. erase_dead_and_convert erases %dead, committed as
+    # a replacement by no values: its handle must neither follow the freed
+    # llvm.add (it used to, a read of freed memory) nor name add_to_llvm.
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse("""
+          func.func @f(%a: i32, %b: i32) -> i32 {
+            %m = arith.muli %a, %b : i32
+            %dead = arith.addi %a, %b : i32
+            return %m : i32
+          }""")
+        m, dead = ops_of(module.body.operations[0])[:2]
+        i32 = ir.IntegerType.get_signless(32)
+
+        def touch_then_fail(op, operands, type_converter, rewriter):
+            def touch():
+                dead.attributes["touched"] = ir.UnitAttr.get()
+
+            rewriter.modify_op_in_place(dead, touch)
+            with rewriter.ip:
+                ir.Operation.create("arith.xori", results=[i32], operands=operands)
+                new = ir.Operation.create("llvm.mul", results=[i32], operands=operands)
+            rewriter.replace_op(op, new)
+
+        def add_to_llvm(op, operands, type_converter, rewriter):
+            with rewriter.ip:
+                new = ir.Operation.create("llvm.add", results=[i32], operands=operands)
+            rewriter.replace_op(op, new)
+
+        def erase_dead_and_convert(op, operands, type_converter, rewriter):
+            rewriter.erase_op(dead)
+            with rewriter.ip:
+                new = ir.Operation.create("llvm.mul", results=[i32], operands=operands)
+            rewriter.replace_op(op, new)
+
+        converter = rewrite.TypeConverter()
+        converter.add_conversion(lambda t: t)
+        target = rewrite.ConversionTarget()
+        target.add_legal_dialect("llvm", "func", "builtin")
+        target.add_illegal_op("arith.muli", "arith.addi", "arith.xori")
+        patterns = rewrite.RewritePatternSet()
+        patterns.add_conversion("arith.muli", touch_then_fail, converter, benefit=2)
+        patterns.add_conversion("arith.addi", add_to_llvm, converter)
+        patterns.add_conversion("arith.muli", erase_dead_and_convert, converter)
+        config = rewrite.ConversionConfig()
+        config.allow_pattern_rollback = True
+        rewrite.apply_partial_conversion(module, target, patterns.freeze(), config)
+        # CHECK: erased arith.addi at {{.*}}: erased (dialect conversion); replacement values have no single defining op
+        print(dead.handle_state, dead.handle_history[-1].split(": ", 1)[1])
+        # CHECK: live llvm.mul True
+        print(m.handle_state, m.name,
+              m.handle_history[-1].endswith(".erase_dead_and_convert)"))
+        check()
+
+
 # CHECK-LABEL: TEST: test_conversion_erases_other_ir_at_once
 @run
 def test_conversion_erases_other_ir_at_once():

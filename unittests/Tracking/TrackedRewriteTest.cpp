@@ -285,6 +285,168 @@ TEST_F(TrackedRewriteTest, ConversionRollbackLeavesHandlesUntouched) {
   expectConsistent();
 }
 
+/// Outer pattern of NestedRollbackForgetsUndonePatterns: touches the unused
+/// `arith.addi` tagged "dead" (touched, it is illegal, so the driver
+/// legalizes it at once, nested in this pattern), then leaves an
+/// `arith.xori` that nothing legalizes: the driver undoes this pattern and
+/// the nested one, freeing the op that one created.
+struct TouchDeadThenFail : public OpConversionPattern<arith::MulIOp> {
+  TouchDeadThenFail(MLIRContext *context)
+      : OpConversionPattern(context, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(arith::MulIOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Operation *dead = findTagged(op->getParentOp(), "dead");
+    rewriter.modifyOpInPlace(
+        dead, [&] { dead->setAttr("touched", rewriter.getUnitAttr()); });
+    arith::XOrIOp::create(rewriter, op.getLoc(), adaptor.getLhs(),
+                          adaptor.getRhs());
+    rewriter.replaceOpWithNewOp<LLVM::MulOp>(op, adaptor.getLhs(),
+                                             adaptor.getRhs());
+    return success();
+  }
+};
+
+/// `arith.addi` -> `llvm.add`, created right before it.
+struct AddIToLLVM : public OpConversionPattern<arith::AddIOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::AddIOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::AddOp>(op, adaptor.getLhs(),
+                                             adaptor.getRhs());
+    return success();
+  }
+};
+
+/// Tried after TouchDeadThenFail: erases "dead" (not its root) and converts
+/// the `arith.muli`.
+struct EraseDeadAndConvertMul : public OpConversionPattern<arith::MulIOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::MulIOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(findTagged(op->getParentOp(), "dead"));
+    rewriter.replaceOpWithNewOp<LLVM::MulOp>(op, adaptor.getLhs(),
+                                             adaptor.getRhs());
+    return success();
+  }
+};
+
+TEST_F(TrackedRewriteTest, NestedRollbackForgetsUndonePatterns) {
+  // AddIToLLVM rewrites "dead" nested in TouchDeadThenFail, which fails: the
+  // driver frees the `llvm.add` AddIToLLVM made. EraseDeadAndConvertMul then
+  // erases "dead", which the driver commits as a replacement by no values.
+  // Its handle must not follow the freed `llvm.add` (AddressSanitizer: a
+  // read of freed memory), nor name the undone pattern.
+  OpHandle dead = handle("dead"), m = handle("m");
+  ConversionTarget target(context);
+  target.addLegalDialect<LLVM::LLVMDialect>();
+  target.addIllegalOp<arith::MulIOp, arith::XOrIOp>();
+  target.addDynamicallyLegalOp<arith::AddIOp>(
+      [](Operation *op) { return !op->hasAttr("touched"); });
+  RewritePatternSet patterns(&context);
+  patterns.add<TouchDeadThenFail, AddIToLLVM, EraseDeadAndConvertMul>(&context);
+  ConversionConfig config;
+  config.allowPatternRollback = true;
+  ASSERT_TRUE(succeeded(applyPartialConversionTracked(
+      module->getOperation(), target,
+      FrozenRewritePatternSet(std::move(patterns)), config)));
+  EXPECT_EQ(dead.getState(), HandleState::Erased);
+  ASSERT_FALSE(dead.getHistory().empty());
+  EXPECT_EQ(dead.getHistory().back().pattern.find("AddIToLLVM"),
+            std::string::npos)
+      << dead.getHistory().back().str();
+  ASSERT_TRUE(m.isLive());
+  EXPECT_TRUE(isa<LLVM::MulOp>(m.get()));
+  EXPECT_NE(m.getHistory().back().pattern.find("EraseDeadAndConvertMul"),
+            std::string::npos)
+      << m.getHistory().back().str();
+  expectConsistent();
+}
+
+/// Outer pattern of NestedFailureKeepsEnclosingPattern: `arith.muli` ->
+/// `llvm.mul`, plus an `arith.xori` the driver legalizes nested in it.
+struct MulIToLLVMWithXOr : public OpConversionPattern<arith::MulIOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::MulIOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    arith::XOrIOp::create(rewriter, op.getLoc(), adaptor.getLhs(),
+                          adaptor.getRhs());
+    rewriter.replaceOpWithNewOp<LLVM::MulOp>(op, adaptor.getLhs(),
+                                             adaptor.getRhs());
+    return success();
+  }
+};
+
+/// Tried first on the `arith.xori`: matches, but leaves an `arith.ori`
+/// that nothing legalizes, so the driver undoes it.
+struct XOrIViaOrI : public OpConversionPattern<arith::XOrIOp> {
+  XOrIViaOrI(MLIRContext *context)
+      : OpConversionPattern(context, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(arith::XOrIOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    arith::OrIOp::create(rewriter, op.getLoc(), adaptor.getLhs(),
+                         adaptor.getRhs());
+    rewriter.replaceOpWithNewOp<LLVM::XOrOp>(op, adaptor.getLhs(),
+                                             adaptor.getRhs());
+    return success();
+  }
+};
+
+struct XOrIToLLVM : public OpConversionPattern<arith::XOrIOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::XOrIOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::XOrOp>(op, adaptor.getLhs(),
+                                             adaptor.getRhs());
+    return success();
+  }
+};
+
+TEST_F(TrackedRewriteTest, NestedFailureKeepsEnclosingPattern) {
+  // The driver reports the end of XOrIViaOrI (matched, then undone) twice;
+  // the second report must not end MulIToLLVMWithXOr, which encloses it.
+  OpHandle m = handle("m");
+  ConversionTarget target(context);
+  target.addLegalDialect<LLVM::LLVMDialect>();
+  target.addIllegalOp<arith::MulIOp, arith::XOrIOp, arith::OrIOp>();
+  RewritePatternSet patterns(&context);
+  patterns.add<MulIToLLVMWithXOr, XOrIViaOrI, XOrIToLLVM>(&context);
+  ASSERT_TRUE(succeeded(applyPartialConversionTracked(
+      module->getOperation(), target,
+      FrozenRewritePatternSet(std::move(patterns)))));
+  ASSERT_TRUE(m.isLive());
+  EXPECT_TRUE(isa<LLVM::MulOp>(m.get()));
+  EXPECT_NE(m.getHistory().back().pattern.find("MulIToLLVMWithXOr"),
+            std::string::npos)
+      << m.getHistory().back().str();
+  expectConsistent();
+}
+
+TEST_F(TrackedRewriteTest, ConversionWithoutRollbackNamesPattern) {
+  // Without rollback the driver notifies inside the pattern, before it ends.
+  OpHandle m = handle("m");
+  ConversionTarget target(context);
+  target.addLegalDialect<LLVM::LLVMDialect>();
+  target.addIllegalOp<arith::MulIOp>();
+  RewritePatternSet patterns(&context);
+  patterns.add<MulIToLLVM>(&context);
+  ConversionConfig config;
+  config.allowPatternRollback = false;
+  ASSERT_TRUE(succeeded(applyPartialConversionTracked(
+      module->getOperation(), target,
+      FrozenRewritePatternSet(std::move(patterns)), config)));
+  ASSERT_TRUE(m.isLive());
+  EXPECT_TRUE(isa<LLVM::MulOp>(m.get()));
+  EXPECT_NE(m.getHistory().back().pattern.find("MulIToLLVM"), std::string::npos)
+      << m.getHistory().back().str();
+  expectConsistent();
+}
+
 TEST_F(TrackedRewriteTest, ArithToLLVMPassIsPrecise) {
   module = parseModule(context, R"mlir(
 func.func @f(%a: index, %b: i32) -> (index, i32) {

@@ -77,14 +77,16 @@ LogicalResult applyFullConversionTracked(
 class ConversionTrackingListener : public RewriterBase::Listener {
 public:
   /// `delayedNotifications`: the driver's `allowPatternRollback` (it then
-  /// notifies at commit and frees nothing before the conversion ends).
+  /// notifies at commit; before that it frees only the ops that patterns it
+  /// undoes created).
   explicit ConversionTrackingListener(
       TrackingConfig tracking = getConversionTrackingConfig(),
       RewriterBase::Listener *next = nullptr, bool delayedNotifications = true);
   ~ConversionTrackingListener() override;
 
   /// Fires around each pattern application, during matching (before any
-  /// commit): remembers the pattern of each successfully rewritten root.
+  /// commit): remembers the pattern of each successfully rewritten root,
+  /// and forgets it again when the driver undoes that pattern.
   void notifyPatternBegin(const Pattern &pattern, Operation *op) override;
   void notifyPatternEnd(const Pattern &pattern, LogicalResult status) override;
   /// Fire at commit.

@@ -10,6 +10,8 @@
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace mlir::tracking;
 
@@ -73,32 +75,95 @@ struct ConversionTrackingListener::State {
   /// brackets we add around them are ours, not the driver's.
   TrackingListener tracking;
   RewriterBase::Listener *next;
-  /// True when the driver may roll back (and so notifies at commit and
-  /// frees no op before the conversion ends).
+  /// True when the driver may roll back: it then notifies at commit and
+  /// frees the ops it replaced only after that. Otherwise it notifies (and
+  /// frees) at once, inside the pattern.
   bool delayedNotifications;
   struct Application {
     const Pattern *pattern;
     Operation *root;
     /// The op before `root` when the pattern began.
     Operation *previous;
+    /// The size of `undoLog` when the pattern began.
+    size_t undoMark;
   };
   /// Patterns being applied (conversion legalizes the ops a pattern created
   /// before that pattern ends, so applications nest).
   SmallVector<Application> active;
-  /// The last pattern that succeeded on each root op. Ops are not freed
-  /// before the conversion ends, so no key is reused while this lives.
-  llvm::DenseMap<Operation *, const Pattern *> rewrittenBy;
-  /// The last op a successful pattern created right before its root: what
-  /// the root's handle follows if the driver commits the replacement with no
-  /// values (it drops the replacement of results it considers dead).
-  llvm::DenseMap<Operation *, Operation *> createdBefore;
+  /// What the last pattern that succeeded on a root op did.
+  struct Rewrite {
+    const Pattern *pattern = nullptr;
+    /// The last op the pattern created right before the root, if any: what
+    /// the root's handle follows if the driver commits the replacement with
+    /// no values (it drops the replacement of results it considers dead).
+    Operation *createdBefore = nullptr;
+  };
+  /// Keyed by root op; kept only when notifications are delayed (otherwise
+  /// a root may be freed, and its address reused, as soon as it ends). The
+  /// driver undoes a pattern whose result it cannot legalize together with
+  /// the patterns nested in it, and frees the ops they created (roots or
+  /// `createdBefore` here), so we undo their entries too (`undoLog`). (It
+  /// also undoes a fold whose constants it cannot legalize, without a
+  /// notification: entries of patterns applied to those constants stay.)
+  llvm::DenseMap<Operation *, Rewrite> rewrites;
+  /// The entries of `rewrites` that patterns ending inside an active one
+  /// overwrote (std::nullopt: there was none), oldest first.
+  SmallVector<std::pair<Operation *, std::optional<Rewrite>>> undoLog;
+  /// The pattern whose failure was reported last, if none began since: the
+  /// driver reports the failure of a pattern that matched but whose result
+  /// it could not legalize twice (from its success and failure callbacks).
+  const Pattern *lastFailed = nullptr;
 
-  /// The pattern that rewrote `op` or its nearest rewritten ancestor.
+  /// Ends the innermost application with `status`.
+  void end(const Pattern &pattern, LogicalResult status) {
+    Application application = active.pop_back_val();
+    if (failed(status)) {
+      undoTo(application.undoMark);
+      return;
+    }
+    if (application.pattern == &pattern && delayedNotifications)
+      record(application);
+    // Nothing encloses it any more, so nothing can undo it.
+    if (active.empty())
+      undoLog.clear();
+  }
+
+  /// Remembers what the successful `application` did to its root. Replaced
+  /// ops stay in place until commit when notifications are delayed.
+  void record(const Application &application) {
+    Operation *root = application.root;
+    Rewrite rewrite{application.pattern, nullptr};
+    Operation *previous = root->getPrevNode();
+    if (previous && previous != application.previous &&
+        !isa<UnrealizedConversionCastOp>(previous))
+      rewrite.createdBefore = previous;
+    auto [it, inserted] = rewrites.try_emplace(root, rewrite);
+    if (!active.empty())
+      undoLog.emplace_back(root,
+                           inserted ? std::nullopt : std::optional(it->second));
+    it->second = rewrite;
+  }
+
+  /// Undoes the entries recorded since `undoLog` had `size` entries.
+  void undoTo(size_t size) {
+    while (undoLog.size() > size) {
+      auto [root, old] = undoLog.pop_back_val();
+      if (old)
+        rewrites[root] = *old;
+      else
+        rewrites.erase(root);
+    }
+  }
+
+  /// The pattern that rewrote `op` or its nearest rewritten ancestor. With
+  /// immediate notifications, the pattern being applied.
   const Pattern *findPattern(Operation *op) const {
+    if (!delayedNotifications)
+      return active.empty() ? nullptr : active.back().pattern;
     for (Operation *current = op; current; current = current->getParentOp()) {
-      auto it = rewrittenBy.find(current);
-      if (it != rewrittenBy.end())
-        return it->second;
+      auto it = rewrites.find(current);
+      if (it != rewrites.end())
+        return it->second.pattern;
     }
     return nullptr;
   }
@@ -142,30 +207,20 @@ void ConversionTrackingListener::notifyPatternBegin(const Pattern &pattern,
                                                     Operation *op) {
   Operation *previous =
       state->delayedNotifications ? op->getPrevNode() : nullptr;
-  state->active.push_back({&pattern, op, previous});
+  state->active.push_back({&pattern, op, previous, state->undoLog.size()});
+  state->lastFailed = nullptr;
   if (state->next)
     state->next->notifyPatternBegin(pattern, op);
 }
 
 void ConversionTrackingListener::notifyPatternEnd(const Pattern &pattern,
                                                   LogicalResult status) {
-  if (!state->active.empty()) {
-    State::Application application = state->active.pop_back_val();
-    if (succeeded(status) && application.pattern == &pattern) {
-      Operation *root = application.root;
-      state->rewrittenBy[root] = &pattern;
-      // Replaced ops stay in place until commit when notifications are
-      // delayed; otherwise `root` may be gone already.
-      if (state->delayedNotifications) {
-        Operation *previous = root->getPrevNode();
-        if (previous && previous != application.previous &&
-            !isa<UnrealizedConversionCastOp>(previous))
-          state->createdBefore[root] = previous;
-        else
-          state->createdBefore.erase(root);
-      }
-    }
-  }
+  // A failure right after the same pattern's failure is the driver's second
+  // report of it (counting both would end the enclosing application).
+  bool repeated = failed(status) && state->lastFailed == &pattern;
+  state->lastFailed = failed(status) && !repeated ? &pattern : nullptr;
+  if (!repeated && !state->active.empty())
+    state->end(pattern, status);
   if (state->next)
     state->next->notifyPatternEnd(pattern, status);
 }
@@ -195,9 +250,10 @@ void ConversionTrackingListener::notifyOperationReplaced(Operation *op,
   if (state->tracking.getConfig().skipCastOps)
     values = lookThroughMaterializations(newValues);
   if (llvm::all_of(values, [](Value value) { return !value; })) {
-    auto it = state->createdBefore.find(op);
-    if (it != state->createdBefore.end())
-      values.assign(it->second->result_begin(), it->second->result_end());
+    auto it = state->rewrites.find(op);
+    if (it != state->rewrites.end() && it->second.createdBefore)
+      values.assign(it->second.createdBefore->result_begin(),
+                    it->second.createdBefore->result_end());
   }
   state->attributed(op, [&](TrackingListener &tracking) {
     tracking.notifyOperationReplaced(op, values);
