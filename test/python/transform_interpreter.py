@@ -914,3 +914,42 @@ module attributes {transform.with_named_sequence} {
         print("annotated:", str(payload).count("seen"))
         # CHECK-NEXT: script unchanged: True
         print("script unchanged:", "note_walked" not in str(script))
+
+
+# CHECK-LABEL: TEST: test_foreach_body_erasing_later_payload
+@run
+def test_foreach_body_erasing_later_payload():
+    # transform.foreach maps each iteration from the payload it copied when
+    # it began: a body that merges the next constant into the first (by
+    # canonicalizing their function) made upstream annotate the freed one
+    # (a segfault). The run stops with an error instead.
+    with ir.Context():
+        payload = ir.Module.parse("""
+func.func @f() -> (i32, i32) {
+  %a = arith.constant 1 : i32
+  %b = arith.constant 1 : i32
+  return %a, %b : i32, i32
+}""")
+        script = ir.Module.parse("""
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %cs = transform.structured.match ops{["arith.constant"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %cs : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      transform.apply_patterns to %f { transform.apply_patterns.canonicalization } : !transform.any_op
+      transform.annotate %c "seen" : !transform.any_op
+    }
+    transform.yield
+  }
+}""")
+        a, b = find(payload.operation, "arith.constant")
+        try:
+            interpreter.apply_named_sequence(payload.operation, script.body.operations[0], script)
+        except ir.MLIRError as e:
+            # CHECK: MLIRError: a transform.foreach body erased or replaced payload that a later iteration is applied to
+            print("MLIRError:", e.error_diagnostics[0].message.split(" or that")[0])
+        # CHECK-NEXT: handles: invalidated invalidated
+        print("handles:", a.handle_state, b.handle_state)
+        # CHECK-NEXT: verifies: True 1
+        print("verifies:", payload.operation.verify(), str(payload).count("arith.constant"))

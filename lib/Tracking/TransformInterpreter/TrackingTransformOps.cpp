@@ -82,7 +82,8 @@ public:
         transform::TrackingRecordResultsOp, transform::TrackingRecordPayloadOp,
         transform::TrackingBeginWalkOp, transform::TrackingNoteWalkedOp,
         transform::TrackingCheckWalkOp, transform::TrackingCheckWalkResultsOp,
-        transform::TrackingWalkStepOp>();
+        transform::TrackingWalkStepOp, transform::TrackingBeginForeachOp,
+        transform::TrackingCheckForeachOp>();
   }
 };
 } // namespace
@@ -114,6 +115,12 @@ DiagnosedSilenceableFailure transform::TrackingNoteConsumedOp::apply(
       // Everything nested in consumed payload may go away unseen: mark the
       // handles (hidden or yielded) that point there.
       payload->walk([&](Operation *nested) {
+        // The foreach iterations to come that may now be freed unseen.
+        for (auto &executions : run->foreachs)
+          for (TrackedRun::ForeachFrame &foreach : executions)
+            if (foreach.held.contains(nested))
+              foreach
+                .tainted.insert(nested);
         handles.clear();
         if (failed(state.getHandlesForPayloadOp(nested, handles,
                                                 /*includeOutOfScope=*/true)))
@@ -933,4 +940,154 @@ void transform::TrackingWalkStepOp::getAsmResultNames(
         setNameFn(getResult(index), name);
     });
   }
+}
+
+//===----------------------------------------------------------------------===//
+// TrackingBeginForeachOp, TrackingCheckForeachOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::TrackingBeginForeachOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  TrackedRun *run = getRun(getOperation(), state);
+  if (!run || getForeach() < 0 || size_t(getForeach()) >= run->foreachs.size())
+    return DiagnosedSilenceableFailure::definiteFailure();
+  // Upstream's foreach (`prepareValueMappings`), with the ops holding the
+  // values.
+  TrackedRun::ForeachFrame frame;
+  std::optional<size_t> numIterations;
+  for (Value target : getTargets()) {
+    frame.targets.push_back(target);
+    auto &payload = frame.payloads.emplace_back();
+    if (isa<transform::TransformHandleTypeInterface>(target.getType())) {
+      for (Operation *op : state.getPayloadOps(target))
+        payload.push_back({op, op, false});
+    } else if (isa<transform::TransformValueHandleTypeInterface>(
+                   target.getType())) {
+      for (Value value : state.getPayloadValues(target)) {
+        Operation *holder = value.getDefiningOp();
+        if (!holder)
+          holder = value.getParentBlock()->getParentOp();
+        payload.push_back({value, holder, isa<BlockArgument>(value)});
+      }
+    } else {
+      // Parameters are never freed: only their count matters.
+      for (Attribute param : state.getParams(target))
+        payload.push_back({param, nullptr, false});
+    }
+    for (const TrackedRun::ForeachFrame::Item &item : payload)
+      if (item.holder)
+        frame.held.insert(item.holder);
+    if (numIterations && *numIterations != payload.size() && !getZipShortest())
+      return DiagnosedSilenceableFailure::success(); // Upstream fails.
+    numIterations =
+        std::min(numIterations.value_or(payload.size()), payload.size());
+  }
+  frame.numIterations = numIterations.value_or(0);
+  if (frame.numIterations == 0)
+    return DiagnosedSilenceableFailure::success(); // No body runs.
+  run->foreachs[getForeach()].push_back(std::move(frame));
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::TrackingBeginForeachOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsHandle(getTargetsMutable(), effects);
+  onlyReadsPayload(effects);
+}
+
+DiagnosedSilenceableFailure transform::TrackingCheckForeachOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  TrackedRun *run = getRun(getOperation(), state);
+  if (!run || getForeach() < 0 || size_t(getForeach()) >= run->foreachs.size())
+    return DiagnosedSilenceableFailure::definiteFailure();
+  auto &executions = run->foreachs[getForeach()];
+  if (executions.empty())
+    return DiagnosedSilenceableFailure::success();
+  TrackedRun::ForeachFrame &frame = executions.back();
+  size_t next = ++frame.checked;
+  for (Value yielded : getYielded()) {
+    if (isa<transform::TransformHandleTypeInterface>(yielded.getType()))
+      llvm::append_range(frame.yielded, state.getPayloadOps(yielded));
+    else if (isa<transform::TransformValueHandleTypeInterface>(
+                 yielded.getType()))
+      llvm::append_range(frame.yielded, state.getPayloadValues(yielded));
+  }
+  // The next iteration's payload: an op (or op result) that its target
+  // handle still maps was neither erased nor replaced (the tracking drops
+  // those; a new op at a freed address is mapped only as the replacement of
+  // one of the target's ops, so it is a live op the handle names). Block
+  // arguments and what consumed payload held are looked for in the payload.
+  // Checking the next one only keeps a long foreach linear.
+  bool erased = false;
+  llvm::DenseSet<const void *> toFind;
+  SmallVector<Value> handles;
+  for (auto [target, payload] : llvm::zip(frame.targets, frame.payloads)) {
+    if (next >= frame.numIterations)
+      break;
+    const TrackedRun::ForeachFrame::Item &item = payload[next];
+    if (!item.holder)
+      continue; // A parameter.
+    auto *op = dyn_cast<Operation *>(item.payload);
+    const void *address =
+        op ? op : cast<Value>(item.payload).getAsOpaquePointer();
+    if (item.isBlockArgument || frame.tainted.contains(item.holder)) {
+      toFind.insert(address);
+      continue;
+    }
+    handles.clear();
+    LogicalResult mapped =
+        op ? state.getHandlesForPayloadOp(op, handles,
+                                          /*includeOutOfScope=*/true)
+           : state.getHandlesForPayloadValue(cast<Value>(item.payload), handles,
+                                             /*includeOutOfScope=*/true);
+    if (failed(mapped) || !llvm::is_contained(handles, target))
+      erased = true;
+  }
+  // After the last iteration, the results, which upstream's tracking does
+  // not update either.
+  bool last = next >= frame.numIterations;
+  if (last) {
+    for (transform::MappedValue yielded : frame.yielded) {
+      if (auto *op = dyn_cast<Operation *>(yielded))
+        toFind.insert(op);
+      else if (auto value = dyn_cast<Value>(yielded))
+        toFind.insert(value.getAsOpaquePointer());
+    }
+  }
+  if (!erased && !toFind.empty()) {
+    // Ops and values by their opaque pointers, looked for in a walk of the
+    // payload's whole tree, never read.
+    Operation *top = state.getTopLevel();
+    while (Operation *parent = top->getParentOp())
+      top = parent;
+    top->walk([&](Operation *op) {
+      toFind.erase(op);
+      for (Value value : op->getResults())
+        toFind.erase(value.getAsOpaquePointer());
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (Value value : block.getArguments())
+            toFind.erase(value.getAsOpaquePointer());
+    });
+    erased = !toFind.empty();
+  }
+  if (last || erased)
+    executions.pop_back();
+  if (!erased)
+    return DiagnosedSilenceableFailure::success();
+  return emitDefiniteFailure()
+         << "a transform.foreach body erased or replaced payload that a later "
+            "iteration is applied to or that an earlier iteration yielded: "
+            "upstream's transform.foreach iterates over and returns the "
+            "payload as it was when each was taken, and would read it freed";
+}
+
+void transform::TrackingCheckForeachOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsHandle(getYieldedMutable(), effects);
+  onlyReadsPayload(effects);
 }

@@ -25,6 +25,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #define GET_OP_CLASSES
 #include "TrackingTransformOps.h.inc"
@@ -160,6 +161,40 @@ struct TrackedRun {
     llvm::SmallPtrSet<Operation *, 4> roots;
   };
   SmallVector<WalkFrame> walks;
+
+  /// One execution of a `transform.foreach` of the copy (the `foreach`
+  /// attribute of the ops that guard it), from
+  /// `transform.tracking.begin_foreach` to the last
+  /// `transform.tracking.check_foreach` of its body.
+  struct ForeachFrame {
+    /// One iteration's payload of one target (never dereferenced).
+    struct Item {
+      transform::MappedValue payload;
+      /// The op, or the op holding the value.
+      Operation *holder = nullptr;
+      /// A block argument: no handle's mapping vouches for it (the
+      /// tracking does not drop the arguments of erased blocks).
+      bool isBlockArgument = false;
+    };
+    /// The foreach's targets, and per target the payload upstream's foreach
+    /// copied when it began.
+    SmallVector<Value> targets;
+    SmallVector<SmallVector<Item>> payloads;
+    size_t numIterations = 0;
+    /// The iterations whose body ended.
+    size_t checked = 0;
+    /// The holders of the payloads; those a consumer's payload contains go
+    /// to `tainted` (the consumer may free them unseen, and the mappings of
+    /// their handles stay).
+    llvm::DenseSet<Operation *> held;
+    llvm::DenseSet<Operation *> tainted;
+    /// What the iterations yielded so far (upstream's results).
+    SmallVector<transform::MappedValue> yielded;
+  };
+
+  /// Per foreach of the copy, its executions in progress, innermost last (a
+  /// body may include a sequence that runs the same foreach again).
+  std::vector<std::vector<ForeachFrame>> foreachs;
 };
 
 /// Gives the ops of the script copy access to their run.

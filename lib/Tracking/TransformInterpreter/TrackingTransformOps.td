@@ -274,4 +274,50 @@ def TrackingCheckWalkResultsOp
   let assemblyFormat = "$results attr-dict `:` type($results)";
 }
 
+def TrackingBeginForeachOp : TransformDialectOp<"tracking.begin_foreach",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Records the payload a `transform.foreach` iterates over";
+  let description = [{
+    Placed right before each `transform.foreach` of the tracked
+    interpreter's copy of a script (index `$foreach`), with its targets.
+    Upstream's `foreach` copies its targets' payload when it begins and maps
+    each iteration's block arguments from that copy, whatever earlier
+    iterations erased: this op records the same copy (addresses, never
+    dereferenced) for the `transform.tracking.check_foreach` at the end of
+    the body. Only reads its operands; always succeeds.
+  }];
+
+  let arguments = (ins Variadic<AnyType>:$targets, I64Attr:$foreach,
+                       UnitAttr:$zip_shortest);
+  let results = (outs);
+  let assemblyFormat = "($targets^)? `foreach` $foreach attr-dict `:` "
+                       "type($targets)";
+}
+
+def TrackingCheckForeachOp : TransformDialectOp<"tracking.check_foreach",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Stops a `transform.foreach` whose body erased the payload of "
+                "a later iteration";
+  let description = [{
+    Placed last in the body of each `transform.foreach` of the copy (index
+    `$foreach`), with the handles the body yields when the foreach's results
+    are used. Fails definitely, which stops the foreach before it maps a
+    freed op, when an op or op result of the next iteration is no longer
+    mapped by its target handle (the transform dialect's tracking drops
+    erased and replaced ops), or, when it is a block argument or lay in
+    payload a transform op consumed since the foreach began, is no longer in
+    the payload (looked for by address). After the last iteration, looks
+    for the ops and values the iterations yielded, which upstream collects
+    in a list its tracking does not update. Only reads its operands and the
+    payload.
+  }];
+
+  let arguments = (ins Variadic<AnyType>:$yielded, I64Attr:$foreach);
+  let results = (outs);
+  let assemblyFormat = "($yielded^)? `foreach` $foreach attr-dict `:` "
+                       "type($yielded)";
+}
+
 #endif // MLIR_TRACKING_TRACKINGTRANSFORMOPS

@@ -168,7 +168,8 @@ bool isInternalOp(Operation *op) {
       transform::TrackingRecordResultsOp, transform::TrackingRecordPayloadOp,
       transform::TrackingBeginWalkOp, transform::TrackingNoteWalkedOp,
       transform::TrackingCheckWalkOp, transform::TrackingCheckWalkResultsOp,
-      transform::TrackingWalkStepOp>(op);
+      transform::TrackingWalkStepOp, transform::TrackingBeginForeachOp,
+      transform::TrackingCheckForeachOp>(op);
 }
 
 /// True for the transform ops that upstream refuses to apply to an op that
@@ -478,6 +479,33 @@ FailureOr<unsigned> instrumentForeachMatchWalks(
     guard(mirror, indexOf.lookup(original));
   }
   return unsigned(walks.size());
+}
+
+/// Guards every `transform.foreach` of `script`: a
+/// `transform.tracking.begin_foreach` before it and a
+/// `transform.tracking.check_foreach` at the end of its body, which share an
+/// index. Upstream's foreach maps each iteration from the payload it copied
+/// when it began, and returns what the iterations yielded, even where an
+/// iteration erased them. Returns the number of foreach ops.
+unsigned instrumentForeachLoops(Operation *script) {
+  SmallVector<transform::ForeachOp> loops;
+  script->walk([&](transform::ForeachOp op) { loops.push_back(op); });
+  for (auto [index, loop] : llvm::enumerate(loops)) {
+    OpBuilder builder(loop);
+    transform::TrackingBeginForeachOp::create(builder, loop.getLoc(),
+                                              loop.getTargets(), index,
+                                              loop.getWithZipShortest());
+    // What the iterations yield matters only when something reads the
+    // foreach's results.
+    Operation *terminator = loop.getBody().front().getTerminator();
+    ValueRange yielded = terminator->getOperands();
+    if (loop->use_empty())
+      yielded = {};
+    builder.setInsertionPoint(terminator);
+    transform::TrackingCheckForeachOp::create(builder, loop.getLoc(), yielded,
+                                              index);
+  }
+  return unsigned(loops.size());
 }
 
 /// Inserts a `transform.tracking.note_consumed` before every transform op of
@@ -811,6 +839,7 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   if (failed(walks))
     return failure();
   run.walks.resize(*walks);
+  run.foreachs.resize(instrumentForeachLoops(*script));
   instrumentSeparationChecks(*script, originals, libraryHome, run.guards);
   // Less than a whole tree held: the script's changes must stay in it.
   if (scope->getParentOp()) {
