@@ -6,7 +6,7 @@
 // earlier iteration yielded made upstream read freed memory (`mlir-opt`
 // segfaults or annotates a freed op). The tracked interpreter stops such a
 // foreach with an error before the read; a body that changes only its own
-// payload runs as upstream's, results included.
+// payload runs as upstream's (nested, zipped with parameters, results used).
 // RUN: sed -n '1,/^\/\/ -----/p' %s > %t.first.mlir
 // RUN: tracking-opt %t.first.mlir --tracked-transform-interpreter --track-ops=all > %t.ours
 // RUN: %mlir_opt %t.first.mlir --transform-interpreter > %t.upstream
@@ -16,14 +16,17 @@
 // RUN: not tracking-opt %s --split-input-file --tracked-transform-interpreter --track-ops=func.return 2>&1 >/dev/null | FileCheck %s --check-prefix=ERR
 
 // LEGAL-LABEL: func.func @f
-// LEGAL-NEXT: return {seen}
+// LEGAL-SAME: attributes {outer = 1 : i64}
+// LEGAL-NEXT: arith.muli {{.*}} {inner}
 // LEGAL-LABEL: func.func @g
-// LEGAL-NEXT: return {seen}
+// LEGAL-SAME: attributes {outer = 1 : i64}
+// LEGAL-NEXT: return
 module attributes {transform.with_named_sequence} {
   func.func @f(%x: i32) -> i32 {
     %a = arith.constant 0 : i32
     %b = arith.addi %x, %a : i32
-    return %b : i32
+    %c = arith.muli %b, %b : i32
+    return %c : i32
   }
   func.func @g(%x: i32) -> i32 {
     %a = arith.constant 0 : i32
@@ -32,16 +35,24 @@ module attributes {transform.with_named_sequence} {
   }
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %fs = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
-    %rets = transform.foreach %fs : !transform.any_op -> !transform.any_op {
-    ^bb0(%f: !transform.any_op):
+    %p = transform.param.constant 1 : i64 -> !transform.param<i64>
+    %ps = transform.merge_handles %p, %p, %p : !transform.param<i64>
+    %r:2 = transform.foreach %fs, %ps : !transform.any_op, !transform.param<i64> -> !transform.any_op, !transform.param<i64> {
+    ^bb0(%f: !transform.any_op, %q: !transform.param<i64>):
+      %adds = transform.structured.match ops{["arith.addi", "arith.muli"]} in %f : (!transform.any_op) -> !transform.any_op
+      %k = transform.foreach %adds : !transform.any_op -> !transform.any_op {
+      ^bb1(%add: !transform.any_op):
+        transform.annotate %add "inner" : !transform.any_op
+        transform.yield %add : !transform.any_op
+      }
       transform.apply_patterns to %f { transform.apply_patterns.canonicalization } : !transform.any_op
-      %r = transform.structured.match ops{["func.return"]} in %f : (!transform.any_op) -> !transform.any_op
-      transform.yield %r : !transform.any_op
-    }
-    transform.annotate %rets "seen" : !transform.any_op
+      transform.yield %f, %q : !transform.any_op, !transform.param<i64>
+    } {with_zip_shortest}
+    transform.annotate %r#0 "outer" = %r#1 : !transform.any_op, !transform.param<i64>
     transform.yield
   }
 }
+
 // -----
 
 // ERR: [[@LINE+10]]:5: error: a transform.foreach body erased or replaced payload that a later iteration is applied to
