@@ -558,6 +558,47 @@ int64_t addressOf(const void *pointer) {
   return int64_t(reinterpret_cast<uintptr_t>(pointer));
 }
 
+/// The top op of the tree holding `op` (which must be alive).
+Operation *topOf(Operation *op) {
+  while (Operation *parent = op->getParentOp())
+    op = parent;
+  return op;
+}
+
+/// Erases from `addresses` those of the ops, op results and block arguments
+/// found in the payload, never reading them: the tree of the state's top
+/// level, and each of `tops` (the top ops of trees, taken while alive) that
+/// some handle still maps: `transform.alternatives` runs its alternatives on
+/// detached clones, which the tracking drops from the mappings when they
+/// are erased and nothing frees unseen while the alternative runs.
+void eraseFoundInPayload(transform::TransformState &state,
+                         const llvm::SmallPtrSetImpl<Operation *> &tops,
+                         llvm::DenseSet<int64_t> &addresses) {
+  Operation *mainTop = topOf(state.getTopLevel());
+  SmallVector<Operation *> walked = {mainTop};
+  SmallVector<Value> handles;
+  for (Operation *top : tops) {
+    handles.clear();
+    if (top != mainTop &&
+        succeeded(state.getHandlesForPayloadOp(top, handles,
+                                               /*includeOutOfScope=*/true)))
+      walked.push_back(top);
+  }
+  for (Operation *top : walked) {
+    top->walk([&](Operation *op) {
+      addresses.erase(addressOf(op));
+      for (Value value : op->getResults())
+        addresses.erase(addressOf(value.getAsOpaquePointer()));
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (Value value : block.getArguments())
+            addresses.erase(addressOf(value.getAsOpaquePointer()));
+    });
+    if (addresses.empty())
+      return;
+  }
+}
+
 /// Appends the chain of `op` to `chain`. `nextOf(level op, is below the
 /// walk's root)` gives the op after it to check, or null.
 void appendChain(Operation *op, SmallVectorImpl<int64_t> &chain,
@@ -714,16 +755,24 @@ DiagnosedSilenceableFailure transform::TrackingBeginWalkOp::apply(
   auto noNext = [](Operation *) -> Operation * { return nullptr; };
   for (Operation *root : state.getPayloadOps(getRoot())) {
     frame->roots.insert(root);
+    frame->tops.insert(topOf(root));
     appendChain(root, frame->heldChains, noNext, /*mayBeGone=*/false);
   }
   for (Value forwarded : getForwarded()) {
     if (isa<transform::TransformHandleTypeInterface>(forwarded.getType())) {
-      for (Operation *op : state.getPayloadOps(forwarded))
+      for (Operation *op : state.getPayloadOps(forwarded)) {
+        frame->tops.insert(topOf(op));
         appendChain(op, frame->heldChains, noNext, /*mayBeGone=*/false);
+      }
       continue;
     }
     // Values: their op, or their block.
     for (Value value : state.getPayloadValues(forwarded)) {
+      Operation *holder = value.getDefiningOp()
+                              ? value.getDefiningOp()
+                              : value.getParentBlock()->getParentOp();
+      if (holder)
+        frame->tops.insert(topOf(holder));
       if (Operation *owner = value.getDefiningOp())
         appendChain(owner, frame->heldChains, noNext, /*mayBeGone=*/false);
       else
@@ -831,10 +880,11 @@ DiagnosedSilenceableFailure transform::TrackingCheckWalkResultsOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &transformResults,
     transform::TransformState &state) {
-  if (!getRun(getOperation(), state))
+  TrackedRun::WalkFrame *frame = getWalkFrame(getOperation(), state, getWalk());
+  if (!frame)
     return DiagnosedSilenceableFailure::definiteFailure();
   // Ops and values (by their opaque pointers), looked for in a walk of the
-  // payload's whole tree, never read.
+  // payload's trees, never read.
   llvm::DenseSet<int64_t> yielded;
   for (Value result : getResults()) {
     if (isa<transform::TransformHandleTypeInterface>(result.getType()))
@@ -846,18 +896,7 @@ DiagnosedSilenceableFailure transform::TrackingCheckWalkResultsOp::apply(
   }
   if (yielded.empty())
     return DiagnosedSilenceableFailure::success();
-  Operation *top = state.getTopLevel();
-  while (Operation *parent = top->getParentOp())
-    top = parent;
-  top->walk([&](Operation *op) {
-    yielded.erase(addressOf(op));
-    for (Value value : op->getResults())
-      yielded.erase(addressOf(value.getAsOpaquePointer()));
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (Value value : block.getArguments())
-          yielded.erase(addressOf(value.getAsOpaquePointer()));
-  });
+  eraseFoundInPayload(state, frame->tops, yielded);
   if (yielded.empty())
     return DiagnosedSilenceableFailure::success();
   return emitDefiniteFailure()
@@ -976,9 +1015,12 @@ DiagnosedSilenceableFailure transform::TrackingBeginForeachOp::apply(
       for (Attribute param : state.getParams(target))
         payload.push_back({param, nullptr, false});
     }
-    for (const TrackedRun::ForeachFrame::Item &item : payload)
-      if (item.holder)
-        frame.held.insert(item.holder);
+    for (const TrackedRun::ForeachFrame::Item &item : payload) {
+      if (!item.holder)
+        continue;
+      frame.held.insert(item.holder);
+      frame.tops.insert(topOf(item.holder));
+    }
     if (numIterations && *numIterations != payload.size() && !getZipShortest())
       return DiagnosedSilenceableFailure::success(); // Upstream fails.
     numIterations =
@@ -1009,12 +1051,24 @@ DiagnosedSilenceableFailure transform::TrackingCheckForeachOp::apply(
     return DiagnosedSilenceableFailure::success();
   TrackedRun::ForeachFrame &frame = executions.back();
   size_t next = ++frame.checked;
+  // This iteration's yields are alive (their handles map them).
   for (Value yielded : getYielded()) {
-    if (isa<transform::TransformHandleTypeInterface>(yielded.getType()))
-      llvm::append_range(frame.yielded, state.getPayloadOps(yielded));
-    else if (isa<transform::TransformValueHandleTypeInterface>(
-                 yielded.getType()))
-      llvm::append_range(frame.yielded, state.getPayloadValues(yielded));
+    if (isa<transform::TransformHandleTypeInterface>(yielded.getType())) {
+      for (Operation *op : state.getPayloadOps(yielded)) {
+        frame.yielded.push_back(op);
+        frame.tops.insert(topOf(op));
+      }
+    } else if (isa<transform::TransformValueHandleTypeInterface>(
+                   yielded.getType())) {
+      for (Value value : state.getPayloadValues(yielded)) {
+        frame.yielded.push_back(value);
+        Operation *holder = value.getDefiningOp();
+        if (!holder)
+          holder = value.getParentBlock()->getParentOp();
+        if (holder)
+          frame.tops.insert(topOf(holder));
+      }
+    }
   }
   // The next iteration's payload: an op (or op result) that its target
   // handle still maps was neither erased nor replaced (the tracking drops
@@ -1023,19 +1077,20 @@ DiagnosedSilenceableFailure transform::TrackingCheckForeachOp::apply(
   // arguments and what consumed payload held are looked for in the payload.
   // Checking the next one only keeps a long foreach linear.
   bool erased = false;
-  llvm::DenseSet<const void *> toFind;
+  llvm::DenseSet<int64_t> toFind;
   SmallVector<Value> handles;
   for (auto [target, payload] : llvm::zip(frame.targets, frame.payloads)) {
     if (next >= frame.numIterations)
       break;
     const TrackedRun::ForeachFrame::Item &item = payload[next];
-    if (!item.holder)
+    if (isa<Attribute>(item.payload))
       continue; // A parameter.
     auto *op = dyn_cast<Operation *>(item.payload);
     const void *address =
         op ? op : cast<Value>(item.payload).getAsOpaquePointer();
-    if (item.isBlockArgument || frame.tainted.contains(item.holder)) {
-      toFind.insert(address);
+    if (item.isBlockArgument || !item.holder ||
+        frame.tainted.contains(item.holder)) {
+      toFind.insert(addressOf(address));
       continue;
     }
     handles.clear();
@@ -1053,26 +1108,13 @@ DiagnosedSilenceableFailure transform::TrackingCheckForeachOp::apply(
   if (last) {
     for (transform::MappedValue yielded : frame.yielded) {
       if (auto *op = dyn_cast<Operation *>(yielded))
-        toFind.insert(op);
+        toFind.insert(addressOf(op));
       else if (auto value = dyn_cast<Value>(yielded))
-        toFind.insert(value.getAsOpaquePointer());
+        toFind.insert(addressOf(value.getAsOpaquePointer()));
     }
   }
   if (!erased && !toFind.empty()) {
-    // Ops and values by their opaque pointers, looked for in a walk of the
-    // payload's whole tree, never read.
-    Operation *top = state.getTopLevel();
-    while (Operation *parent = top->getParentOp())
-      top = parent;
-    top->walk([&](Operation *op) {
-      toFind.erase(op);
-      for (Value value : op->getResults())
-        toFind.erase(value.getAsOpaquePointer());
-      for (Region &region : op->getRegions())
-        for (Block &block : region)
-          for (Value value : block.getArguments())
-            toFind.erase(value.getAsOpaquePointer());
-    });
+    eraseFoundInPayload(state, frame.tops, toFind);
     erased = !toFind.empty();
   }
   if (last || erased)

@@ -159,6 +159,9 @@ struct TrackedRun {
     llvm::DenseMap<Operation *, Operation *> nextWhenEntered;
     /// The walk's roots (for the levels that its iterators hold).
     llvm::SmallPtrSet<Operation *, 4> roots;
+    /// The top ops of the trees of the roots and forwarded inputs (a
+    /// `transform.alternatives` runs on detached clones).
+    llvm::SmallPtrSet<Operation *, 2> tops;
   };
   SmallVector<WalkFrame> walks;
 
@@ -190,6 +193,9 @@ struct TrackedRun {
     llvm::DenseSet<Operation *> tainted;
     /// What the iterations yielded so far (upstream's results).
     SmallVector<transform::MappedValue> yielded;
+    /// The top ops of the trees of the payloads and the yields (a
+    /// `transform.alternatives` runs on detached clones).
+    llvm::SmallPtrSet<Operation *, 2> tops;
   };
 
   /// Per foreach of the copy, its executions in progress, innermost last (a

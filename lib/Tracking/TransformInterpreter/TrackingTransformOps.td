@@ -265,13 +265,15 @@ def TrackingCheckWalkResultsOp
     list its tracking does not update: a later action that erased an op an
     earlier one yielded left the result pointing to freed memory, which the
     next transform op read. Fails definitely when an op of these handles is
-    no longer in the payload (looked for by address in a walk of it). Only
+    no longer in the payload (looked for by address in a walk of it, and of
+    the detached trees, such as `transform.alternatives`' clones, that held
+    the walk's roots and forwarded inputs when it began). Only
     reads its operands and the payload.
   }];
 
-  let arguments = (ins Variadic<AnyType>:$results);
+  let arguments = (ins Variadic<AnyType>:$results, I64Attr:$walk);
   let results = (outs);
-  let assemblyFormat = "$results attr-dict `:` type($results)";
+  let assemblyFormat = "$results `walk` $walk attr-dict `:` type($results)";
 }
 
 def TrackingBeginForeachOp : TransformDialectOp<"tracking.begin_foreach",

@@ -444,7 +444,7 @@ FailureOr<unsigned> instrumentForeachMatchWalks(
       if (!isa<transform::TransformParamTypeInterface>(result.getType()))
         results.push_back(result);
     transform::TrackingCheckWalkResultsOp::create(builder, walk.getLoc(),
-                                                  results);
+                                                  results, index);
   };
   for (size_t index = 0; index < walks.size(); ++index) {
     transform::ForeachMatchOp walk = walks[index];
