@@ -953,3 +953,33 @@ module attributes {transform.with_named_sequence} {
         print("handles:", a.handle_state, b.handle_state)
         # CHECK-NEXT: verifies: True 1
         print("verifies:", payload.operation.verify(), str(payload).count("arith.constant"))
+
+
+# CHECK-LABEL: TEST: test_entry_that_does_not_verify
+@run
+def test_entry_that_does_not_verify():
+    # An entry built from Python that declares a result and yields none ran,
+    # and returned no result list at all: the tracked route includes a copy
+    # of the entry without its results, which then verified. The entry is
+    # verified first now.
+    from mlir_tracking.dialects import transform
+
+    with ir.Context(), ir.Location.unknown():
+        payload = ir.Module.parse("func.func @f() { return }")
+        script = ir.Module.create()
+        script.operation.attributes["transform.with_named_sequence"] = ir.UnitAttr.get()
+        any_op = transform.AnyOpType.get()
+        with ir.InsertionPoint(script.body):
+            entry = transform.NamedSequenceOp("__transform_main", [any_op], [any_op])
+            with ir.InsertionPoint(entry.body):
+                transform.YieldOp([])
+        try:
+            interpreter.apply_named_sequence(payload.operation, entry, script)
+            print("ran")
+        except ir.MLIRError as error:
+            # CHECK: refused: expected terminator to have as many operands as the parent op has results
+            # CHECK-NEXT: refused: the transform script does not verify
+            for diag in error.error_diagnostics:
+                print("refused:", diag.message)
+        # CHECK-NEXT: payload: True
+        print("payload:", payload.operation.verify())

@@ -92,6 +92,20 @@ checkBindings(Operation *payloadRoot,
   return success();
 }
 
+/// Verifies (a copy of) the script on this thread. Its warnings are the
+/// script's, which its own verification and the interpreter's report: only
+/// errors pass. Other threads' runs emit into the same context meanwhile:
+/// their diagnostics are not ours.
+LogicalResult verifyScript(Operation *script) {
+  std::thread::id verifyingThread = std::this_thread::get_id();
+  ScopedDiagnosticHandler onlyErrors(
+      script->getContext(), [=](Diagnostic &diag) {
+        return success(std::this_thread::get_id() == verifyingThread &&
+                       diag.getSeverity() != DiagnosticSeverity::Error);
+      });
+  return verifyOnThisThread(script);
+}
+
 /// Checks the handle bindings before anything changes.
 LogicalResult checkArguments(Operation *payloadRoot,
                              transform::NamedSequenceOp entry,
@@ -726,6 +740,11 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
     if (&op == entry.getOperation())
       copy = cast<transform::NamedSequenceOp>(cloned);
   }
+  // A script built from Python or C need not verify, and the include below
+  // drops the entry's results: an entry whose terminator does not match them
+  // would then verify, and run.
+  if (failed(verifyScript(copy)))
+    return entry.emitError() << "the transform script does not verify";
   // Where each op of the copy would run upstream, for the checks that a
   // transform op does not target its own script.
   llvm::DenseMap<Operation *, Operation *> originals;
@@ -865,18 +884,8 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   Block &runnerBody = runner->getBody().front();
   // One hidden argument per tracked op, then the payload root's.
   unsigned firstHidden = runnerBody.getNumArguments() - (trackedOps.size() + 1);
-  {
-    // The copy's warnings are the script's, which its own verification and
-    // the interpreter's report: only errors pass. Other threads' runs emit
-    // into the same context meanwhile: their diagnostics are not ours.
-    std::thread::id verifyingThread = std::this_thread::get_id();
-    ScopedDiagnosticHandler onlyErrors(context, [=](Diagnostic &diag) {
-      return success(std::this_thread::get_id() == verifyingThread &&
-                     diag.getSeverity() != DiagnosticSeverity::Error);
-    });
-    if (failed(verifyOnThisThread(*script)))
-      return entry.emitError() << "the transform script does not verify";
-  }
+  if (failed(verifyScript(*script)))
+    return entry.emitError() << "the transform script does not verify";
 
   // When handles outside the payload root are detached, the ops out there
   // as they are now: after a failed script, which settles no handle, those
