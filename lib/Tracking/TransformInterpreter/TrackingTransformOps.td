@@ -68,7 +68,7 @@ def TrackingCheckConsumedOp : TransformDialectOp<"tracking.check_consumed",
 }
 
 def TrackingCheckHeldOp : TransformDialectOp<"tracking.check_held",
-    [DeclareOpInterfaceMethods<TransformOpInterface>,
+    [MatchOpInterface, DeclareOpInterfaceMethods<TransformOpInterface>,
      DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Keeps a transform op's changes in the IR the run holds";
   let description = [{
@@ -81,7 +81,9 @@ def TrackingCheckHeldOp : TransformDialectOp<"tracking.check_held",
     rewriting what is out there, and the run cannot follow the handles there
     (upstream's pass reads and changes it all the same, breaking the pass
     manager's contract, and crashes on such races). Only reads its operands
-    and the ops' ancestors.
+    and the ops' ancestors. A match op: the matchers of
+    `transform.foreach_match` and `transform.collect_matching` may only hold
+    those, and it guards their match ops too.
   }];
 
   let arguments = (ins Variadic<TransformHandleTypeInterface>:$targets,
