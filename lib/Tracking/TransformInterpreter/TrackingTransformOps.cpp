@@ -558,10 +558,15 @@ int64_t addressOf(const void *pointer) {
   return int64_t(reinterpret_cast<uintptr_t>(pointer));
 }
 
-/// The top op of the tree holding `op` (which must be alive).
-Operation *topOf(Operation *op) {
-  while (Operation *parent = op->getParentOp())
-    op = parent;
+/// The top op of the tree holding `op` (which must be alive), or `limit`
+/// when `op` is in it (the IR a nested run holds: what is above, other
+/// threads may be rewriting).
+Operation *topOf(Operation *op, Operation *limit) {
+  while (op != limit)
+    if (Operation *parent = op->getParentOp())
+      op = parent;
+    else
+      break;
   return op;
 }
 
@@ -570,11 +575,13 @@ Operation *topOf(Operation *op) {
 /// level, and each of `tops` (the top ops of trees, taken while alive) that
 /// some handle still maps: `transform.alternatives` runs its alternatives on
 /// detached clones, which the tracking drops from the mappings when they
-/// are erased and nothing frees unseen while the alternative runs.
+/// are erased and nothing frees unseen while the alternative runs. A run
+/// that holds less than a whole tree walks the held IR only.
 void eraseFoundInPayload(transform::TransformState &state,
+                         const TrackedRun &run,
                          const llvm::SmallPtrSetImpl<Operation *> &tops,
                          llvm::DenseSet<int64_t> &addresses) {
-  Operation *mainTop = topOf(state.getTopLevel());
+  Operation *mainTop = topOf(state.getTopLevel(), run.heldLimit);
   SmallVector<Operation *> walked = {mainTop};
   SmallVector<Value> handles;
   for (Operation *top : tops) {
@@ -751,17 +758,18 @@ DiagnosedSilenceableFailure transform::TrackingBeginWalkOp::apply(
   TrackedRun::WalkFrame *frame = getWalkFrame(getOperation(), state, getWalk());
   if (!frame)
     return DiagnosedSilenceableFailure::definiteFailure();
+  TrackedRun *run = getRun(getOperation(), state);
   *frame = TrackedRun::WalkFrame();
   auto noNext = [](Operation *) -> Operation * { return nullptr; };
   for (Operation *root : state.getPayloadOps(getRoot())) {
     frame->roots.insert(root);
-    frame->tops.insert(topOf(root));
+    frame->tops.insert(topOf(root, run->heldLimit));
     appendChain(root, frame->heldChains, noNext, /*mayBeGone=*/false);
   }
   for (Value forwarded : getForwarded()) {
     if (isa<transform::TransformHandleTypeInterface>(forwarded.getType())) {
       for (Operation *op : state.getPayloadOps(forwarded)) {
-        frame->tops.insert(topOf(op));
+        frame->tops.insert(topOf(op, run->heldLimit));
         appendChain(op, frame->heldChains, noNext, /*mayBeGone=*/false);
       }
       continue;
@@ -772,7 +780,7 @@ DiagnosedSilenceableFailure transform::TrackingBeginWalkOp::apply(
                               ? value.getDefiningOp()
                               : value.getParentBlock()->getParentOp();
       if (holder)
-        frame->tops.insert(topOf(holder));
+        frame->tops.insert(topOf(holder, run->heldLimit));
       if (Operation *owner = value.getDefiningOp())
         appendChain(owner, frame->heldChains, noNext, /*mayBeGone=*/false);
       else
@@ -896,7 +904,8 @@ DiagnosedSilenceableFailure transform::TrackingCheckWalkResultsOp::apply(
   }
   if (yielded.empty())
     return DiagnosedSilenceableFailure::success();
-  eraseFoundInPayload(state, frame->tops, yielded);
+  eraseFoundInPayload(state, *getRun(getOperation(), state), frame->tops,
+                      yielded);
   if (yielded.empty())
     return DiagnosedSilenceableFailure::success();
   return emitDefiniteFailure()
@@ -1019,7 +1028,7 @@ DiagnosedSilenceableFailure transform::TrackingBeginForeachOp::apply(
       if (!item.holder)
         continue;
       frame.held.insert(item.holder);
-      frame.tops.insert(topOf(item.holder));
+      frame.tops.insert(topOf(item.holder, run->heldLimit));
     }
     if (numIterations && *numIterations != payload.size() && !getZipShortest())
       return DiagnosedSilenceableFailure::success(); // Upstream fails.
@@ -1056,7 +1065,7 @@ DiagnosedSilenceableFailure transform::TrackingCheckForeachOp::apply(
     if (isa<transform::TransformHandleTypeInterface>(yielded.getType())) {
       for (Operation *op : state.getPayloadOps(yielded)) {
         frame.yielded.push_back(op);
-        frame.tops.insert(topOf(op));
+        frame.tops.insert(topOf(op, run->heldLimit));
       }
     } else if (isa<transform::TransformValueHandleTypeInterface>(
                    yielded.getType())) {
@@ -1066,7 +1075,7 @@ DiagnosedSilenceableFailure transform::TrackingCheckForeachOp::apply(
         if (!holder)
           holder = value.getParentBlock()->getParentOp();
         if (holder)
-          frame.tops.insert(topOf(holder));
+          frame.tops.insert(topOf(holder, run->heldLimit));
       }
     }
   }
@@ -1114,7 +1123,7 @@ DiagnosedSilenceableFailure transform::TrackingCheckForeachOp::apply(
     }
   }
   if (!erased && !toFind.empty()) {
-    eraseFoundInPayload(state, frame.tops, toFind);
+    eraseFoundInPayload(state, *run, frame.tops, toFind);
     erased = !toFind.empty();
   }
   if (last || erased)
