@@ -983,3 +983,44 @@ def test_entry_that_does_not_verify():
                 print("refused:", diag.message)
         # CHECK-NEXT: payload: True
         print("payload:", payload.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_yield_of_a_consumed_handle
+@run
+def test_yield_of_a_consumed_handle():
+    # A foreach_match action that consumes its op's handle and yields it:
+    # upstream's foreach_match reads the yielded handle after the action,
+    # and had no mapping for it (a segfault). It is refused as any use of a
+    # consumed handle is.
+    with ir.Context():
+        payload = ir.Module.parse("""
+func.func @f(%x: i32) -> i32 {
+  %0 = arith.addi %x, %x : i32
+  return %0 : i32
+}""")
+        script = ir.Module.parse("""
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @tile(%op: !transform.any_op {transform.consumed}) -> !transform.any_op {
+    %t, %l = transform.structured.tile_using_for %op tile_sizes [4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %u, %r = transform.foreach_match in %root @match_add -> @tile : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}""")
+        (add,) = find(payload.operation, "arith.addi")
+        func = payload.body.operations[0]
+        try:
+            interpreter.apply_named_sequence(func, script.body.operations[2], script)
+        except ir.MLIRError as e:
+            # CHECK: MLIRError: op uses a handle invalidated by a previously executed transform op
+            print("MLIRError:", e.error_diagnostics[0].message)
+        # CHECK-NEXT: add: invalidated
+        print("add:", add.handle_state)
+        # CHECK-NEXT: verifies: True
+        print("verifies:", payload.operation.verify())

@@ -83,7 +83,7 @@ public:
         transform::TrackingBeginWalkOp, transform::TrackingNoteWalkedOp,
         transform::TrackingCheckWalkOp, transform::TrackingCheckWalkResultsOp,
         transform::TrackingWalkStepOp, transform::TrackingBeginForeachOp,
-        transform::TrackingCheckForeachOp>();
+        transform::TrackingCheckForeachOp, transform::TrackingCheckYieldOp>();
   }
 };
 } // namespace
@@ -943,6 +943,14 @@ DiagnosedSilenceableFailure transform::TrackingWalkStepOp::apply(
     bool walkedAlive = !walked;
     if (!walkedAlive) {
       auto *top = reinterpret_cast<Operation *>(uintptr_t(record.front()));
+      // A nested run walks the IR it holds (above it, other threads may be
+      // rewriting), when the walk is in it (not in a detached clone).
+      TrackedRun *run = getRun(getOperation(), state);
+      for (size_t level = 2;
+           run->heldLimit && level + kFieldsPerLevel <= record.size();
+           level += kFieldsPerLevel)
+        if (record[level + 2] == addressOf(run->heldLimit))
+          top = run->heldLimit;
       top->walk([&](Operation *op) {
         if (addressOf(op) != walked)
           return WalkResult::advance();
@@ -1141,4 +1149,24 @@ void transform::TrackingCheckForeachOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
   onlyReadsHandle(getYieldedMutable(), effects);
   onlyReadsPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
+// TrackingCheckYieldOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::TrackingCheckYieldOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  // The interpreter's expensive checks refused a consumed operand before
+  // this runs.
+  if (!getRun(getOperation(), state))
+    return DiagnosedSilenceableFailure::definiteFailure();
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::TrackingCheckYieldOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsHandle(getYieldedMutable(), effects);
 }

@@ -324,4 +324,28 @@ def TrackingCheckForeachOp : TransformDialectOp<"tracking.check_foreach",
                        "type($yielded)";
 }
 
+def TrackingCheckYieldOp : TransformDialectOp<"tracking.check_yield",
+    [MatchOpInterface, DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Refuses to yield a handle that a transform op consumed";
+  let description = [{
+    Placed right before every `transform.yield` of the copy's transform ops
+    (but the entry's, whose consumed results are refused before the run),
+    with the handles it yields, at its location. The op that owns the
+    region reads them after its body ran (`transform.foreach`,
+    `foreach_match`'s actions, an included sequence, `alternatives`): a
+    consumed handle has no mapping any more, and upstream's read of it
+    crashed or read garbage. Applying this op makes the interpreter's
+    expensive checks (always on in the tracked route) report a consumed
+    handle as upstream reports any use of one ("op uses a handle
+    invalidated by a previously executed transform op"), a definite
+    failure. Only reads its operands; otherwise succeeds. A match op, as
+    matchers may hold only those.
+  }];
+
+  let arguments = (ins Variadic<AnyType>:$yielded);
+  let results = (outs);
+  let assemblyFormat = "($yielded^)? attr-dict `:` type($yielded)";
+}
+
 #endif // MLIR_TRACKING_TRACKINGTRANSFORMOPS

@@ -183,7 +183,7 @@ bool isInternalOp(Operation *op) {
       transform::TrackingBeginWalkOp, transform::TrackingNoteWalkedOp,
       transform::TrackingCheckWalkOp, transform::TrackingCheckWalkResultsOp,
       transform::TrackingWalkStepOp, transform::TrackingBeginForeachOp,
-      transform::TrackingCheckForeachOp>(op);
+      transform::TrackingCheckForeachOp, transform::TrackingCheckYieldOp>(op);
 }
 
 /// True for the transform ops that upstream refuses to apply to an op that
@@ -520,6 +520,30 @@ unsigned instrumentForeachLoops(Operation *script) {
                                               index);
   }
   return unsigned(loops.size());
+}
+
+/// Inserts a `transform.tracking.check_yield` before every `transform.yield`
+/// of `script` that yields handles to the op owning its region, but those of
+/// `entry` (whose consumed results are refused before the run) and of our
+/// own ops: the owner reads them after the region ran, and a handle consumed
+/// meanwhile has no mapping (upstream crashed reading it).
+void instrumentYields(Operation *script, Operation *entry) {
+  SmallVector<transform::YieldOp> yields;
+  script->walk([&](transform::YieldOp yield) {
+    Operation *owner = yield->getParentOp();
+    if (owner == entry || isInternalOp(owner) ||
+        llvm::none_of(yield->getOperandTypes(), [](Type type) {
+          return isa<transform::TransformHandleTypeInterface,
+                     transform::TransformValueHandleTypeInterface>(type);
+        }))
+      return;
+    yields.push_back(yield);
+  });
+  for (transform::YieldOp yield : yields) {
+    OpBuilder builder(yield);
+    transform::TrackingCheckYieldOp::create(builder, yield.getLoc(),
+                                            yield->getOperands());
+  }
 }
 
 /// Inserts a `transform.tracking.note_consumed` before every transform op of
@@ -866,6 +890,7 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
     instrumentHeldChecks(*script);
   }
   instrumentConsumers(*script);
+  instrumentYields(*script, included);
   Block &entryBody = included.getBody().front();
   Operation *entryTerminator = entryBody.getTerminator();
   for (Value yielded : entryTerminator->getOperands())
