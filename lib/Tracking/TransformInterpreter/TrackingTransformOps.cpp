@@ -83,7 +83,8 @@ public:
         transform::TrackingBeginWalkOp, transform::TrackingNoteWalkedOp,
         transform::TrackingCheckWalkOp, transform::TrackingCheckWalkResultsOp,
         transform::TrackingWalkStepOp, transform::TrackingBeginForeachOp,
-        transform::TrackingCheckForeachOp, transform::TrackingCheckYieldOp>();
+        transform::TrackingCheckForeachOp, transform::TrackingCheckYieldOp,
+        transform::TrackingCheckAlternativeOp>();
   }
 };
 } // namespace
@@ -354,7 +355,8 @@ DiagnosedSilenceableFailure transform::TrackingCheckSeparateOp::apply(
   if (index >= run->guards.size())
     return mlir::emitDefiniteFailure(getLoc())
            << "'" << getOperationName() << "' has no guard #" << index;
-  auto [guarded, original] = run->guards[index];
+  Operation *guarded = run->guards[index].guarded;
+  Operation *original = run->guards[index].original;
 
   if (isa<transform::AlternativesOp>(guarded)) {
     // Upstream's `transform.alternatives`: each scope in turn must not
@@ -365,6 +367,7 @@ DiagnosedSilenceableFailure transform::TrackingCheckSeparateOp::apply(
       llvm::append_range(scopes, state.getPayloadOps(scope));
     else
       scopes.push_back(state.getTopLevel());
+    run->guards[index].blocklessScope.reset();
     for (Operation *scope : scopes) {
       if (scope->isAncestor(original)) {
         auto diag = mlir::emitDefiniteFailure(getLoc())
@@ -375,13 +378,15 @@ DiagnosedSilenceableFailure transform::TrackingCheckSeparateOp::apply(
       if (!scope->hasTrait<OpTrait::IsIsolatedFromAbove>())
         return DiagnosedSilenceableFailure::success();
     }
-    // Upstream's op clones its scope beside it: a top-level scope crashes.
+    // Upstream's op clones its scope beside it once an alternative
+    // succeeds, which crashes for a scope in no block (top-level, or a clone
+    // an enclosing alternative runs on): the alternatives'
+    // `transform.tracking.check_alternative` refuses that success.
     for (Operation *scope : scopes)
-      if (!scope->getBlock())
-        return mlir::emitDefiniteFailure(getLoc())
-               << "'transform.alternatives' cannot apply to '"
-               << scope->getName()
-               << "', which is top-level: it clones its scope beside it";
+      if (!scope->getBlock()) {
+        run->guards[index].blocklessScope = scope->getName();
+        break;
+      }
     return DiagnosedSilenceableFailure::success();
   }
 
@@ -1169,4 +1174,28 @@ DiagnosedSilenceableFailure transform::TrackingCheckYieldOp::apply(
 void transform::TrackingCheckYieldOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
   onlyReadsHandle(getYieldedMutable(), effects);
+}
+
+//===----------------------------------------------------------------------===//
+// TrackingCheckAlternativeOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::TrackingCheckAlternativeOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  TrackedRun *run = getRun(getOperation(), state);
+  if (!run || getGuard() >= run->guards.size())
+    return DiagnosedSilenceableFailure::definiteFailure();
+  std::optional<OperationName> scope = run->guards[getGuard()].blocklessScope;
+  if (!scope)
+    return DiagnosedSilenceableFailure::success();
+  return emitDefiniteFailure()
+         << "'transform.alternatives' cannot apply to '" << *scope
+         << "', which is top-level: it clones its scope beside it";
+}
+
+void transform::TrackingCheckAlternativeOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsPayload(effects);
 }

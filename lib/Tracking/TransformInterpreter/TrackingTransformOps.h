@@ -93,6 +93,11 @@ struct TrackedRun {
   struct SeparationGuard {
     Operation *guarded = nullptr;
     Operation *original = nullptr;
+    /// For a `transform.alternatives`: the name of a scope op in no block
+    /// (top-level, or a clone an enclosing alternative runs on), found when
+    /// it last began; upstream's op inserts its clones beside such a scope
+    /// once an alternative succeeds, and crashes.
+    std::optional<OperationName> blocklessScope;
   };
   SmallVector<SeparationGuard> guards;
   /// The handles the entry yields, and those of them whose payload a

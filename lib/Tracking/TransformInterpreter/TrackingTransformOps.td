@@ -348,4 +348,24 @@ def TrackingCheckYieldOp : TransformDialectOp<"tracking.check_yield",
   let assemblyFormat = "($yielded^)? attr-dict `:` type($yielded)";
 }
 
+def TrackingCheckAlternativeOp : TransformDialectOp<"tracking.check_alternative",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Refuses a successful alternative whose scope is in no block";
+  let description = [{
+    Placed last (before the terminator) in each region of a
+    `transform.alternatives` of the copy, at its location, with the index of
+    the `transform.tracking.check_separate` before it, which records whether
+    a scope op lies in no block (top-level, or a clone that an enclosing
+    alternative runs on). Reached, the alternative succeeded, and upstream's
+    op would next put its clone beside that scope op, which crashes: fails
+    definitely then. An alternative that fails, as upstream's, lets the next
+    one run. Otherwise succeeds.
+  }];
+
+  let arguments = (ins I64Attr:$guard);
+  let results = (outs);
+  let assemblyFormat = "`guard` $guard attr-dict";
+}
+
 #endif // MLIR_TRACKING_TRACKINGTRANSFORMOPS

@@ -183,7 +183,8 @@ bool isInternalOp(Operation *op) {
       transform::TrackingBeginWalkOp, transform::TrackingNoteWalkedOp,
       transform::TrackingCheckWalkOp, transform::TrackingCheckWalkResultsOp,
       transform::TrackingWalkStepOp, transform::TrackingBeginForeachOp,
-      transform::TrackingCheckForeachOp, transform::TrackingCheckYieldOp>(op);
+      transform::TrackingCheckForeachOp, transform::TrackingCheckYieldOp,
+      transform::TrackingCheckAlternativeOp>(op);
 }
 
 /// True for the transform ops that upstream refuses to apply to an op that
@@ -226,7 +227,14 @@ void instrumentSeparationChecks(
     OpBuilder builder(op);
     transform::TrackingCheckSeparateOp::create(builder, op->getLoc(), target,
                                                guards.size());
-    guards.push_back({op, original});
+    // An alternative that succeeds on a scope in no block.
+    if (isa<transform::AlternativesOp>(op))
+      for (Region &alternative : op->getRegions()) {
+        builder.setInsertionPoint(alternative.front().getTerminator());
+        transform::TrackingCheckAlternativeOp::create(builder, op->getLoc(),
+                                                      guards.size());
+      }
+    guards.push_back({op, original, std::nullopt});
   }
 }
 
