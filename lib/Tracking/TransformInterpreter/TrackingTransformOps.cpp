@@ -84,7 +84,8 @@ public:
         transform::TrackingCheckWalkOp, transform::TrackingCheckWalkResultsOp,
         transform::TrackingWalkStepOp, transform::TrackingBeginForeachOp,
         transform::TrackingCheckForeachOp, transform::TrackingCheckYieldOp,
-        transform::TrackingCheckAlternativeOp>();
+        transform::TrackingCheckAlternativeOp,
+        transform::TrackingCheckForeachArgOp>();
   }
 };
 } // namespace
@@ -562,6 +563,13 @@ constexpr unsigned kFieldsPerLevel = 5;
 int64_t addressOf(const void *pointer) {
   return int64_t(reinterpret_cast<uintptr_t>(pointer));
 }
+
+/// The error of `transform.tracking.check_foreach` and `check_foreach_arg`.
+constexpr const char *kForeachFreedMessage =
+    "a transform.foreach body erased or replaced payload that a later "
+    "iteration is applied to or that an earlier iteration yielded: "
+    "upstream's transform.foreach iterates over and returns the payload as "
+    "it was when each was taken, and would read it freed";
 
 /// The top op of the tree holding `op` (which must be alive), or `limit`
 /// when `op` is in it (the IR a nested run holds: what is above, other
@@ -1098,8 +1106,8 @@ DiagnosedSilenceableFailure transform::TrackingCheckForeachOp::apply(
   // one of the target's ops, so it is a live op the handle names). Block
   // arguments and what consumed payload held are looked for in the payload.
   // Checking the next one only keeps a long foreach linear.
-  bool erased = false;
-  llvm::DenseSet<int64_t> toFind;
+  bool nextFreed = false;
+  llvm::DenseSet<int64_t> toFindNext, toFindYielded;
   SmallVector<Value> handles;
   for (auto [target, payload] : llvm::zip(frame.targets, frame.payloads)) {
     if (next >= frame.numIterations)
@@ -1112,7 +1120,7 @@ DiagnosedSilenceableFailure transform::TrackingCheckForeachOp::apply(
         op ? op : cast<Value>(item.payload).getAsOpaquePointer();
     if (item.isBlockArgument || !item.holder ||
         frame.tainted.contains(item.holder)) {
-      toFind.insert(addressOf(address));
+      toFindNext.insert(addressOf(address));
       continue;
     }
     handles.clear();
@@ -1122,7 +1130,7 @@ DiagnosedSilenceableFailure transform::TrackingCheckForeachOp::apply(
            : state.getHandlesForPayloadValue(cast<Value>(item.payload), handles,
                                              /*includeOutOfScope=*/true);
     if (failed(mapped) || !llvm::is_contained(handles, target))
-      erased = true;
+      nextFreed = true;
   }
   // After the last iteration, the results, which upstream's tracking does
   // not update either.
@@ -1130,24 +1138,31 @@ DiagnosedSilenceableFailure transform::TrackingCheckForeachOp::apply(
   if (last) {
     for (transform::MappedValue yielded : frame.yielded) {
       if (auto *op = dyn_cast<Operation *>(yielded))
-        toFind.insert(addressOf(op));
+        toFindYielded.insert(addressOf(op));
       else if (auto value = dyn_cast<Value>(yielded))
-        toFind.insert(addressOf(value.getAsOpaquePointer()));
+        toFindYielded.insert(addressOf(value.getAsOpaquePointer()));
     }
   }
-  if (!erased && !toFind.empty()) {
-    eraseFoundInPayload(state, *run, frame.tops, toFind);
-    erased = !toFind.empty();
+  if (!nextFreed && !toFindNext.empty()) {
+    eraseFoundInPayload(state, *run, frame.tops, toFindNext);
+    nextFreed = !toFindNext.empty();
   }
-  if (last || erased)
+  bool yieldedFreed = false;
+  if (!toFindYielded.empty()) {
+    eraseFoundInPayload(state, *run, frame.tops, toFindYielded);
+    yieldedFreed = !toFindYielded.empty();
+  }
+  // Upstream maps the next iteration's block arguments from freed payload,
+  // which it reads there only for a type that checks its payload; otherwise
+  // first where the body uses them (`transform.tracking.check_foreach_arg`),
+  // and the body may fail before, as upstream's does.
+  frame.nextFreed = nextFreed;
+  bool fail = yieldedFreed || (nextFreed && getMapsEagerly());
+  if (last || fail)
     executions.pop_back();
-  if (!erased)
+  if (!fail)
     return DiagnosedSilenceableFailure::success();
-  return emitDefiniteFailure()
-         << "a transform.foreach body erased or replaced payload that a later "
-            "iteration is applied to or that an earlier iteration yielded: "
-            "upstream's transform.foreach iterates over and returns the "
-            "payload as it was when each was taken, and would read it freed";
+  return emitDefiniteFailure() << kForeachFreedMessage;
 }
 
 void transform::TrackingCheckForeachOp::getEffects(
@@ -1196,6 +1211,32 @@ DiagnosedSilenceableFailure transform::TrackingCheckAlternativeOp::apply(
 }
 
 void transform::TrackingCheckAlternativeOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
+// TrackingCheckForeachArgOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::TrackingCheckForeachArgOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  TrackedRun *run = getRun(getOperation(), state);
+  if (!run || getForeach() < 0 || size_t(getForeach()) >= run->foreachs.size())
+    return DiagnosedSilenceableFailure::definiteFailure();
+  auto &executions = run->foreachs[getForeach()];
+  // The first iteration's payload was just taken; the frame of an execution
+  // whose last iteration began is gone (its payload checked then).
+  if (executions.empty() || executions.back().checked == 0 ||
+      !executions.back().nextFreed)
+    return DiagnosedSilenceableFailure::success();
+  executions.pop_back();
+  return emitDefiniteFailure() << kForeachFreedMessage;
+}
+
+void transform::TrackingCheckForeachArgOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
   onlyReadsPayload(effects);
 }

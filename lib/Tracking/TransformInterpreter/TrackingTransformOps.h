@@ -191,6 +191,9 @@ struct TrackedRun {
     size_t numIterations = 0;
     /// The iterations whose body ended.
     size_t checked = 0;
+    /// The payload of the iteration after the last one checked was found
+    /// freed (it fails where the body first uses it).
+    bool nextFreed = false;
     /// The holders of the payloads; those a consumer's payload contains go
     /// to `tainted` (the consumer may free them unseen, and the mappings of
     /// their handles stay).

@@ -307,21 +307,46 @@ def TrackingCheckForeachOp : TransformDialectOp<"tracking.check_foreach",
   let description = [{
     Placed last in the body of each `transform.foreach` of the copy (index
     `$foreach`), with the handles the body yields when the foreach's results
-    are used. Fails definitely, which stops the foreach before it maps a
-    freed op, when an op or op result of the next iteration is no longer
+    are used. Finds out whether an op or op result of the next iteration is
+    no longer
     mapped by its target handle (the transform dialect's tracking drops
     erased and replaced ops), or, when it is a block argument or lay in
     payload a transform op consumed since the foreach began, is no longer in
-    the payload (looked for by address). After the last iteration, looks
-    for the ops and values the iterations yielded, which upstream collects
-    in a list its tracking does not update. Only reads its operands and the
-    payload.
+    the payload (looked for by address): it fails definitely then, which
+    stops the foreach before it maps a freed op, with `maps_eagerly` (a
+    block argument type that checks its payload when mapped), and leaves
+    it to `transform.tracking.check_foreach_arg` otherwise. After the last
+    iteration, fails definitely when it does not find the ops and values the
+    iterations yielded, which upstream collects in a list its tracking does
+    not update. Only reads its operands and the payload.
   }];
 
-  let arguments = (ins Variadic<AnyType>:$yielded, I64Attr:$foreach);
+  let arguments = (ins Variadic<AnyType>:$yielded, I64Attr:$foreach,
+                       UnitAttr:$maps_eagerly);
   let results = (outs);
   let assemblyFormat = "($yielded^)? `foreach` $foreach attr-dict `:` "
                        "type($yielded)";
+}
+
+def TrackingCheckForeachArgOp : TransformDialectOp<"tracking.check_foreach_arg",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Stops a `transform.foreach` body about to use freed payload";
+  let description = [{
+    Placed before each op of the body of a `transform.foreach` of the copy
+    (index `$foreach`) that uses a block argument of the body. Upstream maps
+    an iteration's block arguments from the payload it copied when the
+    foreach began, freed or not, and reads it first where the body uses
+    them (at the mapping itself for block argument types that check their
+    payload: `transform.tracking.check_foreach` fails before then). Fails
+    definitely when `transform.tracking.check_foreach` found this
+    iteration's payload freed; a body that fails before it uses them fails
+    as upstream's does. Otherwise succeeds.
+  }];
+
+  let arguments = (ins I64Attr:$foreach);
+  let results = (outs);
+  let assemblyFormat = "`foreach` $foreach attr-dict";
 }
 
 def TrackingCheckYieldOp : TransformDialectOp<"tracking.check_yield",

@@ -184,7 +184,8 @@ bool isInternalOp(Operation *op) {
       transform::TrackingCheckWalkOp, transform::TrackingCheckWalkResultsOp,
       transform::TrackingWalkStepOp, transform::TrackingBeginForeachOp,
       transform::TrackingCheckForeachOp, transform::TrackingCheckYieldOp,
-      transform::TrackingCheckAlternativeOp>(op);
+      transform::TrackingCheckAlternativeOp,
+      transform::TrackingCheckForeachArgOp>(op);
 }
 
 /// True for the transform ops that upstream refuses to apply to an op that
@@ -523,34 +524,62 @@ unsigned instrumentForeachLoops(Operation *script) {
     ValueRange yielded = terminator->getOperands();
     if (loop->use_empty())
       yielded = {};
+    // Upstream reads the payload it maps to a block argument at once only
+    // for types that check it; otherwise where the body uses it first. The
+    // checks of those uses come before the check at the end of the body,
+    // which finds out about the next iteration.
+    Block &body = loop.getBody().front();
+    bool mapsEagerly = llvm::any_of(body.getArgumentTypes(), [](Type type) {
+      return !isa<transform::AnyOpType, transform::AnyValueType,
+                  transform::TransformParamTypeInterface>(type);
+    });
+    for (Operation &op : body) {
+      bool usesArgument = false;
+      op.walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          if (auto argument = dyn_cast<BlockArgument>(operand))
+            usesArgument |= argument.getOwner() == &body;
+      });
+      if (!usesArgument)
+        continue;
+      builder.setInsertionPoint(&op);
+      transform::TrackingCheckForeachArgOp::create(builder, loop.getLoc(),
+                                                   index);
+    }
     builder.setInsertionPoint(terminator);
     transform::TrackingCheckForeachOp::create(builder, loop.getLoc(), yielded,
-                                              index);
+                                              index, mapsEagerly);
   }
   return unsigned(loops.size());
 }
 
 /// Inserts a `transform.tracking.check_yield` before every `transform.yield`
-/// of `script` that yields handles to the op owning its region, but those of
-/// `entry` (whose consumed results are refused before the run) and of our
-/// own ops: the owner reads them after the region ran, and a handle consumed
-/// meanwhile has no mapping (upstream crashed reading it).
+/// of `script` that yields a handle a transform op consumes to the op owning
+/// its region, but those of `entry` (whose consumed results are refused
+/// before the run) and of our own ops: the owner reads them after the region
+/// ran, and a consumed handle has no mapping (upstream crashed reading it).
+/// Handles that are only invalidated (their payload consumed through
+/// another handle) keep their mapping and are left alone, as upstream does.
 void instrumentYields(Operation *script, Operation *entry) {
-  SmallVector<transform::YieldOp> yields;
+  SmallVector<std::pair<transform::YieldOp, SmallVector<Value>>> yields;
   script->walk([&](transform::YieldOp yield) {
     Operation *owner = yield->getParentOp();
-    if (owner == entry || isInternalOp(owner) ||
-        llvm::none_of(yield->getOperandTypes(), [](Type type) {
-          return isa<transform::TransformHandleTypeInterface,
-                     transform::TransformValueHandleTypeInterface>(type);
-        }))
+    if (owner == entry || isInternalOp(owner))
       return;
-    yields.push_back(yield);
+    SmallVector<Value> consumed;
+    for (Value yielded : yield->getOperands())
+      for (Operation *user : yielded.getUsers()) {
+        auto transformOp = dyn_cast<transform::TransformOpInterface>(user);
+        if (transformOp && transform::isHandleConsumed(yielded, transformOp) &&
+            !llvm::is_contained(consumed, yielded))
+          consumed.push_back(yielded);
+      }
+    if (!consumed.empty())
+      yields.emplace_back(yield, std::move(consumed));
   });
-  for (transform::YieldOp yield : yields) {
+  for (auto &[yield, consumed] : yields) {
     OpBuilder builder(yield);
-    transform::TrackingCheckYieldOp::create(builder, yield.getLoc(),
-                                            yield->getOperands());
+    transform::TrackingCheckYieldOp::create(builder, yield.getLoc(), consumed);
   }
 }
 
