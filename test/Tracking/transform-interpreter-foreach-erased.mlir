@@ -137,3 +137,25 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A typed block argument: upstream reads the freed op when it maps it.
+// ERR: [[@LINE+10]]:5: error: a transform.foreach body erased or replaced payload that a later iteration is applied to
+module attributes {transform.with_named_sequence} {
+  func.func @f() -> (i32, i32) {
+    %a = arith.constant 1 : i32
+    %b = arith.constant 1 : i32
+    return %a, %b : i32, i32
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %cs = transform.structured.match ops{["arith.constant"]} in %root : (!transform.any_op) -> !transform.op<"arith.constant">
+    transform.foreach %cs : !transform.op<"arith.constant"> {
+    ^bb0(%c: !transform.op<"arith.constant">):
+      transform.apply_patterns to %f { transform.apply_patterns.canonicalization } : !transform.any_op
+      transform.annotate %c "seen" : !transform.op<"arith.constant">
+    }
+    transform.yield
+  }
+}
