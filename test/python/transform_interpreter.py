@@ -1024,3 +1024,29 @@ module attributes {transform.with_named_sequence} {
         print("add:", add.handle_state)
         # CHECK-NEXT: verifies: True
         print("verifies:", payload.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_split_handle_overflow_with_too_few_payloads
+@run
+def test_split_handle_overflow_with_too_few_payloads():
+    # transform.split_handle with an overflow result on a handle that
+    # matched nothing (passed through) aborted the process in upstream's op
+    # ("SmallVector unable to grow"). It fails with an error instead.
+    with ir.Context():
+        payload = ir.Module.parse("func.func @f() { return }")
+        script = ir.Module.parse("""
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %none = transform.structured.match ops{["arith.addi"]} in %root : (!transform.any_op) -> !transform.any_op
+    %a, %b = transform.split_handle %none {overflow_result = 1} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}""")
+        (ret,) = find(payload.operation, "func.return")
+        try:
+            interpreter.apply_named_sequence(payload.operation, script.body.operations[0], script)
+        except ir.MLIRError as e:
+            # CHECK: MLIRError: 'transform.split_handle' with an overflow result got 0 payload(s) for 2 results
+            print("MLIRError:", e.error_diagnostics[0].message.split(":")[0])
+        # CHECK-NEXT: return: invalidated
+        print("return:", ret.handle_state)

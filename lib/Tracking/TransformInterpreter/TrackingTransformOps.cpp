@@ -85,7 +85,8 @@ public:
         transform::TrackingWalkStepOp, transform::TrackingBeginForeachOp,
         transform::TrackingCheckForeachOp, transform::TrackingCheckYieldOp,
         transform::TrackingCheckAlternativeOp,
-        transform::TrackingCheckForeachArgOp>();
+        transform::TrackingCheckForeachArgOp,
+        transform::TrackingCheckSplitOp>();
   }
 };
 } // namespace
@@ -1239,4 +1240,42 @@ DiagnosedSilenceableFailure transform::TrackingCheckForeachArgOp::apply(
 void transform::TrackingCheckForeachArgOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
   onlyReadsPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
+// TrackingCheckSplitOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::TrackingCheckSplitOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  if (!getRun(getOperation(), state))
+    return DiagnosedSilenceableFailure::definiteFailure();
+  // Upstream's count of the payload.
+  Type type = getHandle().getType();
+  int64_t numPayloads = 0;
+  if (isa<transform::TransformHandleTypeInterface>(type))
+    numPayloads = llvm::range_size(state.getPayloadOps(getHandle()));
+  else if (isa<transform::TransformValueHandleTypeInterface>(type))
+    numPayloads = llvm::range_size(state.getPayloadValues(getHandle()));
+  else
+    numPayloads = llvm::range_size(state.getParams(getHandle()));
+  int64_t numResults = getNumResults();
+  // Upstream's op fails with its own error before it reserves.
+  bool failsFirst = getFailOnPayloadTooSmall() &&
+                    (numPayloads != 0 || !getPassThroughEmptyHandle());
+  if (numPayloads >= numResults || failsFirst)
+    return DiagnosedSilenceableFailure::success();
+  return emitDefiniteFailure()
+         << "'transform.split_handle' with an overflow result got "
+         << numPayloads << " payload(s) for " << numResults
+         << " results: upstream's op reserves " << numPayloads << " - "
+         << numResults
+         << " entries for the overflow result and aborts the process";
+}
+
+void transform::TrackingCheckSplitOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsHandle(getHandleMutable(), effects);
 }

@@ -393,4 +393,27 @@ def TrackingCheckAlternativeOp : TransformDialectOp<"tracking.check_alternative"
   let assemblyFormat = "`guard` $guard attr-dict";
 }
 
+def TrackingCheckSplitOp : TransformDialectOp<"tracking.check_split",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Stops a `transform.split_handle` that would abort";
+  let description = [{
+    Placed right before each `transform.split_handle` with an
+    `overflow_result` in the copy, at its location, with its handle and
+    options. Upstream's op reserves (payload count - result count) entries
+    for the overflow result before it distributes the payload, which aborts
+    the process ("SmallVector unable to grow") when it has fewer payloads
+    than results and goes on (`fail_on_payload_too_small = false`, or an
+    empty handle with `pass_through_empty_handle`): fails definitely then.
+    Only reads its operand; otherwise succeeds.
+  }];
+
+  let arguments = (ins AnyType:$handle, I64Attr:$num_results,
+                       BoolAttr:$fail_on_payload_too_small,
+                       BoolAttr:$pass_through_empty_handle);
+  let results = (outs);
+  let assemblyFormat = "$handle `into` $num_results attr-dict `:` "
+                       "type($handle)";
+}
+
 #endif // MLIR_TRACKING_TRACKINGTRANSFORMOPS

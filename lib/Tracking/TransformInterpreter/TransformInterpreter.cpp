@@ -185,7 +185,8 @@ bool isInternalOp(Operation *op) {
       transform::TrackingWalkStepOp, transform::TrackingBeginForeachOp,
       transform::TrackingCheckForeachOp, transform::TrackingCheckYieldOp,
       transform::TrackingCheckAlternativeOp,
-      transform::TrackingCheckForeachArgOp>(op);
+      transform::TrackingCheckForeachArgOp, transform::TrackingCheckSplitOp>(
+      op);
 }
 
 /// True for the transform ops that upstream refuses to apply to an op that
@@ -551,6 +552,23 @@ unsigned instrumentForeachLoops(Operation *script) {
                                               index, mapsEagerly);
   }
   return unsigned(loops.size());
+}
+
+/// Inserts a `transform.tracking.check_split` before every
+/// `transform.split_handle` of `script` with an overflow result: upstream's
+/// op aborts the process when it has fewer payloads than results.
+void instrumentSplits(Operation *script) {
+  SmallVector<transform::SplitHandleOp> splits;
+  script->walk([&](transform::SplitHandleOp split) {
+    if (split.getOverflowResult())
+      splits.push_back(split);
+  });
+  for (transform::SplitHandleOp split : splits) {
+    OpBuilder builder(split);
+    transform::TrackingCheckSplitOp::create(
+        builder, split.getLoc(), split.getHandle(), split.getNumResults(),
+        split.getFailOnPayloadTooSmall(), split.getPassThroughEmptyHandle());
+  }
 }
 
 /// Inserts a `transform.tracking.check_yield` before every `transform.yield`
@@ -928,6 +946,7 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   }
   instrumentConsumers(*script);
   instrumentYields(*script, included);
+  instrumentSplits(*script);
   Block &entryBody = included.getBody().front();
   Operation *entryTerminator = entryBody.getTerminator();
   for (Value yielded : entryTerminator->getOperands())
