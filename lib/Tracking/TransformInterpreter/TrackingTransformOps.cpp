@@ -1082,8 +1082,12 @@ DiagnosedSilenceableFailure transform::TrackingCheckForeachOp::apply(
     return DiagnosedSilenceableFailure::success();
   TrackedRun::ForeachFrame &frame = executions.back();
   size_t next = ++frame.checked;
-  // This iteration's yields are alive (their handles map them).
-  for (Value yielded : getYielded()) {
+  // This iteration's yields are alive (their handles map them; none is
+  // consumed: check_yield comes first).
+  ValueRange yields;
+  if (getRecordYields())
+    yields = getOperation()->getBlock()->getTerminator()->getOperands();
+  for (Value yielded : yields) {
     if (isa<transform::TransformHandleTypeInterface>(yielded.getType())) {
       for (Operation *op : state.getPayloadOps(yielded)) {
         frame.yielded.push_back(op);
@@ -1168,7 +1172,6 @@ DiagnosedSilenceableFailure transform::TrackingCheckForeachOp::apply(
 
 void transform::TrackingCheckForeachOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  onlyReadsHandle(getYieldedMutable(), effects);
   onlyReadsPayload(effects);
 }
 

@@ -306,8 +306,12 @@ def TrackingCheckForeachOp : TransformDialectOp<"tracking.check_foreach",
                 "a later iteration";
   let description = [{
     Placed last in the body of each `transform.foreach` of the copy (index
-    `$foreach`), with the handles the body yields when the foreach's results
-    are used. Finds out whether an op or op result of the next iteration is
+    `$foreach`), after the body's `transform.tracking.check_yield`; with
+    `record_yields` when the foreach's results are used, it records what the
+    body's terminator yields (not its operands: upstream's expensive checks
+    would refuse handles that are only invalidated, which upstream's
+    foreach yields without error; consumed ones, whose mapping is gone,
+    check_yield refused). Finds out whether an op or op result of the next iteration is
     no longer
     mapped by its target handle (the transform dialect's tracking drops
     erased and replaced ops), or, when it is a block argument or lay in
@@ -321,11 +325,10 @@ def TrackingCheckForeachOp : TransformDialectOp<"tracking.check_foreach",
     not update. Only reads its operands and the payload.
   }];
 
-  let arguments = (ins Variadic<AnyType>:$yielded, I64Attr:$foreach,
-                       UnitAttr:$maps_eagerly);
+  let arguments = (ins I64Attr:$foreach, UnitAttr:$maps_eagerly,
+                       UnitAttr:$record_yields);
   let results = (outs);
-  let assemblyFormat = "($yielded^)? `foreach` $foreach attr-dict `:` "
-                       "type($yielded)";
+  let assemblyFormat = "`foreach` $foreach attr-dict";
 }
 
 def TrackingCheckForeachArgOp : TransformDialectOp<"tracking.check_foreach_arg",

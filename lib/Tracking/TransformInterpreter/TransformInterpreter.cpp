@@ -522,9 +522,7 @@ unsigned instrumentForeachLoops(Operation *script) {
     // What the iterations yield matters only when something reads the
     // foreach's results.
     Operation *terminator = loop.getBody().front().getTerminator();
-    ValueRange yielded = terminator->getOperands();
-    if (loop->use_empty())
-      yielded = {};
+    bool recordYields = !loop->use_empty() && terminator->getNumOperands();
     // Upstream reads the payload it maps to a block argument at once only
     // for types that check it; otherwise where the body uses it first. The
     // checks of those uses come before the check at the end of the body,
@@ -548,8 +546,8 @@ unsigned instrumentForeachLoops(Operation *script) {
                                                    index);
     }
     builder.setInsertionPoint(terminator);
-    transform::TrackingCheckForeachOp::create(builder, loop.getLoc(), yielded,
-                                              index, mapsEagerly);
+    transform::TrackingCheckForeachOp::create(builder, loop.getLoc(), index,
+                                              mapsEagerly, recordYields);
   }
   return unsigned(loops.size());
 }
@@ -596,7 +594,12 @@ void instrumentYields(Operation *script, Operation *entry) {
       yields.emplace_back(yield, std::move(consumed));
   });
   for (auto &[yield, consumed] : yields) {
-    OpBuilder builder(yield);
+    // Before a foreach's end check, which reads what the body yields.
+    Operation *before = yield;
+    if (auto *previous = yield->getPrevNode();
+        previous && isa<transform::TrackingCheckForeachOp>(previous))
+      before = previous;
+    OpBuilder builder(before);
     transform::TrackingCheckYieldOp::create(builder, yield.getLoc(), consumed);
   }
 }
