@@ -914,3 +914,139 @@ module attributes {transform.with_named_sequence} {
         print("annotated:", str(payload).count("seen"))
         # CHECK-NEXT: script unchanged: True
         print("script unchanged:", "note_walked" not in str(script))
+
+
+# CHECK-LABEL: TEST: test_foreach_body_erasing_later_payload
+@run
+def test_foreach_body_erasing_later_payload():
+    # transform.foreach maps each iteration from the payload it copied when
+    # it began: a body that merges the next constant into the first (by
+    # canonicalizing their function) made upstream annotate the freed one
+    # (a segfault). The run stops with an error instead.
+    with ir.Context():
+        payload = ir.Module.parse("""
+func.func @f() -> (i32, i32) {
+  %a = arith.constant 1 : i32
+  %b = arith.constant 1 : i32
+  return %a, %b : i32, i32
+}""")
+        script = ir.Module.parse("""
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    %cs = transform.structured.match ops{["arith.constant"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %cs : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      transform.apply_patterns to %f { transform.apply_patterns.canonicalization } : !transform.any_op
+      transform.annotate %c "seen" : !transform.any_op
+    }
+    transform.yield
+  }
+}""")
+        a, b = find(payload.operation, "arith.constant")
+        try:
+            interpreter.apply_named_sequence(payload.operation, script.body.operations[0], script)
+        except ir.MLIRError as e:
+            # CHECK: MLIRError: a transform.foreach body erased or replaced payload that a later iteration is applied to
+            print("MLIRError:", e.error_diagnostics[0].message.split(" or that")[0])
+        # CHECK-NEXT: handles: invalidated invalidated
+        print("handles:", a.handle_state, b.handle_state)
+        # CHECK-NEXT: verifies: True 1
+        print("verifies:", payload.operation.verify(), str(payload).count("arith.constant"))
+
+
+# CHECK-LABEL: TEST: test_entry_that_does_not_verify
+@run
+def test_entry_that_does_not_verify():
+    # An entry built from Python that declares a result and yields none ran,
+    # and returned no result list at all: the tracked route includes a copy
+    # of the entry without its results, which then verified. The entry is
+    # verified first now.
+    from mlir_tracking.dialects import transform
+
+    with ir.Context(), ir.Location.unknown():
+        payload = ir.Module.parse("func.func @f() { return }")
+        script = ir.Module.create()
+        script.operation.attributes["transform.with_named_sequence"] = ir.UnitAttr.get()
+        any_op = transform.AnyOpType.get()
+        with ir.InsertionPoint(script.body):
+            entry = transform.NamedSequenceOp("__transform_main", [any_op], [any_op])
+            with ir.InsertionPoint(entry.body):
+                transform.YieldOp([])
+        try:
+            interpreter.apply_named_sequence(payload.operation, entry, script)
+            print("ran")
+        except ir.MLIRError as error:
+            # CHECK: refused: expected terminator to have as many operands as the parent op has results
+            # CHECK-NEXT: refused: the transform script does not verify
+            for diag in error.error_diagnostics:
+                print("refused:", diag.message)
+        # CHECK-NEXT: payload: True
+        print("payload:", payload.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_yield_of_a_consumed_handle
+@run
+def test_yield_of_a_consumed_handle():
+    # A foreach_match action that consumes its op's handle and yields it:
+    # upstream's foreach_match reads the yielded handle after the action,
+    # and had no mapping for it (a segfault). It is refused as any use of a
+    # consumed handle is.
+    with ir.Context():
+        payload = ir.Module.parse("""
+func.func @f(%x: i32) -> i32 {
+  %0 = arith.addi %x, %x : i32
+  return %0 : i32
+}""")
+        script = ir.Module.parse("""
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["arith.addi"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @tile(%op: !transform.any_op {transform.consumed}) -> !transform.any_op {
+    %t, %l = transform.structured.tile_using_for %op tile_sizes [4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %u, %r = transform.foreach_match in %root @match_add -> @tile : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}""")
+        (add,) = find(payload.operation, "arith.addi")
+        func = payload.body.operations[0]
+        try:
+            interpreter.apply_named_sequence(func, script.body.operations[2], script)
+        except ir.MLIRError as e:
+            # CHECK: MLIRError: op uses a handle invalidated by a previously executed transform op
+            print("MLIRError:", e.error_diagnostics[0].message)
+        # CHECK-NEXT: add: invalidated
+        print("add:", add.handle_state)
+        # CHECK-NEXT: verifies: True
+        print("verifies:", payload.operation.verify())
+
+
+# CHECK-LABEL: TEST: test_split_handle_overflow_with_too_few_payloads
+@run
+def test_split_handle_overflow_with_too_few_payloads():
+    # transform.split_handle with an overflow result on a handle that
+    # matched nothing (passed through) aborted the process in upstream's op
+    # ("SmallVector unable to grow"). It fails with an error instead.
+    with ir.Context():
+        payload = ir.Module.parse("func.func @f() { return }")
+        script = ir.Module.parse("""
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %none = transform.structured.match ops{["arith.addi"]} in %root : (!transform.any_op) -> !transform.any_op
+    %a, %b = transform.split_handle %none {overflow_result = 1} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}""")
+        (ret,) = find(payload.operation, "func.return")
+        try:
+            interpreter.apply_named_sequence(payload.operation, script.body.operations[0], script)
+        except ir.MLIRError as e:
+            # CHECK: MLIRError: 'transform.split_handle' with an overflow result got 0 payload(s) for 2 results
+            print("MLIRError:", e.error_diagnostics[0].message.split(":")[0])
+        # CHECK-NEXT: return: invalidated
+        print("return:", ret.handle_state)

@@ -82,7 +82,11 @@ public:
         transform::TrackingRecordResultsOp, transform::TrackingRecordPayloadOp,
         transform::TrackingBeginWalkOp, transform::TrackingNoteWalkedOp,
         transform::TrackingCheckWalkOp, transform::TrackingCheckWalkResultsOp,
-        transform::TrackingWalkStepOp>();
+        transform::TrackingWalkStepOp, transform::TrackingBeginForeachOp,
+        transform::TrackingCheckForeachOp, transform::TrackingCheckYieldOp,
+        transform::TrackingCheckAlternativeOp,
+        transform::TrackingCheckForeachArgOp,
+        transform::TrackingCheckSplitOp>();
   }
 };
 } // namespace
@@ -114,6 +118,12 @@ DiagnosedSilenceableFailure transform::TrackingNoteConsumedOp::apply(
       // Everything nested in consumed payload may go away unseen: mark the
       // handles (hidden or yielded) that point there.
       payload->walk([&](Operation *nested) {
+        // The foreach iterations to come that may now be freed unseen.
+        for (auto &executions : run->foreachs)
+          for (TrackedRun::ForeachFrame &foreach : executions)
+            if (foreach.held.contains(nested))
+              foreach
+                .tainted.insert(nested);
         handles.clear();
         if (failed(state.getHandlesForPayloadOp(nested, handles,
                                                 /*includeOutOfScope=*/true)))
@@ -347,7 +357,8 @@ DiagnosedSilenceableFailure transform::TrackingCheckSeparateOp::apply(
   if (index >= run->guards.size())
     return mlir::emitDefiniteFailure(getLoc())
            << "'" << getOperationName() << "' has no guard #" << index;
-  auto [guarded, original] = run->guards[index];
+  Operation *guarded = run->guards[index].guarded;
+  Operation *original = run->guards[index].original;
 
   if (isa<transform::AlternativesOp>(guarded)) {
     // Upstream's `transform.alternatives`: each scope in turn must not
@@ -358,6 +369,7 @@ DiagnosedSilenceableFailure transform::TrackingCheckSeparateOp::apply(
       llvm::append_range(scopes, state.getPayloadOps(scope));
     else
       scopes.push_back(state.getTopLevel());
+    run->guards[index].blocklessScope.reset();
     for (Operation *scope : scopes) {
       if (scope->isAncestor(original)) {
         auto diag = mlir::emitDefiniteFailure(getLoc())
@@ -368,13 +380,15 @@ DiagnosedSilenceableFailure transform::TrackingCheckSeparateOp::apply(
       if (!scope->hasTrait<OpTrait::IsIsolatedFromAbove>())
         return DiagnosedSilenceableFailure::success();
     }
-    // Upstream's op clones its scope beside it: a top-level scope crashes.
+    // Upstream's op clones its scope beside it once an alternative
+    // succeeds, which crashes for a scope in no block (top-level, or a clone
+    // an enclosing alternative runs on): the alternatives'
+    // `transform.tracking.check_alternative` refuses that success.
     for (Operation *scope : scopes)
-      if (!scope->getBlock())
-        return mlir::emitDefiniteFailure(getLoc())
-               << "'transform.alternatives' cannot apply to '"
-               << scope->getName()
-               << "', which is top-level: it clones its scope beside it";
+      if (!scope->getBlock()) {
+        run->guards[index].blocklessScope = scope->getName();
+        break;
+      }
     return DiagnosedSilenceableFailure::success();
   }
 
@@ -551,6 +565,61 @@ int64_t addressOf(const void *pointer) {
   return int64_t(reinterpret_cast<uintptr_t>(pointer));
 }
 
+/// The error of `transform.tracking.check_foreach` and `check_foreach_arg`.
+constexpr const char *kForeachFreedMessage =
+    "a transform.foreach body erased or replaced payload that a later "
+    "iteration is applied to or that an earlier iteration yielded: "
+    "upstream's transform.foreach iterates over and returns the payload as "
+    "it was when each was taken, and would read it freed";
+
+/// The top op of the tree holding `op` (which must be alive), or `limit`
+/// when `op` is in it (the IR a nested run holds: what is above, other
+/// threads may be rewriting).
+Operation *topOf(Operation *op, Operation *limit) {
+  while (op != limit)
+    if (Operation *parent = op->getParentOp())
+      op = parent;
+    else
+      break;
+  return op;
+}
+
+/// Erases from `addresses` those of the ops, op results and block arguments
+/// found in the payload, never reading them: the tree of the state's top
+/// level, and each of `tops` (the top ops of trees, taken while alive) that
+/// some handle still maps: `transform.alternatives` runs its alternatives on
+/// detached clones, which the tracking drops from the mappings when they
+/// are erased and nothing frees unseen while the alternative runs. A run
+/// that holds less than a whole tree walks the held IR only.
+void eraseFoundInPayload(transform::TransformState &state,
+                         const TrackedRun &run,
+                         const llvm::SmallPtrSetImpl<Operation *> &tops,
+                         llvm::DenseSet<int64_t> &addresses) {
+  Operation *mainTop = topOf(state.getTopLevel(), run.heldLimit);
+  SmallVector<Operation *> walked = {mainTop};
+  SmallVector<Value> handles;
+  for (Operation *top : tops) {
+    handles.clear();
+    if (top != mainTop &&
+        succeeded(state.getHandlesForPayloadOp(top, handles,
+                                               /*includeOutOfScope=*/true)))
+      walked.push_back(top);
+  }
+  for (Operation *top : walked) {
+    top->walk([&](Operation *op) {
+      addresses.erase(addressOf(op));
+      for (Value value : op->getResults())
+        addresses.erase(addressOf(value.getAsOpaquePointer()));
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (Value value : block.getArguments())
+            addresses.erase(addressOf(value.getAsOpaquePointer()));
+    });
+    if (addresses.empty())
+      return;
+  }
+}
+
 /// Appends the chain of `op` to `chain`. `nextOf(level op, is below the
 /// walk's root)` gives the op after it to check, or null.
 void appendChain(Operation *op, SmallVectorImpl<int64_t> &chain,
@@ -703,20 +772,29 @@ DiagnosedSilenceableFailure transform::TrackingBeginWalkOp::apply(
   TrackedRun::WalkFrame *frame = getWalkFrame(getOperation(), state, getWalk());
   if (!frame)
     return DiagnosedSilenceableFailure::definiteFailure();
+  TrackedRun *run = getRun(getOperation(), state);
   *frame = TrackedRun::WalkFrame();
   auto noNext = [](Operation *) -> Operation * { return nullptr; };
   for (Operation *root : state.getPayloadOps(getRoot())) {
     frame->roots.insert(root);
+    frame->tops.insert(topOf(root, run->heldLimit));
     appendChain(root, frame->heldChains, noNext, /*mayBeGone=*/false);
   }
   for (Value forwarded : getForwarded()) {
     if (isa<transform::TransformHandleTypeInterface>(forwarded.getType())) {
-      for (Operation *op : state.getPayloadOps(forwarded))
+      for (Operation *op : state.getPayloadOps(forwarded)) {
+        frame->tops.insert(topOf(op, run->heldLimit));
         appendChain(op, frame->heldChains, noNext, /*mayBeGone=*/false);
+      }
       continue;
     }
     // Values: their op, or their block.
     for (Value value : state.getPayloadValues(forwarded)) {
+      Operation *holder = value.getDefiningOp()
+                              ? value.getDefiningOp()
+                              : value.getParentBlock()->getParentOp();
+      if (holder)
+        frame->tops.insert(topOf(holder, run->heldLimit));
       if (Operation *owner = value.getDefiningOp())
         appendChain(owner, frame->heldChains, noNext, /*mayBeGone=*/false);
       else
@@ -824,10 +902,11 @@ DiagnosedSilenceableFailure transform::TrackingCheckWalkResultsOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &transformResults,
     transform::TransformState &state) {
-  if (!getRun(getOperation(), state))
+  TrackedRun::WalkFrame *frame = getWalkFrame(getOperation(), state, getWalk());
+  if (!frame)
     return DiagnosedSilenceableFailure::definiteFailure();
   // Ops and values (by their opaque pointers), looked for in a walk of the
-  // payload's whole tree, never read.
+  // payload's trees, never read.
   llvm::DenseSet<int64_t> yielded;
   for (Value result : getResults()) {
     if (isa<transform::TransformHandleTypeInterface>(result.getType()))
@@ -839,18 +918,8 @@ DiagnosedSilenceableFailure transform::TrackingCheckWalkResultsOp::apply(
   }
   if (yielded.empty())
     return DiagnosedSilenceableFailure::success();
-  Operation *top = state.getTopLevel();
-  while (Operation *parent = top->getParentOp())
-    top = parent;
-  top->walk([&](Operation *op) {
-    yielded.erase(addressOf(op));
-    for (Value value : op->getResults())
-      yielded.erase(addressOf(value.getAsOpaquePointer()));
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (Value value : block.getArguments())
-          yielded.erase(addressOf(value.getAsOpaquePointer()));
-  });
+  eraseFoundInPayload(state, *getRun(getOperation(), state), frame->tops,
+                      yielded);
   if (yielded.empty())
     return DiagnosedSilenceableFailure::success();
   return emitDefiniteFailure()
@@ -888,6 +957,14 @@ DiagnosedSilenceableFailure transform::TrackingWalkStepOp::apply(
     bool walkedAlive = !walked;
     if (!walkedAlive) {
       auto *top = reinterpret_cast<Operation *>(uintptr_t(record.front()));
+      // A nested run walks the IR it holds (above it, other threads may be
+      // rewriting), when the walk is in it (not in a detached clone).
+      TrackedRun *run = getRun(getOperation(), state);
+      for (size_t level = 2;
+           run->heldLimit && level + kFieldsPerLevel <= record.size();
+           level += kFieldsPerLevel)
+        if (record[level + 2] == addressOf(run->heldLimit))
+          top = run->heldLimit;
       top->walk([&](Operation *op) {
         if (addressOf(op) != walked)
           return WalkResult::advance();
@@ -933,4 +1010,275 @@ void transform::TrackingWalkStepOp::getAsmResultNames(
         setNameFn(getResult(index), name);
     });
   }
+}
+
+//===----------------------------------------------------------------------===//
+// TrackingBeginForeachOp, TrackingCheckForeachOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::TrackingBeginForeachOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  TrackedRun *run = getRun(getOperation(), state);
+  if (!run || getForeach() < 0 || size_t(getForeach()) >= run->foreachs.size())
+    return DiagnosedSilenceableFailure::definiteFailure();
+  // Upstream's foreach (`prepareValueMappings`), with the ops holding the
+  // values.
+  TrackedRun::ForeachFrame frame;
+  std::optional<size_t> numIterations;
+  for (Value target : getTargets()) {
+    frame.targets.push_back(target);
+    auto &payload = frame.payloads.emplace_back();
+    if (isa<transform::TransformHandleTypeInterface>(target.getType())) {
+      for (Operation *op : state.getPayloadOps(target))
+        payload.push_back({op, op, false});
+    } else if (isa<transform::TransformValueHandleTypeInterface>(
+                   target.getType())) {
+      for (Value value : state.getPayloadValues(target)) {
+        Operation *holder = value.getDefiningOp();
+        if (!holder)
+          holder = value.getParentBlock()->getParentOp();
+        payload.push_back({value, holder, isa<BlockArgument>(value)});
+      }
+    } else {
+      // Parameters are never freed: only their count matters.
+      for (Attribute param : state.getParams(target))
+        payload.push_back({param, nullptr, false});
+    }
+    for (const TrackedRun::ForeachFrame::Item &item : payload) {
+      if (!item.holder)
+        continue;
+      frame.held.insert(item.holder);
+      frame.tops.insert(topOf(item.holder, run->heldLimit));
+    }
+    if (numIterations && *numIterations != payload.size() && !getZipShortest())
+      return DiagnosedSilenceableFailure::success(); // Upstream fails.
+    numIterations =
+        std::min(numIterations.value_or(payload.size()), payload.size());
+  }
+  frame.numIterations = numIterations.value_or(0);
+  if (frame.numIterations == 0)
+    return DiagnosedSilenceableFailure::success(); // No body runs.
+  run->foreachs[getForeach()].push_back(std::move(frame));
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::TrackingBeginForeachOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsHandle(getTargetsMutable(), effects);
+  onlyReadsPayload(effects);
+}
+
+DiagnosedSilenceableFailure transform::TrackingCheckForeachOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  TrackedRun *run = getRun(getOperation(), state);
+  if (!run || getForeach() < 0 || size_t(getForeach()) >= run->foreachs.size())
+    return DiagnosedSilenceableFailure::definiteFailure();
+  auto &executions = run->foreachs[getForeach()];
+  if (executions.empty())
+    return DiagnosedSilenceableFailure::success();
+  TrackedRun::ForeachFrame &frame = executions.back();
+  size_t next = ++frame.checked;
+  // This iteration's yields are alive (their handles map them; none is
+  // consumed: check_yield comes first).
+  ValueRange yields;
+  if (getRecordYields())
+    yields = getOperation()->getBlock()->getTerminator()->getOperands();
+  for (Value yielded : yields) {
+    if (isa<transform::TransformHandleTypeInterface>(yielded.getType())) {
+      for (Operation *op : state.getPayloadOps(yielded)) {
+        frame.yielded.push_back(op);
+        frame.tops.insert(topOf(op, run->heldLimit));
+      }
+    } else if (isa<transform::TransformValueHandleTypeInterface>(
+                   yielded.getType())) {
+      for (Value value : state.getPayloadValues(yielded)) {
+        frame.yielded.push_back(value);
+        Operation *holder = value.getDefiningOp();
+        if (!holder)
+          holder = value.getParentBlock()->getParentOp();
+        if (holder)
+          frame.tops.insert(topOf(holder, run->heldLimit));
+      }
+    }
+  }
+  // The next iteration's payload: an op (or op result) that its target
+  // handle still maps was neither erased nor replaced (the tracking drops
+  // those; a new op at a freed address is mapped only as the replacement of
+  // one of the target's ops, so it is a live op the handle names). Block
+  // arguments and what consumed payload held are looked for in the payload.
+  // Checking the next one only keeps a long foreach linear.
+  bool nextFreed = false;
+  llvm::DenseSet<int64_t> toFindNext, toFindYielded;
+  SmallVector<Value> handles;
+  for (auto [target, payload] : llvm::zip(frame.targets, frame.payloads)) {
+    if (next >= frame.numIterations)
+      break;
+    const TrackedRun::ForeachFrame::Item &item = payload[next];
+    if (isa<Attribute>(item.payload))
+      continue; // A parameter.
+    auto *op = dyn_cast<Operation *>(item.payload);
+    const void *address =
+        op ? op : cast<Value>(item.payload).getAsOpaquePointer();
+    if (item.isBlockArgument || !item.holder ||
+        frame.tainted.contains(item.holder)) {
+      toFindNext.insert(addressOf(address));
+      continue;
+    }
+    handles.clear();
+    LogicalResult mapped =
+        op ? state.getHandlesForPayloadOp(op, handles,
+                                          /*includeOutOfScope=*/true)
+           : state.getHandlesForPayloadValue(cast<Value>(item.payload), handles,
+                                             /*includeOutOfScope=*/true);
+    if (failed(mapped) || !llvm::is_contained(handles, target))
+      nextFreed = true;
+  }
+  // After the last iteration, the results, which upstream's tracking does
+  // not update either.
+  bool last = next >= frame.numIterations;
+  if (last) {
+    for (transform::MappedValue yielded : frame.yielded) {
+      if (auto *op = dyn_cast<Operation *>(yielded))
+        toFindYielded.insert(addressOf(op));
+      else if (auto value = dyn_cast<Value>(yielded))
+        toFindYielded.insert(addressOf(value.getAsOpaquePointer()));
+    }
+  }
+  if (!nextFreed && !toFindNext.empty()) {
+    eraseFoundInPayload(state, *run, frame.tops, toFindNext);
+    nextFreed = !toFindNext.empty();
+  }
+  bool yieldedFreed = false;
+  if (!toFindYielded.empty()) {
+    eraseFoundInPayload(state, *run, frame.tops, toFindYielded);
+    yieldedFreed = !toFindYielded.empty();
+  }
+  // Upstream maps the next iteration's block arguments from freed payload,
+  // which it reads there only for a type that checks its payload; otherwise
+  // first where the body uses them (`transform.tracking.check_foreach_arg`),
+  // and the body may fail before, as upstream's does.
+  frame.nextFreed = nextFreed;
+  bool fail = yieldedFreed || (nextFreed && getMapsEagerly());
+  if (last || fail)
+    executions.pop_back();
+  if (!fail)
+    return DiagnosedSilenceableFailure::success();
+  return emitDefiniteFailure() << kForeachFreedMessage;
+}
+
+void transform::TrackingCheckForeachOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
+// TrackingCheckYieldOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::TrackingCheckYieldOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  // The interpreter's expensive checks refused a consumed operand before
+  // this runs.
+  if (!getRun(getOperation(), state))
+    return DiagnosedSilenceableFailure::definiteFailure();
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::TrackingCheckYieldOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsHandle(getYieldedMutable(), effects);
+}
+
+//===----------------------------------------------------------------------===//
+// TrackingCheckAlternativeOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::TrackingCheckAlternativeOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  TrackedRun *run = getRun(getOperation(), state);
+  if (!run || getGuard() >= run->guards.size())
+    return DiagnosedSilenceableFailure::definiteFailure();
+  std::optional<OperationName> scope = run->guards[getGuard()].blocklessScope;
+  if (!scope)
+    return DiagnosedSilenceableFailure::success();
+  return emitDefiniteFailure()
+         << "'transform.alternatives' cannot apply to '" << *scope
+         << "', which is top-level: it clones its scope beside it";
+}
+
+void transform::TrackingCheckAlternativeOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
+// TrackingCheckForeachArgOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::TrackingCheckForeachArgOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  TrackedRun *run = getRun(getOperation(), state);
+  if (!run || getForeach() < 0 || size_t(getForeach()) >= run->foreachs.size())
+    return DiagnosedSilenceableFailure::definiteFailure();
+  auto &executions = run->foreachs[getForeach()];
+  // The first iteration's payload was just taken; the frame of an execution
+  // whose last iteration began is gone (its payload checked then).
+  if (executions.empty() || executions.back().checked == 0 ||
+      !executions.back().nextFreed)
+    return DiagnosedSilenceableFailure::success();
+  executions.pop_back();
+  return emitDefiniteFailure() << kForeachFreedMessage;
+}
+
+void transform::TrackingCheckForeachArgOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
+// TrackingCheckSplitOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::TrackingCheckSplitOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &transformResults,
+    transform::TransformState &state) {
+  if (!getRun(getOperation(), state))
+    return DiagnosedSilenceableFailure::definiteFailure();
+  // Upstream's count of the payload.
+  Type type = getHandle().getType();
+  int64_t numPayloads = 0;
+  if (isa<transform::TransformHandleTypeInterface>(type))
+    numPayloads = llvm::range_size(state.getPayloadOps(getHandle()));
+  else if (isa<transform::TransformValueHandleTypeInterface>(type))
+    numPayloads = llvm::range_size(state.getPayloadValues(getHandle()));
+  else
+    numPayloads = llvm::range_size(state.getParams(getHandle()));
+  int64_t numResults = getNumResults();
+  // Upstream's op fails with its own error before it reserves.
+  bool failsFirst = getFailOnPayloadTooSmall() &&
+                    (numPayloads != 0 || !getPassThroughEmptyHandle());
+  if (numPayloads >= numResults || failsFirst)
+    return DiagnosedSilenceableFailure::success();
+  return emitDefiniteFailure()
+         << "'transform.split_handle' with an overflow result got "
+         << numPayloads << " payload(s) for " << numResults
+         << " results: upstream's op reserves " << numPayloads << " - "
+         << numResults
+         << " entries for the overflow result and aborts the process";
+}
+
+void transform::TrackingCheckSplitOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  onlyReadsHandle(getHandleMutable(), effects);
 }

@@ -25,6 +25,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #define GET_OP_CLASSES
 #include "TrackingTransformOps.h.inc"
@@ -92,6 +93,11 @@ struct TrackedRun {
   struct SeparationGuard {
     Operation *guarded = nullptr;
     Operation *original = nullptr;
+    /// For a `transform.alternatives`: the name of a scope op in no block
+    /// (top-level, or a clone an enclosing alternative runs on), found when
+    /// it last began; upstream's op inserts its clones beside such a scope
+    /// once an alternative succeeds, and crashes.
+    std::optional<OperationName> blocklessScope;
   };
   SmallVector<SeparationGuard> guards;
   /// The handles the entry yields, and those of them whose payload a
@@ -158,8 +164,51 @@ struct TrackedRun {
     llvm::DenseMap<Operation *, Operation *> nextWhenEntered;
     /// The walk's roots (for the levels that its iterators hold).
     llvm::SmallPtrSet<Operation *, 4> roots;
+    /// The top ops of the trees of the roots and forwarded inputs (a
+    /// `transform.alternatives` runs on detached clones).
+    llvm::SmallPtrSet<Operation *, 2> tops;
   };
   SmallVector<WalkFrame> walks;
+
+  /// One execution of a `transform.foreach` of the copy (the `foreach`
+  /// attribute of the ops that guard it), from
+  /// `transform.tracking.begin_foreach` to the last
+  /// `transform.tracking.check_foreach` of its body.
+  struct ForeachFrame {
+    /// One iteration's payload of one target (never dereferenced).
+    struct Item {
+      transform::MappedValue payload;
+      /// The op, or the op holding the value.
+      Operation *holder = nullptr;
+      /// A block argument: no handle's mapping vouches for it (the
+      /// tracking does not drop the arguments of erased blocks).
+      bool isBlockArgument = false;
+    };
+    /// The foreach's targets, and per target the payload upstream's foreach
+    /// copied when it began.
+    SmallVector<Value> targets;
+    SmallVector<SmallVector<Item>> payloads;
+    size_t numIterations = 0;
+    /// The iterations whose body ended.
+    size_t checked = 0;
+    /// The payload of the iteration after the last one checked was found
+    /// freed (it fails where the body first uses it).
+    bool nextFreed = false;
+    /// The holders of the payloads; those a consumer's payload contains go
+    /// to `tainted` (the consumer may free them unseen, and the mappings of
+    /// their handles stay).
+    llvm::DenseSet<Operation *> held;
+    llvm::DenseSet<Operation *> tainted;
+    /// What the iterations yielded so far (upstream's results).
+    SmallVector<transform::MappedValue> yielded;
+    /// The top ops of the trees of the payloads and the yields (a
+    /// `transform.alternatives` runs on detached clones).
+    llvm::SmallPtrSet<Operation *, 2> tops;
+  };
+
+  /// Per foreach of the copy, its executions in progress, innermost last (a
+  /// body may include a sequence that runs the same foreach again).
+  std::vector<std::vector<ForeachFrame>> foreachs;
 };
 
 /// Gives the ops of the script copy access to their run.

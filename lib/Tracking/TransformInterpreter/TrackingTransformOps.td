@@ -68,7 +68,7 @@ def TrackingCheckConsumedOp : TransformDialectOp<"tracking.check_consumed",
 }
 
 def TrackingCheckHeldOp : TransformDialectOp<"tracking.check_held",
-    [DeclareOpInterfaceMethods<TransformOpInterface>,
+    [MatchOpInterface, DeclareOpInterfaceMethods<TransformOpInterface>,
      DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Keeps a transform op's changes in the IR the run holds";
   let description = [{
@@ -81,7 +81,9 @@ def TrackingCheckHeldOp : TransformDialectOp<"tracking.check_held",
     rewriting what is out there, and the run cannot follow the handles there
     (upstream's pass reads and changes it all the same, breaking the pass
     manager's contract, and crashes on such races). Only reads its operands
-    and the ops' ancestors.
+    and the ops' ancestors. A match op: the matchers of
+    `transform.foreach_match` and `transform.collect_matching` may only hold
+    those, and it guards their match ops too.
   }];
 
   let arguments = (ins Variadic<TransformHandleTypeInterface>:$targets,
@@ -265,13 +267,156 @@ def TrackingCheckWalkResultsOp
     list its tracking does not update: a later action that erased an op an
     earlier one yielded left the result pointing to freed memory, which the
     next transform op read. Fails definitely when an op of these handles is
-    no longer in the payload (looked for by address in a walk of it). Only
+    no longer in the payload (looked for by address in a walk of it, and of
+    the detached trees, such as `transform.alternatives`' clones, that held
+    the walk's roots and forwarded inputs when it began). Only
     reads its operands and the payload.
   }];
 
-  let arguments = (ins Variadic<AnyType>:$results);
+  let arguments = (ins Variadic<AnyType>:$results, I64Attr:$walk);
   let results = (outs);
-  let assemblyFormat = "$results attr-dict `:` type($results)";
+  let assemblyFormat = "$results `walk` $walk attr-dict `:` type($results)";
+}
+
+def TrackingBeginForeachOp : TransformDialectOp<"tracking.begin_foreach",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Records the payload a `transform.foreach` iterates over";
+  let description = [{
+    Placed right before each `transform.foreach` of the tracked
+    interpreter's copy of a script (index `$foreach`), with its targets.
+    Upstream's `foreach` copies its targets' payload when it begins and maps
+    each iteration's block arguments from that copy, whatever earlier
+    iterations erased: this op records the same copy (addresses, never
+    dereferenced) for the `transform.tracking.check_foreach` at the end of
+    the body. Only reads its operands; always succeeds.
+  }];
+
+  let arguments = (ins Variadic<AnyType>:$targets, I64Attr:$foreach,
+                       UnitAttr:$zip_shortest);
+  let results = (outs);
+  let assemblyFormat = "($targets^)? `foreach` $foreach attr-dict `:` "
+                       "type($targets)";
+}
+
+def TrackingCheckForeachOp : TransformDialectOp<"tracking.check_foreach",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Stops a `transform.foreach` whose body erased the payload of "
+                "a later iteration";
+  let description = [{
+    Placed last in the body of each `transform.foreach` of the copy (index
+    `$foreach`), after the body's `transform.tracking.check_yield`; with
+    `record_yields` when the foreach's results are used, it records what the
+    body's terminator yields (not its operands: upstream's expensive checks
+    would refuse handles that are only invalidated, which upstream's
+    foreach yields without error; consumed ones, whose mapping is gone,
+    check_yield refused). Finds out whether an op or op result of the next iteration is
+    no longer
+    mapped by its target handle (the transform dialect's tracking drops
+    erased and replaced ops), or, when it is a block argument or lay in
+    payload a transform op consumed since the foreach began, is no longer in
+    the payload (looked for by address): it fails definitely then, which
+    stops the foreach before it maps a freed op, with `maps_eagerly` (a
+    block argument type that checks its payload when mapped), and leaves
+    it to `transform.tracking.check_foreach_arg` otherwise. After the last
+    iteration, fails definitely when it does not find the ops and values the
+    iterations yielded, which upstream collects in a list its tracking does
+    not update. Only reads its operands and the payload.
+  }];
+
+  let arguments = (ins I64Attr:$foreach, UnitAttr:$maps_eagerly,
+                       UnitAttr:$record_yields);
+  let results = (outs);
+  let assemblyFormat = "`foreach` $foreach attr-dict";
+}
+
+def TrackingCheckForeachArgOp : TransformDialectOp<"tracking.check_foreach_arg",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Stops a `transform.foreach` body about to use freed payload";
+  let description = [{
+    Placed before each op of the body of a `transform.foreach` of the copy
+    (index `$foreach`) that uses a block argument of the body. Upstream maps
+    an iteration's block arguments from the payload it copied when the
+    foreach began, freed or not, and reads it first where the body uses
+    them (at the mapping itself for block argument types that check their
+    payload: `transform.tracking.check_foreach` fails before then). Fails
+    definitely when `transform.tracking.check_foreach` found this
+    iteration's payload freed; a body that fails before it uses them fails
+    as upstream's does. Otherwise succeeds.
+  }];
+
+  let arguments = (ins I64Attr:$foreach);
+  let results = (outs);
+  let assemblyFormat = "`foreach` $foreach attr-dict";
+}
+
+def TrackingCheckYieldOp : TransformDialectOp<"tracking.check_yield",
+    [MatchOpInterface, DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Refuses to yield a handle that a transform op consumed";
+  let description = [{
+    Placed right before every `transform.yield` of the copy's transform ops
+    (but the entry's, whose consumed results are refused before the run),
+    with the handles it yields, at its location. The op that owns the
+    region reads them after its body ran (`transform.foreach`,
+    `foreach_match`'s actions, an included sequence, `alternatives`): a
+    consumed handle has no mapping any more, and upstream's read of it
+    crashed or read garbage. Applying this op makes the interpreter's
+    expensive checks (always on in the tracked route) report a consumed
+    handle as upstream reports any use of one ("op uses a handle
+    invalidated by a previously executed transform op"), a definite
+    failure. Only reads its operands; otherwise succeeds. A match op, as
+    matchers may hold only those.
+  }];
+
+  let arguments = (ins Variadic<AnyType>:$yielded);
+  let results = (outs);
+  let assemblyFormat = "($yielded^)? attr-dict `:` type($yielded)";
+}
+
+def TrackingCheckAlternativeOp : TransformDialectOp<"tracking.check_alternative",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Refuses a successful alternative whose scope is in no block";
+  let description = [{
+    Placed last (before the terminator) in each region of a
+    `transform.alternatives` of the copy, at its location, with the index of
+    the `transform.tracking.check_separate` before it, which records whether
+    a scope op lies in no block (top-level, or a clone that an enclosing
+    alternative runs on). Reached, the alternative succeeded, and upstream's
+    op would next put its clone beside that scope op, which crashes: fails
+    definitely then. An alternative that fails, as upstream's, lets the next
+    one run. Otherwise succeeds.
+  }];
+
+  let arguments = (ins I64Attr:$guard);
+  let results = (outs);
+  let assemblyFormat = "`guard` $guard attr-dict";
+}
+
+def TrackingCheckSplitOp : TransformDialectOp<"tracking.check_split",
+    [DeclareOpInterfaceMethods<TransformOpInterface>,
+     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Stops a `transform.split_handle` that would abort";
+  let description = [{
+    Placed right before each `transform.split_handle` with an
+    `overflow_result` in the copy, at its location, with its handle and
+    options. Upstream's op reserves (payload count - result count) entries
+    for the overflow result before it distributes the payload, which aborts
+    the process ("SmallVector unable to grow") when it has fewer payloads
+    than results and goes on (`fail_on_payload_too_small = false`, or an
+    empty handle with `pass_through_empty_handle`): fails definitely then.
+    Only reads its operand; otherwise succeeds.
+  }];
+
+  let arguments = (ins AnyType:$handle, I64Attr:$num_results,
+                       BoolAttr:$fail_on_payload_too_small,
+                       BoolAttr:$pass_through_empty_handle);
+  let results = (outs);
+  let assemblyFormat = "$handle `into` $num_results attr-dict `:` "
+                       "type($handle)";
 }
 
 #endif // MLIR_TRACKING_TRACKINGTRANSFORMOPS

@@ -92,6 +92,20 @@ checkBindings(Operation *payloadRoot,
   return success();
 }
 
+/// Verifies (a copy of) the script on this thread. Its warnings are the
+/// script's, which its own verification and the interpreter's report: only
+/// errors pass. Other threads' runs emit into the same context meanwhile:
+/// their diagnostics are not ours.
+LogicalResult verifyScript(Operation *script) {
+  std::thread::id verifyingThread = std::this_thread::get_id();
+  ScopedDiagnosticHandler onlyErrors(
+      script->getContext(), [=](Diagnostic &diag) {
+        return success(std::this_thread::get_id() == verifyingThread &&
+                       diag.getSeverity() != DiagnosticSeverity::Error);
+      });
+  return verifyOnThisThread(script);
+}
+
 /// Checks the handle bindings before anything changes.
 LogicalResult checkArguments(Operation *payloadRoot,
                              transform::NamedSequenceOp entry,
@@ -168,7 +182,11 @@ bool isInternalOp(Operation *op) {
       transform::TrackingRecordResultsOp, transform::TrackingRecordPayloadOp,
       transform::TrackingBeginWalkOp, transform::TrackingNoteWalkedOp,
       transform::TrackingCheckWalkOp, transform::TrackingCheckWalkResultsOp,
-      transform::TrackingWalkStepOp>(op);
+      transform::TrackingWalkStepOp, transform::TrackingBeginForeachOp,
+      transform::TrackingCheckForeachOp, transform::TrackingCheckYieldOp,
+      transform::TrackingCheckAlternativeOp,
+      transform::TrackingCheckForeachArgOp, transform::TrackingCheckSplitOp>(
+      op);
 }
 
 /// True for the transform ops that upstream refuses to apply to an op that
@@ -211,7 +229,14 @@ void instrumentSeparationChecks(
     OpBuilder builder(op);
     transform::TrackingCheckSeparateOp::create(builder, op->getLoc(), target,
                                                guards.size());
-    guards.push_back({op, original});
+    // An alternative that succeeds on a scope in no block.
+    if (isa<transform::AlternativesOp>(op))
+      for (Region &alternative : op->getRegions()) {
+        builder.setInsertionPoint(alternative.front().getTerminator());
+        transform::TrackingCheckAlternativeOp::create(builder, op->getLoc(),
+                                                      guards.size());
+      }
+    guards.push_back({op, original, std::nullopt});
   }
 }
 
@@ -443,7 +468,7 @@ FailureOr<unsigned> instrumentForeachMatchWalks(
       if (!isa<transform::TransformParamTypeInterface>(result.getType()))
         results.push_back(result);
     transform::TrackingCheckWalkResultsOp::create(builder, walk.getLoc(),
-                                                  results);
+                                                  results, index);
   };
   for (size_t index = 0; index < walks.size(); ++index) {
     transform::ForeachMatchOp walk = walks[index];
@@ -478,6 +503,105 @@ FailureOr<unsigned> instrumentForeachMatchWalks(
     guard(mirror, indexOf.lookup(original));
   }
   return unsigned(walks.size());
+}
+
+/// Guards every `transform.foreach` of `script`: a
+/// `transform.tracking.begin_foreach` before it and a
+/// `transform.tracking.check_foreach` at the end of its body, which share an
+/// index. Upstream's foreach maps each iteration from the payload it copied
+/// when it began, and returns what the iterations yielded, even where an
+/// iteration erased them. Returns the number of foreach ops.
+unsigned instrumentForeachLoops(Operation *script) {
+  SmallVector<transform::ForeachOp> loops;
+  script->walk([&](transform::ForeachOp op) { loops.push_back(op); });
+  for (auto [index, loop] : llvm::enumerate(loops)) {
+    OpBuilder builder(loop);
+    transform::TrackingBeginForeachOp::create(builder, loop.getLoc(),
+                                              loop.getTargets(), index,
+                                              loop.getWithZipShortest());
+    // What the iterations yield matters only when something reads the
+    // foreach's results.
+    Operation *terminator = loop.getBody().front().getTerminator();
+    bool recordYields = !loop->use_empty() && terminator->getNumOperands();
+    // Upstream reads the payload it maps to a block argument at once only
+    // for types that check it; otherwise where the body uses it first. The
+    // checks of those uses come before the check at the end of the body,
+    // which finds out about the next iteration.
+    Block &body = loop.getBody().front();
+    bool mapsEagerly = llvm::any_of(body.getArgumentTypes(), [](Type type) {
+      return !isa<transform::AnyOpType, transform::AnyValueType,
+                  transform::TransformParamTypeInterface>(type);
+    });
+    for (Operation &op : body) {
+      bool usesArgument = false;
+      op.walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          if (auto argument = dyn_cast<BlockArgument>(operand))
+            usesArgument |= argument.getOwner() == &body;
+      });
+      if (!usesArgument)
+        continue;
+      builder.setInsertionPoint(&op);
+      transform::TrackingCheckForeachArgOp::create(builder, loop.getLoc(),
+                                                   index);
+    }
+    builder.setInsertionPoint(terminator);
+    transform::TrackingCheckForeachOp::create(builder, loop.getLoc(), index,
+                                              mapsEagerly, recordYields);
+  }
+  return unsigned(loops.size());
+}
+
+/// Inserts a `transform.tracking.check_split` before every
+/// `transform.split_handle` of `script` with an overflow result: upstream's
+/// op aborts the process when it has fewer payloads than results.
+void instrumentSplits(Operation *script) {
+  SmallVector<transform::SplitHandleOp> splits;
+  script->walk([&](transform::SplitHandleOp split) {
+    if (split.getOverflowResult())
+      splits.push_back(split);
+  });
+  for (transform::SplitHandleOp split : splits) {
+    OpBuilder builder(split);
+    transform::TrackingCheckSplitOp::create(
+        builder, split.getLoc(), split.getHandle(), split.getNumResults(),
+        split.getFailOnPayloadTooSmall(), split.getPassThroughEmptyHandle());
+  }
+}
+
+/// Inserts a `transform.tracking.check_yield` before every `transform.yield`
+/// of `script` that yields a handle a transform op consumes to the op owning
+/// its region, but those of `entry` (whose consumed results are refused
+/// before the run) and of our own ops: the owner reads them after the region
+/// ran, and a consumed handle has no mapping (upstream crashed reading it).
+/// Handles that are only invalidated (their payload consumed through
+/// another handle) keep their mapping and are left alone, as upstream does.
+void instrumentYields(Operation *script, Operation *entry) {
+  SmallVector<std::pair<transform::YieldOp, SmallVector<Value>>> yields;
+  script->walk([&](transform::YieldOp yield) {
+    Operation *owner = yield->getParentOp();
+    if (owner == entry || isInternalOp(owner))
+      return;
+    SmallVector<Value> consumed;
+    for (Value yielded : yield->getOperands())
+      for (Operation *user : yielded.getUsers()) {
+        auto transformOp = dyn_cast<transform::TransformOpInterface>(user);
+        if (transformOp && transform::isHandleConsumed(yielded, transformOp) &&
+            !llvm::is_contained(consumed, yielded))
+          consumed.push_back(yielded);
+      }
+    if (!consumed.empty())
+      yields.emplace_back(yield, std::move(consumed));
+  });
+  for (auto &[yield, consumed] : yields) {
+    // Before a foreach's end check, which reads what the body yields.
+    Operation *before = yield;
+    if (auto *previous = yield->getPrevNode();
+        previous && isa<transform::TrackingCheckForeachOp>(previous))
+      before = previous;
+    OpBuilder builder(before);
+    transform::TrackingCheckYieldOp::create(builder, yield.getLoc(), consumed);
+  }
 }
 
 /// Inserts a `transform.tracking.note_consumed` before every transform op of
@@ -698,6 +822,11 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
     if (&op == entry.getOperation())
       copy = cast<transform::NamedSequenceOp>(cloned);
   }
+  // A script built from Python or C need not verify, and the include below
+  // drops the entry's results: an entry whose terminator does not match them
+  // would then verify, and run.
+  if (failed(verifyScript(copy)))
+    return entry.emitError() << "the transform script does not verify";
   // Where each op of the copy would run upstream, for the checks that a
   // transform op does not target its own script.
   llvm::DenseMap<Operation *, Operation *> originals;
@@ -811,6 +940,7 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   if (failed(walks))
     return failure();
   run.walks.resize(*walks);
+  run.foreachs.resize(instrumentForeachLoops(*script));
   instrumentSeparationChecks(*script, originals, libraryHome, run.guards);
   // Less than a whole tree held: the script's changes must stay in it.
   if (scope->getParentOp()) {
@@ -818,6 +948,8 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
     instrumentHeldChecks(*script);
   }
   instrumentConsumers(*script);
+  instrumentYields(*script, included);
+  instrumentSplits(*script);
   Block &entryBody = included.getBody().front();
   Operation *entryTerminator = entryBody.getTerminator();
   for (Value yielded : entryTerminator->getOperands())
@@ -836,18 +968,8 @@ applyTracked(HandleRegistry &registry, Operation *payloadRoot,
   Block &runnerBody = runner->getBody().front();
   // One hidden argument per tracked op, then the payload root's.
   unsigned firstHidden = runnerBody.getNumArguments() - (trackedOps.size() + 1);
-  {
-    // The copy's warnings are the script's, which its own verification and
-    // the interpreter's report: only errors pass. Other threads' runs emit
-    // into the same context meanwhile: their diagnostics are not ours.
-    std::thread::id verifyingThread = std::this_thread::get_id();
-    ScopedDiagnosticHandler onlyErrors(context, [=](Diagnostic &diag) {
-      return success(std::this_thread::get_id() == verifyingThread &&
-                     diag.getSeverity() != DiagnosticSeverity::Error);
-    });
-    if (failed(verifyOnThisThread(*script)))
-      return entry.emitError() << "the transform script does not verify";
-  }
+  if (failed(verifyScript(*script)))
+    return entry.emitError() << "the transform script does not verify";
 
   // When handles outside the payload root are detached, the ops out there
   // as they are now: after a failed script, which settles no handle, those
