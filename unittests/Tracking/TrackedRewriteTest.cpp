@@ -447,6 +447,30 @@ TEST_F(TrackedRewriteTest, ConversionWithoutRollbackNamesPattern) {
   expectConsistent();
 }
 
+TEST_F(TrackedRewriteTest, CommitNeverReadsAnOpTheDriverFreedUnannounced) {
+  // The driver undoes a fold whose constants it cannot legalize without a
+  // notification, freeing what patterns nested in it created. Played by
+  // hand: AddIToLLVM "succeeds" on "dead" after creating an op right before
+  // it, that op is freed unannounced, and "dead" is committed as replaced
+  // by no values. Its handle must not follow the freed op (AddressSanitizer:
+  // a read of freed memory; without it, a handle on the freed op).
+  OpHandle dead = handle("dead");
+  Operation *root = dead.get();
+  ConversionTrackingListener listener;
+  AddIToLLVM pattern(&context);
+  listener.notifyPatternBegin(pattern, root);
+  OpBuilder builder(root);
+  Operation *created = arith::ConstantOp::create(builder, root->getLoc(),
+                                                 builder.getI32IntegerAttr(7));
+  listener.notifyPatternEnd(pattern, success());
+  created->erase();
+  SmallVector<Value> noValues(root->getNumResults(), Value());
+  listener.notifyOperationReplaced(root, noValues);
+  EXPECT_EQ(dead.getState(), HandleState::Erased);
+  root->erase();
+  expectConsistent();
+}
+
 TEST_F(TrackedRewriteTest, ArithToLLVMPassIsPrecise) {
   module = parseModule(context, R"mlir(
 func.func @f(%a: index, %b: i32) -> (index, i32) {

@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <optional>
 
@@ -109,6 +110,12 @@ struct ConversionTrackingListener::State {
   /// The entries of `rewrites` that patterns ending inside an active one
   /// overwrote (std::nullopt: there was none), oldest first.
   SmallVector<std::pair<Operation *, std::optional<Rewrite>>> undoLog;
+  /// The ops announced as inserted at commit and not yet as erased or
+  /// replaced: a `createdBefore` op is read only if it is one. A created op
+  /// that survives is announced before the replacement that follows it (the
+  /// driver commits its rewrites in order); one the driver freed when it
+  /// undid its creation (a fold it could not legalize) never is.
+  llvm::DenseSet<Operation *> committedOps;
   /// The pattern whose failure was reported last, if none began since: the
   /// driver reports the failure of a pattern that matched but whose result
   /// it could not legalize twice (from its success and failure callbacks).
@@ -166,6 +173,17 @@ struct ConversionTrackingListener::State {
         return it->second.pattern;
     }
     return nullptr;
+  }
+
+  /// `op` and the ops in it are about to be freed.
+  void forgetCommitted(Operation *op) {
+    if (committedOps.empty())
+      return;
+    if (op->getNumRegions() == 0) {
+      committedOps.erase(op);
+      return;
+    }
+    op->walk([&](Operation *nested) { committedOps.erase(nested); });
   }
 
   /// Runs `notify` on the tracking listener, attributed to `op`'s pattern.
@@ -227,6 +245,8 @@ void ConversionTrackingListener::notifyPatternEnd(const Pattern &pattern,
 
 void ConversionTrackingListener::notifyOperationInserted(
     Operation *op, OpBuilder::InsertPoint previous) {
+  if (state->delayedNotifications)
+    state->committedOps.insert(op);
   state->tracking.notifyOperationInserted(op, previous);
   if (state->next)
     state->next->notifyOperationInserted(op, previous);
@@ -251,10 +271,12 @@ void ConversionTrackingListener::notifyOperationReplaced(Operation *op,
     values = lookThroughMaterializations(newValues);
   if (llvm::all_of(values, [](Value value) { return !value; })) {
     auto it = state->rewrites.find(op);
-    if (it != state->rewrites.end() && it->second.createdBefore)
+    if (it != state->rewrites.end() && it->second.createdBefore &&
+        state->committedOps.contains(it->second.createdBefore))
       values.assign(it->second.createdBefore->result_begin(),
                     it->second.createdBefore->result_end());
   }
+  state->forgetCommitted(op);
   state->attributed(op, [&](TrackingListener &tracking) {
     tracking.notifyOperationReplaced(op, values);
   });
@@ -264,6 +286,7 @@ void ConversionTrackingListener::notifyOperationReplaced(Operation *op,
 
 void ConversionTrackingListener::notifyOperationReplaced(Operation *op,
                                                          Operation *newOp) {
+  state->forgetCommitted(op);
   state->attributed(op, [&](TrackingListener &tracking) {
     tracking.notifyOperationReplaced(op, newOp);
   });
@@ -272,6 +295,7 @@ void ConversionTrackingListener::notifyOperationReplaced(Operation *op,
 }
 
 void ConversionTrackingListener::notifyOperationErased(Operation *op) {
+  state->forgetCommitted(op);
   state->attributed(op, [&](TrackingListener &tracking) {
     tracking.notifyOperationErased(op);
   });
