@@ -105,7 +105,8 @@ struct ConversionTrackingListener::State {
   /// the patterns nested in it, and frees the ops they created (roots or
   /// `createdBefore` here), so we undo their entries too (`undoLog`). (It
   /// also undoes a fold whose constants it cannot legalize, without a
-  /// notification: entries of patterns applied to those constants stay.)
+  /// notification: entries of patterns applied to those constants stay, and
+  /// `committedOps` keeps their ops from being read.)
   llvm::DenseMap<Operation *, Rewrite> rewrites;
   /// The entries of `rewrites` that patterns ending inside an active one
   /// overwrote (std::nullopt: there was none), oldest first.
