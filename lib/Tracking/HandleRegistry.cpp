@@ -441,6 +441,12 @@ struct RegistryImpl : LockFreeKeys {
       HandleRecord *old = node->getParent();
       next->getParent()->refs.fetch_add(1, std::memory_order_relaxed);
       node->setParent(next->getParent());
+      // `node` held the only reference to its old parent (no handle, no
+      // other child): nothing reads that history again, so free it now.
+      // Released with the transaction, every record of a long chain would
+      // hold a full history at once (a 300,000-long chain: 300 MB).
+      if (old->refs.load(std::memory_order_relaxed) == 1)
+        events.freeHistory(old);
       tx.releaseLater(old);
     }
     return current;
