@@ -1012,6 +1012,8 @@ void releaseRecord(HandleRecord *record) {
       // No handle refers to it: the change count stays.
       impl->unmap(record, /*countChange=*/false);
       record = impl->freeRecord(record);
+      if (impl->pool.size() == 0)
+        impl->events.forgetCausesIfMany();
       last = impl->pool.size() == 0 && !impl->registryAlive;
     }
     // A record with a parent keeps the state alive: `record` is null here.
@@ -1450,6 +1452,8 @@ void HandleRegistry::releaseHandles(MutableArrayRef<OpHandle> handles) {
       if (HandleRecord *parent = impl->freeRecord(record))
         parents.push_back(parent);
     }
+    if (impl->pool.size() == 0)
+      impl->events.forgetCausesIfMany();
     // No handle refers to a released record (a merged record holds a
     // reference to its root): what OpHandle::get says of every handle is as
     // before, so the change count stays.
@@ -1664,6 +1668,11 @@ bool RegistryNotifier::hasHandles() const {
 const tracking::detail::LockFreeKeys &
 RegistryNotifier::getLockFreeKeys() const {
   return *registry.impl;
+}
+
+size_t RegistryNotifier::getNumEventSources() const {
+  Transaction tx(*registry.impl);
+  return registry.impl->events.getNumSources();
 }
 
 MLIR_TRACKING_PINNED_SECTION_START(replace)
