@@ -306,6 +306,24 @@ EventLog::internSourceCause(const EventSource &source, uint32_t reason) {
   return source.internedCause;
 }
 
+void EventLog::forgetCausesIfMany() {
+  if (sources.size() <= kForgetSourcesAt)
+    return;
+  std::vector<SourceKey>(1).swap(sources);
+  sourceIds.clear();
+  std::vector<CauseKey>(1).swap(causes);
+  causeIds.clear();
+  for (LaneCache &lane : caches) {
+    lane.lastSource = 0;
+    lane.freshSource = lane.numFreshCauses = 0;
+    std::fill(std::begin(lane.recentKeys), std::end(lane.recentKeys),
+              CauseKey());
+    std::fill(std::begin(lane.recentIds), std::end(lane.recentIds), 0);
+  }
+  // A source that remembers a cause id of this log must not use it again.
+  serial = nextLogSerial.fetch_add(1, std::memory_order_relaxed);
+}
+
 void EventLog::setReason(CompactEvent &event, uint32_t reason) {
   const CauseKey &cause = causes[event.cause];
   event.cause = internCause(std::get<0>(cause), std::get<1>(cause), reason);

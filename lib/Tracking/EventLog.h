@@ -199,6 +199,15 @@ public:
   TrackingEvent expand(const CompactEvent &compact,
                        const void *recordKey) const;
 
+  /// Forgets every source and cause, when no record is left to hold an
+  /// event naming one and there are at least `kForgetSourcesAt`: a new
+  /// anchor (a function of a new module) adds a source and its causes, and
+  /// a context that compiles module after module would keep them all.
+  /// EventSources that remember a cause of this log intern anew.
+  void forgetCausesIfMany();
+  static constexpr size_t kForgetSourcesAt = 4096;
+  size_t getNumSources() const { return sources.size() - 1; }
+
   /// Replaces context-owned pointers by ids of interned text, for a registry
   /// that ends before its context: freeze every SeenOp of every record, then
   /// call `finish`.

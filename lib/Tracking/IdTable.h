@@ -49,8 +49,9 @@ public:
   }
 
   size_t size() const { return count; }
+  /// Empties the table and gives its memory back.
   void clear() {
-    slots.clear();
+    std::vector<uint64_t>().swap(slots);
     count = 0;
   }
 

@@ -111,6 +111,9 @@ public:
   /// long as the registry's state.
   const LockFreeKeys &getLockFreeKeys() const;
 
+  /// The event sources (pass executions) the registry's log keeps (tests).
+  size_t getNumEventSources() const;
+
   /// Fires when `op` was replaced and `replacement` (found by the listener's
   /// rules, or named by the rewriter) takes its place. The handle of `op`
   /// follows it; if `replacement` has a handle already, the two merge.

@@ -1007,6 +1007,66 @@ TEST(HandleMergeChainTest, AccessAfterManyMerges) {
   EXPECT_TRUE(registry.verifyAgainst(*chain.module).empty());
 }
 
+/// Compressing a long chain whose records in between no handle holds (a
+/// pattern replacing an op many times, each replacement's handle dropped)
+/// frees their histories as it goes: each took over up to 32 events on the
+/// way, and held until the access ended they took 1 KiB a record.
+TEST(HandleMergeChainTest, CompressingAChainHoldsNoHistoryPerRecord) {
+  MLIRContext context;
+  loadTestDialects(context);
+  HandleRegistry registry(&context);
+  constexpr int kLength = 100000;
+  ConstantChain chain(context, registry, kLength);
+  chain.mergeAll(context);
+  OpHandle first = chain.handles.front();
+  chain.handles.clear();
+  size_t before = registry.getMappedBytes();
+  EXPECT_EQ(first.get(), chain.ops.back());
+  // 100 MB when every record's history lived to the end of the access.
+  EXPECT_LT(registry.getMappedBytes() - before, size_t(8) << 20);
+  EXPECT_EQ(first.getHistory().size(), 32u);
+  EXPECT_EQ(registry.getNumTrackedOps(), 1u);
+}
+
+/// A context that compiles module after module makes a source (and its
+/// causes) per pass execution that changed a tracked op: with no record
+/// left to name them, the log forgets them, and a source that remembers a
+/// cause from before interns it anew.
+TEST(HandleMergeChainTest, SourcesOfModulesGoneAreForgotten) {
+  MLIRContext context;
+  loadTestDialects(context);
+  HandleRegistry registry(&context);
+  RegistryNotifier notifier(registry);
+  int passKey = 0;
+  tracking::detail::EventSource kept;
+  kept.pass = "kept-pass";
+  kept.passKey = &passKey;
+  std::vector<int> anchors(100 * 100);
+  size_t most = 0;
+  for (int round = 0; round < 100; ++round) {
+    ConstantChain module(context, registry, 100);
+    for (size_t i = 0; i < module.ops.size(); ++i) {
+      Operation *op = module.ops[i];
+      // One pass execution per op, its anchor new (as a new function is;
+      // these ops take the addresses of the last round's).
+      tracking::detail::EventSource source;
+      source.pass = "p";
+      source.passKey = &passKey;
+      source.anchorKey = &anchors[round * 100 + i];
+      notifier.notifyOperationErased(op, i == 0 ? kept : source, "gone");
+    }
+    if (round == 99) {
+      std::vector<TrackingEvent> history = module.handles[0].getHistory();
+      ASSERT_EQ(history.size(), 1u);
+      EXPECT_EQ(history[0].pass, "kept-pass");
+      EXPECT_EQ(history[0].reason, "gone");
+    }
+    most = std::max(most, notifier.getNumEventSources());
+  }
+  // 9,901 sources when the log kept them all.
+  EXPECT_LE(most, tracking::detail::EventLog::kForgetSourcesAt + 100);
+}
+
 /// Dropping the only handle to the start of a 300k-long chain releases the
 /// whole chain without recursing (it used to overflow the stack).
 TEST(HandleMergeChainTest, DroppingTheStartOfALongChain) {
