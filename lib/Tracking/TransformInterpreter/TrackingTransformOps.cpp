@@ -1016,12 +1016,23 @@ void transform::TrackingWalkStepOp::getAsmResultNames(
 // TrackingBeginForeachOp, TrackingCheckForeachOp
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The run of `op` if it knows the foreach numbered `foreach`, else null.
+TrackedRun *getForeachRun(Operation *op, transform::TransformState &state,
+                          int64_t foreach) {
+  TrackedRun *run = getRun(op, state);
+  if (!run || foreach < 0 || size_t(foreach) >= run->foreachs.size())
+    return nullptr;
+  return run;
+}
+} // namespace
+
 DiagnosedSilenceableFailure transform::TrackingBeginForeachOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &transformResults,
     transform::TransformState &state) {
-  TrackedRun *run = getRun(getOperation(), state);
-  if (!run || getForeach() < 0 || size_t(getForeach()) >= run->foreachs.size())
+  TrackedRun *run = getForeachRun(getOperation(), state, getForeach());
+  if (!run)
     return DiagnosedSilenceableFailure::definiteFailure();
   // Upstream's foreach (`prepareValueMappings`), with the ops holding the
   // values.
@@ -1074,8 +1085,8 @@ DiagnosedSilenceableFailure transform::TrackingCheckForeachOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &transformResults,
     transform::TransformState &state) {
-  TrackedRun *run = getRun(getOperation(), state);
-  if (!run || getForeach() < 0 || size_t(getForeach()) >= run->foreachs.size())
+  TrackedRun *run = getForeachRun(getOperation(), state, getForeach());
+  if (!run)
     return DiagnosedSilenceableFailure::definiteFailure();
   auto &executions = run->foreachs[getForeach()];
   if (executions.empty())
@@ -1227,8 +1238,8 @@ DiagnosedSilenceableFailure transform::TrackingCheckForeachArgOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &transformResults,
     transform::TransformState &state) {
-  TrackedRun *run = getRun(getOperation(), state);
-  if (!run || getForeach() < 0 || size_t(getForeach()) >= run->foreachs.size())
+  TrackedRun *run = getForeachRun(getOperation(), state, getForeach());
+  if (!run)
     return DiagnosedSilenceableFailure::definiteFailure();
   auto &executions = run->foreachs[getForeach()];
   // The first iteration's payload was just taken; the frame of an execution
