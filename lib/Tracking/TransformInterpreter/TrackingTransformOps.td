@@ -311,10 +311,10 @@ def TrackingCheckForeachOp : TransformDialectOp<"tracking.check_foreach",
     body's terminator yields (not its operands: upstream's expensive checks
     would refuse handles that are only invalidated, which upstream's
     foreach yields without error; consumed ones, whose mapping is gone,
-    check_yield refused). Finds out whether an op or op result of the next iteration is
-    no longer
-    mapped by its target handle (the transform dialect's tracking drops
-    erased and replaced ops), or, when it is a block argument or lay in
+    check_yield refused). Finds out whether an op or op result of the next
+    iteration is no longer mapped by its target handle (the transform
+    dialect's tracking drops erased and replaced ops), or, when it is a
+    block argument or lay in
     payload a transform op consumed since the foreach began, is no longer in
     the payload (looked for by address): it fails definitely then, which
     stops the foreach before it maps a freed op, with `maps_eagerly` (a
