@@ -16,6 +16,7 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -120,6 +121,11 @@ uint32_t EventLog::internSource(const EventSource &source) {
   lane.numFreshCauses = 0;
   lane.freshSource = 0;
   if (!id) {
+    // No event of this call is unrecorded yet: the one place that may
+    // collect. (The key names only strings, which stay.)
+    if (LLVM_UNLIKELY(records && (sources.size() >= collectSourcesAt ||
+                                  causes.size() >= collectCausesAt)))
+      collect();
     // New: no cause names it yet, anywhere.
     if (sources.size() >= (size_t(1) << 32) - 1)
       llvm::report_fatal_error("mlir-tracking: too many event sources");
@@ -306,13 +312,7 @@ EventLog::internSourceCause(const EventSource &source, uint32_t reason) {
   return source.internedCause;
 }
 
-void EventLog::forgetCausesIfMany() {
-  if (sources.size() <= kForgetSourcesAt)
-    return;
-  std::vector<SourceKey>(1).swap(sources);
-  sourceIds.clear();
-  std::vector<CauseKey>(1).swap(causes);
-  causeIds.clear();
+void EventLog::resetLaneCauses() {
   for (LaneCache &lane : caches) {
     lane.lastSource = 0;
     lane.freshSource = lane.numFreshCauses = 0;
@@ -322,6 +322,83 @@ void EventLog::forgetCausesIfMany() {
   }
   // A source that remembers a cause id of this log must not use it again.
   serial = nextLogSerial.fetch_add(1, std::memory_order_relaxed);
+}
+
+void EventLog::setCollectionThresholds(size_t keptSources, size_t keptCauses) {
+  // A collection visits every record slot and each of its events (32 at
+  // most), and every source and cause: it comes after at least as many
+  // new sources (or causes) as slots, and as were kept.
+  size_t slots = records ? records->getNumSlots() : 0;
+  collectSourcesAt =
+      std::max(kForgetSourcesAt, keptSources + std::max(keptSources, slots));
+  collectCausesAt =
+      std::max(4 * kForgetSourcesAt, keptCauses + std::max(keptCauses, slots));
+}
+
+void EventLog::forgetCausesIfMany() {
+  if (sources.size() <= kForgetSourcesAt)
+    return;
+  std::vector<SourceKey>(1).swap(sources);
+  sourceIds.clear();
+  std::vector<CauseKey>(1).swap(causes);
+  causeIds.clear();
+  resetLaneCauses();
+  setCollectionThresholds(0, 0);
+}
+
+void EventLog::collect() {
+  assert(records && !frozen && "collects the sources of a live registry");
+  // Mark: the causes some history names (1), and their sources.
+  std::vector<uint32_t> newCause(causes.size(), 0);
+  records->forEach([&](const HandleRecord *record) {
+    for (const CompactEvent &event : eventsOf(record))
+      newCause[event.cause] = 1;
+  });
+  std::vector<uint32_t> newSource(sources.size(), 0);
+  for (size_t id = 1; id < causes.size(); ++id)
+    if (newCause[id])
+      newSource[std::get<0>(causes[id])] = 1;
+  // Keep them in their order, renumbered, in tables of their size.
+  std::vector<SourceKey> keptSources(1);
+  IdTable keptSourceIds;
+  for (size_t id = 1; id < sources.size(); ++id) {
+    if (!newSource[id])
+      continue;
+    newSource[id] = uint32_t(keptSources.size());
+    keptSourceIds.insert(hashSource(sources[id]), newSource[id]);
+    keptSources.push_back(sources[id]);
+  }
+  newSource[0] = 0;
+  std::vector<CauseKey> keptCauses(1);
+  IdTable keptCauseIds;
+  for (size_t id = 1; id < causes.size(); ++id) {
+    if (!newCause[id])
+      continue;
+    CauseKey key = causes[id];
+    std::get<0>(key) = newSource[std::get<0>(key)];
+    uint32_t hash = hashCause(key);
+    // A lane may have made a second copy of a cause (see LaneCache): the
+    // copies become one.
+    if (uint32_t same = keptCauseIds.find(
+            hash, [&](uint32_t kept) { return keptCauses[kept] == key; })) {
+      newCause[id] = same;
+      continue;
+    }
+    newCause[id] = uint32_t(keptCauses.size());
+    keptCauseIds.insert(hash, newCause[id]);
+    keptCauses.push_back(key);
+  }
+  newCause[0] = 0;
+  records->forEach([&](HandleRecord *record) {
+    for (CompactEvent &event : eventsOf(record))
+      event.cause = newCause[event.cause];
+  });
+  sources.swap(keptSources);
+  sourceIds = std::move(keptSourceIds);
+  causes.swap(keptCauses);
+  causeIds = std::move(keptCauseIds);
+  resetLaneCauses();
+  setCollectionThresholds(sources.size(), causes.size());
 }
 
 void EventLog::setReason(CompactEvent &event, uint32_t reason) {

@@ -37,6 +37,7 @@ class Operation;
 
 namespace tracking::detail {
 struct HandleRecord;
+class RecordPool;
 
 /// An op as last seen: its name and location as context-owned pointers
 /// (`OperationName`, `Location`), formatted only when read. When the registry
@@ -181,7 +182,8 @@ public:
     event.kind = unsigned(kind);
     event.opName = name;
     event.opLoc = loc;
-    // Causes are never dropped from a log: the one remembered stays valid.
+    // The log drops or renumbers causes only with a new serial (see
+    // `collect`): the one remembered stays valid while the serial matches.
     if (LLVM_LIKELY(source.internedBy == serial &&
                     reason == source.internedReason))
       event.cause = source.internedCause;
@@ -207,6 +209,13 @@ public:
   void forgetCausesIfMany();
   static constexpr size_t kForgetSourcesAt = 4096;
   size_t getNumSources() const { return sources.size() - 1; }
+
+  /// The records whose histories hold this log's cause ids. Once set, a new
+  /// source that takes the sources (or causes) past their threshold first
+  /// collects: the sources and causes no history names are dropped, the
+  /// rest renumbered (see `collect`). Without it, only `forgetCausesIfMany`
+  /// drops any.
+  void setRecords(const RecordPool &pool) { records = &pool; }
 
   /// Replaces context-owned pointers by ids of interned text, for a registry
   /// that ends before its context: freeze every SeenOp of every record, then
@@ -354,6 +363,17 @@ private:
   uint32_t findOrAddCause(const CauseKey &key, LaneCache &lane);
   /// Adds `key` to the causes (not to `causeIds`); returns its id.
   uint32_t addCause(const CauseKey &key);
+  /// Drops the sources and causes that no event of a record's history
+  /// names, renumbers the rest (in every history), forgets what the lanes
+  /// remember and takes a new serial, so that an EventSource interns again.
+  /// Called by `internSource` before it adds a source, when no event made
+  /// by the caller is left unrecorded: every cause id in use is in a
+  /// history.
+  LLVM_ATTRIBUTE_NOINLINE void collect();
+  /// Sets when the next collection comes, from what the last one kept.
+  void setCollectionThresholds(size_t keptSources, size_t keptCauses);
+  /// Forgets what every lane remembers of sources and causes.
+  void resetLaneCauses();
   /// `internReason` of a keyed reason not interned last: out of line.
   LLVM_ATTRIBUTE_NOINLINE uint32_t internKeyedReason(const EventReason &reason,
                                                      LaneCache &lane);
@@ -363,6 +383,14 @@ private:
   uint32_t mergedReason = 0;
   /// Names this log in `EventSource::internedBy`.
   uint64_t serial;
+  /// See `setRecords`.
+  const RecordPool *records = nullptr;
+  /// A new source collects once the sources reach `collectSourcesAt` or
+  /// the causes `collectCausesAt`: at least twice what the last collection
+  /// kept, and as many new as it visited record slots, so that its cost
+  /// is O(1) a source or cause added since.
+  size_t collectSourcesAt = kForgetSourcesAt;
+  size_t collectCausesAt = 4 * kForgetSourcesAt;
   /// Set when the registry ended: every SeenOp holds interned ids, not
   /// context-owned pointers (the context may be gone).
   bool frozen = false;

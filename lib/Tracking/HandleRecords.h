@@ -234,6 +234,20 @@ public:
   size_t size() const { return numRecords; }
   /// Every allocated record.
   SmallVector<HandleRecord *> all() const;
+  /// Calls `fn` on every allocated record, in slot order, without a list.
+  template <typename Fn> void forEach(Fn fn) const {
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      uint32_t used =
+          c + 1 == chunks.size() ? nextFresh : RecordChunk::kRecords;
+      for (uint32_t i = 0; i < used; ++i) {
+        HandleRecord *record = chunks[c]->slot(i);
+        if (record->state != kFreeSlot)
+          fn(record);
+      }
+    }
+  }
+  /// The slots of every chunk: what `forEach` visits at most.
+  size_t getNumSlots() const { return chunks.size() * RecordChunk::kRecords; }
 
   /// A dense number for `record`, and back.
   uint32_t indexOf(const HandleRecord *record) const {

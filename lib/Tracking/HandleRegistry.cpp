@@ -109,7 +109,11 @@ struct RegistryImpl : LockFreeKeys {
   RegistryImpl()
       : pool(this, &arena), events(activeLane, &arena),
         byOp(pool, activeLane, &arena),
-        scopeIndex(pool, [this](Operation *scope) { addKey(scope); }) {}
+        scopeIndex(pool, [this](Operation *scope) { addKey(scope); }) {
+    // Histories hold the log's cause ids: the log renumbers them when it
+    // collects.
+    events.setRecords(pool);
+  }
   RegistryImpl(const RegistryImpl &) = delete;
   RegistryImpl &operator=(const RegistryImpl &) = delete;
   ~RegistryImpl() {

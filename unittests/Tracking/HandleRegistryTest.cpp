@@ -12,15 +12,18 @@
 #include "TestUtils.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Tracking/HandleRegistry.h"
 #include "mlir/Tracking/PassTracking.h"
+#include "mlir/Tracking/Passes.h"
 #include "mlir/Tracking/TrackingListener.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 using namespace mlir;
@@ -1065,6 +1068,308 @@ TEST(HandleMergeChainTest, SourcesOfModulesGoneAreForgotten) {
   }
   // 9,901 sources when the log kept them all.
   EXPECT_LE(most, tracking::detail::EventLog::kForgetSourcesAt + 100);
+}
+
+/// The same with one handle kept across every module (a generator holding
+/// a handle into a long-lived module): the log collects the sources and
+/// causes no history names as they pile up, and the kept handle's history
+/// still reads right.
+TEST(HandleMergeChainTest, SourcesOfModulesGoneAreCollectedWhileAHandleLives) {
+  MLIRContext context;
+  loadTestDialects(context);
+  HandleRegistry registry(&context);
+  RegistryNotifier notifier(registry);
+  int passKey = 0;
+  ConstantChain keeper(context, registry, 1);
+  OpHandle kept = keeper.handles[0];
+  {
+    tracking::detail::EventSource first;
+    first.pass = "kept-pass";
+    first.pattern = "kept-pattern";
+    first.passKey = &passKey;
+    first.anchor = "func.func @kept";
+    notifier.notifyOperationErased(keeper.ops[0], first, "kept-reason");
+  }
+  std::vector<int> anchors(100 * 100);
+  size_t most = 0;
+  for (int round = 0; round < 100; ++round) {
+    ConstantChain module(context, registry, 100);
+    for (size_t i = 0; i < module.ops.size(); ++i) {
+      tracking::detail::EventSource source;
+      source.pass = "p";
+      source.passKey = &passKey;
+      source.anchorKey = &anchors[round * 100 + i];
+      notifier.notifyOperationErased(module.ops[i], source, "gone");
+    }
+    most = std::max(most, notifier.getNumEventSources());
+  }
+  // 10,001 sources when the log kept them all while a handle lived.
+  EXPECT_LE(most, tracking::detail::EventLog::kForgetSourcesAt + 100);
+  std::vector<TrackingEvent> history = kept.getHistory();
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0].pass, "kept-pass");
+  EXPECT_EQ(history[0].passKey, &passKey);
+  EXPECT_EQ(history[0].anchor, "func.func @kept");
+  EXPECT_EQ(history[0].pattern, "kept-pattern");
+  EXPECT_EQ(history[0].reason, "kept-reason");
+}
+
+/// Collections renumber the causes of every history: handles kept from
+/// rounds long gone, merged chains (whose members read the root's events)
+/// and a source cached across collections (as a listener caches one per
+/// pattern) all still name their own pass, anchor, pattern and reason,
+/// though the anchors' addresses are reused by every round.
+TEST(HandleMergeChainTest, HistoriesReadRightAfterCollections) {
+  MLIRContext context;
+  loadTestDialects(context);
+  HandleRegistry registry(&context);
+  RegistryNotifier notifier(registry);
+  int passKey = 0;
+  // Reused by every round, as a new function takes the old one's address.
+  std::vector<int> anchors(200);
+  tracking::detail::EventSource cached;
+  cached.pass = "cached-pass";
+  cached.pattern = "cached-pattern";
+  cached.passKey = &passKey;
+  cached.anchor = "cached-anchor";
+  struct Expected {
+    OpHandle handle;
+    std::vector<std::string> texts;
+  };
+  std::vector<Expected> expected;
+  constexpr int kRounds = 120;
+  size_t most = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    // Freed at the end of the round: the next round's ops take its ops'
+    // addresses.
+    auto module = std::make_unique<ConstantChain>(context, registry, 200);
+    auto sourceOf = [&](size_t i) {
+      tracking::detail::EventSource source;
+      source.pass = "pass-" + std::to_string(round % 3);
+      source.passKey = &passKey;
+      source.anchorKey = &anchors[i];
+      source.anchor =
+          "func.func @r" + std::to_string(round) + "_" + std::to_string(i);
+      source.pattern = "pattern-" + std::to_string(i % 5);
+      return source;
+    };
+    // Ops 0..9 merge into op 10 (a chain of 10): every one keeps its own
+    // replacement event and reads op 10's later events through it.
+    for (size_t i = 0; i < 10; ++i)
+      notifier.notifyOperationReplaced(module->ops[i], module->ops[i + 1],
+                                       sourceOf(i));
+    for (size_t i = 10; i < module->ops.size(); ++i) {
+      const tracking::detail::EventSource source = sourceOf(i);
+      std::string reason = "reason-" + std::to_string(i % 7);
+      notifier.notifyOperationErased(module->ops[i], i == 150 ? cached : source,
+                                     StringRef(reason));
+    }
+    bool keep = round % 10 == 3;
+    if (keep) {
+      for (size_t i :
+           {size_t(0), size_t(9), size_t(10), size_t(150), size_t(199)}) {
+        std::vector<std::string> texts;
+        for (const TrackingEvent &event : module->handles[i].getHistory())
+          texts.push_back(event.pass + "|" + event.anchor + "|" +
+                          event.pattern + "|" + event.reason);
+        ASSERT_FALSE(texts.empty());
+        // The op's own last event (for the chain, op 10's erasure).
+        size_t last = std::max<size_t>(i, 10);
+        EXPECT_EQ(texts.back(),
+                  last == 150
+                      ? "cached-pass|cached-anchor|cached-pattern|"
+                        "reason-3"
+                      : sourceOf(last).pass + "|" + sourceOf(last).anchor +
+                            "|" + sourceOf(last).pattern + "|reason-" +
+                            std::to_string(last % 7))
+            << "round " << round << ", op " << i;
+        expected.push_back({module->handles[i], std::move(texts)});
+      }
+    }
+    most = std::max(most, notifier.getNumEventSources());
+  }
+  // 120 rounds of 200 sources: 24,000 (and the causes) kept without
+  // collections.
+  EXPECT_LE(most, tracking::detail::EventLog::kForgetSourcesAt + 200);
+  ASSERT_EQ(expected.size(), 60u);
+  for (const Expected &each : expected) {
+    std::vector<std::string> texts;
+    for (const TrackingEvent &event : each.handle.getHistory())
+      texts.push_back(event.pass + "|" + event.anchor + "|" + event.pattern +
+                      "|" + event.reason);
+    EXPECT_EQ(texts, each.texts);
+  }
+  // Spot checks of what the texts hold.
+  std::vector<TrackingEvent> chain = expected[0].handle.getHistory();
+  ASSERT_EQ(chain.size(), 11u);
+  EXPECT_EQ(chain[0].pass, "pass-0");
+  EXPECT_EQ(chain[0].anchor, "func.func @r3_0");
+  EXPECT_EQ(chain[0].anchorKey, &anchors[0]);
+  EXPECT_EQ(chain[0].pattern, "pattern-0");
+  EXPECT_EQ(chain[9].anchor, "func.func @r3_9");
+  EXPECT_EQ(chain[10].anchor, "func.func @r3_10");
+  EXPECT_EQ(chain[10].reason, "reason-3");
+  std::vector<TrackingEvent> fromCached = expected.back().handle.getHistory();
+  ASSERT_EQ(fromCached.size(), 1u);
+  EXPECT_EQ(expected[3].handle.getHistory()[0].pass, "cached-pass");
+  EXPECT_EQ(expected[3].handle.getHistory()[0].pattern, "cached-pattern");
+  EXPECT_EQ(expected[3].handle.getHistory()[0].anchor, "cached-anchor");
+  EXPECT_EQ(expected[3].handle.getHistory()[0].reason, "reason-3");
+  EXPECT_EQ(fromCached[0].anchor, "func.func @r113_199");
+}
+
+/// The same through tracked pipelines (canonicalize and cse, functions on
+/// the context's threads, the listeners' sources cached per pattern and
+/// their changes queued in batches): one pass manager compiles module after
+/// module, each function new (its address reused, its name not), while one
+/// handle lives; histories read after the collections name the function
+/// they happened in.
+TEST(HandleMergeChainTest, TrackedPipelinesCollectWhileAHandleLives) {
+  MLIRContext context;
+  loadTestDialects(context);
+  HandleRegistry registry(&context);
+  RegistryNotifier notifier(registry);
+  OwningOpRef<ModuleOp> keeper = parseModule(
+      context, "func.func @keep(%a: i32) -> i32 { return %a : i32 }");
+  OpHandle kept = registry.getHandle(&*keeper->getBody()->begin());
+  PassManager pm(&context);
+  enableTracking(pm, registry);
+  OpPassManager &functions = pm.nest<func::FuncOp>();
+  functions.addPass(createTrackedCanonicalizerPass());
+  functions.addPass(createTrackedCSEPass());
+  struct Expected {
+    OpHandle handle;
+    std::string suffix;
+    std::vector<std::string> texts;
+  };
+  std::vector<Expected> expected;
+  auto textsOf = [](const OpHandle &handle) {
+    std::vector<std::string> texts;
+    for (const TrackingEvent &event : handle.getHistory())
+      texts.push_back(event.pass + "|" + event.anchor + "|" + event.pattern +
+                      "|" + event.reason);
+    return texts;
+  };
+  size_t most = 0;
+  for (int round = 0; round < 40; ++round) {
+    std::string suffix = "_r" + std::to_string(round);
+    std::string text;
+    for (int f = 0; f < 100; ++f)
+      text += "func.func @f" + std::to_string(f) + suffix +
+              "(%a: i32, %b: i32) -> i32 {\n"
+              "  %c0 = arith.constant 0 : i32\n"
+              "  %c1 = arith.constant 1 : i32\n"
+              "  %c1b = arith.constant 1 : i32\n"
+              "  %x = arith.addi %a, %c0 : i32\n"
+              "  %m = arith.muli %x, %b : i32\n"
+              "  %m2 = arith.muli %x, %b : i32\n"
+              "  %s = arith.addi %c1, %c1b : i32\n"
+              "  %r = arith.addi %m, %m2 : i32\n"
+              "  %t = arith.addi %r, %s : i32\n"
+              "  return %t : i32\n}\n";
+    OwningOpRef<ModuleOp> module = parseModule(context, text);
+    std::vector<OpHandle> handles;
+    module->walk([&](Operation *op) {
+      if (op != module->getOperation())
+        handles.push_back(registry.getHandle(op));
+    });
+    ASSERT_TRUE(succeeded(pm.run(*module)));
+    most = std::max(most, notifier.getNumEventSources());
+    // Else the handles left would answer for the next module's ops at the
+    // same addresses.
+    registry.eraseNested(module.get());
+    if (round % 8 != 5)
+      continue;
+    for (const OpHandle &handle : handles) {
+      std::vector<std::string> texts = textsOf(handle);
+      ASSERT_FALSE(texts.empty());
+      // Every event but the last (the module's end) comes from a pass run
+      // on a function of this module.
+      for (size_t i = 0; i + 1 < texts.size(); ++i)
+        EXPECT_NE(texts[i].find(suffix + "|"), std::string::npos) << texts[i];
+      if (texts.size() > 1)
+        expected.push_back({handle, suffix, std::move(texts)});
+    }
+  }
+  // About 200 sources a module, 8,000 when the log kept them all.
+  EXPECT_LE(most, tracking::detail::EventLog::kForgetSourcesAt + 400);
+  ASSERT_GT(expected.size(), 1000u);
+  for (const Expected &each : expected)
+    EXPECT_EQ(textsOf(each.handle), each.texts) << each.suffix;
+  EXPECT_TRUE(kept.get());
+}
+
+/// Threads compiling modules (each its own, with new anchors) while another
+/// reads the histories of kept handles and drops them: collections come in
+/// the middle of it all, and every history read names its own source.
+TEST(HandleMergeChainTest, CollectionsUnderThreads) {
+  MLIRContext context;
+  loadTestDialects(context);
+  HandleRegistry registry(&context);
+  RegistryNotifier notifier(registry);
+  int passKey = 0;
+  std::mutex mutex;
+  std::vector<std::pair<OpHandle, std::string>> kept;
+  std::atomic<int> writersLeft{2};
+  std::atomic<size_t> wrong{0}, read{0};
+  auto text = [](const TrackingEvent &event) {
+    return event.pass + "|" + event.anchor + "|" + event.reason;
+  };
+  auto writer = [&](int thread) {
+    std::vector<int> anchors(100);
+    for (int round = 0; round < 60; ++round) {
+      ConstantChain module(context, registry, 100);
+      for (size_t i = 0; i < module.ops.size(); ++i) {
+        tracking::detail::EventSource source;
+        source.pass = "pass-" + std::to_string(thread);
+        source.passKey = &passKey;
+        source.anchorKey = &anchors[i];
+        source.anchor = "@t" + std::to_string(thread) + "_" +
+                        std::to_string(round) + "_" + std::to_string(i);
+        std::string reason = "r" + std::to_string(i);
+        notifier.notifyOperationErased(module.ops[i], source,
+                                       StringRef(reason));
+      }
+      std::lock_guard<std::mutex> guard(mutex);
+      for (size_t i = 0; i < module.ops.size(); i += 25)
+        kept.push_back({module.handles[i], "pass-" + std::to_string(thread) +
+                                               "|@t" + std::to_string(thread) +
+                                               "_" + std::to_string(round) +
+                                               "_" + std::to_string(i) + "|r" +
+                                               std::to_string(i)});
+    }
+    --writersLeft;
+  };
+  std::thread first(writer, 0), second(writer, 1);
+  size_t most = 0;
+  while (writersLeft.load() > 0) {
+    std::vector<std::pair<OpHandle, std::string>> snapshot;
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      snapshot = kept;
+      // Drop half of them, the oldest.
+      if (kept.size() > 40)
+        kept.erase(kept.begin(), kept.begin() + kept.size() / 2);
+    }
+    for (const auto &[handle, expected] : snapshot) {
+      std::vector<TrackingEvent> history = handle.getHistory();
+      ++read;
+      if (history.size() != 1 || text(history[0]) != expected)
+        ++wrong;
+    }
+    most = std::max(most, notifier.getNumEventSources());
+  }
+  first.join();
+  second.join();
+  for (const auto &[handle, expected] : kept) {
+    std::vector<TrackingEvent> history = handle.getHistory();
+    ASSERT_EQ(history.size(), 1u);
+    EXPECT_EQ(text(history[0]), expected);
+  }
+  EXPECT_GT(read.load(), 0u);
+  EXPECT_EQ(wrong.load(), 0u);
+  // 12,000 sources without collections.
+  EXPECT_LE(most, tracking::detail::EventLog::kForgetSourcesAt + 200);
 }
 
 /// Dropping the only handle to the start of a 300k-long chain releases the
