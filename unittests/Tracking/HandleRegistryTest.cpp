@@ -1312,12 +1312,17 @@ TEST(HandleMergeChainTest, CollectionsUnderThreads) {
   std::vector<std::pair<OpHandle, std::string>> kept;
   std::atomic<int> writersLeft{2};
   std::atomic<size_t> wrong{0}, read{0};
+  // The reader's passes over a non-empty snapshot: a writer waits for them
+  // to keep up, so that reads interleave with the writes on any host.
+  std::atomic<int> readerPasses{0};
   auto text = [](const TrackingEvent &event) {
     return event.pass + "|" + event.anchor + "|" + event.reason;
   };
   auto writer = [&](int thread) {
     std::vector<int> anchors(100);
     for (int round = 0; round < 60; ++round) {
+      while (readerPasses.load() < round / 2)
+        std::this_thread::yield();
       ConstantChain module(context, registry, 100);
       for (size_t i = 0; i < module.ops.size(); ++i) {
         tracking::detail::EventSource source;
@@ -1358,6 +1363,8 @@ TEST(HandleMergeChainTest, CollectionsUnderThreads) {
         ++wrong;
     }
     most = std::max(most, notifier.getNumEventSources());
+    if (!snapshot.empty())
+      ++readerPasses;
   }
   first.join();
   second.join();
