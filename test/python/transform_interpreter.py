@@ -955,6 +955,89 @@ module attributes {transform.with_named_sequence} {
         print("verifies:", payload.operation.verify(), str(payload).count("arith.constant"))
 
 
+# CHECK-LABEL: TEST: test_action_applied_while_running
+@run
+def test_action_applied_while_running():
+    # A foreach_match action whose walk applies it again while it runs (the
+    # copy of @act the include's walk applies, reaching @c from @b): the
+    # inner application of upstream's interpreter shares the region's
+    # mappings and erases them when it ends (its foreach fails at once, on a
+    # marked module, suppressed), and the outer one segfaulted consuming the
+    # sequence's handle. Refused before the inner one runs.
+    with ir.Context():
+        payload = ir.Module.parse("""
+module @a {
+  module @ma {
+    func.func @fa() -> i32 {
+      %0 = arith.constant 7 : i32
+      return %0 : i32
+    }
+  }
+  module @mb {
+    func.func @fb() -> (i32, i32, i32) {
+      %0 = arith.constant 1 : i32
+      %1 = arith.constant 1 : i32
+      %2 = arith.constant 2 : i32
+      return %0, %1, %2 : i32, i32, i32
+    }
+  }
+  module @b {
+  }
+  module @c {
+  }
+}""")
+        script = ir.Module.parse("""
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @is_module(%op: !transform.any_op {transform.readonly}, %items: !transform.any_op {transform.readonly}, %next: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op) {
+    transform.match.operation_name %op ["builtin.module"] : !transform.any_op
+    transform.yield %op, %items, %next, %items, %op : !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op
+  }
+  // Runs on %items, then applies itself to %next (its items forwarded).
+  transform.named_sequence @act(%op: !transform.any_op {transform.readonly}, %items: !transform.any_op {transform.readonly}, %next: !transform.any_op {transform.readonly}, %items2: !transform.any_op {transform.readonly}, %next2: !transform.any_op {transform.readonly}) {
+    transform.foreach %items : !transform.any_op {
+    ^bb0(%x: !transform.any_op):
+      // Fails when the module holding %x is marked.
+      transform.foreach %x : !transform.any_op {
+      ^bb1(%z: !transform.any_op):
+        %zm = transform.get_parent_op %z {op_name = "builtin.module"} : (!transform.any_op) -> !transform.any_op
+        %marked = transform.structured.match ops{["builtin.module"]} attributes{"x.mark"} in %zm : (!transform.any_op) -> !transform.any_op
+        %n = transform.num_associations %marked : (!transform.any_op) -> !transform.param<i64>
+        %zero = transform.param.constant 0 : i64 -> !transform.param<i64>
+        transform.match.param.cmpi eq %n, %zero : !transform.param<i64>
+      }
+      %m = transform.get_parent_op %x {op_name = "builtin.module"} : (!transform.any_op) -> !transform.any_op
+      transform.annotate %m "x.mark" : !transform.any_op
+      %f = transform.get_parent_op %x {op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
+      transform.apply_patterns to %f { transform.apply_patterns.canonicalization } : !transform.any_op
+      transform.sequence %next : !transform.any_op failures(suppress) {
+      ^bb2(%root: !transform.any_op):
+        transform.foreach_match restrict_root in %root, %items2, %next2 @is_module -> @act : (!transform.any_op, !transform.any_op, !transform.any_op) -> !transform.any_op
+        transform.yield
+      }
+    }
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %fa = transform.structured.match ops{["func.func"]} attributes{sym_name = "fa"} in %root : (!transform.any_op) -> !transform.any_op
+    %fb = transform.structured.match ops{["func.func"]} attributes{sym_name = "fb"} in %root : (!transform.any_op) -> !transform.any_op
+    %ca = transform.structured.match ops{["arith.constant"]} in %fa : (!transform.any_op) -> !transform.any_op
+    %cb = transform.structured.match ops{["arith.constant"]} in %fb : (!transform.any_op) -> !transform.any_op
+    %b = transform.structured.match ops{["builtin.module"]} attributes{sym_name = "b"} in %root : (!transform.any_op) -> !transform.any_op
+    %c = transform.structured.match ops{["builtin.module"]} attributes{sym_name = "c"} in %root : (!transform.any_op) -> !transform.any_op
+    transform.include @act failures(propagate) (%root, %ca, %b, %cb, %c) : (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op) -> ()
+    transform.yield
+  }
+}""")
+        try:
+            interpreter.apply_named_sequence(payload.operation, script.body.operations[-1], script)
+            print("ran")
+        except ir.MLIRError as e:
+            # CHECK: MLIRError: a transform.foreach_match action was applied while it was running
+            print("MLIRError:", e.error_diagnostics[0].message.split(" (a walk")[0])
+        # CHECK-NEXT: verifies: True 2
+        print("verifies:", payload.operation.verify(), str(payload).count("x.mark"))
+
+
 # CHECK-LABEL: TEST: test_entry_that_does_not_verify
 @run
 def test_entry_that_does_not_verify():

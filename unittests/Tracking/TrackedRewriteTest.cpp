@@ -471,6 +471,47 @@ TEST_F(TrackedRewriteTest, CommitNeverReadsAnOpTheDriverFreedUnannounced) {
   expectConsistent();
 }
 
+TEST_F(TrackedRewriteTest, OpAtTheAddressOfAnUndoneFoldConstantGetsNoPattern) {
+  // The driver undoes a fold whose constants it cannot legalize without a
+  // notification, freeing a constant that AddIToLLVM "rewrote" (its entry
+  // stayed). Played by hand: a later op created at the constant's address
+  // and erased at commit was attributed to AddIToLLVM, a pattern on
+  // `arith.addi` that never rewrote it ("unnamed pattern on arith.addi").
+  ConversionTrackingListener listener;
+  listener.noteOpsBeforeConversion(module->getOperation());
+  AddIToLLVM pattern(&context);
+  Operation *dead = findTagged(module->getOperation(), "dead");
+  OpBuilder builder(dead);
+  auto constant = [&](int64_t value) -> Operation * {
+    return arith::ConstantOp::create(builder, dead->getLoc(),
+                                     builder.getI32IntegerAttr(value));
+  };
+  Operation *folded = constant(7);
+  listener.notifyPatternBegin(pattern, folded);
+  listener.notifyPatternEnd(pattern, success());
+  void *freed = folded;
+  folded->erase();
+  // The allocator hands the address out again, mostly at once.
+  Operation *reused = nullptr;
+  SmallVector<Operation *> others;
+  for (int attempt = 0; attempt < 1000 && !reused; ++attempt) {
+    Operation *op = constant(8);
+    (op == freed ? reused : others.emplace_back()) = op;
+  }
+  for (Operation *op : others)
+    op->erase();
+  if (!reused)
+    GTEST_SKIP() << "the allocator did not reuse the address";
+  OpHandle later = registry.getHandle(reused);
+  listener.notifyOperationInserted(reused, {});
+  listener.notifyOperationErased(reused);
+  EXPECT_EQ(later.getState(), HandleState::Erased);
+  EXPECT_EQ(later.getHistory().back().pattern, "erased by dialect conversion")
+      << later.getHistory().back().str();
+  reused->erase();
+  expectConsistent();
+}
+
 TEST_F(TrackedRewriteTest, ArithToLLVMPassIsPrecise) {
   module = parseModule(context, R"mlir(
 func.func @f(%a: index, %b: i32) -> (index, i32) {

@@ -84,6 +84,14 @@ public:
       RewriterBase::Listener *next = nullptr, bool delayedNotifications = true);
   ~ConversionTrackingListener() override;
 
+  /// Takes note of the ops under `root`, which the driver is about to
+  /// convert: only patterns applied to those are remembered from then on.
+  /// Any other op was created during the conversion and may be a fold's
+  /// constant, which the driver frees without a notification when it undoes
+  /// the fold (with what patterns applied to it created): a later op at its
+  /// address must not be attributed to a pattern that never rewrote it.
+  void noteOpsBeforeConversion(Operation *root);
+
   /// Fires around each pattern application, during matching (before any
   /// commit): remembers the pattern of each successfully rewritten root,
   /// and forgets it again when the driver undoes that pattern.

@@ -105,8 +105,9 @@ struct ConversionTrackingListener::State {
   /// the patterns nested in it, and frees the ops they created (roots or
   /// `createdBefore` here), so we undo their entries too (`undoLog`). (It
   /// also undoes a fold whose constants it cannot legalize, without a
-  /// notification: entries of patterns applied to those constants stay, and
-  /// `committedOps` keeps their ops from being read.)
+  /// notification: once `opsBefore` is known, no entry names such a
+  /// constant, and `committedOps` keeps the ops created before a root from
+  /// being read.)
   llvm::DenseMap<Operation *, Rewrite> rewrites;
   /// The entries of `rewrites` that patterns ending inside an active one
   /// overwrote (std::nullopt: there was none), oldest first.
@@ -117,6 +118,11 @@ struct ConversionTrackingListener::State {
   /// driver commits its rewrites in order); one the driver freed when it
   /// undid its creation (a fold it could not legalize) never is.
   llvm::DenseSet<Operation *> committedOps;
+  /// The ops that existed when the conversion began, if known
+  /// (`noteOpsBeforeConversion`): the roots `rewrites` may name. The driver
+  /// frees none of them before it commits.
+  llvm::DenseSet<Operation *> opsBefore;
+  bool knowsOpsBefore = false;
   /// The pattern whose failure was reported last, if none began since: the
   /// driver reports the failure of a pattern that matched but whose result
   /// it could not legalize twice (from its success and failure callbacks).
@@ -140,6 +146,11 @@ struct ConversionTrackingListener::State {
   /// ops stay in place until commit when notifications are delayed.
   void record(const Application &application) {
     Operation *root = application.root;
+    // A root created during the conversion may be a fold's constant that
+    // the driver frees unannounced, and an op created later at its address
+    // would take its entry: its rewrites go unnamed ("dialect conversion").
+    if (knowsOpsBefore && !opsBefore.contains(root))
+      return;
     Rewrite rewrite{application.pattern, nullptr};
     Operation *previous = root->getPrevNode();
     if (previous && previous != application.previous &&
@@ -221,6 +232,11 @@ static SmallVector<Value> lookThroughMaterializations(ValueRange values) {
 }
 
 ConversionTrackingListener::~ConversionTrackingListener() = default;
+
+void ConversionTrackingListener::noteOpsBeforeConversion(Operation *root) {
+  state->knowsOpsBefore = true;
+  root->walk([&](Operation *op) { state->opsBefore.insert(op); });
+}
 
 void ConversionTrackingListener::notifyPatternBegin(const Pattern &pattern,
                                                     Operation *op) {
@@ -327,6 +343,8 @@ LogicalResult mlir::tracking::applyPartialConversionTracked(
     TrackingConfig tracking) {
   ConversionTrackingListener listener(tracking, config.listener,
                                       config.allowPatternRollback);
+  if (config.allowPatternRollback)
+    listener.noteOpsBeforeConversion(op);
   config.listener = &listener;
   return applyPartialConversion(op, target, patterns, config);
 }
@@ -337,6 +355,8 @@ LogicalResult mlir::tracking::applyFullConversionTracked(
     TrackingConfig tracking) {
   ConversionTrackingListener listener(tracking, config.listener,
                                       config.allowPatternRollback);
+  if (config.allowPatternRollback)
+    listener.noteOpsBeforeConversion(op);
   config.listener = &listener;
   return applyFullConversion(op, target, patterns, config);
 }

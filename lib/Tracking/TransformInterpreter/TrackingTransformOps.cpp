@@ -16,6 +16,7 @@
 #include "mlir/Tracking/TrackingListener.h"
 #include "mlir/Tracking/TransformInterpreter.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 using namespace mlir::tracking;
@@ -938,8 +939,23 @@ DiagnosedSilenceableFailure transform::TrackingWalkStepOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &transformResults,
     transform::TransformState &state) {
-  if (!getRun(getOperation(), state))
+  TrackedRun *run = getRun(getOperation(), state);
+  if (!run)
     return DiagnosedSilenceableFailure::definiteFailure();
+  // An action that a walk of its own applies while it runs: upstream's
+  // interpreter enters its region again, which it cannot (it shares the
+  // mappings of the running action and erases them when the inner one ends;
+  // the outer one then crashes reading them, or its foreach checks see its
+  // payload gone). Refused before anything of the inner one runs.
+  Operation *action = getOperation()->getParentOp();
+  if (!run->runningActions.insert(action).second)
+    return emitDefiniteFailure()
+           << "a transform.foreach_match action was applied while it was "
+              "running (a walk in it applied it again): upstream's "
+              "interpreter cannot enter the action's region twice (it "
+              "drops the handles of the running action, and crashes "
+              "reading them)";
+  llvm::scope_exit stillRunning([&] { run->runningActions.erase(action); });
   Block &body = getBody().front();
   auto scope = state.make_region_scope(getBody());
   for (Operation &step : body.without_terminator()) {
@@ -959,7 +975,6 @@ DiagnosedSilenceableFailure transform::TrackingWalkStepOp::apply(
       auto *top = reinterpret_cast<Operation *>(uintptr_t(record.front()));
       // A nested run walks the IR it holds (above it, other threads may be
       // rewriting), when the walk is in it (not in a detached clone).
-      TrackedRun *run = getRun(getOperation(), state);
       for (size_t level = 2;
            run->heldLimit && level + kFieldsPerLevel <= record.size();
            level += kFieldsPerLevel)
@@ -1069,6 +1084,9 @@ DiagnosedSilenceableFailure transform::TrackingBeginForeachOp::apply(
         std::min(numIterations.value_or(payload.size()), payload.size());
   }
   frame.numIterations = numIterations.value_or(0);
+  // Frames left by bodies that failed silenceably (no execution of this
+  // foreach is in progress: it would have to run inside itself).
+  run->foreachs[getForeach()].clear();
   if (frame.numIterations == 0)
     return DiagnosedSilenceableFailure::success(); // No body runs.
   run->foreachs[getForeach()].push_back(std::move(frame));

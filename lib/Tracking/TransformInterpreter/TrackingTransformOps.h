@@ -206,9 +206,16 @@ struct TrackedRun {
     llvm::SmallPtrSet<Operation *, 2> tops;
   };
 
-  /// Per foreach of the copy, its executions in progress, innermost last (a
-  /// body may include a sequence that runs the same foreach again).
+  /// Per foreach of the copy, its execution in progress, last. A body that
+  /// fails silenceably leaves its frame (its last check never runs); the
+  /// next execution drops it: a foreach never runs inside itself, as only an
+  /// action that runs again while it runs could run it
+  /// (`runningActions`).
   std::vector<std::vector<ForeachFrame>> foreachs;
+
+  /// The `foreach_match` action copies with a
+  /// `transform.tracking.walk_step` in progress.
+  llvm::SmallPtrSet<Operation *, 4> runningActions;
 };
 
 /// Gives the ops of the script copy access to their run.
