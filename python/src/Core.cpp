@@ -604,6 +604,7 @@ bool PyMlirContext::findObjectsUnder(Operation *subtree,
     return false;
   }
   // The objects clearLiveOperations forgot (no lookup finds them).
+  numObjectEntriesScanned += forgottenOperations.size();
   for (PyOperation *operation : forgottenOperations) {
     Operation *op = operation->getIfLive();
     if (op && mayReadForRehome(*operation, newOwner) && subtree->isAncestor(op))

@@ -370,7 +370,8 @@ namespace __attribute__((visibility("hidden"))) python {
     std::vector<PyOperation *> getOperationObjects();
     /// Entries examined by the scans of every Operation object
     /// (forEachOperationObject, clearLiveOperations; for tests): about the
-    /// number of objects alive, plus those made since the previous scan.
+    /// number of objects alive, plus those made since the previous scan,
+    /// plus those clearLiveOperations forgot that the scan read.
     size_t numObjectEntriesScanned = 0;
     /// Number of Python Module objects alive (kept by PyModule; for tests).
     size_t numLiveModules = 0;
@@ -517,6 +518,7 @@ namespace __attribute__((visibility("hidden"))) python {
       compactObjectIndices();
       for (uint32_t index : objectIndices)
         fn(operationsByIndex[index]);
+      numObjectEntriesScanned += forgottenOperations.size();
       for (PyOperation *operation : forgottenOperations)
         fn(operation);
     }
