@@ -494,6 +494,19 @@ namespace __attribute__((visibility("hidden"))) python {
     /// rehome must reach them all, so that each object's owner is its op's
     /// tree (the run guard relies on it).
     llvm::DenseSet<PyOperation *> forgottenOperations;
+    /// The objects of `forgottenOperations` with a live handle, by the key
+    /// of the handle's merge group (`OpHandle::getKey`, which the op's own
+    /// handle has too), as of the registry's merge count
+    /// `forgottenMergesAtScan`: rehome looks each moved op up here instead
+    /// of reading every forgotten object. May name objects dropped since
+    /// (checked against `forgottenOperations` before use: only
+    /// clearLiveOperations adds to it, and it clears this index).
+    llvm::DenseMap<const void *, llvm::SmallVector<PyOperation *, 1>>
+        forgottenObjectsByKey;
+    uint64_t forgottenMergesAtScan = UINT64_MAX;
+    /// Updates `forgottenObjectsByKey` if handles merged or objects were
+    /// forgotten since its last scan.
+    void indexForgottenObjects();
     /// The `operationsByIndex` entries whose object's handle had merged into
     /// another (it follows an op whose own record is another one), by the
     /// key of their merge group (`OpHandle::getKey`, which the handle of
@@ -510,7 +523,7 @@ namespace __attribute__((visibility("hidden"))) python {
     /// `subtree` (`subtree` included), walking it, and returns true; or
     /// returns false if the walk would visit more ops than there are
     /// objects (scanning the objects then costs less).
-    bool findObjectsUnder(Operation *subtree, const RootOwner &newOwner,
+    bool findObjectsUnder(Operation *subtree,
                           std::vector<PyOperation *> &affected);
     /// Calls `fn` with every Python Operation object (see above). `fn` must
     /// not make or drop Operation objects.

@@ -1377,5 +1377,7 @@ size_t PyMlirContext::clearLiveOperations() {
   }
   objectIndices.clear();
   numLiveOperations = 0;
+  // The newly forgotten objects are not indexed yet.
+  forgottenMergesAtScan = UINT64_MAX;
   return cleared;
 }
