@@ -979,7 +979,25 @@ py::object PyOperation::adopt(PyMlirContext &context, Operation *op) {
   assert(!op->getBlock() && "only detached ops can be adopted");
   // Hold the new owner until the handle holds it.
   std::shared_ptr<RootOwner> owner = context.adoptRoot(op);
-  return forOperation(context, op);
+  py::object object = forOperation(context, op, owner);
+  // `op` is its own root: the object need not walk up to check.
+  object.cast<PyOperation &>().confirmOwner(*owner);
+  return object;
+}
+
+Operation *PyMlirContext::findRootOf(Operation *op) {
+  if (!capsuleAccess)
+    if (OpHandle handle = registry->lookupHandle(op)) {
+      uint32_t index = handle.getIdentityIndex();
+      if (index < operationsByIndex.size())
+        if (PyOperation *operation = operationsByIndex[index];
+            operation && operation->rootCheckedAt == rootChanges &&
+            operation->getIfLive() == op)
+          if (Operation *root = RootOwner::resolve(operation->owner)->getRoot())
+            return root;
+    }
+  ++numRootWalks;
+  return getRootOf(op);
 }
 
 Operation *PyOperation::get() {
@@ -995,9 +1013,17 @@ Operation *PyOperation::get() {
   checkPassScope(*resolved, handle, "op");
   // Keep the owner in step with the op's root (forwards after insertion).
   // Capsules let C++ code move IR without telling: then always look.
-  if (owner == resolved && rootCheckedAt == context->getRootChanges() &&
-      !context->hadCapsuleAccess())
+  if (rootCheckedAt == context->getRootChanges() &&
+      !context->hadCapsuleAccess()) {
+    // No op changed root since `owner` was found to own this one's, but
+    // by inserting a tree's root into another tree, which forwards its
+    // owner: the resolved owner owns the root now (no walk up, which costs
+    // the nesting depth at each op inserted into a deep nest).
+    if (owner != resolved)
+      setOwner(resolved->shared_from_this());
     return op;
+  }
+  ++context->numRootWalks;
   Operation *root = getRootOf(op);
   if (owner != resolved || owner->getRoot() != root) {
     std::shared_ptr<RootOwner> current = resolved->getRoot() == root

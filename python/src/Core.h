@@ -322,6 +322,10 @@ namespace __attribute__((visibility("hidden"))) python {
     std::shared_ptr<RootOwner> findOwner(Operation *root) const;
     /// Makes this extension the owner of the detached op `root`.
     [[nodiscard]] std::shared_ptr<RootOwner> adoptRoot(Operation *root);
+    /// The top-level ancestor of `op` (or `op`): read from the owner of the
+    /// Python object of `op` when that object is known to be in step with
+    /// its root (most often the op Python inserts into), else walked up.
+    Operation *findRootOf(Operation *op);
     /// Points every Python handle under `subtree` at the owner of its current
     /// root (after `subtree` moved to another root).
     void rehome(Operation *subtree);
@@ -353,6 +357,10 @@ namespace __attribute__((visibility("hidden"))) python {
     bool hadCapsuleAccess() const { return capsuleAccess; }
     /// Number of walks looking for links between trees (for tests).
     size_t numTreeLinkWalks = 0;
+    /// Number of walks up an op's ancestors to find its root that an
+    /// Operation object (PyOperation::get) or an insertion (findRootOf)
+    /// could not skip (for tests).
+    size_t numRootWalks = 0;
 
     /// Fires when an Operation object dies: its handle is released later,
     /// with others, under one registry lock for each batch of
