@@ -1902,8 +1902,14 @@ void RegistryNotifier::notifyOperationInserted(Operation *op) {
   if (impl.scopeIndex.empty())
     return;
   Operation *scope = impl.scopeOfUnderParent(op);
-  if (HandleRecord *record = impl.byOp.lookup(op))
+  // Whether the index knew `op` as a root (its record in the top scope).
+  bool wasRoot = false;
+  if (HandleRecord *record = impl.byOp.lookup(op)) {
+    if (record->mapped)
+      if (ScopeInfo *info = impl.scopeIndex.infoOf(record))
+        wasRoot = info->op == nullptr;
     impl.setScope(record, scope);
+  }
   // Whether `op` is a scope itself (bodyScopeOf(op) == op), without walking
   // up to its scope: inserting each op of a deep nest stays linear.
   if (!op->getParentOp() || op->hasTrait<OpTrait::IsIsolatedFromAbove>()) {
@@ -1914,6 +1920,14 @@ void RegistryNotifier::notifyOperationInserted(Operation *op) {
   }
   if (op->getNumRegions() == 0)
     return;
+  // A root the index knew as one: what is under it is indexed under it (it
+  // was its own scope), and moves to `scope` without a walk (building a
+  // nest inside out inserts each root holding the whole nest so far).
+  if (wasRoot) {
+    impl.scopeIndex.moveBetweenScopes(op, scope,
+                                      [](Operation *) { return true; });
+    return;
+  }
   // `op` may have been unlinked with remove() elsewhere, its tracked
   // descendants still indexed under the scope it left.
   impl.reindexNestedInScope(op, scope);
