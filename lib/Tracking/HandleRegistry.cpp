@@ -471,6 +471,24 @@ struct RegistryImpl : LockFreeKeys {
 
   static Operation *scopeOf(Operation *op) { return scopeOfOp(op); }
 
+  /// `scopeOf(op)`, read from the record of the parent of `op` when it has
+  /// one: each op inserted into a deep nest from Python (where the op
+  /// inserted into is tracked) then costs no walk up to its scope.
+  Operation *scopeOfUnderParent(Operation *op) const {
+    Operation *parent = op->getParentOp();
+    if (!parent)
+      return nullptr;
+    if (!parent->getParentOp() ||
+        parent->hasTrait<OpTrait::IsIsolatedFromAbove>())
+      return parent;
+    if (HandleRecord *record = byOp.lookup(parent); record && record->mapped)
+      if (ScopeInfo *info = scopeIndex.infoOf(record)) {
+        assert(info->op == scopeOf(op) && "a record indexed outside its scope");
+        return info->op;
+      }
+    return scopeOf(op);
+  }
+
   /// HandleRegistry::getChangeCount: the count in the high bits, and in
   /// bit 0 whether the count was read since it last moved. A step that may
   /// change what `OpHandle::get` says of a handle moves the count only if
@@ -774,7 +792,11 @@ struct RegistryImpl : LockFreeKeys {
   /// are now, when where they were is unknown. Nested scopes are only
   /// reparented: what is inside them is indexed under them already.
   void reindexNested(Operation *op) {
-    Operation *scope = bodyScopeOf(op);
+    reindexNestedInScope(op, bodyScopeOf(op));
+  }
+
+  /// The same, when `op`'s body scope is known to be `scope`.
+  void reindexNestedInScope(Operation *op, Operation *scope) {
     for (Region &region : op->getRegions())
       for (Block &block : region)
         reindexBlock(&block, scope);
@@ -1883,19 +1905,36 @@ void RegistryNotifier::notifyOperationInserted(Operation *op) {
   // without handles (then the scope index is empty too).
   if (impl.scopeIndex.empty())
     return;
-  if (HandleRecord *record = impl.byOp.lookup(op))
-    impl.setScope(record, RegistryImpl::scopeOf(op));
+  Operation *scope = impl.scopeOfUnderParent(op);
+  // Whether the index knew `op` as a root (its record in the top scope).
+  bool wasRoot = false;
+  if (HandleRecord *record = impl.byOp.lookup(op)) {
+    if (record->mapped)
+      if (ScopeInfo *info = impl.scopeIndex.infoOf(record))
+        wasRoot = info->op == nullptr;
+    impl.setScope(record, scope);
+  }
   // Whether `op` is a scope itself (bodyScopeOf(op) == op), without walking
   // up to its scope: inserting each op of a deep nest stays linear.
   if (!op->getParentOp() || op->hasTrait<OpTrait::IsIsolatedFromAbove>()) {
     // What is inside a scope is indexed under it: only the scope moves.
     if (impl.scopeIndex.contains(op))
-      impl.scopeIndex.reparentScope(op, RegistryImpl::scopeOf(op));
+      impl.scopeIndex.reparentScope(op, scope);
+    return;
+  }
+  if (op->getNumRegions() == 0)
+    return;
+  // A root the index knew as one: what is under it is indexed under it (it
+  // was its own scope), and moves to `scope` without a walk (building a
+  // nest inside out inserts each root holding the whole nest so far).
+  if (wasRoot) {
+    impl.scopeIndex.moveBetweenScopes(op, scope,
+                                      [](Operation *) { return true; });
     return;
   }
   // `op` may have been unlinked with remove() elsewhere, its tracked
   // descendants still indexed under the scope it left.
-  impl.reindexNested(op);
+  impl.reindexNestedInScope(op, scope);
 }
 
 void RegistryNotifier::notifyBlockMoved(Block *block, Operation *oldScope) {

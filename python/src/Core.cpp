@@ -556,6 +556,20 @@ void PyMlirContext::findMergedObjects() {
   mergesAtLastScan = merges;
 }
 
+void PyMlirContext::indexForgottenObjects() {
+  uint64_t merges = registry->getNumMerges();
+  if (merges == forgottenMergesAtScan)
+    return;
+  forgottenObjectsByKey.clear();
+  numObjectEntriesScanned += forgottenOperations.size();
+  for (PyOperation *operation : forgottenOperations) {
+    const OpHandle &handle = operation->getHandle();
+    if (handle.get())
+      forgottenObjectsByKey[handle.getKey()].push_back(operation);
+  }
+  forgottenMergesAtScan = merges;
+}
+
 namespace {
 /// Whether rehome may read the op of `operation` to see if it moved into the
 /// tree of `newOwner`. Ops of a tree a pipeline runs on that this thread
@@ -570,12 +584,12 @@ bool mayReadForRehome(const PyOperation &operation, const RootOwner &newOwner) {
 } // namespace
 
 bool PyMlirContext::findObjectsUnder(Operation *subtree,
-                                     const RootOwner &newOwner,
                                      std::vector<PyOperation *> &affected) {
   size_t numObjects = numLiveOperations + forgottenOperations.size();
   size_t budget = std::max<size_t>(numObjects, 64);
   size_t numVisited = 0;
   findMergedObjects();
+  indexForgottenObjects();
   // Reads only `subtree`, which this thread just moved: ops of a tree a
   // pipeline runs on stay unread.
   WalkResult walked = subtree->walk([&](Operation *op) {
@@ -587,6 +601,14 @@ bool PyMlirContext::findObjectsUnder(Operation *subtree,
     uint32_t index = handle.getIdentityIndex();
     if (index < operationsByIndex.size() && operationsByIndex[index])
       affected.push_back(operationsByIndex[index]);
+    // The objects clearLiveOperations forgot, merged or not.
+    if (!forgottenObjectsByKey.empty())
+      if (auto it = forgottenObjectsByKey.find(handle.getKey());
+          it != forgottenObjectsByKey.end())
+        for (PyOperation *forgotten : it->second)
+          if (forgottenOperations.contains(forgotten) &&
+              forgotten->getIfLive() == op)
+            affected.push_back(forgotten);
     // The objects whose handle merged into this one's; an index given to
     // another object since is checked.
     if (mergedObjectsByKey.empty())
@@ -603,12 +625,6 @@ bool PyMlirContext::findObjectsUnder(Operation *subtree,
     affected.clear();
     return false;
   }
-  // The objects clearLiveOperations forgot (no lookup finds them).
-  for (PyOperation *operation : forgottenOperations) {
-    Operation *op = operation->getIfLive();
-    if (op && mayReadForRehome(*operation, newOwner) && subtree->isAncestor(op))
-      affected.push_back(operation);
-  }
   return true;
 }
 
@@ -619,7 +635,7 @@ void PyMlirContext::rehome(Operation *subtree) {
   // to IR of `subtree`.
   noteTreeChanged(*owner);
   std::vector<PyOperation *> affected;
-  if (!findObjectsUnder(subtree, *owner, affected))
+  if (!findObjectsUnder(subtree, affected))
     forEachOperationObject([&](PyOperation *operation) {
       if (!mayReadForRehome(*operation, *owner))
         return;
@@ -963,7 +979,25 @@ py::object PyOperation::adopt(PyMlirContext &context, Operation *op) {
   assert(!op->getBlock() && "only detached ops can be adopted");
   // Hold the new owner until the handle holds it.
   std::shared_ptr<RootOwner> owner = context.adoptRoot(op);
-  return forOperation(context, op);
+  py::object object = forOperation(context, op, owner);
+  // `op` is its own root: the object need not walk up to check.
+  object.cast<PyOperation &>().confirmOwner(*owner);
+  return object;
+}
+
+Operation *PyMlirContext::findRootOf(Operation *op) {
+  if (!capsuleAccess)
+    if (OpHandle handle = registry->lookupHandle(op)) {
+      uint32_t index = handle.getIdentityIndex();
+      if (index < operationsByIndex.size())
+        if (PyOperation *operation = operationsByIndex[index];
+            operation && operation->rootCheckedAt == rootChanges &&
+            operation->getIfLive() == op)
+          if (Operation *root = RootOwner::resolve(operation->owner)->getRoot())
+            return root;
+    }
+  ++numRootWalks;
+  return getRootOf(op);
 }
 
 Operation *PyOperation::get() {
@@ -979,9 +1013,17 @@ Operation *PyOperation::get() {
   checkPassScope(*resolved, handle, "op");
   // Keep the owner in step with the op's root (forwards after insertion).
   // Capsules let C++ code move IR without telling: then always look.
-  if (owner == resolved && rootCheckedAt == context->getRootChanges() &&
-      !context->hadCapsuleAccess())
+  if (rootCheckedAt == context->getRootChanges() &&
+      !context->hadCapsuleAccess()) {
+    // No op changed root since `owner` was found to own this one's, but
+    // by inserting a tree's root into another tree, which forwards its
+    // owner: the resolved owner owns the root now (no walk up, which costs
+    // the nesting depth at each op inserted into a deep nest).
+    if (owner != resolved)
+      setOwner(resolved->shared_from_this());
     return op;
+  }
+  ++context->numRootWalks;
   Operation *root = getRootOf(op);
   if (owner != resolved || owner->getRoot() != root) {
     std::shared_ptr<RootOwner> current = resolved->getRoot() == root

@@ -322,6 +322,10 @@ namespace __attribute__((visibility("hidden"))) python {
     std::shared_ptr<RootOwner> findOwner(Operation *root) const;
     /// Makes this extension the owner of the detached op `root`.
     [[nodiscard]] std::shared_ptr<RootOwner> adoptRoot(Operation *root);
+    /// The top-level ancestor of `op` (or `op`): read from the owner of the
+    /// Python object of `op` when that object is known to be in step with
+    /// its root (most often the op Python inserts into), else walked up.
+    Operation *findRootOf(Operation *op);
     /// Points every Python handle under `subtree` at the owner of its current
     /// root (after `subtree` moved to another root).
     void rehome(Operation *subtree);
@@ -353,6 +357,10 @@ namespace __attribute__((visibility("hidden"))) python {
     bool hadCapsuleAccess() const { return capsuleAccess; }
     /// Number of walks looking for links between trees (for tests).
     size_t numTreeLinkWalks = 0;
+    /// Number of walks up an op's ancestors to find its root that an
+    /// Operation object (PyOperation::get) or an insertion (findRootOf)
+    /// could not skip (for tests).
+    size_t numRootWalks = 0;
 
     /// Fires when an Operation object dies: its handle is released later,
     /// with others, under one registry lock for each batch of
@@ -370,7 +378,8 @@ namespace __attribute__((visibility("hidden"))) python {
     std::vector<PyOperation *> getOperationObjects();
     /// Entries examined by the scans of every Operation object
     /// (forEachOperationObject, clearLiveOperations; for tests): about the
-    /// number of objects alive, plus those made since the previous scan.
+    /// number of objects alive, plus those made since the previous scan,
+    /// plus those clearLiveOperations forgot that the scan read.
     size_t numObjectEntriesScanned = 0;
     /// Number of Python Module objects alive (kept by PyModule; for tests).
     size_t numLiveModules = 0;
@@ -493,6 +502,19 @@ namespace __attribute__((visibility("hidden"))) python {
     /// rehome must reach them all, so that each object's owner is its op's
     /// tree (the run guard relies on it).
     llvm::DenseSet<PyOperation *> forgottenOperations;
+    /// The objects of `forgottenOperations` with a live handle, by the key
+    /// of the handle's merge group (`OpHandle::getKey`, which the op's own
+    /// handle has too), as of the registry's merge count
+    /// `forgottenMergesAtScan`: rehome looks each moved op up here instead
+    /// of reading every forgotten object. May name objects dropped since
+    /// (checked against `forgottenOperations` before use: only
+    /// clearLiveOperations adds to it, and it clears this index).
+    llvm::DenseMap<const void *, llvm::SmallVector<PyOperation *, 1>>
+        forgottenObjectsByKey;
+    uint64_t forgottenMergesAtScan = UINT64_MAX;
+    /// Updates `forgottenObjectsByKey` if handles merged or objects were
+    /// forgotten since its last scan.
+    void indexForgottenObjects();
     /// The `operationsByIndex` entries whose object's handle had merged into
     /// another (it follows an op whose own record is another one), by the
     /// key of their merge group (`OpHandle::getKey`, which the handle of
@@ -509,7 +531,7 @@ namespace __attribute__((visibility("hidden"))) python {
     /// `subtree` (`subtree` included), walking it, and returns true; or
     /// returns false if the walk would visit more ops than there are
     /// objects (scanning the objects then costs less).
-    bool findObjectsUnder(Operation *subtree, const RootOwner &newOwner,
+    bool findObjectsUnder(Operation *subtree,
                           std::vector<PyOperation *> &affected);
     /// Calls `fn` with every Python Operation object (see above). `fn` must
     /// not make or drop Operation objects.
@@ -517,6 +539,7 @@ namespace __attribute__((visibility("hidden"))) python {
       compactObjectIndices();
       for (uint32_t index : objectIndices)
         fn(operationsByIndex[index]);
+      numObjectEntriesScanned += forgottenOperations.size();
       for (PyOperation *operation : forgottenOperations)
         fn(operation);
     }

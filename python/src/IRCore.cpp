@@ -471,6 +471,11 @@ void populateContext(py::module_ &m) {
           "another (skipped while the context has a single tree; for "
           "tests).")
       .def(
+          "_get_root_walk_count",
+          [](PyMlirContext &self) { return self.numRootWalks; },
+          "Number of walks up an op's ancestors to its root that an "
+          "Operation object or an insertion could not skip (for tests).")
+      .def(
           "_get_operation_scan_count",
           [](PyMlirContext &self) { return self.numObjectEntriesScanned; },
           "Number of entries examined by the scans of every Operation object "
@@ -1377,5 +1382,7 @@ size_t PyMlirContext::clearLiveOperations() {
   }
   objectIndices.clear();
   numLiveOperations = 0;
+  // The newly forgotten objects are not indexed yet.
+  forgottenMergesAtScan = UINT64_MAX;
   return cleared;
 }

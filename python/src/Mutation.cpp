@@ -995,8 +995,8 @@ void mlir::tracking::python::placeOperation(PyOperation &operation,
                           "operation");
   if (PyMlirContext *target = PyMlirContext::lookup(destination->getContext()))
     checkSameContext(*target, op->getContext(), "an operation");
-  // Each walk up from `destination` costs its depth: take one.
-  Operation *newRoot = getRootOf(destination);
+  // Each walk up from `destination` costs its depth: take at most one.
+  Operation *newRoot = context.findRootOf(destination);
   // A detached op (most often a new one) holds `destination` only if it is
   // that tree's root.
   if (op->getBlock() ? op->isAncestor(destination) : newRoot == op)
