@@ -1084,8 +1084,9 @@ DiagnosedSilenceableFailure transform::TrackingBeginForeachOp::apply(
         std::min(numIterations.value_or(payload.size()), payload.size());
   }
   frame.numIterations = numIterations.value_or(0);
-  // Frames left by bodies that failed silenceably (no execution of this
-  // foreach is in progress: it would have to run inside itself).
+  // Frames left by bodies that failed silenceably (an execution still in
+  // progress would be one this runs inside, which upstream fails before it
+  // checks again: see TrackedRun::foreachs).
   run->foreachs[getForeach()].clear();
   if (frame.numIterations == 0)
     return DiagnosedSilenceableFailure::success(); // No body runs.

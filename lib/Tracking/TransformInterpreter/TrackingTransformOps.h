@@ -208,9 +208,11 @@ struct TrackedRun {
 
   /// Per foreach of the copy, its execution in progress, last. A body that
   /// fails silenceably leaves its frame (its last check never runs); the
-  /// next execution drops it: a foreach never runs inside itself, as only an
-  /// action that runs again while it runs could run it
-  /// (`runningActions`).
+  /// next execution drops it. A foreach runs inside itself only through an
+  /// action its body applies that includes the foreach's sequence; upstream
+  /// then fails the outer run on a handle the inner one invalidated before
+  /// the outer checks run again, and a check that finds no frame skips: no
+  /// check reads another execution's frame.
   std::vector<std::vector<ForeachFrame>> foreachs;
 
   /// The `foreach_match` action copies with a
